@@ -1,0 +1,22 @@
+/**
+ * The symbolic simulation agent: it reads only the story or conversation text, replays it through
+ * the world model to get every character's observation history (the socialized context), and
+ * answers with nested beliefs read from those histories. It never sees a label.
+ */
+import type { Agent, AgentReply, AgentTurn } from "./agent.js";
+import type { Answer, QuestionTask } from "../worlds/question/world.js";
+import { SOLVERS } from "./simulation/index.js";
+
+export class SimulationAgent implements Agent<Answer> {
+  readonly id = "simulation";
+  readonly trusted = true;
+
+  async act(turn: AgentTurn<Answer>): Promise<AgentReply<Answer>> {
+    const task = turn.observation.data as QuestionTask | undefined;
+    if (!task || typeof task.benchmark !== "string") throw new Error("the simulation agent answers benchmark questions only");
+    const solver = SOLVERS[task.benchmark];
+    if (!solver) throw new Error(`the simulation agent has no solver for "${task.benchmark}"`);
+    const { answer, context } = await solver(task);
+    return { action: { answer }, ...(task.mode === "simulation" ? { info: { socializedContext: context } } : {}) };
+  }
+}

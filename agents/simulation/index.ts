@@ -1,0 +1,16 @@
+/** The per-benchmark solvers of the simulation agent, by benchmark name. */
+import type { SocializedContext } from "../../worlds/core/socialized-context.js";
+import type { QuestionTask } from "../../worlds/question/world.js";
+import { tomiSolver } from "./tomi-solver.js";
+
+export interface Solution {
+  readonly answer: string;
+  /** The socialized context the agent wrote for the story (kept in simulation mode). */
+  readonly context: SocializedContext;
+}
+
+export type Solver = (task: QuestionTask) => Promise<Solution>;
+
+export const SOLVERS: Readonly<Record<string, Solver>> = {
+  tomi: tomiSolver,
+};

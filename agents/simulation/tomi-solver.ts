@@ -1,0 +1,21 @@
+import type { QuestionTask } from "../../worlds/question/world.js";
+import { parseQuestion } from "../../worlds/tomi/sentences.js";
+import type { SocializedContext } from "../../worlds/core/socialized-context.js";
+import type { Solution } from "./index.js";
+import { answerTomi, Perspectives, simulateTomi } from "./tomi.js";
+
+const contexts = new Map<string, Promise<{ context: SocializedContext; views: Perspectives }>>();
+
+/** Answers a ToMi question from the story text alone (one simulation per distinct story). */
+export async function tomiSolver(task: QuestionTask): Promise<Solution> {
+  let ctx = contexts.get(task.story);
+  if (!ctx) {
+    ctx = simulateTomi(task.story).then((context) => ({ context, views: new Perspectives(context) }));
+    contexts.set(task.story, ctx);
+    if (contexts.size > 64) contexts.delete(contexts.keys().next().value!);
+  }
+  const { context, views } = await ctx;
+  const q = parseQuestion(task.question);
+  if (!q) throw new Error(`not a ToMi question: "${task.question}"`);
+  return { answer: answerTomi(views, q) ?? "", context };
+}

@@ -1,0 +1,159 @@
+/**
+ * Runs a benchmark: every item's story through the world model (ground truth), its question
+ * through the game loop with the agent under test in the respondent's seat, the official scorer
+ * on the answer, and one append-only log line per item.
+ */
+import type { Agent } from "../agents/agent.js";
+import { runEpisode, errorMessage } from "../worlds/core/loop.js";
+import { QuestionWorld, type Answer, type QuestionState } from "../worlds/question/world.js";
+import type { EpisodeLog } from "../store/episode-log.js";
+import type { Benchmark, BenchItem, Mode, Verdict } from "./benchmark.js";
+
+export interface ItemResult {
+  readonly id: string;
+  readonly index: number;
+  readonly type: string;
+  readonly splits?: Readonly<Record<string, string>>;
+  readonly file: string;
+  readonly line?: number;
+  readonly field?: string;
+  readonly question: string;
+  readonly official: string | readonly string[];
+  readonly answer: string;
+  readonly correct: boolean;
+  readonly score?: number;
+  readonly detail?: Readonly<Record<string, unknown>>;
+  readonly worldModel: string | readonly string[] | null;
+  readonly agrees: boolean;
+  readonly cause?: string;
+  /** Why the agent's own answer was not used (timeout, error); the fallback's answer counts. */
+  readonly error?: string;
+  readonly latencyMs: number;
+}
+
+export interface RunOptions<I extends BenchItem> {
+  readonly benchmark: Benchmark<I>;
+  readonly items: readonly I[];
+  readonly agent: Agent;
+  readonly mode: Mode;
+  readonly concurrency?: number;
+  readonly turnTimeoutMs?: number;
+  /** Where each item's record goes as soon as it is done. */
+  readonly log?: EpisodeLog;
+  readonly runId?: string;
+  /** Context ids whose socialized context the log already holds (resume). */
+  readonly loggedContexts?: Set<string>;
+  /** Results already logged by an interrupted run with the same settings (resume). */
+  readonly done?: ReadonlyMap<string, ItemResult>;
+  readonly onResult?: (result: ItemResult, finished: number, total: number) => void;
+  readonly signal?: AbortSignal;
+}
+
+export async function runBenchmark<I extends BenchItem>(opts: RunOptions<I>): Promise<ItemResult[]> {
+  const { benchmark, items, mode } = opts;
+  const results: (ItemResult | undefined)[] = new Array(items.length);
+  let finished = 0;
+  const todo: number[] = [];
+  items.forEach((item, i) => {
+    const prior = opts.done?.get(item.id);
+    if (prior) {
+      results[i] = prior;
+      finished++;
+    } else todo.push(i);
+  });
+  const byId = new Map(items.map((it) => [it.id, it]));
+  const loggedContexts = opts.loggedContexts ?? new Set<string>();
+  const world = new QuestionWorld((task, answer) => {
+    const item = byId.get(task.itemId);
+    return item && benchmark.judge(item, answer).correct ? 1 : 0;
+  });
+
+  const runOne = async (i: number): Promise<void> => {
+    const item = items[i]!;
+    const gt = await benchmark.groundTruth(item);
+    const task = benchmark.task(item, mode);
+    const started = performance.now();
+    const episode = await runEpisode<QuestionState, Answer, never>(world, {
+      seed: item.id,
+      initialState: QuestionWorld.initial(task),
+      agents: { respondent: opts.agent as Agent<Answer> },
+      ...(opts.turnTimeoutMs !== undefined ? { turnTimeoutMs: opts.turnTimeoutMs } : {}),
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    });
+    const answer = episode.finalState.answer ?? "";
+    const verdict: Verdict = benchmark.judge(item, answer);
+    const turn = episode.turns[0];
+    const result: ItemResult = {
+      id: item.id,
+      index: item.index,
+      type: item.type,
+      ...(item.splits ? { splits: item.splits } : {}),
+      file: item.source.file,
+      ...(item.source.line !== undefined ? { line: item.source.line } : {}),
+      ...(item.source.field !== undefined ? { field: item.source.field } : {}),
+      question: item.question,
+      official: item.answer,
+      answer,
+      correct: verdict.correct,
+      ...(verdict.score !== undefined ? { score: verdict.score } : {}),
+      ...(verdict.detail ? { detail: verdict.detail } : {}),
+      worldModel: gt.label ?? null,
+      agrees: gt.agrees,
+      ...(gt.cause ? { cause: gt.cause } : {}),
+      ...(turn?.error ? { error: turn.error } : {}),
+      latencyMs: Math.round((performance.now() - started) * 1000) / 1000,
+    };
+    opts.log?.append({
+      kind: "benchmark_item",
+      run: opts.runId ?? null,
+      benchmark: benchmark.name,
+      agent: opts.agent.id,
+      mode,
+      result,
+      context_id: gt.contextId,
+      // Each story's context is written once per log; later questions about it name it by id.
+      ...(loggedContexts.has(gt.contextId) ? {} : { socialized_context: gt.context }),
+      turns: episode.turns.map((t) => ({
+        agent: t.agent,
+        timestep: t.timestep,
+        observation: t.observation.text,
+        ...(t.prompt !== undefined ? { prompt: t.prompt } : {}),
+        ...(t.raw !== undefined ? { raw: t.raw } : {}),
+        action: t.action,
+        reward: t.reward ?? 0,
+        source: t.source,
+        ...(t.error ? { error: t.error } : {}),
+        latencyMs: t.latencyMs,
+        ...(t.info ? { info: t.info } : {}),
+      })),
+    });
+    loggedContexts.add(gt.contextId);
+    results[i] = result;
+    finished++;
+    opts.onResult?.(result, finished, items.length);
+  };
+
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < todo.length && !opts.signal?.aborted) {
+      const i = todo[next++]!;
+      await runOne(i);
+    }
+  };
+  const n = Math.max(1, Math.min(opts.concurrency ?? 1, todo.length || 1));
+  await Promise.all(Array.from({ length: n }, worker));
+  if (opts.signal?.aborted) throw new RunAborted(finished, items.length);
+  return results as ItemResult[];
+}
+
+export class RunAborted extends Error {
+  constructor(
+    readonly finished: number,
+    readonly total: number,
+  ) {
+    super(`interrupted after ${finished} of ${total} items`);
+    this.name = "RunAborted";
+  }
+}
+
+export { errorMessage };

@@ -1,0 +1,144 @@
+/**
+ * ToMi (Le et al. 2019) as a benchmark: bAbI files read into items, the world model's labels and
+ * episode for every story, exact-match scoring (answers are single container tokens), and the
+ * official labels that disagree with the world model grouped by cause.
+ */
+import type { Benchmark, BenchItem, GroundTruth, Mode, Verdict } from "./benchmark.js";
+import { fill, promptTemplate } from "./prompts.js";
+import type { QuestionTask } from "../worlds/question/world.js";
+import { readTomiFile, TOMI_QUESTION_TYPES, type TomiItem } from "../worlds/tomi/babi.js";
+import { replayTomi, type TomiReplay } from "../worlds/tomi/replay.js";
+import { questionType, worldModelAnswer } from "../worlds/tomi/questions.js";
+import { buildScenario } from "../worlds/tomi/story.js";
+import type { TomiState } from "../worlds/tomi/world.js";
+import { contextIdOf } from "./context-id.js";
+
+export interface TomiBenchItem extends BenchItem {
+  readonly raw: TomiItem;
+  readonly storyText: string;
+  readonly storyType?: string;
+}
+
+export const TOMI_CAUSES = {
+  third_agent_entry:
+    "The official label is the object's final location, which the two agents never saw there together; a third agent entered the room. " +
+    "The original generator applies a third agent's entry with the end-of-story state to the agents it still lists as present.",
+  reentry_after_other_left:
+    "The official label is the object's final location: one agent re-entered and saw it after the other had left, " +
+    "and the original generator lets the absent agent share what the re-entering one saw.",
+  label_is_final_location:
+    "The official label is the object's final location, which the agents never saw there together (no known generator step explains it).",
+  no_world_model_answer: "The world model holds no answer (the agent asked about never saw the object).",
+  other: "The official label is neither the world model's answer nor the object's final location.",
+} as const;
+
+/** Normalized answer: case, surrounding punctuation, a leading "the", spaces for underscores. */
+export function normalizeAnswer(s: string): string {
+  return s
+    .trim()
+    .toLowerCase()
+    .replace(/^the\s+/, "")
+    .replace(/[.!?"'`]+$/g, "")
+    .replace(/^["'`]+/, "")
+    .replace(/\s+/g, "_");
+}
+
+export class TomiBenchmark implements Benchmark<TomiBenchItem> {
+  readonly name = "tomi";
+  readonly title = "ToMi";
+  readonly types = TOMI_QUESTION_TYPES;
+  readonly causes: Readonly<Record<string, string>> = TOMI_CAUSES;
+  private readonly replays = new Map<string, Promise<TomiReplay & { contextId: string }>>();
+
+  load(file: string): TomiBenchItem[] {
+    const parsed = readTomiFile(file);
+    const texts = new WeakMap<object, string>();
+    return parsed.items.map((raw) => {
+      let storyText = texts.get(raw.story);
+      if (storyText === undefined) {
+        storyText = raw.story.map((s) => `${s.n} ${s.text}`).join("\n");
+        texts.set(raw.story, storyText);
+      }
+      return {
+        id: raw.id,
+        index: raw.index,
+        source: { file: raw.file, line: raw.line },
+        // Without a trace the type comes from the world model (see groundTruth), filled in lazily.
+        type: raw.trace?.questionType ?? raw.parsedQuestion.kind,
+        question: raw.question,
+        answer: raw.answer,
+        raw,
+        storyText,
+        ...(raw.trace ? { storyType: raw.trace.storyType } : {}),
+      };
+    });
+  }
+
+  task(item: TomiBenchItem, mode: Mode): QuestionTask {
+    const containers = new Set<string>();
+    for (const s of item.raw.story) {
+      if (s.sentence.kind === "move") containers.add(s.sentence.container);
+      if (s.sentence.kind === "located") containers.add(s.sentence.place);
+    }
+    return {
+      benchmark: this.name,
+      itemId: item.id,
+      mode,
+      story: item.storyText,
+      question: item.question,
+      candidates: [...containers],
+      prompt: fill(promptTemplate("tomi-vanilla"), { story: item.storyText, question: item.question }),
+    };
+  }
+
+  /** One replay per distinct story (ToMi repeats each story for its six questions). */
+  replay(item: TomiBenchItem): Promise<TomiReplay & { contextId: string }> {
+    let r = this.replays.get(item.storyText);
+    if (!r) {
+      const sentences = item.raw.story.map((s) => ({ sentence: s.sentence, text: s.text, line: s.fileLine }));
+      const contextId = contextIdOf(item.storyText);
+      r = replayTomi(buildScenario(sentences, item.raw.file), item.raw.file).then((x) => ({ ...x, contextId }));
+      this.replays.set(item.storyText, r);
+      // Keep memory bounded on big files: stories are contiguous, so old ones are not needed again.
+      if (this.replays.size > 64) this.replays.delete(this.replays.keys().next().value!);
+    }
+    return r;
+  }
+
+  async groundTruth(item: TomiBenchItem): Promise<GroundTruth> {
+    const { episode, context, contextId } = await this.replay(item);
+    const state = episode.finalState;
+    const q = item.raw.parsedQuestion;
+    const label = worldModelAnswer(state, q);
+    if (!item.raw.trace) {
+      (item as { type: string }).type = questionType(q, label, state.objectContainer[q.object]);
+    }
+    const agrees = label !== undefined && normalizeAnswer(label) === normalizeAnswer(item.raw.answer);
+    return { context, contextId, label, agrees, ...(agrees ? {} : { cause: this.cause(item, state, label) }) };
+  }
+
+  private cause(item: TomiBenchItem, state: TomiState, label: string | undefined): keyof typeof TOMI_CAUSES {
+    const q = item.raw.parsedQuestion;
+    if (label === undefined) return "no_world_model_answer";
+    const reality = state.objectContainer[q.object];
+    if (item.raw.answer !== reality) return "other";
+    const room = reality === undefined ? undefined : state.containerRoom[reality];
+    const asked = q.kind === "first_order" ? [q.agent] : q.kind === "second_order" ? [q.agent, q.other] : [];
+    const story = item.raw.story.map((s) => s.sentence);
+    if (story.some((s) => s.kind === "enter" && s.room === room && !asked.includes(s.agent))) return "third_agent_entry";
+    if (q.kind === "second_order") {
+      const exited = new Set<string>();
+      for (const s of story) {
+        if (s.kind === "exit" && asked.includes(s.agent)) exited.add(s.agent);
+        if (s.kind === "enter" && s.room === room && asked.includes(s.agent) && [...exited].some((a) => a !== s.agent)) {
+          return "reentry_after_other_left";
+        }
+      }
+    }
+    return "label_is_final_location";
+  }
+
+  judge(item: TomiBenchItem, answer: string): Verdict {
+    return { correct: normalizeAnswer(answer) === normalizeAnswer(String(item.answer)) };
+  }
+}

@@ -1,0 +1,33 @@
+/** Command-line parsing: node's parseArgs for the syntax, zod for the values. */
+import { parseArgs, type ParseArgsConfig } from "node:util";
+import { z } from "zod";
+
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+type Options = NonNullable<ParseArgsConfig["options"]>;
+
+/** Parses `argv` with `options`; positionals come back as `_`. Values are checked by `schema`. */
+export function parseCommand<T extends z.ZodType>(argv: readonly string[], options: Options, schema: T): z.infer<T> {
+  let parsed: { values: Record<string, unknown>; positionals: string[] };
+  try {
+    parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true }) as typeof parsed;
+  } catch (err) {
+    throw new UsageError((err as Error).message.replace(/^TypeError \[[A-Z_]+\]: /, ""));
+  }
+  const result = schema.safeParse({ ...parsed.values, _: parsed.positionals });
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    const path = issue.path.join(".");
+    const name = path === "_" || path.startsWith("_.") ? "argument" : `--${path}`;
+    throw new UsageError(`${name}: ${issue.message}`);
+  }
+  return result.data;
+}
+
+export const intArg = (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  z.coerce.number({ error: "expected a number" }).int("expected an integer").min(min).max(max);

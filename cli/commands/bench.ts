@@ -1,0 +1,161 @@
+/**
+ * `socialworld bench <tomi|hitom|fantom> --data FILE --agent NAME [--mode vanilla|simulation]
+ *  [--limit N] [--concurrency N] [--json OUT.json] [--md OUT.md] [--timeout MS] [--store DIR]
+ *  [--resume RUN_ID] [--quiet]`
+ */
+import { writeFileSync, renameSync } from "node:fs";
+import { z } from "zod";
+import { createAgent } from "../../agents/registry.js";
+import { BENCHMARKS, createBenchmark } from "../../benchmarks/registry.js";
+import { buildReport, renderReport, type BenchReport } from "../../benchmarks/report.js";
+import { RunAborted, runBenchmark, type ItemResult } from "../../benchmarks/runner.js";
+import { MODES } from "../../benchmarks/benchmark.js";
+import { EpisodeLog, readEpisodeLog } from "../../store/episode-log.js";
+import { RunStore } from "../../store/run-store.js";
+import { intArg, parseCommand, UsageError } from "../args.js";
+import { Progress } from "../progress.js";
+
+export const BENCH_HELP = `socialworld bench <${Object.keys(BENCHMARKS).join("|")}> --data FILE [options]
+
+Runs a benchmark file question by question with an agent in the respondent's seat, then prints
+accuracy by question type; official labels that disagree with the world model are listed by cause.
+
+Options:
+  --data FILE          the benchmark file (ToMi .txt with its .trace beside it; Hi-ToM .json; FANToM .json)
+  --agent NAME         simulation (default) or random[:SEED]
+  --mode MODE          vanilla (story and question; default) or simulation (socialized context first)
+  --limit N            only the first N questions
+  --concurrency N      questions answered at once (default 4)
+  --timeout MS         per-question deadline; past it the question counts as unanswered
+  --json OUT.json      write the report as JSON
+  --md OUT.md          write the report as Markdown
+  --store DIR          the embedded store (default: data/, or $SOCIALWORLD_DATA)
+  --resume RUN_ID      continue an interrupted run: logged questions are not asked again
+  --quiet              no progress bar
+`;
+
+const Args = z.object({
+  _: z.tuple([z.enum(Object.keys(BENCHMARKS) as [string, ...string[]], { error: `expected one of ${Object.keys(BENCHMARKS).join(", ")}` })], {
+    error: `expected the benchmark name: ${Object.keys(BENCHMARKS).join(", ")}`,
+  }),
+  data: z.string({ error: "is required" }).min(1),
+  agent: z.string().min(1).default("simulation"),
+  mode: z.enum(MODES as [string, ...string[]]).default("vanilla"),
+  limit: intArg(1).optional(),
+  concurrency: intArg(1, 4096).default(4),
+  timeout: intArg(1).optional(),
+  json: z.string().min(1).optional(),
+  md: z.string().min(1).optional(),
+  store: z.string().min(1).optional(),
+  resume: z.string().min(1).optional(),
+  quiet: z.boolean().default(false),
+});
+
+export async function benchCommand(argv: readonly string[]): Promise<number> {
+  const args = parseCommand(
+    argv,
+    {
+      data: { type: "string" },
+      agent: { type: "string" },
+      mode: { type: "string" },
+      limit: { type: "string" },
+      concurrency: { type: "string" },
+      timeout: { type: "string" },
+      json: { type: "string" },
+      md: { type: "string" },
+      store: { type: "string" },
+      resume: { type: "string" },
+      quiet: { type: "boolean" },
+    },
+    Args,
+  );
+  const name = args._[0];
+  const benchmark = createBenchmark(name);
+  const agent = createAgent(args.agent);
+  const mode = args.mode as "vanilla" | "simulation";
+  // Bad input fails here, before any run or report exists.
+  let items = benchmark.load(args.data);
+  if (args.limit !== undefined) items = items.slice(0, args.limit);
+
+  const store = await RunStore.open(args.store);
+  const params = { benchmark: name, data: args.data, agent: agent.id, mode, limit: args.limit ?? null };
+  let run;
+  const done = new Map<string, ItemResult>();
+  const loggedContexts = new Set<string>();
+  if (args.resume) {
+    run = store.get(args.resume);
+    if (!run) throw new UsageError(`--resume: no run "${args.resume}" in ${store.root}`);
+    for (const k of ["benchmark", "data", "agent", "mode"] as const) {
+      if (run.params[k] !== params[k]) throw new UsageError(`--resume: run ${run.id} has ${k}=${String(run.params[k])}, not ${String(params[k])}`);
+    }
+    const logged = readEpisodeLog<{ result: ItemResult; context_id?: string; socialized_context?: unknown }>(store.episodesPath(run));
+    for (const rec of logged.records) {
+      done.set(rec.result.id, rec.result);
+      if (rec.context_id && rec.socialized_context) loggedContexts.add(rec.context_id);
+    }
+    run = await store.update(run.id, { status: "running" });
+  } else {
+    run = await store.create("bench", `${benchmark.title} · ${agent.id} · ${mode}`, params);
+  }
+
+  const log = new EpisodeLog(store.episodesPath(run));
+  const progress = new Progress(`${name} ${agent.id}`, items.length, args.quiet ? null : process.stderr);
+  const controller = new AbortController();
+  const onSigint = () => controller.abort();
+  process.once("SIGINT", onSigint);
+  const startedAt = new Date();
+  let correct = [...done.values()].filter((r) => r.correct).length;
+  let results: ItemResult[];
+  try {
+    results = await runBenchmark({
+      benchmark,
+      items,
+      agent,
+      mode,
+      concurrency: args.concurrency,
+      ...(args.timeout !== undefined ? { turnTimeoutMs: args.timeout } : {}),
+      log,
+      runId: run.id,
+      done,
+      loggedContexts,
+      signal: controller.signal,
+      onResult: (r, finished) => {
+        if (r.correct) correct++;
+        progress.update(finished, `acc ${((100 * correct) / finished).toFixed(1)}%`);
+      },
+    });
+  } catch (err) {
+    log.close();
+    progress.finish();
+    if (err instanceof RunAborted) {
+      await store.update(run.id, { status: "interrupted", finishedAt: new Date().toISOString() });
+      process.stderr.write(`interrupted: ${err.finished}/${err.total} questions logged; continue with --resume ${run.id}\n`);
+      return 130;
+    }
+    await store.update(run.id, { status: "failed", finishedAt: new Date().toISOString(), error: String(err) });
+    throw err;
+  } finally {
+    process.off("SIGINT", onSigint);
+  }
+  log.close();
+  progress.finish();
+  const report = buildReport({ benchmark, items, results, agent: agent.id, mode, data: args.data, runId: run.id, startedAt, finishedAt: new Date() });
+  const reportPath = `${store.dirOf(run)}/report.json`;
+  writeAtomic(reportPath, JSON.stringify(report, null, 2) + "\n");
+  if (args.json) writeAtomic(args.json, JSON.stringify(report, null, 2) + "\n");
+  const md = renderReport(report);
+  if (args.md) writeAtomic(args.md, md);
+  await store.update(run.id, { status: "done", finishedAt: report.finishedAt, summary: summaryOf(report) });
+  process.stdout.write(md);
+  return 0;
+}
+
+function summaryOf(r: BenchReport): Record<string, unknown> {
+  return { total: r.total, correct: r.correct, accuracy: r.accuracy, disagreements: r.disagreements.total };
+}
+
+function writeAtomic(path: string, text: string): void {
+  const tmp = `${path}.tmp-${process.pid}`;
+  writeFileSync(tmp, text);
+  renameSync(tmp, path);
+}

@@ -1,0 +1,60 @@
+/** `socialworld generate <tomi|hitom|fantom> --n N --seed S --out FILE` */
+import { writeFileSync } from "node:fs";
+import { z } from "zod";
+import { generateTomi } from "../../worlds/tomi/generator.js";
+import { intArg, parseCommand } from "../args.js";
+import { Progress } from "../progress.js";
+
+export interface Generator {
+  readonly describe: string;
+  run(n: number, seed: number, out: string, progress: Progress): Promise<string[]>;
+}
+
+export const GENERATORS: Record<string, Generator> = {
+  tomi: {
+    describe: "ToMi stories: OUT.txt (bAbI) and OUT.trace, six questions per story",
+    async run(n, seed, out, progress) {
+      const base = out.replace(/\.txt$/, "");
+      const files = await generateTomi(n, seed, (done) => progress.update(done));
+      writeFileSync(`${base}.txt`, files.txt);
+      writeFileSync(`${base}.trace`, files.trace);
+      return [`${base}.txt`, `${base}.trace`];
+    },
+  },
+};
+
+export function generateHelp(): string {
+  return `socialworld generate <${Object.keys(GENERATORS).join("|")}> --n N --seed S --out FILE
+
+Writes N new benchmark questions in the benchmark's own file format, labelled by the world model.
+${Object.entries(GENERATORS)
+  .map(([k, g]) => `  ${k.padEnd(8)} ${g.describe}`)
+  .join("\n")}
+
+Options:
+  --n N        number of questions (default 600)
+  --seed S     random seed (default 0); the same seed writes the same file
+  --out FILE   where to write
+  --quiet      no progress bar
+`;
+}
+
+const Args = z.object({
+  _: z.tuple([z.enum(Object.keys(GENERATORS) as [string, ...string[]], { error: `expected one of ${Object.keys(GENERATORS).join(", ")}` })], {
+    error: `expected what to generate: ${Object.keys(GENERATORS).join(", ")}`,
+  }),
+  n: intArg(1, 10_000_000).default(600),
+  seed: intArg(0, 2 ** 32 - 1).default(0),
+  out: z.string({ error: "is required" }).min(1),
+  quiet: z.boolean().default(false),
+});
+
+export async function generateCommand(argv: readonly string[]): Promise<number> {
+  const args = parseCommand(argv, { n: { type: "string" }, seed: { type: "string" }, out: { type: "string" }, quiet: { type: "boolean" } }, Args);
+  const kind = args._[0];
+  const progress = new Progress(`generate ${kind}`, args.n, args.quiet ? null : process.stderr);
+  const files = await GENERATORS[kind]!.run(args.n, args.seed, args.out, progress);
+  progress.finish();
+  process.stdout.write(`wrote ${args.n} ${kind} questions (seed ${args.seed}): ${files.join(", ")}\n`);
+  return 0;
+}

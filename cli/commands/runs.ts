@@ -1,0 +1,53 @@
+/**
+ * `socialworld runs list` · `socialworld runs show RUN_ID` ·
+ * `socialworld runs episodes RUN_ID [--offset N] [--limit N]` (JSON lines on stdout)
+ */
+import { z } from "zod";
+import { readEpisodeLog } from "../../store/episode-log.js";
+import { RunStore } from "../../store/run-store.js";
+import { intArg, parseCommand, UsageError } from "../args.js";
+
+export const RUNS_HELP = `socialworld runs list|show|episodes [RUN_ID] [--store DIR]
+
+  runs list                    every run in the store, newest first
+  runs show RUN_ID             one run's record (JSON)
+  runs episodes RUN_ID         its logged episodes, one JSON object per line
+      [--offset N] [--limit N]
+`;
+
+const Args = z.object({
+  _: z.union([z.tuple([z.literal("list")]), z.tuple([z.enum(["show", "episodes"]), z.string().min(1)])], {
+    error: "expected: list | show RUN_ID | episodes RUN_ID",
+  }),
+  store: z.string().min(1).optional(),
+  offset: intArg(0).default(0),
+  limit: intArg(1).optional(),
+});
+
+export async function runsCommand(argv: readonly string[]): Promise<number> {
+  const args = parseCommand(argv, { store: { type: "string" }, offset: { type: "string" }, limit: { type: "string" } }, Args);
+  const store = await RunStore.open(args.store);
+  const [verb, id] = args._;
+  if (verb === "list") {
+    const runs = store.list();
+    if (runs.length === 0) {
+      process.stdout.write(`no runs in ${store.root}\n`);
+      return 0;
+    }
+    for (const r of runs) {
+      const acc = typeof r.summary?.accuracy === "number" ? ` acc ${(100 * r.summary.accuracy).toFixed(1)}%` : "";
+      process.stdout.write(`${r.id}  ${r.status.padEnd(11)} ${r.title}${acc}\n`);
+    }
+    return 0;
+  }
+  const run = store.get(id!);
+  if (!run) throw new UsageError(`no run "${id}" in ${store.root}`);
+  if (verb === "show") {
+    process.stdout.write(JSON.stringify({ ...run, path: store.dirOf(run) }, null, 2) + "\n");
+    return 0;
+  }
+  const read = readEpisodeLog(store.episodesPath(run), { offset: args.offset, ...(args.limit ? { limit: args.limit } : {}) });
+  for (const r of read.records) process.stdout.write(JSON.stringify(r) + "\n");
+  if (read.torn) process.stderr.write("note: the log's last line was cut off mid-write and is skipped\n");
+  return 0;
+}

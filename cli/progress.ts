@@ -1,0 +1,65 @@
+/**
+ * A progress bar on stderr: redrawn in place on a terminal, a line every 10% otherwise (CI logs),
+ * silent when disabled.
+ */
+export class Progress {
+  private readonly started = performance.now();
+  private lastDraw = 0;
+  private lastDecile = -1;
+  private done = 0;
+  private note = "";
+
+  constructor(
+    private readonly label: string,
+    private readonly total: number,
+    private readonly stream: NodeJS.WriteStream | null = process.stderr,
+  ) {}
+
+  update(done: number, note = ""): void {
+    this.done = done;
+    this.note = note;
+    if (!this.stream) return;
+    const now = performance.now();
+    if (this.stream.isTTY) {
+      if (now - this.lastDraw < 80 && done < this.total) return;
+      this.lastDraw = now;
+      this.stream.write(`\r${this.line()}\x1b[K`);
+    } else {
+      const decile = this.total ? Math.floor((10 * done) / this.total) : 10;
+      if (decile !== this.lastDecile && done < this.total) {
+        this.lastDecile = decile;
+        this.stream.write(this.line() + "\n");
+      }
+    }
+  }
+
+  finish(note = this.note): void {
+    this.note = note;
+    if (!this.stream) return;
+    this.stream.write((this.stream.isTTY ? "\r" : "") + this.line() + (this.stream.isTTY ? "\x1b[K\n" : "\n"));
+  }
+
+  private line(): string {
+    const frac = this.total ? this.done / this.total : 1;
+    const width = 28;
+    const filled = Math.round(frac * width);
+    const bar = "█".repeat(filled) + "░".repeat(width - filled);
+    const secs = (performance.now() - this.started) / 1000;
+    const rate = secs > 0 ? this.done / secs : 0;
+    const eta = rate > 0 && this.done < this.total ? ` eta ${fmtSecs((this.total - this.done) / rate)}` : "";
+    const note = this.note ? ` ${this.note}` : "";
+    return `${this.label} ${bar} ${this.done}/${this.total} ${(100 * frac).toFixed(0)}% ${fmtRate(rate)}/s${eta}${note}`;
+  }
+}
+
+function fmtSecs(s: number): string {
+  if (s < 60) return `${s.toFixed(s < 10 ? 1 : 0)}s`;
+  const m = Math.floor(s / 60);
+  return `${m}m${Math.round(s - 60 * m)
+    .toString()
+    .padStart(2, "0")}s`;
+}
+
+function fmtRate(r: number): string {
+  return r >= 1000 ? `${(r / 1000).toFixed(1)}k` : r.toFixed(r < 10 ? 1 : 0);
+}

@@ -1,0 +1,84 @@
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { main } from "../../cli/main.js";
+import { readEpisodeLog, resolveContexts } from "../../store/episode-log.js";
+import { RunStore } from "../../store/run-store.js";
+import { generateTomi } from "../../worlds/tomi/generator.js";
+
+let out = "";
+let err = "";
+beforeEach(() => {
+  out = "";
+  err = "";
+  vi.spyOn(process.stdout, "write").mockImplementation((s) => ((out += String(s)), true));
+  vi.spyOn(process.stderr, "write").mockImplementation((s) => ((err += String(s)), true));
+});
+afterEach(() => vi.restoreAllMocks());
+
+async function fixture() {
+  const dir = mkdtempSync(join(tmpdir(), "sw-cli-"));
+  const files = await generateTomi(30, 5);
+  writeFileSync(join(dir, "g.txt"), files.txt);
+  writeFileSync(join(dir, "g.trace"), files.trace);
+  return dir;
+}
+
+describe("socialworld bench", () => {
+  it("prints the table, writes JSON and Markdown reports, logs every question and registers the run", async () => {
+    const dir = await fixture();
+    const code = await main(["bench", "tomi", "--data", join(dir, "g.txt"), "--agent", "simulation", "--json", join(dir, "r.json"), "--md", join(dir, "r.md"), "--store", join(dir, "store"), "--quiet"]);
+    expect(code).toBe(0);
+    const report = JSON.parse(readFileSync(join(dir, "r.json"), "utf8"));
+    expect(report).toMatchObject({ benchmark: "tomi", agent: "simulation", mode: "vanilla", total: 30, correct: 30, accuracy: 1 });
+    expect(report.byType.memory).toEqual({ total: 5, correct: 5, accuracy: 1 });
+    expect(out).toContain("| question type");
+    expect(readFileSync(join(dir, "r.md"), "utf8")).toBe(out);
+    const store = await RunStore.open(join(dir, "store"));
+    const [run] = store.list();
+    expect(run).toMatchObject({ kind: "bench", status: "done", summary: { total: 30, correct: 30 } });
+    const log = readEpisodeLog<{ context_id: string; socialized_context?: { agents_names: string[] }; turns: unknown[] }>(store.episodesPath(run!));
+    expect(log.total).toBe(30);
+    // Each story's context is written once, and every record resolves to it.
+    expect(log.records.filter((r) => r.socialized_context)).toHaveLength(5);
+    expect(resolveContexts(log.records).every((r) => r.socialized_context?.agents_names.length)).toBe(true);
+  });
+
+  it("fails on bad input with the file and line, and writes no report", async () => {
+    const dir = await fixture();
+    const text = readFileSync(join(dir, "g.txt"), "utf8").split("\n");
+    writeFileSync(join(dir, "g.txt"), text.slice(0, 12).join("\n"));
+    const code = await main(["bench", "tomi", "--data", join(dir, "g.txt"), "--json", join(dir, "r.json"), "--store", join(dir, "store"), "--quiet"]);
+    expect(code).toBe(2);
+    expect(err).toMatch(/bad input: .*g\.(txt|trace):\d+: /);
+    expect(existsSync(join(dir, "r.json"))).toBe(false);
+  });
+
+  it("explains a usage error", async () => {
+    expect(await main(["bench", "nosuch", "--data", "x"])).toBe(2);
+    expect(err).toContain("expected one of tomi");
+    expect(await main(["bench", "tomi"])).toBe(2);
+    expect(err).toContain("--data: is required");
+  });
+
+  it("resumes an interrupted run without asking logged questions again", async () => {
+    const dir = await fixture();
+    const store = join(dir, "store");
+    const args = ["bench", "tomi", "--data", join(dir, "g.txt"), "--store", store, "--quiet"];
+    expect(await main([...args, "--json", join(dir, "a.json")])).toBe(0);
+    const s = await RunStore.open(store);
+    const run = s.list()[0]!;
+    // Simulate a crash after 12 questions: keep 12 lines and a torn 13th.
+    const path = s.episodesPath(run);
+    const lines = readFileSync(path, "utf8").split("\n");
+    writeFileSync(path, lines.slice(0, 12).join("\n") + "\n" + lines[12]!.slice(0, 40));
+    const before = readEpisodeLog(path);
+    expect(before).toMatchObject({ total: 12, torn: true });
+    expect(await main([...args, "--resume", run.id, "--json", join(dir, "b.json")])).toBe(0);
+    const a = JSON.parse(readFileSync(join(dir, "a.json"), "utf8"));
+    const b = JSON.parse(readFileSync(join(dir, "b.json"), "utf8"));
+    expect(b.byType).toEqual(a.byType);
+    expect(b.total).toBe(30);
+  });
+});

@@ -1,0 +1,93 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { parseTomi, readTomiFile } from "../../worlds/tomi/babi.js";
+import { DataError } from "../../worlds/core/errors.js";
+
+const STORY = [
+  "1 Ella entered the garage.",
+  "2 Avery entered the garage.",
+  "3 The spinach is in the green_crate.",
+  "4 Ella exited the garage.",
+  "5 Aiden loves the tangerine",
+  "6 Avery moved the spinach to the green_treasure_chest.",
+];
+const ok = [...STORY, "7 Where will Ella look for the spinach?\tgreen_crate\t1", ...STORY, "7 Where is the spinach really?\tgreen_treasure_chest\t1"].join("\n") + "\n";
+const trace = "enter_agent_1,enter_agent_0,agent_1_exits,agent_0_moves_obj,first_order_1_tom,false_belief\nenter_agent_1,enter_agent_0,agent_1_exits,agent_0_moves_obj,reality,false_belief\n";
+
+function errorOf(f: () => unknown): DataError {
+  try {
+    f();
+  } catch (err) {
+    if (err instanceof DataError) return err;
+    throw err;
+  }
+  throw new Error("expected a DataError");
+}
+
+describe("ToMi bAbI reader", () => {
+  it("reads questions with their stories, answers and traces", () => {
+    const f = parseTomi(ok, "x.txt", trace, "x.trace");
+    expect(f.items).toHaveLength(2);
+    const [a, b] = f.items;
+    expect(a!.story.map((s) => s.sentence.kind)).toEqual(["enter", "enter", "located", "exit", "remark", "move"]);
+    expect(a!.parsedQuestion).toEqual({ kind: "first_order", agent: "Ella", object: "spinach" });
+    expect(a!.answer).toBe("green_crate");
+    expect(a!.line).toBe(7);
+    expect(a!.trace).toMatchObject({ rawQuestionType: "first_order_1_tom", questionType: "first_order_tom", storyType: "false_belief", line: 1 });
+    expect(b!.line).toBe(14);
+    expect(b!.trace!.questionType).toBe("reality");
+  });
+
+  it("accepts the corrected variant's location sentences", () => {
+    const text = [
+      "1 Oliver is in the attic.",
+      "2 Ella entered the attic.",
+      "3 The box is in the attic.",
+      "4 The apple is in the box.",
+      "5 Where is the apple really?\tbox\t1",
+    ].join("\n");
+    const f = parseTomi(text, "c.txt");
+    expect(f.items[0]!.story.map((s) => s.sentence)).toEqual([
+      { kind: "agents_at", agents: ["Oliver"], room: "attic" },
+      { kind: "enter", agent: "Ella", room: "attic" },
+      { kind: "located", subject: "box", place: "attic" },
+      { kind: "located", subject: "apple", place: "box" },
+    ]);
+  });
+
+  it("names the file and line of an unknown sentence", () => {
+    const bad = ok.replace("4 Ella exited the garage.", "4 Ella teleported to the garage.");
+    const err = errorOf(() => parseTomi(bad, "data/x.txt"));
+    expect(err.message).toBe('data/x.txt:4: unknown sentence: "Ella teleported to the garage."');
+    expect(err.line).toBe(4);
+  });
+
+  it("names the line of a question without an answer", () => {
+    const bad = ok.replace("\tgreen_crate\t1", "");
+    expect(errorOf(() => parseTomi(bad, "x.txt")).message).toMatch(/^x\.txt:7: question without an answer: "Where will Ella look for the spinach\?"/);
+  });
+
+  it("rejects a truncated file (a story with no question after it)", () => {
+    const cut = ok.split("\n").slice(0, 11).join("\n");
+    expect(errorOf(() => parseTomi(cut, "x.txt")).message).toBe("x.txt:11: the file ends inside a story (no question after this line): truncated file?");
+    const midLine = ok.slice(0, ok.indexOf("moved the spin") + 14);
+    expect(errorOf(() => parseTomi(midLine, "x.txt")).message).toMatch(/^x\.txt:6: unknown sentence/);
+  });
+
+  it("rejects broken numbering and a trace that does not match", () => {
+    expect(errorOf(() => parseTomi(ok.replace("3 The spinach", "4 The spinach"), "x.txt")).message).toBe("x.txt:3: line number 4 follows 2 (expected 3 or 1)");
+    expect(errorOf(() => parseTomi(ok, "x.txt", trace.split("\n")[0]! + "\n", "x.trace")).message).toBe("x.trace:2: 1 trace lines for 2 questions in x.txt");
+    expect(errorOf(() => parseTomi(ok, "x.txt", trace.replace("reality", "psychic"), "x.trace")).message).toBe('x.trace:2: unknown question type "psychic"');
+  });
+
+  it("finds the trace beside the file, and reads without one", () => {
+    const dir = mkdtempSync(join(tmpdir(), "tomi-"));
+    writeFileSync(join(dir, "a.txt"), ok);
+    expect(readTomiFile(join(dir, "a.txt")).traceFile).toBeUndefined();
+    writeFileSync(join(dir, "a.trace"), trace);
+    expect(readTomiFile(join(dir, "a.txt")).items[0]!.trace?.storyType).toBe("false_belief");
+    expect(errorOf(() => readTomiFile(join(dir, "missing.txt"))).message).toBe(`${join(dir, "missing.txt")}: file not found`);
+  });
+});

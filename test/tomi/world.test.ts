@@ -1,0 +1,98 @@
+import { describe, expect, it } from "vitest";
+import { answerTomi, Perspectives, readStoryText, simulateTomi } from "../../agents/simulation/tomi.js";
+import { DataError } from "../../worlds/core/errors.js";
+import { validateSocializedContext } from "../../worlds/core/socialized-context.js";
+import { worldModelAnswer } from "../../worlds/tomi/questions.js";
+import { replayTomi } from "../../worlds/tomi/replay.js";
+import { parseQuestion } from "../../worlds/tomi/sentences.js";
+import { buildScenario } from "../../worlds/tomi/story.js";
+
+async function play(lines: string[]) {
+  const story = lines.map((l, i) => `${i + 1} ${l}`).join("\n");
+  const scenario = buildScenario(readStoryText(story), "test");
+  const replay = await replayTomi(scenario, "test");
+  const views = new Perspectives(await simulateTomi(story));
+  const ask = (q: string) => {
+    const parsed = parseQuestion(q)!;
+    const wm = worldModelAnswer(replay.episode.finalState, parsed);
+    // The agent reads only the text and must agree with the world model's belief tracking.
+    expect(answerTomi(views, parsed)).toBe(wm);
+    return wm;
+  };
+  return { ...replay, ask };
+}
+
+describe("ToMi world model", () => {
+  it("tracks a false belief and the mover's knowledge of it", async () => {
+    const { ask } = await play([
+      "Ella entered the garage.",
+      "Avery entered the garage.",
+      "The spinach is in the green_crate.",
+      "Ella exited the garage.",
+      "Avery moved the spinach to the blue_box.",
+    ]);
+    expect(ask("Where will Ella look for the spinach?")).toBe("green_crate");
+    expect(ask("Where will Avery look for the spinach?")).toBe("blue_box");
+    expect(ask("Where does Avery think that Ella searches for the spinach?")).toBe("green_crate");
+    expect(ask("Where does Ella think that Avery searches for the spinach?")).toBe("green_crate");
+    expect(ask("Where is the spinach really?")).toBe("blue_box");
+    expect(ask("Where was the spinach at the beginning?")).toBe("green_crate");
+  });
+
+  it("lets an agent who comes back see the room, and keeps a second-order false belief", async () => {
+    const { ask } = await play([
+      "Liam entered the den.",
+      "Noah entered the den.",
+      "The onion is in the green_crate.",
+      "Liam exited the den.",
+      "Noah moved the onion to the red_drawer.",
+      "Noah exited the den.",
+      "Liam entered the den.",
+    ]);
+    expect(ask("Where will Liam look for the onion?")).toBe("red_drawer");
+    // Noah left before Liam came back: he still thinks Liam believes the old place.
+    expect(ask("Where does Noah think that Liam searches for the onion?")).toBe("green_crate");
+    expect(ask("Where does Liam think that Noah searches for the onion?")).toBe("green_crate");
+  });
+
+  it("shows what an agent sees on entering, and nothing of other rooms", async () => {
+    const { context, episode } = await play([
+      "Ella entered the garage.",
+      "The apple is in the red_box.",
+      "Mia entered the den.",
+      "Ella moved the apple to the blue_crate.",
+      "Mia entered the garage.",
+    ]);
+    expect(validateSocializedContext(context)).toEqual([]);
+    const [, s2, , s4, , s6] = context.socialized_context;
+    expect(s2!.state).toBe("Ella entered the garage. The apple is in the red_box.");
+    expect(s4!.observations).toEqual(["Ella: none", "Mia: <same_as_state />"]);
+    // Entering another room leaves the one she was in (seen by whoever was there).
+    expect(s6!.state).toBe("Mia exited the den. Mia entered the garage. The apple is in the blue_crate.");
+    expect(s6!.observations[1]).toBe("Mia: <same_as_state /> <mental_state>I believe the apple is in the blue_crate.</mental_state>");
+    expect(episode.steps.at(-1)!.actions).toEqual({ Ella: "none", Mia: "none" });
+  });
+
+  it("places containers named by the corrected variant and follows agents it places", async () => {
+    const { ask } = await play([
+      "Oliver is in the attic.",
+      "Ella entered the attic.",
+      "The box is in the attic.",
+      "The apple is in the box.",
+      "The basket is in the hall.",
+      "Oliver exited the attic.",
+      "Ella moved the apple to the basket.",
+    ]);
+    expect(ask("Where will Oliver look for the apple?")).toBe("box");
+    expect(ask("Where is the apple really?")).toBe("basket");
+  });
+
+  it("rejects a story that contradicts itself, naming the line", async () => {
+    const lines = ["1 Ella entered the garage.", "2 The apple is in the red_box.", "3 Avery moved the apple to the blue_box."].join("\n");
+    expect(() => buildScenario(readStoryText(lines), "s.txt")).toThrow(new DataError("s.txt", { line: 3 }, "Avery moves the apple but is not in any room"));
+    const exitWrong = ["1 Ella entered the garage.", "2 Ella exited the den."].join("\n");
+    await expect(replayTomi(buildScenario(readStoryText(exitWrong), "s.txt"), "s.txt")).rejects.toThrow(
+      's.txt:2: "Ella exited the den.": action not possible: Ella is in the garage, not the den',
+    );
+  });
+});

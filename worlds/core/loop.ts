@@ -1,0 +1,330 @@
+/**
+ * The game loop every world, room and benchmark uses.
+ *
+ * Each timestep: every agent observes the current state, all agents act at once (asynchronously,
+ * each against its deadline), the environment adds its exogenous events, and the world steps.
+ * Every timestep is recorded; the last one, after termination, only observes (all actions none),
+ * as the socialized-context format expects.
+ */
+import { z } from "zod";
+import type { Agent, AgentReply, AgentTurn } from "../../agents/agent.js";
+import type { Episode, TimestepRecord, TurnRecord } from "./episode.js";
+import { Rng } from "./rng.js";
+import type { Observation, World, WorldEvent } from "./world.js";
+
+/** Supplies the environment's exogenous events: a story's narrator, a scenario script. */
+export interface Director<S, X> {
+  exogenous(state: S, timestep: number): readonly X[];
+  /** True when the script is over (the episode ends even if the world could go on). */
+  done?(state: S, timestep: number): boolean;
+}
+
+export interface LoopOptions<S, A, X> {
+  readonly seed: number | string;
+  readonly initialState: S;
+  /** Agents by name; a world agent without one does nothing. */
+  readonly agents: Readonly<Record<string, Agent<A>>>;
+  readonly director?: Director<S, X>;
+  /** How long an agent may think per turn; past it the fallback acts. Unset: no limit. */
+  readonly turnTimeoutMs?: number;
+  readonly maxSteps?: number;
+  /** Acts for an agent that timed out, failed or gave an invalid action (default: do nothing). */
+  readonly fallback?: Agent<A>;
+  /** Called after each recorded timestep (rooms stream these live). */
+  readonly onTimestep?: (record: TimestepRecord, state: S) => void | Promise<void>;
+  readonly signal?: AbortSignal;
+  /** Record each agent's mental state every timestep (default true). */
+  readonly mentalStates?: boolean;
+  /** Throw an InvalidActionError instead of falling back (replaying a story, where a bad step is bad data). */
+  readonly strict?: boolean;
+}
+
+export class InvalidActionError extends Error {
+  constructor(
+    readonly agent: string,
+    readonly timestep: number,
+    readonly reason: string,
+  ) {
+    super(`timestep ${timestep}: ${agent}: ${reason}`);
+    this.name = "InvalidActionError";
+  }
+}
+
+/** A turn's fields, with the action schema built only if someone reads it. */
+interface TurnFields<A> {
+  readonly world: string;
+  readonly agent: string;
+  readonly timestep: number;
+  readonly observation: Observation;
+  readonly schemaOf: () => z.ZodType<A>;
+  readonly options: readonly A[] | undefined;
+}
+
+class Turn<A> implements AgentTurn<A> {
+  readonly world: string;
+  readonly agent: string;
+  readonly timestep: number;
+  readonly observation: Observation;
+  readonly options?: readonly A[];
+  readonly signal?: AbortSignal;
+  readonly deadline?: number;
+  private readonly schemaOf: () => z.ZodType<A>;
+
+  constructor(f: TurnFields<A>, signal: AbortSignal | undefined, deadline: number | undefined) {
+    this.world = f.world;
+    this.agent = f.agent;
+    this.timestep = f.timestep;
+    this.observation = f.observation;
+    this.schemaOf = f.schemaOf;
+    if (f.options) this.options = f.options;
+    if (signal) this.signal = signal;
+    if (deadline !== undefined) this.deadline = deadline;
+  }
+
+  get actionSchema(): z.ZodType<A> {
+    return this.schemaOf();
+  }
+}
+
+interface Decision<A> {
+  action: A;
+  reply?: AgentReply<A>;
+  source: "agent" | "fallback";
+  error?: string;
+  latencyMs: number;
+}
+
+export async function runEpisode<S, A, X>(world: World<S, A, X>, opts: LoopOptions<S, A, X>): Promise<Episode<S>> {
+  // Seeded on first use: most transitions draw nothing.
+  let rng: Rng | undefined;
+  const maxSteps = opts.maxSteps ?? 10_000;
+  let state = opts.initialState;
+  const agents = world.agents(state).slice();
+  const steps: TimestepRecord[] = [];
+  const turns: TurnRecord[] = [];
+  const returns: Record<string, number> = Object.fromEntries(agents.map((a) => [a, 0]));
+  let end: Episode["end"] = "terminal";
+  const recordMind = opts.mentalStates ?? true;
+
+  for (let t = 1; ; t++) {
+    const observations: Record<string, Observation> = {};
+    const mentalStates: Record<string, string | undefined> = {};
+    for (const name of agents) {
+      observations[name] = world.observe(state, name);
+      if (recordMind) mentalStates[name] = world.mentalState?.(state, name);
+    }
+    const stateText = world.describe(state);
+    const aborted = opts.signal?.aborted ?? false;
+    const over = world.isTerminal(state) || (opts.director?.done?.(state, t) ?? false);
+    if (over || aborted || t > maxSteps) {
+      if (aborted) end = "aborted";
+      else if (!over) end = "max_steps";
+      const actions = Object.fromEntries(agents.map((a) => [a, "none"]));
+      const record: TimestepRecord = { timestep: t, state: stateText, observations, actions, mentalStates, events: [] };
+      steps.push(record);
+      const pending = opts.onTimestep?.(record, state);
+      if (pending) await pending;
+      break;
+    }
+
+    const asked = agents.map((name) => decide(world, state, name, t, observations[name]!, opts));
+    const decisions = asked.some(isPromise) ? await Promise.all(asked) : (asked as Decision<A>[]);
+    const joint = new Map<string, A>();
+    agents.forEach((name, i) => joint.set(name, decisions[i]!.action));
+    const exogenous = opts.director?.exogenous(state, t) ?? [];
+    const result = world.step(state, joint, {
+      get rng() {
+        return (rng ??= Rng.seeded(opts.seed));
+      },
+      exogenous,
+    });
+
+    const actions: Record<string, string> = {};
+    agents.forEach((name, i) => {
+      const d = decisions[i]!;
+      const noop = world.isNoop(d.action);
+      actions[name] = noop ? "none" : world.renderAction(state, name, d.action);
+      const reward = result.rewards?.[name];
+      if (reward !== undefined) returns[name] = (returns[name] ?? 0) + reward;
+      const asked = opts.agents[name];
+      // Scripted agents idle most turns; their no-ops are not worth a log line. Everyone else's are.
+      if (asked && (!noop || !asked.trusted || d.error)) {
+        turns.push({
+          agent: name,
+          timestep: t,
+          observation: observations[name]!,
+          ...(d.reply?.prompt !== undefined ? { prompt: d.reply.prompt } : {}),
+          ...(d.reply?.raw !== undefined ? { raw: d.reply.raw } : {}),
+          action: d.action,
+          actionText: actions[name]!,
+          source: d.source,
+          ...(d.error ? { error: d.error } : {}),
+          ...(reward !== undefined ? { reward } : {}),
+          latencyMs: d.latencyMs,
+          ...(d.reply?.info ? { info: d.reply.info } : {}),
+        });
+      }
+    });
+    const record: TimestepRecord = {
+      timestep: t,
+      state: stateText,
+      observations,
+      actions,
+      mentalStates,
+      events: result.events,
+      ...(result.rewards ? { rewards: result.rewards } : {}),
+    };
+    steps.push(record);
+    state = result.state;
+    const pending = opts.onTimestep?.(record, state);
+    if (pending) await pending;
+  }
+  return { world: world.name, seed: opts.seed, agents, steps, turns, finalState: state, returns, end };
+}
+
+/**
+ * One agent's decision. Synchronous agents (scripts, the symbolic agents) get a synchronous
+ * answer: replaying thousands of stories should not pay for a promise per agent per timestep.
+ */
+function decide<S, A, X>(
+  world: World<S, A, X>,
+  state: S,
+  name: string,
+  timestep: number,
+  observation: Observation,
+  opts: LoopOptions<S, A, X>,
+): Decision<A> | Promise<Decision<A>> {
+  const agent = opts.agents[name];
+  if (!agent) return { action: world.noop(state, name), source: "agent", latencyMs: 0 };
+  // Built on first use: trusted agents never look at it, and building schemas is not free.
+  let schema: z.ZodType<A> | undefined;
+  const schemaOf = () => (schema ??= world.actionSchema(state, name));
+  const started = performance.now();
+  const options = agent.trusted ? undefined : world.options?.(state, name);
+  const base: TurnFields<A> = { world: world.name, agent: name, timestep, observation, schemaOf, options };
+
+  const settle = (first: Asked<A>): Decision<A> | Promise<Decision<A>> => {
+    let error = first.error;
+    if (!error) {
+      const checked = accept(world, state, name, agent, schemaOf, first.reply!.action);
+      if ("action" in checked) {
+        return { action: checked.action, reply: first.reply!, source: "agent", latencyMs: performance.now() - started };
+      }
+      error = checked.error;
+    }
+    if (opts.strict) throw new InvalidActionError(name, timestep, error);
+    return fallback(world, state, name, { ...base, options: options ?? world.options?.(state, name) }, schemaOf, error, started, opts);
+  };
+  const first = ask(agent, base, opts);
+  return isPromise(first) ? first.then(settle) : settle(first);
+}
+
+/** The agent failed: the episode goes on with the fallback (or nothing), and the failure is logged. */
+async function fallback<S, A, X>(
+  world: World<S, A, X>,
+  state: S,
+  name: string,
+  base: TurnFields<A>,
+  schemaOf: () => z.ZodType<A>,
+  error: string,
+  started: number,
+  opts: LoopOptions<S, A, X>,
+): Promise<Decision<A>> {
+  if (opts.fallback) {
+    const second = await ask(opts.fallback, base, opts);
+    if (!second.error) {
+      const checked = accept(world, state, name, opts.fallback, schemaOf, second.reply!.action);
+      if ("action" in checked) {
+        return { action: checked.action, reply: second.reply!, source: "fallback", error, latencyMs: performance.now() - started };
+      }
+    }
+  }
+  return { action: world.noop(state, name), source: "fallback", error, latencyMs: performance.now() - started };
+}
+
+function accept<S, A, X>(
+  world: World<S, A, X>,
+  state: S,
+  name: string,
+  agent: Agent<A>,
+  schema: () => z.ZodType<A>,
+  raw: unknown,
+): { action: A } | { error: string } {
+  let action = raw as A;
+  if (!agent.trusted) {
+    const parsed = schema().safeParse(raw);
+    if (!parsed.success) return { error: `invalid action: ${z.prettifyError(parsed.error).replace(/\n/g, "; ")}` };
+    action = parsed.data;
+  }
+  if (world.isNoop(action)) return { action };
+  const reason = world.check?.(state, name, action);
+  return reason ? { error: `action not possible: ${reason}` } : { action };
+}
+
+interface Asked<A> {
+  reply?: AgentReply<A>;
+  error?: string;
+}
+
+function ask<A>(agent: Agent<A>, base: TurnFields<A>, opts: { turnTimeoutMs?: number; signal?: AbortSignal }): Asked<A> | Promise<Asked<A>> {
+  let result: AgentReply<A> | Promise<AgentReply<A>>;
+  const timeout = opts.turnTimeoutMs;
+  // A controller of its own only when there is a deadline to enforce; else the episode's signal.
+  const controller = timeout !== undefined ? new AbortController() : undefined;
+  const signal = controller?.signal ?? opts.signal;
+  const turn = new Turn(base, signal, timeout === undefined ? undefined : Date.now() + timeout);
+  try {
+    result = agent.act(turn);
+  } catch (err) {
+    return { error: `agent error: ${errorMessage(err)}` };
+  }
+  if (!isPromise(result)) return { reply: result };
+  return race(result, timeout, controller, opts.signal);
+}
+
+async function race<A>(
+  result: Promise<AgentReply<A>>,
+  timeout: number | undefined,
+  controller: AbortController | undefined,
+  outer: AbortSignal | undefined,
+): Promise<Asked<A>> {
+  let timer: NodeJS.Timeout | undefined;
+  const onAbort = () => controller?.abort();
+  if (controller) outer?.addEventListener("abort", onAbort, { once: true });
+  try {
+    const racers: Promise<Asked<A>>[] = [
+      result.then(
+        (reply) => ({ reply }),
+        (err: unknown) => ({ error: `agent error: ${errorMessage(err)}` }),
+      ),
+    ];
+    if (timeout !== undefined) {
+      racers.push(
+        new Promise((resolve) => {
+          timer = setTimeout(() => {
+            controller?.abort();
+            resolve({ error: `timeout after ${timeout} ms` });
+          }, timeout);
+        }),
+      );
+    }
+    return await Promise.race(racers);
+  } finally {
+    if (timer) clearTimeout(timer);
+    if (controller) outer?.removeEventListener("abort", onAbort);
+  }
+}
+
+function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
+  return typeof (value as { then?: unknown } | null)?.then === "function";
+}
+
+export function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Events observed by `agent`, in order (a convenience for worlds' observation functions). */
+export function eventsSeenBy(events: readonly WorldEvent[], agent: string): WorldEvent[] {
+  return events.filter((e) => e.observers.includes(agent));
+}

@@ -1,0 +1,94 @@
+/**
+ * A benchmark question as a world: one respondent observes the prompt (story and question) and
+ * answers; the reward is the official scorer's verdict. Running questions through the game loop
+ * gives them the same deadlines, validation, fallbacks and logs as any other world, and lets a
+ * person take the respondent's seat in a room.
+ */
+import { z } from "zod";
+import type { Observation, StepContext, StepResult, World } from "../core/world.js";
+
+export interface QuestionTask {
+  readonly benchmark: string;
+  readonly itemId: string;
+  readonly mode: "vanilla" | "simulation";
+  /** The story or conversation, as the benchmark gives it. */
+  readonly story: string;
+  readonly question: string;
+  /** Multiple-choice options, when the benchmark has them. */
+  readonly choices?: readonly string[];
+  /** Plausible answers (for the random baseline and a person's answer form). */
+  readonly candidates?: readonly string[];
+  /** The full text prompt a language model is given. */
+  readonly prompt: string;
+}
+
+export const AnswerSchema = z.object({
+  answer: z.string().max(4000).describe("The answer to the question."),
+});
+export type Answer = z.infer<typeof AnswerSchema>;
+
+export interface QuestionState {
+  readonly task: QuestionTask;
+  readonly respondent: string;
+  readonly answer?: string;
+  readonly done: boolean;
+}
+
+export class QuestionWorld implements World<QuestionState, Answer> {
+  readonly name = "question";
+
+  constructor(private readonly score: (task: QuestionTask, answer: string) => number) {}
+
+  static initial(task: QuestionTask, respondent = "respondent"): QuestionState {
+    return { task, respondent, done: false };
+  }
+
+  agents(state: QuestionState): readonly string[] {
+    return [state.respondent];
+  }
+
+  actionSchema(): z.ZodType<Answer> {
+    return AnswerSchema;
+  }
+
+  noop(): Answer {
+    return { answer: "" };
+  }
+
+  isNoop(action: Answer): boolean {
+    return action.answer.trim() === "";
+  }
+
+  options(state: QuestionState): readonly Answer[] | undefined {
+    const c = state.task.candidates ?? state.task.choices;
+    return c ? c.map((answer) => ({ answer })) : undefined;
+  }
+
+  observe(state: QuestionState): Observation {
+    if (state.done) return { text: "" };
+    return { text: state.task.prompt, data: state.task };
+  }
+
+  describe(state: QuestionState): string {
+    if (!state.done) return `${state.task.question}`;
+    return state.answer ? `${state.respondent} answered: ${state.answer}` : `${state.respondent} did not answer.`;
+  }
+
+  renderAction(_state: QuestionState, _agent: string, action: Answer): string {
+    return `answers: ${action.answer}`;
+  }
+
+  isTerminal(state: QuestionState): boolean {
+    return state.done;
+  }
+
+  step(state: QuestionState, actions: ReadonlyMap<string, Answer>, _ctx: StepContext<never>): StepResult<QuestionState> {
+    const answer = actions.get(state.respondent)?.answer.trim() ?? "";
+    const reward = answer === "" ? 0 : this.score(state.task, answer);
+    return {
+      state: { ...state, ...(answer ? { answer } : {}), done: true },
+      events: [{ text: `${state.respondent} answered: ${answer || "(nothing)"}`, observers: [state.respondent], actor: state.respondent }],
+      rewards: { [state.respondent]: reward },
+    };
+  }
+}

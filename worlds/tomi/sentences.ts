@@ -1,0 +1,106 @@
+/**
+ * The sentence grammar of ToMi stories: the original generator's templates, plus the sentences
+ * the corrected ToMi adds ("The box is in the hallway.", "Oliver is in the attic."). One grammar
+ * both reads stories and writes them, so generated files round-trip through the reader.
+ */
+
+export type TomiSentence =
+  | { readonly kind: "enter"; readonly agent: string; readonly room: string }
+  | { readonly kind: "exit"; readonly agent: string; readonly room: string }
+  | { readonly kind: "move"; readonly agent: string; readonly object: string; readonly container: string }
+  /** "The A is in the B.": an object in a container, or a container in a room; the story decides. */
+  | { readonly kind: "located"; readonly subject: string; readonly place: string }
+  | { readonly kind: "agents_at"; readonly agents: readonly string[]; readonly room: string }
+  | { readonly kind: "remark"; readonly agent: string; readonly verb: string; readonly thing: string; readonly period: boolean };
+
+export type TomiQuestion =
+  | { readonly kind: "first_order"; readonly agent: string; readonly object: string }
+  | { readonly kind: "second_order"; readonly agent: string; readonly other: string; readonly object: string }
+  | { readonly kind: "reality"; readonly object: string }
+  | { readonly kind: "memory"; readonly object: string };
+
+const NAME = "([A-Z][A-Za-z'-]*)";
+const NOUN = "([A-Za-z0-9][A-Za-z0-9_'-]*)";
+
+const PATTERNS: readonly [RegExp, (m: RegExpExecArray) => TomiSentence][] = [
+  [new RegExp(`^${NAME} entered the ${NOUN}\\.$`), (m) => ({ kind: "enter", agent: m[1]!, room: m[2]! })],
+  [
+    new RegExp(`^${NAME} (?:exited|left|went out of) the ${NOUN}\\.$`),
+    (m) => ({ kind: "exit", agent: m[1]!, room: m[2]! }),
+  ],
+  [
+    new RegExp(`^${NAME} moved the ${NOUN} to the ${NOUN}\\.$`),
+    (m) => ({ kind: "move", agent: m[1]!, object: m[2]!, container: m[3]! }),
+  ],
+  [new RegExp(`^The ${NOUN} is in the ${NOUN}\\.$`), (m) => ({ kind: "located", subject: m[1]!, place: m[2]! })],
+  [new RegExp(`^${NAME} is in the ${NOUN}\\.$`), (m) => ({ kind: "agents_at", agents: [m[1]!], room: m[2]! })],
+  [
+    new RegExp(`^${NAME} and ${NAME} are in the ${NOUN}\\.$`),
+    (m) => ({ kind: "agents_at", agents: [m[1]!, m[2]!], room: m[3]! }),
+  ],
+  [
+    new RegExp(`^${NAME} (likes|dislikes|loves|hates) the ${NOUN}(\\.?)$`),
+    (m) => ({ kind: "remark", agent: m[1]!, verb: m[2]!, thing: m[3]!, period: m[4] === "." }),
+  ],
+];
+
+const QUESTIONS: readonly [RegExp, (m: RegExpExecArray) => TomiQuestion][] = [
+  [new RegExp(`^Where will ${NAME} look for the ${NOUN}\\?$`), (m) => ({ kind: "first_order", agent: m[1]!, object: m[2]! })],
+  [
+    new RegExp(`^Where does ${NAME} think that ${NAME} searches for the ${NOUN}\\?$`),
+    (m) => ({ kind: "second_order", agent: m[1]!, other: m[2]!, object: m[3]! }),
+  ],
+  [new RegExp(`^Where is the ${NOUN} really\\?$`), (m) => ({ kind: "reality", object: m[1]! })],
+  [new RegExp(`^Where was the ${NOUN} at the beginning\\?$`), (m) => ({ kind: "memory", object: m[1]! })],
+];
+
+/** The sentence, or undefined when it is not ToMi's grammar. */
+export function parseSentence(text: string): TomiSentence | undefined {
+  const s = text.trim();
+  for (const [re, build] of PATTERNS) {
+    const m = re.exec(s);
+    if (m) return build(m);
+  }
+  return undefined;
+}
+
+export function parseQuestion(text: string): TomiQuestion | undefined {
+  const s = text.trim();
+  for (const [re, build] of QUESTIONS) {
+    const m = re.exec(s);
+    if (m) return build(m);
+  }
+  return undefined;
+}
+
+export function renderSentence(s: TomiSentence): string {
+  switch (s.kind) {
+    case "enter":
+      return `${s.agent} entered the ${s.room}.`;
+    case "exit":
+      return `${s.agent} exited the ${s.room}.`;
+    case "move":
+      return `${s.agent} moved the ${s.object} to the ${s.container}.`;
+    case "located":
+      return `The ${s.subject} is in the ${s.place}.`;
+    case "agents_at":
+      return s.agents.length === 1
+        ? `${s.agents[0]} is in the ${s.room}.`
+        : `${s.agents.slice(0, -1).join(", ")} and ${s.agents[s.agents.length - 1]} are in the ${s.room}.`;
+    case "remark":
+      return `${s.agent} ${s.verb} the ${s.thing}${s.period ? "." : ""}`;
+  }
+}
+
+export function renderQuestion(q: TomiQuestion): string {
+  switch (q.kind) {
+    case "first_order":
+      return `Where will ${q.agent} look for the ${q.object}?`;
+    case "second_order":
+      return `Where does ${q.agent} think that ${q.other} searches for the ${q.object}?`;
+    case "reality":
+      return `Where is the ${q.object} really?`;
+    case "memory":
+      return `Where was the ${q.object} at the beginning?`;
+  }
+}

@@ -1,0 +1,169 @@
+/**
+ * A ToMi story as the world model sees it: the initial state the sentences imply, and a script
+ * with one step per sentence (an agent's action, or a narrator's statement).
+ *
+ * Stories leave some of the world implicit. A container is in the room where someone moves an
+ * object into or out of it; failing that, where a sentence ("The box is in the hallway.") puts
+ * it; failing both, in the room where most characters are when the story first mentions it.
+ * "The A is in the B." places a container when B is a room of the story, else an object.
+ */
+import { DataError } from "../core/errors.js";
+import type { TomiSentence } from "./sentences.js";
+import type { TomiAction, TomiInit, TomiNarration } from "./world.js";
+
+export interface ScriptStep {
+  readonly text: string;
+  /** 1-based line in the source file (for error messages); 0 for generated stories. */
+  readonly line: number;
+  readonly actor?: string;
+  readonly action?: TomiAction;
+  readonly narration?: TomiNarration;
+}
+
+export interface TomiScenario {
+  readonly init: TomiInit;
+  readonly script: readonly ScriptStep[];
+}
+
+export interface SentenceAt {
+  readonly sentence: TomiSentence;
+  readonly text: string;
+  readonly line: number;
+}
+
+export function buildScenario(sentences: readonly SentenceAt[], file: string, depth = 2): TomiScenario {
+  const agents: string[] = [];
+  const rooms = new Set<string>();
+  const addAgent = (a: string) => {
+    if (!agents.includes(a)) agents.push(a);
+  };
+  for (const { sentence: s } of sentences) {
+    if (s.kind === "enter" || s.kind === "exit") rooms.add(s.room);
+    if (s.kind === "agents_at") rooms.add(s.room);
+  }
+  const isContainerAt = (s: { place: string }): boolean => rooms.has(s.place);
+
+  // First pass: follow agents' rooms to find where containers must be.
+  const agentRoom = new Map<string, string | undefined>();
+  const objectContainer = new Map<string, string>();
+  const initial = new Map<string, string>();
+  const explicitRoom = new Map<string, { room: string; line: number }>();
+  const movedRoom = new Map<string, { room: string; line: number }>();
+  const crowdRoom = new Map<string, string | undefined>();
+  const containers: string[] = [];
+  const objects: string[] = [];
+  const addContainer = (c: string) => {
+    if (!containers.includes(c)) containers.push(c);
+  };
+  const crowd = (): string | undefined => {
+    const counts = new Map<string, number>();
+    for (const r of agentRoom.values()) if (r !== undefined) counts.set(r, (counts.get(r) ?? 0) + 1);
+    let best: string | undefined;
+    let bestN = 0;
+    for (const [r, n] of counts) if (n > bestN) [best, bestN] = [r, n];
+    return best;
+  };
+  for (const { sentence: s, line } of sentences) {
+    switch (s.kind) {
+      case "enter":
+        addAgent(s.agent);
+        agentRoom.set(s.agent, s.room);
+        break;
+      case "exit":
+        addAgent(s.agent);
+        agentRoom.set(s.agent, undefined);
+        break;
+      case "agents_at":
+        for (const a of s.agents) {
+          addAgent(a);
+          agentRoom.set(a, s.room);
+        }
+        break;
+      case "remark":
+        addAgent(s.agent);
+        break;
+      case "move": {
+        addAgent(s.agent);
+        const room = agentRoom.get(s.agent);
+        if (room === undefined) throw new DataError(file, { line }, `${s.agent} moves the ${s.object} but is not in any room`);
+        const from = objectContainer.get(s.object);
+        if (from === undefined) throw new DataError(file, { line }, `the ${s.object} is moved before the story says where it is`);
+        if (!objects.includes(s.object)) objects.push(s.object);
+        addContainer(s.container);
+        for (const c of [from, s.container]) {
+          const known = movedRoom.get(c);
+          if (known && known.room !== room) {
+            throw new DataError(file, { line }, `the ${c} would be in the ${room}, but line ${known.line} has it in the ${known.room}`);
+          }
+          if (!known) movedRoom.set(c, { room, line });
+        }
+        objectContainer.set(s.object, s.container);
+        break;
+      }
+      case "located": {
+        if (isContainerAt(s)) {
+          addContainer(s.subject);
+          const known = explicitRoom.get(s.subject);
+          if (known && known.room !== s.place) {
+            throw new DataError(file, { line }, `the ${s.subject} is in the ${s.place}, but line ${known.line} says the ${known.room}`);
+          }
+          explicitRoom.set(s.subject, { room: s.place, line });
+        } else {
+          if (!objects.includes(s.subject)) objects.push(s.subject);
+          addContainer(s.place);
+          if (!crowdRoom.has(s.place)) crowdRoom.set(s.place, crowd());
+          const now = objectContainer.get(s.subject);
+          if (now === undefined) {
+            initial.set(s.subject, s.place);
+            objectContainer.set(s.subject, s.place);
+          } else if (now !== s.place) {
+            throw new DataError(file, { line }, `the story says the ${s.subject} is in the ${s.place}, but it is in the ${now}`);
+          }
+        }
+        break;
+      }
+    }
+  }
+
+  const containerRoom: Record<string, string | undefined> = {};
+  for (const c of containers) {
+    const explicit = explicitRoom.get(c);
+    const moved = movedRoom.get(c);
+    if (explicit && moved && explicit.room !== moved.room) {
+      throw new DataError(file, { line: explicit.line }, `the ${c} is said to be in the ${explicit.room}, but line ${moved.line} uses it in the ${moved.room}`);
+    }
+    const room = moved?.room ?? explicit?.room ?? crowdRoom.get(c);
+    containerRoom[c] = room;
+    if (room !== undefined) rooms.add(room);
+  }
+
+  const script: ScriptStep[] = sentences.map(({ sentence: s, text, line }) => {
+    switch (s.kind) {
+      case "enter":
+        return { text, line, actor: s.agent, action: { type: "enter", room: s.room } };
+      case "exit":
+        return { text, line, actor: s.agent, action: { type: "exit", room: s.room } };
+      case "move":
+        return { text, line, actor: s.agent, action: { type: "move", object: s.object, container: s.container } };
+      case "agents_at":
+        return { text, line, narration: { type: "agents_at", agents: s.agents, room: s.room } };
+      case "remark":
+        return { text, line, narration: { type: "remark", agent: s.agent, verb: s.verb, thing: s.thing, period: s.period } };
+      case "located":
+        return isContainerAt(s)
+          ? { text, line, narration: { type: "container_at", container: s.subject, room: s.place } }
+          : { text, line, narration: { type: "object_at", object: s.subject, container: s.place } };
+    }
+  });
+
+  return {
+    init: {
+      agents,
+      layout: { rooms: [...rooms], containers, objects },
+      containerRoom,
+      objectContainer: Object.fromEntries(initial),
+      depth,
+    },
+    script,
+  };
+}
