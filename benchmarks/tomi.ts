@@ -7,7 +7,8 @@ import type { Benchmark, BenchItem, GroundTruth, Mode, Verdict } from "./benchma
 import { fill, promptTemplate } from "./prompts.js";
 import type { QuestionTask } from "../worlds/question/world.js";
 import { readTomiFile, TOMI_QUESTION_TYPES, type TomiItem } from "../worlds/tomi/babi.js";
-import { replayTomi, type TomiReplay } from "../worlds/tomi/replay.js";
+import { replayTomi } from "../worlds/tomi/replay.js";
+import type { SocializedContext } from "../worlds/core/socialized-context.js";
 import { questionType, worldModelAnswer } from "../worlds/tomi/questions.js";
 import { buildScenario } from "../worlds/tomi/story.js";
 import type { TomiState } from "../worlds/tomi/world.js";
@@ -43,12 +44,19 @@ export function normalizeAnswer(s: string): string {
     .replace(/\s+/g, "_");
 }
 
+interface StoryTruth {
+  readonly state: TomiState;
+  readonly context: SocializedContext;
+  readonly contextId: string;
+}
+
 export class TomiBenchmark implements Benchmark<TomiBenchItem> {
   readonly name = "tomi";
   readonly title = "ToMi";
   readonly types = TOMI_QUESTION_TYPES;
   readonly causes: Readonly<Record<string, string>> = TOMI_CAUSES;
-  private readonly replays = new Map<string, Promise<TomiReplay & { contextId: string }>>();
+  /** The last few stories' replays: only what questions need (the episode itself is dropped). */
+  private readonly replays = new Map<string, Promise<StoryTruth>>();
 
   load(file: string): TomiBenchItem[] {
     const parsed = readTomiFile(file);
@@ -92,22 +100,25 @@ export class TomiBenchmark implements Benchmark<TomiBenchItem> {
   }
 
   /** One replay per distinct story (ToMi repeats each story for its six questions). */
-  replay(item: TomiBenchItem): Promise<TomiReplay & { contextId: string }> {
+  replay(item: TomiBenchItem): Promise<StoryTruth> {
     let r = this.replays.get(item.storyText);
     if (!r) {
       const sentences = item.raw.story.map((s) => ({ sentence: s.sentence, text: s.text, line: s.fileLine }));
       const contextId = contextIdOf(item.storyText);
-      r = replayTomi(buildScenario(sentences, item.raw.file), item.raw.file).then((x) => ({ ...x, contextId }));
+      r = replayTomi(buildScenario(sentences, item.raw.file), item.raw.file).then(({ episode, context }) => ({
+        state: episode.finalState,
+        context,
+        contextId,
+      }));
       this.replays.set(item.storyText, r);
-      // Keep memory bounded on big files: stories are contiguous, so old ones are not needed again.
-      if (this.replays.size > 64) this.replays.delete(this.replays.keys().next().value!);
+      // Stories are contiguous in ToMi files, so a few suffice; a big cache only feeds the GC.
+      if (this.replays.size > 8) this.replays.delete(this.replays.keys().next().value!);
     }
     return r;
   }
 
   async groundTruth(item: TomiBenchItem): Promise<GroundTruth> {
-    const { episode, context, contextId } = await this.replay(item);
-    const state = episode.finalState;
+    const { state, context, contextId } = await this.replay(item);
     const q = item.raw.parsedQuestion;
     const label = worldModelAnswer(state, q);
     if (!item.raw.trace) {

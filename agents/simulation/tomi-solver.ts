@@ -12,7 +12,8 @@ export async function tomiSolver(task: QuestionTask): Promise<Solution> {
   if (!ctx) {
     ctx = simulateTomi(task.story).then((context) => ({ context, views: new Perspectives(context) }));
     contexts.set(task.story, ctx);
-    if (contexts.size > 64) contexts.delete(contexts.keys().next().value!);
+    // Questions about one story come together; a big cache only feeds the GC.
+    if (contexts.size > 8) contexts.delete(contexts.keys().next().value!);
   }
   const { context, views } = await ctx;
   const q = parseQuestion(task.question);

@@ -5,7 +5,7 @@
  * read B's view of that; the same rule extends to any depth.
  */
 import { DataError } from "../../worlds/core/errors.js";
-import { perceivedText, type SocializedContext } from "../../worlds/core/socialized-context.js";
+import { SAME_AS_STATE, stripMentalStates, type SocializedContext } from "../../worlds/core/socialized-context.js";
 import { parseSentence, type TomiQuestion } from "../../worlds/tomi/sentences.js";
 import { buildScenario, type SentenceAt } from "../../worlds/tomi/story.js";
 import { replayTomi } from "../../worlds/tomi/replay.js";
@@ -30,14 +30,10 @@ export async function simulateTomi(story: string): Promise<SocializedContext> {
   return context;
 }
 
-const FACT_RE = /(?:The (\S+) is in the (\S+)\.|\S+ moved the (\S+) to the (\S+)\.)/g;
-
-/** object -> container facts in a text, in order. */
-function facts(text: string): [string, string][] {
-  return Array.from(text.matchAll(FACT_RE), (m) => (m[1] !== undefined ? [m[1], m[2]!] : [m[3]!, m[4]!]));
-}
-
+const FACT_RE = /^(?:The (\S+) is in the (\S+)\.|\S+ moved the (\S+) to the (\S+)\.)$/;
 const SENTENCE_SPLIT = /(?<=\.)\s+/;
+
+type Fact = readonly [object: string, container: string];
 
 /**
  * Every agent's observation history, read once from a socialized context, and what any group of
@@ -46,26 +42,46 @@ const SENTENCE_SPLIT = /(?<=\.)\s+/;
  * empty path is the world's own view (the states).
  */
 export class Perspectives {
-  private readonly steps: { readonly state: string; readonly seen: ReadonlyMap<string, readonly string[]> }[] = [];
-  private readonly cache = new Map<string, readonly [string, string][]>();
+  /** Per timestep: the state's sentences, and each agent's perceived sentences. */
+  private readonly steps: { readonly state: readonly string[]; readonly seen: ReadonlyMap<string, readonly string[]> }[] = [];
+  private readonly cache = new Map<string, readonly Fact[]>();
+  private readonly factOf = new Map<string, Fact | null>();
 
   constructor(ctx: SocializedContext) {
     for (const step of ctx.socialized_context) {
+      const state = step.state === "none" ? [] : step.state.split(SENTENCE_SPLIT);
       const seen = new Map<string, readonly string[]>();
-      for (const name of ctx.agents_names) {
-        const text = perceivedText(step, name);
-        if (text !== "") seen.set(name, text.split(SENTENCE_SPLIT));
+      for (const line of step.observations) {
+        const colon = line.indexOf(":");
+        const name = line.slice(0, colon);
+        const raw = line.slice(colon + 1).trim();
+        if (raw === "none") continue;
+        // `<same_as_state />` is the whole state; mental states are not perceptions.
+        const text = stripMentalStates(raw.startsWith(SAME_AS_STATE) ? raw.slice(SAME_AS_STATE.length) : raw);
+        const own = raw.startsWith(SAME_AS_STATE) ? state : [];
+        const sentences = text === "" || text === "none" ? own : own.concat(text.split(SENTENCE_SPLIT));
+        if (sentences.length) seen.set(name, sentences);
       }
-      this.steps.push({ state: step.state, seen });
+      this.steps.push({ state, seen });
     }
   }
 
-  /** The shared view of `path`, one string per timestep where they perceived something together. */
-  sharedView(path: readonly string[]): string[] {
-    const out: string[] = [];
+  private fact(sentence: string): Fact | null {
+    let f = this.factOf.get(sentence);
+    if (f === undefined) {
+      const m = FACT_RE.exec(sentence);
+      f = m ? (m[1] !== undefined ? [m[1], m[2]!] : [m[3]!, m[4]!]) : null;
+      this.factOf.set(sentence, f);
+    }
+    return f;
+  }
+
+  /** The shared view of `path`: per timestep, the sentences every agent on it perceived. */
+  sharedView(path: readonly string[]): string[][] {
+    const out: string[][] = [];
     for (const step of this.steps) {
       if (path.length === 0) {
-        if (step.state !== "none") out.push(step.state);
+        if (step.state.length) out.push(step.state.slice());
         continue;
       }
       let shared: readonly string[] | undefined;
@@ -78,17 +94,24 @@ export class Perspectives {
         shared = shared === undefined ? sentences : shared.filter((x) => sentences.includes(x));
         if (shared.length === 0) break;
       }
-      if (shared && shared.length) out.push(shared.join(" "));
+      if (shared && shared.length) out.push(shared.slice());
     }
     return out;
   }
 
   /** object -> container facts in the shared view of `path`, in order. */
-  facts(path: readonly string[]): readonly [string, string][] {
+  facts(path: readonly string[]): readonly Fact[] {
     const key = path.join(">");
     let f = this.cache.get(key);
     if (!f) {
-      f = this.sharedView(path).flatMap(facts);
+      const found: Fact[] = [];
+      for (const sentences of this.sharedView(path)) {
+        for (const s of sentences) {
+          const x = this.fact(s);
+          if (x) found.push(x);
+        }
+      }
+      f = found;
       this.cache.set(key, f);
     }
     return f;

@@ -91,3 +91,12 @@ describe("ToMi bAbI reader", () => {
     expect(errorOf(() => readTomiFile(join(dir, "missing.txt"))).message).toBe(`${join(dir, "missing.txt")}: file not found`);
   });
 });
+
+describe("ToMi bAbI reader on repeated stories", () => {
+  it("shares one story between the questions of consecutive identical blocks, and still catches truncation there", () => {
+    const f = parseTomi(ok, "x.txt");
+    expect(f.items[0]!.story).toBe(f.items[1]!.story);
+    const cut = ok + STORY.slice(0, 3).join("\n") + "\n";
+    expect(() => parseTomi(cut, "x.txt")).toThrow("x.txt:17: the file ends inside a story");
+  });
+});

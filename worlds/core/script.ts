@@ -5,8 +5,10 @@
  */
 import type { Agent } from "../../agents/agent.js";
 import { ScriptedAgent } from "../../agents/scripted-agent.js";
-import type { Director } from "./loop.js";
-import type { World } from "./world.js";
+import type { Episode, TimestepRecord, TurnRecord } from "./episode.js";
+import { InvalidActionError, type Director } from "./loop.js";
+import { Rng } from "./rng.js";
+import type { Observation, World } from "./world.js";
 
 export interface ScriptStepOf<A, X> {
   readonly actor?: string;
@@ -37,4 +39,89 @@ export function castScript<S, A, X>(
     done: (_s, t) => t > script.length,
   };
   return { agents, director };
+}
+
+/**
+ * Plays `script` as a pure, synchronous fold over the world: the same episode the game loop
+ * gives with scripted agents (a test holds the two to it), without agents, deadlines or promises.
+ * This is what replaying an episode means, and it is the hot path of benchmark runs.
+ * An action the state does not allow throws InvalidActionError (a story that contradicts itself).
+ */
+export function playScript<S, A, X>(
+  world: World<S, A, X>,
+  initialState: S,
+  script: readonly ScriptStepOf<A, X>[],
+  opts: { readonly seed?: number | string; readonly mentalStates?: boolean } = {},
+): Episode<S> {
+  const seed = opts.seed ?? 0;
+  const withMind = opts.mentalStates ?? true;
+  let rng: Rng | undefined;
+  let state = initialState;
+  const agents = world.agents(state).slice();
+  const noops = agents.map((name) => world.noop(state, name));
+  const steps: TimestepRecord[] = [];
+  const turns: TurnRecord[] = [];
+  const returns: Record<string, number> = {};
+  for (const a of agents) returns[a] = 0;
+  for (let t = 1; ; t++) {
+    const observations: Record<string, Observation> = {};
+    const mentalStates: Record<string, string | undefined> = {};
+    for (const name of agents) {
+      observations[name] = world.observe(state, name);
+      if (withMind) mentalStates[name] = world.mentalState?.(state, name);
+    }
+    const stateText = world.describe(state);
+    const step = script[t - 1];
+    if (step === undefined || world.isTerminal(state)) {
+      const actions: Record<string, string> = {};
+      for (const a of agents) actions[a] = "none";
+      steps.push({ timestep: t, state: stateText, observations, actions, mentalStates, events: [] });
+      break;
+    }
+    const joint = new Map<string, A>();
+    const actions: Record<string, string> = {};
+    agents.forEach((name, i) => {
+      const action = step.actor === name && step.action !== undefined ? step.action : noops[i]!;
+      joint.set(name, action);
+      if (world.isNoop(action)) {
+        actions[name] = "none";
+        return;
+      }
+      const reason = world.check?.(state, name, action);
+      if (reason) throw new InvalidActionError(name, t, `action not possible: ${reason}`);
+      actions[name] = world.renderAction(state, name, action);
+    });
+    const result = world.step(state, joint, {
+      get rng() {
+        return (rng ??= Rng.seeded(seed));
+      },
+      exogenous: step.narration === undefined ? [] : [step.narration],
+    });
+    for (const name of agents) {
+      const reward = result.rewards?.[name];
+      if (reward !== undefined) returns[name] = (returns[name] ?? 0) + reward;
+      if (actions[name] === "none") continue;
+      turns.push({
+        agent: name,
+        timestep: t,
+        observation: observations[name]!,
+        action: joint.get(name),
+        actionText: actions[name]!,
+        source: "agent",
+        ...(reward !== undefined ? { reward } : {}),
+        latencyMs: 0,
+      });
+    }
+    steps.push({
+      timestep: t,
+      state: stateText,
+      observations,
+      actions,
+      mentalStates,
+      events: result.events,
+      ...(result.rewards ? { rewards: result.rewards } : {}),
+    });
+    state = result.state;
+  }
+  return { world: world.name, seed, agents, steps, turns, finalState: state, returns, end: "terminal" };
 }

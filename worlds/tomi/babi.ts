@@ -82,25 +82,34 @@ export function parseTomi(text: string, file: string, traceText?: string, traceF
   let story: StoryLine[] = [];
   // Questions of one block share one frozen copy of its story lines.
   let shared: readonly StoryLine[] | undefined;
+  // ToMi repeats each story once per question, in consecutive blocks: a block that repeats the
+  // previous one reuses its lines (their fileLine then points at the first copy, which reads the same).
+  let previous: readonly StoryLine[] = [];
   let expected = 1;
   const name = basename(file);
-  // ToMi repeats each story once per question: parse each distinct sentence once.
   const parsedSentences = new Map<string, TomiSentence | undefined>();
-  lines.forEach((raw, i) => {
+  // The file line of the last story sentence read after the last question (a truncated file).
+  let dangling = 0;
+  for (let i = 0; i < lines.length; i++) {
     const fileLine = i + 1;
-    const line = raw.replace(/\r$/, "");
-    if (line.trim() === "") throw new DataError(file, { line: fileLine }, "empty line inside the file");
-    const m = /^(\d+) (.*)$/.exec(line);
-    if (!m) throw new DataError(file, { line: fileLine }, `expected "<number> <sentence>", got "${clip(line)}"`);
-    const n = Number(m[1]);
+    let line = lines[i]!;
+    if (line.endsWith("\r")) line = line.slice(0, -1);
+    const space = line.indexOf(" ");
+    const n = space > 0 ? leadingNumber(line, space) : -1;
+    if (n < 0) {
+      if (line.trim() === "") throw new DataError(file, { line: fileLine }, "empty line inside the file");
+      throw new DataError(file, { line: fileLine }, `expected "<number> <sentence>", got "${clip(line)}"`);
+    }
     if (n === 1) {
+      if (story.length && shared === undefined) previous = story;
+      else if (shared) previous = shared;
       story = [];
       shared = undefined;
     } else if (n !== expected) {
       throw new DataError(file, { line: fileLine }, `line number ${n} follows ${expected - 1} (expected ${expected} or 1)`);
     }
     expected = n + 1;
-    const body = m[2]!;
+    const body = line.slice(space + 1);
     if (body.includes("\t") || body.trimEnd().endsWith("?")) {
       const parts = body.split("\t");
       const question = parts[0]!.trim();
@@ -111,17 +120,28 @@ export function parseTomi(text: string, file: string, traceText?: string, traceF
       const parsed = parseQuestion(question);
       if (!parsed) throw new DataError(file, { line: fileLine }, `unknown question: "${clip(question)}"`);
       if (story.length === 0) throw new DataError(file, { line: fileLine }, "question without a story before it");
+      if (shared === undefined) {
+        shared = story.length === previous.length && story.every((l, k) => l === previous[k]) ? previous : story.slice();
+      }
       items.push({
         id: `${name}#${items.length}`,
         index: items.length,
         file,
         line: fileLine,
-        story: (shared ??= story.slice()),
+        story: shared,
         question,
         parsedQuestion: parsed,
         answer,
       });
-      return;
+      dangling = 0;
+      continue;
+    }
+    dangling = fileLine;
+    const again = previous[story.length];
+    if (again !== undefined && again.n === n && again.text === body) {
+      story.push(again);
+      shared = undefined;
+      continue;
     }
     let sentence = parsedSentences.get(body);
     if (sentence === undefined && !parsedSentences.has(body)) {
@@ -131,12 +151,8 @@ export function parseTomi(text: string, file: string, traceText?: string, traceF
     if (!sentence) throw new DataError(file, { line: fileLine }, `unknown sentence: "${clip(body)}"`);
     story.push({ n, text: body.trim(), sentence, fileLine });
     shared = undefined;
-  });
-  const lastItem = items[items.length - 1];
-  const lastStory = story[story.length - 1];
-  if (lastStory && (!lastItem || lastStory.fileLine > lastItem.line)) {
-    throw new DataError(file, { line: lastStory.fileLine }, "the file ends inside a story (no question after this line): truncated file?");
   }
+  if (dangling) throw new DataError(file, { line: dangling }, "the file ends inside a story (no question after this line): truncated file?");
   if (items.length === 0) throw new DataError(file, {}, "no questions found");
   if (traceText === undefined || traceFile === undefined) return { file, items };
   const traces = parseTrace(traceText, traceFile);
@@ -169,6 +185,17 @@ function parseTrace(text: string, file: string): TomiTrace[] {
 export function mergeQuestionType(raw: string): TomiQuestionType | undefined {
   const merged = raw.replace(/^(first_order|second_order)_\d+_/, "$1_");
   return (TOMI_QUESTION_TYPES as readonly string[]).includes(merged) ? (merged as TomiQuestionType) : undefined;
+}
+
+/** The number before the first space, or -1 when it is not all digits. */
+function leadingNumber(line: string, space: number): number {
+  let n = 0;
+  for (let i = 0; i < space; i++) {
+    const c = line.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) return -1;
+    n = n * 10 + c;
+  }
+  return n;
 }
 
 function clip(s: string): string {

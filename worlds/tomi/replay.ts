@@ -2,7 +2,7 @@
 import { DataError } from "../core/errors.js";
 import type { Episode, TimestepRecord } from "../core/episode.js";
 import { InvalidActionError, runEpisode } from "../core/loop.js";
-import { castScript } from "../core/script.js";
+import { castScript, playScript } from "../core/script.js";
 import { toSocializedContext } from "../core/socialize.js";
 import type { SocializedContext } from "../core/socialized-context.js";
 import type { TomiScenario } from "./story.js";
@@ -24,9 +24,14 @@ export interface ReplayOptions {
 
 export async function replayTomi(scenario: TomiScenario, file: string, opts: ReplayOptions = {}): Promise<TomiReplay> {
   const state = initialTomiState(scenario.init);
-  const { agents, director } = castScript(tomiWorld, state, scenario.script);
   let episode: Episode<TomiState>;
   try {
+    // Without a per-timestep callback there is nothing to wait for: fold the script directly.
+    if (!opts.onTimestep) {
+      episode = playScript(tomiWorld, state, scenario.script, { mentalStates: opts.mentalStates ?? true });
+      return { episode, context: toSocializedContext(episode, { mentalStates: opts.mentalStates ?? true }) };
+    }
+    const { agents, director } = castScript(tomiWorld, state, scenario.script);
     episode = await runEpisode(tomiWorld, {
       seed: 0,
       initialState: state,

@@ -122,6 +122,32 @@ function perception(state: TomiState, agent: string): TomiPerception {
   return { room: room ?? null, present: agentsIn(state, room), visible: visibleIn(state, room) };
 }
 
+/**
+ * An observation whose `data` (the agent's surroundings) is built only when read: replaying a
+ * story observes every agent at every timestep, and only live agents look at their surroundings.
+ */
+class TomiObservation implements Observation {
+  readonly sameAsState?: boolean;
+  private perceived: TomiPerception | undefined;
+
+  constructor(
+    readonly text: string,
+    sameAsState: boolean,
+    private readonly state: TomiState,
+    private readonly agent: string,
+  ) {
+    if (sameAsState) this.sameAsState = true;
+  }
+
+  get data(): TomiPerception {
+    return (this.perceived ??= perception(this.state, this.agent));
+  }
+
+  toJSON(): Observation {
+    return { text: this.text, ...(this.sameAsState ? { sameAsState: true } : {}), data: this.data };
+  }
+}
+
 const schemaCache = new WeakMap<TomiLayout, z.ZodType<TomiAction>>();
 
 export class TomiWorld implements World<TomiState, TomiAction, TomiNarration> {
@@ -190,10 +216,13 @@ export class TomiWorld implements World<TomiState, TomiAction, TomiNarration> {
   observe(state: TomiState, agent: string): Observation {
     let seen = 0;
     for (const e of state.last) if (e.observers.includes(agent)) seen++;
-    const data = perception(state, agent);
-    if (seen === 0) return { text: "", data };
-    if (seen === state.last.length) return { text: this.describe(state), sameAsState: true, data };
-    return { text: state.last.filter((e) => e.observers.includes(agent)).map((e) => e.text).join(" "), data };
+    if (seen === 0) return new TomiObservation("", false, state, agent);
+    if (seen === state.last.length) return new TomiObservation(this.describe(state), true, state, agent);
+    const text = state.last
+      .filter((e) => e.observers.includes(agent))
+      .map((e) => e.text)
+      .join(" ");
+    return new TomiObservation(text, false, state, agent);
   }
 
   describe(state: TomiState): string {
@@ -246,33 +275,50 @@ const NOOP: TomiAction = Object.freeze({ type: "none" });
 /** Copy-on-write state under construction during one transition. */
 class Draft {
   readonly events: WorldEvent[] = [];
-  private containerRoom: Record<string, string | undefined>;
-  private objectContainer: Record<string, string | undefined>;
-  private agentRoom: Record<string, string | undefined>;
+  readonly agents: readonly string[];
+  readonly layout: TomiLayout;
+  containerRoom: Record<string, string | undefined>;
+  objectContainer: Record<string, string | undefined>;
+  agentRoom: Record<string, string | undefined>;
   private beliefs: Record<string, Readonly<Record<string, string>>>;
-  private readonly copied = new Set<string>();
+  private readonly base: TomiState;
+  private own = { containerRoom: false, objectContainer: false, agentRoom: false, beliefs: false };
+  /** Perspectives whose belief map this transition already copied. */
+  private copied: Set<string> | undefined;
 
-  constructor(private readonly base: TomiState) {
+  constructor(base: TomiState) {
+    this.base = base;
+    this.agents = base.agents;
+    this.layout = base.layout;
     this.containerRoom = base.containerRoom as Record<string, string | undefined>;
     this.objectContainer = base.objectContainer as Record<string, string | undefined>;
-    this.agentRoom = { ...base.agentRoom };
-    this.beliefs = { ...base.beliefs };
+    this.agentRoom = base.agentRoom as Record<string, string | undefined>;
+    this.beliefs = base.beliefs as Record<string, Readonly<Record<string, string>>>;
   }
 
-  private view(): Pick<TomiState, "agents" | "agentRoom" | "layout" | "objectContainer" | "containerRoom"> {
-    return {
-      agents: this.base.agents,
-      agentRoom: this.agentRoom,
-      layout: this.base.layout,
-      objectContainer: this.objectContainer,
-      containerRoom: this.containerRoom,
-    };
+  private setRoom(agent: string, room: string | undefined): void {
+    if (!this.own.agentRoom) {
+      this.agentRoom = { ...this.agentRoom };
+      this.own.agentRoom = true;
+    }
+    this.agentRoom[agent] = room;
   }
 
   private placeContainer(container: string, room: string): void {
     if (this.containerRoom[container] === room) return;
-    if (this.containerRoom === this.base.containerRoom) this.containerRoom = { ...this.containerRoom };
+    if (!this.own.containerRoom) {
+      this.containerRoom = { ...this.containerRoom };
+      this.own.containerRoom = true;
+    }
     this.containerRoom[container] = room;
+  }
+
+  private putObject(object: string, container: string): void {
+    if (!this.own.objectContainer) {
+      this.objectContainer = { ...this.objectContainer };
+      this.own.objectContainer = true;
+    }
+    this.objectContainer[object] = container;
   }
 
   private emit(kind: TomiEventData["kind"], text: string, observers: string[], facts: Record<string, string>, actor?: string): void {
@@ -285,43 +331,55 @@ class Draft {
   private reveal(observers: readonly string[], facts: Readonly<Record<string, string>>): void {
     const objs = Object.keys(facts);
     if (objs.length === 0 || observers.length === 0) return;
+    if (!this.own.beliefs) {
+      this.beliefs = { ...this.beliefs };
+      this.own.beliefs = true;
+    }
+    const copied = (this.copied ??= new Set());
     const depth = this.base.depth;
-    const visit = (path: string[]) => {
-      const key = perspectiveKey(path);
+    const path: string[] = [];
+    const visit = (key: string) => {
       let b = this.beliefs[key] as Record<string, string> | undefined;
-      if (!this.copied.has(key)) {
-        b = { ...(b ?? {}) };
+      if (!copied.has(key)) {
+        b = { ...b };
         this.beliefs[key] = b;
-        this.copied.add(key);
+        copied.add(key);
       }
       for (const o of objs) b![o] = facts[o]!;
-      if (path.length < depth) {
-        for (const next of observers) if (!path.includes(next)) visit([...path, next]);
+      if (path.length >= depth) return;
+      for (const next of observers) {
+        if (path.includes(next)) continue;
+        path.push(next);
+        visit(`${key}>${next}`);
+        path.pop();
       }
     };
-    for (const a of observers) visit([a]);
+    for (const a of observers) {
+      path.push(a);
+      visit(a);
+      path.pop();
+    }
   }
 
   narrate(n: TomiNarration): void {
     switch (n.type) {
       case "object_at": {
-        const room = this.containerRoom[n.container];
-        const observers = agentsIn(this.view(), room);
+        const observers = agentsIn(this, this.containerRoom[n.container]);
         this.emit("object_at", `The ${n.object} is in the ${n.container}.`, observers, { [n.object]: n.container });
         return;
       }
       case "container_at": {
         this.placeContainer(n.container, n.room);
         const facts: Record<string, string> = {};
-        for (const obj of this.base.layout.objects) if (this.objectContainer[obj] === n.container) facts[obj] = n.container;
-        this.emit("container_at", withFacts(`The ${n.container} is in the ${n.room}.`, facts), agentsIn(this.view(), n.room), facts);
+        for (const obj of this.layout.objects) if (this.objectContainer[obj] === n.container) facts[obj] = n.container;
+        this.emit("container_at", withFacts(`The ${n.container} is in the ${n.room}.`, facts), agentsIn(this, n.room), facts);
         return;
       }
       case "agents_at": {
-        for (const a of n.agents) this.agentRoom[a] = n.room;
-        const facts = visibleIn(this.view(), n.room);
+        for (const a of n.agents) this.setRoom(a, n.room);
+        const facts = visibleIn(this, n.room);
         const text = renderSentence({ kind: "agents_at", agents: n.agents, room: n.room });
-        this.emit("agents_at", withFacts(text, facts), agentsIn(this.view(), n.room), facts);
+        this.emit("agents_at", withFacts(text, facts), agentsIn(this, n.room), facts);
         return;
       }
       case "remark":
@@ -335,9 +393,9 @@ class Draft {
     switch (action.type) {
       case "enter": {
         if (here !== undefined && here !== action.room) this.exit(agent, here);
-        this.agentRoom[agent] = action.room;
-        const facts = visibleIn(this.view(), action.room);
-        this.emit("enter", withFacts(`${agent} entered the ${action.room}.`, facts), agentsIn(this.view(), action.room), facts, agent);
+        this.setRoom(agent, action.room);
+        const facts = visibleIn(this, action.room);
+        this.emit("enter", withFacts(`${agent} entered the ${action.room}.`, facts), agentsIn(this, action.room), facts, agent);
         return;
       }
       case "exit":
@@ -346,12 +404,11 @@ class Draft {
       case "move": {
         if (here === undefined) return;
         this.placeContainer(action.container, here);
-        if (this.objectContainer === this.base.objectContainer) this.objectContainer = { ...this.objectContainer };
-        this.objectContainer[action.object] = action.container;
+        this.putObject(action.object, action.container);
         this.emit(
           "move",
           `${agent} moved the ${action.object} to the ${action.container}.`,
-          agentsIn(this.view(), here),
+          agentsIn(this, here),
           { [action.object]: action.container },
           agent,
         );
@@ -361,16 +418,19 @@ class Draft {
   }
 
   private exit(agent: string, room: string): void {
-    const observers = agentsIn(this.view(), room);
-    this.agentRoom[agent] = undefined;
+    const observers = agentsIn(this, room);
+    this.setRoom(agent, undefined);
     this.emit("exit", `${agent} exited the ${room}.`, observers, {}, agent);
   }
 
   finish(): TomiState {
     return {
-      ...this.base,
+      layout: this.layout,
+      agents: this.agents,
+      depth: this.base.depth,
       containerRoom: this.containerRoom,
       objectContainer: this.objectContainer,
+      initialContainer: this.base.initialContainer,
       agentRoom: this.agentRoom,
       beliefs: this.beliefs,
       last: this.events,
