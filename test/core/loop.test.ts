@@ -165,3 +165,15 @@ describe("runEpisode", () => {
     expect(x.finalState.draws).not.toEqual(z2.finalState.draws);
   });
 });
+
+describe("replayEpisode", () => {
+  it("reproduces a recorded episode from its actions and seed, and finds where a record was altered", async () => {
+    const { replayEpisode } = await import("../../worlds/core/replay.js");
+    const ep = await runEpisode(world, { seed: 8, initialState: start, agents: { a: new RandomAgent<Add>(1), b: new RandomAgent<Add>(2) } });
+    const again = replayEpisode(world, start, ep);
+    expect(again.divergence).toBeUndefined();
+    expect(again.finalState).toEqual(ep.finalState);
+    const tampered = { ...ep, turns: ep.turns.map((t, i) => (i === 2 ? { ...t, action: { type: "add", n: (t.action as { n: number }).n === 1 ? 2 : 1 } } : t)) };
+    expect(replayEpisode(world, start, tampered).divergence).toMatchObject({ timestep: ep.turns[2]!.timestep, field: `actions.${ep.turns[2]!.agent}` });
+  });
+});

@@ -109,5 +109,12 @@ describe("replaying a story", () => {
     const plain = (e: unknown) => JSON.parse(JSON.stringify(e, (k, v: unknown) => (k === "latencyMs" ? undefined : v)));
     expect(plain(folded.episode)).toEqual(plain(looped.episode));
     expect(folded.context).toEqual(looped.context);
+    // And the recorded episode replays from its actions and the narrator's statements alone.
+    const { replayEpisode } = await import("../../worlds/core/replay.js");
+    const { initialTomiState } = await import("../../worlds/tomi/world.js");
+    const { tomiWorld } = await import("../../worlds/tomi/replay.js");
+    const again = replayEpisode(tomiWorld, initialTomiState(scenario.init), folded.episode);
+    expect(again.divergence).toBeUndefined();
+    expect(again.finalState.beliefs).toEqual(folded.episode.finalState.beliefs);
   });
 });

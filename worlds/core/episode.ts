@@ -29,6 +29,8 @@ export interface TimestepRecord {
   readonly mentalStates: Readonly<Record<string, string | undefined>>;
   /** Events the timestep's actions caused (they appear in the next timestep's state). */
   readonly events: readonly WorldEvent[];
+  /** What the environment imposed this timestep (a narrator's statements), when anything. */
+  readonly exogenous?: readonly unknown[];
   readonly rewards?: Readonly<Record<string, number>>;
 }
 

@@ -172,6 +172,7 @@ export async function runEpisode<S, A, X>(world: World<S, A, X>, opts: LoopOptio
       actions,
       mentalStates,
       events: result.events,
+      ...(exogenous.length ? { exogenous } : {}),
       ...(result.rewards ? { rewards: result.rewards } : {}),
     };
     steps.push(record);

@@ -95,7 +95,7 @@ export function playScript<S, A, X>(
       get rng() {
         return (rng ??= Rng.seeded(seed));
       },
-      exogenous: step.narration === undefined ? [] : [step.narration],
+      exogenous: step.narration === undefined ? NO_EVENTS : [step.narration],
     });
     for (const name of agents) {
       const reward = result.rewards?.[name];
@@ -119,9 +119,12 @@ export function playScript<S, A, X>(
       actions,
       mentalStates,
       events: result.events,
+      ...(step.narration !== undefined ? { exogenous: [step.narration] } : {}),
       ...(result.rewards ? { rewards: result.rewards } : {}),
     });
     state = result.state;
   }
   return { world: world.name, seed, agents, steps, turns, finalState: state, returns, end: "terminal" };
 }
+
+const NO_EVENTS: readonly never[] = [];
