@@ -6,9 +6,12 @@
  */
 import { DataError } from "../../worlds/core/errors.js";
 import { SAME_AS_STATE, stripMentalStates, type SocializedContext } from "../../worlds/core/socialized-context.js";
-import { parseSentence, type TomiQuestion } from "../../worlds/tomi/sentences.js";
+import { parseSentence, type TomiQuestion, type TomiSentence } from "../../worlds/tomi/sentences.js";
 import { buildScenario, type SentenceAt } from "../../worlds/tomi/story.js";
 import { replayTomi } from "../../worlds/tomi/replay.js";
+
+/** Sentences already read (stories share most of theirs), bounded. */
+const known = new Map<string, TomiSentence | undefined>();
 
 /** Splits a story given as numbered lines ("1 Ella entered the garage.") into sentences. */
 export function readStoryText(story: string, source = "story"): SentenceAt[] {
@@ -16,7 +19,12 @@ export function readStoryText(story: string, source = "story"): SentenceAt[] {
   story.split("\n").forEach((raw, i) => {
     const text = raw.replace(/^\s*\d+\s+/, "").trim();
     if (text === "") return;
-    const sentence = parseSentence(text);
+    let sentence = known.get(text);
+    if (sentence === undefined) {
+      sentence = parseSentence(text);
+      if (known.size > 50_000) known.clear();
+      known.set(text, sentence);
+    }
     if (!sentence) throw new DataError(source, { line: i + 1 }, `unknown sentence: "${text}"`);
     out.push({ sentence, text, line: i + 1 });
   });

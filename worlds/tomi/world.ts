@@ -148,6 +148,8 @@ class TomiObservation implements Observation {
   }
 }
 
+const rendered = new WeakMap<object, string>();
+
 const schemaCache = new WeakMap<TomiLayout, z.ZodType<TomiAction>>();
 
 export class TomiWorld implements World<TomiState, TomiAction, TomiNarration> {
@@ -247,12 +249,18 @@ export class TomiWorld implements World<TomiState, TomiAction, TomiNarration> {
   mentalState(state: TomiState, agent: string): string | undefined {
     const mine = state.beliefs[agent];
     if (!mine) return undefined;
-    const parts: string[] = [];
-    for (const obj of state.layout.objects) {
-      const c = mine[obj];
-      if (c !== undefined) parts.push(`I believe the ${obj} is in the ${c}.`);
+    // A belief map is replaced, never changed, when a belief changes: render each one once.
+    let text = rendered.get(mine);
+    if (text === undefined) {
+      const parts: string[] = [];
+      for (const obj of state.layout.objects) {
+        const c = mine[obj];
+        if (c !== undefined) parts.push(`I believe the ${obj} is in the ${c}.`);
+      }
+      text = parts.join(" ");
+      rendered.set(mine, text);
     }
-    return parts.length ? parts.join(" ") : undefined;
+    return text === "" ? undefined : text;
   }
 
   isTerminal(): boolean {
