@@ -2,6 +2,8 @@
 import type { SocializedContext } from "../../worlds/core/socialized-context.js";
 import type { QuestionTask } from "../../worlds/question/world.js";
 import { tomiSolver } from "./tomi-solver.js";
+import { hitomSolver } from "./hitom-solver.js";
+import { fantomSolver } from "./fantom-solver.js";
 
 export interface Solution {
   readonly answer: string;
@@ -13,4 +15,6 @@ export type Solver = (task: QuestionTask) => Promise<Solution>;
 
 export const SOLVERS: Readonly<Record<string, Solver>> = {
   tomi: tomiSolver,
+  hitom: hitomSolver,
+  fantom: fantomSolver,
 };

@@ -6,7 +6,7 @@
 import { writeFileSync, renameSync } from "node:fs";
 import { z } from "zod";
 import { createAgent } from "../../agents/registry.js";
-import { BENCHMARKS, createBenchmark } from "../../benchmarks/registry.js";
+import { BENCHMARKS, BenchmarkOptionError, createBenchmark } from "../../benchmarks/registry.js";
 import { buildReport, renderReport, type BenchReport } from "../../benchmarks/report.js";
 import { RunAborted, runBenchmark, type ItemResult } from "../../benchmarks/runner.js";
 import { MODES } from "../../benchmarks/benchmark.js";
@@ -32,6 +32,12 @@ Options:
   --store DIR          the embedded store (default: data/, or $SOCIALWORLD_DATA)
   --resume RUN_ID      continue an interrupted run: logged questions are not asked again
   --quiet              no progress bar
+
+FANToM only:
+  --context MODE       short (the official default) or full: the conversation given with each question
+  --embedder SPEC      lexical (default; offline, not the official numbers) or onnx:DIR (a sentence-
+                       embedding model folder with tokenizer.json and model.onnx) to judge free-form beliefs
+  --aggregation BY     set (default), part or conversation: what ALL* and ALL group by
 `;
 
 const Args = z.object({
@@ -49,6 +55,9 @@ const Args = z.object({
   store: z.string().min(1).optional(),
   resume: z.string().min(1).optional(),
   quiet: z.boolean().default(false),
+  context: z.enum(["short", "full"]).optional(),
+  embedder: z.string().regex(/^(lexical|onnx:.+)$/, "expected lexical or onnx:DIR").optional(),
+  aggregation: z.enum(["set", "part", "conversation"]).optional(),
 });
 
 export async function benchCommand(argv: readonly string[]): Promise<number> {
@@ -66,11 +75,20 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
       store: { type: "string" },
       resume: { type: "string" },
       quiet: { type: "boolean" },
+      context: { type: "string" },
+      embedder: { type: "string" },
+      aggregation: { type: "string" },
     },
     Args,
   );
   const name = args._[0];
-  const benchmark = createBenchmark(name);
+  let benchmark;
+  try {
+    benchmark = createBenchmark(name, { context: args.context, embedder: args.embedder, aggregation: args.aggregation });
+  } catch (err) {
+    if (err instanceof BenchmarkOptionError) throw new UsageError(err.message);
+    throw err;
+  }
   const agent = createAgent(args.agent);
   const mode = args.mode as "vanilla" | "simulation";
   // Bad input fails here, before any run or report exists.
@@ -78,15 +96,20 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   if (args.limit !== undefined) items = items.slice(0, args.limit);
 
   const store = await RunStore.open(args.store);
-  const params = { benchmark: name, data: args.data, agent: agent.id, mode, limit: args.limit ?? null };
+  const options = Object.fromEntries(
+    Object.entries({ context: args.context, embedder: args.embedder, aggregation: args.aggregation }).filter(([, v]) => v !== undefined),
+  );
+  const params = { benchmark: name, data: args.data, agent: agent.id, mode, limit: args.limit ?? null, options };
   let run;
   const done = new Map<string, ItemResult>();
   const loggedContexts = new Set<string>();
   if (args.resume) {
     run = store.get(args.resume);
     if (!run) throw new UsageError(`--resume: no run "${args.resume}" in ${store.root}`);
-    for (const k of ["benchmark", "data", "agent", "mode"] as const) {
-      if (run.params[k] !== params[k]) throw new UsageError(`--resume: run ${run.id} has ${k}=${String(run.params[k])}, not ${String(params[k])}`);
+    for (const k of ["benchmark", "data", "agent", "mode", "options"] as const) {
+      const was = JSON.stringify(run.params[k] ?? {});
+      const now = JSON.stringify(params[k]);
+      if (was !== now) throw new UsageError(`--resume: run ${run.id} has ${k}=${was}, not ${now}`);
     }
     const logged = readEpisodeLog<{ result: ItemResult; context_id?: string; socialized_context?: unknown }>(store.episodesPath(run));
     for (const rec of logged.records) {

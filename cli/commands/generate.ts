@@ -2,7 +2,9 @@
 import { writeFileSync } from "node:fs";
 import { z } from "zod";
 import { generateTomi } from "../../worlds/tomi/generator.js";
-import { intArg, parseCommand } from "../args.js";
+import { generateHitom } from "../../worlds/hitom/generator.js";
+import { generateFantom } from "../../worlds/fantom/generator.js";
+import { intArg, parseCommand, UsageError } from "../args.js";
 import { Progress } from "../progress.js";
 
 export interface Generator {
@@ -19,6 +21,23 @@ export const GENERATORS: Record<string, Generator> = {
       writeFileSync(`${base}.txt`, files.txt);
       writeFileSync(`${base}.trace`, files.trace);
       return [`${base}.txt`, `${base}.trace`];
+    },
+  },
+  hitom: {
+    describe: "Hi-ToM questions in the upstream Hi-ToM_data.json layout (CoTP), five per story (orders 0-4)",
+    async run(n, seed, out, progress) {
+      const gen = await generateHitom(n, seed, (done) => progress.update(Math.min(done, n)));
+      writeFileSync(out, gen.json);
+      return [out];
+    },
+  },
+  fantom: {
+    describe: "FANToM question sets in the official fantom_v1.json layout; N counts questions as the official evaluator does",
+    async run(n, seed, out, progress) {
+      if (n < 3) throw new UsageError("--n: FANToM needs at least 3 questions (a set's fact question and its two list questions)");
+      const gen = generateFantom(n, seed, (done) => progress.update(Math.min(done, n)));
+      writeFileSync(out, gen.json);
+      return [out];
     },
   },
 };

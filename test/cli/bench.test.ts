@@ -60,6 +60,10 @@ describe("socialworld bench", () => {
     expect(err).toContain("expected one of tomi");
     expect(await main(["bench", "tomi"])).toBe(2);
     expect(err).toContain("--data: is required");
+    expect(await main(["bench", "tomi", "--data", "x.txt", "--context", "full"])).toBe(2);
+    expect(err).toContain("--context does not apply to tomi (it applies to fantom)");
+    expect(await main(["bench", "fantom", "--data", "x.json", "--embedder", "bert"])).toBe(2);
+    expect(err).toContain("--embedder: expected lexical or onnx:DIR");
   });
 
   it("resumes an interrupted run without asking logged questions again", async () => {

@@ -1,0 +1,24 @@
+import type { QuestionTask } from "../../worlds/question/world.js";
+import type { SocializedContext } from "../../worlds/core/socialized-context.js";
+import { parseQuestion } from "../../worlds/hitom/sentences.js";
+import type { Solution } from "./index.js";
+import { HitomMinds, simulateHitom } from "./hitom.js";
+
+const contexts = new Map<string, Promise<{ context: SocializedContext; minds: HitomMinds }>>();
+
+/** Answers a Hi-ToM question from the story text alone (one simulation per distinct story), as the option text. */
+export async function hitomSolver(task: QuestionTask): Promise<Solution> {
+  let ctx = contexts.get(task.story);
+  if (!ctx) {
+    ctx = simulateHitom(task.story).then((context) => ({ context, minds: new HitomMinds(context) }));
+    contexts.set(task.story, ctx);
+    if (contexts.size > 64) contexts.delete(contexts.keys().next().value!);
+  }
+  const { context, minds } = await ctx;
+  const q = parseQuestion(task.question);
+  if (!q) throw new Error(`not a Hi-ToM question: "${task.question}"`);
+  const belief = minds.answer(q);
+  // The option as the choices write it (they are the story's own container names).
+  const answer = belief === undefined ? "" : (task.choices?.find((c) => c === belief) ?? belief);
+  return { answer, context };
+}

@@ -1,0 +1,494 @@
+/**
+ * The Hi-ToM world: rooms, containers in rooms, objects in containers; agents who enter rooms (a
+ * group at a time), move objects or stay, exit one by one, then meet in a waiting room where they
+ * make claims, publicly (heard by everyone there) or privately (heard by one agent), and may lie.
+ *
+ * Perception. An agent perceives what happens in its room, and on entering sees the room (every
+ * object there). Exits are announced to everyone: the benchmark states that the exit order is
+ * known to all agents. Distractor remarks ("Noah saw a monkey.") are perceived by nobody.
+ *
+ * Mental states are beliefs, tracked for every perspective of distinct agents up to `depth` (4):
+ * "Ella" (where Ella thinks each object is), "Ella>Avery" (where Ella thinks Avery thinks it is),
+ * and so on. What agents see together is common knowledge among them: a seen event updates every
+ * perspective made of its witnesses. A claim is not seen: it changes only the minds of hearers
+ * who trust the speaker (rules.ts explains the rule and how it was chosen). A hearer trusts the
+ * speaker when the speaker was in the claimed object's room more recently than the hearer: the
+ * hearer has not been there, or the speaker exited it later than the hearer did (and a hearer who
+ * is in that room sees for itself).
+ */
+import { z } from "zod";
+import type { Observation, StepContext, StepResult, World, WorldEvent } from "../core/world.js";
+import { HITOM_RULES, type HitomRules } from "./rules.js";
+import { joinNames, renderSentence, type RemarkVerb } from "./sentences.js";
+
+export interface HitomLayout {
+  readonly rooms: readonly string[];
+  readonly containers: readonly string[];
+  readonly objects: readonly string[];
+}
+
+/** Perspective ("Ella", "Ella>Avery") -> object -> container. */
+export type Beliefs = Readonly<Record<string, Readonly<Record<string, string>>>>;
+
+export interface HitomState {
+  readonly layout: HitomLayout;
+  readonly agents: readonly string[];
+  readonly depth: number;
+  readonly rules: HitomRules;
+  readonly containerRoom: Readonly<Record<string, string | undefined>>;
+  readonly objectContainer: Readonly<Record<string, string | undefined>>;
+  readonly agentRoom: Readonly<Record<string, string | undefined>>;
+  /** Who is in each room, in the order they came in (a group in the order the story lists it). */
+  readonly roster: Readonly<Record<string, readonly string[]>>;
+  /** agent -> room -> the clock when the agent last left it (the trust rule compares these). */
+  readonly lastExit: Readonly<Record<string, Readonly<Record<string, number>>>>;
+  /** Transitions so far. */
+  readonly clock: number;
+  readonly beliefs: Beliefs;
+  /** The events that led to this state (what the state field of the socialized context shows). */
+  readonly last: readonly WorldEvent[];
+}
+
+export type HitomAction =
+  | { readonly type: "none" }
+  /** `together`: the whole group coming in at this timestep, in the order the story lists it. */
+  | { readonly type: "enter"; readonly room: string; readonly together?: readonly string[] }
+  | { readonly type: "exit"; readonly room?: string }
+  /** Moving an object to the container it is in is allowed: upstream stories do it (take it out, put it back). */
+  | { readonly type: "move"; readonly object: string; readonly container: string }
+  /** Make no movement and stay in the room for a minute. */
+  | { readonly type: "stay" }
+  /** Claim where an object is: to everyone in the room, or privately `to` one agent there. */
+  | { readonly type: "claim"; readonly object: string; readonly container: string; readonly to?: string };
+
+/** What the narrator states: "The onion is in the red_box." reveals it to whoever is there; remarks change nothing. */
+export type HitomNarration =
+  | { readonly type: "object_at"; readonly object: string; readonly container: string }
+  | { readonly type: "remark"; readonly agent: string; readonly verb: RemarkVerb; readonly thing: string };
+
+export interface HitomEventData {
+  readonly kind: "enter" | "exit" | "move" | "stay" | "claim" | HitomNarration["type"];
+  /** What the observers now see: object -> container. */
+  readonly facts: Readonly<Record<string, string>>;
+  /** For claims: the hearers who trust the speaker. */
+  readonly believers?: readonly string[];
+}
+
+export interface HitomInit {
+  readonly agents: readonly string[];
+  readonly layout: HitomLayout;
+  readonly containerRoom: Readonly<Record<string, string | undefined>>;
+  readonly objectContainer: Readonly<Record<string, string | undefined>>;
+  /** How deep nested beliefs are tracked (4: "A thinks B thinks C thinks D thinks"). */
+  readonly depth?: number;
+  readonly rules?: HitomRules;
+}
+
+export function initialHitomState(init: HitomInit): HitomState {
+  const agentRoom: Record<string, string | undefined> = {};
+  for (const a of init.agents) agentRoom[a] = undefined;
+  return {
+    layout: init.layout,
+    agents: init.agents.slice(),
+    depth: init.depth ?? 4,
+    rules: init.rules ?? HITOM_RULES,
+    containerRoom: { ...init.containerRoom },
+    objectContainer: { ...init.objectContainer },
+    agentRoom,
+    roster: {},
+    lastExit: {},
+    clock: 0,
+    beliefs: {},
+    last: [],
+  };
+}
+
+export function perspectiveKey(path: readonly string[]): string {
+  return path.join(">");
+}
+
+/** The container `path` believes `object` is in ("A", "A>B", ...), if any. */
+export function beliefOf(state: Pick<HitomState, "beliefs">, path: readonly string[], object: string): string | undefined {
+  return state.beliefs[perspectiveKey(path)]?.[object];
+}
+
+/** Objects visible in `room` (in containers placed there), as object -> container. */
+export function visibleIn(state: Pick<HitomState, "layout" | "objectContainer" | "containerRoom">, room: string | undefined): Record<string, string> {
+  const facts: Record<string, string> = {};
+  if (room === undefined) return facts;
+  for (const obj of state.layout.objects) {
+    const c = state.objectContainer[obj];
+    if (c !== undefined && state.containerRoom[c] === room) facts[obj] = c;
+  }
+  return facts;
+}
+
+/** Every sequence of distinct agents from `agents`, of length 1 to `depth`. */
+export function allChains(agents: readonly string[], depth: number): string[][] {
+  const out: string[][] = [];
+  const grow = (path: string[]) => {
+    out.push(path);
+    if (path.length < depth) for (const a of agents) if (!path.includes(a)) grow([...path, a]);
+  };
+  for (const a of agents) grow([a]);
+  return out;
+}
+
+/** The sequences that keep the order of `agents` (itertools.combinations), of length 1 to `depth`. */
+export function orderedChains(agents: readonly string[], depth: number): string[][] {
+  const out: string[][] = [];
+  const grow = (path: string[], from: number) => {
+    if (path.length) out.push(path);
+    if (path.length < depth) for (let i = from; i < agents.length; i++) grow([...path, agents[i]!], i + 1);
+  };
+  grow([], 0);
+  return out;
+}
+
+/** An agent's surroundings, for programs (the web client, scripted agents). */
+export interface HitomPerception {
+  readonly room: string | null;
+  readonly present: readonly string[];
+  readonly visible: Readonly<Record<string, string>>;
+}
+
+const schemaCache = new WeakMap<HitomLayout, z.ZodType<HitomAction>>();
+
+export class HitomWorld implements World<HitomState, HitomAction, HitomNarration> {
+  readonly name = "hitom";
+
+  agents(state: HitomState): readonly string[] {
+    return state.agents;
+  }
+
+  actionSchema(state: HitomState): z.ZodType<HitomAction> {
+    let schema = schemaCache.get(state.layout);
+    if (!schema) {
+      const { rooms, objects, containers } = state.layout;
+      const room = z.enum(rooms as [string, ...string[]]);
+      const object = z.enum(objects as [string, ...string[]]);
+      const container = z.enum(containers as [string, ...string[]]);
+      schema = z.discriminatedUnion("type", [
+        z.object({ type: z.literal("none") }).describe("Do nothing."),
+        z.object({ type: z.literal("enter"), room, together: z.array(z.string()).optional() }).describe("Enter a room (leaving the current one)."),
+        z.object({ type: z.literal("exit"), room: room.optional() }).describe("Leave the current room."),
+        z.object({ type: z.literal("move"), object, container }).describe("Move an object in this room to another container in this room."),
+        z.object({ type: z.literal("stay") }).describe("Make no movement and stay in this room for a minute."),
+        z
+          .object({ type: z.literal("claim"), object, container, to: z.string().optional() })
+          .describe("Claim that an object is in a container: publicly to everyone in the room, or privately `to` one agent here."),
+      ]) as z.ZodType<HitomAction>;
+      schemaCache.set(state.layout, schema);
+    }
+    return schema;
+  }
+
+  noop(): HitomAction {
+    return NOOP;
+  }
+
+  isNoop(action: HitomAction): boolean {
+    return action.type === "none";
+  }
+
+  check(state: HitomState, agent: string, action: HitomAction): string | undefined {
+    const here = state.agentRoom[agent];
+    const { rooms, objects, containers } = state.layout;
+    switch (action.type) {
+      case "none":
+        return undefined;
+      case "enter":
+        if (!rooms.includes(action.room)) return `there is no room "${action.room}"`;
+        if (here === action.room) return `${agent} is already in the ${action.room}`;
+        if (action.together && !action.together.includes(agent)) return `${agent} is not in the group entering the ${action.room}`;
+        return undefined;
+      case "exit":
+        if (here === undefined) return `${agent} is not in any room`;
+        if (action.room !== undefined && action.room !== here) return `${agent} is in the ${here}, not the ${action.room}`;
+        return undefined;
+      case "stay":
+        return here === undefined ? `${agent} is not in any room` : undefined;
+      case "move": {
+        if (here === undefined) return `${agent} is not in any room`;
+        if (!objects.includes(action.object)) return `there is no object "${action.object}"`;
+        if (!containers.includes(action.container)) return `there is no container "${action.container}"`;
+        const from = state.objectContainer[action.object];
+        if (from === undefined || state.containerRoom[from] !== here) return `the ${action.object} is not in the ${here}`;
+        const where = state.containerRoom[action.container];
+        if (where !== undefined && where !== here) return `the ${action.container} is not in the ${here}`;
+        return undefined;
+      }
+      case "claim":
+        if (here === undefined) return `${agent} is not in any room`;
+        if (!objects.includes(action.object)) return `there is no object "${action.object}"`;
+        if (!containers.includes(action.container)) return `there is no container "${action.container}"`;
+        if (action.to !== undefined) {
+          if (action.to === agent) return `${agent} cannot tell himself`;
+          if (!state.agents.includes(action.to)) return `there is no agent "${action.to}"`;
+          if (state.agentRoom[action.to] !== here) return `${action.to} is not in the ${here}`;
+        }
+        return undefined;
+    }
+  }
+
+  observe(state: HitomState, agent: string): Observation {
+    let seen = 0;
+    for (const e of state.last) if (e.observers.includes(agent)) seen++;
+    const room = state.agentRoom[agent];
+    const data: HitomPerception = { room: room ?? null, present: room === undefined ? [] : (state.roster[room] ?? []), visible: visibleIn(state, room) };
+    if (seen === 0) return { text: "", data };
+    if (seen === state.last.length) return { text: this.describe(state), sameAsState: true, data };
+    return { text: state.last.filter((e) => e.observers.includes(agent)).map((e) => e.text).join(" "), data };
+  }
+
+  describe(state: HitomState): string {
+    if (state.last.length === 0) return "none";
+    return state.last.map((e) => e.text).join(" ");
+  }
+
+  renderAction(state: HitomState, agent: string, action: HitomAction): string {
+    switch (action.type) {
+      case "none":
+        return "none";
+      case "enter":
+        return `enters the ${action.room}`;
+      case "exit":
+        return `exits the ${state.agentRoom[agent] ?? "room"}`;
+      case "stay":
+        return `stays in the ${state.agentRoom[agent] ?? "room"}`;
+      case "move":
+        return `moves the ${action.object} to the ${action.container}`;
+      case "claim":
+        return action.to === undefined
+          ? `publicly claims that the ${action.object} is in the ${action.container}`
+          : `privately tells ${action.to} that the ${action.object} is in the ${action.container}`;
+    }
+  }
+
+  /** The agent's own beliefs, as the socialized context writes them; deeper perspectives stay in `beliefs`. */
+  mentalState(state: HitomState, agent: string): string | undefined {
+    const mine = state.beliefs[agent];
+    if (!mine) return undefined;
+    const parts: string[] = [];
+    for (const obj of state.layout.objects) {
+      const c = mine[obj];
+      if (c !== undefined) parts.push(`I believe the ${obj} is in the ${c}.`);
+    }
+    return parts.length ? parts.join(" ") : undefined;
+  }
+
+  isTerminal(): boolean {
+    return false;
+  }
+
+  step(state: HitomState, actions: ReadonlyMap<string, HitomAction>, ctx: StepContext<HitomNarration>): StepResult<HitomState> {
+    const draft = new Draft(state);
+    for (const n of ctx.exogenous) draft.narrate(n);
+    // Agents entering one room at one timestep come in together, as one event.
+    const groups = new Map<string, { agents: string[]; order?: readonly string[] }>();
+    for (const agent of state.agents) {
+      const a = actions.get(agent);
+      if (a?.type !== "enter") continue;
+      let g = groups.get(a.room);
+      if (!g) groups.set(a.room, (g = { agents: [] }));
+      g.agents.push(agent);
+      if (a.together && !g.order) g.order = a.together;
+    }
+    for (const [room, g] of groups) {
+      const order = g.order;
+      const rank = (a: string) => (order?.includes(a) ? order.indexOf(a) : Number.MAX_SAFE_INTEGER);
+      draft.enter([...g.agents].sort((x, y) => rank(x) - rank(y)), room);
+    }
+    for (const agent of state.agents) {
+      const action = actions.get(agent);
+      if (action && action.type !== "none" && action.type !== "enter") draft.act(agent, action);
+    }
+    return { state: draft.finish(), events: draft.events };
+  }
+}
+
+const NOOP: HitomAction = Object.freeze({ type: "none" });
+
+/** Copy-on-write state under construction during one transition. */
+class Draft {
+  readonly events: WorldEvent[] = [];
+  private readonly clock: number;
+  private objectContainer: Record<string, string | undefined>;
+  private containerRoom: Record<string, string | undefined>;
+  private readonly agentRoom: Record<string, string | undefined>;
+  private readonly roster: Record<string, readonly string[]>;
+  private lastExit: Record<string, Readonly<Record<string, number>>>;
+  private readonly beliefs: Record<string, Readonly<Record<string, string>>>;
+  private readonly copied = new Set<string>();
+
+  constructor(private readonly base: HitomState) {
+    this.clock = base.clock + 1;
+    this.objectContainer = base.objectContainer as Record<string, string | undefined>;
+    this.containerRoom = base.containerRoom as Record<string, string | undefined>;
+    this.agentRoom = { ...base.agentRoom };
+    this.roster = { ...base.roster };
+    this.lastExit = base.lastExit as Record<string, Readonly<Record<string, number>>>;
+    this.beliefs = { ...base.beliefs };
+  }
+
+  private get view(): Pick<HitomState, "layout" | "objectContainer" | "containerRoom"> {
+    return { layout: this.base.layout, objectContainer: this.objectContainer, containerRoom: this.containerRoom };
+  }
+
+  private present(room: string | undefined): readonly string[] {
+    return room === undefined ? [] : (this.roster[room] ?? []);
+  }
+
+  private emit(text: string, observers: readonly string[], data: HitomEventData, actor?: string): void {
+    this.events.push({ text, observers: observers.slice(), data, ...(actor === undefined ? {} : { actor }) });
+  }
+
+  private set(path: readonly string[], facts: Readonly<Record<string, string>>): void {
+    const key = perspectiveKey(path);
+    let b = this.beliefs[key] as Record<string, string> | undefined;
+    if (!this.copied.has(key)) {
+      b = { ...(b ?? {}) };
+      this.beliefs[key] = b;
+      this.copied.add(key);
+    }
+    Object.assign(b!, facts);
+  }
+
+  /** Every agent in `observers` saw `facts`, and each saw the others see them. */
+  private reveal(observers: readonly string[], facts: Readonly<Record<string, string>>): void {
+    if (Object.keys(facts).length === 0) return;
+    for (const path of allChains(observers, this.base.depth)) this.set(path, facts);
+  }
+
+  /** The trust rule: has `speaker` been in the room of `object` more recently than `hearer`? */
+  private trusts(hearer: string, speaker: string, object: string): boolean {
+    const c = this.objectContainer[object];
+    const room = c === undefined ? undefined : this.containerRoom[c];
+    if (room === undefined) return true;
+    if (this.agentRoom[hearer] === room) return false;
+    const mine = this.lastExit[hearer]?.[room];
+    if (mine === undefined) return true;
+    const theirs = this.lastExit[speaker]?.[room];
+    return theirs !== undefined && theirs > mine;
+  }
+
+  private leave(agents: readonly string[], room: string): void {
+    if (this.lastExit === this.base.lastExit) this.lastExit = { ...this.lastExit };
+    for (const a of agents) {
+      this.agentRoom[a] = undefined;
+      this.lastExit[a] = { ...(this.lastExit[a] ?? {}), [room]: this.clock };
+    }
+    this.roster[room] = this.present(room).filter((a) => !agents.includes(a));
+    // The exit order is known to all agents.
+    this.emit(`${joinNames(agents)} exited the ${room}.`, this.base.agents, { kind: "exit", facts: {} }, agents.length === 1 ? agents[0] : undefined);
+  }
+
+  enter(group: readonly string[], room: string): void {
+    const leaving = new Map<string, string[]>();
+    for (const a of group) {
+      const from = this.agentRoom[a];
+      if (from === undefined || from === room) continue;
+      let g = leaving.get(from);
+      if (!g) leaving.set(from, (g = []));
+      g.push(a);
+    }
+    for (const [from, agents] of leaving) this.leave(agents, from);
+    for (const a of group) this.agentRoom[a] = room;
+    this.roster[room] = [...this.present(room).filter((a) => !group.includes(a)), ...group];
+    const facts = this.base.rules.seeOnEnter ? visibleIn(this.view, room) : {};
+    const observers = this.present(room);
+    this.reveal(observers, facts);
+    const text = withFacts(`${joinNames(group)} entered the ${room}.`, facts);
+    this.emit(text, observers, { kind: "enter", facts }, group.length === 1 ? group[0] : undefined);
+  }
+
+  narrate(n: HitomNarration): void {
+    switch (n.type) {
+      case "object_at": {
+        const observers = this.present(this.containerRoom[n.container]);
+        const facts = { [n.object]: n.container };
+        this.reveal(observers, facts);
+        this.emit(`The ${n.object} is in the ${n.container}.`, observers, { kind: "object_at", facts });
+        return;
+      }
+      case "remark":
+        this.emit(renderSentence({ kind: "remark", agent: n.agent, verb: n.verb, thing: n.thing }), [], { kind: "remark", facts: {} });
+        return;
+    }
+  }
+
+  act(agent: string, action: Exclude<HitomAction, { type: "none" } | { type: "enter" }>): void {
+    const here = this.agentRoom[agent];
+    if (here === undefined) return;
+    switch (action.type) {
+      case "exit":
+        this.leave([agent], here);
+        return;
+      case "stay":
+        this.emit(renderSentence({ kind: "stay", agent, room: here }), this.present(here), { kind: "stay", facts: {} }, agent);
+        return;
+      case "move": {
+        if (this.containerRoom[action.container] === undefined) {
+          this.containerRoom = { ...this.containerRoom, [action.container]: here };
+        }
+        if (this.objectContainer === this.base.objectContainer) this.objectContainer = { ...this.objectContainer };
+        this.objectContainer[action.object] = action.container;
+        const observers = this.present(here);
+        const facts = { [action.object]: action.container };
+        const chains =
+          this.base.rules.moveChains === "all"
+            ? allChains(observers, this.base.depth)
+            : orderedChains([...observers.filter((a) => a !== agent), agent], this.base.depth);
+        for (const path of chains) this.set(path, facts);
+        this.emit(renderSentence({ kind: "move", agent, object: action.object, container: action.container }), observers, { kind: "move", facts }, agent);
+        return;
+      }
+      case "claim":
+        this.claim(agent, here, action);
+        return;
+    }
+  }
+
+  private claim(speaker: string, room: string, action: Extract<HitomAction, { type: "claim" }>): void {
+    const { object, container, to } = action;
+    const observers = to === undefined ? this.present(room) : [speaker, to];
+    const believers = observers.filter((a) => a !== speaker && this.trusts(a, speaker, object));
+    const fact = { [object]: container };
+    if (this.base.rules.claims === "hearer") {
+      for (const hearer of believers) {
+        this.set([hearer], fact);
+        if (this.base.depth >= 2) this.set([hearer, speaker], fact);
+      }
+    } else {
+      // Everyone present knows who trusts the speaker, and knows that the others know it.
+      for (const path of allChains(observers, this.base.depth)) {
+        const last = path[path.length - 1]!;
+        const adopts = last === speaker ? path.length >= 2 && believers.includes(path[path.length - 2]!) : believers.includes(last);
+        if (adopts) this.set(path, fact);
+      }
+    }
+    const text =
+      to === undefined
+        ? renderSentence({ kind: "public_claim", agent: speaker, object, container })
+        : renderSentence({ kind: "private_claim", agent: speaker, listener: to, object, container });
+    this.emit(text, observers, { kind: "claim", facts: {}, believers }, speaker);
+  }
+
+  finish(): HitomState {
+    return {
+      ...this.base,
+      clock: this.clock,
+      containerRoom: this.containerRoom,
+      objectContainer: this.objectContainer,
+      agentRoom: this.agentRoom,
+      roster: this.roster,
+      lastExit: this.lastExit,
+      beliefs: this.beliefs,
+      last: this.events,
+    };
+  }
+}
+
+function withFacts(text: string, facts: Readonly<Record<string, string>>): string {
+  return text + Object.entries(facts).map(([o, c]) => ` The ${o} is in the ${c}.`).join("");
+}
