@@ -5,18 +5,22 @@
  */
 import type { Agent, AgentReply, AgentTurn } from "./agent.js";
 import type { Answer, QuestionTask } from "../worlds/question/world.js";
-import { SOLVERS } from "./simulation/index.js";
+import { SOLVERS, type Solution } from "./simulation/index.js";
 
 export class SimulationAgent implements Agent<Answer> {
   readonly id = "simulation";
   readonly trusted = true;
 
-  async act(turn: AgentTurn<Answer>): Promise<AgentReply<Answer>> {
+  act(turn: AgentTurn<Answer>): AgentReply<Answer> | Promise<AgentReply<Answer>> {
     const task = turn.observation.data as QuestionTask | undefined;
     if (!task || typeof task.benchmark !== "string") throw new Error("the simulation agent answers benchmark questions only");
     const solver = SOLVERS[task.benchmark];
     if (!solver) throw new Error(`the simulation agent has no solver for "${task.benchmark}"`);
-    const { answer, context } = await solver(task);
-    return { action: { answer }, ...(task.mode === "simulation" ? { info: { socializedContext: context } } : {}) };
+    const solved = solver(task);
+    const reply = ({ answer, context }: Solution): AgentReply<Answer> => ({
+      action: { answer },
+      ...(task.mode === "simulation" ? { info: { socializedContext: context } } : {}),
+    });
+    return solved instanceof Promise ? solved.then(reply) : reply(solved);
   }
 }

@@ -7,7 +7,7 @@ import type { Benchmark, BenchItem, GroundTruth, Mode, Verdict } from "./benchma
 import { fill, promptTemplate } from "./prompts.js";
 import type { QuestionTask } from "../worlds/question/world.js";
 import { readTomiFile, TOMI_QUESTION_TYPES, type TomiItem } from "../worlds/tomi/babi.js";
-import { replayTomi } from "../worlds/tomi/replay.js";
+import { playTomi } from "../worlds/tomi/replay.js";
 import type { SocializedContext } from "../worlds/core/socialized-context.js";
 import { questionType, worldModelAnswer } from "../worlds/tomi/questions.js";
 import { buildScenario } from "../worlds/tomi/story.js";
@@ -56,7 +56,7 @@ export class TomiBenchmark implements Benchmark<TomiBenchItem> {
   readonly types = TOMI_QUESTION_TYPES;
   readonly causes: Readonly<Record<string, string>> = TOMI_CAUSES;
   /** The last few stories' replays: only what questions need (the episode itself is dropped). */
-  private readonly replays = new Map<string, Promise<StoryTruth>>();
+  private readonly replays = new Map<string, StoryTruth>();
 
   load(file: string): TomiBenchItem[] {
     const parsed = readTomiFile(file);
@@ -100,16 +100,13 @@ export class TomiBenchmark implements Benchmark<TomiBenchItem> {
   }
 
   /** One replay per distinct story (ToMi repeats each story for its six questions). */
-  replay(item: TomiBenchItem): Promise<StoryTruth> {
+  replay(item: TomiBenchItem): StoryTruth {
     let r = this.replays.get(item.storyText);
     if (!r) {
       const sentences = item.raw.story.map((s) => ({ sentence: s.sentence, text: s.text, line: s.fileLine }));
       const contextId = contextIdOf(item.storyText);
-      r = replayTomi(buildScenario(sentences, item.raw.file), item.raw.file).then(({ episode, context }) => ({
-        state: episode.finalState,
-        context,
-        contextId,
-      }));
+      const { episode, context } = playTomi(buildScenario(sentences, item.raw.file), item.raw.file);
+      r = { state: episode.finalState, context, contextId };
       this.replays.set(item.storyText, r);
       // Stories are contiguous in ToMi files, so a few suffice; a big cache only feeds the GC.
       if (this.replays.size > 8) this.replays.delete(this.replays.keys().next().value!);
@@ -118,7 +115,7 @@ export class TomiBenchmark implements Benchmark<TomiBenchItem> {
   }
 
   async groundTruth(item: TomiBenchItem): Promise<GroundTruth> {
-    const { state, context, contextId } = await this.replay(item);
+    const { state, context, contextId } = this.replay(item);
     const q = item.raw.parsedQuestion;
     const label = worldModelAnswer(state, q);
     if (!item.raw.trace) {

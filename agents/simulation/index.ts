@@ -11,7 +11,8 @@ export interface Solution {
   readonly context: SocializedContext;
 }
 
-export type Solver = (task: QuestionTask) => Promise<Solution>;
+/** Synchronous where it can be: thousands of questions should not each cost a promise. */
+export type Solver = (task: QuestionTask) => Solution | Promise<Solution>;
 
 export const SOLVERS: Readonly<Record<string, Solver>> = {
   tomi: tomiSolver,

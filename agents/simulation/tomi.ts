@@ -8,7 +8,7 @@ import { DataError } from "../../worlds/core/errors.js";
 import { SAME_AS_STATE, stripMentalStates, type SocializedContext } from "../../worlds/core/socialized-context.js";
 import { parseSentence, type TomiQuestion, type TomiSentence } from "../../worlds/tomi/sentences.js";
 import { buildScenario, type SentenceAt } from "../../worlds/tomi/story.js";
-import { replayTomi } from "../../worlds/tomi/replay.js";
+import { playTomi } from "../../worlds/tomi/replay.js";
 
 /** Sentences already read (stories share most of theirs), bounded. */
 const known = new Map<string, TomiSentence | undefined>();
@@ -32,10 +32,9 @@ export function readStoryText(story: string, source = "story"): SentenceAt[] {
 }
 
 /** The agent's own socialized context for a story (observations only: it reasons from those). */
-export async function simulateTomi(story: string): Promise<SocializedContext> {
+export function simulateTomi(story: string): SocializedContext {
   const scenario = buildScenario(readStoryText(story), "story");
-  const { context } = await replayTomi(scenario, "story", { mentalStates: false });
-  return context;
+  return playTomi(scenario, "story", { mentalStates: false }).context;
 }
 
 const FACT_RE = /^(?:The (\S+) is in the (\S+)\.|\S+ moved the (\S+) to the (\S+)\.)$/;

@@ -280,12 +280,19 @@ function ask<A>(agent: Agent<A>, base: TurnFields<A>, opts: { turnTimeoutMs?: nu
     return { error: `agent error: ${errorMessage(err)}` };
   }
   if (!isPromise(result)) return { reply: result };
+  if (timeout === undefined) {
+    // No deadline to race against: just the agent's own answer (or failure).
+    return result.then(
+      (reply) => ({ reply }),
+      (err: unknown) => ({ error: `agent error: ${errorMessage(err)}` }),
+    );
+  }
   return race(result, timeout, controller, opts.signal);
 }
 
 async function race<A>(
   result: Promise<AgentReply<A>>,
-  timeout: number | undefined,
+  timeout: number,
   controller: AbortController | undefined,
   outer: AbortSignal | undefined,
 ): Promise<Asked<A>> {
@@ -299,16 +306,14 @@ async function race<A>(
         (err: unknown) => ({ error: `agent error: ${errorMessage(err)}` }),
       ),
     ];
-    if (timeout !== undefined) {
-      racers.push(
-        new Promise((resolve) => {
-          timer = setTimeout(() => {
-            controller?.abort();
-            resolve({ error: `timeout after ${timeout} ms` });
-          }, timeout);
-        }),
-      );
-    }
+    racers.push(
+      new Promise((resolve) => {
+        timer = setTimeout(() => {
+          controller?.abort();
+          resolve({ error: `timeout after ${timeout} ms` });
+        }, timeout);
+      }),
+    );
     return await Promise.race(racers);
   } finally {
     if (timer) clearTimeout(timer);

@@ -22,15 +22,23 @@ export interface ReplayOptions {
   readonly onTimestep?: (record: TimestepRecord, state: TomiState) => void | Promise<void>;
 }
 
+/** The story as a pure fold (synchronous): the benchmark's and the simulation agent's hot path. */
+export function playTomi(scenario: TomiScenario, file: string, opts: { readonly mentalStates?: boolean } = {}): TomiReplay {
+  const mentalStates = opts.mentalStates ?? true;
+  try {
+    const episode = playScript(tomiWorld, initialTomiState(scenario.init), scenario.script, { mentalStates });
+    return { episode, context: toSocializedContext(episode, { mentalStates }) };
+  } catch (err) {
+    throw asDataError(err, scenario, file);
+  }
+}
+
+/** The story through the game loop, with a callback per timestep (to pace and show it). */
 export async function replayTomi(scenario: TomiScenario, file: string, opts: ReplayOptions = {}): Promise<TomiReplay> {
+  if (!opts.onTimestep) return playTomi(scenario, file, opts);
   const state = initialTomiState(scenario.init);
   let episode: Episode<TomiState>;
   try {
-    // Without a per-timestep callback there is nothing to wait for: fold the script directly.
-    if (!opts.onTimestep) {
-      episode = playScript(tomiWorld, state, scenario.script, { mentalStates: opts.mentalStates ?? true });
-      return { episode, context: toSocializedContext(episode, { mentalStates: opts.mentalStates ?? true }) };
-    }
     const { agents, director } = castScript(tomiWorld, state, scenario.script);
     episode = await runEpisode(tomiWorld, {
       seed: 0,
@@ -42,11 +50,14 @@ export async function replayTomi(scenario: TomiScenario, file: string, opts: Rep
       ...(opts.onTimestep ? { onTimestep: opts.onTimestep } : {}),
     });
   } catch (err) {
-    if (err instanceof InvalidActionError) {
-      const step = scenario.script[err.timestep - 1];
-      throw new DataError(file, { line: step?.line ?? 0 }, `"${step?.text ?? "?"}": ${err.reason}`);
-    }
-    throw err;
+    throw asDataError(err, scenario, file);
   }
   return { episode, context: toSocializedContext(episode, { mentalStates: opts.mentalStates ?? true }) };
+}
+
+/** A step the world refuses is bad data: name the story line. */
+function asDataError(err: unknown, scenario: TomiScenario, file: string): unknown {
+  if (!(err instanceof InvalidActionError)) return err;
+  const step = scenario.script[err.timestep - 1];
+  return new DataError(file, { line: step?.line ?? 0 }, `"${step?.text ?? "?"}": ${err.reason}`);
 }
