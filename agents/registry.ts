@@ -3,10 +3,11 @@
  * (Model-backed agents register here as they land.)
  */
 import type { Agent } from "./agent.js";
+import { onnxAgent, policyAgent } from "./policy/agents.js";
 import { RandomAgent } from "./random-agent.js";
 import { SimulationAgent } from "./simulation-agent.js";
 
-export const AGENT_NAMES = ["simulation", "random[:SEED]"] as const;
+export const AGENT_NAMES = ["simulation", "random[:SEED]", "policy:DIR[?options]", "onnx:DIR[?options]"] as const;
 
 export function createAgent(spec: string): Agent {
   const [kind, arg] = splitSpec(spec);
@@ -19,6 +20,10 @@ export function createAgent(spec: string): Agent {
       if (!Number.isInteger(seed)) throw new Error(`random:SEED needs an integer seed (got "${spec}")`);
       return new RandomAgent(seed);
     }
+    case "policy":
+      return policyAgent(spec, arg ?? "");
+    case "onnx":
+      return onnxAgent(spec, arg ?? "");
     default:
       throw new Error(`unknown agent "${spec}" (known: ${AGENT_NAMES.join(", ")})`);
   }

@@ -4,7 +4,13 @@ import { UsageError } from "./args.js";
 import { BENCH_HELP, benchCommand } from "./commands/bench.js";
 import { DEMO_HELP, demoCommand } from "./commands/demo.js";
 import { generateCommand, generateHelp } from "./commands/generate.js";
+import { MODEL_HELP, modelCommand } from "./commands/model.js";
 import { RUNS_HELP, runsCommand } from "./commands/runs.js";
+import { TRAIN_HELP, trainCommand } from "./commands/train.js";
+import { SERVE_HELP, serveCommand } from "./commands/serve.js";
+import { EVAL_CONTEXT_HELP, evalContextCommand } from "./commands/eval-context.js";
+import { EXPORT_HELP, exportCommand } from "./commands/export.js";
+import { IMPORT_HELP, importCommand } from "./commands/import.js";
 
 interface Command {
   readonly summary: string;
@@ -17,6 +23,12 @@ const COMMANDS: Record<string, Command> = {
   generate: { summary: "write new benchmark questions labelled by the world model", help: generateHelp, run: generateCommand },
   runs: { summary: "list runs in the store and read their episodes", help: () => RUNS_HELP, run: runsCommand },
   demo: { summary: "play generated stories step by step in the terminal", help: () => DEMO_HELP, run: demoCommand },
+  model: { summary: "make, sample from, inspect and export policy models (Qwen2 checkpoints)", help: () => MODEL_HELP, run: modelCommand },
+  train: { summary: "train a policy: supervised fine-tuning on prompt/response pairs", help: () => TRAIN_HELP, run: trainCommand },
+  serve: { summary: "the live server: rooms, REST API, web client, progress stream", help: () => SERVE_HELP, run: serveCommand },
+  "eval-context": { summary: "score generated socialized contexts against the world model's", help: () => EVAL_CONTEXT_HELP, run: evalContextCommand },
+  export: { summary: "write a run as training data (VERL/SFT Parquet, chat JSONL) or socialized contexts", help: () => EXPORT_HELP, run: exportCommand },
+  import: { summary: "load a socialized context (ours or social-world-model's) as a run to replay", help: () => IMPORT_HELP, run: importCommand },
 };
 
 function usage(): string {

@@ -1,21 +1,14 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
+import { captureOutput } from "../capture.js";
 import { main } from "../../cli/main.js";
 import { readEpisodeLog, resolveContexts } from "../../store/episode-log.js";
 import { RunStore } from "../../store/run-store.js";
 import { generateTomi } from "../../worlds/tomi/generator.js";
 
-let out = "";
-let err = "";
-beforeEach(() => {
-  out = "";
-  err = "";
-  vi.spyOn(process.stdout, "write").mockImplementation((s) => ((out += String(s)), true));
-  vi.spyOn(process.stderr, "write").mockImplementation((s) => ((err += String(s)), true));
-});
-afterEach(() => vi.restoreAllMocks());
+const io = captureOutput();
 
 async function fixture() {
   const dir = mkdtempSync(join(tmpdir(), "sw-cli-"));
@@ -33,8 +26,8 @@ describe("socialworld bench", () => {
     const report = JSON.parse(readFileSync(join(dir, "r.json"), "utf8"));
     expect(report).toMatchObject({ benchmark: "tomi", agent: "simulation", mode: "vanilla", total: 30, correct: 30, accuracy: 1 });
     expect(report.byType.memory).toEqual({ total: 5, correct: 5, accuracy: 1 });
-    expect(out).toContain("| question type");
-    expect(readFileSync(join(dir, "r.md"), "utf8")).toBe(out);
+    expect(io.out).toContain("| question type");
+    expect(readFileSync(join(dir, "r.md"), "utf8")).toBe(io.out);
     const store = await RunStore.open(join(dir, "store"));
     const [run] = store.list();
     expect(run).toMatchObject({ kind: "bench", status: "done", summary: { total: 30, correct: 30 } });
@@ -51,19 +44,19 @@ describe("socialworld bench", () => {
     writeFileSync(join(dir, "g.txt"), text.slice(0, 12).join("\n"));
     const code = await main(["bench", "tomi", "--data", join(dir, "g.txt"), "--json", join(dir, "r.json"), "--store", join(dir, "store"), "--quiet"]);
     expect(code).toBe(2);
-    expect(err).toMatch(/bad input: .*g\.(txt|trace):\d+: /);
+    expect(io.err).toMatch(/bad input: .*g\.(txt|trace):\d+: /);
     expect(existsSync(join(dir, "r.json"))).toBe(false);
   });
 
   it("explains a usage error", async () => {
     expect(await main(["bench", "nosuch", "--data", "x"])).toBe(2);
-    expect(err).toContain("expected one of tomi");
+    expect(io.err).toContain("expected one of tomi");
     expect(await main(["bench", "tomi"])).toBe(2);
-    expect(err).toContain("--data: is required");
+    expect(io.err).toContain("--data: is required");
     expect(await main(["bench", "tomi", "--data", "x.txt", "--context", "full"])).toBe(2);
-    expect(err).toContain("--context does not apply to tomi (it applies to fantom)");
+    expect(io.err).toContain("--context does not apply to tomi (it applies to fantom)");
     expect(await main(["bench", "fantom", "--data", "x.json", "--embedder", "bert"])).toBe(2);
-    expect(err).toContain("--embedder: expected lexical or onnx:DIR");
+    expect(io.err).toContain("--embedder: expected lexical or onnx:DIR");
   });
 
   it("resumes an interrupted run without asking logged questions again", async () => {

@@ -1,32 +1,25 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
+import { captureOutput } from "../capture.js";
 import { main } from "../../cli/main.js";
 
-let out = "";
-let err = "";
-beforeEach(() => {
-  out = "";
-  err = "";
-  vi.spyOn(process.stdout, "write").mockImplementation((s) => ((out += String(s)), true));
-  vi.spyOn(process.stderr, "write").mockImplementation((s) => ((err += String(s)), true));
-});
-afterEach(() => vi.restoreAllMocks());
+const io = captureOutput();
 
 describe("socialworld generate hitom / bench hitom", () => {
   it("generates a file and benches it: 100% for the simulation agent, reported by order, deception, prompting and length", async () => {
     const dir = mkdtempSync(join(tmpdir(), "hitom-cli-"));
     const file = join(dir, "g.json");
     expect(await main(["generate", "hitom", "--n", "30", "--seed", "2", "--out", file, "--quiet"])).toBe(0);
-    expect(out).toContain(`wrote 30 hitom questions (seed 2): ${file}`);
+    expect(io.out).toContain(`wrote 30 hitom questions (seed 2): ${file}`);
     const code = await main(["bench", "hitom", "--data", file, "--json", join(dir, "r.json"), "--store", join(dir, "store"), "--quiet"]);
     expect(code).toBe(0);
     const report = JSON.parse(readFileSync(join(dir, "r.json"), "utf8"));
     expect(report).toMatchObject({ benchmark: "hitom", agent: "simulation", total: 30, correct: 30, accuracy: 1 });
     expect(Object.keys(report.byType)).toEqual(["order_0", "order_1", "order_2", "order_3", "order_4"]);
     expect(Object.keys(report.splits).sort()).toEqual(["deception", "length", "prompting"]);
-    expect(out).toContain("By deception:");
+    expect(io.out).toContain("By deception:");
   });
 
   it("stops on bad input with the file and line or field, and writes no report", async () => {
@@ -39,15 +32,15 @@ describe("socialworld generate hitom / bench hitom", () => {
       return main(["bench", "hitom", "--data", file, "--json", join(dir, "r.json"), "--store", join(dir, "store"), "--quiet"]);
     };
     expect(await bench(good.slice(0, Math.floor(good.length / 2)))).toBe(2);
-    expect(err).toMatch(/bad input: .*g\.json:\d+: invalid JSON: /);
+    expect(io.err).toMatch(/bad input: .*g\.json:\d+: invalid JSON: /);
     const data = JSON.parse(good) as { data: Record<string, unknown>[] };
     delete data.data[3]!.answer;
     expect(await bench(JSON.stringify(data))).toBe(2);
-    expect(err).toContain(`bad input: ${file} (data[3].answer): Invalid input: expected string, received undefined`);
+    expect(io.err).toContain(`bad input: ${file} (data[3].answer): Invalid input: expected string, received undefined`);
     const odd = JSON.parse(good) as { data: { story: string }[] };
     odd.data[0]!.story = odd.data[0]!.story.replace(/^2 .*$/m, "2 Ella teleported to the attic.");
     expect(await bench(JSON.stringify(odd))).toBe(2);
-    expect(err).toContain(`bad input: ${file} (data[0].story line 2): unknown sentence: "Ella teleported to the attic."`);
+    expect(io.err).toContain(`bad input: ${file} (data[0].story line 2): unknown sentence: "Ella teleported to the attic."`);
     expect(existsSync(join(dir, "r.json"))).toBe(false);
   });
 });

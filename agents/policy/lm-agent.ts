@@ -1,0 +1,61 @@
+/**
+ * A language-model policy as a game-loop agent: the observation becomes the user's message (after
+ * an optional system message), rendered with the checkpoint's chat template; the model's reply is
+ * read back as an action (parseAction). The exact prompt and raw reply go into the episode log,
+ * so logged episodes can train the next policy. Sampling is seeded per turn.
+ */
+import { z } from "zod";
+import type { Agent, AgentReply, AgentTurn } from "../agent.js";
+import { hashString } from "../../worlds/core/rng.js";
+import { parseAction, turnMessages } from "./action.js";
+import type { Completer } from "./sampling.js";
+import type { PolicyTokenizer } from "./tokenizer.js";
+
+export const LmAgentOptionsSchema = z.object({
+  temperature: z.coerce.number().nonnegative().default(0),
+  top_k: z.coerce.number().int().nonnegative().default(0),
+  top_p: z.coerce.number().positive().max(1).default(1),
+  max_new_tokens: z.coerce.number().int().positive().default(256),
+  seed: z.coerce.number().int().nonnegative().default(0),
+  system: z.string().optional(),
+  /** onnx agents: onnxruntime intra-op threads. */
+  threads: z.coerce.number().int().positive().optional(),
+});
+export type LmAgentOptions = z.infer<typeof LmAgentOptionsSchema>;
+
+/** `DIR` or `DIR?temperature=0.7&max_new_tokens=64&seed=3&system=...` */
+export function parseAgentTarget(spec: string, target: string): { dir: string; options: LmAgentOptions } {
+  const q = target.indexOf("?");
+  const dir = q < 0 ? target : target.slice(0, q);
+  if (!dir) throw new Error(`${spec}: the agent needs a checkpoint folder`);
+  const params = Object.fromEntries(new URLSearchParams(q < 0 ? "" : target.slice(q + 1)));
+  const r = LmAgentOptionsSchema.strict().safeParse(params);
+  if (!r.success) {
+    const issue = r.error.issues[0]!;
+    throw new Error(`${spec}: ${issue.path.join(".") || "option"}: ${issue.message}`);
+  }
+  return { dir, options: r.data };
+}
+
+export class LanguageModelAgent implements Agent {
+  constructor(
+    readonly id: string,
+    private readonly backend: () => Promise<{ completer: Completer; tokenizer: PolicyTokenizer }>,
+    private readonly options: LmAgentOptions,
+  ) {}
+
+  async act(turn: AgentTurn): Promise<AgentReply> {
+    const { completer, tokenizer } = await this.backend();
+    const messages = turnMessages(turn, this.options.system);
+    const prompt = tokenizer.applyChatTemplate(messages, { addGenerationPrompt: true });
+    const item = (turn.observation.data as { itemId?: string } | undefined)?.itemId ?? "";
+    const seed = hashString(`${this.options.seed}|${turn.world}|${turn.agent}|${turn.timestep}|${item}`);
+    const [c] = await completer.complete(
+      [prompt],
+      { maxNewTokens: this.options.max_new_tokens, temperature: this.options.temperature, topK: this.options.top_k, topP: this.options.top_p },
+      [seed],
+    );
+    const info = { promptTokens: c!.promptTokens, completionTokens: c!.tokens.length, logprob: c!.logprobs.reduce((a, b) => a + b, 0), finishReason: c!.finishReason };
+    return { action: parseAction(c!.text, turn.actionSchema), prompt, raw: c!.text, info };
+  }
+}

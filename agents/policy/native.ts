@@ -1,0 +1,134 @@
+/**
+ * The native engine (native/, a C++ addon) as TypeScript sees it. Everything numerical happens
+ * there; this file only loads it and states its shape. Build it with `npm run build:native`
+ * (`npm install` does too).
+ */
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export type Dtype = "float32" | "float64";
+export type FloatArray = Float32Array | Float64Array;
+
+/** The architecture as the engine takes it (checkpoint.ts maps Hugging Face's config.json to it). */
+export interface EngineConfig {
+  readonly vocabSize: number;
+  readonly hiddenSize: number;
+  readonly numLayers: number;
+  readonly numHeads: number;
+  readonly numKvHeads: number;
+  readonly headDim: number;
+  readonly intermediateSize: number;
+  readonly maxPositionEmbeddings: number;
+  readonly rmsNormEps: number;
+  readonly ropeTheta: number;
+  readonly tieWordEmbeddings: boolean;
+  readonly attentionBias: boolean;
+}
+
+/** One parameter tensor: its Hugging Face name and where it sits in the flat buffers. */
+export interface TensorInfo {
+  readonly name: string;
+  readonly shape: readonly number[];
+  readonly offset: number;
+  readonly size: number;
+  /** Weight decay applies (matrices and embeddings, not norms or biases). */
+  readonly decay: boolean;
+}
+
+export interface PassResult<A extends FloatArray = FloatArray> {
+  /** -sum over positions of weight * logprob. */
+  readonly loss: number;
+  /** log p(target) per position (0 where the target is -1). */
+  readonly logprobs: A;
+}
+
+export interface AdamWOptions {
+  readonly lr: number;
+  readonly beta1?: number;
+  readonly beta2?: number;
+  readonly eps?: number;
+  readonly weightDecay?: number;
+  /** 1-based step count (bias correction). */
+  readonly step: number;
+  /** Multiplies every gradient before the update (clipping). */
+  readonly gradScale?: number;
+}
+
+export interface NativeModel {
+  readonly dtype: Dtype;
+  readonly numParams: number;
+  tensors(): TensorInfo[];
+  /** Views over native memory (not copies): writing them changes the model. */
+  params(): FloatArray;
+  grads(): FloatArray;
+  moments(): { m: FloatArray; v: FloatArray };
+  forwardBackward(tokens: Int32Array, targets: Int32Array, weights: Float32Array | null, batch: number, seqLen: number, backward: boolean): PassResult;
+  forwardBackwardAsync(tokens: Int32Array, targets: Int32Array, weights: Float32Array | null, batch: number, seqLen: number, backward: boolean): Promise<PassResult>;
+  /** Logits at every position: [batch * seqLen * vocab]. */
+  logits(tokens: Int32Array, batch: number, seqLen: number): FloatArray;
+  zeroGrad(): void;
+  gradNorm(): number;
+  adamwStep(options: AdamWOptions): void;
+}
+
+export interface GenerationOptions {
+  readonly maxNewTokens: number;
+  /** 0: greedy. */
+  readonly temperature?: number;
+  readonly topK?: number;
+  readonly topP?: number;
+  /** Sequence i uses seed + i, unless `seeds` gives each prompt its own. */
+  readonly seed?: number;
+  readonly seeds?: readonly number[];
+  readonly stopTokenIds?: readonly number[];
+}
+
+export type FinishReason = "stop_token" | "length" | "stopped";
+
+export interface NativeGeneration {
+  readonly size: number;
+  readonly running: number;
+  /** Runs up to n decoding steps (the first also reads the prompts); returns how many still run. */
+  step(n: number): number;
+  stepAsync(n: number): Promise<number>;
+  /** Ends sequence i (its text reached a stop string). */
+  stop(i: number): void;
+  result(i: number): { tokens: Int32Array; logprobs: Float32Array; finishReason: FinishReason | null };
+}
+
+export interface NativeModule {
+  Model: new (config: EngineConfig, options?: { dtype?: Dtype }) => NativeModel;
+  Generation: new (model: NativeModel, prompts: readonly Int32Array[], options: GenerationOptions) => NativeGeneration;
+  /** C = alpha op(A) op(B) + beta C, row-major (tests and benchmarks). */
+  gemm<A extends FloatArray>(ta: boolean, tb: boolean, M: number, N: number, K: number, alpha: number, A: A, lda: number, B: A, ldb: number, beta: number, C: A, ldc: number): void;
+  isa(): { current: string; best: string };
+  setIsa(name: "avx512" | "avx2" | "generic"): void;
+  threads(): number;
+  /** Threads for models created from now on (0: one per hardware thread). */
+  setThreads(n: number): void;
+  /** Measured fp32 fused-multiply-add throughput of all threads, GFLOP/s. */
+  peakGflops(seconds?: number): number;
+}
+
+let loaded: NativeModule | undefined;
+
+/** The checkout's native/ folder (from the TypeScript sources and from dist/). */
+export function nativeDir(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    if (existsSync(join(dir, "native", "binding.gyp"))) return join(dir, "native");
+    const up = dirname(dir);
+    if (up === dir) throw new Error("cannot find the native/ folder of the socialworld checkout");
+    dir = up;
+  }
+}
+
+export function loadNative(): NativeModule {
+  if (loaded) return loaded;
+  const file = join(nativeDir(), "build", "Release", "socialworld_native.node");
+  if (!existsSync(file)) throw new Error(`the native engine is not built (${file} is missing): run \`npm run build:native\``);
+  loaded = createRequire(import.meta.url)(file) as NativeModule;
+  return loaded;
+}

@@ -1,0 +1,193 @@
+/**
+ * `socialworld model init|generate|logits|export-onnx`: make a seeded model from a preset, sample
+ * from a checkpoint, print logits for parity checks, export to ONNX.
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { z } from "zod";
+import { loadCheckpoint, saveCheckpoint } from "../../agents/policy/checkpoint.js";
+import { createFromScratch } from "../../agents/policy/from-scratch.js";
+import { NativeCompleter } from "../../agents/policy/generate.js";
+import { exportOnnx } from "../../agents/policy/onnx/export.js";
+import { PRESETS } from "../../agents/policy/presets.js";
+import { PolicyTokenizer } from "../../agents/policy/tokenizer.js";
+import { DataError } from "../../worlds/core/errors.js";
+import { intArg, parseCommand, UsageError } from "../args.js";
+
+export const MODEL_HELP = `socialworld model <command> ...
+
+  init --preset NAME --out DIR     a new seeded model and its tokenizer (presets: ${Object.keys(PRESETS).join(", ")})
+      [--seed S] [--corpus FILE] [--tokenizer bpe|word] [--tokenizer-from DIR] [--force]
+      The tokenizer is built from --corpus (text, one document per line; or JSONL of SFT
+      examples), by default from generated ToMi stories; --tokenizer-from reuses a checkpoint's.
+  generate DIR --prompt TEXT       sample a completion
+      [--chat] [--max-new-tokens N] [--temperature T] [--top-k K] [--top-p P] [--seed S] [--stop STR]
+      --chat wraps the prompt as a user message in the checkpoint's chat template.
+  logits DIR --text TEXT [--json]  token ids and the last position's logits (for parity checks)
+      [--chat] [--dtype float32|float64]
+  export-onnx DIR [--out DIR2]     write DIR/onnx/model.onnx (transformers.js / Optimum layout)
+
+DIR is a Hugging Face checkpoint folder (config.json, model.safetensors, tokenizer.json, ...):
+ours, or a real Qwen2 / Qwen2.5 one.
+`;
+
+export async function modelCommand(argv: readonly string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  switch (sub) {
+    case "init":
+      return init(rest);
+    case "generate":
+      return generate(rest);
+    case "logits":
+      return logits(rest);
+    case "export-onnx":
+      return exportCommand(rest);
+    default:
+      throw new UsageError(sub === undefined ? "expected a subcommand: init, generate, logits or export-onnx" : `unknown subcommand "${sub}"`);
+  }
+}
+
+const InitArgs = z.object({
+  _: z.tuple([], { error: "init takes no positional arguments" }),
+  preset: z.enum(Object.keys(PRESETS) as [string, ...string[]], { error: `expected one of ${Object.keys(PRESETS).join(", ")}` }),
+  out: z.string({ error: "is required" }).min(1),
+  seed: intArg(0, 2 ** 32 - 1).default(0),
+  corpus: z.string().min(1).optional(),
+  tokenizer: z.enum(["bpe", "word"]).default("bpe"),
+  "tokenizer-from": z.string().min(1).optional(),
+  force: z.boolean().default(false),
+});
+
+async function init(argv: readonly string[]): Promise<number> {
+  const a = parseCommand(
+    argv,
+    { preset: { type: "string" }, out: { type: "string" }, seed: { type: "string" }, corpus: { type: "string" }, tokenizer: { type: "string" }, "tokenizer-from": { type: "string" }, force: { type: "boolean" } },
+    InitArgs,
+  );
+  if (existsSync(a.out) && readdirSync(a.out).length > 0 && !a.force) throw new UsageError(`--out: ${a.out} is not empty (use --force to overwrite)`);
+  const m = await createFromScratch({
+    preset: a.preset,
+    seed: a.seed,
+    tokenizerKind: a.tokenizer,
+    ...(a.corpus ? { corpus: readCorpus(a.corpus) } : {}),
+    ...(a["tokenizer-from"] ? { tokenizerFrom: PolicyTokenizer.load(a["tokenizer-from"]) } : {}),
+  });
+  saveCheckpoint(a.out, m.model, m.files);
+  const e = m.model.engine;
+  process.stdout.write(
+    `wrote ${a.out}: preset ${a.preset}, ${fmtCount(m.model.numParams)} parameters, vocabulary ${e.vocabSize}, ` +
+      `${e.numLayers} layers x ${e.hiddenSize} (${e.numHeads} heads, ${e.numKvHeads} kv heads), seed ${a.seed}\n`,
+  );
+  return 0;
+}
+
+/** Corpus lines: plain text, or the texts of JSONL SFT examples. */
+function readCorpus(file: string): string[] {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (err) {
+    throw new DataError(file, {}, `cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  if (!file.endsWith(".jsonl")) return text.split("\n");
+  const out: string[] = [];
+  text.split("\n").forEach((line, i) => {
+    if (!line.trim()) return;
+    let v: unknown;
+    try {
+      v = JSON.parse(line);
+    } catch {
+      throw new DataError(file, { line: i + 1 }, "not valid JSON");
+    }
+    collectStrings(v, out);
+  });
+  return out;
+}
+
+function collectStrings(v: unknown, out: string[]): void {
+  if (typeof v === "string") out.push(v);
+  else if (Array.isArray(v)) v.forEach((x) => collectStrings(x, out));
+  else if (v && typeof v === "object") Object.values(v).forEach((x) => collectStrings(x, out));
+}
+
+const GenerateArgs = z.object({
+  _: z.tuple([z.string().min(1)], { error: "expected the checkpoint folder" }),
+  prompt: z.string({ error: "is required" }),
+  chat: z.boolean().default(false),
+  "max-new-tokens": intArg(1, 1 << 20).default(64),
+  temperature: z.coerce.number().nonnegative().default(0),
+  "top-k": intArg(0).default(0),
+  "top-p": z.coerce.number().positive().max(1).default(1),
+  seed: intArg(0).default(0),
+  stop: z.array(z.string().min(1)).default([]),
+});
+
+async function generate(argv: readonly string[]): Promise<number> {
+  const a = parseCommand(
+    argv,
+    {
+      prompt: { type: "string" },
+      chat: { type: "boolean" },
+      "max-new-tokens": { type: "string" },
+      temperature: { type: "string" },
+      "top-k": { type: "string" },
+      "top-p": { type: "string" },
+      seed: { type: "string" },
+      stop: { type: "string", multiple: true },
+    },
+    GenerateArgs,
+  );
+  const ck = loadCheckpoint(a._[0]);
+  const text = a.chat ? ck.tokenizer.applyChatTemplate([{ role: "user", content: a.prompt }], { addGenerationPrompt: true }) : a.prompt;
+  const completer = new NativeCompleter("cli", ck.model, ck.tokenizer);
+  const [c] = await completer.complete([text], { maxNewTokens: a["max-new-tokens"], temperature: a.temperature, topK: a["top-k"], topP: a["top-p"], seed: a.seed, stop: a.stop });
+  process.stdout.write(c!.text + "\n");
+  process.stderr.write(`(${c!.tokens.length} tokens, ${c!.finishReason}, log-prob ${c!.logprobs.reduce((x, y) => x + y, 0).toFixed(3)})\n`);
+  return 0;
+}
+
+const LogitsArgs = z.object({
+  _: z.tuple([z.string().min(1)], { error: "expected the checkpoint folder" }),
+  text: z.string({ error: "is required" }),
+  json: z.boolean().default(false),
+  chat: z.boolean().default(false),
+  dtype: z.enum(["float32", "float64"]).default("float32"),
+});
+
+async function logits(argv: readonly string[]): Promise<number> {
+  const a = parseCommand(argv, { text: { type: "string" }, json: { type: "boolean" }, chat: { type: "boolean" }, dtype: { type: "string" } }, LogitsArgs);
+  const ck = loadCheckpoint(a._[0], { dtype: a.dtype });
+  const text = a.chat ? ck.tokenizer.applyChatTemplate([{ role: "user", content: a.text }], { addGenerationPrompt: true }) : a.text;
+  const ids = ck.tokenizer.encode(text);
+  if (ids.length === 0) throw new UsageError("--text: the text has no tokens");
+  const last = Array.from(ck.model.lastLogits(ids));
+  if (a.json) {
+    process.stdout.write(JSON.stringify({ ids, logits: last }) + "\n");
+    return 0;
+  }
+  const max = Math.max(...last);
+  const z = last.reduce((s, v) => s + Math.exp(v - max), 0);
+  const top = last
+    .map((v, i) => ({ i, p: Math.exp(v - max) / z, v }))
+    .sort((x, y) => y.v - x.v)
+    .slice(0, 10);
+  process.stdout.write(`${ids.length} tokens; next-token distribution (top 10):\n`);
+  for (const t of top) process.stdout.write(`  ${String(t.i).padStart(7)}  ${JSON.stringify(ck.tokenizer.decode([t.i])).padEnd(20)} ${(100 * t.p).toFixed(2).padStart(6)}%  logit ${t.v.toFixed(4)}\n`);
+  return 0;
+}
+
+const ExportArgs = z.object({
+  _: z.tuple([z.string().min(1)], { error: "expected the checkpoint folder" }),
+  out: z.string().min(1).optional(),
+});
+
+async function exportCommand(argv: readonly string[]): Promise<number> {
+  const a = parseCommand(argv, { out: { type: "string" } }, ExportArgs);
+  const ck = loadCheckpoint(a._[0]);
+  const r = exportOnnx(ck.model, ck.dir, a.out ?? ck.dir);
+  process.stdout.write(`wrote ${r.path}${r.externalData ? ` and ${r.externalData}` : ""} (${(r.bytes / 1e6).toFixed(1)} MB, opset 17)\n`);
+  return 0;
+}
+
+function fmtCount(n: number): string {
+  return n >= 1e6 ? `${(n / 1e6).toFixed(2)}M` : n >= 1e3 ? `${(n / 1e3).toFixed(1)}k` : String(n);
+}

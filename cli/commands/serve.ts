@@ -1,0 +1,88 @@
+/**
+ * `socialworld serve [--port N] [--host H] [--store DIR] [--data-root DIR]... [--no-demo]`:
+ * the live server (rooms, REST API, web client, progress stream) on one port. Ctrl-C stops every
+ * room, logs its episode or run as interrupted, flushes the logs and exits.
+ */
+import { resolve } from "node:path";
+import { z } from "zod";
+import { configFromEnv } from "../../server/config.js";
+import { intArg, parseCommand } from "../args.js";
+
+export const SERVE_HELP = `socialworld serve [options]
+
+Starts the live server: simulation and benchmark rooms (Colyseus), the REST API under /api, the
+web client, and the socket.io /progress stream, all on one port. Prints the URL to open.
+
+Options:
+  --port N           port (default 2567, or $SOCIALWORLD_PORT / $PORT; 0 picks a free one)
+  --host H           interface (default 127.0.0.1, or $SOCIALWORLD_HOST; 0.0.0.0 for every one)
+  --store DIR        the embedded store (default: data/, or $SOCIALWORLD_DATA)
+  --data-root DIR    a folder benchmark rooms may read data files from (repeatable; also
+                     $SOCIALWORLD_DATA_ROOTS; <store>/datasets always is one)
+  --admin-token T    the token admin requests must carry (default: $SOCIALWORLD_ADMIN_TOKEN, else
+                     a new one, printed)
+  --no-demo          start without the demo rooms
+`;
+
+const Args = z.object({
+  _: z.tuple([]),
+  port: intArg(0, 65535).optional(),
+  host: z.string().min(1).optional(),
+  store: z.string().min(1).optional(),
+  "data-root": z.array(z.string().min(1)).default([]),
+  "admin-token": z.string().min(16, "must have at least 16 characters").optional(),
+  "no-demo": z.boolean().default(false),
+});
+
+export async function serveCommand(argv: readonly string[]): Promise<number> {
+  const args = parseCommand(
+    argv,
+    {
+      port: { type: "string" },
+      host: { type: "string" },
+      store: { type: "string" },
+      "data-root": { type: "string", multiple: true },
+      "admin-token": { type: "string" },
+      "no-demo": { type: "boolean" },
+    },
+    Args,
+  );
+  const env = configFromEnv(args.store ? { ...process.env, SOCIALWORLD_DATA: args.store } : process.env);
+  const config = {
+    ...env,
+    ...(args.port !== undefined ? { port: args.port } : {}),
+    ...(args.host ? { host: args.host } : {}),
+    ...(args["admin-token"] ? { adminToken: args["admin-token"] } : {}),
+    dataRoots: [...env.dataRoots, ...args["data-root"].map((d) => resolve(d))],
+    demo: !args["no-demo"],
+  };
+  // Loaded here, not at the top: the other commands need none of the server's packages.
+  const { startServer } = await import("../../server/main.js");
+  const server = await startServer(config);
+  const out = (s: string) => process.stdout.write(s + "\n");
+  out(`socialworld server on ${server.url}`);
+  out(`  open ${server.url} to watch the rooms · store: ${config.store}`);
+  out(
+    server.generatedToken
+      ? `  admin token (this run only; set SOCIALWORLD_ADMIN_TOKEN to keep one): ${server.adminToken}`
+      : "  admin token: from the environment or --admin-token",
+  );
+  if (server.demoRoomIds.length) out(`  ${server.demoRoomIds.length} demo rooms running`);
+  out("  Ctrl-C to stop");
+
+  await new Promise<void>((done) => {
+    const stop = (signal: string) => {
+      process.off("SIGINT", onInt);
+      process.off("SIGTERM", onTerm);
+      out(`\n${signal}: stopping the rooms and flushing their logs...`);
+      done();
+    };
+    const onInt = () => stop("SIGINT");
+    const onTerm = () => stop("SIGTERM");
+    process.once("SIGINT", onInt);
+    process.once("SIGTERM", onTerm);
+  });
+  await server.close();
+  out("stopped; every log is flushed.");
+  return 0;
+}

@@ -1,0 +1,183 @@
+/**
+ * `socialworld train sft (--model DIR | --init PRESET) --data FILE.jsonl --out DIR [options]`
+ */
+import { existsSync, mkdirSync } from "node:fs";
+import { resolve } from "node:path";
+import { z } from "zod";
+import { checkpointFiles, loadCheckpoint } from "../../agents/policy/checkpoint.js";
+import { createFromScratch } from "../../agents/policy/from-scratch.js";
+import { loadNative } from "../../agents/policy/native.js";
+import { PRESETS } from "../../agents/policy/presets.js";
+import { encodeExamples } from "../../trainers/sft/batches.js";
+import { readExamplesFile } from "../../trainers/sft/examples.js";
+import { listCheckpoints, loadMoments, readTrainerState } from "../../trainers/sft/state.js";
+import { dataId, stateSettings, trainSft, type SftSettings } from "../../trainers/sft/trainer.js";
+import { intArg, parseCommand, UsageError } from "../args.js";
+import { Progress } from "../progress.js";
+
+export const TRAIN_HELP = `socialworld train sft (--model DIR | --init PRESET) --data FILE.jsonl --out DIR [options]
+
+Supervised fine-tuning on prompt/response pairs, with the loss on the response tokens only.
+FILE.jsonl lines: {"prompt", "response", "system"?}, {"messages": [...]}, or episode-log records
+(each turn's observation and what the agent wrote); FILE.parquet: prompt and response columns
+(what \`socialworld export --format sft\` writes). Checkpoints with optimizer state go to
+OUT/checkpoint-STEP/; the final model to OUT/ (a Hugging Face folder); per-step records to
+OUT/train_log.jsonl.
+
+Options:
+  --model DIR            start from this checkpoint
+  --init PRESET          start from a new seeded model (${Object.keys(PRESETS).join(", ")}); its tokenizer is built from the data
+  --data FILE            training examples (JSONL or Parquet)
+  --out DIR              output folder
+  --steps N              optimizer steps (default 1000)
+  --lr X                 peak learning rate (default 3e-4)
+  --min-lr X             final learning rate of the cosine decay (default lr / 10)
+  --warmup N             warmup steps (default 5% of steps)
+  --batch N              examples per micro-batch (default 8)
+  --grad-accum N         micro-batches per step (default 1)
+  --max-len N            drop examples longer than N tokens (default 1024)
+  --weight-decay X       AdamW weight decay on matrices and embeddings (default 0.01)
+  --beta1 X --beta2 X    AdamW betas (default 0.9, 0.95)
+  --clip X               clip the global gradient norm (default 1; 0 = off)
+  --seed S               data order and --init weights (default 0)
+  --save-every N         checkpoint every N steps (default 100)
+  --keep N               checkpoints kept (default 2)
+  --resume auto|DIR      continue from OUT's latest checkpoint (auto; starts fresh if none) or DIR
+  --min-reward X         episode logs: only turns with at least this reward
+  --threads N            CPU threads (default: all)
+  --quiet                no progress bar
+`;
+
+const Args = z.object({
+  _: z.tuple([z.literal("sft", { error: 'expected "sft"' })], { error: 'expected the trainer: "sft"' }),
+  model: z.string().min(1).optional(),
+  init: z.enum(Object.keys(PRESETS) as [string, ...string[]], { error: `expected one of ${Object.keys(PRESETS).join(", ")}` }).optional(),
+  data: z.string({ error: "is required" }).min(1),
+  out: z.string({ error: "is required" }).min(1),
+  steps: intArg(1).default(1000),
+  lr: z.coerce.number().positive().default(3e-4),
+  "min-lr": z.coerce.number().nonnegative().optional(),
+  warmup: intArg(0).optional(),
+  batch: intArg(1, 65536).default(8),
+  "grad-accum": intArg(1, 65536).default(1),
+  "max-len": intArg(2).default(1024),
+  "weight-decay": z.coerce.number().nonnegative().default(0.01),
+  beta1: z.coerce.number().min(0).lt(1).default(0.9),
+  beta2: z.coerce.number().min(0).lt(1).default(0.95),
+  clip: z.coerce.number().nonnegative().default(1),
+  seed: intArg(0, 2 ** 32 - 1).default(0),
+  "save-every": intArg(1).default(100),
+  keep: intArg(1).default(2),
+  resume: z.string().min(1).optional(),
+  "min-reward": z.coerce.number().optional(),
+  threads: intArg(1, 1024).optional(),
+  quiet: z.boolean().default(false),
+});
+
+export async function trainCommand(argv: readonly string[]): Promise<number> {
+  const str = { type: "string" } as const;
+  const a = parseCommand(
+    argv,
+    {
+      model: str, init: str, data: str, out: str, steps: str, lr: str, "min-lr": str, warmup: str, batch: str, "grad-accum": str, "max-len": str,
+      "weight-decay": str, beta1: str, beta2: str, clip: str, seed: str, "save-every": str, keep: str, resume: str, "min-reward": str, threads: str,
+      quiet: { type: "boolean" },
+    },
+    Args,
+  );
+  if (!a.model === !a.init) throw new UsageError("give exactly one of --model DIR and --init PRESET");
+  if (a.threads) loadNative().setThreads(a.threads);
+  const examples = await readExamplesFile(a.data, a["min-reward"] !== undefined ? { minReward: a["min-reward"] } : {});
+  const settings: SftSettings = {
+    steps: a.steps,
+    lr: a.lr,
+    minLr: a["min-lr"] ?? a.lr / 10,
+    warmupSteps: a.warmup ?? Math.floor(a.steps * 0.05),
+    batch: a.batch,
+    gradAccum: a["grad-accum"],
+    weightDecay: a["weight-decay"],
+    beta1: a.beta1,
+    beta2: a.beta2,
+    eps: 1e-8,
+    clip: a.clip,
+    seed: a.seed,
+    maxLen: a["max-len"],
+  };
+  const id = dataId(a.data);
+  mkdirSync(a.out, { recursive: true });
+
+  // Where to start: a checkpoint to resume, the given model, or a new one.
+  let resumeDir: string | undefined;
+  if (a.resume === "auto") resumeDir = listCheckpoints(a.out).at(-1)?.dir;
+  else if (a.resume) {
+    if (!existsSync(a.resume)) throw new UsageError(`--resume: ${a.resume} does not exist`);
+    resumeDir = a.resume;
+  }
+  let start = 0;
+  let model, files, tokenizer;
+  if (resumeDir) {
+    const state = readTrainerState(resumeDir);
+    const want = stateSettings({ settings, dataId: id });
+    for (const [k, v] of Object.entries(want))
+      if (JSON.stringify(state.settings[k]) !== JSON.stringify(v))
+        throw new UsageError(`--resume: ${resumeDir} was trained with ${k}=${JSON.stringify(state.settings[k])}, not ${JSON.stringify(v)}; resume with the same settings and data (or start a new run with --model ${resumeDir})`);
+    const ck = loadCheckpoint(resumeDir);
+    loadMoments(resumeDir, ck.model);
+    ({ model, tokenizer } = ck);
+    files = checkpointFiles(ck);
+    start = state.step;
+    process.stderr.write(`resuming from ${resumeDir} (step ${start} of ${a.steps})\n`);
+  } else if (a.model) {
+    const ck = loadCheckpoint(a.model);
+    ({ model, tokenizer } = ck);
+    files = checkpointFiles(ck);
+  } else {
+    const texts = examples.flatMap((e) => e.messages.map((m) => m.content));
+    const m = await createFromScratch({ preset: a.init!, seed: a.seed, corpus: texts });
+    ({ model, tokenizer, files } = m);
+  }
+
+  const encoded = encodeExamples(tokenizer, examples, settings.maxLen);
+  if (encoded.examples.length === 0) throw new UsageError(`--data: no example fits --max-len ${settings.maxLen} with a response to train on`);
+  if (encoded.tooLong) process.stderr.write(`note: ${encoded.tooLong} example(s) longer than --max-len ${settings.maxLen} left out\n`);
+  if (encoded.examples.length < settings.batch) process.stderr.write(`note: ${encoded.examples.length} example(s), fewer than --batch ${settings.batch}: batches repeat examples\n`);
+
+  const progress = new Progress("sft", a.steps, a.quiet ? null : process.stderr);
+  progress.update(start);
+  const controller = new AbortController();
+  const onSigint = () => controller.abort();
+  process.once("SIGINT", onSigint);
+  let recent: { tokens: number; seconds: number }[] = [];
+  try {
+    const r = await trainSft({
+      out: a.out,
+      model,
+      files,
+      examples: encoded.examples,
+      settings,
+      dataId: id,
+      saveEvery: a["save-every"],
+      keep: a.keep,
+      startStep: start,
+      signal: controller.signal,
+      onStep: (s) => {
+        recent = [...recent.slice(-9), { tokens: s.tokens, seconds: s.seconds }];
+        const tps = recent.reduce((x, y) => x + y.tokens, 0) / recent.reduce((x, y) => x + y.seconds, 0);
+        progress.update(s.step, `loss ${s.loss.toFixed(4)} lr ${s.lr.toExponential(2)} ${fmtRate(tps)} tok/s`);
+      },
+    });
+    progress.finish();
+    if (r.interrupted) {
+      process.stderr.write(`interrupted after step ${r.steps}: checkpoint saved; continue with --resume auto\n`);
+      return 130;
+    }
+    process.stdout.write(`trained ${r.steps} steps on ${encoded.examples.length} examples: final loss ${r.lastLoss?.toFixed(4)}, ${fmtRate(r.tokensPerSecond)} tokens/s; model in ${resolve(a.out)}\n`);
+    return 0;
+  } finally {
+    process.off("SIGINT", onSigint);
+  }
+}
+
+function fmtRate(r: number): string {
+  return r >= 1000 ? `${(r / 1000).toFixed(1)}k` : r.toFixed(0);
+}

@@ -1,0 +1,117 @@
+/**
+ * A form for one action, built from the action's JSON Schema (derived from the world's zod schema):
+ * a choice of variant for a union (`oneOf` of objects told apart by a `const` field), then one
+ * input per field (a select for an enum, a text, number or checkbox input otherwise). When the
+ * world lists every valid action, they are offered as buttons too.
+ */
+import { h } from "./dom.js";
+
+interface JsonSchema {
+  type?: string | string[];
+  const?: unknown;
+  enum?: unknown[];
+  description?: string;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  oneOf?: JsonSchema[];
+  anyOf?: JsonSchema[];
+}
+
+export interface ActionForm {
+  readonly element: HTMLElement;
+}
+
+function variants(schema: JsonSchema): JsonSchema[] {
+  return schema.oneOf ?? schema.anyOf ?? [schema];
+}
+
+/** The field whose `const` tells the variants apart ("type"). */
+function discriminator(vs: JsonSchema[]): string | undefined {
+  const first = vs[0]?.properties ?? {};
+  return Object.keys(first).find((k) => vs.every((v) => v.properties?.[k]?.const !== undefined));
+}
+
+function label(value: unknown): string {
+  if (value && typeof value === "object") {
+    const vals = Object.values(value as Record<string, unknown>).map((v) => String(v));
+    return vals.join(" ");
+  }
+  return String(value);
+}
+
+export function actionForm(schema: unknown, options: readonly unknown[] | undefined, submit: (action: unknown) => void): ActionForm {
+  const root = schema as JsonSchema;
+  const vs = variants(root);
+  const disc = vs.length > 1 ? discriminator(vs) : undefined;
+  const fieldsBox = h("div.fields");
+  const kind = h("select", { name: "variant", "aria-label": "action" });
+  vs.forEach((v, i) => {
+    const name = disc ? String(v.properties![disc]!.const) : "action";
+    kind.append(h("option", { value: String(i) }, v.description ? `${name}: ${v.description}` : name));
+  });
+  let inputs: { key: string; read: () => unknown }[] = [];
+
+  const draw = () => {
+    const v = vs[Number(kind.value)] ?? vs[0]!;
+    inputs = [];
+    fieldsBox.replaceChildren();
+    for (const [key, prop] of Object.entries(v.properties ?? {})) {
+      if (key === disc || prop.const !== undefined) {
+        inputs.push({ key, read: () => prop.const });
+        continue;
+      }
+      const required = v.required?.includes(key) ?? false;
+      let read: () => unknown;
+      let control: HTMLElement;
+      if (prop.enum) {
+        const sel = h("select", { name: key }, required ? null : h("option", { value: "" }, "(none)"), prop.enum.map((e) => h("option", { value: String(e) }, String(e))));
+        read = () => (sel.value === "" ? undefined : prop.enum!.find((e) => String(e) === sel.value));
+        control = sel;
+      } else if (prop.type === "number" || prop.type === "integer") {
+        const inp = h("input", { name: key, type: "number" });
+        read = () => (inp.value === "" ? undefined : Number(inp.value));
+        control = inp;
+      } else if (prop.type === "boolean") {
+        const inp = h("input", { name: key, type: "checkbox" });
+        read = () => inp.checked;
+        control = inp;
+      } else {
+        const inp = h("textarea", { name: key, rows: 2, placeholder: prop.description ?? key });
+        read = () => inp.value;
+        control = inp;
+      }
+      inputs.push({ key, read });
+      fieldsBox.append(h("label.field", h("span", key, required ? "" : " (optional)"), control));
+    }
+  };
+  kind.addEventListener("change", draw);
+  draw();
+
+  const send = h("button.primary", { type: "submit" }, "Act");
+  const form = h(
+    "form.action-form",
+    {
+      onsubmit: (e: Event) => {
+        e.preventDefault();
+        const action: Record<string, unknown> = {};
+        for (const { key, read } of inputs) {
+          const value = read();
+          if (value !== undefined) action[key] = value;
+        }
+        submit(action);
+      },
+    },
+    vs.length > 1 ? h("label.field", h("span", "action"), kind) : null,
+    fieldsBox,
+    send,
+  );
+  const quick =
+    options && options.length > 0 && options.length <= 40
+      ? h(
+          "div.options",
+          h("span.muted.small", "choose:"),
+          options.map((o) => h("button.option", { type: "button", onclick: () => submit(o) }, label(o))),
+        )
+      : null;
+  return { element: h("div.action", quick, form) };
+}

@@ -1,0 +1,338 @@
+/**
+ * A room: the timeline of timesteps seen from one perspective (the world's, or any one agent's),
+ * the seats, the person's panel when this page holds a seat, and a benchmark's progress.
+ *
+ * What this page can show is what the server sent it: a spectator of a public room receives
+ * every perspective; a page in a seat receives its own agent's only, so its perspective switch
+ * offers just that one.
+ */
+import { Client, type Room } from "@colyseus/sdk";
+import { C2S, S2C, type ActionResultMessage, type JoinOptions, type SeatMessage, type TurnMessage, type TurnOverMessage } from "../../server/protocol.js";
+import { renderProgress, type ProgressJson } from "./benchmark-panel.js";
+import { h, myName, replace } from "./dom.js";
+import { SeatPanel } from "./seat-panel.js";
+
+interface Step {
+  timestep: number;
+  text: string;
+  sameAsState: boolean;
+  mentalState: string;
+  action: string;
+  source: string;
+  data: string;
+}
+
+interface SeatJson {
+  agent: string;
+  controller: string;
+  human: boolean;
+  occupant: string;
+  connected: boolean;
+  waiting: boolean;
+  deadline: number;
+}
+
+interface StateJson {
+  kind: string;
+  title: string;
+  world: string;
+  status: string;
+  note: string;
+  visibility: string;
+  runId: string;
+  episode: number;
+  agents: string[];
+  seats: Record<string, SeatJson>;
+  timeline: { timestep: number; at: number }[];
+  perspectives: Record<string, { name: string; steps: Step[] }>;
+  progress?: ProgressJson;
+}
+
+const WORLD = "world";
+const tokenKey = (roomId: string) => `sw-seat:${roomId}`;
+
+export function showRoom(app: HTMLElement, roomId: string, params: URLSearchParams): () => void {
+  const seatWanted = params.get("seat") ?? undefined;
+  const tokenParam = params.get("token") ?? undefined;
+  const header = h("div.room-head");
+  const tabs = h("nav.tabs#perspectives");
+  const timeline = h("div.timeline#timeline");
+  const seatsBox = h("div.card#seats");
+  const progressBox = h("div.card.progress#progress");
+  const aside = h("aside");
+  app.append(header, h("div.room-grid", h("section.main", tabs, timeline), aside));
+  replace(header, h("p.muted", "connecting…"));
+
+  let room: Room | undefined;
+  let state: StateJson | undefined;
+  let perspective: string | undefined;
+  let mySeat: string | undefined;
+  let panel: SeatPanel | undefined;
+  let closed = false;
+  let scheduled = false;
+
+  const render = () => {
+    scheduled = false;
+    if (!state || closed) return;
+    const s = state;
+    const last = s.timeline.at(-1)?.timestep ?? 0;
+    replace(
+      header,
+      h("h2", s.title),
+      h(
+        "div.meta",
+        h(`span.status.${s.status}`, s.status),
+        s.note ? h("span.muted", s.note) : null,
+        s.kind === "simulation" ? h("span#clock", `episode ${s.episode} · timestep ${last}`) : null,
+        s.visibility === "private" ? h("span.badge", "private") : null,
+        s.runId ? h("a", { href: `#/run/${encodeURIComponent(s.runId)}` }, "run log") : null,
+        h("a", { href: "#/" }, "lobby"),
+      ),
+    );
+    const names = Object.keys(s.perspectives ?? {});
+    const order = [WORLD, ...s.agents].filter((n) => names.includes(n));
+    if (!perspective || !order.includes(perspective)) perspective = order.includes(WORLD) ? WORLD : order[0];
+    replace(
+      tabs,
+      order.map((n) =>
+        h(
+          `button.tab${n === perspective ? ".active" : ""}`,
+          {
+            dataset: { perspective: n },
+            onclick: () => {
+              perspective = n;
+              render();
+            },
+          },
+          n === WORLD ? "World" : n === mySeat ? `${n} (you)` : n,
+        ),
+      ),
+      order.length === 0 ? h("span.muted", "no perspective to show yet") : null,
+    );
+    const atBottom = timeline.scrollHeight - timeline.scrollTop - timeline.clientHeight < 40;
+    if (s.kind === "benchmark") replace(timeline, benchmarkTimeline(s, perspective));
+    else replace(timeline, simulationTimeline(s, perspective));
+    if (atBottom) timeline.scrollTop = timeline.scrollHeight;
+
+    replace(
+      seatsBox,
+      h("h3", "Seats"),
+      h(
+        "ul.seats",
+        s.agents.map((a) => {
+          const seat = s.seats[a];
+          if (!seat) return null;
+          const who = seat.occupant ? `${seat.occupant}${seat.connected ? "" : " (reconnecting)"}` : seat.controller === "none" ? "nobody" : seat.controller;
+          const left = seat.waiting && seat.deadline ? Math.max(0, Math.ceil((seat.deadline - Date.now()) / 1000)) : undefined;
+          return h(
+            "li",
+            { dataset: { seat: a } },
+            h("strong", a),
+            " ",
+            h("span.muted", who),
+            left !== undefined ? h("span.badge.waiting", `thinking · ${left}s`) : null,
+            seat.human && !seat.occupant && !mySeat
+              ? h("a.button.take", { href: `#/room/${encodeURIComponent(roomId)}?seat=${encodeURIComponent(a)}${tokenParam ? `&token=${encodeURIComponent(tokenParam)}` : ""}` }, "take seat")
+              : null,
+          );
+        }),
+      ),
+    );
+    if (s.kind === "benchmark") renderProgress(progressBox, s.progress);
+    replace(aside, panel?.element, s.kind === "benchmark" ? progressBox : null, seatsBox);
+  };
+  const schedule = () => {
+    if (!scheduled) {
+      scheduled = true;
+      requestAnimationFrame(render);
+    }
+  };
+
+  const connect = async () => {
+    const client = new Client();
+    const stored = sessionStorage.getItem(tokenKey(roomId)) ?? undefined;
+    const name = myName() || undefined;
+    const attempts: JoinOptions[] = [];
+    if (seatWanted) {
+      const token = tokenParam ?? stored;
+      attempts.push({ seat: seatWanted, ...(token ? { token } : {}), ...(name ? { name } : {}) });
+      // A remembered token may have expired (the seat was released): claim the seat afresh.
+      if (!tokenParam && stored) attempts.push({ seat: seatWanted, ...(name ? { name } : {}) });
+    } else {
+      attempts.push(tokenParam ? { token: tokenParam } : {});
+    }
+    let lastError: unknown;
+    for (const options of attempts) {
+      try {
+        room = await client.joinById(roomId, options);
+        break;
+      } catch (err) {
+        lastError = err;
+      }
+    }
+    if (!room) throw lastError instanceof Error ? lastError : new Error(String(lastError));
+    if (closed) {
+      void room.leave();
+      return;
+    }
+    const r = room;
+    r.onStateChange((st) => {
+      state = (st as { toJSON(): StateJson }).toJSON();
+      schedule();
+    });
+    r.onMessage(S2C.seat, (m: SeatMessage) => {
+      sessionStorage.setItem(tokenKey(roomId), m.token);
+      mySeat = m.agent || undefined;
+      perspective = mySeat;
+      if (!panel)
+        panel = new SeatPanel(
+          m.agent,
+          (action, timestep) => r.send(C2S.act, { action, timestep }),
+          () => {
+            sessionStorage.removeItem(tokenKey(roomId));
+            location.hash = `#/room/${encodeURIComponent(roomId)}`;
+          },
+          state?.kind === "benchmark" ? "question" : "timestep",
+        );
+      else panel.setAgent(m.agent);
+      schedule();
+    });
+    r.onMessage(S2C.turn, (m: TurnMessage) => panel?.setTurn(m));
+    r.onMessage(S2C.turnOver, (m: TurnOverMessage) => panel?.turnOver(m));
+    r.onMessage(S2C.actionResult, (m: ActionResultMessage) => panel?.result(m));
+    r.onMessage(S2C.error, (m: { error: string }) => console.warn(`room: ${m.error}`));
+    r.onLeave((code: number) => {
+      if (closed) return;
+      replace(header, h("h2", state?.title ?? "room"), h("p.error", `disconnected from the room (${code}). `, h("a", { href: "#/" }, "back to the lobby")));
+    });
+  };
+  connect().catch((err: unknown) => {
+    replace(header, h("h2", "Cannot join the room"), h("p.error#join-error", (err as Error).message), h("a", { href: "#/" }, "back to the lobby"));
+  });
+  const clock = window.setInterval(() => state && Object.values(state.seats).some((s) => s.waiting) && schedule(), 1000);
+
+  return () => {
+    closed = true;
+    clearInterval(clock);
+    panel?.dispose();
+    if (room) void room.leave();
+  };
+}
+
+function stepsOf(s: StateJson, name: string): Map<number, Step> {
+  return new Map((s.perspectives[name]?.steps ?? []).map((x) => [x.timestep, x]));
+}
+
+function sourceBadge(source: string) {
+  return source === "human" ? h("span.badge.human", "person") : source === "fallback" ? h("span.badge.fallback", "fallback") : null;
+}
+
+function observation(step: Step, state: string | undefined) {
+  if (!step.text) return h("span.muted", "perceives nothing");
+  if (step.sameAsState && state !== undefined && step.text === state) return h("span.muted", "sees everything that happened");
+  return h("span.obs-text", step.text);
+}
+
+/** Mental states are shown when they change (as the socialized context writes them). */
+function mind(step: Step, previous: Step | undefined) {
+  if (!step.mentalState || step.mentalState === previous?.mentalState) return null;
+  return h("div.mind", step.mentalState);
+}
+
+function simulationTimeline(s: StateJson, perspective: string | undefined): HTMLElement {
+  if (!perspective) return h("p.muted", "Nothing to show yet.");
+  const agents = s.agents;
+  if (perspective === WORLD) {
+    const world = s.perspectives[WORLD]?.steps ?? [];
+    const byAgent = new Map(agents.map((a) => [a, stepsOf(s, a)]));
+    return h(
+      "ol.steps",
+      world.map((w) =>
+        h(
+          "li.step",
+          { dataset: { timestep: String(w.timestep) } },
+          h("div.t", `t${w.timestep}`),
+          h("div.body", h("div.state", w.text === "none" ? h("span.muted", "(nothing has happened yet)") : w.text), h(
+            "table.agents",
+            agents.map((a) => {
+              const mine = byAgent.get(a)?.get(w.timestep);
+              const prev = byAgent.get(a)?.get(w.timestep - 1);
+              if (!mine) return null;
+              return h(
+                "tr",
+                h("th", a),
+                h("td", observation(mine, w.text), mind(mine, prev)),
+                h("td.act", mine.action === "none" ? h("span.muted", "—") : mine.action, sourceBadge(mine.source)),
+              );
+            }),
+          )),
+        ),
+      ),
+    );
+  }
+  const steps = s.perspectives[perspective]?.steps ?? [];
+  return h(
+    "ol.steps",
+    steps.map((st, i) =>
+      h(
+        "li.step",
+        { dataset: { timestep: String(st.timestep) } },
+        h("div.t", `t${st.timestep}`),
+        h(
+          "div.body",
+          h("div", observation(st, undefined)),
+          mind(st, steps[i - 1]),
+          h("div.act", st.action === "none" ? h("span.muted", "does nothing") : h("span", h("span.muted", "does: "), st.action), sourceBadge(st.source)),
+        ),
+      ),
+    ),
+  );
+}
+
+function benchmarkTimeline(s: StateJson, perspective: string | undefined): HTMLElement {
+  const world = s.perspectives[WORLD]?.steps ?? [];
+  const mine = stepsOf(s, "respondent");
+  if (perspective === WORLD) {
+    return h(
+      "ol.steps",
+      world.map((w) => {
+        const d = safeJson(w.data) as { type?: string; answer?: string; official?: unknown; correct?: boolean; error?: string };
+        return h(
+          "li.step",
+          h("div.t", `#${w.timestep}`),
+          h(
+            "div.body",
+            h("div", d.type ? h("span.badge", d.type) : null, " ", w.text),
+            d.answer !== undefined
+              ? h(
+                  "div.act",
+                  h(`span.verdict.${d.correct ? "right" : "wrong"}`, d.correct ? "✓" : "✗"),
+                  ` answered: ${d.answer || "(nothing)"}`,
+                  h("span.muted", ` · official: ${Array.isArray(d.official) ? d.official.join(", ") : String(d.official)}`),
+                  d.error ? h("span.muted", ` · ${d.error}`) : null,
+                )
+              : h("div.muted", "answering…"),
+          ),
+        );
+      }),
+    );
+  }
+  return h(
+    "ol.steps",
+    [...mine.values()].map((st) =>
+      h(
+        "li.step",
+        h("div.t", `#${st.timestep}`),
+        h("div.body", h("pre.text", st.text), st.action ? h("div.act", st.action, sourceBadge(st.source)) : h("div.muted", "answering…")),
+      ),
+    ),
+  );
+}
+
+function safeJson(text: string): Record<string, unknown> {
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+}

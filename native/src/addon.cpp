@@ -1,0 +1,638 @@
+// The Node binding: Model (parameters, training passes, AdamW), Generation (batched sampling
+// with a KV cache) and a few module functions (gemm for tests and benchmarks, instruction-set
+// and thread controls, a peak-throughput probe). Parameter, gradient and moment buffers are
+// exposed to JavaScript as typed arrays over native memory, so checkpoints are read and written
+// without copies. Heavy calls have Promise-returning twins that run off the main thread.
+#include <napi.h>
+
+#include <atomic>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "generation.h"
+#include "kernels/gemm.h"
+#include "kernels/peak.h"
+#include "model.h"
+#include "thread_pool.h"
+
+using namespace sw;
+
+namespace {
+
+std::shared_ptr<ThreadPool> g_pool;
+int g_threads = 0;
+
+std::shared_ptr<ThreadPool> shared_pool() {
+  if (!g_pool) g_pool = std::make_shared<ThreadPool>(g_threads);
+  return g_pool;
+}
+
+// ---- argument helpers ----
+
+Napi::Error type_error(Napi::Env env, const std::string& msg) { return Napi::TypeError::New(env, msg); }
+
+template <typename A>
+A typed_arg(const Napi::Value& v, napi_typedarray_type type, const char* type_name, const std::string& what) {
+  if (!v.IsTypedArray() || v.As<Napi::TypedArray>().TypedArrayType() != type)
+    throw type_error(v.Env(), what + " must be a " + type_name);
+  return v.As<A>();
+}
+
+Napi::Int32Array int32_arg(const Napi::Value& v, const std::string& what) {
+  return typed_arg<Napi::Int32Array>(v, napi_int32_array, "Int32Array", what);
+}
+
+int64_t int_arg(const Napi::Value& v, const std::string& what, int64_t min, int64_t max = INT32_MAX) {
+  if (!v.IsNumber()) throw type_error(v.Env(), what + " must be a number");
+  double d = v.As<Napi::Number>().DoubleValue();
+  if (d != static_cast<double>(static_cast<int64_t>(d)) || d < static_cast<double>(min) || d > static_cast<double>(max))
+    throw Napi::RangeError::New(v.Env(), what + " must be an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "] (got " +
+                                             v.ToString().Utf8Value() + ")");
+  return static_cast<int64_t>(d);
+}
+
+double num_field(const Napi::Object& o, const char* key, double fallback) {
+  Napi::Value v = o.Get(key);
+  if (v.IsUndefined() || v.IsNull()) return fallback;
+  if (!v.IsNumber()) throw type_error(o.Env(), std::string(key) + " must be a number");
+  return v.As<Napi::Number>().DoubleValue();
+}
+
+int int_field(const Napi::Object& o, const char* key) {
+  Napi::Value v = o.Get(key);
+  if (v.IsUndefined()) throw type_error(o.Env(), std::string("config.") + key + " is required");
+  return static_cast<int>(int_arg(v, std::string("config.") + key, 0));
+}
+
+bool bool_field(const Napi::Object& o, const char* key, bool fallback) {
+  Napi::Value v = o.Get(key);
+  if (v.IsUndefined() || v.IsNull()) return fallback;
+  if (!v.IsBoolean()) throw type_error(o.Env(), std::string(key) + " must be a boolean");
+  return v.As<Napi::Boolean>().Value();
+}
+
+// A typed array over native storage; the view keeps the storage alive.
+template <typename T>
+Napi::Value view_of(Napi::Env env, std::shared_ptr<T> storage, size_t n) {
+  auto* hold = new std::shared_ptr<T>(std::move(storage));
+  Napi::ArrayBuffer ab = Napi::ArrayBuffer::New(
+      env, hold->get(), n * sizeof(T), [](Napi::Env, void*, std::shared_ptr<T>* h) { delete h; }, hold);
+  return Napi::TypedArrayOf<T>::New(env, n, ab, 0);
+}
+
+template <typename T>
+Napi::Value copy_of(Napi::Env env, const T* data, size_t n) {
+  auto arr = Napi::TypedArrayOf<T>::New(env, n);
+  if (n) std::memcpy(arr.Data(), data, n * sizeof(T));
+  return arr;
+}
+
+// Marks a model busy for the duration of a call (or of an asynchronous task).
+class BusyGuard {
+ public:
+  BusyGuard(Napi::Env env, std::atomic<bool>& flag) : flag_(&flag) {
+    if (flag.exchange(true)) throw Napi::Error::New(env, "the model is busy with an asynchronous call; await it before using the model again");
+  }
+  ~BusyGuard() {
+    if (flag_) flag_->store(false);
+  }
+  // Hands the flag to an asynchronous task, which clears it when done.
+  std::atomic<bool>* release() {
+    auto* f = flag_;
+    flag_ = nullptr;
+    return f;
+  }
+
+ private:
+  std::atomic<bool>* flag_;
+};
+
+// Runs `work` on the libuv pool and settles a Promise with `done`'s value.
+class Task : public Napi::AsyncWorker {
+ public:
+  Task(Napi::Env env, Napi::Object keep, std::atomic<bool>* busy, std::function<void()> work, std::function<Napi::Value(Napi::Env)> done)
+      : Napi::AsyncWorker(env), deferred_(Napi::Promise::Deferred::New(env)), busy_(busy), work_(std::move(work)), done_(std::move(done)) {
+    keep_ = Napi::Persistent(keep);
+  }
+  Napi::Promise promise() const { return deferred_.Promise(); }
+
+  void Execute() override {
+    try {
+      work_();
+    } catch (const std::exception& e) {
+      SetError(e.what());
+    }
+  }
+  void OnOK() override {
+    if (busy_) busy_->store(false);
+    Napi::HandleScope scope(Env());
+    try {
+      deferred_.Resolve(done_(Env()));
+    } catch (const Napi::Error& e) {
+      deferred_.Reject(e.Value());
+    }
+  }
+  void OnError(const Napi::Error& e) override {
+    if (busy_) busy_->store(false);
+    deferred_.Reject(e.Value());
+  }
+
+ private:
+  Napi::Promise::Deferred deferred_;
+  Napi::ObjectReference keep_;
+  std::atomic<bool>* busy_;
+  std::function<void()> work_;
+  std::function<Napi::Value(Napi::Env)> done_;
+};
+
+// ---- Model ----
+
+class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
+ public:
+  static Napi::FunctionReference constructor;
+
+  static Napi::Function Define(Napi::Env env) {
+    return DefineClass(env, "Model",
+                       {
+                           InstanceAccessor<&ModelWrap::Dtype>("dtype"),
+                           InstanceAccessor<&ModelWrap::NumParams>("numParams"),
+                           InstanceMethod<&ModelWrap::Tensors>("tensors"),
+                           InstanceMethod<&ModelWrap::Params>("params"),
+                           InstanceMethod<&ModelWrap::Grads>("grads"),
+                           InstanceMethod<&ModelWrap::Moments>("moments"),
+                           InstanceMethod<&ModelWrap::ForwardBackward>("forwardBackward"),
+                           InstanceMethod<&ModelWrap::ForwardBackwardAsync>("forwardBackwardAsync"),
+                           InstanceMethod<&ModelWrap::Logits>("logits"),
+                           InstanceMethod<&ModelWrap::ZeroGrad>("zeroGrad"),
+                           InstanceMethod<&ModelWrap::GradNorm>("gradNorm"),
+                           InstanceMethod<&ModelWrap::AdamwStep>("adamwStep"),
+                       });
+  }
+
+  explicit ModelWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ModelWrap>(info) {
+    Napi::Env env = info.Env();
+    if (!info[0].IsObject()) throw type_error(env, "new Model(config, options): config must be an object");
+    Napi::Object c = info[0].As<Napi::Object>();
+    ModelConfig cfg;
+    cfg.vocab_size = int_field(c, "vocabSize");
+    cfg.hidden_size = int_field(c, "hiddenSize");
+    cfg.num_layers = int_field(c, "numLayers");
+    cfg.num_heads = int_field(c, "numHeads");
+    cfg.num_kv_heads = int_field(c, "numKvHeads");
+    cfg.head_dim = int_field(c, "headDim");
+    cfg.intermediate_size = int_field(c, "intermediateSize");
+    cfg.max_position = int_field(c, "maxPositionEmbeddings");
+    cfg.rms_norm_eps = num_field(c, "rmsNormEps", 1e-6);
+    cfg.rope_theta = num_field(c, "ropeTheta", 10000.0);
+    cfg.tie_word_embeddings = bool_field(c, "tieWordEmbeddings", false);
+    cfg.attention_bias = bool_field(c, "attentionBias", true);
+    std::string dtype = "float32";
+    if (info[1].IsObject()) {
+      Napi::Value d = info[1].As<Napi::Object>().Get("dtype");
+      if (!d.IsUndefined()) dtype = d.ToString().Utf8Value();
+    }
+    try {
+      if (dtype == "float32")
+        f32_ = std::make_unique<Qwen2Model<float>>(cfg, make_cpu_backend<float>(shared_pool()));
+      else if (dtype == "float64")
+        f64_ = std::make_unique<Qwen2Model<double>>(cfg, make_cpu_backend<double>(shared_pool()));
+      else
+        throw type_error(env, "dtype must be float32 or float64 (got " + dtype + ")");
+    } catch (const std::invalid_argument& e) {
+      throw Napi::RangeError::New(env, std::string("invalid model config: ") + e.what());
+    }
+  }
+
+  template <typename F>
+  Napi::Value visit(F&& f) {
+    if (f32_) return f(*f32_);
+    return f(*f64_);
+  }
+  bool is_f32() const { return static_cast<bool>(f32_); }
+  Qwen2Model<float>* f32() { return f32_.get(); }
+  Qwen2Model<double>* f64() { return f64_.get(); }
+  std::atomic<bool>& busy() { return busy_; }
+
+ private:
+  Napi::Value Dtype(const Napi::CallbackInfo& info) { return Napi::String::New(info.Env(), f32_ ? "float32" : "float64"); }
+
+  Napi::Value NumParams(const Napi::CallbackInfo& info) {
+    return visit([&](auto& m) -> Napi::Value { return Napi::Number::New(info.Env(), static_cast<double>(m.num_params())); });
+  }
+
+  Napi::Value Tensors(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    return visit([&](auto& m) -> Napi::Value {
+      const auto& ts = m.tensors();
+      Napi::Array out = Napi::Array::New(env, ts.size());
+      for (size_t i = 0; i < ts.size(); i++) {
+        Napi::Object o = Napi::Object::New(env);
+        o.Set("name", ts[i].name);
+        Napi::Array shape = Napi::Array::New(env, ts[i].shape.size());
+        for (size_t d = 0; d < ts[i].shape.size(); d++) shape.Set(d, Napi::Number::New(env, static_cast<double>(ts[i].shape[d])));
+        o.Set("shape", shape);
+        o.Set("offset", Napi::Number::New(env, static_cast<double>(ts[i].offset)));
+        o.Set("size", Napi::Number::New(env, static_cast<double>(ts[i].size)));
+        o.Set("decay", Napi::Boolean::New(env, ts[i].decay));
+        out.Set(i, o);
+      }
+      return out;
+    });
+  }
+
+  Napi::Value Params(const Napi::CallbackInfo& info) {
+    return visit([&](auto& m) { return view_of(info.Env(), m.params_storage(), m.num_params()); });
+  }
+
+  Napi::Value Grads(const Napi::CallbackInfo& info) {
+    return visit([&](auto& m) { return view_of(info.Env(), m.grads_storage(), m.num_params()); });
+  }
+
+  Napi::Value Moments(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    return visit([&](auto& m) -> Napi::Value {
+      Napi::Object o = Napi::Object::New(env);
+      o.Set("m", view_of(env, m.m_storage(), m.num_params()));
+      o.Set("v", view_of(env, m.v_storage(), m.num_params()));
+      return o;
+    });
+  }
+
+  struct PassArgs {
+    std::vector<int32_t> tokens, targets;
+    std::vector<float> weights;
+    bool has_weights = false;
+    int batch = 0, seq_len = 0;
+    bool backward = false;
+  };
+
+  PassArgs pass_args(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    PassArgs a;
+    Napi::Int32Array tokens = int32_arg(info[0], "tokens");
+    Napi::Int32Array targets = int32_arg(info[1], "targets");
+    a.batch = static_cast<int>(int_arg(info[3], "batch", 1));
+    a.seq_len = static_cast<int>(int_arg(info[4], "seqLen", 1));
+    const size_t n = static_cast<size_t>(a.batch) * a.seq_len;
+    if (tokens.ElementLength() != n || targets.ElementLength() != n)
+      throw Napi::RangeError::New(env, "tokens and targets must hold batch * seqLen = " + std::to_string(n) + " ids");
+    a.tokens.assign(tokens.Data(), tokens.Data() + n);
+    a.targets.assign(targets.Data(), targets.Data() + n);
+    if (!info[2].IsUndefined() && !info[2].IsNull()) {
+      Napi::Float32Array w = typed_arg<Napi::Float32Array>(info[2], napi_float32_array, "Float32Array", "weights");
+      if (w.ElementLength() != n) throw Napi::RangeError::New(env, "weights must hold batch * seqLen = " + std::to_string(n) + " values");
+      a.weights.assign(w.Data(), w.Data() + n);
+      a.has_weights = true;
+    }
+    a.backward = info[5].ToBoolean().Value();
+    return a;
+  }
+
+  template <typename T>
+  static double run_pass(Qwen2Model<T>& m, const PassArgs& a, std::vector<T>& logp) {
+    logp.assign(static_cast<size_t>(a.batch) * a.seq_len, T(0));
+    return m.forward_backward(a.tokens.data(), a.targets.data(), a.has_weights ? a.weights.data() : nullptr, a.batch, a.seq_len, logp.data(),
+                              a.backward);
+  }
+
+  // forwardBackward(tokens, targets, weights | null, batch, seqLen, backward) -> {loss, logprobs}
+  Napi::Value ForwardBackward(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    BusyGuard guard(env, busy_);
+    PassArgs a = pass_args(info);
+    return visit([&](auto& m) -> Napi::Value {
+      using T = std::remove_reference_t<decltype(*m.params())>;
+      std::vector<T> logp;
+      double loss = run_pass(m, a, logp);
+      Napi::Object o = Napi::Object::New(env);
+      o.Set("loss", loss);
+      o.Set("logprobs", copy_of(env, logp.data(), logp.size()));
+      return o;
+    });
+  }
+
+  Napi::Value ForwardBackwardAsync(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    BusyGuard guard(env, busy_);
+    auto a = std::make_shared<PassArgs>(pass_args(info));
+    auto loss = std::make_shared<double>(0);
+    Task* task;
+    if (f32_) {
+      auto logp = std::make_shared<std::vector<float>>();
+      task = new Task(
+          env, info.This().As<Napi::Object>(), guard.release(), [m = f32_.get(), a, loss, logp] { *loss = run_pass(*m, *a, *logp); },
+          [loss, logp](Napi::Env e) -> Napi::Value {
+            Napi::Object o = Napi::Object::New(e);
+            o.Set("loss", *loss);
+            o.Set("logprobs", copy_of(e, logp->data(), logp->size()));
+            return o;
+          });
+    } else {
+      auto logp = std::make_shared<std::vector<double>>();
+      task = new Task(
+          env, info.This().As<Napi::Object>(), guard.release(), [m = f64_.get(), a, loss, logp] { *loss = run_pass(*m, *a, *logp); },
+          [loss, logp](Napi::Env e) -> Napi::Value {
+            Napi::Object o = Napi::Object::New(e);
+            o.Set("loss", *loss);
+            o.Set("logprobs", copy_of(e, logp->data(), logp->size()));
+            return o;
+          });
+    }
+    Napi::Promise p = task->promise();
+    task->Queue();
+    return p;
+  }
+
+  // logits(tokens, batch, seqLen) -> [batch * seqLen * vocab]
+  Napi::Value Logits(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    BusyGuard guard(env, busy_);
+    Napi::Int32Array tokens = int32_arg(info[0], "tokens");
+    const int batch = static_cast<int>(int_arg(info[1], "batch", 1));
+    const int seq_len = static_cast<int>(int_arg(info[2], "seqLen", 1));
+    const size_t n = static_cast<size_t>(batch) * seq_len;
+    if (tokens.ElementLength() != n) throw Napi::RangeError::New(env, "tokens must hold batch * seqLen = " + std::to_string(n) + " ids");
+    std::vector<int32_t> ids(tokens.Data(), tokens.Data() + n);
+    return visit([&](auto& m) -> Napi::Value {
+      using T = std::remove_reference_t<decltype(*m.params())>;
+      auto out = Napi::TypedArrayOf<T>::New(env, n * m.config().vocab_size);
+      m.logits(ids.data(), batch, seq_len, out.Data());
+      return out;
+    });
+  }
+
+  Napi::Value ZeroGrad(const Napi::CallbackInfo& info) {
+    BusyGuard guard(info.Env(), busy_);
+    visit([&](auto& m) -> Napi::Value {
+      m.zero_grad();
+      return info.Env().Undefined();
+    });
+    return info.Env().Undefined();
+  }
+
+  Napi::Value GradNorm(const Napi::CallbackInfo& info) {
+    BusyGuard guard(info.Env(), busy_);
+    return visit([&](auto& m) -> Napi::Value { return Napi::Number::New(info.Env(), m.grad_norm()); });
+  }
+
+  // adamwStep({lr, beta1, beta2, eps, weightDecay, step, gradScale})
+  Napi::Value AdamwStep(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    BusyGuard guard(env, busy_);
+    if (!info[0].IsObject()) throw type_error(env, "adamwStep(options): options must be an object");
+    Napi::Object o = info[0].As<Napi::Object>();
+    AdamWArgs a;
+    a.lr = num_field(o, "lr", a.lr);
+    a.beta1 = num_field(o, "beta1", a.beta1);
+    a.beta2 = num_field(o, "beta2", a.beta2);
+    a.eps = num_field(o, "eps", a.eps);
+    a.weight_decay = num_field(o, "weightDecay", a.weight_decay);
+    a.grad_scale = num_field(o, "gradScale", a.grad_scale);
+    a.step = int_arg(o.Get("step"), "step", 1, INT64_C(1) << 50);
+    visit([&](auto& m) -> Napi::Value {
+      m.adamw_step(a);
+      return env.Undefined();
+    });
+    return env.Undefined();
+  }
+
+  std::unique_ptr<Qwen2Model<float>> f32_;
+  std::unique_ptr<Qwen2Model<double>> f64_;
+  std::atomic<bool> busy_{false};
+};
+
+Napi::FunctionReference ModelWrap::constructor;
+
+// ---- Generation ----
+
+const char* finish_name(Finish f) {
+  switch (f) {
+    case Finish::stop_token:
+      return "stop_token";
+    case Finish::length:
+      return "length";
+    case Finish::stopped:
+      return "stopped";
+    default:
+      return nullptr;
+  }
+}
+
+class GenerationWrap : public Napi::ObjectWrap<GenerationWrap> {
+ public:
+  static Napi::Function Define(Napi::Env env) {
+    return DefineClass(env, "Generation",
+                       {
+                           InstanceAccessor<&GenerationWrap::Size>("size"),
+                           InstanceAccessor<&GenerationWrap::Running>("running"),
+                           InstanceMethod<&GenerationWrap::Step>("step"),
+                           InstanceMethod<&GenerationWrap::StepAsync>("stepAsync"),
+                           InstanceMethod<&GenerationWrap::Stop>("stop"),
+                           InstanceMethod<&GenerationWrap::Result>("result"),
+                       });
+  }
+
+  // new Generation(model, prompts: Int32Array[], {maxNewTokens, temperature, topK, topP, seed, seeds, stopTokenIds})
+  // seeds (one per prompt) gives each sequence its own stream; else sequence i uses seed + i.
+  explicit GenerationWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<GenerationWrap>(info) {
+    Napi::Env env = info.Env();
+    if (!info[0].IsObject() || !info[0].As<Napi::Object>().InstanceOf(ModelWrap::constructor.Value()))
+      throw type_error(env, "new Generation(model, prompts, options): model must be a Model");
+    model_ = Napi::ObjectWrap<ModelWrap>::Unwrap(info[0].As<Napi::Object>());
+    model_ref_ = Napi::Persistent(info[0].As<Napi::Object>());
+    if (!info[1].IsArray()) throw type_error(env, "prompts must be an array of Int32Array");
+    Napi::Array arr = info[1].As<Napi::Array>();
+    std::vector<std::vector<int32_t>> prompts;
+    for (uint32_t i = 0; i < arr.Length(); i++) {
+      Napi::Int32Array p = int32_arg(arr.Get(i), "prompts[" + std::to_string(i) + "]");
+      prompts.emplace_back(p.Data(), p.Data() + p.ElementLength());
+    }
+    Napi::Object o = info[2].IsObject() ? info[2].As<Napi::Object>() : Napi::Object::New(env);
+    SamplingParams sp;
+    sp.temperature = num_field(o, "temperature", 1.0);
+    sp.top_k = static_cast<int>(num_field(o, "topK", 0));
+    sp.top_p = num_field(o, "topP", 1.0);
+    const int max_new = static_cast<int>(int_arg(o.Get("maxNewTokens"), "maxNewTokens", 1));
+    const double seed = num_field(o, "seed", 0);
+    std::vector<uint64_t> seeds;
+    Napi::Value seeds_v = o.Get("seeds");
+    if (!seeds_v.IsUndefined() && !seeds_v.IsNull()) {
+      if (!seeds_v.IsArray() || seeds_v.As<Napi::Array>().Length() != prompts.size())
+        throw type_error(env, "seeds must be an array with one seed per prompt");
+      Napi::Array sa = seeds_v.As<Napi::Array>();
+      for (uint32_t i = 0; i < sa.Length(); i++) seeds.push_back(static_cast<uint64_t>(int_arg(sa.Get(i), "seeds[i]", 0, INT64_C(1) << 53)));
+    } else {
+      for (size_t i = 0; i < prompts.size(); i++) seeds.push_back(static_cast<uint64_t>(static_cast<int64_t>(seed)) + i);
+    }
+    std::vector<int32_t> stops;
+    Napi::Value sv = o.Get("stopTokenIds");
+    if (!sv.IsUndefined() && !sv.IsNull()) {
+      if (!sv.IsArray()) throw type_error(env, "stopTokenIds must be an array of numbers");
+      Napi::Array sa = sv.As<Napi::Array>();
+      for (uint32_t i = 0; i < sa.Length(); i++) stops.push_back(static_cast<int32_t>(int_arg(sa.Get(i), "stopTokenIds[i]", 0)));
+    }
+    BusyGuard guard(env, model_->busy());
+    try {
+      if (model_->is_f32())
+        g32_ = std::make_unique<Generation<float>>(*model_->f32(), std::move(prompts), sp, seeds, max_new, std::move(stops));
+      else
+        g64_ = std::make_unique<Generation<double>>(*model_->f64(), std::move(prompts), sp, seeds, max_new, std::move(stops));
+    } catch (const std::invalid_argument& e) {
+      throw Napi::RangeError::New(env, e.what());
+    } catch (const std::out_of_range& e) {
+      throw Napi::RangeError::New(env, e.what());
+    }
+  }
+
+ private:
+  int do_step(int n) { return g32_ ? g32_->step(n) : g64_->step(n); }
+  int size() const { return g32_ ? g32_->size() : g64_->size(); }
+
+  Napi::Value Size(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), size()); }
+  Napi::Value Running(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), g32_ ? g32_->running() : g64_->running()); }
+
+  Napi::Value Step(const Napi::CallbackInfo& info) {
+    BusyGuard guard(info.Env(), model_->busy());
+    const int n = static_cast<int>(int_arg(info[0], "steps", 1));
+    return Napi::Number::New(info.Env(), do_step(n));
+  }
+
+  Napi::Value StepAsync(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    BusyGuard guard(env, model_->busy());
+    const int n = static_cast<int>(int_arg(info[0], "steps", 1));
+    auto running = std::make_shared<int>(0);
+    Task* task = new Task(
+        env, info.This().As<Napi::Object>(), guard.release(), [this, n, running] { *running = do_step(n); },
+        [running](Napi::Env e) -> Napi::Value { return Napi::Number::New(e, *running); });
+    Napi::Promise p = task->promise();
+    task->Queue();
+    return p;
+  }
+
+  Napi::Value Stop(const Napi::CallbackInfo& info) {
+    BusyGuard guard(info.Env(), model_->busy());
+    const int i = static_cast<int>(int_arg(info[0], "index", 0, size() - 1));
+    g32_ ? g32_->stop(i) : g64_->stop(i);
+    return info.Env().Undefined();
+  }
+
+  // result(i) -> {tokens: Int32Array, logprobs: Float32Array, finishReason}
+  Napi::Value Result(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    BusyGuard guard(env, model_->busy());
+    const int i = static_cast<int>(int_arg(info[0], "index", 0, size() - 1));
+    const std::vector<int32_t>& t = g32_ ? g32_->tokens(i) : g64_->tokens(i);
+    const std::vector<float>& lp = g32_ ? g32_->logprobs(i) : g64_->logprobs(i);
+    const char* reason = finish_name(g32_ ? g32_->finish(i) : g64_->finish(i));
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("tokens", copy_of(env, t.data(), t.size()));
+    o.Set("logprobs", copy_of(env, lp.data(), lp.size()));
+    o.Set("finishReason", reason ? Napi::Value(Napi::String::New(env, reason)) : env.Null());
+    return o;
+  }
+
+  ModelWrap* model_ = nullptr;
+  Napi::ObjectReference model_ref_;
+  std::unique_ptr<Generation<float>> g32_;
+  std::unique_ptr<Generation<double>> g64_;
+};
+
+// ---- module functions ----
+
+// gemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc): C = alpha op(A) op(B) + beta C
+template <typename T>
+void gemm_typed(const Napi::CallbackInfo& info, bool ta, bool tb, int M, int N, int K, int64_t lda, int64_t ldb, int64_t ldc) {
+  Napi::Env env = info.Env();
+  auto A = info[6].As<Napi::TypedArrayOf<T>>();
+  auto B = info[8].As<Napi::TypedArrayOf<T>>();
+  auto C = info[11].As<Napi::TypedArrayOf<T>>();
+  auto need = [](int rows, int cols, int64_t ld) { return rows == 0 ? 0 : static_cast<size_t>((rows - 1) * ld + cols); };
+  if (A.ElementLength() < need(ta ? K : M, ta ? M : K, lda) || B.ElementLength() < need(tb ? N : K, tb ? K : N, ldb) ||
+      C.ElementLength() < need(M, N, ldc))
+    throw Napi::RangeError::New(env, "gemm: an array is too small for its shape and leading dimension");
+  cpu::gemm<T>(*shared_pool(), ta, tb, M, N, K, static_cast<T>(info[5].As<Napi::Number>().DoubleValue()), A.Data(), lda, B.Data(), ldb,
+               static_cast<T>(info[10].As<Napi::Number>().DoubleValue()), C.Data(), ldc);
+}
+
+Napi::Value Gemm(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const bool ta = info[0].ToBoolean().Value(), tb = info[1].ToBoolean().Value();
+  const int M = static_cast<int>(int_arg(info[2], "M", 0)), N = static_cast<int>(int_arg(info[3], "N", 0)),
+            K = static_cast<int>(int_arg(info[4], "K", 0));
+  const int64_t lda = int_arg(info[7], "lda", 1), ldb = int_arg(info[9], "ldb", 1), ldc = int_arg(info[12], "ldc", 1);
+  if (!info[5].IsNumber() || !info[10].IsNumber()) throw type_error(env, "gemm: alpha and beta must be numbers");
+  if (!info[6].IsTypedArray() || !info[8].IsTypedArray() || !info[11].IsTypedArray())
+    throw type_error(env, "gemm: A, B and C must be typed arrays");
+  const napi_typedarray_type t = info[6].As<Napi::TypedArray>().TypedArrayType();
+  if (info[8].As<Napi::TypedArray>().TypedArrayType() != t || info[11].As<Napi::TypedArray>().TypedArrayType() != t)
+    throw type_error(env, "gemm: A, B and C must have the same type");
+  if (t == napi_float32_array)
+    gemm_typed<float>(info, ta, tb, M, N, K, lda, ldb, ldc);
+  else if (t == napi_float64_array)
+    gemm_typed<double>(info, ta, tb, M, N, K, lda, ldb, ldc);
+  else
+    throw type_error(env, "gemm: arrays must be Float32Array or Float64Array");
+  return env.Undefined();
+}
+
+Napi::Value GetIsa(const Napi::CallbackInfo& info) {
+  Napi::Object o = Napi::Object::New(info.Env());
+  o.Set("current", cpu::isa_name(cpu::current_isa()));
+  o.Set("best", cpu::isa_name(cpu::detect_isa()));
+  return o;
+}
+
+Napi::Value SetIsa(const Napi::CallbackInfo& info) {
+  const std::string name = info[0].ToString().Utf8Value();
+  cpu::Isa isa;
+  if (name == "avx512")
+    isa = cpu::Isa::avx512;
+  else if (name == "avx2")
+    isa = cpu::Isa::avx2;
+  else if (name == "generic")
+    isa = cpu::Isa::generic;
+  else
+    throw type_error(info.Env(), "setIsa: expected avx512, avx2 or generic (got " + name + ")");
+  try {
+    cpu::set_isa(isa);
+  } catch (const std::exception& e) {
+    throw Napi::RangeError::New(info.Env(), e.what());
+  }
+  return info.Env().Undefined();
+}
+
+Napi::Value Threads(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), shared_pool()->size()); }
+
+// setThreads(n): the pool for models created from now on (0: one per hardware thread).
+Napi::Value SetThreads(const Napi::CallbackInfo& info) {
+  g_threads = static_cast<int>(int_arg(info[0], "threads", 0, 1024));
+  g_pool.reset();
+  return info.Env().Undefined();
+}
+
+Napi::Value PeakGflops(const Napi::CallbackInfo& info) {
+  const double seconds = info[0].IsNumber() ? info[0].As<Napi::Number>().DoubleValue() : 0.5;
+  return Napi::Number::New(info.Env(), cpu::measure_peak_gflops(*shared_pool(), seconds));
+}
+
+Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  Napi::Function model = ModelWrap::Define(env);
+  ModelWrap::constructor = Napi::Persistent(model);
+  exports.Set("Model", model);
+  exports.Set("Generation", GenerationWrap::Define(env));
+  exports.Set("gemm", Napi::Function::New(env, Gemm, "gemm"));
+  exports.Set("isa", Napi::Function::New(env, GetIsa, "isa"));
+  exports.Set("setIsa", Napi::Function::New(env, SetIsa, "setIsa"));
+  exports.Set("threads", Napi::Function::New(env, Threads, "threads"));
+  exports.Set("setThreads", Napi::Function::New(env, SetThreads, "setThreads"));
+  exports.Set("peakGflops", Napi::Function::New(env, PeakGflops, "peakGflops"));
+  return exports;
+}
+
+}  // namespace
+
+NODE_API_MODULE(socialworld_native, Init)

@@ -1,0 +1,139 @@
+#include "generation.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace sw {
+
+namespace {
+// Prompt tokens per prefill pass: long enough for efficient matrix products, short enough to
+// bound the activations.
+constexpr int kPrefillRows = 512;
+}  // namespace
+
+template <typename T>
+Generation<T>::Generation(Qwen2Model<T>& model, std::vector<std::vector<int32_t>> prompts, const SamplingParams& params,
+                          const std::vector<uint64_t>& seeds, int max_new_tokens, std::vector<int32_t> stop_tokens)
+    : model_(model), params_(params), max_new_(max_new_tokens), stop_tokens_(std::move(stop_tokens)) {
+  if (prompts.empty()) throw std::invalid_argument("no prompts to generate from");
+  if (seeds.size() != prompts.size()) throw std::invalid_argument("one seed per prompt is needed");
+  if (max_new_tokens <= 0) throw std::invalid_argument("maxNewTokens must be positive");
+  if (params.top_k < 0) throw std::invalid_argument("topK must be >= 0");
+  if (!(params.top_p > 0 && params.top_p <= 1)) throw std::invalid_argument("topP must be in (0, 1]");
+  if (!(params.temperature >= 0)) throw std::invalid_argument("temperature must be >= 0");
+  const int V = model.config().vocab_size;
+  for (int32_t t : stop_tokens_)
+    if (t < 0 || t >= V) throw std::out_of_range("stop token " + std::to_string(t) + " is outside the vocabulary");
+  size_t longest = 0;
+  for (size_t i = 0; i < prompts.size(); i++) {
+    if (prompts[i].empty()) throw std::invalid_argument("prompt " + std::to_string(i) + " is empty");
+    for (int32_t t : prompts[i])
+      if (t < 0 || t >= V)
+        throw std::out_of_range("prompt " + std::to_string(i) + " has token id " + std::to_string(t) + " outside the vocabulary [0, " +
+                                std::to_string(V) + ")");
+    longest = std::max(longest, prompts[i].size());
+    seqs_.push_back(Seq{std::move(prompts[i]), {}, {}, 0, Finish::running, Rng64(seeds[i], 0)});
+  }
+  // The last sampled token never enters the cache.
+  cache_ = model.new_cache(static_cast<int>(seqs_.size()), static_cast<int>(longest) + max_new_tokens - 1);
+}
+
+template <typename T>
+int Generation<T>::running() const {
+  int n = 0;
+  for (const Seq& s : seqs_) n += s.finish == Finish::running;
+  return n;
+}
+
+template <typename T>
+void Generation<T>::accept(int i, const T* logits) {
+  Seq& s = seqs_[i];
+  const Sample smp = sample_token(logits, model_.config().vocab_size, params_, s.rng, scratch_);
+  s.tokens.push_back(smp.token);
+  s.logprobs.push_back(static_cast<float>(smp.logprob));
+  if (std::find(stop_tokens_.begin(), stop_tokens_.end(), smp.token) != stop_tokens_.end())
+    s.finish = Finish::stop_token;
+  else if (static_cast<int>(s.tokens.size()) >= max_new_)
+    s.finish = Finish::length;
+}
+
+template <typename T>
+void Generation<T>::prefill() {
+  const int V = model_.config().vocab_size;
+  std::vector<int32_t> tokens, seq, pos, out_rows, out_seqs;
+  auto flush = [&] {
+    if (tokens.empty()) return;
+    logits_.resize(out_rows.size() * static_cast<size_t>(V));
+    model_.forward_cached(cache_, tokens.data(), seq.data(), pos.data(), static_cast<int>(tokens.size()), out_rows.data(),
+                          static_cast<int>(out_rows.size()), logits_.data());
+    for (size_t j = 0; j < out_seqs.size(); j++) accept(out_seqs[j], logits_.data() + j * V);
+    tokens.clear();
+    seq.clear();
+    pos.clear();
+    out_rows.clear();
+    out_seqs.clear();
+  };
+  for (int i = 0; i < size(); i++) {
+    Seq& s = seqs_[i];
+    while (s.cached < static_cast<int>(s.prompt.size())) {
+      const int take = std::min<int>(static_cast<int>(s.prompt.size()) - s.cached, kPrefillRows - static_cast<int>(tokens.size()));
+      for (int j = 0; j < take; j++) {
+        tokens.push_back(s.prompt[s.cached + j]);
+        seq.push_back(i);
+        pos.push_back(s.cached + j);
+      }
+      s.cached += take;
+      if (s.cached == static_cast<int>(s.prompt.size())) {
+        out_rows.push_back(static_cast<int32_t>(tokens.size()) - 1);
+        out_seqs.push_back(i);
+      }
+      if (static_cast<int>(tokens.size()) >= kPrefillRows) flush();
+    }
+  }
+  flush();
+}
+
+template <typename T>
+int Generation<T>::step(int steps) {
+  if (!started_) {
+    started_ = true;
+    prefill();
+    steps--;
+  }
+  const int V = model_.config().vocab_size;
+  std::vector<int32_t> tokens, seq, pos, rows;
+  for (int k = 0; k < steps; k++) {
+    tokens.clear();
+    seq.clear();
+    pos.clear();
+    rows.clear();
+    for (int i = 0; i < size(); i++) {
+      Seq& s = seqs_[i];
+      if (s.finish != Finish::running) continue;
+      rows.push_back(static_cast<int32_t>(tokens.size()));
+      tokens.push_back(s.tokens.back());
+      seq.push_back(i);
+      pos.push_back(s.cached);
+    }
+    if (tokens.empty()) break;
+    logits_.resize(tokens.size() * static_cast<size_t>(V));
+    model_.forward_cached(cache_, tokens.data(), seq.data(), pos.data(), static_cast<int>(tokens.size()), rows.data(),
+                          static_cast<int>(rows.size()), logits_.data());
+    for (size_t j = 0; j < seq.size(); j++) {
+      seqs_[seq[j]].cached++;
+      accept(seq[j], logits_.data() + j * V);
+    }
+  }
+  return running();
+}
+
+template <typename T>
+void Generation<T>::stop(int i) {
+  Seq& s = seqs_.at(i);
+  if (s.finish == Finish::running) s.finish = Finish::stopped;
+}
+
+template class Generation<float>;
+template class Generation<double>;
+
+}  // namespace sw

@@ -1,0 +1,125 @@
+// The kernel layer: every numerical operation the model performs, behind one interface.
+//
+// The model (model.cpp) owns no arithmetic loops of its own: it allocates through a Backend and
+// calls its kernels with raw pointers and shapes. CpuBackend (cpu_backend.cpp) implements it with
+// a thread pool and SIMD; a CUDA backend implements the same interface over device memory.
+// Matrices are row-major; linear layers keep Hugging Face's [out_features, in_features] weights.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+namespace sw {
+
+// Which keys each query row attends to, and where queries, keys and values live.
+// Row r belongs to sequence seq[r] at position pos[r] and attends to that sequence's keys at
+// positions 0..pos[r] (causal). Key/value j of sequence s start at
+// k + s * kv_seq_stride + j * kv_pos_stride (same for v); head g's slice follows at g * head_dim.
+template <typename T>
+struct AttentionArgs {
+  int rows = 0, heads = 0, kv_heads = 0, head_dim = 0;
+  const int32_t* seq = nullptr;
+  const int32_t* pos = nullptr;
+  const T* q = nullptr;  // [rows, q_stride], heads * head_dim used
+  int64_t q_stride = 0;
+  const T* k = nullptr;
+  const T* v = nullptr;
+  int64_t kv_seq_stride = 0, kv_pos_stride = 0;
+  T* out = nullptr;  // [rows, out_stride]
+  int64_t out_stride = 0;
+  T* lse = nullptr;  // [rows, heads] log-sum-exp of the scaled scores (kept for backward), or null
+  // Nonzero: the rows are rows / dense_seq_len whole sequences, each at positions 0, 1, ... in
+  // order (a training batch), which lets the kernel work in matrix products.
+  int dense_seq_len = 0;
+};
+
+// Backward of causal self-attention over a rectangular [batch, seq_len] block (training).
+// dq, dk, dv use the same strides as q, k, v; dk and dv are overwritten (not accumulated).
+template <typename T>
+struct AttentionGradArgs {
+  int batch = 0, seq_len = 0, heads = 0, kv_heads = 0, head_dim = 0;
+  const T *q = nullptr, *k = nullptr, *v = nullptr;
+  int64_t q_stride = 0, kv_pos_stride = 0;  // sequences are seq_len rows apart
+  const T* out = nullptr;
+  const T* dout = nullptr;
+  int64_t out_stride = 0;
+  const T* lse = nullptr;
+  T *dq = nullptr, *dk = nullptr, *dv = nullptr;
+};
+
+struct AdamWArgs {
+  double lr = 1e-3, beta1 = 0.9, beta2 = 0.999, eps = 1e-8, weight_decay = 0.0;  // decay 0 for norms and biases
+  int64_t step = 1;          // 1-based, for bias correction
+  double grad_scale = 1.0;   // multiplies every gradient first (clipping, accumulation)
+};
+
+template <typename T>
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual const char* name() const = 0;
+  virtual int threads() const = 0;
+
+  // Zero-initialised storage for n elements, 64-byte aligned.
+  virtual std::shared_ptr<T> alloc(size_t n) = 0;
+  virtual void zero(T* x, size_t n) = 0;
+  virtual void copy(T* dst, const T* src, size_t n) = 0;
+
+  // C[M,N] = alpha * op(A)[M,K] * op(B)[K,N] + beta * C; op transposes when ta / tb.
+  // With beta == 0, C is not read.
+  virtual void gemm(bool ta, bool tb, int M, int N, int K, T alpha, const T* A, int64_t lda, const T* B, int64_t ldb, T beta, T* C,
+                    int64_t ldc) = 0;
+
+  virtual void embedding_forward(T* out, const int32_t* tokens, const T* table, int rows, int dim) = 0;
+  // dtable[tokens[r]] += dout[r]
+  virtual void embedding_backward(T* dtable, const int32_t* tokens, const T* dout, int rows, int dim, int vocab) = 0;
+
+  // out = x / sqrt(mean(x^2) + eps) * w; rstd (if not null) keeps 1 / sqrt(mean(x^2) + eps) per row.
+  virtual void rmsnorm_forward(T* out, T* rstd, const T* x, const T* w, int rows, int dim, double eps) = 0;
+  // dx += d(out)/dx * dout; dw += sum over rows of dout * x * rstd.
+  virtual void rmsnorm_backward(T* dx, T* dw, const T* dout, const T* x, const T* w, const T* rstd, int rows, int dim) = 0;
+
+  // x[r, 0:cols] += bias; dbias += column sums of dout[:, 0:cols] (rows ld apart).
+  virtual void add_bias(T* x, int64_t ld, const T* bias, int rows, int cols) = 0;
+  virtual void bias_backward(T* dbias, const T* dout, int64_t ld, int rows, int cols) = 0;
+
+  // Rotary embedding (Hugging Face's rotate_half layout) applied in place to `heads` heads of
+  // head_dim at x + r * ld, at position pos[r]; cos/sin tables are [position, head_dim / 2].
+  // inverse rotates back (the backward pass).
+  virtual void rope(T* x, int64_t ld, const int32_t* pos, int rows, int heads, int head_dim, const T* cos, const T* sin, bool inverse) = 0;
+
+  virtual void attention_forward(const AttentionArgs<T>& a) = 0;
+  virtual void attention_backward(const AttentionGradArgs<T>& a) = 0;
+
+  // gu = [gate | up] per row (2 * dim wide); out = silu(gate) * up.
+  virtual void swiglu_forward(T* out, const T* gu, int rows, int dim) = 0;
+  virtual void swiglu_backward(T* dgu, const T* dout, const T* gu, int rows, int dim) = 0;
+
+  // y += x
+  virtual void add(T* y, const T* x, size_t n) = 0;
+
+  // Stores rows' keys and values in a KV cache: row r's `width` values at src + r * ld + k_off
+  // (and + v_off) go to k (and v) + seq[r] * seq_stride + pos[r] * width.
+  virtual void cache_store(T* k, T* v, const T* src, int64_t ld, int64_t k_off, int64_t v_off, int width, const int32_t* seq,
+                           const int32_t* pos, int rows, int64_t seq_stride) = 0;
+
+  // For each row of logits [rows, vocab]: logp[r] = log softmax(logits[r])[targets[r]]
+  // (0 where targets[r] < 0). With grad, logits are replaced by d(loss)/d(logits) for
+  // loss = -sum_r weights[r] * logp[r]. Returns that loss.
+  virtual double cross_entropy(T* logits, const int32_t* targets, const float* weights, T* logp, int rows, int vocab, bool grad) = 0;
+
+  // Sum of squares, accumulated in double.
+  virtual double sum_squares(const T* x, size_t n) = 0;
+
+  // AdamW (PyTorch's update, decoupled weight decay) on n parameters with their moments.
+  virtual void adamw(T* params, const T* grads, T* m, T* v, size_t n, const AdamWArgs& args) = 0;
+};
+
+class ThreadPool;
+
+// The CPU backend, running its kernels on `pool` (shared by every model of the process).
+template <typename T>
+std::unique_ptr<Backend<T>> make_cpu_backend(std::shared_ptr<ThreadPool> pool);
+
+}  // namespace sw

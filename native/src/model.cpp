@@ -1,0 +1,429 @@
+#include "model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace sw {
+
+void ModelConfig::validate() const {
+  auto positive = [](int v, const char* name) {
+    if (v <= 0) throw std::invalid_argument(std::string(name) + " must be a positive integer (got " + std::to_string(v) + ")");
+  };
+  positive(vocab_size, "vocab_size");
+  positive(hidden_size, "hidden_size");
+  positive(num_layers, "num_hidden_layers");
+  positive(num_heads, "num_attention_heads");
+  positive(num_kv_heads, "num_key_value_heads");
+  positive(head_dim, "head_dim");
+  positive(intermediate_size, "intermediate_size");
+  positive(max_position, "max_position_embeddings");
+  if (num_heads % num_kv_heads != 0)
+    throw std::invalid_argument("num_attention_heads (" + std::to_string(num_heads) + ") must be a multiple of num_key_value_heads (" +
+                                std::to_string(num_kv_heads) + ")");
+  if (head_dim % 2 != 0) throw std::invalid_argument("head_dim must be even for rotary embeddings (got " + std::to_string(head_dim) + ")");
+  if (!(rms_norm_eps > 0)) throw std::invalid_argument("rms_norm_eps must be positive");
+  if (!(rope_theta > 0)) throw std::invalid_argument("rope_theta must be positive");
+}
+
+template <typename T>
+struct Qwen2Model<T>::Activations {
+  int capacity = 0;
+  std::vector<int32_t> pos, seq;
+  // Training keeps every layer's activations for the backward pass; inference keeps one set and
+  // two residual buffers it alternates between.
+  std::vector<std::shared_ptr<T>> x, h1, rstd1, qkv, att, lse, xmid, h2, rstd2, gu, act;
+  std::shared_ptr<T> hf, rstdf, logits;
+  std::shared_ptr<T> dx, dh, dqkv, datt, dgu, dact, dhf;
+  int logit_rows = 0;
+};
+
+template <typename T>
+Qwen2Model<T>::Qwen2Model(const ModelConfig& config, std::unique_ptr<Backend<T>> backend) : cfg_(config), be_(std::move(backend)) {
+  cfg_.validate();
+  const int64_t C = cfg_.hidden_size, V = cfg_.vocab_size, F = cfg_.intermediate_size, hd = cfg_.head_dim;
+  const int64_t H = cfg_.num_heads, KV = cfg_.num_kv_heads;
+  qkv_dim_ = static_cast<int>((H + 2 * KV) * hd);
+  size_t off = 0;
+  auto add = [&](const std::string& name, std::vector<int64_t> shape, bool decay) {
+    size_t n = 1;
+    for (int64_t d : shape) n *= static_cast<size_t>(d);
+    tensors_.push_back({name, std::move(shape), off, n, decay});
+    off += n;
+    return off - n;
+  };
+  embed_ = add("model.embed_tokens.weight", {V, C}, true);
+  for (int l = 0; l < cfg_.num_layers; l++) {
+    const std::string p = "model.layers." + std::to_string(l) + ".";
+    Layer L{};
+    L.ln1 = add(p + "input_layernorm.weight", {C}, false);
+    // q, k, v weights back to back form one [(H + 2 KV) hd, C] matrix; the biases one vector.
+    L.wqkv = add(p + "self_attn.q_proj.weight", {H * hd, C}, true);
+    add(p + "self_attn.k_proj.weight", {KV * hd, C}, true);
+    add(p + "self_attn.v_proj.weight", {KV * hd, C}, true);
+    L.bqkv = 0;
+    if (cfg_.attention_bias) {
+      L.bqkv = add(p + "self_attn.q_proj.bias", {H * hd}, false);
+      add(p + "self_attn.k_proj.bias", {KV * hd}, false);
+      add(p + "self_attn.v_proj.bias", {KV * hd}, false);
+    }
+    L.wo = add(p + "self_attn.o_proj.weight", {C, H * hd}, true);
+    L.ln2 = add(p + "post_attention_layernorm.weight", {C}, false);
+    // gate and up back to back: one [2F, C] matrix.
+    L.wgu = add(p + "mlp.gate_proj.weight", {F, C}, true);
+    add(p + "mlp.up_proj.weight", {F, C}, true);
+    L.wd = add(p + "mlp.down_proj.weight", {C, F}, true);
+    layers_.push_back(L);
+  }
+  norm_ = add("model.norm.weight", {C}, false);
+  lm_head_ = cfg_.tie_word_embeddings ? embed_ : add("lm_head.weight", {V, C}, true);
+  num_params_ = off;
+  params_ = be_->alloc(num_params_);
+}
+
+template <typename T>
+Qwen2Model<T>::~Qwen2Model() = default;
+
+template <typename T>
+std::shared_ptr<T> Qwen2Model<T>::grads_storage() {
+  if (!grads_) grads_ = be_->alloc(num_params_);
+  return grads_;
+}
+template <typename T>
+std::shared_ptr<T> Qwen2Model<T>::m_storage() {
+  if (!m_) m_ = be_->alloc(num_params_);
+  return m_;
+}
+template <typename T>
+std::shared_ptr<T> Qwen2Model<T>::v_storage() {
+  if (!v_) v_ = be_->alloc(num_params_);
+  return v_;
+}
+
+template <typename T>
+void Qwen2Model<T>::check_tokens(const int32_t* tokens, size_t n, const char* what) const {
+  for (size_t i = 0; i < n; i++)
+    if (tokens[i] < 0 || tokens[i] >= cfg_.vocab_size)
+      throw std::out_of_range(std::string(what) + " id " + std::to_string(tokens[i]) + " at index " + std::to_string(i) +
+                              " is outside the vocabulary [0, " + std::to_string(cfg_.vocab_size) + ")");
+}
+
+// Rotary tables computed as Hugging Face computes them (in the model's precision):
+// inv_freq[i] = 1 / theta^(2i / head_dim), angle = position * inv_freq[i].
+template <typename T>
+void Qwen2Model<T>::ensure_rope(int max_pos) {
+  if (max_pos <= rope_len_) return;
+  const int half = cfg_.head_dim / 2;
+  const int n = std::max(max_pos, std::min(cfg_.max_position, std::max(2 * rope_len_, 256)));
+  rope_cos_.resize(static_cast<size_t>(n) * half);
+  rope_sin_.resize(static_cast<size_t>(n) * half);
+  for (int i = 0; i < half; i++) {
+    const T inv = T(1) / std::pow(static_cast<T>(cfg_.rope_theta), static_cast<T>(2 * i) / static_cast<T>(cfg_.head_dim));
+    for (int p = 0; p < n; p++) {
+      const T angle = static_cast<T>(p) * inv;
+      rope_cos_[static_cast<size_t>(p) * half + i] = std::cos(angle);
+      rope_sin_[static_cast<size_t>(p) * half + i] = std::sin(angle);
+    }
+  }
+  rope_len_ = n;
+}
+
+template <typename T>
+typename Qwen2Model<T>::Activations& Qwen2Model<T>::activations(int rows, bool training) {
+  std::unique_ptr<Activations>& slot = training ? train_acts_ : infer_acts_;
+  if (slot && slot->capacity >= rows) return *slot;
+  slot.reset();  // free the old buffers before allocating larger ones
+  auto a = std::make_unique<Activations>();
+  const size_t N = rows, C = cfg_.hidden_size, F = cfg_.intermediate_size, H = cfg_.num_heads, hd = cfg_.head_dim;
+  const size_t QKV = qkv_dim_;
+  const int sets = training ? cfg_.num_layers : 1;
+  a->capacity = rows;
+  a->pos.resize(N);
+  a->seq.resize(N);
+  for (int i = 0; i < (training ? cfg_.num_layers + 1 : 2); i++) a->x.push_back(be_->alloc(N * C));
+  for (int l = 0; l < sets; l++) {
+    a->h1.push_back(be_->alloc(N * C));
+    a->rstd1.push_back(be_->alloc(N));
+    a->qkv.push_back(be_->alloc(N * QKV));
+    a->att.push_back(be_->alloc(N * H * hd));
+    a->lse.push_back(be_->alloc(N * H));
+    a->xmid.push_back(be_->alloc(N * C));
+    a->h2.push_back(be_->alloc(N * C));
+    a->rstd2.push_back(be_->alloc(N));
+    a->gu.push_back(be_->alloc(N * 2 * F));
+    a->act.push_back(be_->alloc(N * F));
+  }
+  a->hf = be_->alloc(N * C);
+  a->rstdf = be_->alloc(N);
+  // Logits are computed a block of rows at a time so that a 150k vocabulary stays affordable.
+  const size_t budget = size_t(1) << 24;
+  a->logit_rows = static_cast<int>(std::max<size_t>(std::min<size_t>(N, 64), std::min<size_t>(N, budget / cfg_.vocab_size)));
+  if (training) {
+    a->logits = be_->alloc(static_cast<size_t>(a->logit_rows) * cfg_.vocab_size);
+    a->dx = be_->alloc(N * C);
+    a->dh = be_->alloc(N * C);
+    a->dqkv = be_->alloc(N * QKV);
+    a->datt = be_->alloc(N * H * hd);
+    a->dgu = be_->alloc(N * 2 * F);
+    a->dact = be_->alloc(N * F);
+    a->dhf = be_->alloc(N * C);
+  }
+  slot = std::move(a);
+  return *slot;
+}
+
+template <typename T>
+void Qwen2Model<T>::layer_forward(int l, Activations& a, const T* x, T* out, int rows, const int32_t* pos, const AttentionArgs<T>& shape,
+                                  KvCache<T>* cache, const int32_t* seq) {
+  Backend<T>& be = *be_;
+  const Layer& L = layers_[l];
+  const int s = cache ? 0 : l;  // which activation set
+  const int C = cfg_.hidden_size, F = cfg_.intermediate_size, H = cfg_.num_heads, KV = cfg_.num_kv_heads, hd = cfg_.head_dim;
+  const int QKV = qkv_dim_;
+  T* P = params_.get();
+  T* h1 = a.h1[s].get();
+  T* qkv = a.qkv[s].get();
+  T* att = a.att[s].get();
+  T* xmid = a.xmid[s].get();
+  T* h2 = a.h2[s].get();
+  T* gu = a.gu[s].get();
+  T* act = a.act[s].get();
+
+  be.rmsnorm_forward(h1, a.rstd1[s].get(), x, P + L.ln1, rows, C, cfg_.rms_norm_eps);
+  be.gemm(false, true, rows, QKV, C, T(1), h1, C, P + L.wqkv, C, T(0), qkv, QKV);
+  if (cfg_.attention_bias) be.add_bias(qkv, QKV, P + L.bqkv, rows, QKV);
+  be.rope(qkv, QKV, pos, rows, H, hd, rope_cos_.data(), rope_sin_.data(), false);
+  be.rope(qkv + static_cast<int64_t>(H) * hd, QKV, pos, rows, KV, hd, rope_cos_.data(), rope_sin_.data(), false);
+
+  AttentionArgs<T> at = shape;
+  at.q = qkv;
+  at.out = att;
+  at.lse = a.lse[s].get();
+  if (cache) {
+    const int64_t kvd = static_cast<int64_t>(KV) * hd;
+    const int64_t layer = static_cast<int64_t>(l) * cache->batch * cache->max_len * kvd;
+    T* ck = cache->k.get() + layer;
+    T* cv = cache->v.get() + layer;
+    be.cache_store(ck, cv, qkv, QKV, static_cast<int64_t>(H) * hd, static_cast<int64_t>(H + KV) * hd, static_cast<int>(kvd), seq, pos, rows,
+                   cache->max_len * kvd);
+    at.k = ck;
+    at.v = cv;
+  } else {
+    at.k = qkv + static_cast<int64_t>(H) * hd;
+    at.v = qkv + static_cast<int64_t>(H + KV) * hd;
+  }
+  be.attention_forward(at);
+
+  be.copy(xmid, x, static_cast<size_t>(rows) * C);
+  be.gemm(false, true, rows, C, H * hd, T(1), att, H * hd, P + L.wo, H * hd, T(1), xmid, C);
+  be.rmsnorm_forward(h2, a.rstd2[s].get(), xmid, P + L.ln2, rows, C, cfg_.rms_norm_eps);
+  be.gemm(false, true, rows, 2 * F, C, T(1), h2, C, P + L.wgu, C, T(0), gu, 2 * F);
+  be.swiglu_forward(act, gu, rows, F);
+  be.copy(out, xmid, static_cast<size_t>(rows) * C);
+  be.gemm(false, true, rows, C, F, T(1), act, F, P + L.wd, F, T(1), out, C);
+}
+
+template <typename T>
+double Qwen2Model<T>::forward_backward(const int32_t* tokens, const int32_t* targets, const float* weights, int B, int S, T* logp,
+                                       bool backward) {
+  if (B <= 0 || S <= 0) throw std::invalid_argument("batch and sequence length must be positive");
+  if (S > cfg_.max_position)
+    throw std::invalid_argument("sequence length " + std::to_string(S) + " exceeds max_position_embeddings " + std::to_string(cfg_.max_position));
+  const int N = B * S;
+  check_tokens(tokens, N, "token");
+  for (int i = 0; i < N; i++)
+    if (targets[i] >= cfg_.vocab_size)
+      throw std::out_of_range("target id " + std::to_string(targets[i]) + " at index " + std::to_string(i) + " is outside the vocabulary [0, " +
+                              std::to_string(cfg_.vocab_size) + ")");
+  ensure_rope(S);
+  Backend<T>& be = *be_;
+  Activations& a = activations(N, true);
+  const int C = cfg_.hidden_size, V = cfg_.vocab_size, F = cfg_.intermediate_size, H = cfg_.num_heads, KV = cfg_.num_kv_heads;
+  const int hd = cfg_.head_dim, QKV = qkv_dim_, Lc = cfg_.num_layers;
+  for (int r = 0; r < N; r++) {
+    a.pos[r] = r % S;
+    a.seq[r] = r / S;
+  }
+  T* P = params_.get();
+
+  AttentionArgs<T> shape;
+  shape.rows = N;
+  shape.heads = H;
+  shape.kv_heads = KV;
+  shape.head_dim = hd;
+  shape.seq = a.seq.data();
+  shape.pos = a.pos.data();
+  shape.q_stride = QKV;
+  shape.kv_seq_stride = static_cast<int64_t>(S) * QKV;
+  shape.kv_pos_stride = QKV;
+  shape.out_stride = static_cast<int64_t>(H) * hd;
+  shape.dense_seq_len = S;
+
+  be.embedding_forward(a.x[0].get(), tokens, P + embed_, N, C);
+  for (int l = 0; l < Lc; l++) layer_forward(l, a, a.x[l].get(), a.x[l + 1].get(), N, a.pos.data(), shape, nullptr, nullptr);
+  T* hf = a.hf.get();
+  be.rmsnorm_forward(hf, a.rstdf.get(), a.x[Lc].get(), P + norm_, N, C, cfg_.rms_norm_eps);
+
+  T* G = backward ? grads_storage().get() : nullptr;
+  double loss = 0;
+  for (int r0 = 0; r0 < N; r0 += a.logit_rows) {
+    const int rc = std::min(a.logit_rows, N - r0);
+    T* z = a.logits.get();
+    be.gemm(false, true, rc, V, C, T(1), hf + static_cast<int64_t>(r0) * C, C, P + lm_head_, C, T(0), z, V);
+    loss += be.cross_entropy(z, targets + r0, weights ? weights + r0 : nullptr, logp + r0, rc, V, backward);
+    if (backward) {
+      be.gemm(false, false, rc, C, V, T(1), z, V, P + lm_head_, C, T(0), a.dhf.get() + static_cast<int64_t>(r0) * C, C);
+      be.gemm(true, false, V, C, rc, T(1), z, V, hf + static_cast<int64_t>(r0) * C, C, T(1), G + lm_head_, C);
+    }
+  }
+  if (!backward) return loss;
+
+  T* dx = a.dx.get();
+  T* dh = a.dh.get();
+  T* dqkv = a.dqkv.get();
+  T* datt = a.datt.get();
+  T* dgu = a.dgu.get();
+  T* dact = a.dact.get();
+  be.zero(dx, static_cast<size_t>(N) * C);
+  be.rmsnorm_backward(dx, G + norm_, a.dhf.get(), a.x[Lc].get(), P + norm_, a.rstdf.get(), N, C);
+  for (int l = Lc - 1; l >= 0; l--) {
+    const Layer& L = layers_[l];
+    // dx holds d(loss)/d(layer output). MLP: out = xmid + act Wd^T.
+    be.gemm(false, false, N, F, C, T(1), dx, C, P + L.wd, F, T(0), dact, F);
+    be.gemm(true, false, C, F, N, T(1), dx, C, a.act[l].get(), F, T(1), G + L.wd, F);
+    be.swiglu_backward(dgu, dact, a.gu[l].get(), N, F);
+    be.gemm(false, false, N, C, 2 * F, T(1), dgu, 2 * F, P + L.wgu, C, T(0), dh, C);
+    be.gemm(true, false, 2 * F, C, N, T(1), dgu, 2 * F, a.h2[l].get(), C, T(1), G + L.wgu, C);
+    be.rmsnorm_backward(dx, G + L.ln2, dh, a.xmid[l].get(), P + L.ln2, a.rstd2[l].get(), N, C);
+    // dx now holds d(loss)/d(xmid). Attention: xmid = x + att Wo^T.
+    be.gemm(false, false, N, H * hd, C, T(1), dx, C, P + L.wo, H * hd, T(0), datt, H * hd);
+    be.gemm(true, false, C, H * hd, N, T(1), dx, C, a.att[l].get(), H * hd, T(1), G + L.wo, H * hd);
+    AttentionGradArgs<T> g;
+    g.batch = B;
+    g.seq_len = S;
+    g.heads = H;
+    g.kv_heads = KV;
+    g.head_dim = hd;
+    T* qkv = a.qkv[l].get();
+    g.q = qkv;
+    g.k = qkv + static_cast<int64_t>(H) * hd;
+    g.v = qkv + static_cast<int64_t>(H + KV) * hd;
+    g.q_stride = QKV;
+    g.kv_pos_stride = QKV;
+    g.out = a.att[l].get();
+    g.dout = datt;
+    g.out_stride = static_cast<int64_t>(H) * hd;
+    g.lse = a.lse[l].get();
+    g.dq = dqkv;
+    g.dk = dqkv + static_cast<int64_t>(H) * hd;
+    g.dv = dqkv + static_cast<int64_t>(H + KV) * hd;
+    be.attention_backward(g);
+    be.rope(dqkv, QKV, a.pos.data(), N, H, hd, rope_cos_.data(), rope_sin_.data(), true);
+    be.rope(dqkv + static_cast<int64_t>(H) * hd, QKV, a.pos.data(), N, KV, hd, rope_cos_.data(), rope_sin_.data(), true);
+    if (cfg_.attention_bias) be.bias_backward(G + L.bqkv, dqkv, QKV, N, QKV);
+    be.gemm(false, false, N, C, QKV, T(1), dqkv, QKV, P + L.wqkv, C, T(0), dh, C);
+    be.gemm(true, false, QKV, C, N, T(1), dqkv, QKV, a.h1[l].get(), C, T(1), G + L.wqkv, C);
+    be.rmsnorm_backward(dx, G + L.ln1, dh, a.x[l].get(), P + L.ln1, a.rstd1[l].get(), N, C);
+  }
+  be.embedding_backward(G + embed_, tokens, dx, N, C, V);
+  return loss;
+}
+
+template <typename T>
+void Qwen2Model<T>::logits(const int32_t* tokens, int B, int S, T* out) {
+  // A cache with one slot per sequence gives every position's logits in one pass.
+  KvCache<T> cache = new_cache(B, S);
+  const int N = B * S;
+  std::vector<int32_t> seq(N), pos(N), rows(N);
+  for (int r = 0; r < N; r++) {
+    seq[r] = r / S;
+    pos[r] = r % S;
+    rows[r] = r;
+  }
+  forward_cached(cache, tokens, seq.data(), pos.data(), N, rows.data(), N, out);
+}
+
+template <typename T>
+void Qwen2Model<T>::zero_grad() {
+  be_->zero(grads_storage().get(), num_params_);
+}
+
+template <typename T>
+double Qwen2Model<T>::grad_norm() {
+  return std::sqrt(be_->sum_squares(grads_storage().get(), num_params_));
+}
+
+template <typename T>
+void Qwen2Model<T>::adamw_step(const AdamWArgs& args) {
+  T* P = params_.get();
+  T* G = grads_storage().get();
+  T* M = m_storage().get();
+  T* Vv = v_storage().get();
+  for (const TensorInfo& t : tensors_) {
+    AdamWArgs a = args;
+    if (!t.decay) a.weight_decay = 0;
+    be_->adamw(P + t.offset, G + t.offset, M + t.offset, Vv + t.offset, t.size, a);
+  }
+}
+
+template <typename T>
+KvCache<T> Qwen2Model<T>::new_cache(int batch, int max_len) {
+  if (batch <= 0 || max_len <= 0) throw std::invalid_argument("a KV cache needs a positive batch and length");
+  if (max_len > cfg_.max_position)
+    throw std::invalid_argument("length " + std::to_string(max_len) + " exceeds max_position_embeddings " + std::to_string(cfg_.max_position));
+  KvCache<T> c;
+  c.batch = batch;
+  c.max_len = max_len;
+  const size_t n = static_cast<size_t>(cfg_.num_layers) * batch * max_len * cfg_.num_kv_heads * cfg_.head_dim;
+  c.k = be_->alloc(n);
+  c.v = be_->alloc(n);
+  return c;
+}
+
+template <typename T>
+void Qwen2Model<T>::forward_cached(KvCache<T>& cache, const int32_t* tokens, const int32_t* seq, const int32_t* pos, int rows,
+                                   const int32_t* out_rows, int n_out, T* out) {
+  if (rows <= 0) return;
+  check_tokens(tokens, rows, "token");
+  int max_pos = 0;
+  for (int r = 0; r < rows; r++) {
+    if (seq[r] < 0 || seq[r] >= cache.batch) throw std::out_of_range("sequence index out of range of the KV cache");
+    if (pos[r] < 0 || pos[r] >= cache.max_len) throw std::out_of_range("position " + std::to_string(pos[r]) + " is past the KV cache's length");
+    max_pos = std::max(max_pos, pos[r]);
+  }
+  for (int i = 0; i < n_out; i++)
+    if (out_rows[i] < 0 || out_rows[i] >= rows) throw std::out_of_range("logit row out of range");
+  ensure_rope(max_pos + 1);
+  Backend<T>& be = *be_;
+  Activations& a = activations(rows, false);
+  const int C = cfg_.hidden_size;
+  T* P = params_.get();
+  AttentionArgs<T> shape;
+  shape.rows = rows;
+  shape.heads = cfg_.num_heads;
+  shape.kv_heads = cfg_.num_kv_heads;
+  shape.head_dim = cfg_.head_dim;
+  shape.seq = seq;
+  shape.pos = pos;
+  shape.q_stride = qkv_dim_;
+  shape.kv_seq_stride = static_cast<int64_t>(cache.max_len) * cfg_.num_kv_heads * cfg_.head_dim;
+  shape.kv_pos_stride = static_cast<int64_t>(cfg_.num_kv_heads) * cfg_.head_dim;
+  shape.out_stride = static_cast<int64_t>(cfg_.num_heads) * cfg_.head_dim;
+
+  be.embedding_forward(a.x[0].get(), tokens, P + embed_, rows, C);
+  int cur = 0;
+  for (int l = 0; l < cfg_.num_layers; l++) {
+    layer_forward(l, a, a.x[cur].get(), a.x[1 - cur].get(), rows, pos, shape, &cache, seq);
+    cur = 1 - cur;
+  }
+  // Only the requested rows go through the final norm and the LM head.
+  T* picked = a.h1[0].get();
+  be.embedding_forward(picked, out_rows, a.x[cur].get(), n_out, C);
+  be.rmsnorm_forward(a.hf.get(), nullptr, picked, P + norm_, n_out, C, cfg_.rms_norm_eps);
+  be.gemm(false, true, n_out, cfg_.vocab_size, C, T(1), a.hf.get(), C, P + lm_head_, C, T(0), out, cfg_.vocab_size);
+}
+
+template class Qwen2Model<float>;
+template class Qwen2Model<double>;
+
+}  // namespace sw

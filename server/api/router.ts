@@ -1,0 +1,36 @@
+/** The REST API under /api: health, a catalog of what can be run, rooms and runs. */
+import { Router, json } from "express";
+import { AGENT_NAMES } from "../../agents/registry.js";
+import { BENCHMARKS } from "../../benchmarks/registry.js";
+import type { ServerContext } from "../context.js";
+import { SCENARIOS } from "../rooms/scenarios.js";
+import { errorHandler, notFound } from "./errors.js";
+import { roomsRouter } from "./rooms.js";
+import { runsRouter } from "./runs.js";
+
+export function apiRouter(ctx: ServerContext, adminToken: string, startedAt: Date): Router {
+  const r = Router();
+  r.use(json({ limit: "64kb" }));
+  r.get("/health", (_req, res) => {
+    const rooms = [...ctx.rooms.values()].map((room) => room.summary());
+    res.json({
+      ok: true,
+      uptimeS: Math.round((Date.now() - startedAt.getTime()) / 1000),
+      rooms: rooms.length,
+      clients: rooms.reduce((n, s) => n + s.spectators + s.seats.filter((x) => x.occupied).length, 0),
+      rssMb: Math.round(process.memoryUsage().rss / 2 ** 20),
+    });
+  });
+  r.get("/catalog", (_req, res) => {
+    res.json({
+      worlds: Object.entries(SCENARIOS).map(([name, f]) => ({ name, title: f.title, describe: f.describe })),
+      benchmarks: Object.keys(BENCHMARKS),
+      agents: [...AGENT_NAMES, "scripted (simulation seats)", "human (benchmark rooms)"],
+    });
+  });
+  r.use("/rooms", roomsRouter(ctx, adminToken));
+  r.use("/runs", runsRouter(ctx, adminToken));
+  r.use(notFound);
+  r.use(errorHandler);
+  return r;
+}

@@ -1,0 +1,89 @@
+/**
+ * /api/runs: the store's runs, a run's episodes page by page, and one episode as socialized-context
+ * JSON. A run id is looked up in the store's registry; only then is its folder (from the store,
+ * not from the request) read. Runs of private rooms are shown only with the admin token, and a
+ * human baseline's episodes only once it has ended.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Router, type Request } from "express";
+import { z } from "zod";
+import { readEpisodeLog, resolveContexts } from "../../store/episode-log.js";
+import type { RunRecord } from "../../store/run-store.js";
+import { SocializedContextSchema, serializeSocializedContext } from "../../worlds/core/socialized-context.js";
+import type { ServerContext } from "../context.js";
+import { isAdmin } from "./admin.js";
+import { HttpError, parseOr400 } from "./errors.js";
+
+const RunIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,120}$/, "not a run id");
+const Page = z.object({
+  offset: z.coerce.number().int().min(0).default(0),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+});
+const EpisodeQuery = z.object({ format: z.enum(["context", "record"]).default("context") });
+
+type LogRecord = { context_id?: string; socialized_context?: unknown };
+
+export function runsRouter(ctx: ServerContext, adminToken: string): Router {
+  const r = Router();
+  const visible = (req: Request, run: RunRecord) => run.params.visibility !== "private" || isAdmin(req, adminToken);
+  const runOf = (req: Request): RunRecord => {
+    const id = parseOr400(RunIdSchema, req.params.runId, "path");
+    const run = ctx.store.get(id);
+    if (!run || !visible(req, run)) throw new HttpError(404, `no run "${id}"`);
+    return run;
+  };
+
+  r.get("/", (req, res) => {
+    const { offset, limit } = parseOr400(Page, req.query, "query");
+    const runs = ctx.store.list().filter((run) => visible(req, run));
+    res.json({ total: runs.length, offset, limit, runs: runs.slice(offset, offset + limit) });
+  });
+
+  r.get("/:runId", (req, res) => {
+    const run = runOf(req);
+    const reportPath = join(ctx.store.dirOf(run), "report.json");
+    const report = existsSync(reportPath) ? (JSON.parse(readFileSync(reportPath, "utf8")) as unknown) : null;
+    res.json({ run, report });
+  });
+
+  /**
+   * A human baseline's log holds the official labels and the stories' world-model episodes (which
+   * answer the questions still to come): nobody but an admin reads it before the run ends.
+   */
+  const episodesOf = (req: Request): RunRecord => {
+    const run = runOf(req);
+    if (run.status === "running" && String(run.params.agent ?? "").startsWith("human") && !isAdmin(req, adminToken)) {
+      throw new HttpError(403, `run ${run.id} is a human baseline in progress: its episodes are readable when it ends`);
+    }
+    return run;
+  };
+
+  r.get("/:runId/episodes", (req, res) => {
+    const run = episodesOf(req);
+    const { offset, limit } = parseOr400(Page, req.query, "query");
+    // Benchmark logs write each story's context once; the page needs the earlier lines to resolve it.
+    const all = readEpisodeLog<LogRecord>(ctx.store.episodesPath(run));
+    const page = resolveContexts(all.records.slice(offset, offset + limit), all.records.slice(0, offset));
+    res.json({ total: all.total, offset, limit, torn: all.torn, episodes: page });
+  });
+
+  r.get("/:runId/episodes/:index", (req, res) => {
+    const run = episodesOf(req);
+    const index = parseOr400(z.coerce.number().int().min(0), req.params.index, "path");
+    const { format } = parseOr400(EpisodeQuery, req.query, "query");
+    const all = readEpisodeLog<LogRecord>(ctx.store.episodesPath(run));
+    if (index >= all.total) throw new HttpError(404, `run ${run.id} has ${all.total} episodes; there is no episode ${index}`);
+    const [record] = resolveContexts(all.records.slice(index, index + 1), all.records.slice(0, index));
+    if (format === "record") {
+      res.json(record);
+      return;
+    }
+    const context = SocializedContextSchema.safeParse(record?.socialized_context);
+    if (!context.success) throw new HttpError(404, `episode ${index} of run ${run.id} has no socialized context`);
+    // Byte for byte as the social-world-model project writes it.
+    res.type("application/json").send(serializeSocializedContext(context.data));
+  });
+
+  return r;
+}

@@ -1,0 +1,50 @@
+/**
+ * What the rooms and the API share in one server process: the run store, the progress hub, the
+ * folders benchmark files may be read from, and the live rooms. Colyseus creates rooms itself, so
+ * they find this through `serverContext()` rather than through their options (which clients send).
+ */
+import type { RunStore } from "../store/run-store.js";
+import type { ProgressHub } from "./progress-hub.js";
+
+export interface RoomSummary {
+  readonly roomId: string;
+  readonly type: string;
+  readonly title: string;
+  readonly world: string;
+  readonly status: string;
+  readonly note: string;
+  readonly visibility: "public" | "private";
+  readonly runId: string;
+  readonly episode: number;
+  readonly timestep: number;
+  readonly spectators: number;
+  readonly seats: readonly { agent: string; controller: string; human: boolean; occupied: boolean }[];
+  readonly progress?: { done: number; total: number; correct: number };
+  readonly createdAt: string;
+}
+
+export interface LiveRoom {
+  readonly roomId: string;
+  summary(): RoomSummary;
+  /** Stops the room: its episode or run is interrupted and logged, its clients are disconnected. */
+  stop(reason: string): Promise<void>;
+}
+
+export interface ServerContext {
+  readonly store: RunStore;
+  readonly hub: ProgressHub;
+  /** Absolute folders a benchmark room may read data files from. */
+  readonly dataRoots: readonly string[];
+  readonly rooms: Map<string, LiveRoom>;
+}
+
+let current: ServerContext | undefined;
+
+export function setServerContext(ctx: ServerContext | undefined): void {
+  current = ctx;
+}
+
+export function serverContext(): ServerContext {
+  if (!current) throw new Error("the socialworld server is not running (no server context)");
+  return current;
+}

@@ -1,0 +1,50 @@
+/**
+ * The demo rooms `npm start` opens: generated stories of every registered world played live by
+ * their scripts (every seat open to a visitor), an agent running a generated benchmark set, and a
+ * set a visitor can answer (a human baseline).
+ */
+import { matchMaker } from "@colyseus/core";
+import { BENCHMARKS } from "../benchmarks/registry.js";
+import type { BenchmarkOptionsInput, SimulationOptionsInput } from "./rooms/options.js";
+import { SCENARIOS } from "./rooms/scenarios.js";
+
+export function demoRooms(): { type: "simulation" | "benchmark"; options: SimulationOptionsInput | BenchmarkOptionsInput }[] {
+  const rooms: { type: "simulation" | "benchmark"; options: SimulationOptionsInput | BenchmarkOptionsInput }[] = [];
+  for (const [name, f] of Object.entries(SCENARIOS)) {
+    for (const seed of [1, 2]) {
+      rooms.push({
+        type: "simulation",
+        options: {
+          world: name,
+          seed: seed * 1000,
+          loop: true,
+          tickMs: 1500,
+          pauseMs: 4000,
+          humanSeats: "all",
+          turnDeadlineMs: 30_000,
+          title: `${f.title} stories, live (${seed})`,
+        },
+      });
+    }
+  }
+  if (BENCHMARKS.tomi) {
+    rooms.push({
+      type: "benchmark",
+      options: { benchmark: "tomi", generate: { n: 120, seed: 1 }, agent: "simulation", tickMs: 1200, title: "ToMi generated set · simulation agent", lingerSeconds: 86_400 },
+    });
+    rooms.push({
+      type: "benchmark",
+      options: { benchmark: "tomi", generate: { n: 12, seed: 2 }, agent: "human", title: "ToMi · answer it yourself (human baseline)", lingerSeconds: 86_400 },
+    });
+  }
+  return rooms;
+}
+
+export async function startDemoRooms(): Promise<string[]> {
+  const ids: string[] = [];
+  for (const { type, options } of demoRooms()) {
+    const room = await matchMaker.createRoom(type, options);
+    ids.push(room.roomId);
+  }
+  return ids;
+}

@@ -1,0 +1,103 @@
+/**
+ * One process, one port: the Colyseus rooms (WebSocket transport), the REST API and the built web
+ * client (express), and the socket.io progress stream, on the embedded store.
+ *
+ * Order matters on the shared HTTP server: Colyseus binds its matchmaking routes (falling back to
+ * express) when it listens, and socket.io is attached after that, so that engine.io wraps the
+ * request handler and takes only /socket.io/ requests; the Colyseus transport ignores upgrades to
+ * /socket.io/.
+ */
+import { existsSync } from "node:fs";
+import { createServer, type Server as HttpServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { randomBytes } from "node:crypto";
+import { matchMaker, Server } from "@colyseus/core";
+import { WebSocketTransport } from "@colyseus/ws-transport";
+import express from "express";
+import { Server as IoServer } from "socket.io";
+import { RunStore } from "../store/run-store.js";
+import { apiRouter } from "./api/router.js";
+import { ServerConfigSchema, type ServerConfig } from "./config.js";
+import { setServerContext, type ServerContext } from "./context.js";
+import { startDemoRooms } from "./demo.js";
+import { ProgressHub } from "./progress-hub.js";
+import { BenchmarkRoom } from "./rooms/benchmark-room.js";
+import { SimulationRoom } from "./rooms/simulation-room.js";
+
+export interface RunningServer {
+  readonly url: string;
+  readonly port: number;
+  readonly adminToken: string;
+  /** True when the admin token was generated for this run (nobody else knows it). */
+  readonly generatedToken: boolean;
+  readonly context: ServerContext;
+  readonly demoRoomIds: readonly string[];
+  /** Stops every room (their episodes and runs are logged as interrupted), then the server. */
+  close(): Promise<void>;
+}
+
+export async function startServer(input: ServerConfig): Promise<RunningServer> {
+  const config = ServerConfigSchema.parse(input);
+  const generatedToken = config.adminToken === undefined;
+  const adminToken = config.adminToken ?? randomBytes(18).toString("base64url");
+  const store = await RunStore.open(config.store);
+  const hub = new ProgressHub();
+  const context: ServerContext = { store, hub, dataRoots: config.dataRoots, rooms: new Map() };
+  setServerContext(context);
+  const startedAt = new Date();
+
+  // Rooms are created by the server (demo rooms) and the admin API, never by a matchmaking request.
+  matchMaker.controller.exposedMethods = ["joinById", "reconnect"];
+
+  const http: HttpServer = createServer();
+  // 64 KiB: a person's action or answer, with room to spare; nothing a client sends is bigger.
+  const transport = new WebSocketTransport({ noServer: true, maxPayload: 64 * 1024 });
+  transport.attachToServer(http, { filter: (req) => !(req.url ?? "").startsWith("/socket.io/") });
+
+  const gameServer = new Server({
+    transport,
+    greet: false,
+    gracefullyShutdown: false,
+    express: (app) => {
+      app.disable("x-powered-by");
+      app.use("/api", apiRouter(context, adminToken, startedAt));
+      if (existsSync(config.clientDir)) {
+        app.use(express.static(config.clientDir, { index: "index.html", fallthrough: true }));
+      } else {
+        app.get("/", (_req, res) => {
+          res.type("text/plain").send(`socialworld: the web client is not built (${config.clientDir} is missing); run \`npm run build:client\`.\n`);
+        });
+      }
+    },
+  });
+  gameServer.define("simulation", SimulationRoom);
+  gameServer.define("benchmark", BenchmarkRoom);
+  await gameServer.listen(config.port, config.host);
+
+  const io = new IoServer(http, { serveClient: false, destroyUpgrade: false, maxHttpBufferSize: 64 * 1024 });
+  hub.attach(io);
+
+  const port = (http.address() as AddressInfo).port;
+  const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
+  const url = `http://${shownHost.includes(":") ? `[${shownHost}]` : shownHost}:${port}/`;
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      // Rooms abort their episodes, log them and close their runs before they go away.
+      await gameServer.gracefullyShutdown(false);
+      await new Promise<void>((done) => io.close(() => done()));
+      http.closeAllConnections();
+      await new Promise<void>((done) => http.close(() => done()));
+      setServerContext(undefined);
+    })());
+
+  let demoRoomIds: string[] = [];
+  try {
+    if (config.demo) demoRoomIds = await startDemoRooms();
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  return { url, port, adminToken, generatedToken, context, demoRoomIds, close };
+}

@@ -1,0 +1,506 @@
+/**
+ * What both room types share: seats and who holds them, joining as a spectator or into a seat,
+ * the StateViews that keep private perspectives private, the person's turn (observation, action
+ * schema, deadline), reconnection, and the messages a client may send.
+ *
+ * Privacy rests on one rule: a client's StateView holds the Perspectives it may see and nothing
+ * else. Spectators of a public room (and holders of a private room's spectator token) share one
+ * view that holds every perspective; each seated client has a view of its own holding only its
+ * agent's. Turn messages go only to the seat's holder.
+ */
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import { CloseCode, ErrorCode, Room, ServerError, type Client } from "@colyseus/core";
+import { StateView } from "@colyseus/schema";
+import { z } from "zod";
+import type { AgentReply, AgentTurn } from "../../agents/agent.js";
+import type { TimestepRecord } from "../../worlds/core/episode.js";
+import type { World } from "../../worlds/core/world.js";
+import { serverContext, type LiveRoom, type RoomSummary, type ServerContext } from "../context.js";
+import { C2S, S2C, type ActionResultMessage, type SeatMessage, type TurnMessage, type TurnOverMessage } from "../protocol.js";
+import { HumanTurns, type PendingTurn } from "./human-turns.js";
+import { ActMessageSchema, describeIssues, JoinOptionsSchema } from "./options.js";
+import { Perspective, PerspectiveStep, RoomState, Seat, Tick, WORLD_PERSPECTIVE } from "./state.js";
+
+/** The longest timeline and perspective history a client is sent (older timesteps are in the run's log). */
+const MAX_HISTORY = 1000;
+/** Structured observations beyond this many characters are not sent (the text always is). */
+const MAX_DATA_CHARS = 16_000;
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyWorld = World<any, any, any>;
+
+/** Errors that mean the request was bad (the API answers them with 400). */
+const CLIENT_ERRORS = new Set(["OptionsError", "DataError", "DataPathError"]);
+
+type JoinAuth = { role: "spectator"; name: string } | { role: "seat"; index: number; token: string; name: string };
+
+interface Holder {
+  sessionId: string;
+  token: string;
+  name: string;
+  /** The seat is a position: when a looping room starts a new story, its holder plays the agent at the same place. */
+  index: number;
+  client: Client;
+  connected: boolean;
+}
+
+export function newToken(): string {
+  return randomBytes(18).toString("base64url");
+}
+
+function sameToken(a: string | undefined, b: string | undefined): boolean {
+  if (a === undefined || b === undefined) return false;
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+export abstract class BaseRoom extends Room<{ state: RoomState }> implements LiveRoom {
+  protected readonly ctx: ServerContext = serverContext();
+  protected readonly abort = new AbortController();
+  protected readonly createdAt = new Date();
+  /** Shared by every spectator: encoded once per patch however many spectators watch. */
+  private readonly spectatorView = new StateView();
+  private readonly holders = new Map<string, Holder>();
+  /** Private rooms: each seat a person may take has a token issued at creation. */
+  private readonly seatTokens = new Map<number, string>();
+  private spectatorToken: string | undefined;
+  protected reconnectSeconds = 60;
+  /** The world being played and its current state (what a person's action is checked against). */
+  protected world: AnyWorld | undefined;
+  protected current: unknown;
+  protected turns: HumanTurns<unknown, unknown> | undefined;
+  /** How each pending or finished human turn of this timestep ended, by agent ("human" or "fallback"). */
+  protected readonly humanOutcomes = new Map<string, { timestep: number; source: "human" | "fallback" }>();
+  private readonly schemaJson = new WeakMap<object, unknown>();
+
+  protected abstract readonly roomType: string;
+
+  // ---- set-up -------------------------------------------------------------------------------
+
+  /** Common set-up; subclasses call it first in onCreate. */
+  protected setUp(opts: { private: boolean; reconnectSeconds: number; title: string; world: string; tickMs: number; turnDeadlineMs: number }): void {
+    const state = new RoomState();
+    state.kind = this.roomType;
+    state.title = opts.title;
+    state.world = opts.world;
+    state.status = "starting";
+    state.note = "";
+    state.visibility = opts.private ? "private" : "public";
+    state.runId = "";
+    state.episode = 0;
+    state.seed = "";
+    state.tickMs = opts.tickMs;
+    state.turnDeadlineMs = opts.turnDeadlineMs;
+    this.setState(state);
+    this.reconnectSeconds = opts.reconnectSeconds;
+    if (opts.private) this.spectatorToken = newToken();
+    this.autoDispose = false;
+    // A room is watched by people and tools, not by crowds: past this, joins are refused.
+    this.maxClients = 2000;
+    // A person sends a few actions a minute; anything near this is a broken or hostile client.
+    this.maxMessagesPerSecond = 30;
+
+    this.onMessage(C2S.act, (client, message: unknown) => this.onAct(client, message));
+    this.onMessage("*", (client, type: unknown) => {
+      client.send(S2C.error, { error: `unknown message type "${String(type)}" (this room accepts: ${Object.values(C2S).join(", ")})` });
+    });
+  }
+
+  /** Lists the room (REST API, lobby): the last step of a successful onCreate. */
+  protected register(): void {
+    this.ctx.rooms.set(this.roomId, this);
+  }
+
+  /** Issues a token for every seat a person may take now (private rooms: given to whoever created the room). */
+  protected issueSeatTokens(humanIndexes: readonly number[]): void {
+    if (this.state.visibility !== "private") return;
+    for (const i of humanIndexes) if (!this.seatTokens.has(i)) this.seatTokens.set(i, newToken());
+  }
+
+  /** The secrets a private room's creator receives. */
+  secrets(): { spectatorToken?: string; seatTokens: { index: number; agent: string; token: string }[] } {
+    return {
+      ...(this.spectatorToken ? { spectatorToken: this.spectatorToken } : {}),
+      seatTokens: [...this.seatTokens].map(([index, token]) => ({ index, agent: this.state.agents[index] ?? "", token })),
+    };
+  }
+
+  // ---- seats and perspectives -----------------------------------------------------------------
+
+  /**
+   * A new episode's agents: fresh seats and perspectives. People keep their place: the holder of
+   * seat i now plays agent i (a looping room's stories have new characters).
+   */
+  protected setAgents(world: AnyWorld, initialState: unknown, seats: readonly { agent: string; controller: string; human: boolean }[]): void {
+    this.turns?.closeAll();
+    this.world = world;
+    this.current = initialState;
+    this.humanOutcomes.clear();
+    this.turns = new HumanTurns<unknown, unknown>(world, () => this.current, {
+      opened: (p) => this.turnOpened(p),
+      closed: (p, outcome) => this.turnClosed(p, outcome),
+    });
+    const state = this.state;
+    state.agents.clear();
+    state.seats.clear();
+    state.perspectives.clear();
+    state.timeline.clear();
+    const all = [WORLD_PERSPECTIVE, ...seats.map((s) => s.agent)];
+    for (const name of all) {
+      const p = new Perspective();
+      p.name = name;
+      state.perspectives.set(name, p);
+      this.spectatorView.add(p);
+    }
+    seats.forEach((s) => {
+      state.agents.push(s.agent);
+      const seat = new Seat();
+      seat.agent = s.agent;
+      seat.controller = s.controller;
+      seat.human = s.human;
+      seat.occupant = "";
+      seat.connected = false;
+      seat.waiting = false;
+      seat.deadline = 0;
+      state.seats.set(s.agent, seat);
+    });
+    for (const h of this.holders.values()) this.placeHolder(h);
+  }
+
+  /** Shows the holder its seat's perspective and tells it which agent it plays now. */
+  private placeHolder(h: Holder): void {
+    const agent = this.state.agents[h.index];
+    const seat = agent === undefined ? undefined : this.state.seats.get(agent);
+    if (agent !== undefined && seat?.human) {
+      seat.occupant = h.name;
+      seat.connected = h.connected;
+      const p = this.state.perspectives.get(agent);
+      if (p) h.client.view?.add(p);
+    }
+    const msg: SeatMessage = { agent: seat?.human ? agent! : "", token: h.token, roomId: this.roomId };
+    if (h.connected) h.client.send(S2C.seat, msg);
+  }
+
+  /** The person holding `agent`'s seat (connected or not). */
+  protected personIn(agent: string): string | undefined {
+    const index = this.state.agents.indexOf(agent);
+    if (index < 0 || !this.state.seats.get(agent)?.human) return undefined;
+    for (const h of this.holders.values()) if (h.index === index) return h.name;
+    return undefined;
+  }
+
+  /** A person holds `agent`'s seat and is connected now. */
+  protected seatConnected(agent: string): boolean {
+    return this.holderOf(agent)?.connected ?? false;
+  }
+
+  protected holderOf(agent: string): Holder | undefined {
+    const index = this.state.agents.indexOf(agent);
+    for (const h of this.holders.values()) if (h.index === index) return h;
+    return undefined;
+  }
+
+  protected awaitPerson(turn: AgentTurn<unknown>, person: string): Promise<AgentReply<unknown>> {
+    if (!this.turns) return Promise.reject(new Error("no episode"));
+    return this.turns.await(turn, person, this.turnNumber(turn));
+  }
+
+  /** The number a person's turn is known by (the timestep; a benchmark room numbers its questions). */
+  protected turnNumber(turn: AgentTurn<unknown>): number {
+    return turn.timestep;
+  }
+
+  private turnOpened(p: PendingTurn<unknown>): void {
+    const seat = this.state.seats.get(p.agent);
+    if (seat) {
+      seat.waiting = true;
+      seat.deadline = p.turn.deadline ?? 0;
+    }
+    const h = this.holderOf(p.agent);
+    if (h?.connected) h.client.send(S2C.turn, this.turnMessage(p));
+    this.broadcastPatch();
+  }
+
+  private turnClosed(p: PendingTurn<unknown>, outcome: "human" | "timeout" | "ended"): void {
+    const seat = this.state.seats.get(p.agent);
+    if (seat) {
+      seat.waiting = false;
+      seat.deadline = 0;
+    }
+    this.humanOutcomes.set(p.agent, { timestep: p.timestep, source: outcome === "human" ? "human" : "fallback" });
+    const h = this.holderOf(p.agent);
+    const msg: TurnOverMessage = { agent: p.agent, timestep: p.timestep, outcome };
+    if (h?.connected) h.client.send(S2C.turnOver, msg);
+  }
+
+  private turnMessage(p: PendingTurn<unknown>): TurnMessage {
+    const turn = p.turn;
+    const world = this.world!;
+    let schema = this.schemaJson.get(turn.actionSchema);
+    if (schema === undefined) {
+      schema = z.toJSONSchema(turn.actionSchema, { io: "input", unrepresentable: "any" });
+      this.schemaJson.set(turn.actionSchema, schema);
+    }
+    return {
+      agent: p.agent,
+      timestep: p.timestep,
+      observation: {
+        text: turn.observation.text,
+        sameAsState: turn.observation.sameAsState ?? false,
+        ...(turn.observation.data !== undefined ? { data: turn.observation.data } : {}),
+      },
+      mentalState: world.mentalState?.(this.current, p.agent) ?? "",
+      actionSchema: schema,
+      ...(turn.options ? { options: turn.options } : {}),
+      noop: world.noop(this.current, p.agent),
+      ...(turn.deadline !== undefined ? { deadline: turn.deadline } : {}),
+    };
+  }
+
+  /** Who produced each agent's action at `timestep`: the person, the fallback, or the controller. */
+  protected sourcesAt(timestep: number, agents: readonly string[]): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const a of agents) {
+      const h = this.humanOutcomes.get(a);
+      out[a] = h && h.timestep === timestep ? h.source : "agent";
+    }
+    return out;
+  }
+
+  /** Appends a recorded timestep: the public tick, the world's view, and each agent's own view. */
+  protected recordTimestep(rec: TimestepRecord, sources: Readonly<Record<string, string>>): void {
+    const state = this.state;
+    const tick = new Tick();
+    tick.timestep = rec.timestep;
+    tick.at = Date.now();
+    push(state.timeline, tick);
+    const agents = [...state.agents];
+    const world = new PerspectiveStep();
+    world.timestep = rec.timestep;
+    world.text = rec.state;
+    world.sameAsState = true;
+    world.mentalState = "";
+    world.action = "";
+    world.source = "";
+    world.data = "";
+    const wp = state.perspectives.get(WORLD_PERSPECTIVE);
+    if (wp) push(wp.steps, world);
+    for (const a of agents) {
+      const obs = rec.observations[a];
+      const step = new PerspectiveStep();
+      step.timestep = rec.timestep;
+      step.text = obs?.text ?? "";
+      step.sameAsState = obs?.sameAsState ?? false;
+      step.mentalState = rec.mentalStates[a] ?? "";
+      step.action = rec.actions[a] ?? "none";
+      step.source = sources[a] ?? "agent";
+      step.data = dataJson(obs?.data);
+      const p = state.perspectives.get(a);
+      if (p) push(p.steps, step);
+    }
+    // Send now rather than at the next patch interval: the timestep is what clients wait for.
+    this.broadcastPatch();
+  }
+
+  protected setStatus(status: string, note = ""): void {
+    this.state.status = status;
+    this.state.note = note;
+  }
+
+  // ---- joining ------------------------------------------------------------------------------
+
+  override onAuth(_client: Client, raw: unknown): JoinAuth {
+    const parsed = JoinOptionsSchema.safeParse(raw ?? {});
+    if (!parsed.success) throw new ServerError(ErrorCode.AUTH_FAILED, `bad join options: ${describeIssues(parsed.error)}`);
+    const { seat, token } = parsed.data;
+    const name = parsed.data.name ?? "anonymous";
+    const isPrivate = this.state.visibility === "private";
+
+    if (seat === undefined) {
+      if (token === undefined) {
+        if (isPrivate) throw new ServerError(ErrorCode.AUTH_FAILED, "this room is private: join with its spectator token or a seat token");
+        return { role: "spectator", name };
+      }
+      if (isPrivate && sameToken(token, this.spectatorToken)) return { role: "spectator", name };
+      const index = this.seatOfToken(token);
+      if (index === undefined) throw new ServerError(ErrorCode.AUTH_FAILED, "unknown or expired token");
+      return { role: "seat", index, token, name };
+    }
+
+    const index = this.state.agents.indexOf(seat);
+    if (index < 0) throw new ServerError(ErrorCode.AUTH_FAILED, `no agent "${seat}" in this room (agents: ${[...this.state.agents].join(", ") || "none yet"})`);
+    if (!this.state.seats.get(seat)?.human) {
+      const open = [...this.state.seats.values()].filter((s) => s.human).map((s) => s.agent);
+      throw new ServerError(ErrorCode.AUTH_FAILED, `${seat}'s seat is not open to people (open seats: ${open.join(", ") || "none"})`);
+    }
+    if (isPrivate) {
+      if (!sameToken(token, this.seatTokens.get(index))) throw new ServerError(ErrorCode.AUTH_FAILED, `${seat}'s seat needs its seat token`);
+      return { role: "seat", index, token: token!, name };
+    }
+    const holder = [...this.holders.values()].find((h) => h.index === index);
+    if (holder) {
+      if (!sameToken(token, holder.token)) throw new ServerError(ErrorCode.AUTH_FAILED, `${seat}'s seat is taken by ${holder.name}`);
+      return { role: "seat", index, token: holder.token, name };
+    }
+    return { role: "seat", index, token: newToken(), name };
+  }
+
+  private seatOfToken(token: string): number | undefined {
+    for (const [index, t] of this.seatTokens) if (sameToken(token, t)) return index;
+    for (const h of this.holders.values()) if (sameToken(token, h.token)) return h.index;
+    return undefined;
+  }
+
+  override onJoin(client: Client, _options: unknown, auth: JoinAuth): void {
+    if (auth.role === "spectator") {
+      client.view = this.spectatorView;
+      return;
+    }
+    const existing = [...this.holders.values()].find((h) => h.index === auth.index);
+    if (existing) {
+      // Someone else got here first (two claims at once), or the same person from a new connection.
+      if (!sameToken(existing.token, auth.token)) throw new ServerError(ErrorCode.AUTH_FAILED, "the seat was just taken");
+      this.holders.delete(existing.sessionId);
+      existing.client.view?.dispose();
+      existing.client.leave(CloseCode.CONSENTED, "the seat was taken over by a new connection");
+    }
+    client.view = new StateView();
+    const holder: Holder = { sessionId: client.sessionId, token: auth.token, name: auth.name, index: auth.index, client, connected: true };
+    this.holders.set(client.sessionId, holder);
+    this.placeHolder(holder);
+    this.resendTurn(holder);
+  }
+
+  private resendTurn(h: Holder): void {
+    const agent = this.state.agents[h.index];
+    const p = agent === undefined ? undefined : this.turns?.pending(agent);
+    if (p && h.connected) h.client.send(S2C.turn, this.turnMessage(p));
+  }
+
+  override onDrop(client: Client): void {
+    const h = this.holders.get(client.sessionId);
+    if (!h) return;
+    h.connected = false;
+    const agent = this.state.agents[h.index];
+    const seat = agent === undefined ? undefined : this.state.seats.get(agent);
+    if (seat) seat.connected = false;
+    // The seat is kept (turns time out to the controller meanwhile) until the person comes back.
+    if (this.reconnectSeconds > 0 && !this.abort.signal.aborted) {
+      // Rejected when the time is up or the room goes away: then onLeave releases the seat.
+      this.allowReconnection(client, this.reconnectSeconds).catch(() => undefined);
+    }
+  }
+
+  override onReconnect(client: Client): void {
+    const h = this.holders.get(client.sessionId);
+    if (!h) {
+      // The seat was taken over while this connection was away.
+      client.leave(CloseCode.CONSENTED, "the seat was taken over by a new connection");
+      return;
+    }
+    h.client = client;
+    h.connected = true;
+    this.placeHolder(h);
+    this.resendTurn(h);
+  }
+
+  override onLeave(client: Client): void {
+    const h = this.holders.get(client.sessionId);
+    if (!h) return;
+    this.holders.delete(client.sessionId);
+    client.view?.dispose();
+    const agent = this.state.agents[h.index];
+    const seat = agent === undefined ? undefined : this.state.seats.get(agent);
+    if (seat && agent !== undefined) {
+      seat.occupant = "";
+      seat.connected = false;
+      // Nobody will answer: the controller acts now instead of at the deadline.
+      this.turns?.close(agent, "ended");
+    }
+  }
+
+  // ---- messages -----------------------------------------------------------------------------
+
+  private onAct(client: Client, message: unknown): void {
+    const reply = (r: ActionResultMessage) => client.send(S2C.actionResult, r);
+    const h = this.holders.get(client.sessionId);
+    if (!h) return reply({ ok: false, error: "only a seated client can act (join with the seat option)" });
+    const parsed = ActMessageSchema.safeParse(message);
+    if (!parsed.success) return reply({ ok: false, error: `bad act message: ${describeIssues(parsed.error)}` });
+    const agent = this.state.agents[h.index];
+    if (agent === undefined || !this.turns) return reply({ ok: false, error: "your seat has no agent in this episode" });
+    reply(this.turns.submit(agent, parsed.data.action, parsed.data.timestep));
+  }
+
+  // ---- lifecycle ----------------------------------------------------------------------------
+
+  override onUncaughtException(error: Error & { code?: number }, method: string): void {
+    // A refused join, or options or data refused at creation, are answers to a client, not server errors.
+    if ((method === "onAuth" || method === "onJoin") && error.cause instanceof ServerError) return;
+    if (method === "onCreate" && CLIENT_ERRORS.has((error.cause as Error | undefined)?.name ?? "")) return;
+    console.error(`[room ${this.roomId} ${this.roomType}] ${method}: ${error.stack ?? error.message}`);
+  }
+
+  summary(): RoomSummary {
+    const s = this.state;
+    const seated = [...this.holders.values()].filter((h) => h.connected).length;
+    const last = s.timeline.length ? s.timeline[s.timeline.length - 1]!.timestep : 0;
+    return {
+      roomId: this.roomId,
+      type: this.roomType,
+      title: s.title,
+      world: s.world,
+      status: s.status,
+      note: s.note,
+      visibility: s.visibility === "private" ? "private" : "public",
+      runId: s.runId,
+      episode: s.episode,
+      timestep: last,
+      spectators: Math.max(0, this.clients.length - seated),
+      seats: [...s.agents].map((agent) => {
+        const seat = s.seats.get(agent);
+        return { agent, controller: seat?.controller ?? "", human: seat?.human ?? false, occupied: (seat?.occupant ?? "") !== "" };
+      }),
+      ...(s.kind === "benchmark" && s.progress ? { progress: { done: s.progress.done, total: s.progress.total, correct: s.progress.correct } } : {}),
+      createdAt: this.createdAt.toISOString(),
+    };
+  }
+
+  async stop(reason: string): Promise<void> {
+    if (!this.abort.signal.aborted) {
+      this.setStatus("stopped", reason);
+      this.abort.abort();
+    }
+    await this.disconnect(CloseCode.CONSENTED);
+  }
+
+  /** Subclasses finish their run (flush logs) here; it is awaited before the room goes away. */
+  protected abstract finish(): Promise<void>;
+
+  override async onDispose(): Promise<void> {
+    this.abort.abort();
+    this.turns?.closeAll();
+    try {
+      await this.finish();
+    } finally {
+      this.ctx.rooms.delete(this.roomId);
+      this.spectatorView.dispose();
+    }
+  }
+}
+
+function push<T>(list: { push(x: T): number; shift(): T | undefined; length: number }, item: T): void {
+  list.push(item);
+  while (list.length > MAX_HISTORY) list.shift();
+}
+
+function dataJson(data: unknown): string {
+  if (data === undefined) return "";
+  try {
+    const s = JSON.stringify(data);
+    return s.length > MAX_DATA_CHARS ? "" : s;
+  } catch {
+    return "";
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * Options of the two room types and of joining a room, validated with zod. The same schemas check
+ * the REST API's request bodies, so a bad option is refused with the field that is wrong before a
+ * room exists.
+ */
+import { z } from "zod";
+import { createAgent } from "../../agents/registry.js";
+import { BENCHMARKS } from "../../benchmarks/registry.js";
+import { MODES } from "../../benchmarks/benchmark.js";
+import { SCENARIOS } from "./scenarios.js";
+
+/** An agent spec from the registry ("simulation", "random:3"); checked by building it once. */
+const agentSpec = z
+  .string()
+  .min(1)
+  .max(100)
+  .superRefine((spec, ctx) => {
+    try {
+      createAgent(spec);
+    } catch (err) {
+      ctx.addIssue({ code: "custom", message: (err as Error).message });
+    }
+  });
+
+/** Who plays a seat of a simulation room when no person does. */
+const seatController = z.union([z.literal("scripted"), z.literal("none"), agentSpec]);
+
+const title = z.string().trim().min(1).max(120);
+const seed = z.number().int().min(0).max(2 ** 32 - 1);
+
+export const SimulationOptionsSchema = z
+  .object({
+    world: z.enum(Object.keys(SCENARIOS) as [string, ...string[]], { error: `expected one of ${Object.keys(SCENARIOS).join(", ")}` }),
+    seed: seed.default(0),
+    /** Per-agent controller by agent name; agents not named get `defaultAgent`. */
+    agents: z.record(z.string().min(1).max(64), seatController).default({}),
+    defaultAgent: seatController.default("scripted"),
+    /** Seats a person may take: every seat, none, or these agents (by name or 0-based position). */
+    humanSeats: z
+      .union([z.literal("all"), z.literal("none"), z.array(z.union([z.string().min(1).max(64), z.number().int().min(0).max(63)])).max(64)])
+      .default("none"),
+    /** Milliseconds between timesteps (0: as fast as the agents answer). */
+    tickMs: z.number().int().min(0).max(60_000).default(1000),
+    /** How long a person has per turn before the seat's controller acts. */
+    turnDeadlineMs: z.number().int().min(200).max(600_000).default(30_000),
+    /** Play a new episode (the next seed) after each one ends. */
+    loop: z.boolean().default(false),
+    /** Pause between episodes when looping. */
+    pauseMs: z.number().int().min(0).max(600_000).default(3000),
+    maxSteps: z.number().int().min(1).max(100_000).default(500),
+    private: z.boolean().default(false),
+    title: title.optional(),
+    /** How long a dropped person's seat is held for them. */
+    reconnectSeconds: z.number().int().min(0).max(3600).default(60),
+    /** Keep a finished room open this long for viewing, then close it. */
+    lingerSeconds: z.number().int().min(0).max(86_400).default(600),
+  })
+  .strict();
+export type SimulationOptions = z.infer<typeof SimulationOptionsSchema>;
+export type SimulationOptionsInput = z.input<typeof SimulationOptionsSchema>;
+
+export const BenchmarkOptionsSchema = z
+  .object({
+    benchmark: z.enum(Object.keys(BENCHMARKS) as [string, ...string[]], { error: `expected one of ${Object.keys(BENCHMARKS).join(", ")}` }),
+    /** A benchmark file under one of the server's data roots. */
+    data: z.string().min(1).max(1000).optional(),
+    /** A generated set instead of a file. */
+    generate: z.object({ n: z.number().int().min(1).max(10_000), seed: seed.default(0) }).strict().optional(),
+    limit: z.number().int().min(1).optional(),
+    /** The agent under test, or "human": a person takes the respondent's seat and answers. */
+    agent: z.union([z.literal("human"), agentSpec]).default("simulation"),
+    /** Who the person in the seat is, in the report's agent name ("human:NAME"). */
+    participant: z.string().trim().min(1).max(40).regex(/^[\w .@-]+$/, "letters, digits, spaces and . @ - _ only").optional(),
+    mode: z.enum(MODES as [string, ...string[]]).default("vanilla"),
+    /** A person's time per question; past it the question counts as unanswered (as `bench --timeout`). */
+    turnDeadlineMs: z.number().int().min(1000).max(3_600_000).default(120_000),
+    /** An agent's time per question (absent: no limit). */
+    timeoutMs: z.number().int().min(1).max(3_600_000).optional(),
+    /** Pause between questions, so that people can watch an agent's run. */
+    tickMs: z.number().int().min(0).max(60_000).default(0),
+    private: z.boolean().default(false),
+    title: title.optional(),
+    reconnectSeconds: z.number().int().min(0).max(3600).default(120),
+    lingerSeconds: z.number().int().min(0).max(86_400).default(3600),
+  })
+  .strict()
+  .refine((o) => (o.data === undefined) !== (o.generate === undefined), { message: "give exactly one of data (a file) and generate ({n, seed})", path: ["data"] });
+export type BenchmarkOptions = z.infer<typeof BenchmarkOptionsSchema>;
+export type BenchmarkOptionsInput = z.input<typeof BenchmarkOptionsSchema>;
+
+export const JoinOptionsSchema = z
+  .object({
+    seat: z.string().min(1).max(64).optional(),
+    token: z.string().min(1).max(128).optional(),
+    name: z.string().trim().min(1).max(40).optional(),
+  })
+  // The SDK adds fields of its own to join options; unknown keys are dropped, not refused.
+  .strip();
+
+export const ActMessageSchema = z.object({
+  action: z.unknown(),
+  timestep: z.number().int().min(1).optional(),
+});
+
+/** "field: message; field: message" from a zod error (what the API and the rooms answer). */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((i) => {
+      const path = i.path.map(String).join(".");
+      return path ? `${path}: ${i.message}` : i.message;
+    })
+    .join("; ");
+}
+
+export class OptionsError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "OptionsError";
+  }
+}
+
+export function parseOptions<T extends z.ZodType>(schema: T, raw: unknown, what: string): z.infer<T> {
+  const parsed = schema.safeParse(raw ?? {});
+  if (!parsed.success) throw new OptionsError(`bad ${what} options: ${describeIssues(parsed.error)}`);
+  return parsed.data;
+}

@@ -1,0 +1,188 @@
+/**
+ * The `simulation` room: plays episodes of any registered world live through the game loop. Each
+ * seat is played by its controller (a story's script or a registry agent) unless a person holds
+ * it; a person's turn has a deadline, after which the controller acts. Every episode is logged to
+ * the run's append-only log as its socialized context and turns, when it ends or is interrupted.
+ */
+import type { Agent } from "../../agents/agent.js";
+import { createAgent } from "../../agents/registry.js";
+import { EpisodeLog } from "../../store/episode-log.js";
+import type { RunRecord } from "../../store/run-store.js";
+import { runEpisode } from "../../worlds/core/loop.js";
+import { toSocializedContext } from "../../worlds/core/socialize.js";
+import { BaseRoom } from "./base-room.js";
+import { pause } from "./pause.js";
+import { parseOptions, SimulationOptionsSchema, type SimulationOptions } from "./options.js";
+import { SCENARIOS, type Scenario } from "./scenarios.js";
+import { ControllerFallback, SeatAgent } from "./seat-agent.js";
+
+export class SimulationRoom extends BaseRoom {
+  protected readonly roomType = "simulation";
+  private opts!: SimulationOptions;
+  private run: RunRecord | undefined;
+  private log: EpisodeLog | undefined;
+  private playing: Promise<void> | undefined;
+  private episodes = 0;
+
+  override async onCreate(raw: unknown): Promise<void> {
+    const opts = parseOptions(SimulationOptionsSchema, raw, "simulation room");
+    this.opts = opts;
+    const factory = SCENARIOS[opts.world]!;
+    this.setUp({
+      private: opts.private,
+      reconnectSeconds: opts.reconnectSeconds,
+      title: opts.title ?? `${factory.title} room`,
+      world: opts.world,
+      tickMs: opts.tickMs,
+      turnDeadlineMs: opts.turnDeadlineMs,
+    });
+    // The first scenario now, so that seats exist (and private seat tokens can be handed out) at creation.
+    const first = await factory.create(opts.seed);
+    const controllers = this.beginEpisode(first, opts.seed);
+    this.run = await this.ctx.store.create("room", this.state.title, {
+      room: this.roomId,
+      type: "simulation",
+      world: opts.world,
+      seed: opts.seed,
+      loop: opts.loop,
+      visibility: this.state.visibility,
+    });
+    this.state.runId = this.run.id;
+    this.log = new EpisodeLog(this.ctx.store.episodesPath(this.run));
+    this.playing = this.play(first, controllers);
+    this.register();
+  }
+
+  private seatsFor(scenario: Scenario): { agent: string; controller: string; human: boolean }[] {
+    const names = scenario.world.agents(scenario.initialState);
+    const hs = this.opts.humanSeats;
+    return names.map((agent, i) => ({
+      agent,
+      controller: this.opts.agents[agent] ?? this.opts.defaultAgent,
+      human: hs === "all" ? true : hs === "none" ? false : hs.includes(agent) || hs.includes(i),
+    }));
+  }
+
+  private beginEpisode(scenario: Scenario, seed: number): Map<string, Agent<unknown> | undefined> {
+    const seats = this.seatsFor(scenario);
+    this.setAgents(scenario.world, scenario.initialState, seats);
+    this.issueSeatTokens(seats.flatMap((s, i) => (s.human ? [i] : [])));
+    this.state.episode = ++this.episodes;
+    this.state.seed = String(seed);
+    const controllers = new Map<string, Agent<unknown> | undefined>();
+    for (const s of seats) {
+      controllers.set(
+        s.agent,
+        s.controller === "scripted" ? scenario.scripted[s.agent] : s.controller === "none" ? undefined : createAgent(s.controller),
+      );
+    }
+    return controllers;
+  }
+
+  private async play(first: Scenario, firstControllers: Map<string, Agent<unknown> | undefined>): Promise<void> {
+    let scenario = first;
+    let seed = this.opts.seed;
+    let controllers = firstControllers;
+    const signal = this.abort.signal;
+    try {
+      for (;;) {
+        this.setStatus("running");
+        await this.playEpisode(scenario, seed, controllers);
+        if (!this.opts.loop || signal.aborted) break;
+        this.setStatus("between", `next story in ${Math.round(this.opts.pauseMs / 1000)} s`);
+        await pause(this.opts.pauseMs, signal);
+        if (signal.aborted) break;
+        seed = (seed + 1) >>> 0;
+        scenario = await SCENARIOS[this.opts.world]!.create(seed);
+        controllers = this.beginEpisode(scenario, seed);
+      }
+      if (!signal.aborted) {
+        this.setStatus("finished", `${this.episodes} episode${this.episodes === 1 ? "" : "s"} played`);
+        await this.closeRun("done");
+        // A finished room stays open for viewing, then closes.
+        this.clock.setTimeout(() => void this.disconnect(), this.opts.lingerSeconds * 1000);
+      }
+    } catch (err) {
+      this.setStatus("failed", (err as Error).message);
+      console.error(`[room ${this.roomId}] ${(err as Error).stack ?? String(err)}`);
+      await this.closeRun("failed", (err as Error).message);
+    }
+  }
+
+  private runClosed = false;
+
+  /** Flushes the log and records how the run ended (once). */
+  private async closeRun(status: "done" | "failed" | "interrupted", error?: string): Promise<void> {
+    if (this.runClosed) return;
+    this.runClosed = true;
+    this.log?.close();
+    if (this.run) {
+      await this.ctx.store.update(this.run.id, {
+        status,
+        finishedAt: new Date().toISOString(),
+        summary: { episodes: this.episodes },
+        ...(error ? { error } : {}),
+      });
+    }
+  }
+
+  private async playEpisode(scenario: Scenario, seed: number, controllers: Map<string, Agent<unknown> | undefined>): Promise<void> {
+    const world = scenario.world;
+    const host = {
+      personIn: (agent: string) => this.personIn(agent),
+      awaitPerson: (turn: Parameters<SeatAgent<unknown>["act"]>[0], person: string) => this.awaitPerson(turn, person),
+      noop: (agent: string) => world.noop(this.current, agent),
+    };
+    const agents: Record<string, Agent<unknown>> = {};
+    for (const [name, controller] of controllers) agents[name] = new SeatAgent(name, controller, host);
+    const names = [...controllers.keys()];
+    const signal = this.abort.signal;
+    const episode = await runEpisode(world, {
+      seed,
+      initialState: scenario.initialState,
+      agents,
+      ...(scenario.director ? { director: scenario.director } : {}),
+      turnTimeoutMs: this.opts.turnDeadlineMs,
+      maxSteps: Math.min(this.opts.maxSteps, scenario.maxSteps ?? Infinity),
+      fallback: new ControllerFallback(controllers, (agent) => world.noop(this.current, agent)),
+      signal,
+      onTimestep: async (rec, next) => {
+        this.current = next;
+        this.recordTimestep(rec, this.sourcesAt(rec.timestep, names));
+        await pause(this.opts.tickMs, signal);
+      },
+    });
+    this.turns?.closeAll();
+    this.log?.append({
+      kind: "room_episode",
+      run: this.run?.id ?? null,
+      room: this.roomId,
+      world: world.name,
+      title: scenario.title,
+      seed,
+      episode: this.state.episode,
+      end: episode.end,
+      seats: Object.fromEntries(
+        names.map((n) => [n, { controller: this.state.seats.get(n)?.controller ?? "", person: this.state.seats.get(n)?.occupant || null }]),
+      ),
+      socialized_context: toSocializedContext(episode),
+      turns: episode.turns.map((t) => ({
+        agent: t.agent,
+        timestep: t.timestep,
+        observation: t.observation.text,
+        action: t.action,
+        actionText: t.actionText,
+        source: t.source,
+        ...(t.error ? { error: t.error } : {}),
+        latencyMs: Math.round(t.latencyMs * 1000) / 1000,
+        ...(t.info ? { info: t.info } : {}),
+      })),
+    });
+  }
+
+  protected async finish(): Promise<void> {
+    // The loop sees the abort at its next timestep and logs the episode as aborted.
+    await this.playing;
+    await this.closeRun("interrupted");
+  }
+}

@@ -1,0 +1,148 @@
+/**
+ * The synchronized state of every room (@colyseus/schema). What is public and what is private is
+ * decided here, by structure:
+ *
+ * - public (every client): the room's settings and status, its seats, the timeline of timesteps
+ *   (numbers and times only), and a benchmark's progress and score table;
+ * - `perspectives` (`.view()`): one Perspective per agent, holding what that agent observed, its
+ *   mental state and its own actions, and a "world" perspective holding the world's state. A client receives a Perspective only when its StateView holds it: a seated
+ *   client holds its own agent's, spectators of a public room (and token holders of a private one)
+ *   hold all of them.
+ *
+ * The world's state text is omniscient, so it is a perspective too: a person in a seat must not
+ * learn from the "public" timeline what their agent could not perceive. Everyone's actions at a
+ * timestep are the `action` fields of the agents' perspectives (a spectator holds them all).
+ *
+ * Steps hold primitives only: @colyseus/schema 5.0 does not send the entries of a map nested in
+ * an instance under a `.view()` collection in incremental view patches (only in full states).
+ */
+import { schema, t, type SchemaType } from "@colyseus/schema";
+
+export const WORLD_PERSPECTIVE = "world";
+
+export const Seat = schema(
+  {
+    agent: t.string(),
+    /** Who plays the seat when no person does: "scripted", "simulation", "random:3", "none" (a person only). */
+    controller: t.string(),
+    /** A person may take this seat. */
+    human: t.boolean(),
+    /** Display name of the person in the seat ("" when nobody is). */
+    occupant: t.string(),
+    /** The person's connection is up (false while the seat waits for them to reconnect). */
+    connected: t.boolean(),
+    /** The world waits for this seat's person to act. */
+    waiting: t.boolean(),
+    /** Epoch milliseconds when the current turn falls back to the controller; 0 when none. */
+    deadline: t.number(),
+  },
+  "Seat",
+);
+export type Seat = SchemaType<typeof Seat>;
+
+/** A timestep happened: its number and when the server recorded it (epoch ms, for latency). */
+export const Tick = schema(
+  {
+    timestep: t.uint32(),
+    at: t.number(),
+  },
+  "Tick",
+);
+export type Tick = SchemaType<typeof Tick>;
+
+export const PerspectiveStep = schema(
+  {
+    timestep: t.uint32(),
+    /** World: the state. Agent: what it perceived ("" when nothing). */
+    text: t.string(),
+    /** The agent perceived the whole state (`<same_as_state />`). */
+    sameAsState: t.boolean(),
+    /** The agent's mental state (beliefs), "" when it has none. */
+    mentalState: t.string(),
+    /** The agent's own action at this timestep as the socialized context writes it ("none"); "" for the world. */
+    action: t.string(),
+    /** Who produced the action: "agent" (the seat's controller), "human", or "fallback"; "" for the world. */
+    source: t.string(),
+    /** The world's structured observation (JSON), for programs and the web client. */
+    data: t.string(),
+  },
+  "PerspectiveStep",
+);
+export type PerspectiveStep = SchemaType<typeof PerspectiveStep>;
+
+export const Perspective = schema(
+  {
+    /** "world" or an agent's name. */
+    name: t.string(),
+    steps: t.array(PerspectiveStep),
+  },
+  "Perspective",
+);
+export type Perspective = SchemaType<typeof Perspective>;
+
+export const TypeScore = schema(
+  {
+    type: t.string(),
+    total: t.uint32(),
+    correct: t.uint32(),
+  },
+  "TypeScore",
+);
+export type TypeScore = SchemaType<typeof TypeScore>;
+
+/** One answered question, as far as it is public: no question text, no label, no answer. */
+export const ItemOutcome = schema(
+  {
+    index: t.uint32(),
+    type: t.string(),
+    correct: t.boolean(),
+    /** "agent", "human", or "timeout" (unanswered). */
+    source: t.string(),
+  },
+  "ItemOutcome",
+);
+export type ItemOutcome = SchemaType<typeof ItemOutcome>;
+
+export const Progress = schema(
+  {
+    benchmark: t.string(),
+    agent: t.string(),
+    mode: t.string(),
+    total: t.uint32(),
+    done: t.uint32(),
+    correct: t.uint32(),
+    byType: t.map(TypeScore),
+    /** The last few outcomes, newest last. */
+    recent: t.array(ItemOutcome),
+    finished: t.boolean(),
+  },
+  "Progress",
+);
+export type Progress = SchemaType<typeof Progress>;
+
+export const RoomState = schema(
+  {
+    /** "simulation" or "benchmark". */
+    kind: t.string(),
+    title: t.string(),
+    world: t.string(),
+    /** "starting", "running", "waiting" (for a person), "between" (episodes), "finished", "stopped", "failed". */
+    status: t.string(),
+    /** Why the room is in its status (an error, what it waits for). */
+    note: t.string(),
+    visibility: t.string(),
+    runId: t.string(),
+    episode: t.uint32(),
+    seed: t.string(),
+    tickMs: t.uint32(),
+    turnDeadlineMs: t.uint32(),
+    /** The current episode's agents, in the socialized context's order. */
+    agents: t.array("string"),
+    seats: t.map(Seat),
+    timeline: t.array(Tick),
+    perspectives: t.map(Perspective).view(),
+    progress: Progress,
+  },
+  "RoomState",
+);
+export type RoomState = SchemaType<typeof RoomState>;

@@ -1,0 +1,179 @@
+/**
+ * The web client in headless Chromium (Debian's /usr/bin/chromium through playwright-core): open
+ * the lobby, watch a room advance and switch perspectives; then, in a fresh browser, take a seat
+ * from the lobby, act (a refused action first), see the action applied, and check from the bytes
+ * the page's sockets received that it never got another seat's private observation.
+ */
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { build } from "vite";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bytesContain, decodeFrames } from "../server/wire.js";
+import { framesOf, startTestServer, until, type TestServer } from "../server/harness.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const available = existsSync(CHROMIUM);
+// CI installs Chromium (.ci/run): there, a missing browser is a failure, not a skip.
+if (!available && process.env.CI) throw new Error(`${CHROMIUM} not found: .ci/run installs it with apt-get`);
+if (!available) console.warn(`[socialworld e2e] ${CHROMIUM} not found (apt-get install -y chromium): the browser tests are skipped`);
+
+let ts: TestServer;
+const contexts: BrowserContext[] = [];
+
+/** A fresh browser profile (its own --user-data-dir). */
+async function browser(): Promise<Page> {
+  const ctx = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), "sw-chromium-")), {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ARGS,
+    viewport: { width: 1280, height: 900 },
+  });
+  contexts.push(ctx);
+  const page = ctx.pages()[0] ?? (await ctx.newPage());
+  page.on("pageerror", (err) => console.error(`[page] ${err.message}`));
+  return page;
+}
+
+async function createRoom(options: Record<string, unknown>): Promise<{ roomId: string; agents: string[] }> {
+  const res = await ts.api("/api/rooms", { method: "POST", admin: true, body: { type: "simulation", options: { world: "tomi", ...options } } });
+  expect(res.status, res.text).toBe(201);
+  return { roomId: res.json.roomId, agents: res.json.seats.map((s: { agent: string }) => s.agent) };
+}
+
+describe.skipIf(!available)("the web client in Chromium", () => {
+  beforeAll(async () => {
+    const outDir = mkdtempSync(join(tmpdir(), "sw-client-"));
+    await build({ configFile: resolve("client/vite.config.ts"), logLevel: "silent", build: { outDir, emptyOutDir: true, sourcemap: false } });
+    ts = await startTestServer({ clientDir: outDir });
+  }, 120_000);
+  afterAll(async () => {
+    for (const c of contexts) await c.close();
+    await ts?.close();
+  });
+
+  it("shows the lobby, a room advancing, and every perspective to a spectator", async () => {
+    const { roomId, agents } = await createRoom({ seed: 31, tickMs: 250, loop: true, pauseMs: 500, title: "Watched room" });
+    const page = await browser();
+    await page.goto(ts.base + "/");
+    await page.waitForSelector(`#rooms tr[data-room="${roomId}"]`);
+    expect(await page.textContent(`#rooms tr[data-room="${roomId}"]`)).toContain("Watched room");
+    await page.click(`#rooms tr[data-room="${roomId}"] a.room-link`);
+    await page.waitForSelector("#timeline li.step");
+    const count = () => page.locator("#timeline li.step").count();
+    const before = await count();
+    await until(async () => (await count()) > before + 2, 15_000, "the timeline to advance");
+
+    // The world view: every agent's row at each timestep; each agent's tab: its own view only.
+    // (Read in one go: the room loops, and a new story brings new agents.)
+    const view = (await page.evaluate(`({
+      tabs: [...document.querySelectorAll("#perspectives button.tab")].map((b) => b.textContent),
+      seats: [...document.querySelectorAll("#seats li")].map((li) => li.dataset.seat),
+      rows: document.querySelector("#timeline li.step table.agents")?.querySelectorAll("tr").length,
+    })`)) as { tabs: string[]; seats: string[]; rows: number };
+    expect(view.seats.length).toBeGreaterThanOrEqual(2);
+    expect(view.tabs).toEqual(["World", ...view.seats]);
+    expect(view.rows).toBe(view.seats.length);
+    expect(agents.length).toBeGreaterThanOrEqual(2);
+    const other = view.seats[1]!;
+    await page.click(`#perspectives button[data-perspective="${other}"]`);
+    await page.waitForSelector("#timeline li.step .act");
+    expect(await page.locator("#timeline table.agents").count()).toBe(0);
+  });
+
+  it("takes a seat from the lobby, acts, sees the action applied, and never receives another seat's private view", async () => {
+    const { roomId, agents } = await createRoom({ seed: 32, tickMs: 1000, humanSeats: [0], turnDeadlineMs: 60_000 });
+    const me = agents[0]!;
+    // The positive control: a spectator in the same room, decoding everything it gets.
+    const spectator = await ts.join(roomId);
+
+    const page = await browser();
+    // Every frame any socket of the page received (the room's, and socket.io's progress stream).
+    const frames: Uint8Array[] = [];
+    const roomFrames: Uint8Array[] = [];
+    page.on("websocket", (ws) => {
+      const isRoom = ws.url().includes("sessionId=");
+      ws.on("framereceived", (f) => {
+        const bytes = typeof f.payload === "string" ? new TextEncoder().encode(f.payload) : new Uint8Array(f.payload);
+        frames.push(bytes);
+        if (isRoom) roomFrames.push(bytes);
+      });
+    });
+    await page.goto(ts.base + "/");
+    await page.fill("#name", "erin");
+    await page.press("#name", "Tab");
+    await page.click(`#rooms tr[data-room="${roomId}"] a.seat.open`);
+    await page.waitForSelector("#seat-panel #observation", { timeout: 15_000 });
+    expect(await page.textContent("#seat-panel h3")).toBe(`You play ${me}`);
+    expect(await page.locator("#perspectives button.tab").allTextContents()).toEqual([`${me} (you)`]);
+
+    // Where the agent is decides what it cannot do (and what it can).
+    const perception = await page.locator("#seat-panel ul.perception li").allTextContents();
+    const here = perception.map((li) => /^room:\s*(\S+)$/.exec(li.trim())?.[1]).find((x) => x !== undefined);
+    const inRoom = here !== undefined && here !== "—";
+    const variants = await page.locator("#seat-panel select[name=variant] option").allTextContents();
+    const pick = async (type: string) => page.selectOption("#seat-panel select[name=variant]", String(variants.findIndex((v) => v.startsWith(`${type}:`))));
+
+    // A refused action: entering the room one is in, or leaving when in none.
+    if (inRoom) {
+      await pick("enter");
+      await page.selectOption("#seat-panel select[name=room]", here);
+    } else {
+      await pick("exit");
+    }
+    await page.click("#seat-panel button.primary");
+    await page.waitForSelector("#action-note.error");
+    expect(await page.textContent("#action-note")).toMatch(/^action not possible: /);
+
+    // A valid one.
+    let expected: string;
+    if (inRoom) {
+      await pick("exit");
+      expected = `exits the ${here}`;
+    } else {
+      await pick("enter");
+      const room = (await page.locator("#seat-panel select[name=room] option").allTextContents())[0]!;
+      await page.selectOption("#seat-panel select[name=room]", room);
+      expected = `enters the ${room}`;
+    }
+    await page.click("#seat-panel button.primary");
+    await page.waitForSelector("#action-note.ok");
+    const applied = page.locator("#timeline li.step .act", { hasText: expected });
+    await applied.first().waitFor({ timeout: 10_000 });
+    expect(await applied.first().textContent()).toContain("person");
+    await page.screenshot({ path: join(tmpdir(), "socialworld-e2e-seat.png") });
+
+    // A few more turns (doing nothing), so that the story moves on while the page holds the seat.
+    for (let i = 0; i < 3; i++) {
+      const head = page.locator("#seat-panel .turn-head strong");
+      if ((await head.count()) === 0) await page.waitForSelector("#seat-panel .turn-head", { timeout: 10_000 }).catch(() => undefined);
+      if ((await head.count()) === 0) break; // the story is over
+      const label = await head.textContent();
+      await pick("none");
+      await page.click("#seat-panel button.primary");
+      await until(async () => (await head.count()) === 0 || (await head.textContent()) !== label, 10_000, "the next turn");
+    }
+    const all = decodeFrames(framesOf(spectator));
+    const mine = decodeFrames(roomFrames);
+    expect(mine.perspectivesEverSeen).toEqual(new Set([me]));
+    expect(mine.messages.filter((m) => m.type === "turn").every((m) => (m.payload as { agent: string }).agent === me)).toBe(true);
+    const own = new Set<string>();
+    for (const s of mine.perspectives.get(me)!.steps) own.add(s.text).add(s.mentalState);
+    for (const m of mine.messages) if (m.type === "turn") own.add((m.payload as { observation: { text: string } }).observation.text);
+    let checked = 0;
+    for (const [name, p] of all.perspectives) {
+      if (name === me) continue;
+      for (const s of p.steps) {
+        for (const secret of [s.text, s.mentalState]) {
+          if (secret.length < 12 || own.has(secret)) continue;
+          checked++;
+          expect(bytesContain(frames, secret), `the page received "${secret}" (${name})`).toBe(false);
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(3);
+    await spectator.leave();
+  });
+});

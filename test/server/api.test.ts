@@ -1,0 +1,160 @@
+/**
+ * The REST API: health and catalog, admin rules, option and path validation, request limits,
+ * runs and their episodes; and what the rooms log is the world model's own episode (the room's
+ * ToMi and Hi-ToM episodes equal the worlds' replays of the same generated stories, byte for byte).
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Rng } from "../../worlds/core/rng.js";
+import { serializeSocializedContext, validateSocializedContext } from "../../worlds/core/socialized-context.js";
+import { generateHitomStory } from "../../worlds/hitom/generator.js";
+import { replayHitom } from "../../worlds/hitom/replay.js";
+import { renderSentence as renderHitom } from "../../worlds/hitom/sentences.js";
+import { buildHitomScenario, locateIn } from "../../worlds/hitom/story.js";
+import { generateTomiStory } from "../../worlds/tomi/generator.js";
+import { replayTomi } from "../../worlds/tomi/replay.js";
+import { renderSentence } from "../../worlds/tomi/sentences.js";
+import { buildScenario } from "../../worlds/tomi/story.js";
+import { ADMIN, startTestServer, until, type TestServer } from "./harness.js";
+
+let ts: TestServer;
+beforeAll(async () => {
+  ts = await startTestServer();
+});
+afterAll(async () => {
+  await ts.close();
+});
+
+const create = (type: string, options: unknown, admin: boolean | string = true) =>
+  ts.api("/api/rooms", { method: "POST", admin, body: { type, options } });
+
+async function finished(roomId: string): Promise<{ runId: string }> {
+  let summary: any;
+  await until(async () => {
+    summary = (await ts.api(`/api/rooms/${roomId}`, { admin: true })).json;
+    return summary.status === "finished";
+  }, 20_000, `room ${roomId} to finish`);
+  return summary;
+}
+
+describe("REST API", () => {
+  it("answers health and the catalog", async () => {
+    const health = await ts.api("/api/health");
+    expect(health.status).toBe(200);
+    expect(health.json).toMatchObject({ ok: true, rooms: 0 });
+    const catalog = await ts.api("/api/catalog");
+    expect(catalog.json.worlds.map((w: { name: string }) => w.name)).toEqual(expect.arrayContaining(["tomi", "hitom"]));
+    expect(catalog.json.benchmarks).toContain("tomi");
+  });
+
+  it("needs the admin token to create or stop rooms", async () => {
+    expect((await create("simulation", { world: "tomi" }, false)).status).toBe(401);
+    const wrong = await create("simulation", { world: "tomi" }, "x".repeat(27));
+    expect(wrong.status).toBe(403);
+    expect(wrong.json.error).toBe("wrong admin token");
+    expect((await ts.api("/api/rooms/abc", { method: "DELETE" })).status).toBe(401);
+    // Rooms are never created through matchmaking.
+    const mm = await fetch(`${ts.base}/matchmake/create/simulation`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    expect(mm.ok).toBe(false);
+    expect((await ts.api("/api/rooms")).json.rooms).toEqual([]);
+  });
+
+  it("refuses bad options, naming the field", async () => {
+    const cases: [string, unknown, RegExp][] = [
+      ["simulation", { world: "narnia" }, /world: expected one of tomi, hitom/],
+      ["simulation", { world: "tomi", tickMs: -1 }, /tickMs: Too small/],
+      ["simulation", { world: "tomi", agents: { Ella: "genius" } }, /agents\.Ella: .*unknown agent "genius"/],
+      ["simulation", { world: "tomi", surprise: 1 }, /Unrecognized key: "surprise"/],
+      ["benchmark", { benchmark: "tomi" }, /give exactly one of data/],
+      ["benchmark", { benchmark: "tomi", generate: { n: 0 } }, /generate\.n: Too small/],
+    ];
+    for (const [type, options, message] of cases) {
+      const res = await create(type, options);
+      expect(res.status, JSON.stringify(options)).toBe(400);
+      expect(res.json.error).toMatch(message);
+    }
+    const badType = await ts.api("/api/rooms", { method: "POST", admin: true, body: { type: "casino" } });
+    expect(badType.json.error).toMatch(/^bad body: type: /);
+  });
+
+  it("reads benchmark files only inside the data folders", async () => {
+    for (const data of ["../../../../etc/passwd", "/etc/passwd", "nope.txt", "a\u0000b"]) {
+      const res = await create("benchmark", { benchmark: "tomi", data });
+      expect(res.status, data).toBe(400);
+      expect(res.json.error).toMatch(/no file|NUL/);
+    }
+    // A bad file inside the folder: the reader's error names the file and line, and no room exists.
+    writeFileSync(join(ts.dataRoot, "bad.txt"), "1 Ella entered the kitchen.\n2 Ella teleported to the garage.\n");
+    const res = await create("benchmark", { benchmark: "tomi", data: "bad.txt" });
+    expect(res.status).toBe(400);
+    expect(res.json.error).toMatch(/bad\.txt:2: /);
+    expect((await ts.api("/api/rooms", { admin: true })).json.rooms).toEqual([]);
+  });
+
+  it("limits and checks request bodies", async () => {
+    const big = await ts.api("/api/rooms", { method: "POST", admin: true, raw: JSON.stringify({ type: "simulation", options: { title: "x".repeat(70_000) } }) });
+    expect(big.status).toBe(413);
+    const broken = await ts.api("/api/rooms", { method: "POST", admin: true, raw: "{not json" });
+    expect(broken.status).toBe(400);
+    expect(broken.json.error).toBe("request body is not valid JSON");
+    expect((await ts.api("/api/runs/..%2F..%2Fetc")).status).toBe(400);
+    expect((await ts.api("/api/runs/no-such-run")).status).toBe(404);
+    expect((await ts.api("/api/nothing")).status).toBe(404);
+  });
+
+  it("logs a ToMi room's episode as the world model's own replay of the story, and serves it page by page", async () => {
+    const seed = 21;
+    const res = await create("simulation", { world: "tomi", seed, tickMs: 0 });
+    expect(res.status, res.text).toBe(201);
+    const { runId } = await finished(res.json.roomId);
+
+    const story = await generateTomiStory(Rng.seeded(`room:tomi:${seed}`));
+    const sentences = story.sentences.map((sentence, i) => ({ sentence, text: renderSentence(sentence), line: i + 1 }));
+    const replay = await replayTomi(buildScenario(sentences, "t"), "t");
+    const expected = serializeSocializedContext(replay.context);
+
+    const episode = await ts.api(`/api/runs/${runId}/episodes/0`);
+    expect(episode.status).toBe(200);
+    expect(episode.text).toBe(expected);
+    expect(validateSocializedContext(episode.json)).toEqual([]);
+
+    const page = await ts.api(`/api/runs/${runId}/episodes?offset=0&limit=5`);
+    expect(page.json).toMatchObject({ total: 1, offset: 0, limit: 5, torn: false });
+    expect(page.json.episodes[0]).toMatchObject({ kind: "room_episode", run: runId, world: "tomi", seed, end: "terminal" });
+    expect((await ts.api(`/api/runs/${runId}/episodes/1`)).status).toBe(404);
+    expect((await ts.api(`/api/runs/${runId}/episodes?limit=1000`)).status).toBe(400);
+
+    const run = await ts.api(`/api/runs/${runId}`);
+    expect(run.json.run).toMatchObject({ id: runId, kind: "room", status: "done", summary: { episodes: 1 } });
+    const list = await ts.api("/api/runs");
+    expect(list.json.runs.map((r: { id: string }) => r.id)).toContain(runId);
+  });
+
+  it("logs a Hi-ToM room's episode as the world model's replay too", async () => {
+    const seed = 5;
+    const res = await create("simulation", { world: "hitom", seed, tickMs: 0 });
+    expect(res.status, res.text).toBe(201);
+    const { runId } = await finished(res.json.roomId);
+    const rng = Rng.seeded(`room:hitom:${seed}`);
+    const deception = rng.chance(0.5);
+    const length = rng.pick([1, 2, 3] as const);
+    const story = await generateHitomStory(rng, { deception, length });
+    const sentences = story.sentences.map((sentence, i) => ({ sentence, text: renderHitom(sentence), line: i + 1 }));
+    const locate = locateIn("t");
+    const replay = await replayHitom(buildHitomScenario(sentences, locate), locate);
+    expect((await ts.api(`/api/runs/${runId}/episodes/0`)).text).toBe(serializeSocializedContext(replay.context));
+  });
+
+  it("stops a room: its run is interrupted and its episode logged", async () => {
+    const res = await create("simulation", { world: "tomi", seed: 2, tickMs: 5000 });
+    const roomId = res.json.roomId;
+    const stop = await ts.api(`/api/rooms/${roomId}`, { method: "DELETE", admin: ADMIN });
+    expect(stop.json).toEqual({ stopped: roomId });
+    expect((await ts.api(`/api/rooms/${roomId}`, { admin: true })).status).toBe(404);
+    const run = await ts.api(`/api/runs/${res.json.runId}`);
+    expect(run.json.run.status).toBe("interrupted");
+    const ep = await ts.api(`/api/runs/${res.json.runId}/episodes/0?format=record`);
+    expect(ep.json).toMatchObject({ kind: "room_episode", end: "aborted" });
+  });
+});

@@ -1,0 +1,85 @@
+/**
+ * A seated client never receives another agent's private observation or mental state, nor the
+ * world's omniscient view: proved from the bytes its socket received, decoded independently of
+ * the SDK, across two episodes of a looping room (the seat moves to a new character at the
+ * second). A spectator in the same room is the positive control: the same decoding finds every
+ * perspective in its bytes.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bytesContain, decodeFrames } from "./wire.js";
+import { framesOf, startTestServer, until, type TestServer } from "./harness.js";
+
+let ts: TestServer;
+beforeAll(async () => {
+  ts = await startTestServer();
+});
+afterAll(async () => {
+  await ts.close();
+});
+
+describe("privacy of a seated client", () => {
+  it("receives only its own agent's perspective, in every episode, while a spectator receives all", async () => {
+    const created = await ts.api("/api/rooms", {
+      method: "POST",
+      admin: true,
+      body: { type: "simulation", options: { world: "tomi", seed: 11, humanSeats: "all", tickMs: 30, turnDeadlineMs: 200, loop: true, pauseMs: 50 } },
+    });
+    expect(created.status, created.text).toBe(201);
+    const roomId: string = created.json.roomId;
+    const first: string = created.json.seats[0].agent;
+
+    const spectator = await ts.join(roomId);
+    const seated = await ts.join(roomId, { seat: first, name: "tester" });
+    const seatedFrames = framesOf(seated);
+    const spectatorFrames = framesOf(spectator);
+
+    // Until the seated client has lived through a whole second episode (and the start of a third).
+    await until(() => (decodeFrames(seatedFrames).state?.episode as number) >= 3, 30_000, "three episodes");
+    await ts.api(`/api/rooms/${roomId}`, { method: "DELETE", admin: true });
+
+    const mine = decodeFrames(seatedFrames);
+    const all = decodeFrames(spectatorFrames);
+
+    // The agent in seat 0 of each episode the client saw (from the run's log: the agents' order).
+    const runId = all.state!.runId as string;
+    const log = await ts.api(`/api/runs/${runId}/episodes?limit=100`);
+    const firstAgents = new Set<string>((log.json.episodes as { socialized_context: { agents_names: string[] } }[]).map((e) => e.socialized_context.agents_names[0]!));
+    expect(log.json.total).toBeGreaterThanOrEqual(2);
+
+    // Positive control: the spectator's bytes decode to every perspective, the world's included.
+    expect(all.perspectivesEverSeen.has("world")).toBe(true);
+    expect(all.perspectivesEverSeen.size).toBeGreaterThanOrEqual(1 + 2 * 2);
+
+    // The seated client: no world view, and no perspective but its seat's agent of each episode.
+    expect(mine.perspectivesEverSeen.has("world")).toBe(false);
+    for (const name of mine.perspectivesEverSeen) expect(firstAgents.has(name), `received ${name}'s perspective`).toBe(true);
+    expect(mine.perspectivesEverSeen.size).toBeGreaterThanOrEqual(2);
+    // It did receive its own: whole episodes of observations and mental states.
+    const withSteps = [...mine.perspectives.values()].filter((p) => p.steps.length > 0);
+    expect(withSteps.length, JSON.stringify([...mine.perspectives.values()].map((p) => [p.name, p.steps.length]))).toBeGreaterThanOrEqual(2);
+
+    // Every turn it was offered was its own.
+    const turns = mine.messages.filter((m) => m.type === "turn").map((m) => m.payload as { agent: string });
+    expect(turns.length).toBeGreaterThan(3);
+    for (const t of turns) expect(firstAgents.has(t.agent)).toBe(true);
+
+    // Byte level: every text only another agent (or the world view) had must be absent from its bytes.
+    const ownTexts = new Set<string>();
+    for (const p of mine.perspectives.values()) for (const s of p.steps) for (const x of [s.text, s.mentalState]) ownTexts.add(x);
+    for (const m of mine.messages) if (m.type === "turn") {
+      const t = m.payload as { observation: { text: string }; mentalState: string };
+      ownTexts.add(t.observation.text);
+      ownTexts.add(t.mentalState);
+    }
+    const forbidden = new Set<string>();
+    for (const [name, p] of all.perspectives) {
+      if (mine.perspectivesEverSeen.has(name)) continue;
+      for (const s of p.steps) for (const x of [s.text, s.mentalState]) if (x.length >= 12 && !ownTexts.has(x)) forbidden.add(x);
+    }
+    expect(forbidden.size).toBeGreaterThan(5);
+    for (const secret of forbidden) {
+      expect(bytesContain(spectatorFrames, secret)).toBe(true);
+      expect(bytesContain(seatedFrames, secret), `seated client received "${secret}"`).toBe(false);
+    }
+  });
+});

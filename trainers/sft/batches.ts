@@ -1,0 +1,79 @@
+/**
+ * Tokenized SFT examples and the batches made from them. Each example becomes ids with targets
+ * on the assistant's tokens only; a batch pads its examples to the longest (padding predicts
+ * nothing). The order is a seeded shuffle per epoch, so batch k is the same on every run with the
+ * same seed, which is what lets a resumed run continue exactly.
+ */
+import { Rng } from "../../worlds/core/rng.js";
+import type { TokenBatch } from "../../agents/policy/model.js";
+import type { PolicyTokenizer } from "../../agents/policy/tokenizer.js";
+import type { SftExample } from "./examples.js";
+
+export interface EncodedExample {
+  readonly tokens: Int32Array;
+  /** Next token where it is the assistant's, else -1. */
+  readonly targets: Int32Array;
+  readonly trained: number;
+  readonly line: number;
+}
+
+export interface Encoded {
+  readonly examples: EncodedExample[];
+  /** Examples dropped for being longer than maxLen. */
+  readonly tooLong: number;
+  readonly noTargets: number;
+}
+
+export function encodeExamples(tokenizer: PolicyTokenizer, examples: readonly SftExample[], maxLen: number): Encoded {
+  const out: EncodedExample[] = [];
+  let tooLong = 0;
+  let noTargets = 0;
+  for (const ex of examples) {
+    const { ids, assistant } = tokenizer.encodeChat(ex.messages);
+    if (ids.length - 1 > maxLen) {
+      tooLong++;
+      continue;
+    }
+    const n = ids.length - 1;
+    const tokens = new Int32Array(n);
+    const targets = new Int32Array(n);
+    let trained = 0;
+    for (let i = 0; i < n; i++) {
+      tokens[i] = ids[i]!;
+      targets[i] = assistant[i + 1] ? ids[i + 1]! : -1;
+      if (targets[i]! >= 0) trained++;
+    }
+    if (trained === 0) {
+      noTargets++;
+      continue;
+    }
+    out.push({ tokens, targets, trained, line: ex.line });
+  }
+  return { examples: out, tooLong, noTargets };
+}
+
+/** The examples of micro-batch `index` (0-based over the whole run), epoch by epoch. */
+export function batchExamples(n: number, batch: number, index: number, seed: number): number[] {
+  const perEpoch = Math.max(1, Math.floor(n / batch));
+  const epoch = Math.floor(index / perEpoch);
+  const order = Rng.seeded(`sft-order:${seed}:${epoch}`).shuffle(Array.from({ length: n }, (_, i) => i));
+  const start = (index % perEpoch) * batch;
+  const picked: number[] = [];
+  for (let i = 0; i < batch; i++) picked.push(order[(start + i) % n]!);
+  return picked;
+}
+
+/** Pads the examples into one batch; weights are 1 / `normalizer` on trained positions. */
+export function makeBatch(examples: readonly EncodedExample[], normalizer: number): TokenBatch {
+  const seqLen = Math.max(...examples.map((e) => e.tokens.length));
+  const b = examples.length;
+  const tokens = new Int32Array(b * seqLen);
+  const targets = new Int32Array(b * seqLen).fill(-1);
+  const weights = new Float32Array(b * seqLen);
+  examples.forEach((e, r) => {
+    tokens.set(e.tokens, r * seqLen);
+    targets.set(e.targets, r * seqLen);
+    for (let i = 0; i < e.tokens.length; i++) if (e.targets[i]! >= 0) weights[r * seqLen + i] = 1 / normalizer;
+  });
+  return { tokens, targets, weights, batch: b, seqLen };
+}
