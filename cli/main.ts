@@ -1,34 +1,90 @@
 /** The `socialworld` command. */
 import { DataError } from "../worlds/core/errors.js";
 import { UsageError } from "./args.js";
-import { BENCH_HELP, benchCommand } from "./commands/bench.js";
-import { DEMO_HELP, demoCommand } from "./commands/demo.js";
-import { generateCommand, generateHelp } from "./commands/generate.js";
-import { MODEL_HELP, modelCommand } from "./commands/model.js";
-import { RUNS_HELP, runsCommand } from "./commands/runs.js";
-import { TRAIN_HELP, trainCommand } from "./commands/train.js";
-import { SERVE_HELP, serveCommand } from "./commands/serve.js";
-import { EVAL_CONTEXT_HELP, evalContextCommand } from "./commands/eval-context.js";
-import { EXPORT_HELP, exportCommand } from "./commands/export.js";
-import { IMPORT_HELP, importCommand } from "./commands/import.js";
 
-interface Command {
-  readonly summary: string;
-  readonly help: () => string;
+/** What a command module gives: its help text and its entry point. */
+interface Loaded {
+  readonly help: string;
   readonly run: (argv: readonly string[]) => Promise<number>;
 }
 
+interface Command {
+  readonly summary: string;
+  /** Commands load only when used: `bench` should not pay for the trainer's or the server's modules. */
+  readonly load: () => Promise<Loaded>;
+}
+
 const COMMANDS: Record<string, Command> = {
-  bench: { summary: "run a benchmark file with an agent and report accuracy", help: () => BENCH_HELP, run: benchCommand },
-  generate: { summary: "write new benchmark questions labelled by the world model", help: generateHelp, run: generateCommand },
-  runs: { summary: "list runs in the store and read their episodes", help: () => RUNS_HELP, run: runsCommand },
-  demo: { summary: "play generated stories step by step in the terminal", help: () => DEMO_HELP, run: demoCommand },
-  model: { summary: "make, sample from, inspect and export policy models (Qwen2 checkpoints)", help: () => MODEL_HELP, run: modelCommand },
-  train: { summary: "train a policy: supervised fine-tuning on prompt/response pairs", help: () => TRAIN_HELP, run: trainCommand },
-  serve: { summary: "the live server: rooms, REST API, web client, progress stream", help: () => SERVE_HELP, run: serveCommand },
-  "eval-context": { summary: "score generated socialized contexts against the world model's", help: () => EVAL_CONTEXT_HELP, run: evalContextCommand },
-  export: { summary: "write a run as training data (VERL/SFT Parquet, chat JSONL) or socialized contexts", help: () => EXPORT_HELP, run: exportCommand },
-  import: { summary: "load a socialized context (ours or social-world-model's) as a run to replay", help: () => IMPORT_HELP, run: importCommand },
+  bench: {
+    summary: "run a benchmark file with an agent and report accuracy",
+    load: async () => {
+      const m = await import("./commands/bench.js");
+      return { help: m.BENCH_HELP, run: m.benchCommand };
+    },
+  },
+  generate: {
+    summary: "write new benchmark questions labelled by the world model",
+    load: async () => {
+      const m = await import("./commands/generate.js");
+      return { help: m.generateHelp(), run: m.generateCommand };
+    },
+  },
+  runs: {
+    summary: "list runs in the store and read their episodes",
+    load: async () => {
+      const m = await import("./commands/runs.js");
+      return { help: m.RUNS_HELP, run: m.runsCommand };
+    },
+  },
+  demo: {
+    summary: "play generated stories step by step in the terminal",
+    load: async () => {
+      const m = await import("./commands/demo.js");
+      return { help: m.DEMO_HELP, run: m.demoCommand };
+    },
+  },
+  model: {
+    summary: "make, sample from, inspect and export policy models (Qwen2 checkpoints)",
+    load: async () => {
+      const m = await import("./commands/model.js");
+      return { help: m.MODEL_HELP, run: m.modelCommand };
+    },
+  },
+  train: {
+    summary: "train a policy: supervised fine-tuning on prompt/response pairs",
+    load: async () => {
+      const m = await import("./commands/train.js");
+      return { help: m.TRAIN_HELP, run: m.trainCommand };
+    },
+  },
+  serve: {
+    summary: "the live server: rooms, REST API, web client, progress stream",
+    load: async () => {
+      const m = await import("./commands/serve.js");
+      return { help: m.SERVE_HELP, run: m.serveCommand };
+    },
+  },
+  "eval-context": {
+    summary: "score generated socialized contexts against the world model's",
+    load: async () => {
+      const m = await import("./commands/eval-context.js");
+      return { help: m.EVAL_CONTEXT_HELP, run: m.evalContextCommand };
+    },
+  },
+  export: {
+    summary: "write a run as training data (VERL/SFT Parquet, chat JSONL) or socialized contexts",
+    load: async () => {
+      const m = await import("./commands/export.js");
+      return { help: m.EXPORT_HELP, run: m.exportCommand };
+    },
+  },
+  import: {
+    summary: "load a socialized context (ours or social-world-model's) as a run to replay",
+    load: async () => {
+      const m = await import("./commands/import.js");
+      return { help: m.IMPORT_HELP, run: m.importCommand };
+    },
+  },
 };
 
 function usage(): string {
@@ -47,23 +103,24 @@ export async function main(argv: readonly string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
     const topic = name === "help" ? rest[0] : undefined;
-    process.stdout.write(topic && COMMANDS[topic] ? COMMANDS[topic].help() : usage());
+    process.stdout.write(topic && COMMANDS[topic] ? (await COMMANDS[topic].load()).help : usage());
     return 0;
   }
-  const command = COMMANDS[name];
-  if (!command) {
+  const entry = COMMANDS[name];
+  if (!entry) {
     process.stderr.write(`socialworld: unknown command "${name}"\n\n${usage()}`);
     return 2;
   }
+  const command = await entry.load();
   if (rest.includes("--help") || rest.includes("-h")) {
-    process.stdout.write(command.help());
+    process.stdout.write(command.help);
     return 0;
   }
   try {
     return await command.run(rest);
   } catch (err) {
     if (err instanceof UsageError) {
-      process.stderr.write(`socialworld ${name}: ${err.message}\n\n${command.help()}`);
+      process.stderr.write(`socialworld ${name}: ${err.message}\n\n${command.help}`);
       return 2;
     }
     if (err instanceof DataError) {
