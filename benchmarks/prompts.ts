@@ -31,6 +31,16 @@ export function promptTemplate(name: string): string {
   return text;
 }
 
+/** A template split once into its literal parts and its `{name}` slots (odd indexes). */
+const compiled = new Map<string, readonly string[]>();
+
 export function fill(template: string, values: Readonly<Record<string, string>>): string {
-  return template.replace(/\{(\w+)\}/g, (whole, key: string) => values[key] ?? whole).trimEnd();
+  let parts = compiled.get(template);
+  if (!parts) {
+    parts = template.trimEnd().split(/\{(\w+)\}/);
+    compiled.set(template, parts);
+  }
+  let out = "";
+  for (let i = 0; i < parts.length; i++) out += i % 2 === 0 ? parts[i]! : (values[parts[i]!] ?? `{${parts[i]!}}`);
+  return out.trimEnd();
 }

@@ -50,6 +50,11 @@ interface StoryTruth {
   readonly contextId: string;
 }
 
+/** Exact match after normalizing (the common case, identical strings, costs nothing). */
+function sameAnswer(a: string, b: string): boolean {
+  return a === b || normalizeAnswer(a) === normalizeAnswer(b);
+}
+
 export class TomiBenchmark implements Benchmark<TomiBenchItem> {
   readonly name = "tomi";
   readonly title = "ToMi";
@@ -57,6 +62,8 @@ export class TomiBenchmark implements Benchmark<TomiBenchItem> {
   readonly causes: Readonly<Record<string, string>> = TOMI_CAUSES;
   /** The last few stories' replays: only what questions need (the episode itself is dropped). */
   private readonly replays = new Map<string, StoryTruth>();
+  /** Candidate answers per story (the containers it names). */
+  private readonly candidates = new WeakMap<object, readonly string[]>();
 
   load(file: string): TomiBenchItem[] {
     const parsed = readTomiFile(file);
@@ -83,10 +90,15 @@ export class TomiBenchmark implements Benchmark<TomiBenchItem> {
   }
 
   task(item: TomiBenchItem, mode: Mode): QuestionTask {
-    const containers = new Set<string>();
-    for (const s of item.raw.story) {
-      if (s.sentence.kind === "move") containers.add(s.sentence.container);
-      if (s.sentence.kind === "located") containers.add(s.sentence.place);
+    let containers = this.candidates.get(item.raw.story);
+    if (!containers) {
+      const found = new Set<string>();
+      for (const s of item.raw.story) {
+        if (s.sentence.kind === "move") found.add(s.sentence.container);
+        if (s.sentence.kind === "located") found.add(s.sentence.place);
+      }
+      containers = [...found];
+      this.candidates.set(item.raw.story, containers);
     }
     return {
       benchmark: this.name,
@@ -94,7 +106,7 @@ export class TomiBenchmark implements Benchmark<TomiBenchItem> {
       mode,
       story: item.storyText,
       question: item.question,
-      candidates: [...containers],
+      candidates: containers,
       prompt: fill(promptTemplate("tomi-vanilla"), { story: item.storyText, question: item.question }),
     };
   }
@@ -121,7 +133,7 @@ export class TomiBenchmark implements Benchmark<TomiBenchItem> {
     if (!item.raw.trace) {
       (item as { type: string }).type = questionType(q, label, state.objectContainer[q.object]);
     }
-    const agrees = label !== undefined && normalizeAnswer(label) === normalizeAnswer(item.raw.answer);
+    const agrees = label !== undefined && sameAnswer(label, item.raw.answer);
     return { context, contextId, label, agrees, ...(agrees ? {} : { cause: this.cause(item, state, label) }) };
   }
 
@@ -147,6 +159,6 @@ export class TomiBenchmark implements Benchmark<TomiBenchItem> {
   }
 
   judge(item: TomiBenchItem, answer: string): Verdict {
-    return { correct: normalizeAnswer(answer) === normalizeAnswer(String(item.answer)) };
+    return { correct: sameAnswer(answer, String(item.answer)) };
   }
 }

@@ -42,6 +42,9 @@ const SENTENCE_SPLIT = /(?<=\.)\s+/;
 
 type Fact = readonly [object: string, container: string];
 
+/** What each sentence says of where an object is (stories share most sentences), bounded. */
+const factOf = new Map<string, Fact | null>();
+
 /**
  * Every agent's observation history, read once from a socialized context, and what any group of
  * agents perceived together. For a path [A, B], the shared view is, at each timestep, the
@@ -52,7 +55,6 @@ export class Perspectives {
   /** Per timestep: the state's sentences, and each agent's perceived sentences. */
   private readonly steps: { readonly state: readonly string[]; readonly seen: ReadonlyMap<string, readonly string[]> }[] = [];
   private readonly cache = new Map<string, readonly Fact[]>();
-  private readonly factOf = new Map<string, Fact | null>();
 
   constructor(ctx: SocializedContext) {
     for (const step of ctx.socialized_context) {
@@ -74,11 +76,12 @@ export class Perspectives {
   }
 
   private fact(sentence: string): Fact | null {
-    let f = this.factOf.get(sentence);
+    let f = factOf.get(sentence);
     if (f === undefined) {
       const m = FACT_RE.exec(sentence);
       f = m ? (m[1] !== undefined ? [m[1], m[2]!] : [m[3]!, m[4]!]) : null;
-      this.factOf.set(sentence, f);
+      if (factOf.size > 50_000) factOf.clear();
+      factOf.set(sentence, f);
     }
     return f;
   }

@@ -118,3 +118,35 @@ describe("replaying a story", () => {
     expect(again.finalState.beliefs).toEqual(folded.episode.finalState.beliefs);
   });
 });
+
+describe("ToMi world, live play", () => {
+  it("lets several agents act in one timestep, each seeing who is in the room by then", async () => {
+    const { TomiWorld, initialTomiState, beliefOf } = await import("../../worlds/tomi/world.js");
+    const { Rng } = await import("../../worlds/core/rng.js");
+    const world = new TomiWorld();
+    const s0 = initialTomiState({
+      agents: ["Ann", "Bob", "Cy"],
+      layout: { rooms: ["den", "hall"], containers: ["box", "bag"], objects: ["key"] },
+      containerRoom: { box: "den", bag: "den" },
+      objectContainer: { key: "box" },
+      agentRoom: { Cy: "den" },
+    });
+    const rng = Rng.seeded(1);
+    const r = world.step(s0, new Map([["Ann", { type: "enter", room: "den" }], ["Bob", { type: "enter", room: "den" }]] as const), { rng, exogenous: [] });
+    expect(r.events.map((e) => [e.text, e.observers])).toEqual([
+      ["Ann entered the den. The key is in the box.", ["Ann", "Cy"]],
+      ["Bob entered the den. The key is in the box.", ["Ann", "Bob", "Cy"]],
+    ]);
+    expect(beliefOf(r.state, ["Ann", "Bob"], "key")).toBe("box");
+    const r2 = world.step(r.state, new Map([["Cy", { type: "exit" }], ["Ann", { type: "move", object: "key", container: "bag" }]] as const), { rng, exogenous: [] });
+    // Agents act in the world's agent order: Ann moves the key while Cy is still there.
+    expect(r2.events.map((e) => [e.text, e.observers])).toEqual([
+      ["Ann moved the key to the bag.", ["Ann", "Bob", "Cy"]],
+      ["Cy exited the den.", ["Ann", "Bob", "Cy"]],
+    ]);
+    const r3 = world.step(r2.state, new Map([["Bob", { type: "move", object: "key", container: "box" }]] as const), { rng, exogenous: [] });
+    expect(r3.events[0]!.observers).toEqual(["Ann", "Bob"]);
+    expect(beliefOf(r3.state, ["Cy"], "key")).toBe("bag");
+    expect(beliefOf(r3.state, ["Ann", "Bob"], "key")).toBe("box");
+  });
+});
