@@ -19,7 +19,7 @@ export class SimulationAgent implements Agent<Answer> {
     const solved = solver(task);
     const reply = ({ answer, context }: Solution): AgentReply<Answer> => ({
       action: { answer },
-      ...(task.mode === "simulation" ? { info: { socializedContext: context } } : {}),
+      ...(task.mode === "simulation" && context ? { info: { socializedContext: context } } : {}),
     });
     return solved instanceof Promise ? solved.then(reply) : reply(solved);
   }

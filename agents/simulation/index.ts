@@ -7,8 +7,8 @@ import { fantomSolver } from "./fantom-solver.js";
 
 export interface Solution {
   readonly answer: string;
-  /** The socialized context the agent wrote for the story (kept in simulation mode). */
-  readonly context: SocializedContext;
+  /** The socialized context the agent wrote for the story (simulation mode; vanilla may skip it). */
+  readonly context?: SocializedContext;
 }
 
 /** Synchronous where it can be: thousands of questions should not each cost a promise. */

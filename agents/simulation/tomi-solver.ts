@@ -2,22 +2,33 @@ import type { QuestionTask } from "../../worlds/question/world.js";
 import { parseQuestion } from "../../worlds/tomi/sentences.js";
 import type { SocializedContext } from "../../worlds/core/socialized-context.js";
 import type { Solution } from "./index.js";
-import { answerTomi, Perspectives, simulateTomi } from "./tomi.js";
+import { toSocializedContext } from "../../worlds/core/socialize.js";
+import type { Episode } from "../../worlds/core/episode.js";
+import { answerTomi, Perspectives, simulateTomiEpisode } from "./tomi.js";
 
-const contexts = new Map<string, { context: SocializedContext; views: Perspectives }>();
+interface Simulated {
+  readonly episode: Episode;
+  readonly views: Perspectives;
+  /** Written when first asked for (simulation mode logs it). */
+  context?: SocializedContext;
+}
+
+const contexts = new Map<string, Simulated>();
 
 /** Answers a ToMi question from the story text alone (one simulation per distinct story). */
 export function tomiSolver(task: QuestionTask): Solution {
   let ctx = contexts.get(task.story);
   if (!ctx) {
-    const context = simulateTomi(task.story);
-    ctx = { context, views: new Perspectives(context) };
+    const episode = simulateTomiEpisode(task.story);
+    ctx = { episode, views: Perspectives.fromEpisode(episode) };
     contexts.set(task.story, ctx);
     // Questions about one story come together; a big cache only feeds the GC.
     if (contexts.size > 8) contexts.delete(contexts.keys().next().value!);
   }
-  const { context, views } = ctx;
   const q = parseQuestion(task.question);
   if (!q) throw new Error(`not a ToMi question: "${task.question}"`);
-  return { answer: answerTomi(views, q) ?? "", context };
+  const answer = answerTomi(ctx.views, q) ?? "";
+  if (task.mode !== "simulation") return { answer };
+  ctx.context ??= toSocializedContext(ctx.episode, { mentalStates: false });
+  return { answer, context: ctx.context };
 }

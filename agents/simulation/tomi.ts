@@ -8,7 +8,12 @@ import { DataError } from "../../worlds/core/errors.js";
 import { SAME_AS_STATE, stripMentalStates, type SocializedContext } from "../../worlds/core/socialized-context.js";
 import { parseSentence, type TomiQuestion, type TomiSentence } from "../../worlds/tomi/sentences.js";
 import { buildScenario, type SentenceAt } from "../../worlds/tomi/story.js";
-import { playTomi } from "../../worlds/tomi/replay.js";
+import type { Episode } from "../../worlds/core/episode.js";
+import { playScript } from "../../worlds/core/script.js";
+import { toSocializedContext } from "../../worlds/core/socialize.js";
+import { initialTomiState, TomiWorld } from "../../worlds/tomi/world.js";
+
+const tomiWorldForAgent = new TomiWorld();
 
 /** Sentences already read (stories share most of theirs), bounded. */
 const known = new Map<string, TomiSentence | undefined>();
@@ -31,10 +36,15 @@ export function readStoryText(story: string, source = "story"): SentenceAt[] {
   return out;
 }
 
+/** The agent's own episode of a story: its world model's observations, no mental states. */
+export function simulateTomiEpisode(story: string): Episode {
+  const scenario = buildScenario(readStoryText(story), "story");
+  return playScript(tomiWorldForAgent, initialTomiState(scenario.init), scenario.script, { mentalStates: false });
+}
+
 /** The agent's own socialized context for a story (observations only: it reasons from those). */
 export function simulateTomi(story: string): SocializedContext {
-  const scenario = buildScenario(readStoryText(story), "story");
-  return playTomi(scenario, "story", { mentalStates: false }).context;
+  return toSocializedContext(simulateTomiEpisode(story), { mentalStates: false });
 }
 
 const FACT_RE = /^(?:The (\S+) is in the (\S+)\.|\S+ moved the (\S+) to the (\S+)\.)$/;
@@ -56,7 +66,11 @@ export class Perspectives {
   private readonly steps: { readonly state: readonly string[]; readonly seen: ReadonlyMap<string, readonly string[]> }[] = [];
   private readonly cache = new Map<string, readonly Fact[]>();
 
-  constructor(ctx: SocializedContext) {
+  private constructor() {}
+
+  /** From a socialized context (the agent's own, or one a model wrote). */
+  static fromContext(ctx: SocializedContext): Perspectives {
+    const p = new Perspectives();
     for (const step of ctx.socialized_context) {
       const state = step.state === "none" ? [] : step.state.split(SENTENCE_SPLIT);
       const seen = new Map<string, readonly string[]>();
@@ -66,13 +80,34 @@ export class Perspectives {
         const raw = line.slice(colon + 1).trim();
         if (raw === "none") continue;
         // `<same_as_state />` is the whole state; mental states are not perceptions.
-        const text = stripMentalStates(raw.startsWith(SAME_AS_STATE) ? raw.slice(SAME_AS_STATE.length) : raw);
-        const own = raw.startsWith(SAME_AS_STATE) ? state : [];
-        const sentences = text === "" || text === "none" ? own : own.concat(text.split(SENTENCE_SPLIT));
-        if (sentences.length) seen.set(name, sentences);
+        const same = raw.startsWith(SAME_AS_STATE);
+        const text = stripMentalStates(same ? raw.slice(SAME_AS_STATE.length) : raw);
+        p.see(seen, name, same ? state : [], text);
       }
-      this.steps.push({ state, seen });
+      p.steps.push({ state, seen });
     }
+    return p;
+  }
+
+  /** From the episode records the context is written from (the same observations, unformatted). */
+  static fromEpisode(episode: Pick<Episode, "agents" | "steps">): Perspectives {
+    const p = new Perspectives();
+    for (const step of episode.steps) {
+      const state = step.state === "none" ? [] : step.state.split(SENTENCE_SPLIT);
+      const seen = new Map<string, readonly string[]>();
+      for (const name of episode.agents) {
+        const obs = step.observations[name];
+        if (!obs || obs.text === "") continue;
+        p.see(seen, name, obs.sameAsState ? state : [], obs.sameAsState ? "" : obs.text);
+      }
+      p.steps.push({ state, seen });
+    }
+    return p;
+  }
+
+  private see(seen: Map<string, readonly string[]>, name: string, whole: readonly string[], text: string): void {
+    const sentences = text === "" || text === "none" ? whole : whole.concat(text.split(SENTENCE_SPLIT));
+    if (sentences.length) seen.set(name, sentences);
   }
 
   private fact(sentence: string): Fact | null {

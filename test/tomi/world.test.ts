@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { answerTomi, Perspectives, readStoryText, simulateTomi } from "../../agents/simulation/tomi.js";
+import { answerTomi, Perspectives, readStoryText, simulateTomi, simulateTomiEpisode } from "../../agents/simulation/tomi.js";
 import { DataError } from "../../worlds/core/errors.js";
 import { validateSocializedContext } from "../../worlds/core/socialized-context.js";
 import { worldModelAnswer } from "../../worlds/tomi/questions.js";
@@ -11,12 +11,15 @@ async function play(lines: string[]) {
   const story = lines.map((l, i) => `${i + 1} ${l}`).join("\n");
   const scenario = buildScenario(readStoryText(story), "test");
   const replay = await replayTomi(scenario, "test");
-  const views = new Perspectives(await simulateTomi(story));
+  // The agent reads its own socialized context; reading its episode records must agree.
+  const views = Perspectives.fromContext(simulateTomi(story));
+  const fromEpisode = Perspectives.fromEpisode(simulateTomiEpisode(story));
   const ask = (q: string) => {
     const parsed = parseQuestion(q)!;
     const wm = worldModelAnswer(replay.episode.finalState, parsed);
     // The agent reads only the text and must agree with the world model's belief tracking.
     expect(answerTomi(views, parsed)).toBe(wm);
+    expect(answerTomi(fromEpisode, parsed)).toBe(wm);
     return wm;
   };
   return { ...replay, ask };
