@@ -8,6 +8,8 @@ import { closeSync, existsSync, fsyncSync, openSync, readFileSync, writeSync } f
 export class EpisodeLog {
   private fd: number | undefined;
   private lines = 0;
+  /** Reused for every line, so a long run does not allocate a byte buffer per record. */
+  private buffer = Buffer.allocUnsafe(64 * 1024);
 
   constructor(readonly path: string) {
     this.fd = openSync(path, "a");
@@ -15,7 +17,12 @@ export class EpisodeLog {
 
   append(record: unknown): void {
     if (this.fd === undefined) throw new Error(`episode log ${this.path} is closed`);
-    writeSync(this.fd, JSON.stringify(record) + "\n");
+    const line = JSON.stringify(record) + "\n";
+    if (line.length * 3 > this.buffer.length) this.buffer = Buffer.allocUnsafe(Math.max(line.length * 3, 2 * this.buffer.length));
+    const n = this.buffer.write(line, 0, "utf8");
+    // One write(2) per line: a crash loses at most the line being written.
+    let done = 0;
+    while (done < n) done += writeSync(this.fd, this.buffer, done, n - done);
     this.lines++;
   }
 

@@ -148,8 +148,6 @@ class TomiObservation implements Observation {
   }
 }
 
-const rendered = new WeakMap<object, string>();
-
 const schemaCache = new WeakMap<TomiLayout, z.ZodType<TomiAction>>();
 
 export class TomiWorld implements World<TomiState, TomiAction, TomiNarration> {
@@ -249,16 +247,11 @@ export class TomiWorld implements World<TomiState, TomiAction, TomiNarration> {
   mentalState(state: TomiState, agent: string): string | undefined {
     const mine = state.beliefs[agent];
     if (!mine) return undefined;
-    // A belief map is replaced, never changed, when a belief changes: render each one once.
-    let text = rendered.get(mine);
-    if (text === undefined) {
-      const parts: string[] = [];
-      for (const obj of state.layout.objects) {
-        const c = mine[obj];
-        if (c !== undefined) parts.push(`I believe the ${obj} is in the ${c}.`);
-      }
-      text = parts.join(" ");
-      rendered.set(mine, text);
+    // (Not memoized in a WeakMap: weak tables cost every young-generation GC more than this saves.)
+    let text = "";
+    for (const obj of state.layout.objects) {
+      const c = mine[obj];
+      if (c !== undefined) text += `${text ? " " : ""}I believe the ${obj} is in the ${c}.`;
     }
     return text === "" ? undefined : text;
   }
