@@ -1,0 +1,49 @@
+/**
+ * Where a command allocates: runs any `socialworld` command in this process under V8's sampling
+ * heap profiler, counting objects the garbage collector has already freed (what costs GC time is
+ * allocation, not what stays alive), and prints the top allocation sites. Allocation counts,
+ * unlike times, barely change with the machine's load, so they compare two versions reliably.
+ *
+ *   node dist/benchmarks/alloc-profile.js [--top N] -- bench tomi --data FILE --quiet
+ */
+import { Session } from "node:inspector/promises";
+import { parseArgs } from "node:util";
+import { main } from "../cli/main.js";
+
+interface ProfileNode {
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  selfSize: number;
+  children: ProfileNode[];
+}
+
+const split = process.argv.indexOf("--");
+const own = split < 0 ? process.argv.slice(2) : process.argv.slice(2, split);
+const command = split < 0 ? [] : process.argv.slice(split + 1);
+const { values } = parseArgs({ args: own, options: { top: { type: "string", default: "30" } } });
+if (command.length === 0) {
+  process.stderr.write("usage: alloc-profile [--top N] -- <socialworld command and options>\n");
+  process.exit(2);
+}
+const session = new Session();
+session.connect();
+await session.post("HeapProfiler.enable");
+await session.post("HeapProfiler.startSampling", {
+  samplingInterval: 4096,
+  includeObjectsCollectedByMajorGC: true,
+  includeObjectsCollectedByMinorGC: true,
+});
+const code = await main(command);
+const { profile } = (await session.post("HeapProfiler.stopSampling")) as unknown as { profile: { head: ProfileNode } };
+const bySite = new Map<string, number>();
+let total = 0;
+const walk = (n: ProfileNode): void => {
+  const site = `${n.callFrame.functionName || "(anonymous)"} ${n.callFrame.url.split("/").slice(-2).join("/")}:${n.callFrame.lineNumber + 1}`;
+  total += n.selfSize;
+  bySite.set(site, (bySite.get(site) ?? 0) + n.selfSize);
+  n.children.forEach(walk);
+};
+walk(profile.head);
+const rows = [...bySite].sort((a, b) => b[1] - a[1]).slice(0, Number(values.top));
+process.stderr.write(`\nallocated (sampled, freed objects included): ${(total / 1e6).toFixed(1)} MB; command exit code ${code}\n\n`);
+process.stderr.write("| MB | share | allocation site |\n|---:|---:|---|\n");
+for (const [site, bytes] of rows) process.stderr.write(`| ${(bytes / 1e6).toFixed(1)} | ${((100 * bytes) / total).toFixed(1)}% | ${site} |\n`);
