@@ -62,6 +62,7 @@ export async function runBenchmark<I extends BenchItem>(opts: RunOptions<I>): Pr
     } else todo.push(i);
   });
   const byId = new Map(items.map((it) => [it.id, it]));
+  const agents = { respondent: opts.agent as Agent<Answer> };
   const loggedContexts = opts.loggedContexts ?? new Set<string>();
   const world = new QuestionWorld((task, answer) => {
     const item = byId.get(task.itemId);
@@ -76,31 +77,33 @@ export async function runBenchmark<I extends BenchItem>(opts: RunOptions<I>): Pr
     const episode = await runEpisode<QuestionState, Answer, never>(world, {
       seed: item.id,
       initialState: QuestionWorld.initial(task),
-      agents: { respondent: opts.agent as Agent<Answer> },
-      ...(opts.turnTimeoutMs !== undefined ? { turnTimeoutMs: opts.turnTimeoutMs } : {}),
-      ...(opts.signal ? { signal: opts.signal } : {}),
+      agents,
+      turnTimeoutMs: opts.turnTimeoutMs,
+      signal: opts.signal,
     });
     const answer = episode.finalState.answer ?? "";
     const verdict: Verdict = benchmark.judge(item, answer);
     const turn = episode.turns[0];
+    // Absent optional fields are left undefined rather than spread in: JSON drops them the same
+    // way, and a run of thousands of questions should not build a temporary object per field.
     const result: ItemResult = {
       id: item.id,
       index: item.index,
       type: item.type,
-      ...(item.splits ? { splits: item.splits } : {}),
+      splits: item.splits,
       file: item.source.file,
-      ...(item.source.line !== undefined ? { line: item.source.line } : {}),
-      ...(item.source.field !== undefined ? { field: item.source.field } : {}),
+      line: item.source.line,
+      field: item.source.field,
       question: item.question,
       official: item.answer,
       answer,
       correct: verdict.correct,
-      ...(verdict.score !== undefined ? { score: verdict.score } : {}),
-      ...(verdict.detail ? { detail: verdict.detail } : {}),
+      score: verdict.score,
+      detail: verdict.detail,
       worldModel: gt.label ?? null,
       agrees: gt.agrees,
-      ...(gt.cause ? { cause: gt.cause } : {}),
-      ...(turn?.error ? { error: turn.error } : {}),
+      cause: gt.cause,
+      error: turn?.error,
       latencyMs: Math.round((performance.now() - started) * 1000) / 1000,
     };
     opts.log?.append({
@@ -112,19 +115,19 @@ export async function runBenchmark<I extends BenchItem>(opts: RunOptions<I>): Pr
       result,
       context_id: gt.contextId,
       // Each story's context is written once per log; later questions about it name it by id.
-      ...(loggedContexts.has(gt.contextId) ? {} : { socialized_context: gt.context }),
+      socialized_context: loggedContexts.has(gt.contextId) ? undefined : gt.context,
       turns: episode.turns.map((t) => ({
         agent: t.agent,
         timestep: t.timestep,
         observation: t.observation.text,
-        ...(t.prompt !== undefined ? { prompt: t.prompt } : {}),
-        ...(t.raw !== undefined ? { raw: t.raw } : {}),
+        prompt: t.prompt,
+        raw: t.raw,
         action: t.action,
         reward: t.reward ?? 0,
         source: t.source,
-        ...(t.error ? { error: t.error } : {}),
+        error: t.error,
         latencyMs: t.latencyMs,
-        ...(t.info ? { info: t.info } : {}),
+        info: t.info,
       })),
     });
     loggedContexts.add(gt.contextId);

@@ -17,12 +17,15 @@ export class EpisodeLog {
 
   append(record: unknown): void {
     if (this.fd === undefined) throw new Error(`episode log ${this.path} is closed`);
-    const line = JSON.stringify(record) + "\n";
-    if (line.length * 3 > this.buffer.length) this.buffer = Buffer.allocUnsafe(Math.max(line.length * 3, 2 * this.buffer.length));
-    const n = this.buffer.write(line, 0, "utf8");
+    const json = JSON.stringify(record);
+    // Room for the UTF-8 bytes (at most 3 per UTF-16 unit) and the newline, without copying the
+    // JSON into a new string to append "\n".
+    if (json.length * 3 + 1 > this.buffer.length) this.buffer = Buffer.allocUnsafe(Math.max(json.length * 3 + 1, 2 * this.buffer.length));
+    const n = this.buffer.write(json, 0, "utf8");
+    this.buffer[n] = 0x0a;
     // One write(2) per line: a crash loses at most the line being written.
     let done = 0;
-    while (done < n) done += writeSync(this.fd, this.buffer, done, n - done);
+    while (done < n + 1) done += writeSync(this.fd, this.buffer, done, n + 1 - done);
     this.lines++;
   }
 

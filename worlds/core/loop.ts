@@ -50,6 +50,8 @@ export class InvalidActionError extends Error {
   }
 }
 
+const NO_EVENTS: readonly never[] = Object.freeze([]);
+
 /** A turn's fields, with the action schema built only if someone reads it. */
 interface TurnFields<A> {
   readonly world: string;
@@ -102,7 +104,8 @@ export async function runEpisode<S, A, X>(world: World<S, A, X>, opts: LoopOptio
   const agents = world.agents(state).slice();
   const steps: TimestepRecord[] = [];
   const turns: TurnRecord[] = [];
-  const returns: Record<string, number> = Object.fromEntries(agents.map((a) => [a, 0]));
+  const returns: Record<string, number> = {};
+  for (const a of agents) returns[a] = 0;
   let end: Episode["end"] = "terminal";
   const recordMind = opts.mentalStates ?? true;
 
@@ -119,8 +122,9 @@ export async function runEpisode<S, A, X>(world: World<S, A, X>, opts: LoopOptio
     if (over || aborted || t > maxSteps) {
       if (aborted) end = "aborted";
       else if (!over) end = "max_steps";
-      const actions = Object.fromEntries(agents.map((a) => [a, "none"]));
-      const record: TimestepRecord = { timestep: t, state: stateText, observations, actions, mentalStates, events: [] };
+      const actions: Record<string, string> = {};
+      for (const a of agents) actions[a] = "none";
+      const record: TimestepRecord = { timestep: t, state: stateText, observations, actions, mentalStates, events: NO_EVENTS };
       steps.push(record);
       const pending = opts.onTimestep?.(record, state);
       if (pending) await pending;
@@ -131,7 +135,7 @@ export async function runEpisode<S, A, X>(world: World<S, A, X>, opts: LoopOptio
     const decisions = asked.some(isPromise) ? await Promise.all(asked) : (asked as Decision<A>[]);
     const joint = new Map<string, A>();
     agents.forEach((name, i) => joint.set(name, decisions[i]!.action));
-    const exogenous = opts.director?.exogenous(state, t) ?? [];
+    const exogenous = opts.director?.exogenous(state, t) ?? NO_EVENTS;
     const result = world.step(state, joint, {
       get rng() {
         return (rng ??= Rng.seeded(opts.seed));
@@ -149,19 +153,20 @@ export async function runEpisode<S, A, X>(world: World<S, A, X>, opts: LoopOptio
       const asked = opts.agents[name];
       // Scripted agents idle most turns; their no-ops are not worth a log line. Everyone else's are.
       if (asked && (!noop || !asked.trusted || d.error)) {
+        // Optional fields stay undefined (JSON leaves them out): no temporary object per field.
         turns.push({
           agent: name,
           timestep: t,
           observation: observations[name]!,
-          ...(d.reply?.prompt !== undefined ? { prompt: d.reply.prompt } : {}),
-          ...(d.reply?.raw !== undefined ? { raw: d.reply.raw } : {}),
+          prompt: d.reply?.prompt,
+          raw: d.reply?.raw,
           action: d.action,
           actionText: actions[name]!,
           source: d.source,
-          ...(d.error ? { error: d.error } : {}),
-          ...(reward !== undefined ? { reward } : {}),
+          error: d.error,
+          reward,
           latencyMs: d.latencyMs,
-          ...(d.reply?.info ? { info: d.reply.info } : {}),
+          info: d.reply?.info,
         });
       }
     });
@@ -172,8 +177,8 @@ export async function runEpisode<S, A, X>(world: World<S, A, X>, opts: LoopOptio
       actions,
       mentalStates,
       events: result.events,
-      ...(exogenous.length ? { exogenous } : {}),
-      ...(result.rewards ? { rewards: result.rewards } : {}),
+      exogenous: exogenous.length ? exogenous : undefined,
+      rewards: result.rewards,
     };
     steps.push(record);
     state = result.state;

@@ -75,7 +75,7 @@ export function playScript<S, A, X>(
     if (step === undefined || world.isTerminal(state)) {
       const actions: Record<string, string> = {};
       for (const a of agents) actions[a] = "none";
-      steps.push({ timestep: t, state: stateText, observations, actions, mentalStates, events: [] });
+      steps.push({ timestep: t, state: stateText, observations, actions, mentalStates, events: NO_EVENTS });
       break;
     }
     const joint = new Map<string, A>();
@@ -91,26 +91,18 @@ export function playScript<S, A, X>(
       if (reason) throw new InvalidActionError(name, t, `action not possible: ${reason}`);
       actions[name] = world.renderAction(state, name, action);
     });
+    const exogenous: readonly X[] = step.narration === undefined ? NO_EVENTS : [step.narration];
     const result = world.step(state, joint, {
       get rng() {
         return (rng ??= Rng.seeded(seed));
       },
-      exogenous: step.narration === undefined ? NO_EVENTS : [step.narration],
+      exogenous,
     });
     for (const name of agents) {
       const reward = result.rewards?.[name];
       if (reward !== undefined) returns[name] = (returns[name] ?? 0) + reward;
       if (actions[name] === "none") continue;
-      turns.push({
-        agent: name,
-        timestep: t,
-        observation: observations[name]!,
-        action: joint.get(name),
-        actionText: actions[name]!,
-        source: "agent",
-        ...(reward !== undefined ? { reward } : {}),
-        latencyMs: 0,
-      });
+      turns.push({ agent: name, timestep: t, observation: observations[name]!, action: joint.get(name), actionText: actions[name]!, source: "agent", reward, latencyMs: 0 });
     }
     steps.push({
       timestep: t,
@@ -119,8 +111,8 @@ export function playScript<S, A, X>(
       actions,
       mentalStates,
       events: result.events,
-      ...(step.narration !== undefined ? { exogenous: [step.narration] } : {}),
-      ...(result.rewards ? { rewards: result.rewards } : {}),
+      exogenous: step.narration !== undefined ? exogenous : undefined,
+      rewards: result.rewards,
     });
     state = result.state;
   }
