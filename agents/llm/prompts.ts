@@ -1,0 +1,80 @@
+/**
+ * The messages the llm agent sends, built from the prompt files in benchmarks/prompts/:
+ *
+ * - a benchmark question in vanilla mode: the benchmark's own prompt (story and question);
+ * - in simulation mode, first `socialized-context.txt` (the story, the world's rules from
+ *   `context-rules-<benchmark>.txt`, the context's JSON schema), then `simulation-answer.txt`
+ *   (the context the model wrote and the question);
+ * - any other world's turn: `llm-turn.txt` (who the agent is, what it perceives, what it can do);
+ * - with structured output, a system message from `llm-format.txt` carrying the JSON schema;
+ * - a repair: the reply and `llm-repair.txt` with the reason it could not be used.
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import type { AgentTurn } from "../agent.js";
+import { fill, packageRoot, promptTemplate } from "../../benchmarks/prompts.js";
+import type { SocializedContext } from "../../worlds/core/socialized-context.js";
+import type { QuestionTask } from "../../worlds/question/world.js";
+import type { ChatMessage } from "./client.js";
+
+/** The format instruction for a JSON schema ("" when the reply is plain text). */
+export function formatInstruction(schema: Record<string, unknown> | undefined): string {
+  return schema ? fill(promptTemplate("llm-format"), { schema: JSON.stringify(schema) }) : "";
+}
+
+/** System message(s): the user's own, then the format instruction. */
+export function systemMessages(system: string | undefined, format: string): ChatMessage[] {
+  const text = [system?.trim(), format].filter(Boolean).join("\n\n");
+  return text ? [{ role: "system", content: text }] : [];
+}
+
+/** The conversation continued by a repair request. */
+export function repairMessages(messages: readonly ChatMessage[], reply: string, error: string, format: string): ChatMessage[] {
+  return [...messages, { role: "assistant", content: reply }, { role: "user", content: fill(promptTemplate("llm-repair"), { error, format }) }];
+}
+
+/** The benchmark question behind a turn, when the turn is one. */
+export function questionTask(turn: AgentTurn): QuestionTask | undefined {
+  const d = turn.observation.data as Partial<QuestionTask> | undefined;
+  return d && typeof d.benchmark === "string" && typeof d.prompt === "string" && typeof d.story === "string" && typeof d.question === "string" ? (d as QuestionTask) : undefined;
+}
+
+/** The user message of an ordinary world's turn. */
+export function turnPrompt(turn: AgentTurn): string {
+  const options = turn.options?.length
+    ? `\nActions possible now:\n${turn.options
+        .slice(0, 50)
+        .map((o) => `- ${JSON.stringify(o)}`)
+        .join("\n")}${turn.options.length > 50 ? `\n- ... (${turn.options.length - 50} more)` : ""}\n`
+    : "";
+  return fill(promptTemplate("llm-turn"), {
+    agent: turn.agent,
+    world: turn.world,
+    timestep: String(turn.timestep),
+    observation: turn.observation.text.trim() || "nothing",
+    options,
+  });
+}
+
+/** The benchmark's rules for writing a context (empty for a benchmark without a rules file). */
+export function worldRules(benchmark: string): string {
+  const name = `context-rules-${benchmark}`;
+  return existsSync(join(packageRoot(), "benchmarks", "prompts", `${name}.txt`)) ? promptTemplate(name).trimEnd() : "";
+}
+
+/** Simulation mode, step 1: write the story's socialized context. */
+export function contextPrompt(task: QuestionTask, schema: Record<string, unknown>): string {
+  return fill(promptTemplate("socialized-context"), { world_rules: worldRules(task.benchmark), schema: JSON.stringify(schema), story: task.story });
+}
+
+/** Simulation mode, step 2: answer from the context. */
+export function simulationAnswerPrompt(task: QuestionTask, context: SocializedContext | unknown): string {
+  // One line of JSON: a long conversation's context costs half the tokens it would indented.
+  const text = JSON.stringify(isContext(context) ? { agents_names: context.agents_names, socialized_context: context.socialized_context } : context);
+  const choices = task.choices?.length ? `Choices: ${task.choices.join(", ")}\n` : "";
+  return fill(promptTemplate("simulation-answer"), { context: text, question: task.question, choices });
+}
+
+function isContext(c: unknown): c is SocializedContext {
+  return !!c && typeof c === "object" && Array.isArray((c as SocializedContext).agents_names) && Array.isArray((c as SocializedContext).socialized_context);
+}

@@ -1,0 +1,83 @@
+/**
+ * `socialworld serve-policy DIR... [--port N] [--host H] [--api-key K] [--max-batch N]
+ *  [--max-waiting N] [--threads N]`: trained policies behind an OpenAI-compatible API.
+ */
+import { z } from "zod";
+import { intArg, parseCommand } from "../args.js";
+
+export const SERVE_POLICY_HELP = `socialworld serve-policy DIR [DIR...] [options]
+
+Serves policy checkpoints (Qwen2 folders: ours, or real Qwen2/Qwen2.5) on the native engine
+behind an OpenAI-compatible API: GET /v1/models, POST /v1/chat/completions (stream: true for
+server-sent events). Any OpenAI client can use them with base URL http://HOST:PORT/v1.
+
+A model's id is its folder's name; ID=DIR names it. Concurrent requests with the same sampling
+settings are decoded together as one batch.
+
+Options:
+  --port N          port (default 8000, or $SOCIALWORLD_POLICY_PORT; 0 picks a free one)
+  --host H          interface (default 127.0.0.1; 0.0.0.0 for every one)
+  --api-key K       requests must carry "Authorization: Bearer K" (default: $SOCIALWORLD_OPENAI_API_KEY;
+                    unset: no key needed)
+  --max-batch N     sequences decoded together at most (default 32)
+  --max-waiting N   requests that may wait; past it the server answers 429 with Retry-After (default 256)
+  --threads N       native engine threads (default: one per core)
+`;
+
+const Args = z.object({
+  _: z.array(z.string().min(1)).min(1, "give at least one checkpoint folder (DIR or ID=DIR)"),
+  port: intArg(0, 65535).optional(),
+  host: z.string().min(1).default("127.0.0.1"),
+  "api-key": z.string().min(1).optional(),
+  "max-batch": intArg(1, 4096).optional(),
+  "max-waiting": intArg(0, 1_000_000).optional(),
+  threads: intArg(1, 1024).optional(),
+});
+
+export async function servePolicyCommand(argv: readonly string[]): Promise<number> {
+  const args = parseCommand(
+    argv,
+    {
+      port: { type: "string" },
+      host: { type: "string" },
+      "api-key": { type: "string" },
+      "max-batch": { type: "string" },
+      "max-waiting": { type: "string" },
+      threads: { type: "string" },
+    },
+    Args,
+  );
+  const { parseModelArg } = await import("../../server/openai/models.js");
+  const { startPolicyServer } = await import("../../server/openai/app.js");
+  if (args.threads !== undefined) {
+    const { loadNative } = await import("../../agents/policy/native.js");
+    loadNative().setThreads(args.threads);
+  }
+  const envPort = process.env.SOCIALWORLD_POLICY_PORT;
+  const apiKey = args["api-key"] ?? process.env.SOCIALWORLD_OPENAI_API_KEY;
+  const server = await startPolicyServer({
+    models: args._.map(parseModelArg),
+    port: args.port ?? (envPort !== undefined ? Number(envPort) : 8000),
+    host: args.host,
+    ...(apiKey ? { apiKey } : {}),
+    ...(args["max-batch"] !== undefined ? { maxBatch: args["max-batch"] } : {}),
+    ...(args["max-waiting"] !== undefined ? { maxWaiting: args["max-waiting"] } : {}),
+  });
+  const out = (s: string) => process.stdout.write(s + "\n");
+  out(`socialworld policy server on ${server.baseUrl}`);
+  for (const m of server.service.health()) out(`  model ${m.id}: ${m.dir}`);
+  out(apiKey ? "  requests need the API key (Authorization: Bearer ...)" : "  no API key needed");
+  out("  Ctrl-C to stop");
+  await new Promise<void>((done) => {
+    const stop = () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      done();
+    };
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  });
+  await server.close();
+  out("stopped.");
+  return 0;
+}

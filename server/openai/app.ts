@@ -1,0 +1,79 @@
+/**
+ * `socialworld serve-policy`: the OpenAI-compatible API of one or more policy checkpoints as a
+ * server of its own (no rooms, no store), so that Sotopia, the social-world-model scripts or any
+ * OpenAI client can use a trained policy at http://HOST:PORT/v1.
+ *
+ *   GET  /v1/models, /v1/models/:id
+ *   POST /v1/chat/completions        (stream: true for server-sent events)
+ *   GET  /health                     {ok, models: [{id, dir, loaded, stats}]}
+ */
+import { createServer, type Server as HttpServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import express from "express";
+import type { ServedModel } from "./models.js";
+import { OpenAiService } from "./service.js";
+
+export interface PolicyServerOptions {
+  readonly models: readonly ServedModel[];
+  readonly port: number;
+  readonly host: string;
+  readonly apiKey?: string;
+  readonly maxBatch?: number;
+  readonly maxWaiting?: number;
+}
+
+export interface PolicyServer {
+  /** The API root clients take as their base URL: http://HOST:PORT/v1 */
+  readonly baseUrl: string;
+  readonly port: number;
+  readonly service: OpenAiService;
+  close(): Promise<void>;
+}
+
+export async function startPolicyServer(opts: PolicyServerOptions): Promise<PolicyServer> {
+  const ids = new Set<string>();
+  for (const m of opts.models) {
+    if (ids.has(m.id)) throw new Error(`two models are served as "${m.id}": name them apart (ID=DIR)`);
+    ids.add(m.id);
+  }
+  const models = [...opts.models];
+  const service = new OpenAiService({
+    models: () => models,
+    ...(opts.apiKey ? { apiKey: opts.apiKey } : {}),
+    ...(opts.maxBatch !== undefined ? { maxBatch: opts.maxBatch } : {}),
+    ...(opts.maxWaiting !== undefined ? { maxWaiting: opts.maxWaiting } : {}),
+  });
+  service.preload();
+  const app = express();
+  app.disable("x-powered-by");
+  app.use("/v1", service.router);
+  app.get("/health", (_req, res) => {
+    res.json({ ok: true, models: service.health() });
+  });
+  app.use((req, res) => {
+    res.status(404).json({ error: { message: `no route ${req.method} ${req.path} (the API is under /v1)`, type: "invalid_request_error", param: null, code: "unknown_url" } });
+  });
+  const http: HttpServer = createServer(app);
+  await new Promise<void>((done, fail) => {
+    http.once("error", fail);
+    http.listen(opts.port, opts.host, () => {
+      http.off("error", fail);
+      done();
+    });
+  });
+  const port = (http.address() as AddressInfo).port;
+  const host = opts.host === "0.0.0.0" || opts.host === "::" ? "localhost" : opts.host;
+  const baseUrl = `http://${host.includes(":") ? `[${host}]` : host}:${port}/v1`;
+  let closing: Promise<void> | undefined;
+  return {
+    baseUrl,
+    port,
+    service,
+    close: () =>
+      (closing ??= (async () => {
+        service.close();
+        http.closeAllConnections();
+        await new Promise<void>((done) => http.close(() => done()));
+      })()),
+  };
+}
