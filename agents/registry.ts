@@ -3,11 +3,12 @@
  * (Model-backed agents register here as they land.)
  */
 import type { Agent } from "./agent.js";
+import { llmAgent } from "./llm/llm-agent.js";
 import { onnxAgent, policyAgent } from "./policy/agents.js";
 import { RandomAgent } from "./random-agent.js";
 import { SimulationAgent } from "./simulation-agent.js";
 
-export const AGENT_NAMES = ["simulation", "random[:SEED]", "policy:DIR[?options]", "onnx:DIR[?options]"] as const;
+export const AGENT_NAMES = ["simulation", "random[:SEED]", "policy:DIR[?options]", "onnx:DIR[?options]", "llm:MODEL[@BASE_URL][?options]"] as const;
 
 export function createAgent(spec: string): Agent {
   const [kind, arg] = splitSpec(spec);
@@ -24,6 +25,8 @@ export function createAgent(spec: string): Agent {
       return policyAgent(spec, arg ?? "");
     case "onnx":
       return onnxAgent(spec, arg ?? "");
+    case "llm":
+      return llmAgent(spec, arg ?? "");
     default:
       throw new Error(`unknown agent "${spec}" (known: ${AGENT_NAMES.join(", ")})`);
   }

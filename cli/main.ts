@@ -51,7 +51,7 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   train: {
-    summary: "train a policy: supervised fine-tuning on prompt/response pairs",
+    summary: "train a policy: supervised fine-tuning (sft) or GRPO on a world or a benchmark (grpo)",
     load: async () => {
       const m = await import("./commands/train.js");
       return { help: m.TRAIN_HELP, run: m.trainCommand };
@@ -62,6 +62,13 @@ const COMMANDS: Record<string, Command> = {
     load: async () => {
       const m = await import("./commands/serve.js");
       return { help: m.SERVE_HELP, run: m.serveCommand };
+    },
+  },
+  "serve-policy": {
+    summary: "serve trained policies behind an OpenAI-compatible API (/v1/chat/completions)",
+    load: async () => {
+      const m = await import("./commands/serve-policy.js");
+      return { help: m.SERVE_POLICY_HELP, run: m.servePolicyCommand };
     },
   },
   "eval-context": {

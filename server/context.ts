@@ -5,6 +5,8 @@
  */
 import type { RunStore } from "../store/run-store.js";
 import type { ProgressHub } from "./progress-hub.js";
+import type { SelfPlayPools } from "./self-play/pools.js";
+import type { TrainingBoard } from "./training-board.js";
 
 export interface RoomSummary {
   readonly roomId: string;
@@ -36,6 +38,10 @@ export interface ServerContext {
   /** Absolute folders a benchmark room may read data files from. */
   readonly dataRoots: readonly string[];
   readonly rooms: Map<string, LiveRoom>;
+  /** Training runs and their metrics (the dashboard). */
+  readonly training: TrainingBoard;
+  /** Self-play: the policies rooms train together, by pool. */
+  readonly selfPlay: SelfPlayPools;
 }
 
 let current: ServerContext | undefined;

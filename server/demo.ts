@@ -22,7 +22,7 @@ export function demoRooms(): { type: "simulation" | "benchmark"; options: Simula
           pauseMs: 4000,
           humanSeats: "all",
           turnDeadlineMs: 30_000,
-          title: `${f.title} stories, live (${seed})`,
+          title: `${f.title} ${f.episodes}, live (${seed})`,
         },
       });
     }

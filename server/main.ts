@@ -17,10 +17,14 @@ import express from "express";
 import { Server as IoServer } from "socket.io";
 import { RunStore } from "../store/run-store.js";
 import { apiRouter } from "./api/router.js";
+import { discoverPolicies } from "./openai/models.js";
+import { OpenAiService } from "./openai/service.js";
 import { ServerConfigSchema, type ServerConfig } from "./config.js";
 import { setServerContext, type ServerContext } from "./context.js";
 import { startDemoRooms } from "./demo.js";
 import { ProgressHub } from "./progress-hub.js";
+import { SelfPlayPools } from "./self-play/pools.js";
+import { TrainingBoard } from "./training-board.js";
 import { BenchmarkRoom } from "./rooms/benchmark-room.js";
 import { SimulationRoom } from "./rooms/simulation-room.js";
 
@@ -42,7 +46,13 @@ export async function startServer(input: ServerConfig): Promise<RunningServer> {
   const adminToken = config.adminToken ?? randomBytes(18).toString("base64url");
   const store = await RunStore.open(config.store);
   const hub = new ProgressHub();
-  const context: ServerContext = { store, hub, dataRoots: config.dataRoots, rooms: new Map() };
+  const training = new TrainingBoard(hub);
+  const context: ServerContext = { store, hub, dataRoots: config.dataRoots, rooms: new Map(), training, selfPlay: new SelfPlayPools(store, training) };
+  // Policies under <store>/policies/ and in $SOCIALWORLD_POLICIES, as an OpenAI-compatible API at /v1.
+  const openai = new OpenAiService({
+    models: () => discoverPolicies(config.store),
+    ...(process.env.SOCIALWORLD_OPENAI_API_KEY ? { apiKey: process.env.SOCIALWORLD_OPENAI_API_KEY } : {}),
+  });
   setServerContext(context);
   const startedAt = new Date();
 
@@ -61,6 +71,7 @@ export async function startServer(input: ServerConfig): Promise<RunningServer> {
     express: (app) => {
       app.disable("x-powered-by");
       app.use("/api", apiRouter(context, adminToken, startedAt));
+      app.use("/v1", openai.router);
       if (existsSync(config.clientDir)) {
         app.use(express.static(config.clientDir, { index: "index.html", fallthrough: true }));
       } else {
@@ -84,8 +95,11 @@ export async function startServer(input: ServerConfig): Promise<RunningServer> {
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
-      // Rooms abort their episodes, log them and close their runs before they go away.
+      // Rooms abort their episodes, log them and close their runs before they go away; a
+      // self-play round in progress stops at its next step with a checkpoint.
       await gameServer.gracefullyShutdown(false);
+      await context.selfPlay.closeAll();
+      openai.close();
       await new Promise<void>((done) => io.close(() => done()));
       http.closeAllConnections();
       await new Promise<void>((done) => http.close(() => done()));

@@ -32,6 +32,14 @@ export function policyAgent(spec: string, target: string): LanguageModelAgent {
   return new LanguageModelAgent(spec, async () => b, options);
 }
 
+/**
+ * Forgets the loaded model of a checkpoint folder (a self-play round the rooms no longer play):
+ * agents already made keep theirs; the next `policy:DIR` loads the folder again.
+ */
+export function releasePolicy(dir: string): void {
+  natives.delete(resolve(dir));
+}
+
 export function onnxAgent(spec: string, target: string): LanguageModelAgent {
   const { dir, options } = parseAgentTarget(spec, target);
   const abs = resolve(dir);

@@ -8,6 +8,7 @@ import { z } from "zod";
 import type { Agent, AgentReply, AgentTurn } from "../agent.js";
 import { hashString } from "../../worlds/core/rng.js";
 import { parseAction, turnMessages } from "./action.js";
+import { questionTaskOf, questionText } from "./question-prompt.js";
 import type { Completer } from "./sampling.js";
 import type { PolicyTokenizer } from "./tokenizer.js";
 
@@ -46,7 +47,10 @@ export class LanguageModelAgent implements Agent {
 
   async act(turn: AgentTurn): Promise<AgentReply> {
     const { completer, tokenizer } = await this.backend();
-    const messages = turnMessages(turn, this.options.system);
+    // A benchmark question in simulation mode is asked over the story's socialized context.
+    const task = questionTaskOf(turn.observation.data);
+    const text = task?.mode === "simulation" ? await questionText(task) : turn.observation.text;
+    const messages = turnMessages({ ...turn, observation: { ...turn.observation, text } } as AgentTurn, this.options.system);
     const prompt = tokenizer.applyChatTemplate(messages, { addGenerationPrompt: true });
     const item = (turn.observation.data as { itemId?: string } | undefined)?.itemId ?? "";
     const seed = hashString(`${this.options.seed}|${turn.world}|${turn.agent}|${turn.timestep}|${item}`);

@@ -4,7 +4,7 @@
  * and the logits a parity check needs; generation lives in generate.ts.
  */
 import { engineConfig, type Qwen2Config } from "./config.js";
-import { loadNative, type AdamWOptions, type Dtype, type EngineConfig, type FloatArray, type NativeModel, type PassResult, type TensorInfo } from "./native.js";
+import { loadNative, type AdamWOptions, type Dtype, type EngineConfig, type FloatArray, type NativeModel, type PassResult, type PolicyPassOptions, type TensorInfo } from "./native.js";
 
 /** Rectangular token batch for a teacher-forced pass: row-major [batch, seqLen]. */
 export interface TokenBatch {
@@ -69,6 +69,14 @@ export class PolicyModel {
   /** Forward (and with backward, gradient accumulation); runs off the main thread. */
   pass(batch: TokenBatch, backward: boolean): Promise<PassResult> {
     return this.native.forwardBackwardAsync(batch.tokens, batch.targets, batch.weights, batch.batch, batch.seqLen, backward);
+  }
+
+  /**
+   * A pass through the policy-gradient head: log-probs (and entropies) under softmax(logits /
+   * temperature), with an optional entropy term in the loss (GRPO's ratios, KL and entropy bonus).
+   */
+  policyPass(batch: TokenBatch, backward: boolean, opts: PolicyPassOptions): Promise<PassResult> {
+    return this.native.forwardBackwardAsync(batch.tokens, batch.targets, batch.weights, batch.batch, batch.seqLen, backward, opts);
   }
 
   passSync(batch: TokenBatch, backward: boolean): PassResult {

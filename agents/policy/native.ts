@@ -38,10 +38,24 @@ export interface TensorInfo {
 }
 
 export interface PassResult<A extends FloatArray = FloatArray> {
-  /** -sum over positions of weight * logprob. */
+  /** -sum over positions of weight * logprob (minus the entropy term, when one is asked for). */
   readonly loss: number;
   /** log p(target) per position (0 where the target is -1). */
   readonly logprobs: A;
+  /** Entropy of softmax(logits / temperature) per position (0 where the target is -1), when asked for. */
+  readonly entropy?: A;
+}
+
+/**
+ * The policy-gradient head of a pass: log-probs (and entropies) under softmax(logits /
+ * temperature), as the sampler computes them, and an entropy term in the loss,
+ * loss = -sum w * logp - sum entropyWeights * entropy.
+ */
+export interface PolicyPassOptions {
+  readonly temperature?: number;
+  /** Return the entropy of every position. */
+  readonly entropy?: boolean;
+  readonly entropyWeights?: Float32Array;
 }
 
 export interface AdamWOptions {
@@ -64,8 +78,8 @@ export interface NativeModel {
   params(): FloatArray;
   grads(): FloatArray;
   moments(): { m: FloatArray; v: FloatArray };
-  forwardBackward(tokens: Int32Array, targets: Int32Array, weights: Float32Array | null, batch: number, seqLen: number, backward: boolean): PassResult;
-  forwardBackwardAsync(tokens: Int32Array, targets: Int32Array, weights: Float32Array | null, batch: number, seqLen: number, backward: boolean): Promise<PassResult>;
+  forwardBackward(tokens: Int32Array, targets: Int32Array, weights: Float32Array | null, batch: number, seqLen: number, backward: boolean, options?: PolicyPassOptions): PassResult;
+  forwardBackwardAsync(tokens: Int32Array, targets: Int32Array, weights: Float32Array | null, batch: number, seqLen: number, backward: boolean, options?: PolicyPassOptions): Promise<PassResult>;
   /** Logits at every position: [batch * seqLen * vocab]. */
   logits(tokens: Int32Array, batch: number, seqLen: number): FloatArray;
   zeroGrad(): void;

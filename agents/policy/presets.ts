@@ -41,6 +41,18 @@ export const PRESETS: Readonly<Record<string, Preset>> = {
     tieWordEmbeddings: true,
     ropeTheta: 10000,
   },
+  "1m": {
+    description: "about 1M parameters (0.8M in the blocks): a policy that trains in minutes on two cores",
+    hiddenSize: 128,
+    numLayers: 4,
+    numHeads: 4,
+    numKvHeads: 2,
+    intermediateSize: 384,
+    maxPositionEmbeddings: 1024,
+    vocab: 4096,
+    tieWordEmbeddings: true,
+    ropeTheta: 10000,
+  },
 };
 
 export function preset(name: string): Preset {

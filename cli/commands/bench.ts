@@ -22,7 +22,8 @@ accuracy by question type; official labels that disagree with the world model ar
 
 Options:
   --data FILE          the benchmark file (ToMi .txt with its .trace beside it; Hi-ToM .json; FANToM .json)
-  --agent NAME         simulation (default) or random[:SEED]
+  --agent NAME         simulation (default), random[:SEED], policy:DIR, onnx:DIR, or
+                       llm:MODEL[@BASE_URL][?options] (any OpenAI-compatible endpoint; see the README)
   --mode MODE          vanilla (story and question; default) or simulation (socialized context first)
   --limit N            only the first N questions
   --concurrency N      questions answered at once (default 4)

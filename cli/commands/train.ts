@@ -10,12 +10,16 @@ import { loadNative } from "../../agents/policy/native.js";
 import { PRESETS } from "../../agents/policy/presets.js";
 import { encodeExamples } from "../../trainers/sft/batches.js";
 import { readExamplesFile } from "../../trainers/sft/examples.js";
-import { listCheckpoints, loadMoments, readTrainerState } from "../../trainers/sft/state.js";
+import { listCheckpoints, loadMoments } from "../../trainers/common/checkpoint-folders.js";
+import { readTrainerState } from "../../trainers/sft/state.js";
 import { dataId, stateSettings, trainSft, type SftSettings } from "../../trainers/sft/trainer.js";
 import { intArg, parseCommand, UsageError } from "../args.js";
 import { Progress } from "../progress.js";
+import { GRPO_HELP, grpoCommand } from "./train-grpo.js";
 
-export const TRAIN_HELP = `socialworld train sft (--model DIR | --init PRESET) --data FILE.jsonl --out DIR [options]
+export const TRAIN_HELP = `socialworld train sft|grpo ...
+
+socialworld train sft (--model DIR | --init PRESET) --data FILE.jsonl --out DIR [options]
 
 Supervised fine-tuning on prompt/response pairs, with the loss on the response tokens only.
 FILE.jsonl lines: {"prompt", "response", "system"?}, {"messages": [...]}, or episode-log records
@@ -46,10 +50,11 @@ Options:
   --min-reward X         episode logs: only turns with at least this reward
   --threads N            CPU threads (default: all)
   --quiet                no progress bar
-`;
+
+${GRPO_HELP}`;
 
 const Args = z.object({
-  _: z.tuple([z.literal("sft", { error: 'expected "sft"' })], { error: 'expected the trainer: "sft"' }),
+  _: z.tuple([z.literal("sft", { error: 'expected "sft" or "grpo"' })], { error: 'expected the trainer: "sft" or "grpo"' }),
   model: z.string().min(1).optional(),
   init: z.enum(Object.keys(PRESETS) as [string, ...string[]], { error: `expected one of ${Object.keys(PRESETS).join(", ")}` }).optional(),
   data: z.string({ error: "is required" }).min(1),
@@ -75,6 +80,7 @@ const Args = z.object({
 });
 
 export async function trainCommand(argv: readonly string[]): Promise<number> {
+  if (argv[0] === "grpo") return grpoCommand(argv.slice(1));
   const str = { type: "string" } as const;
   const a = parseCommand(
     argv,

@@ -58,6 +58,33 @@ export interface SocializedContext {
   socialized_context: { timestep: string; state: string; observations: string[]; actions: string[] }[];
 }
 
+/** One training step's metrics (trainers/grpo/metrics.ts). */
+export interface TrainingMetrics {
+  step: number;
+  reward: number;
+  accuracy: number;
+  kl: number | null;
+  entropy: number;
+  clipFraction: number;
+  loss: number;
+  responseLength: number;
+  [field: string]: unknown;
+}
+
+export interface TrainingRun {
+  runId: string;
+  title: string;
+  source: string;
+  steps: number;
+  status: "running" | "done" | "interrupted" | "failed";
+  roomIds: string[];
+  round?: number;
+  checkpoint?: string;
+  startedAt: string;
+  updatedAt: string;
+  history: TrainingMetrics[];
+}
+
 async function get<T>(path: string): Promise<T> {
   const res = await fetch(path, { headers: { accept: "application/json" } });
   const body = (await res.json().catch(() => ({}))) as T & { error?: string };
@@ -73,4 +100,5 @@ export const api = {
   episodes: (id: string, offset: number, limit: number) =>
     get<{ total: number; episodes: Record<string, unknown>[]; torn: boolean }>(`api/runs/${encodeURIComponent(id)}/episodes?offset=${offset}&limit=${limit}`),
   episode: (id: string, index: number) => get<SocializedContext>(`api/runs/${encodeURIComponent(id)}/episodes/${index}`),
+  training: () => get<{ runs: TrainingRun[] }>("api/training").then((r) => r.runs),
 };

@@ -4,11 +4,13 @@
  *   #/                      lobby
  *   #/room/ID[?seat=A&token=T]   a room, as a spectator or in A's seat
  *   #/run/ID                a run
+ *   #/training              the training dashboard (reward, KL and accuracy over time)
  */
 import { initName } from "./dom.js";
 import { showLobby } from "./lobby.js";
 import { showRoom } from "./room-view.js";
 import { showRun } from "./run-view.js";
+import { showTraining } from "./training-view.js";
 
 type Cleanup = () => void;
 let cleanup: Cleanup | undefined;
@@ -23,6 +25,7 @@ function route(): void {
   const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
   if (parts[0] === "room" && parts[1]) cleanup = showRoom(app, parts[1], params);
   else if (parts[0] === "run" && parts[1]) cleanup = showRun(app, parts[1]);
+  else if (parts[0] === "training") cleanup = showTraining(app);
   else cleanup = showLobby(app);
 }
 

@@ -1,5 +1,6 @@
-/** The socket.io `/progress` stream: live benchmark progress (and, later, trainer metrics). */
+/** The socket.io `/progress` stream: live benchmark progress and trainer metrics. */
 import { io, type Socket } from "socket.io-client";
+import type { TrainingMetrics } from "./api.js";
 
 export interface ProgressEvent {
   runId: string;
@@ -11,6 +12,13 @@ export interface ProgressEvent {
   correct?: number;
   accuracy?: number;
   status?: string;
+  /** kind "trainer": the step's metrics, the run's step count and source, its rooms and round, its checkpoint when done. */
+  metrics?: TrainingMetrics;
+  steps?: number;
+  source?: string;
+  roomIds?: string[];
+  round?: number;
+  checkpoint?: string;
 }
 
 let socket: Socket | undefined;

@@ -263,10 +263,13 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
 
   struct PassArgs {
     std::vector<int32_t> tokens, targets;
-    std::vector<float> weights;
+    std::vector<float> weights, entropy_weights;
     bool has_weights = false;
     int batch = 0, seq_len = 0;
     bool backward = false;
+    // The policy-gradient head (an options object was given): temperature, entropies, entropy term.
+    bool policy = false, want_entropy = false, has_entropy_weights = false;
+    double temperature = 1.0;
   };
 
   PassArgs pass_args(const Napi::CallbackInfo& info) {
@@ -288,29 +291,69 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
       a.has_weights = true;
     }
     a.backward = info[5].ToBoolean().Value();
+    // options: {temperature?, entropy?: boolean, entropyWeights?: Float32Array}
+    if (info.Length() > 6 && !info[6].IsUndefined() && !info[6].IsNull()) {
+      if (!info[6].IsObject()) throw type_error(env, "options must be an object");
+      Napi::Object o = info[6].As<Napi::Object>();
+      a.policy = true;
+      a.temperature = num_field(o, "temperature", 1.0);
+      if (!(a.temperature > 0)) throw Napi::RangeError::New(env, "temperature must be positive");
+      a.want_entropy = bool_field(o, "entropy", false);
+      Napi::Value ew = o.Get("entropyWeights");
+      if (!ew.IsUndefined() && !ew.IsNull()) {
+        Napi::Float32Array w = typed_arg<Napi::Float32Array>(ew, napi_float32_array, "Float32Array", "entropyWeights");
+        if (w.ElementLength() != n) throw Napi::RangeError::New(env, "entropyWeights must hold batch * seqLen = " + std::to_string(n) + " values");
+        a.entropy_weights.assign(w.Data(), w.Data() + n);
+        a.has_entropy_weights = true;
+      }
+    }
     return a;
   }
 
   template <typename T>
-  static double run_pass(Qwen2Model<T>& m, const PassArgs& a, std::vector<T>& logp) {
-    logp.assign(static_cast<size_t>(a.batch) * a.seq_len, T(0));
-    return m.forward_backward(a.tokens.data(), a.targets.data(), a.has_weights ? a.weights.data() : nullptr, a.batch, a.seq_len, logp.data(),
-                              a.backward);
+  struct PassOut {
+    double loss = 0;
+    std::vector<T> logp, entropy;
+  };
+
+  template <typename T>
+  static void run_pass(Qwen2Model<T>& m, const PassArgs& a, PassOut<T>& out) {
+    const size_t n = static_cast<size_t>(a.batch) * a.seq_len;
+    out.logp.assign(n, T(0));
+    const float* w = a.has_weights ? a.weights.data() : nullptr;
+    if (!a.policy) {
+      out.loss = m.forward_backward(a.tokens.data(), a.targets.data(), w, a.batch, a.seq_len, out.logp.data(), a.backward);
+      return;
+    }
+    if (a.want_entropy) out.entropy.assign(n, T(0));
+    out.loss = m.forward_backward_policy(a.tokens.data(), a.targets.data(), w, a.has_entropy_weights ? a.entropy_weights.data() : nullptr,
+                                         a.temperature, a.batch, a.seq_len, out.logp.data(), a.want_entropy ? out.entropy.data() : nullptr,
+                                         a.backward);
   }
 
-  // forwardBackward(tokens, targets, weights | null, batch, seqLen, backward) -> {loss, logprobs}
+  template <typename T>
+  static Napi::Value pass_result(Napi::Env env, const PassArgs& a, const PassOut<T>& out) {
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("loss", out.loss);
+    o.Set("logprobs", copy_of(env, out.logp.data(), out.logp.size()));
+    if (a.want_entropy) o.Set("entropy", copy_of(env, out.entropy.data(), out.entropy.size()));
+    return o;
+  }
+
+  // forwardBackward(tokens, targets, weights | null, batch, seqLen, backward, options?) -> {loss, logprobs, entropy?}
   Napi::Value ForwardBackward(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     BusyGuard guard(env, busy_);
     PassArgs a = pass_args(info);
     return visit([&](auto& m) -> Napi::Value {
       using T = std::remove_reference_t<decltype(*m.params())>;
-      std::vector<T> logp;
-      double loss = run_pass(m, a, logp);
-      Napi::Object o = Napi::Object::New(env);
-      o.Set("loss", loss);
-      o.Set("logprobs", copy_of(env, logp.data(), logp.size()));
-      return o;
+      PassOut<T> out;
+      try {
+        run_pass(m, a, out);
+      } catch (const std::invalid_argument& e) {
+        throw Napi::RangeError::New(env, e.what());
+      }
+      return pass_result(env, a, out);
     });
   }
 
@@ -318,28 +361,17 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
     Napi::Env env = info.Env();
     BusyGuard guard(env, busy_);
     auto a = std::make_shared<PassArgs>(pass_args(info));
-    auto loss = std::make_shared<double>(0);
     Task* task;
     if (f32_) {
-      auto logp = std::make_shared<std::vector<float>>();
+      auto out = std::make_shared<PassOut<float>>();
       task = new Task(
-          env, info.This().As<Napi::Object>(), guard.release(), [m = f32_.get(), a, loss, logp] { *loss = run_pass(*m, *a, *logp); },
-          [loss, logp](Napi::Env e) -> Napi::Value {
-            Napi::Object o = Napi::Object::New(e);
-            o.Set("loss", *loss);
-            o.Set("logprobs", copy_of(e, logp->data(), logp->size()));
-            return o;
-          });
+          env, info.This().As<Napi::Object>(), guard.release(), [m = f32_.get(), a, out] { run_pass(*m, *a, *out); },
+          [a, out](Napi::Env e) -> Napi::Value { return pass_result(e, *a, *out); });
     } else {
-      auto logp = std::make_shared<std::vector<double>>();
+      auto out = std::make_shared<PassOut<double>>();
       task = new Task(
-          env, info.This().As<Napi::Object>(), guard.release(), [m = f64_.get(), a, loss, logp] { *loss = run_pass(*m, *a, *logp); },
-          [loss, logp](Napi::Env e) -> Napi::Value {
-            Napi::Object o = Napi::Object::New(e);
-            o.Set("loss", *loss);
-            o.Set("logprobs", copy_of(e, logp->data(), logp->size()));
-            return o;
-          });
+          env, info.This().As<Napi::Object>(), guard.release(), [m = f64_.get(), a, out] { run_pass(*m, *a, *out); },
+          [a, out](Napi::Env e) -> Napi::Value { return pass_result(e, *a, *out); });
     }
     Napi::Promise p = task->promise();
     task->Queue();

@@ -226,6 +226,20 @@ void Qwen2Model<T>::layer_forward(int l, Activations& a, const T* x, T* out, int
 template <typename T>
 double Qwen2Model<T>::forward_backward(const int32_t* tokens, const int32_t* targets, const float* weights, int B, int S, T* logp,
                                        bool backward) {
+  return pass(tokens, targets, weights, nullptr, 1.0, B, S, logp, nullptr, backward, false);
+}
+
+template <typename T>
+double Qwen2Model<T>::forward_backward_policy(const int32_t* tokens, const int32_t* targets, const float* weights,
+                                              const float* entropy_weights, double temperature, int B, int S, T* logp, T* entropy,
+                                              bool backward) {
+  if (!(temperature > 0) || !std::isfinite(temperature)) throw std::invalid_argument("temperature must be a positive number");
+  return pass(tokens, targets, weights, entropy_weights, temperature, B, S, logp, entropy, backward, true);
+}
+
+template <typename T>
+double Qwen2Model<T>::pass(const int32_t* tokens, const int32_t* targets, const float* weights, const float* entropy_weights,
+                           double temperature, int B, int S, T* logp, T* entropy, bool backward, bool policy_head) {
   if (B <= 0 || S <= 0) throw std::invalid_argument("batch and sequence length must be positive");
   if (S > cfg_.max_position)
     throw std::invalid_argument("sequence length " + std::to_string(S) + " exceeds max_position_embeddings " + std::to_string(cfg_.max_position));
@@ -270,7 +284,11 @@ double Qwen2Model<T>::forward_backward(const int32_t* tokens, const int32_t* tar
     const int rc = std::min(a.logit_rows, N - r0);
     T* z = a.logits.get();
     be.gemm(false, true, rc, V, C, T(1), hf + static_cast<int64_t>(r0) * C, C, P + lm_head_, C, T(0), z, V);
-    loss += be.cross_entropy(z, targets + r0, weights ? weights + r0 : nullptr, logp + r0, rc, V, backward);
+    if (policy_head)
+      loss += be.token_loss(z, targets + r0, weights ? weights + r0 : nullptr, entropy_weights ? entropy_weights + r0 : nullptr, temperature,
+                            logp + r0, entropy ? entropy + r0 : nullptr, rc, V, backward);
+    else
+      loss += be.cross_entropy(z, targets + r0, weights ? weights + r0 : nullptr, logp + r0, rc, V, backward);
     if (backward) {
       be.gemm(false, false, rc, C, V, T(1), z, V, P + lm_head_, C, T(0), a.dhf.get() + static_cast<int64_t>(r0) * C, C);
       be.gemm(true, false, V, C, rc, T(1), z, V, hf + static_cast<int64_t>(r0) * C, C, T(1), G + lm_head_, C);

@@ -72,6 +72,11 @@ class Qwen2Model {
   // d(loss)/d(params) to the gradients (so micro-batches accumulate).
   double forward_backward(const int32_t* tokens, const int32_t* targets, const float* weights, int batch, int seq_len, T* logp,
                           bool backward);
+  // The same pass through the policy-gradient head (Backend::token_loss): log-probs under
+  // softmax(logits / temperature), per-position entropies (where entropy is not null) and an
+  // entropy term -sum entropy_weights[r] * entropy[r] in the loss (where entropy_weights is not null).
+  double forward_backward_policy(const int32_t* tokens, const int32_t* targets, const float* weights, const float* entropy_weights,
+                                 double temperature, int batch, int seq_len, T* logp, T* entropy, bool backward);
   // Logits at every position: out is [batch, seq_len, vocab].
   void logits(const int32_t* tokens, int batch, int seq_len, T* out);
 
@@ -94,6 +99,8 @@ class Qwen2Model {
   };
   struct Activations;
 
+  double pass(const int32_t* tokens, const int32_t* targets, const float* weights, const float* entropy_weights, double temperature,
+              int batch, int seq_len, T* logp, T* entropy, bool backward, bool policy_head);
   void check_tokens(const int32_t* tokens, size_t n, const char* what) const;
   void ensure_rope(int max_pos);
   Activations& activations(int rows, bool training);

@@ -7,6 +7,7 @@ import { SCENARIOS } from "../rooms/scenarios.js";
 import { errorHandler, notFound } from "./errors.js";
 import { roomsRouter } from "./rooms.js";
 import { runsRouter } from "./runs.js";
+import { trainingRouter } from "./training.js";
 
 export function apiRouter(ctx: ServerContext, adminToken: string, startedAt: Date): Router {
   const r = Router();
@@ -30,6 +31,7 @@ export function apiRouter(ctx: ServerContext, adminToken: string, startedAt: Dat
   });
   r.use("/rooms", roomsRouter(ctx, adminToken));
   r.use("/runs", runsRouter(ctx, adminToken));
+  r.use("/training", trainingRouter(ctx, adminToken));
   r.use(notFound);
   r.use(errorHandler);
   return r;

@@ -8,12 +8,14 @@ import { createAgent } from "../../agents/registry.js";
 import { BENCHMARKS } from "../../benchmarks/registry.js";
 import { MODES } from "../../benchmarks/benchmark.js";
 import { SCENARIOS } from "./scenarios.js";
+import { SelfPlayOptionsSchema } from "../self-play/options.js";
 
 /** An agent spec from the registry ("simulation", "random:3"); checked by building it once. */
 const agentSpec = z
   .string()
   .min(1)
-  .max(100)
+  // Long enough for `llm:MODEL@BASE_URL?options` specs.
+  .max(2000)
   .superRefine((spec, ctx) => {
     try {
       createAgent(spec);
@@ -54,6 +56,8 @@ export const SimulationOptionsSchema = z
     reconnectSeconds: z.number().int().min(0).max(3600).default(60),
     /** Keep a finished room open this long for viewing, then close it. */
     lingerSeconds: z.number().int().min(0).max(86_400).default(600),
+    /** Train the seats' `policy:DIR` on the room's episodes on a schedule, and play each new checkpoint (server/self-play/). */
+    selfPlay: SelfPlayOptionsSchema.optional(),
   })
   .strict();
 export type SimulationOptions = z.infer<typeof SimulationOptionsSchema>;

@@ -1,7 +1,7 @@
 /**
  * What a simulation room can play, by name: a world, its initial state, the environment's script
  * (a story's narrator), and the agent that plays each seat when no person does. Rooms are generic
- * over this; a world registers one factory here (Hi-ToM and FANToM join as they land).
+ * over this; a world registers one factory here.
  */
 import type { Agent } from "../../agents/agent.js";
 import { ScriptedAgent } from "../../agents/scripted-agent.js";
@@ -14,6 +14,11 @@ import { hitomWorld } from "../../worlds/hitom/replay.js";
 import { buildHitomScenario, locateIn } from "../../worlds/hitom/story.js";
 import { renderSentence as renderHitomSentence } from "../../worlds/hitom/sentences.js";
 import { initialHitomState } from "../../worlds/hitom/world.js";
+import { inferPresence, parseContext } from "../../worlds/fantom/conversation.js";
+import { generateConversation } from "../../worlds/fantom/generator.js";
+import { locateByLanguage } from "../../worlds/fantom/locate.js";
+import { fantomWorld } from "../../worlds/fantom/replay.js";
+import { initialFantomState, type FantomAction } from "../../worlds/fantom/world.js";
 import { generateTomiStory } from "../../worlds/tomi/generator.js";
 import { renderSentence } from "../../worlds/tomi/sentences.js";
 import { buildScenario } from "../../worlds/tomi/story.js";
@@ -32,6 +37,8 @@ export interface Scenario<S = unknown, A = unknown, X = unknown> {
 
 export interface ScenarioFactory {
   readonly title: string;
+  /** What one episode is called in room titles ("stories", "conversations"). */
+  readonly episodes: string;
   readonly describe: string;
   /** A new episode's scenario; the same seed gives the same scenario. */
   create(seed: number): Promise<Scenario>;
@@ -42,6 +49,7 @@ const tomiWorld = new TomiWorld();
 export const SCENARIOS: Readonly<Record<string, ScenarioFactory>> = {
   tomi: {
     title: "ToMi",
+    episodes: "stories",
     describe: "a generated ToMi story (rooms, containers, objects; agents enter, exit and move things), played by its script",
     async create(seed) {
       const story = await generateTomiStory(Rng.seeded(`room:tomi:${seed}`));
@@ -61,6 +69,7 @@ export const SCENARIOS: Readonly<Record<string, ScenarioFactory>> = {
   },
   hitom: {
     title: "Hi-ToM",
+    episodes: "stories",
     describe: "a generated Hi-ToM story (five agents, three rooms; they move objects, leave, and tell each other the truth or lies), played by its script",
     async create(seed) {
       const rng = Rng.seeded(`room:hitom:${seed}`);
@@ -81,7 +90,48 @@ export const SCENARIOS: Readonly<Record<string, ScenarioFactory>> = {
       } as Scenario;
     },
   },
+  fantom: {
+    title: "FANToM",
+    episodes: "conversations",
+    describe: "a generated multi-party conversation (characters leave, come back and miss what was said), played by its script",
+    async create(seed) {
+      return fantomScenario(seed);
+    },
+  },
 };
+
+/**
+ * A FANToM conversation as the benchmark reads one: the generated text, who is present at each
+ * line (inferred from the text, as for the official data), and the missed fact carried by the
+ * lines that state it, so the room shows who comes to know it.
+ */
+export function fantomScenario(seed: number): Scenario {
+  const { sets } = generateConversation(Rng.seeded(`room:fantom:${seed}`), seed);
+  const set = sets[sets.length - 1]!;
+  const where = `fantom conversation ${seed}`;
+  const utterances = parseContext(set.full_context, where, "full_context");
+  const located = locateByLanguage(utterances, set.factQA.question);
+  const fact = "missed";
+  const presence = inferPresence(utterances, {
+    ...(set.joining_speaker !== undefined ? { joiningSpeaker: set.joining_speaker } : {}),
+    facts: new Map((located?.lines ?? []).map((i) => [i, [fact]])),
+  });
+  const initialState = initialFantomState({
+    characters: presence.characters,
+    present: presence.initiallyPresent,
+    facts: { [fact]: located?.statement ?? set.factQA.correct_answer },
+  });
+  const script = presence.steps.map((s) => ({ actor: s.actor, action: s.action as FantomAction }));
+  const { agents, director } = castScript(fantomWorld, initialState, script);
+  return {
+    world: fantomWorld,
+    title: `FANToM: a conversation in which ${set.joining_speaker ?? "someone"} misses something`,
+    initialState,
+    director,
+    scripted: agents,
+    maxSteps: script.length + 1,
+  } as Scenario;
+}
 
 /**
  * A script whose steps may have several actors at once (a group enters together): one scripted

@@ -12,7 +12,8 @@ import { runEpisode } from "../../worlds/core/loop.js";
 import { toSocializedContext } from "../../worlds/core/socialize.js";
 import { BaseRoom } from "./base-room.js";
 import { pause } from "./pause.js";
-import { parseOptions, SimulationOptionsSchema, type SimulationOptions } from "./options.js";
+import { OptionsError, parseOptions, SimulationOptionsSchema, type SimulationOptions } from "./options.js";
+import type { SelfPlayPool } from "../self-play/pool.js";
 import { SCENARIOS, type Scenario } from "./scenarios.js";
 import { ControllerFallback, SeatAgent } from "./seat-agent.js";
 
@@ -23,10 +24,14 @@ export class SimulationRoom extends BaseRoom {
   private log: EpisodeLog | undefined;
   private playing: Promise<void> | undefined;
   private episodes = 0;
+  private pool: SelfPlayPool | undefined;
+  private selfPlayPool = "";
+  private unlisten: (() => void) | undefined;
 
   override async onCreate(raw: unknown): Promise<void> {
     const opts = parseOptions(SimulationOptionsSchema, raw, "simulation room");
     this.opts = opts;
+    const selfPlaySpec = opts.selfPlay ? trainedSpec(opts) : undefined;
     const factory = SCENARIOS[opts.world]!;
     this.setUp({
       private: opts.private,
@@ -49,8 +54,26 @@ export class SimulationRoom extends BaseRoom {
     });
     this.state.runId = this.run.id;
     this.log = new EpisodeLog(this.ctx.store.episodesPath(this.run));
+    if (selfPlaySpec) this.joinSelfPlay(opts, selfPlaySpec);
     this.playing = this.play(first, controllers);
     this.register();
+  }
+
+  /**
+   * Self-play: the room's `policy:DIR` seats train their policy on its episodes (with the other
+   * rooms of its pool) and play each new round from the next episode on (round 0 is the spec itself).
+   */
+  private joinSelfPlay(opts: SimulationOptions, spec: string): void {
+    this.selfPlayPool = opts.selfPlay!.pool ?? this.roomId;
+    try {
+      this.pool = this.ctx.selfPlay.join(this.selfPlayPool, this.roomId, opts.world, spec, opts.selfPlay!);
+    } catch (err) {
+      this.log?.close();
+      throw new OptionsError(`bad simulation room options: selfPlay: ${(err as Error).message}`);
+    }
+    this.unlisten = this.pool.listen((note) => {
+      this.state.note = note;
+    });
   }
 
   private seatsFor(scenario: Scenario): { agent: string; controller: string; human: boolean }[] {
@@ -58,7 +81,7 @@ export class SimulationRoom extends BaseRoom {
     const hs = this.opts.humanSeats;
     return names.map((agent, i) => ({
       agent,
-      controller: this.opts.agents[agent] ?? this.opts.defaultAgent,
+      controller: this.pool?.specFor(this.opts.agents[agent] ?? this.opts.defaultAgent) ?? this.opts.agents[agent] ?? this.opts.defaultAgent,
       human: hs === "all" ? true : hs === "none" ? false : hs.includes(agent) || hs.includes(i),
     }));
   }
@@ -153,6 +176,15 @@ export class SimulationRoom extends BaseRoom {
       },
     });
     this.turns?.closeAll();
+    if (this.pool && episode.end !== "aborted") {
+      // The policy seats' own turns (not a person's), with what each agent observed.
+      const trained = new Set(names.filter((n) => controllers.get(n)?.id.startsWith("policy:") && !this.state.seats.get(n)?.occupant));
+      this.pool.record({
+        roomId: this.roomId,
+        seed,
+        turns: episode.turns.filter((t) => trained.has(t.agent)).map((t) => ({ agent: t.agent, timestep: t.timestep, observation: t.observation.text })),
+      });
+    }
     this.log?.append({
       kind: "room_episode",
       run: this.run?.id ?? null,
@@ -184,5 +216,20 @@ export class SimulationRoom extends BaseRoom {
     // The loop sees the abort at its next timestep and logs the episode as aborted.
     await this.playing;
     await this.closeRun("interrupted");
+    if (this.pool) {
+      this.unlisten?.();
+      this.ctx.selfPlay.leave(this.selfPlayPool, this.roomId);
+    }
   }
+}
+
+/** The one `policy:DIR` spec a self-play room's seats play (what its schedule trains). */
+function trainedSpec(opts: SimulationOptions): string {
+  const specs = new Set([opts.defaultAgent, ...Object.values(opts.agents)].filter((c) => c.startsWith("policy:")));
+  if (specs.size !== 1) {
+    throw new OptionsError(
+      `bad simulation room options: selfPlay: the seats must be played by one policy:DIR agent to train (found ${specs.size === 0 ? "none" : [...specs].join(", ")})`,
+    );
+  }
+  return [...specs][0]!;
 }

@@ -146,6 +146,33 @@ describe("REST API", () => {
     expect((await ts.api(`/api/runs/${runId}/episodes/0`)).text).toBe(serializeSocializedContext(replay.context));
   });
 
+  it("plays a FANToM conversation as the world model replays it, and knowledge spreads only to who heard it", async () => {
+    const seed = 3;
+    const res = await create("simulation", { world: "fantom", seed, tickMs: 0 });
+    expect(res.status, res.text).toBe(201);
+    const { runId } = await finished(res.json.roomId);
+    const { generateConversation } = await import("../../worlds/fantom/generator.js");
+    const { parseContext } = await import("../../worlds/fantom/conversation.js");
+    const { locateByLanguage } = await import("../../worlds/fantom/locate.js");
+    const { replayConversation } = await import("../../worlds/fantom/replay.js");
+    const { sets } = generateConversation(Rng.seeded(`room:fantom:${seed}`), seed);
+    const set = sets[sets.length - 1]!;
+    const utterances = parseContext(set.full_context, "t", "full_context");
+    const located = locateByLanguage(utterances, set.factQA.question)!;
+    expect(located.lines.length).toBeGreaterThan(0);
+    const replay = await replayConversation(utterances, {
+      ...(set.joining_speaker !== undefined ? { joiningSpeaker: set.joining_speaker } : {}),
+      facts: { missed: located.statement },
+      factsByUtterance: new Map(located.lines.map((i) => [i, ["missed"]])),
+    });
+    const logged = await ts.api(`/api/runs/${runId}/episodes/0`);
+    expect(logged.text).toBe(serializeSocializedContext(replay.context));
+    // The character who missed the fact never gets a mental state saying they know it.
+    const missed = set.joining_speaker!;
+    const lines = (logged.json.socialized_context as { observations: string[] }[]).map((st) => st.observations.find((o) => o.startsWith(`${missed}:`))!);
+    expect(lines.some((l) => l.includes("<mental_state>I know"))).toBe(set.missed_info_accessibility === "accessible");
+  });
+
   it("stops a room: its run is interrupted and its episode logged", async () => {
     const res = await create("simulation", { world: "tomi", seed: 2, tickMs: 5000 });
     const roomId = res.json.roomId;

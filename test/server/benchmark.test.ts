@@ -6,24 +6,22 @@
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { io, type Socket } from "socket.io-client";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { TomiBenchmark } from "../../benchmarks/tomi.js";
 import { main } from "../../cli/main.js";
 import { decodeFrames } from "./wire.js";
-import { collect, framesOf, startTestServer, until, type TestServer } from "./harness.js";
+import { collect, framesOf, startTestServer, until, type TestServer, listenToProgress, type ProgressListener } from "./harness.js";
 
 let ts: TestServer;
-let socket: Socket;
-const events: { type: string; event: any }[] = [];
+let progress: ProgressListener;
+let events: ProgressListener["events"];
 beforeAll(async () => {
   ts = await startTestServer();
-  socket = io(`${ts.base}/progress`, { transports: ["websocket"] });
-  for (const type of ["progress", "finished"]) socket.on(type, (event: unknown) => events.push({ type, event }));
-  await new Promise<void>((done) => socket.on("connect", () => done()));
+  progress = await listenToProgress(ts);
+  events = progress.events;
 });
 afterAll(async () => {
-  socket.close();
+  progress.close();
   await ts.close();
 });
 

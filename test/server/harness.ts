@@ -96,3 +96,19 @@ export function collect<T = any>(room: SdkRoom, type: string): T[] {
   room.onMessage(type, (m: T) => out.push(m));
   return out;
 }
+
+export interface ProgressListener {
+  /** Every event received so far, in order. */
+  readonly events: { type: string; event: any }[];
+  close(): void;
+}
+
+/** Connects to the socket.io progress namespace and records its progress and finished events. */
+export async function listenToProgress(ts: TestServer): Promise<ProgressListener> {
+  const { io } = await import("socket.io-client");
+  const socket = io(`${ts.base}/progress`, { transports: ["websocket"] });
+  const events: { type: string; event: any }[] = [];
+  for (const type of ["progress", "finished"]) socket.on(type, (event: unknown) => events.push({ type, event }));
+  await new Promise<void>((done) => socket.on("connect", () => done()));
+  return { events, close: () => socket.close() };
+}

@@ -7,7 +7,7 @@ import { main } from "../../cli/main.js";
 import { encodeExamples } from "../../trainers/sft/batches.js";
 import { readExamples, readExamplesFile } from "../../trainers/sft/examples.js";
 import { learningRate } from "../../trainers/sft/schedule.js";
-import { listCheckpoints } from "../../trainers/sft/state.js";
+import { listCheckpoints } from "../../trainers/common/checkpoint-folders.js";
 import { dataId, trainSft, type SftSettings } from "../../trainers/sft/trainer.js";
 import { DataError } from "../../worlds/core/errors.js";
 import { PAIRS, tempDir, tinyModel } from "../policy/fixtures.js";

@@ -1,16 +1,9 @@
 /**
- * Training checkpoints: OUT/checkpoint-STEP/ holds the model as a Hugging Face folder, the AdamW
- * moments (optimizer.safetensors: exp_avg and exp_avg_sq over the flat parameter buffer) and
- * trainer_state.json (the step and the settings). Folders are written under a temporary name and
- * renamed when complete, so a crash never leaves a half checkpoint that resume would pick.
+ * The SFT trainer's state, saved as trainer_state.json in each checkpoint folder (see
+ * ../common/checkpoint-folders.ts for the folder layout): the step and the settings.
  */
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
-import { join } from "node:path";
 import { z } from "zod";
-import { DataError } from "../../worlds/core/errors.js";
-import { saveCheckpoint, writeJson, type CheckpointFiles } from "../../agents/policy/checkpoint.js";
-import type { PolicyModel } from "../../agents/policy/model.js";
-import { readSafetensors, readTensorInto, writeSafetensors } from "../../agents/policy/safetensors.js";
+import { readTrainerStateFile } from "../common/checkpoint-folders.js";
 
 export const TRAINER_STATE_FORMAT = "socialworld-sft/1";
 
@@ -24,57 +17,6 @@ export const TrainerStateSchema = z.object({
 });
 export type TrainerState = z.infer<typeof TrainerStateSchema>;
 
-const PREFIX = "checkpoint-";
-
-export function checkpointDir(out: string, step: number): string {
-  return join(out, `${PREFIX}${step}`);
-}
-
-/** Complete checkpoints in OUT, by step (ascending). */
-export function listCheckpoints(out: string): { step: number; dir: string }[] {
-  if (!existsSync(out)) return [];
-  return readdirSync(out)
-    .filter((n) => n.startsWith(PREFIX) && /^\d+$/.test(n.slice(PREFIX.length)))
-    .map((n) => ({ step: Number(n.slice(PREFIX.length)), dir: join(out, n) }))
-    .filter((c) => existsSync(join(c.dir, "trainer_state.json")))
-    .sort((a, b) => a.step - b.step);
-}
-
-export function saveTrainingCheckpoint(out: string, model: PolicyModel, files: CheckpointFiles, state: TrainerState, keep: number): string {
-  const final = checkpointDir(out, state.step);
-  const tmp = join(out, `.${PREFIX}${state.step}.tmp-${process.pid}`);
-  rmSync(tmp, { recursive: true, force: true });
-  saveCheckpoint(tmp, model, files);
-  const { m, v } = model.native.moments();
-  writeSafetensors(join(tmp, "optimizer.safetensors"), [
-    { name: "exp_avg", shape: [m.length], data: m },
-    { name: "exp_avg_sq", shape: [v.length], data: v },
-  ]);
-  writeJson(join(tmp, "trainer_state.json"), state);
-  rmSync(final, { recursive: true, force: true });
-  renameSync(tmp, final);
-  const all = listCheckpoints(out);
-  for (const c of all.slice(0, Math.max(0, all.length - keep))) rmSync(c.dir, { recursive: true, force: true });
-  return final;
-}
-
 export function readTrainerState(dir: string): TrainerState {
-  const file = join(dir, "trainer_state.json");
-  let json: unknown;
-  try {
-    json = JSON.parse(readFileSync(file, "utf8"));
-  } catch (err) {
-    throw new DataError(file, {}, `cannot read the trainer state: ${(err as Error).message}`);
-  }
-  const r = TrainerStateSchema.safeParse(json);
-  if (!r.success) throw new DataError(file, { field: r.error.issues[0]!.path.join(".") || "(root)" }, r.error.issues[0]!.message);
-  return r.data;
-}
-
-/** Loads the AdamW moments saved beside a checkpoint's weights into the model. */
-export function loadMoments(dir: string, model: PolicyModel): void {
-  const file = readSafetensors(join(dir, "optimizer.safetensors"));
-  const { m, v } = model.native.moments();
-  readTensorInto(file, "exp_avg", [m.length], m, 0);
-  readTensorInto(file, "exp_avg_sq", [v.length], v, 0);
+  return readTrainerStateFile(dir, TrainerStateSchema);
 }

@@ -5,13 +5,15 @@
  * continues exactly as the uninterrupted run would have.
  */
 import { createHash } from "node:crypto";
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { saveCheckpoint, type CheckpointFiles } from "../../agents/policy/checkpoint.js";
 import type { PolicyModel } from "../../agents/policy/model.js";
 import { batchExamples, makeBatch, type EncodedExample } from "./batches.js";
 import { learningRate } from "./schedule.js";
-import { saveTrainingCheckpoint, TRAINER_STATE_FORMAT, type TrainerState } from "./state.js";
+import { TRAINER_STATE_FORMAT, type TrainerState } from "./state.js";
+import { saveTrainerCheckpoint } from "../common/checkpoint-folders.js";
+import { trimStepLog } from "../common/step-log.js";
 
 export interface SftSettings {
   readonly steps: number;
@@ -79,7 +81,7 @@ export async function trainSft(run: SftRun): Promise<SftResult> {
   const schedule = { lr: s.lr, minLr: s.minLr, warmupSteps: s.warmupSteps, totalSteps: s.steps };
   const logFile = join(run.out, "train_log.jsonl");
   const start = run.startStep ?? 0;
-  trimLog(logFile, start);
+  trimStepLog(logFile, start);
   let last: number | null = null;
   let tokensTotal = 0;
   const started = performance.now();
@@ -87,7 +89,7 @@ export async function trainSft(run: SftRun): Promise<SftResult> {
   const settings = stateSettings(run);
   const checkpoint = (done: number, loss: number | null) => {
     const state: TrainerState = { format: TRAINER_STATE_FORMAT, step: done, settings, loss };
-    saveTrainingCheckpoint(run.out, model, run.files, state, run.keep);
+    saveTrainerCheckpoint(run.out, model, run.files, state, run.keep);
   };
 
   for (; step < s.steps; step++) {
@@ -122,24 +124,4 @@ export async function trainSft(run: SftRun): Promise<SftResult> {
   checkpoint(step, last);
   saveCheckpoint(run.out, model, run.files);
   return { steps: step, lastLoss: last, interrupted: false, tokensPerSecond: tokensTotal / ((performance.now() - started) / 1000) };
-}
-
-/** Keeps the log's records up to `step` (a resumed run rewrites what came after). */
-function trimLog(file: string, step: number): void {
-  if (!existsSync(file)) return;
-  if (step === 0) {
-    writeFileSync(file, "");
-    return;
-  }
-  const kept = readFileSync(file, "utf8")
-    .split("\n")
-    .filter((l) => {
-      if (!l.trim()) return false;
-      try {
-        return (JSON.parse(l) as StepRecord).step <= step;
-      } catch {
-        return false;
-      }
-    });
-  writeFileSync(file, kept.map((l) => l + "\n").join(""));
 }

@@ -109,6 +109,14 @@ class Backend {
   // loss = -sum_r weights[r] * logp[r]. Returns that loss.
   virtual double cross_entropy(T* logits, const int32_t* targets, const float* weights, T* logp, int rows, int vocab, bool grad) = 0;
 
+  // The policy-gradient head: for each row of logits [rows, vocab], with u = logits / temperature
+  // and p = softmax(u): logp[r] = log p[targets[r]] and, where entropy is not null, entropy[r] =
+  // -sum_i p_i log p_i (both 0 where targets[r] < 0). With grad, logits are replaced by
+  // d(loss)/d(logits) for loss = -sum_r weights[r] * logp[r] - sum_r entropy_weights[r] * entropy[r]
+  // (null weights: 1; null entropy_weights: no entropy term). Returns that loss.
+  virtual double token_loss(T* logits, const int32_t* targets, const float* weights, const float* entropy_weights, double temperature,
+                            T* logp, T* entropy, int rows, int vocab, bool grad) = 0;
+
   // Sum of squares, accumulated in double.
   virtual double sum_squares(const T* x, size_t n) = 0;
 

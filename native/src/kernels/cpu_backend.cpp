@@ -353,6 +353,56 @@ class CpuBackend final : public Backend<T> {
     return loss;
   }
 
+  double token_loss(T* logits, const int32_t* targets, const float* weights, const float* entropy_weights, double temperature, T* logp,
+                    T* entropy, int rows, int vocab, bool grad) override {
+    const double inv_t = 1.0 / temperature;
+    std::vector<double> row_loss(rows, 0.0);
+    pool_->parallel_for(rows, 1, [&](int64_t b, int64_t e, int) {
+      for (int64_t r = b; r < e; r++) {
+        T* z = logits + r * vocab;
+        const int32_t t = targets[r];
+        if (t < 0) {
+          logp[r] = 0;
+          if (entropy) entropy[r] = 0;
+          if (grad) std::fill(z, z + vocab, T(0));
+          continue;
+        }
+        const double w = weights ? weights[r] : 1.0;
+        const double ew = entropy_weights ? entropy_weights[r] : 0.0;
+        double m = z[0];
+        for (int i = 1; i < vocab; i++) m = std::max<double>(m, z[i]);
+        m *= inv_t;
+        // One pass for the normalizer and sum(exp(u - m) * u), which gives the entropy:
+        // H = lse - sum_i p_i u_i.
+        double sum = 0, sum_u = 0;
+        for (int i = 0; i < vocab; i++) {
+          const double u = z[i] * inv_t;
+          const double ex = std::exp(u - m);
+          sum += ex;
+          sum_u += ex * u;
+        }
+        const double lse = m + std::log(sum);
+        const double lp = z[t] * inv_t - lse;
+        const double h = lse - sum_u / sum;
+        logp[r] = static_cast<T>(lp);
+        if (entropy) entropy[r] = static_cast<T>(h);
+        row_loss[r] = -w * lp - ew * h;
+        if (grad) {
+          // d(-w logp_t)/du_i = w (p_i - [i == t]); d(-ew H)/du_i = ew p_i (log p_i + H); du/dz = 1 / temperature.
+          for (int i = 0; i < vocab; i++) {
+            const double u = z[i] * inv_t;
+            const double p = std::exp(u - lse);
+            z[i] = static_cast<T>(inv_t * (w * p + ew * p * (u - lse + h)));
+          }
+          z[t] -= static_cast<T>(inv_t * w);
+        }
+      }
+    });
+    double loss = 0;
+    for (double l : row_loss) loss += l;
+    return loss;
+  }
+
   double sum_squares(const T* x, size_t n) override {
     // Fixed chunks summed in order: the result does not depend on the thread count.
     constexpr int64_t chunk = 1 << 15;

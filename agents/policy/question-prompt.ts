@@ -1,0 +1,80 @@
+/**
+ * What a policy is asked for a benchmark question. Vanilla mode: the benchmark's own prompt (story
+ * and question). Simulation mode: the question asked over the story's socialized context, which the
+ * world model writes from the story text alone (the simulation agent's context, never a label),
+ * filled into benchmarks/prompts/simulation-answer.txt. A small policy cannot write a socialized
+ * context itself; this is the social-world-model project's simulation mode with the world model
+ * as the context writer. The trainer builds its prompts here too, so training and evaluation ask
+ * the very same text.
+ */
+import { fill, promptTemplate } from "../../benchmarks/prompts.js";
+import { NONE, SAME_AS_STATE, type SocializedContext } from "../../worlds/core/socialized-context.js";
+import type { QuestionTask } from "../../worlds/question/world.js";
+import { SOLVERS } from "../simulation/index.js";
+
+/**
+ * A socialized context as text, one line per timestep: its state, who perceives it, what is done.
+ *
+ *   Agents: Oliver, Carter, Abigail.
+ *   Timestep 3: Carter entered the porch. The potato is in the green_suitcase. Observed by Carter. Actions: Abigail enters the porch.
+ *   Timestep 4: Abigail entered the porch. Observed by Carter and Abigail. Actions: none.
+ *
+ * Lossless for the SAP layout: "observed by" lists the agents whose observation is
+ * `<same_as_state />`; an agent that perceives something else has it in parentheses
+ * ("(Avery: text)"); agents not named perceive nothing; actions other than none are listed. Each
+ * observer's name follows the event it saw, so a left-to-right reader (a causal language model)
+ * can tie the name to that event, and find "the last event Carter saw" by the name.
+ */
+export function contextText(ctx: SocializedContext): string {
+  const names = ctx.agents_names;
+  const lines = ctx.socialized_context.map((s) => {
+    const sees: string[] = [];
+    const partial: string[] = [];
+    names.forEach((name, i) => {
+      const text = lineText(s.observations[i] ?? "", name);
+      if (text === SAME_AS_STATE) sees.push(name);
+      else if (text !== NONE && text !== "") partial.push(`${name}: ${text.replace(SAME_AS_STATE, "(the state)")}`);
+    });
+    const acts = names.flatMap((name, i) => {
+      const a = lineText(s.actions[i] ?? "", name);
+      return a === NONE || a === "" ? [] : [`${name} ${a}`];
+    });
+    const who = sees.length === 0 ? "nobody" : sees.length === 1 ? sees[0]! : `${sees.slice(0, -1).join(", ")} and ${sees.at(-1)!}`;
+    const also = partial.length ? ` (${partial.join("; ")})` : "";
+    return `Timestep ${s.timestep}: ${s.state}${/[.!?]$/.test(s.state) ? "" : "."} Observed by ${who}${also}. Actions: ${acts.length ? acts.join("; ") : "none"}.`;
+  });
+  return `Agents: ${names.join(", ")}.\n${lines.join("\n")}`;
+}
+
+/** The text of an agent's "Name: text" line. */
+function lineText(line: string, name: string): string {
+  return line.startsWith(`${name}:`) ? line.slice(name.length + 1).trim() : line.trim();
+}
+
+/** The world model's socialized context of the task's story (from the story text only). */
+export async function worldContext(task: QuestionTask): Promise<SocializedContext> {
+  const solver = SOLVERS[task.benchmark];
+  if (!solver) throw new Error(`no world model writes socialized contexts for "${task.benchmark}"`);
+  const solved = await solver({ ...task, mode: "simulation" });
+  if (!solved.context) throw new Error(`the world model gave no socialized context for ${task.itemId}`);
+  return solved.context;
+}
+
+/** The user message a policy answers for this question, in the task's mode. */
+export async function questionText(task: QuestionTask): Promise<string> {
+  if (task.mode !== "simulation") return task.prompt;
+  const context = await worldContext(task);
+  return fill(promptTemplate("simulation-answer"), {
+    context: contextText(context),
+    question: task.question,
+    choices: task.choices && task.choices.length > 0 ? `Choices: ${task.choices.join(", ")}\n` : "",
+  });
+}
+
+/** A turn's observation data is a benchmark question (the question world's respondent). */
+export function questionTaskOf(data: unknown): QuestionTask | undefined {
+  const t = data as Partial<QuestionTask> | undefined;
+  return t && typeof t.benchmark === "string" && typeof t.prompt === "string" && typeof t.question === "string" && (t.mode === "vanilla" || t.mode === "simulation")
+    ? (t as QuestionTask)
+    : undefined;
+}

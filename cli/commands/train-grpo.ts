@@ -1,0 +1,245 @@
+/**
+ * `socialworld train grpo --model DIR (--world W | --bench B --data FILE) --out DIR [options]`
+ */
+import { resolve } from "node:path";
+import { z } from "zod";
+import { loadNative } from "../../agents/policy/native.js";
+import { BENCHMARKS } from "../../benchmarks/registry.js";
+import { MODES } from "../../benchmarks/benchmark.js";
+import { SCENARIOS } from "../../server/rooms/scenarios.js";
+import { RunStore } from "../../store/run-store.js";
+import { BenchPoints } from "../../trainers/grpo/bench-points.js";
+import { ADVANTAGE_STD, GrpoConfigSchema, KL_ESTIMATORS, KL_PLACEMENTS, LOSS_AGGREGATIONS, type GrpoConfigInput } from "../../trainers/grpo/config.js";
+import { progressNote, type StepMetrics } from "../../trainers/grpo/metrics.js";
+import { MetricsPublisher } from "../../trainers/grpo/publisher.js";
+import { runGrpoSession, SettingsMismatch } from "../../trainers/grpo/session.js";
+import { WorldPoints } from "../../trainers/grpo/world-points.js";
+import { intArg, parseCommand, UsageError } from "../args.js";
+import { Progress } from "../progress.js";
+
+export const GRPO_HELP = `socialworld train grpo --model DIR (--world W | --bench B --data FILE) --out DIR [options]
+
+Group Relative Policy Optimization of a policy on the native engine. Each step samples G replies
+to each of --prompts decision points (a benchmark's questions, or a world's agent turns), scores
+them with the world's reward functions (strict format against the action schema, exact answer
+match, token F1, ROUGE-L), and updates the policy on the clipped surrogate with group-normalized
+advantages. Rollouts are logged to the store as episodes (\`socialworld export --run ID\`);
+per-step metrics go to OUT/metrics.jsonl; checkpoints (model, optimizer, data position) to
+OUT/checkpoint-STEP/; the frozen reference to OUT/reference/; the final model to OUT/.
+
+Data:
+  --model DIR              the policy to start from (a checkpoint folder)
+  --bench NAME --data FILE a benchmark file (${Object.keys(BENCHMARKS).join(", ")}); --mode vanilla (default) or
+                           simulation (the socialized context, then the question), as \`bench\` asks; --limit N
+  --world NAME             decision points from scripted episodes of a world (${Object.keys(SCENARIOS).join(", ")});
+                           --episodes N (default 200) from --world-seed S (default 0)
+  --system TEXT            a system message before each prompt (as the agent's ?system=)
+  --out DIR                output folder
+
+Sampling and batch:
+  --steps N (100)  --prompts N per step (8)  --group-size G (8)
+  --temperature X (1)  --top-k K (0: off)  --top-p P (1)  --max-new-tokens N (64)
+  --epochs N (1: updates per batch = epochs x prompts / mini-batch)  --mini-batch N (0: whole batch)
+  --micro-batch N (16 sequences per pass; memory only)
+
+Objective:
+  --advantage-std group|batch|none (group; none is Dr. GRPO)  --advantage-eps X (1e-6)
+  --clip-low X (0.2)  --clip-high X (0.2; DAPO: 0.28)  --dual-clip C (3; 0 off)
+  --loss-agg token-mean|seq-mean-token-mean|seq-mean-token-sum|seq-mean-token-sum-norm (token-mean)
+  --kl X (0.001; 0: no reference)  --kl-estimator k1|k2|k3 (k3)  --kl-in loss|reward (loss)
+  --entropy X (0: entropy bonus coefficient)
+  --dynamic-sampling  --max-rollout-batches N (4)   drop groups with equal rewards, sample more
+  --skip-solved            leave out the points the starting policy already answers right (greedy)
+  --overlong-buffer N (0: off)  --overlong-penalty X (1)  --mask-truncated
+  --reward exact=1,f1=0,rougeL=0,format=0   weights of the reward parts
+  --format-failure X (-1)   the reward of a reply that fails the strict format
+
+Optimizer:
+  --lr X (1e-6)  --min-lr X (lr: constant)  --warmup N (0)  --weight-decay X (0.01)
+  --beta1 X (0.9)  --beta2 X (0.999)  --grad-clip X (1; 0 off)
+
+Run:
+  --seed S (0)  --save-every N (20)  --keep N (2)  --resume auto|DIR  --threads N  --quiet
+  --store DIR           where rollouts are logged (default: data/, or $SOCIALWORLD_DATA)
+  --server URL          also publish each step's metrics to a running server's progress stream
+                        (needs --admin-token T or $SOCIALWORLD_ADMIN_TOKEN)
+`;
+
+const num = (what = "expected a number") => z.coerce.number({ error: what });
+
+const Args = z.object({
+  _: z.tuple([]),
+  model: z.string().min(1).optional(),
+  bench: z.enum(Object.keys(BENCHMARKS) as [string, ...string[]]).optional(),
+  data: z.string().min(1).optional(),
+  mode: z.enum(MODES as [string, ...string[]]).default("vanilla"),
+  limit: intArg(1).optional(),
+  world: z.enum(Object.keys(SCENARIOS) as [string, ...string[]]).optional(),
+  episodes: intArg(1, 1_000_000).default(200),
+  "world-seed": intArg(0, 2 ** 32 - 1).default(0),
+  system: z.string().min(1).optional(),
+  out: z.string({ error: "is required" }).min(1),
+  steps: intArg(1).optional(),
+  prompts: intArg(1).optional(),
+  "group-size": intArg(1, 4096).optional(),
+  temperature: num().positive().optional(),
+  "top-k": intArg(0).optional(),
+  "top-p": num().positive().max(1).optional(),
+  "max-new-tokens": intArg(1).optional(),
+  epochs: intArg(1).optional(),
+  "mini-batch": intArg(0).optional(),
+  "micro-batch": intArg(1).optional(),
+  "advantage-std": z.enum(ADVANTAGE_STD).optional(),
+  "advantage-eps": num().min(0).optional(),
+  "clip-low": num().min(0).max(1).optional(),
+  "clip-high": num().min(0).optional(),
+  "dual-clip": num().min(0).optional(),
+  "loss-agg": z.enum(LOSS_AGGREGATIONS).optional(),
+  kl: num().min(0).optional(),
+  "kl-estimator": z.enum(KL_ESTIMATORS).optional(),
+  "kl-in": z.enum(KL_PLACEMENTS).optional(),
+  entropy: num().min(0).optional(),
+  "dynamic-sampling": z.boolean().default(false),
+  "skip-solved": z.boolean().default(false),
+  "max-rollout-batches": intArg(1).optional(),
+  "overlong-buffer": intArg(0).optional(),
+  "overlong-penalty": num().min(0).optional(),
+  "mask-truncated": z.boolean().default(false),
+  reward: z.string().min(1).optional(),
+  "format-failure": num().optional(),
+  lr: num().positive().optional(),
+  "min-lr": num().min(0).optional(),
+  warmup: intArg(0).optional(),
+  "weight-decay": num().min(0).optional(),
+  beta1: num().min(0).lt(1).optional(),
+  beta2: num().min(0).lt(1).optional(),
+  "grad-clip": num().min(0).optional(),
+  seed: intArg(0, 2 ** 32 - 1).optional(),
+  "save-every": intArg(1).default(20),
+  keep: intArg(1).default(2),
+  resume: z.string().min(1).optional(),
+  threads: intArg(1, 1024).optional(),
+  quiet: z.boolean().default(false),
+  store: z.string().min(1).optional(),
+  server: z.url().optional(),
+  "admin-token": z.string().min(16).optional(),
+});
+type Args = z.infer<typeof Args>;
+
+/** `exact=1,f1=0.5` -> {exact: 1, f1: 0.5}. */
+export function parseRewardWeights(spec: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const part of spec.split(",")) {
+    const m = /^\s*(exact|f1|rougeL|format)\s*=\s*([0-9.eE+-]+)\s*$/.exec(part);
+    if (!m || !Number.isFinite(Number(m[2]))) throw new UsageError(`--reward: expected NAME=WEIGHT pairs (exact, f1, rougeL, format), got "${part}"`);
+    out[m[1]!] = Number(m[2]);
+  }
+  return out;
+}
+
+/** The trainer's config from the command line (only what was given; the schema fills the defaults). */
+export function configFromArgs(a: Args): GrpoConfigInput {
+  const pick: [keyof Args, keyof GrpoConfigInput][] = [
+    ["steps", "steps"], ["prompts", "prompts"], ["group-size", "groupSize"], ["temperature", "temperature"], ["top-k", "topK"], ["top-p", "topP"],
+    ["max-new-tokens", "maxNewTokens"], ["epochs", "epochs"], ["mini-batch", "miniBatch"], ["micro-batch", "microBatch"], ["advantage-std", "advantageStd"],
+    ["advantage-eps", "advantageEps"], ["clip-low", "clipLow"], ["clip-high", "clipHigh"], ["dual-clip", "dualClip"], ["loss-agg", "lossAggregation"],
+    ["kl", "klCoef"], ["kl-estimator", "klEstimator"], ["kl-in", "klIn"], ["entropy", "entropyCoef"], ["max-rollout-batches", "maxRolloutBatches"],
+    ["overlong-buffer", "overlongBuffer"], ["overlong-penalty", "overlongPenalty"], ["format-failure", "formatFailure"], ["lr", "lr"], ["min-lr", "minLr"],
+    ["warmup", "warmupSteps"], ["weight-decay", "weightDecay"], ["beta1", "beta1"], ["beta2", "beta2"], ["grad-clip", "gradClip"], ["seed", "seed"],
+  ];
+  const c: Record<string, unknown> = {};
+  for (const [from, to] of pick) if (a[from] !== undefined) c[to] = a[from];
+  if (a["dynamic-sampling"]) c.dynamicSampling = true;
+  if (a["skip-solved"]) c.skipSolved = true;
+  if (a["mask-truncated"]) c.maskTruncated = true;
+  if (a.reward) c.rewards = parseRewardWeights(a.reward);
+  return c as GrpoConfigInput;
+}
+
+export async function grpoCommand(argv: readonly string[]): Promise<number> {
+  const str = { type: "string" } as const;
+  const bool = { type: "boolean" } as const;
+  const a = parseCommand(
+    argv,
+    Object.fromEntries(
+      Object.keys(Args.shape)
+        .filter((k) => k !== "_")
+        .map((k) => [k, ["dynamic-sampling", "skip-solved", "mask-truncated", "quiet"].includes(k) ? bool : str]),
+    ),
+    Args,
+  );
+  if (!a.model && !a.resume) throw new UsageError("--model DIR is required (the policy to start from)");
+  if (!a.world === !a.bench) throw new UsageError("give exactly one of --world NAME and --bench NAME --data FILE");
+  if (a.bench && !a.data) throw new UsageError("--bench needs --data FILE");
+  if (a.world && a.data) throw new UsageError("--data goes with --bench, not --world");
+  const parsed = GrpoConfigSchema.safeParse(configFromArgs(a));
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new UsageError(`${issue.path.join(".") || "options"}: ${issue.message}`);
+  }
+  const config = parsed.data;
+  if (a.threads) loadNative().setThreads(a.threads);
+
+  const source = a.bench
+    ? new BenchPoints(a.bench, a.data!, a.mode as "vanilla" | "simulation", { ...(a.limit !== undefined ? { limit: a.limit } : {}), ...(a.system ? { system: a.system } : {}) })
+    : await WorldPoints.scripted(a.world!, a.episodes, a["world-seed"], a.system);
+  const store = await RunStore.open(a.store);
+  const token = a["admin-token"] ?? process.env.SOCIALWORLD_ADMIN_TOKEN;
+  if (a.server && !token) throw new UsageError("--server needs --admin-token T (or $SOCIALWORLD_ADMIN_TOKEN)");
+  const publisher = a.server ? new MetricsPublisher(a.server, token!, (msg) => process.stderr.write(`note: ${msg}\n`)) : undefined;
+
+  const progress = new Progress("grpo", config.steps, a.quiet ? null : process.stderr);
+  const filterBar = new Progress("greedy pass (skip solved)", source.size, a.quiet ? null : process.stderr);
+  const controller = new AbortController();
+  const onSigint = () => controller.abort();
+  process.once("SIGINT", onSigint);
+  let runId: string | null = null;
+  let warnedTooLong = false;
+  try {
+    const r = await runGrpoSession({
+      out: a.out,
+      ...(a.model ? { model: a.model } : {}),
+      source,
+      config,
+      ...(a.resume ? { resume: a.resume } : {}),
+      saveEvery: a["save-every"],
+      keep: a.keep,
+      store,
+      signal: controller.signal,
+      onFilter: (done, total) => filterBar.update(done),
+      onStart: (info) => {
+        if (config.skipSolved) filterBar.finish();
+        runId = info.runId;
+        if (info.resumedFrom) process.stderr.write(`resuming from ${info.resumedFrom} (step ${info.startStep} of ${config.steps})\n`);
+        process.stderr.write(`${info.source}; rollouts logged as run ${info.runId}\n`);
+        progress.update(info.startStep);
+      },
+      onStep: (m: StepMetrics) => {
+        if (m.tooLong && !warnedTooLong) {
+          warnedTooLong = true;
+          process.stderr.write(`\nnote: ${m.tooLong} decision point(s) of step ${m.step} left out: prompt + --max-new-tokens ${config.maxNewTokens} exceed the model's max_position_embeddings\n`);
+        }
+        progress.update(m.step, progressNote(m));
+        publisher?.publish({ runId: runId ?? a.out, title: `GRPO ${resolve(a.out)}`, source: source.description, steps: config.steps, metrics: m });
+      },
+    });
+    progress.finish();
+    await publisher?.finish(runId ?? a.out, r.interrupted ? "interrupted" : "done");
+    if (r.interrupted) {
+      process.stderr.write(`interrupted after step ${r.steps}: checkpoint saved; continue with --resume auto\n`);
+      return 130;
+    }
+    const m = r.last;
+    process.stdout.write(
+      `trained ${r.steps} GRPO steps on ${source.description}` +
+        (m ? `: last reward ${m.reward.toFixed(3)}, accuracy ${(100 * m.accuracy).toFixed(1)}%` : "") +
+        `; model in ${resolve(a.out)}; rollouts in run ${r.runId}\n`,
+    );
+    return 0;
+  } catch (err) {
+    if (err instanceof SettingsMismatch) throw new UsageError(`--resume: ${err.message}`);
+    throw err;
+  } finally {
+    process.off("SIGINT", onSigint);
+  }
+}

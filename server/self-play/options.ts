@@ -1,0 +1,36 @@
+/**
+ * A simulation room's self-play schedule (the `selfPlay` room option): every N episodes or T
+ * minutes, train the policy its `policy:DIR` seats play on their recent episodes (GRPO), then
+ * play the new checkpoint from the next episode on. Rooms naming the same `pool` train one policy
+ * together on all their episodes.
+ */
+import { z } from "zod";
+import { GrpoConfigSchema } from "../../trainers/grpo/config.js";
+
+/** A round's trainer settings when the room does not say: a short, gentle update. */
+export const SELF_PLAY_TRAINER_DEFAULTS = { steps: 8, prompts: 8, groupSize: 4, maxNewTokens: 48, lr: 1e-5 } as const;
+
+export const SelfPlayOptionsSchema = z
+  .object({
+    /** Rooms with the same pool share the policy and its training (default: the room alone). */
+    pool: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "letters, digits, . _ - only (at most 64)").optional(),
+    /** Train after this many new episodes (across the pool). */
+    everyEpisodes: z.number().int().min(1).max(1_000_000).optional(),
+    /** Train every this many minutes (when there are new episodes). */
+    everyMinutes: z.number().positive().max(10_080).optional(),
+    /** Train on at most this many of the most recent episodes. */
+    recentEpisodes: z.number().int().min(1).max(10_000).default(50),
+    /** The GRPO settings of a round (trainers/grpo/config.ts; camelCase names as there). */
+    trainer: z.record(z.string(), z.unknown()).default({}),
+  })
+  .strict()
+  .refine((o) => o.everyEpisodes !== undefined || o.everyMinutes !== undefined, { message: "give everyEpisodes or everyMinutes (or both)", path: ["everyEpisodes"] })
+  .superRefine((o, ctx) => {
+    const r = GrpoConfigSchema.safeParse({ ...SELF_PLAY_TRAINER_DEFAULTS, ...o.trainer });
+    if (!r.success) for (const issue of r.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: ["trainer", ...issue.path.map(String)] });
+  });
+export type SelfPlayOptions = z.infer<typeof SelfPlayOptionsSchema>;
+
+export function roundConfig(o: SelfPlayOptions) {
+  return GrpoConfigSchema.parse({ ...SELF_PLAY_TRAINER_DEFAULTS, ...o.trainer });
+}

@@ -1,0 +1,131 @@
+/**
+ * The training dashboard's data: every training run the server knows of (its own self-play rounds,
+ * and `train grpo --server` runs elsewhere that post their metrics), with each step's metrics kept
+ * for the plots. Every new step goes out on the socket.io progress stream as a `progress` event of
+ * kind "trainer" ({runId, kind, title, source, steps, roomIds, metrics}); a run's end as `finished`.
+ */
+import { z } from "zod";
+import type { ProgressHub } from "./progress-hub.js";
+
+/** The most steps kept per run (older ones are dropped from the plots, never from the run's own files). */
+const MAX_HISTORY = 5000;
+/** The most runs kept (the oldest finished ones go first). */
+const MAX_RUNS = 200;
+
+const finite = z.number().refine(Number.isFinite, "must be a finite number");
+
+/** A step's metrics as a poster sends them (trainers/grpo/metrics.ts); extra fields are dropped. */
+export const StepMetricsSchema = z
+  .object({
+    step: z.number().int().min(1),
+    reward: finite,
+    rewardStd: finite.optional(),
+    accuracy: finite,
+    formatRate: finite.optional(),
+    f1: finite.optional(),
+    rougeL: finite.optional(),
+    kl: finite.nullable(),
+    entropy: finite,
+    clipFraction: finite,
+    dualClipFraction: finite.optional(),
+    loss: finite,
+    policyLoss: finite.optional(),
+    responseLength: finite,
+    responseLengthMax: finite.optional(),
+    truncatedRate: finite.optional(),
+    groups: z.number().int().min(0).optional(),
+    droppedGroups: z.number().int().min(0).optional(),
+    rolloutBatches: z.number().int().min(0).optional(),
+    updates: z.number().int().min(0).optional(),
+    lr: finite.optional(),
+    gradNorm: finite.optional(),
+    seconds: finite.optional(),
+    rolloutSeconds: finite.optional(),
+    tokensPerSecond: finite.optional(),
+    tooLong: z.number().int().min(0).optional(),
+  })
+  .strip();
+export type BoardMetrics = z.infer<typeof StepMetricsSchema>;
+
+const Id = z.string().min(1).max(200);
+
+/** What `POST /api/training/events` takes. */
+export const TrainingPostSchema = z.discriminatedUnion("type", [
+  z.object({
+    type: z.literal("progress"),
+    event: z.object({ runId: Id, title: z.string().max(300), source: z.string().max(500).default(""), steps: z.number().int().min(1), metrics: StepMetricsSchema }).strip(),
+  }),
+  z.object({ type: z.literal("finished"), event: z.object({ runId: Id, status: z.enum(["done", "interrupted", "failed"]) }).strip() }),
+]);
+
+export interface TrainingRun {
+  readonly runId: string;
+  title: string;
+  source: string;
+  steps: number;
+  status: "running" | "done" | "interrupted" | "failed";
+  /** Rooms whose policy the run trains (self-play). */
+  roomIds: string[];
+  /** Self-play: the round, and the checkpoint the rooms now play. */
+  round?: number;
+  checkpoint?: string;
+  readonly startedAt: string;
+  updatedAt: string;
+  history: BoardMetrics[];
+}
+
+export class TrainingBoard {
+  private readonly runs = new Map<string, TrainingRun>();
+
+  constructor(private readonly hub: ProgressHub) {}
+
+  list(): TrainingRun[] {
+    return [...this.runs.values()].sort((a, b) => (a.startedAt < b.startedAt ? 1 : -1));
+  }
+
+  get(runId: string): TrainingRun | undefined {
+    return this.runs.get(runId);
+  }
+
+  /** A step of a run (registering the run on its first step). */
+  step(info: { runId: string; title: string; source: string; steps: number; roomIds?: readonly string[]; round?: number }, metrics: BoardMetrics): void {
+    const now = new Date().toISOString();
+    let run = this.runs.get(info.runId);
+    if (!run) {
+      run = { runId: info.runId, title: info.title, source: info.source, steps: info.steps, status: "running", roomIds: [...(info.roomIds ?? [])], startedAt: now, updatedAt: now, history: [] };
+      this.runs.set(info.runId, run);
+      this.trim();
+    }
+    run.title = info.title;
+    run.source = info.source;
+    run.steps = info.steps;
+    run.status = "running";
+    run.updatedAt = now;
+    if (info.roomIds) run.roomIds = [...info.roomIds];
+    if (info.round !== undefined) run.round = info.round;
+    // A resumed run sends its steps again: the newer record replaces the older.
+    const i = run.history.findIndex((m) => m.step >= metrics.step);
+    if (i >= 0) run.history.splice(i);
+    run.history.push(metrics);
+    if (run.history.length > MAX_HISTORY) run.history.splice(0, run.history.length - MAX_HISTORY);
+    this.hub.publish("progress", { runId: run.runId, kind: "trainer", title: run.title, source: run.source, steps: run.steps, roomIds: run.roomIds, ...(run.round !== undefined ? { round: run.round } : {}), metrics });
+  }
+
+  finish(runId: string, status: "done" | "interrupted" | "failed", extra: { checkpoint?: string } = {}): void {
+    const run = this.runs.get(runId);
+    if (run) {
+      run.status = status;
+      run.updatedAt = new Date().toISOString();
+      if (extra.checkpoint) run.checkpoint = extra.checkpoint;
+    }
+    this.hub.publish("finished", { runId, kind: "trainer", status, ...(run ? { title: run.title } : {}), ...extra });
+  }
+
+  private trim(): void {
+    if (this.runs.size <= MAX_RUNS) return;
+    for (const run of [...this.runs.values()].sort((a, b) => (a.updatedAt < b.updatedAt ? -1 : 1))) {
+      if (this.runs.size <= MAX_RUNS) break;
+      if (run.status !== "running") this.runs.delete(run.runId);
+    }
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * `socialworld train grpo` end to end on a tiny model: a benchmark file (generated ToMi) in
+ * simulation mode and a world's scripted episodes; metrics, checkpoints and the store run with
+ * every rollout, which `export` reads back as training data; resume and usage errors.
+ */
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { captureOutput } from "../capture.js";
+import { main } from "../../cli/main.js";
+import { readEpisodeLog } from "../../store/episode-log.js";
+import { RunStore } from "../../store/run-store.js";
+import { generateTomi } from "../../worlds/tomi/generator.js";
+import { saveCheckpoint } from "../../agents/policy/checkpoint.js";
+import { createFromScratch } from "../../agents/policy/from-scratch.js";
+import { questionText } from "../../agents/policy/question-prompt.js";
+import { TomiBenchmark } from "../../benchmarks/tomi.js";
+import { tempDir, tinyCheckpoint } from "../policy/fixtures.js";
+
+const io = captureOutput();
+
+async function tomiFile(n: number): Promise<string> {
+  const dir = tempDir("sw-grpo-data-");
+  const f = await generateTomi(n, 4);
+  writeFileSync(join(dir, "gen.txt"), f.txt);
+  writeFileSync(join(dir, "gen.trace"), f.trace);
+  return join(dir, "gen.txt");
+}
+
+describe("socialworld train grpo", () => {
+  it("trains on a benchmark file, logs every rollout as a benchmark run that exports, and resumes", async () => {
+    const data = await tomiFile(12);
+    // The 1m preset with a tokenizer built from the prompts (as \`train sft --init\` builds one): a
+    // ToMi question's socialized context needs more than tiny's 512 positions.
+    const bench = new TomiBenchmark();
+    const corpus = await Promise.all(bench.load(data).map((item) => questionText(bench.task(item, "simulation"))));
+    const m = await createFromScratch({ preset: "1m", seed: 8, corpus });
+    const model = tempDir("sw-grpo-model-");
+    saveCheckpoint(model, m.model, m.files);
+    const out = tempDir("sw-grpo-out-");
+    const store = tempDir("sw-grpo-store-");
+    const args = ["train", "grpo", "--model", model, "--bench", "tomi", "--data", data, "--mode", "simulation", "--out", out, "--store", store,
+      "--prompts", "2", "--group-size", "3", "--max-new-tokens", "4", "--lr", "1e-3", "--kl", "0.01", "--save-every", "1", "--quiet"];
+    expect(await main([...args, "--steps", "2"])).toBe(0);
+    expect(io.out).toMatch(/trained 2 GRPO steps on ToMi .*gen\.txt \(simulation mode, 12 questions\): last reward -?[\d.]+, accuracy [\d.]+%; model in .*; rollouts in run (\S+)/);
+    const runId = /rollouts in run (\S+)/.exec(io.out)![1]!;
+    const lines = readFileSync(join(out, "metrics.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { step: number; groups: number; kl: number });
+    expect(lines.map((l) => l.step)).toEqual([1, 2]);
+    expect(lines[0]!.groups).toBe(2);
+    for (const f of ["model.safetensors", "checkpoint-2/trainer_state.json", "checkpoint-2/optimizer.safetensors", "reference/model.safetensors"]) expect(existsSync(join(out, f)), f).toBe(true);
+
+    // 2 steps x 2 questions x 3 samples, each a benchmark_item with its prompt, reply and reward.
+    const s = await RunStore.open(store);
+    const run = s.get(runId)!;
+    expect(run.kind).toBe("grpo");
+    expect(run.status).toBe("done");
+    const recs = readEpisodeLog<{ kind: string; mode: string; turns: { prompt: string; raw: string; reward: number; info: { grpo: { step: number } } }[] }>(s.episodesPath(run)).records;
+    expect(recs).toHaveLength(12);
+    expect(recs.every((r) => r.kind === "benchmark_item" && r.mode === "simulation")).toBe(true);
+    expect(recs[0]!.turns[0]!.prompt).toContain("Socialized context:");
+    expect(recs.map((r) => r.turns[0]!.info.grpo.step)).toEqual([1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2]);
+
+    const chat = join(tempDir(), "rollouts.jsonl");
+    expect(await main(["export", "--run", runId, "--format", "chat", "--out", chat, "--store", store])).toBe(0);
+    expect(readFileSync(chat, "utf8").trim().split("\n")).toHaveLength(12);
+
+    // Two more steps from the last checkpoint; other settings are refused.
+    io.err = "";
+    expect(await main([...args, "--steps", "3", "--resume", "auto"])).toBe(2);
+    expect(io.err).toMatch(/--resume: .*checkpoint-2 was trained with steps=2, not 3/);
+
+    // A policy agent in simulation mode is asked exactly what the trainer asked.
+    io.out = "";
+    expect(await main(["bench", "tomi", "--data", data, "--agent", `policy:${out}?max_new_tokens=4`, "--mode", "simulation", "--store", store, "--quiet", "--json", join(out, "r.json")])).toBe(0);
+    const benchRun = (JSON.parse(readFileSync(join(out, "r.json"), "utf8")) as { runId: string }).runId;
+    const s2 = await RunStore.open(store);
+    type Rec = { result: { index: number }; turns: { prompt: string }[] };
+    const asked = new Map(readEpisodeLog<Rec>(s2.episodesPath(s2.get(benchRun)!)).records.map((r) => [r.result.index, r.turns[0]!.prompt]));
+    expect(asked.size).toBe(12);
+    for (const r of recs as unknown as Rec[]) expect(r.turns[0]!.prompt).toBe(asked.get(r.result.index));
+    expect(asked.get(0)).toContain("Socialized context:\nAgents: ");
+  });
+
+  it("trains on a world's scripted episodes", async () => {
+    const { dir: model } = await tinyCheckpoint(9);
+    const out = tempDir("sw-grpo-out-");
+    const store = tempDir("sw-grpo-store-");
+    expect(await main(["train", "grpo", "--model", model, "--world", "tomi", "--episodes", "2", "--out", out, "--store", store, "--steps", "1", "--prompts", "2", "--group-size", "2", "--max-new-tokens", "6", "--quiet"])).toBe(0);
+    expect(io.err).toMatch(/world tomi \(2 episodes, \d+ decision points\)/);
+    const runId = /rollouts in run (\S+)/.exec(io.out)![1]!;
+    const s = await RunStore.open(store);
+    const recs = readEpisodeLog<{ kind: string; world: string; turns: { reference: unknown }[] }>(s.episodesPath(s.get(runId)!)).records;
+    expect(recs).toHaveLength(2);
+    expect(recs[0]).toMatchObject({ kind: "room_episode", world: "tomi" });
+    expect(recs[0]!.turns).toHaveLength(2);
+    expect(recs[0]!.turns[0]!.reference).toHaveProperty("type");
+  });
+
+  it("explains usage errors", async () => {
+    const out = tempDir();
+    expect(await main(["train", "grpo", "--world", "tomi", "--out", out])).toBe(2);
+    expect(io.err).toContain("--model DIR is required");
+    expect(await main(["train", "grpo", "--model", out, "--world", "tomi", "--bench", "tomi", "--data", "x", "--out", out])).toBe(2);
+    expect(io.err).toContain("give exactly one of --world NAME and --bench NAME --data FILE");
+    expect(await main(["train", "grpo", "--model", out, "--world", "tomi", "--out", out, "--reward", "exact=1,bleu=2"])).toBe(2);
+    expect(io.err).toContain('--reward: expected NAME=WEIGHT pairs (exact, f1, rougeL, format), got "bleu=2"');
+    expect(await main(["train", "grpo", "--model", out, "--world", "tomi", "--out", out, "--loss-agg", "sum"])).toBe(2);
+    expect(io.err).toContain("--loss-agg");
+    expect(await main(["train", "grpo", "--model", out, "--world", "tomi", "--out", out, "--prompts", "8", "--mini-batch", "3"])).toBe(2);
+    expect(io.err).toContain("miniBatch: prompts must be a multiple of miniBatch");
+    expect(await main(["train", "grpo", "--model", out, "--bench", "tomi", "--data", join(out, "missing.txt"), "--out", out])).toBe(2);
+    expect(io.err).toMatch(/bad input: .*missing\.txt/);
+    expect(await main(["train", "rlhf"])).toBe(2);
+    expect(io.err).toContain('expected "sft" or "grpo"');
+  });
+});

@@ -1,0 +1,68 @@
+/**
+ * The training dashboard in headless Chromium: a run's metrics posted to the server (as
+ * `train grpo --server` posts them) show as plots of reward, KL and accuracy, and a new step
+ * arrives live over socket.io without a reload.
+ */
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { chromium, type BrowserContext } from "playwright-core";
+import { build } from "vite";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MetricsPublisher } from "../../trainers/grpo/publisher.js";
+import type { StepMetrics } from "../../trainers/grpo/metrics.js";
+import { ADMIN, startTestServer, until, type TestServer } from "../server/harness.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const available = existsSync(CHROMIUM);
+if (!available && process.env.CI) throw new Error(`${CHROMIUM} not found: .ci/run installs it with apt-get`);
+
+let ts: TestServer;
+let ctx: BrowserContext | undefined;
+
+const step = (n: number, reward: number, accuracy: number, kl: number) =>
+  ({ step: n, reward, accuracy, kl, entropy: 1, clipFraction: 0.05, loss: -0.1, responseLength: 3 }) as unknown as StepMetrics;
+
+describe.skipIf(!available)("training dashboard", () => {
+  beforeAll(async () => {
+    const outDir = mkdtempSync(join(tmpdir(), "sw-client-"));
+    await build({ configFile: resolve("client/vite.config.ts"), logLevel: "silent", build: { outDir, emptyOutDir: true, sourcemap: false } });
+    ts = await startTestServer({ clientDir: outDir });
+  }, 120_000);
+  afterAll(async () => {
+    await ctx?.close();
+    await ts?.close();
+  });
+
+  it("plots reward, KL and accuracy, and takes new steps live", async () => {
+    const p = new MetricsPublisher(ts.base, ADMIN, (m) => {
+      throw new Error(m);
+    });
+    for (const [i, m] of [step(1, 0.1, 0.2, 0), step(2, 0.3, 0.35, 0.002), step(3, 0.5, 0.5, 0.004)].entries()) p.publish({ runId: "run-a", title: "GRPO demo", source: "ToMi train", steps: 10, metrics: m ?? step(i, 0, 0, 0) });
+    await until(async () => (await ts.api("/api/training/run-a")).json?.history?.length === 3, 5000, "the posted steps");
+
+    ctx = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), "sw-chromium-")), { executablePath: CHROMIUM, headless: true, args: ARGS });
+    const page = ctx.pages()[0] ?? (await ctx.newPage());
+    const errors: string[] = [];
+    page.on("pageerror", (err) => errors.push(err.message));
+    await page.goto(`${ts.base}/#/training`);
+    const card = page.locator('.training-run[data-run="run-a"]');
+    await card.waitFor({ timeout: 15_000 });
+    expect(await card.locator("h3").textContent()).toContain("GRPO demo");
+    const titles = await card.locator("svg.chart .chart-title").allTextContents();
+    expect(titles).toEqual(["reward", "KL to the reference", "accuracy"]);
+    expect(await card.locator("svg.chart path.chart-line").count()).toBe(3);
+    const d = await card.locator('path[data-series="reward"]').getAttribute("d");
+    expect(d!.match(/[ML]/g)).toHaveLength(3);
+    expect(await card.locator(".chart-legend").allTextContents()).toEqual(["reward 0.500", "KL 0.00400", "accuracy 50.0%"]);
+
+    // A new step: the plots grow without a reload.
+    p.publish({ runId: "run-a", title: "GRPO demo", source: "ToMi train", steps: 10, metrics: step(4, 0.7, 0.75, 0.006) });
+    await page.waitForFunction(`document.querySelector('.training-run[data-run="run-a"] path[data-series="reward"]')?.getAttribute("d")?.match(/[ML]/g)?.length === 4`, undefined, { timeout: 10_000 });
+    expect(await card.locator(".chart-legend").allTextContents()).toContain("accuracy 75.0%");
+    await p.finish("run-a", "done");
+    await card.locator(".status.done").waitFor({ timeout: 10_000 });
+    expect(errors).toEqual([]);
+  });
+});

@@ -1,0 +1,97 @@
+/**
+ * The trainer's update is the gradient of the GRPO objective: the engine's per-token-weighted
+ * backward (weights -share * d loss / d logp, entropy weights entropyCoef * share) against central
+ * finite differences of the objective itself, computed from the engine's log-probs and entropies
+ * at a sampling temperature, in float64, for every loss aggregation, with the KL to a reference
+ * policy in the loss and an entropy bonus. Old log-probs are set off the current ones so that some
+ * tokens sit inside the clip range and some are clipped.
+ */
+import { describe, expect, it } from "vitest";
+import { PolicyModel } from "../../agents/policy/model.js";
+import { qwen2Config } from "../../agents/policy/config.js";
+import { GrpoConfigSchema, LOSS_AGGREGATIONS } from "../../trainers/grpo/config.js";
+import { policyLoss, type LossSequence } from "../../trainers/grpo/loss.js";
+import { replyValues, sequenceBatch, type Sequence } from "../../trainers/grpo/sequences.js";
+import { Rng } from "../../worlds/core/rng.js";
+
+const engine = {
+  vocabSize: 17,
+  hiddenSize: 8,
+  numLayers: 2,
+  numHeads: 2,
+  numKvHeads: 1,
+  headDim: 4,
+  intermediateSize: 12,
+  maxPositionEmbeddings: 32,
+  rmsNormEps: 1e-6,
+  ropeTheta: 100,
+  tieWordEmbeddings: true,
+  attentionBias: true,
+};
+
+function model(seed: string): PolicyModel {
+  const m = new PolicyModel(qwen2Config(engine, { bos: null, eos: [1] }), { dtype: "float64" });
+  const rng = Rng.seeded(seed);
+  const p = m.params();
+  for (let i = 0; i < p.length; i++) p[i] = (rng.next() - 0.5) * 1.4;
+  return m;
+}
+
+const seqs: Sequence[] = [
+  { prompt: [3, 5, 7], reply: [2, 9, 1] },
+  { prompt: [4, 4], reply: [11, 1] },
+  { prompt: [6, 8, 10, 12], reply: [13, 14, 15, 1] },
+];
+const advantages = [1.2, -0.8, 0.4];
+
+describe("the GRPO update is the objective's gradient", () => {
+  for (const mode of LOSS_AGGREGATIONS) {
+    it(mode, async () => {
+      const policy = model("policy");
+      const ref = model("reference");
+      const c = GrpoConfigSchema.parse({ lossAggregation: mode, klCoef: 0.3, klEstimator: "k3", entropyCoef: 0.05, temperature: 0.9, clipLow: 0.2, clipHigh: 0.28 });
+      const { batch } = sequenceBatch(seqs);
+      const at = async (m: PolicyModel) => {
+        const r = await m.policyPass(batch, false, { temperature: c.temperature, entropy: true });
+        return { logp: replyValues(r.logprobs, seqs, batch.seqLen), entropy: replyValues(r.entropy!, seqs, batch.seqLen) };
+      };
+      const refLogp = (await at(ref)).logp;
+      const start = await at(policy);
+      // Old log-probs: most tokens inside the clip range, every third one far outside it.
+      const oldLogp = start.logp.map((lp, i) => lp.map((x, t) => ((i + t) % 3 === 2 ? x - 1 : x + 0.05 * (t - 1))));
+      const objective = async () => {
+        const cur = await at(policy);
+        const ls: LossSequence[] = seqs.map((_, i) => ({ logp: cur.logp[i]!, oldLogp: oldLogp[i]!, refLogp: refLogp[i]!, entropy: cur.entropy[i]!, advantage: advantages[i]! }));
+        return policyLoss(ls, c, 6);
+      };
+
+      const res = await objective();
+      const w = sequenceBatch(seqs, res.weights, res.entropyWeights);
+      policy.zeroGrad();
+      await policy.policyPass(w.batch, true, { temperature: c.temperature, entropyWeights: w.entropyWeights! });
+      const grad = Float64Array.from(policy.native.grads());
+      expect(res.clipFraction).toBeGreaterThan(0);
+
+      const p = policy.params();
+      const rng = Rng.seeded(`picks-${mode}`);
+      const h = 1e-6;
+      let maxErr = 0;
+      let maxGrad = 0;
+      for (const t of policy.tensors()) {
+        for (const k of rng.sample(Array.from({ length: t.size }, (_, j) => j), Math.min(t.size, 8))) {
+          const i = t.offset + k;
+          const x = p[i]!;
+          p[i] = x + h;
+          const up = (await objective()).loss;
+          p[i] = x - h;
+          const down = (await objective()).loss;
+          p[i] = x;
+          maxErr = Math.max(maxErr, Math.abs((up - down) / (2 * h) - grad[i]!));
+          maxGrad = Math.max(maxGrad, Math.abs(grad[i]!));
+        }
+      }
+      expect(maxGrad).toBeGreaterThan(1e-3);
+      expect(maxErr).toBeLessThan(1e-6 * Math.max(1, maxGrad));
+    });
+  }
+});

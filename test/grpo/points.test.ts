@@ -1,0 +1,76 @@
+/**
+ * Decision points: a world's (every agent's turn in the scripted replay of a room's scenario, the
+ * script's action as the reference) and a benchmark's (the question as a policy agent is asked it,
+ * the official judge as exact match).
+ */
+import { describe, expect, it } from "vitest";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { strictFormat } from "../../worlds/core/rewards/strict-format.js";
+import { generateTomi } from "../../worlds/tomi/generator.js";
+import { BenchPoints } from "../../trainers/grpo/bench-points.js";
+import { WorldPoints } from "../../trainers/grpo/world-points.js";
+import { SCENARIOS } from "../../server/rooms/scenarios.js";
+import { tempDir } from "../policy/fixtures.js";
+
+describe("world decision points", () => {
+  it("every agent's turn of the scripted replay, with the script's action as the reference", async () => {
+    const src = await WorldPoints.scripted("tomi", 2, 5);
+    const scenario = await SCENARIOS.tomi!.create(5);
+    const agents = scenario.world.agents(scenario.initialState);
+    // Two episodes; each timestep but the last has one point per agent.
+    expect(src.size % agents.length).toBe(0);
+    const points = await Promise.all(Array.from({ length: src.size }, (_, i) => src.point(i)));
+    const acting = points.filter((p) => p.reference !== "none");
+    expect(acting.length).toBeGreaterThan(2);
+    for (const p of acting) {
+      const ref = (p as unknown as { referenceAction: unknown }).referenceAction;
+      // The reference is well-formed, matches itself exactly and renders to the reference text.
+      const parsed = strictFormat(JSON.stringify(ref), p.schema);
+      expect(parsed.ok, p.id).toBe(true);
+      expect(p.exact(ref)).toBe(1);
+      expect(p.answerText(ref)).toBe(p.reference);
+      expect(p.reference).toMatch(/^(enters|exits|moves) /);
+    }
+    expect(points[0]!.exact({ type: "none" })).toBe(points[0]!.reference === "none" ? 1 : 0);
+    expect(src.dataId).toBe((await WorldPoints.scripted("tomi", 2, 5)).dataId);
+    expect(src.dataId).not.toBe((await WorldPoints.scripted("tomi", 2, 6)).dataId);
+  });
+
+  it("from a room's episodes: only the turns given, with the observations the agents had", async () => {
+    const scenario = await SCENARIOS.tomi!.create(9);
+    const agent = scenario.world.agents(scenario.initialState)[0]!;
+    const src = await WorldPoints.fromEpisodes("tomi", [{ seed: 9, turns: [{ agent, timestep: 2, observation: "what the agent saw" }] }], "You are a character.");
+    expect(src.size).toBe(1);
+    const p = await src.point(0);
+    expect(p.messages).toEqual([
+      { role: "system", content: "You are a character." },
+      { role: "user", content: "what the agent saw" },
+    ]);
+    await expect(WorldPoints.fromEpisodes("atlantis", [{ seed: 1 }])).rejects.toThrow(/unknown world "atlantis"/);
+  });
+});
+
+describe("benchmark decision points", () => {
+  it("asks the question in the run's mode and judges with the benchmark's official rule", async () => {
+    const dir = tempDir("sw-grpo-points-");
+    const f = await generateTomi(6, 2);
+    writeFileSync(join(dir, "gen.txt"), f.txt);
+    writeFileSync(join(dir, "gen.trace"), f.trace);
+    const sim = new BenchPoints("tomi", join(dir, "gen.txt"), "simulation");
+    const van = new BenchPoints("tomi", join(dir, "gen.txt"), "vanilla", { limit: 3 });
+    expect(sim.size).toBe(6);
+    expect(van.size).toBe(3);
+    expect(sim.dataId).not.toBe(van.dataId);
+    const p = await sim.point(0);
+    const v = await van.point(0);
+    expect(p.messages[0]!.content).toContain("Socialized context:\nAgents: ");
+    expect(p.messages[0]!.content).toMatch(/Timestep 1: .* Observed by /);
+    expect(v.messages[0]!.content).toContain("Story:");
+    const label = f.txt.split("\n").find((l) => l.includes("?"))!.split("\t")[1]!;
+    expect(p.reference).toBe(label);
+    expect(p.exact({ answer: label })).toBe(1);
+    expect(p.exact({ answer: `the ${label}.` })).toBe(1);
+    expect(p.exact({ answer: "nowhere" })).toBe(0);
+  });
+});

@@ -1,0 +1,78 @@
+/**
+ * Checkpoint folders shared by every trainer: OUT/checkpoint-STEP/ holds the model as a Hugging
+ * Face folder, the AdamW moments (optimizer.safetensors: exp_avg and exp_avg_sq over the flat
+ * parameter buffer) and trainer_state.json (whatever the trainer needs to continue exactly).
+ * Folders are written under a temporary name and renamed when complete, so a crash never leaves a
+ * half checkpoint that resume would pick.
+ */
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import type { z } from "zod";
+import { DataError } from "../../worlds/core/errors.js";
+import { saveCheckpoint, writeJson, type CheckpointFiles } from "../../agents/policy/checkpoint.js";
+import type { PolicyModel } from "../../agents/policy/model.js";
+import { readSafetensors, readTensorInto, writeSafetensors } from "../../agents/policy/safetensors.js";
+
+const PREFIX = "checkpoint-";
+const STATE_FILE = "trainer_state.json";
+
+export function checkpointDir(out: string, step: number): string {
+  return join(out, `${PREFIX}${step}`);
+}
+
+/** Complete checkpoints in OUT, by step (ascending). */
+export function listCheckpoints(out: string): { step: number; dir: string }[] {
+  if (!existsSync(out)) return [];
+  return readdirSync(out)
+    .filter((n) => n.startsWith(PREFIX) && /^\d+$/.test(n.slice(PREFIX.length)))
+    .map((n) => ({ step: Number(n.slice(PREFIX.length)), dir: join(out, n) }))
+    .filter((c) => existsSync(join(c.dir, STATE_FILE)))
+    .sort((a, b) => a.step - b.step);
+}
+
+/** Writes OUT/checkpoint-STEP atomically and keeps only the newest `keep` checkpoints. */
+export function saveTrainerCheckpoint<S extends { step: number }>(
+  out: string,
+  model: PolicyModel,
+  files: CheckpointFiles,
+  state: S,
+  keep: number,
+): string {
+  const final = checkpointDir(out, state.step);
+  const tmp = join(out, `.${PREFIX}${state.step}.tmp-${process.pid}`);
+  rmSync(tmp, { recursive: true, force: true });
+  saveCheckpoint(tmp, model, files);
+  const { m, v } = model.native.moments();
+  writeSafetensors(join(tmp, "optimizer.safetensors"), [
+    { name: "exp_avg", shape: [m.length], data: m },
+    { name: "exp_avg_sq", shape: [v.length], data: v },
+  ]);
+  writeJson(join(tmp, STATE_FILE), state);
+  rmSync(final, { recursive: true, force: true });
+  renameSync(tmp, final);
+  const all = listCheckpoints(out);
+  for (const c of all.slice(0, Math.max(0, all.length - keep))) rmSync(c.dir, { recursive: true, force: true });
+  return final;
+}
+
+/** Reads and validates a checkpoint's trainer_state.json. */
+export function readTrainerStateFile<S>(dir: string, schema: z.ZodType<S>): S {
+  const file = join(dir, STATE_FILE);
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(file, "utf8"));
+  } catch (err) {
+    throw new DataError(file, {}, `cannot read the trainer state: ${(err as Error).message}`);
+  }
+  const r = schema.safeParse(json);
+  if (!r.success) throw new DataError(file, { field: r.error.issues[0]!.path.join(".") || "(root)" }, r.error.issues[0]!.message);
+  return r.data;
+}
+
+/** Loads the AdamW moments saved beside a checkpoint's weights into the model. */
+export function loadMoments(dir: string, model: PolicyModel): void {
+  const file = readSafetensors(join(dir, "optimizer.safetensors"));
+  const { m, v } = model.native.moments();
+  readTensorInto(file, "exp_avg", [m.length], m, 0);
+  readTensorInto(file, "exp_avg_sq", [v.length], v, 0);
+}

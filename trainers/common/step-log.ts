@@ -1,0 +1,26 @@
+/**
+ * Per-step JSONL logs (losses, metrics). A resumed run continues from its checkpoint's step, so
+ * the records written after that step by the interrupted run are dropped and written again:
+ * the log of a resumed run equals the log of an uninterrupted one.
+ */
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+
+/** Keeps the records of steps up to `step`. */
+export function trimStepLog(file: string, step: number): void {
+  if (!existsSync(file)) return;
+  if (step === 0) {
+    writeFileSync(file, "");
+    return;
+  }
+  const kept = readFileSync(file, "utf8")
+    .split("\n")
+    .filter((l) => {
+      if (!l.trim()) return false;
+      try {
+        return (JSON.parse(l) as { step: number }).step <= step;
+      } catch {
+        return false;
+      }
+    });
+  writeFileSync(file, kept.map((l) => l + "\n").join(""));
+}

@@ -1,0 +1,141 @@
+/**
+ * Decision points from a benchmark file: every question is one, asked exactly as a policy agent
+ * is asked it by `bench` (agents/policy/question-prompt.ts: the benchmark's prompt in vanilla mode,
+ * the socialized context and question in simulation mode), scored by the benchmark's official
+ * judge; the reference for F1 and ROUGE-L is the label written as the prompt asks for it. Every
+ * sampled reply is logged as a `benchmark_item` record, the layout `bench` writes, so a run's
+ * rollouts export (`socialworld export --run ID`) like any benchmark run.
+ */
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { AnswerSchema, type QuestionTask } from "../../worlds/question/world.js";
+import type { Benchmark, BenchItem, Mode } from "../../benchmarks/benchmark.js";
+import { createBenchmark } from "../../benchmarks/registry.js";
+import { questionText } from "../../agents/policy/question-prompt.js";
+import type { EpisodeLog } from "../../store/episode-log.js";
+import { answerText } from "../data/answer-text.js";
+import type { DecisionPoint, PointSource, ScoredReply } from "./decision-point.js";
+
+interface BenchPoint extends DecisionPoint {
+  readonly item: BenchItem;
+  readonly task: QuestionTask;
+  readonly userText: string;
+}
+
+export class BenchPoints implements PointSource {
+  readonly description: string;
+  readonly dataId: string;
+  readonly size: number;
+  readonly runParams: Record<string, unknown>;
+  private readonly items: BenchItem[];
+  private readonly benchmark: Benchmark;
+  private readonly loggedContexts = new Set<string>();
+
+  constructor(
+    readonly benchmarkName: string,
+    readonly file: string,
+    readonly mode: Mode,
+    opts: { limit?: number; system?: string } = {},
+  ) {
+    this.benchmark = createBenchmark(benchmarkName);
+    // Bad input fails here (DataError naming the file and line), before anything runs.
+    this.items = this.benchmark.load(file);
+    if (opts.limit !== undefined) this.items = this.items.slice(0, opts.limit);
+    this.size = this.items.length;
+    this.system = opts.system;
+    this.description = `${this.benchmark.title} ${file} (${mode} mode, ${this.size} questions)`;
+    this.dataId = createHash("sha256").update(readFileSync(file)).update(`|${mode}|${this.size}|${opts.system ?? ""}`).digest("hex").slice(0, 16);
+    this.runParams = { benchmark: benchmarkName, data: file, mode, options: {}, limit: opts.limit ?? null };
+  }
+
+  private readonly system: string | undefined;
+
+  /** Contexts already in the run's log (a resumed run's log has them). */
+  markLogged(contextIds: Iterable<string>): void {
+    for (const id of contextIds) this.loggedContexts.add(id);
+  }
+
+  async point(index: number): Promise<BenchPoint> {
+    const item = this.items[index]!;
+    const task = this.benchmark.task(item, this.mode);
+    const userText = await questionText(task);
+    const label = item.answer;
+    const reference = answerText(this.benchmarkName, item, label) ?? (Array.isArray(label) ? label.join(", ") : String(label));
+    const benchmark = this.benchmark;
+    return {
+      id: item.id,
+      item,
+      task,
+      userText,
+      messages: [...(this.system ? [{ role: "system" as const, content: this.system }] : []), { role: "user", content: userText }],
+      schema: AnswerSchema,
+      reference,
+      exact: (action) => (benchmark.judge(item, (action as { answer: string }).answer).correct ? 1 : 0),
+      answerText: (action) => (action as { answer: string }).answer,
+    };
+  }
+
+  async logGroup(log: EpisodeLog, runId: string, point: DecisionPoint, replies: readonly ScoredReply[], meta: { step: number; group: number; prompt: string }): Promise<void> {
+    const p = point as BenchPoint;
+    const gt = await this.benchmark.groundTruth(p.item);
+    replies.forEach((r, sample) => {
+      const answer = r.format ? (r.action as { answer: string }).answer : "";
+      const verdict = this.benchmark.judge(p.item, answer);
+      log.append({
+        kind: "benchmark_item",
+        run: runId,
+        benchmark: this.benchmarkName,
+        agent: "grpo",
+        mode: this.mode,
+        result: {
+          id: p.item.id,
+          index: p.item.index,
+          type: p.item.type,
+          ...(p.item.splits ? { splits: p.item.splits } : {}),
+          file: p.item.source.file,
+          ...(p.item.source.line !== undefined ? { line: p.item.source.line } : {}),
+          ...(p.item.source.field !== undefined ? { field: p.item.source.field } : {}),
+          question: p.item.question,
+          official: p.item.answer,
+          answer,
+          correct: r.format && verdict.correct,
+          ...(verdict.score !== undefined ? { score: verdict.score } : {}),
+          worldModel: gt.label ?? null,
+          agrees: gt.agrees,
+          ...(gt.cause ? { cause: gt.cause } : {}),
+          ...(r.format ? {} : { error: `format: ${r.formatError}` }),
+          latencyMs: 0,
+        },
+        context_id: gt.contextId,
+        ...(this.loggedContexts.has(gt.contextId) ? {} : { socialized_context: gt.context }),
+        turns: [
+          {
+            agent: "respondent",
+            timestep: 1,
+            observation: p.userText,
+            prompt: meta.prompt,
+            raw: r.text,
+            action: r.format ? r.action : { answer: "" },
+            reward: r.reward,
+            source: r.format ? "agent" : "fallback",
+            ...(r.format ? {} : { error: `invalid action: ${r.formatError}` }),
+            latencyMs: 0,
+            info: grpoInfo(r, meta.step, meta.group, sample),
+          },
+        ],
+      });
+      this.loggedContexts.add(gt.contextId);
+    });
+  }
+}
+
+/** What a logged turn says about its sample (for analysis and for training elsewhere). */
+export function grpoInfo(r: ScoredReply, step: number, group: number, sample: number): Record<string, unknown> {
+  return {
+    grpo: { step, group, sample },
+    completionTokens: r.tokens,
+    finishReason: r.finish,
+    logprob: r.logprob,
+    rewardParts: { format: r.format, exact: r.exact, f1: r.f1, rougeL: r.rougeL, overlong: r.overlong },
+  };
+}

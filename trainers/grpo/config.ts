@@ -1,0 +1,107 @@
+/**
+ * Every knob of the GRPO trainer, with the defaults the field runs (verl's GRPO recipe and DAPO's
+ * additions, off unless asked for). One zod schema checks the command line, a room's self-play
+ * schedule and a resumed run's saved settings alike.
+ */
+import { z } from "zod";
+
+export const ADVANTAGE_STD = ["group", "batch", "none"] as const;
+export const LOSS_AGGREGATIONS = ["token-mean", "seq-mean-token-mean", "seq-mean-token-sum", "seq-mean-token-sum-norm"] as const;
+export const KL_ESTIMATORS = ["k1", "k2", "k3"] as const;
+export const KL_PLACEMENTS = ["loss", "reward"] as const;
+
+export type AdvantageStd = (typeof ADVANTAGE_STD)[number];
+export type LossAggregation = (typeof LOSS_AGGREGATIONS)[number];
+export type KlEstimator = (typeof KL_ESTIMATORS)[number];
+
+export const RewardWeightsSchema = z
+  .object({
+    /** Exact answer match (a benchmark's official judge; for a world, the reference action). */
+    exact: z.number().min(0).default(1),
+    /** Token F1 against the reference (SQuAD's). */
+    f1: z.number().min(0).default(0),
+    /** ROUGE-L F-measure against the reference. */
+    rougeL: z.number().min(0).default(0),
+    /** A bonus for a reply in the strict format (a failure always gets `formatFailure`). */
+    format: z.number().min(0).default(0),
+  })
+  .strict();
+export type RewardWeights = z.infer<typeof RewardWeightsSchema>;
+
+export const GrpoConfigSchema = z
+  .object({
+    /** Optimizer steps (one rollout batch each, times updatesPerBatch updates). */
+    steps: z.number().int().min(1).default(100),
+    /** Prompts per rollout batch. */
+    prompts: z.number().int().min(1).default(8),
+    /** G: samples per prompt. */
+    groupSize: z.number().int().min(1).default(8),
+    /** Several updates per batch: passes over the batch (PPO epochs), old log-probs from the rollout. */
+    epochs: z.number().int().min(1).default(1),
+    /** Prompts per optimizer update (0: the whole batch, one update per epoch). */
+    miniBatch: z.number().int().min(0).default(0),
+    /** Sequences per forward/backward pass (memory; does not change the result). */
+    microBatch: z.number().int().min(1).default(16),
+
+    /** Advantage: (R - group mean) / (std + eps), std of the group, of the batch, or none (Dr. GRPO). */
+    advantageStd: z.enum(ADVANTAGE_STD).default("group"),
+    advantageEps: z.number().min(0).default(1e-6),
+
+    /** Clipped importance ratio: [1 - clipLow, 1 + clipHigh] (DAPO's clip-higher raises clipHigh). */
+    clipLow: z.number().min(0).max(1).default(0.2),
+    clipHigh: z.number().min(0).default(0.2),
+    /** Dual clip: for negative advantages the loss is at most -A * dualClip (0: off). */
+    dualClip: z.number().min(0).default(3),
+    lossAggregation: z.enum(LOSS_AGGREGATIONS).default("token-mean"),
+
+    /** KL to the frozen starting policy (0: no reference model). */
+    klCoef: z.number().min(0).default(0.001),
+    klEstimator: z.enum(KL_ESTIMATORS).default("k3"),
+    /** A loss term (GRPO) or folded into the reward (PPO's way). */
+    klIn: z.enum(KL_PLACEMENTS).default("loss"),
+    /** Entropy bonus: minus this times the aggregated entropy. */
+    entropyCoef: z.number().min(0).default(0),
+
+    /** Leave out the decision points the starting policy already answers right when greedy (difficulty.ts). */
+    skipSolved: z.boolean().default(false),
+    /** DAPO's dynamic sampling: drop groups whose rewards are all equal, sample more to fill the batch. */
+    dynamicSampling: z.boolean().default(false),
+    /** Rollout batches tried per step to fill it under dynamic sampling. */
+    maxRolloutBatches: z.number().int().min(1).default(4),
+    /** DAPO's soft overlong penalty: over maxNewTokens - overlongBuffer tokens, up to -overlongPenalty (0: off). */
+    overlongBuffer: z.number().int().min(0).default(0),
+    overlongPenalty: z.number().min(0).default(1),
+    /** Leave replies cut at maxNewTokens out of the loss (DAPO's overlong filtering). */
+    maskTruncated: z.boolean().default(false),
+
+    rewards: RewardWeightsSchema.default({ exact: 1, f1: 0, rougeL: 0, format: 0 }),
+    /** The reward of a reply that fails the strict format: the lowest there is. */
+    formatFailure: z.number().default(-1),
+
+    temperature: z.number().positive().default(1),
+    topK: z.number().int().min(0).default(0),
+    topP: z.number().positive().max(1).default(1),
+    maxNewTokens: z.number().int().min(1).default(64),
+
+    lr: z.number().positive().default(1e-6),
+    minLr: z.number().min(0).optional(),
+    warmupSteps: z.number().int().min(0).default(0),
+    weightDecay: z.number().min(0).default(0.01),
+    beta1: z.number().min(0).lt(1).default(0.9),
+    beta2: z.number().min(0).lt(1).default(0.999),
+    eps: z.number().positive().default(1e-8),
+    /** Clip the global gradient norm (0: off). */
+    gradClip: z.number().min(0).default(1),
+    seed: z.number().int().min(0).max(2 ** 32 - 1).default(0),
+  })
+  .strict()
+  .refine((c) => c.miniBatch === 0 || c.prompts % c.miniBatch === 0, { message: "prompts must be a multiple of miniBatch", path: ["miniBatch"] })
+  .refine((c) => c.overlongBuffer < c.maxNewTokens, { message: "overlongBuffer must be smaller than maxNewTokens", path: ["overlongBuffer"] });
+
+export type GrpoConfig = z.infer<typeof GrpoConfigSchema>;
+export type GrpoConfigInput = z.input<typeof GrpoConfigSchema>;
+
+/** Optimizer updates per rollout batch. */
+export function updatesPerBatch(c: GrpoConfig): number {
+  return c.epochs * (c.miniBatch === 0 ? 1 : c.prompts / c.miniBatch);
+}

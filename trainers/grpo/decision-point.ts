@@ -1,0 +1,57 @@
+/**
+ * A decision point: one place where a policy must act, with what it takes to score any reply. For
+ * a benchmark it is a question (the prompt a policy is asked, the official judge); for a world, an
+ * agent's turn (its observation, the world's action schema, and the action the story's script
+ * took there as the reference).
+ */
+import type { z } from "zod";
+import type { ChatMessage } from "../../agents/policy/chat-template.js";
+import type { EpisodeLog } from "../../store/episode-log.js";
+
+export interface DecisionPoint {
+  /** Stable across runs (data position, logs). */
+  readonly id: string;
+  /** The conversation the policy answers (rendered with the checkpoint's chat template). */
+  readonly messages: readonly ChatMessage[];
+  /** The world's action schema: a reply that does not parse against it fails the strict format. */
+  readonly schema: z.ZodType<unknown>;
+  /** The reference as text, for token F1 and ROUGE-L. */
+  readonly reference: string;
+  /** Exact answer match of a well-formed action, in [0, 1]. */
+  exact(action: unknown): number;
+  /** A well-formed action as text, for token F1 and ROUGE-L against the reference. */
+  answerText(action: unknown): string;
+}
+
+/** One sampled reply, scored. */
+export interface ScoredReply {
+  readonly text: string;
+  readonly tokens: number;
+  readonly finish: string;
+  readonly reward: number;
+  readonly format: boolean;
+  readonly formatError?: string;
+  readonly action?: unknown;
+  readonly exact: number;
+  readonly f1: number;
+  readonly rougeL: number;
+  readonly overlong: number;
+  /** Sum of the sampler's log-probs of the reply's tokens. */
+  readonly logprob: number;
+}
+
+/** Where decision points come from, in a fixed order the trainer walks through. */
+export interface PointSource {
+  /** "bench tomi fb_all_train.txt (simulation)", "world tomi". */
+  readonly description: string;
+  /** Identifies the data, so that a resumed run refuses other data. */
+  readonly dataId: string;
+  /** How many points there are (a world's points are generated: a fixed number per pass). */
+  readonly size: number;
+  /** Point `index` (0 <= index < size). */
+  point(index: number): Promise<DecisionPoint>;
+  /** What a run registers in the store (`runs list`, exports). */
+  readonly runParams: Record<string, unknown>;
+  /** Writes the group of replies sampled at `point` as episodes. */
+  logGroup(log: EpisodeLog, runId: string, point: DecisionPoint, replies: readonly ScoredReply[], meta: { step: number; group: number; prompt: string }): Promise<void>;
+}

@@ -1,0 +1,102 @@
+/**
+ * Offline difficulty filtering (as RL recipes for reasoning models do before training): the
+ * starting policy answers every decision point greedily, and the points it already gets right
+ * (well-formed and an exact match) are left out, so that the rollouts go to what it cannot do yet
+ * rather than to sharpening what it can. The kept points are written to OUT/unsolved.json, which a
+ * resumed run reads back (its model is no longer the starting one).
+ */
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import { writeJson } from "../../agents/policy/checkpoint.js";
+import type { NativeCompleter } from "../../agents/policy/generate.js";
+import type { PolicyTokenizer } from "../../agents/policy/tokenizer.js";
+import type { EpisodeLog } from "../../store/episode-log.js";
+import { DataError } from "../../worlds/core/errors.js";
+import type { GrpoConfig } from "./config.js";
+import type { DecisionPoint, PointSource, ScoredReply } from "./decision-point.js";
+import { scoreReply } from "./reward.js";
+
+const UnsolvedFileSchema = z.object({ data: z.string(), total: z.number().int(), unsolved: z.array(z.number().int().nonnegative()) });
+
+export function unsolvedFile(out: string): string {
+  return join(out, "unsolved.json");
+}
+
+/** Indices of the points the policy does not answer correctly when greedy. */
+export async function unsolvedPoints(
+  source: PointSource,
+  completer: NativeCompleter,
+  tokenizer: PolicyTokenizer,
+  c: GrpoConfig,
+  maxPositions: number,
+  onProgress?: (done: number, total: number) => void,
+): Promise<number[]> {
+  const unsolved: number[] = [];
+  const batch = 64;
+  for (let start = 0; start < source.size; start += batch) {
+    const idx = Array.from({ length: Math.min(batch, source.size - start) }, (_, i) => start + i);
+    const points = await Promise.all(idx.map((i) => source.point(i)));
+    const prompts = points.map((p) => tokenizer.encode(tokenizer.applyChatTemplate(p.messages, { addGenerationPrompt: true })));
+    const fits = prompts.map((ids) => ids.length + c.maxNewTokens <= maxPositions);
+    const asked = prompts.filter((_, i) => fits[i]);
+    const replies = asked.length ? await completer.complete(asked, { maxNewTokens: c.maxNewTokens, temperature: 0 }) : [];
+    let k = 0;
+    points.forEach((p, i) => {
+      // A point too long for the model stays in (the trainer reports it); it is not solved.
+      if (!fits[i]) return unsolved.push(idx[i]!);
+      const r = replies[k++]!;
+      const s = scoreReply(p, { text: r.text, tokens: r.tokens.length, finish: r.finishReason, logprob: 0 }, c);
+      if (!(s.format && s.exact === 1)) unsolved.push(idx[i]!);
+    });
+    onProgress?.(Math.min(start + batch, source.size), source.size);
+  }
+  return unsolved;
+}
+
+/** The unsolved points of a run: computed and saved on a fresh start, read back on a resume. */
+export async function loadOrFindUnsolved(out: string, source: PointSource, resumed: boolean, find: () => Promise<number[]>): Promise<number[]> {
+  const file = unsolvedFile(out);
+  if (resumed) {
+    if (!existsSync(file)) throw new DataError(file, {}, "missing: the run filtered its decision points (skipSolved) and resuming needs the list");
+    const r = UnsolvedFileSchema.safeParse(JSON.parse(readFileSync(file, "utf8")));
+    if (!r.success) throw new DataError(file, { field: r.error.issues[0]!.path.join(".") || "(root)" }, r.error.issues[0]!.message);
+    if (r.data.data !== source.dataId || r.data.total !== source.size) throw new DataError(file, { field: "data" }, "was written for other data");
+    return r.data.unsolved;
+  }
+  const unsolved = await find();
+  writeJson(file, { data: source.dataId, total: source.size, unsolved });
+  return unsolved;
+}
+
+/** A source restricted to some of its points (in their order). */
+export class SubsetSource implements PointSource {
+  readonly description: string;
+  readonly dataId: string;
+  readonly size: number;
+  readonly runParams: Record<string, unknown>;
+
+  constructor(
+    private readonly base: PointSource & { markLogged?(ids: Iterable<string>): void },
+    private readonly indices: readonly number[],
+  ) {
+    if (indices.length === 0) throw new Error(`the policy already answers all ${base.size} decision points correctly: nothing left to train on (drop skipSolved)`);
+    this.size = indices.length;
+    this.description = `${base.description}, the ${indices.length} the starting policy gets wrong`;
+    this.dataId = createHash("sha256").update(base.dataId).update(JSON.stringify(indices)).digest("hex").slice(0, 16);
+    this.runParams = { ...base.runParams, unsolved: indices.length };
+  }
+
+  point(index: number): Promise<DecisionPoint> {
+    return this.base.point(this.indices[index]!);
+  }
+
+  markLogged(ids: Iterable<string>): void {
+    this.base.markLogged?.(ids);
+  }
+
+  logGroup(log: EpisodeLog, runId: string, point: DecisionPoint, replies: readonly ScoredReply[], meta: { step: number; group: number; prompt: string }): Promise<void> {
+    return this.base.logGroup(log, runId, point, replies, meta);
+  }
+}

@@ -1,0 +1,183 @@
+/**
+ * The GRPO policy loss, token by token, as verl's compute_policy_loss ("vanilla") and agg_loss
+ * define it, with its derivative in each token's log-prob.
+ *
+ * Per token, with ratio r = exp(logp - oldLogp) (the log-ratio clamped to [-20, 20]) and the
+ * sequence's advantage A:
+ *   pg1 = -A r,  pg2 = -A clip(r, 1 - clipLow, 1 + clipHigh),  clipped = max(pg1, pg2)
+ *   dual clip (A < 0 only): min(clipped, -A * dualClip)
+ * plus klCoef * kl(logp, refLogp) when the KL is a loss term. The loss of a batch aggregates the
+ * token losses linearly, each token weighted by its share:
+ *   token-mean               1 / (tokens in the batch)
+ *   seq-mean-token-mean      1 / (sequences * tokens of its sequence)
+ *   seq-mean-token-sum       1 / sequences
+ *   seq-mean-token-sum-norm  1 / horizon (the longest reply allowed: Dr. GRPO's constant), as
+ *                            verl divides the summed sequence losses by the response length
+ * and the entropy bonus subtracts entropyCoef times the entropy aggregated the same way.
+ *
+ * Because the aggregate is a weighted sum of per-token functions of logp, its gradient is the
+ * engine's per-token weighted backward with weight -share * d(token loss)/d(logp): that is how the
+ * trainer runs it (grad below).
+ */
+import type { GrpoConfig, LossAggregation } from "./config.js";
+import { klGrad, klValue } from "./kl.js";
+
+const LOG_RATIO_CLAMP = 20;
+
+export interface TokenLoss {
+  /** The clipped surrogate's value for this token. */
+  readonly loss: number;
+  /** d loss / d logp. */
+  readonly grad: number;
+  readonly ratio: number;
+  /** The clip bound was the one in force (verl's pg_clipfrac). */
+  readonly clipped: boolean;
+  /** The dual clip was in force (verl's pg_clipfrac_lower). */
+  readonly dualClipped: boolean;
+}
+
+export type ClipSettings = Pick<GrpoConfig, "clipLow" | "clipHigh" | "dualClip">;
+
+export function tokenPolicyLoss(logp: number, oldLogp: number, advantage: number, c: ClipSettings): TokenLoss {
+  const raw = logp - oldLogp;
+  const logRatio = Math.min(LOG_RATIO_CLAMP, Math.max(-LOG_RATIO_CLAMP, raw));
+  const ratioFree = raw === logRatio;
+  const ratio = Math.exp(logRatio);
+  const A = advantage;
+  const lo = 1 - c.clipLow;
+  const hi = 1 + c.clipHigh;
+  const pg1 = -A * ratio;
+  const bounded = Math.min(hi, Math.max(lo, ratio));
+  const pg2 = -A * bounded;
+  const clipped = pg2 > pg1;
+  let loss = clipped ? pg2 : pg1;
+  // The unclipped branch carries the gradient; the clipped one is constant in logp.
+  let grad = clipped || !ratioFree ? 0 : -A * ratio;
+  let dualClipped = false;
+  if (A < 0 && c.dualClip > 0) {
+    const pg3 = -A * c.dualClip;
+    if (loss > pg3) {
+      loss = pg3;
+      grad = 0;
+      dualClipped = true;
+    }
+  }
+  return { loss, grad, ratio, clipped, dualClipped };
+}
+
+/**
+ * Each sequence's per-token share of the aggregate, given how many loss tokens each has. A
+ * sequence with no loss tokens (a masked reply) does not count as a sequence.
+ */
+export function aggregationShares(tokensPerSequence: readonly number[], mode: LossAggregation, horizon: number): number[] {
+  const counted = tokensPerSequence.filter((n) => n > 0);
+  const sequences = counted.length;
+  const total = counted.reduce((a, b) => a + b, 0);
+  return tokensPerSequence.map((n) => {
+    if (n === 0 || sequences === 0) return 0;
+    switch (mode) {
+      case "token-mean":
+        return 1 / total;
+      case "seq-mean-token-mean":
+        return 1 / (sequences * n);
+      case "seq-mean-token-sum":
+        return 1 / sequences;
+      case "seq-mean-token-sum-norm":
+        return 1 / horizon;
+    }
+  });
+}
+
+/** One sequence's reply tokens as the loss sees them. */
+export interface LossSequence {
+  /** Current log-probs of the reply's tokens. */
+  readonly logp: ArrayLike<number>;
+  /** Log-probs when the batch was sampled (the old policy). */
+  readonly oldLogp: ArrayLike<number>;
+  /** Under the reference policy (needed when the KL is a loss term). */
+  readonly refLogp?: ArrayLike<number>;
+  /** Entropy of each position, when the engine reported it. */
+  readonly entropy?: ArrayLike<number>;
+  readonly advantage: number;
+  /** Tokens that count (false: masked, e.g. a truncated reply under maskTruncated). */
+  readonly mask?: ArrayLike<boolean>;
+}
+
+export interface LossResult {
+  /** The aggregate: policy loss + KL term - entropy bonus. */
+  readonly loss: number;
+  readonly policyLoss: number;
+  /** The aggregated KL estimate (whether or not it is in the loss). */
+  readonly kl: number;
+  readonly entropy: number;
+  readonly clipFraction: number;
+  readonly dualClipFraction: number;
+  /** Per sequence, per token: the weight for the engine's backward, -share * d(loss)/d(logp). */
+  readonly weights: Float64Array[];
+  /** Per sequence, per token: the entropy weight for the engine, entropyCoef * share. */
+  readonly entropyWeights: Float64Array[];
+  /** Tokens that counted. */
+  readonly tokens: number;
+}
+
+export type LossSettings = ClipSettings & Pick<GrpoConfig, "lossAggregation" | "klCoef" | "klEstimator" | "klIn" | "entropyCoef">;
+
+/** Loss tokens of a sequence (those its mask keeps). */
+export function lossTokens(s: Pick<LossSequence, "logp" | "mask">): number {
+  let n = 0;
+  for (let t = 0; t < s.logp.length; t++) if (!s.mask || s.mask[t]) n++;
+  return n;
+}
+
+/**
+ * The aggregate loss of `seqs` and the engine's per-token weights. `shares` (one per sequence)
+ * defaults to the aggregation over `seqs` alone; a trainer that splits an update into
+ * micro-batches passes each micro-batch the shares computed over the whole update.
+ */
+export function policyLoss(seqs: readonly LossSequence[], c: LossSettings, horizon: number, shares?: readonly number[]): LossResult {
+  shares ??= aggregationShares(seqs.map(lossTokens), c.lossAggregation, horizon);
+  const klInLoss = c.klIn === "loss" && c.klCoef > 0;
+  let policy = 0;
+  let kl = 0;
+  let entropy = 0;
+  let clipped = 0;
+  let dual = 0;
+  let tokens = 0;
+  const weights: Float64Array[] = [];
+  const entropyWeights: Float64Array[] = [];
+  seqs.forEach((s, i) => {
+    const share = shares[i]!;
+    const w = new Float64Array(s.logp.length);
+    const e = new Float64Array(s.logp.length);
+    for (let t = 0; t < s.logp.length; t++) {
+      if (s.mask && !s.mask[t]) continue;
+      tokens++;
+      const tl = tokenPolicyLoss(s.logp[t]!, s.oldLogp[t]!, s.advantage, c);
+      policy += share * tl.loss;
+      let grad = tl.grad;
+      if (tl.clipped) clipped++;
+      if (tl.dualClipped) dual++;
+      if (s.refLogp) {
+        kl += share * klValue(c.klEstimator, s.logp[t]!, s.refLogp[t]!);
+        if (klInLoss) grad += c.klCoef * klGrad(c.klEstimator, s.logp[t]!, s.refLogp[t]!);
+      }
+      if (s.entropy) entropy += share * s.entropy[t]!;
+      w[t] = -share * grad;
+      e[t] = c.entropyCoef * share;
+    }
+    weights.push(w);
+    entropyWeights.push(e);
+  });
+  const loss = policy + (klInLoss ? c.klCoef * kl : 0) - c.entropyCoef * entropy;
+  return {
+    loss,
+    policyLoss: policy,
+    kl,
+    entropy,
+    clipFraction: tokens ? clipped / tokens : 0,
+    dualClipFraction: tokens ? dual / tokens : 0,
+    weights,
+    entropyWeights,
+    tokens,
+  };
+}

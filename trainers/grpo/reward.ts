@@ -1,0 +1,31 @@
+/**
+ * The reward of one reply at a decision point, from the world's reward functions: the strict format
+ * check against the action schema (a failure gets the lowest reward, `formatFailure`, and nothing
+ * else), then the weighted sum of exact answer match, token F1 and ROUGE-L against the reference,
+ * a format bonus, and DAPO's overlong penalty.
+ */
+import { strictFormat } from "../../worlds/core/rewards/strict-format.js";
+import { rougeL } from "../../worlds/core/rewards/rouge-l.js";
+import { tokenF1 } from "../../worlds/core/rewards/token-f1.js";
+import type { GrpoConfig } from "./config.js";
+import type { DecisionPoint, ScoredReply } from "./decision-point.js";
+import { overlongPenalty } from "./overlong.js";
+
+export type RewardSettings = Pick<GrpoConfig, "rewards" | "formatFailure" | "maxNewTokens" | "overlongBuffer" | "overlongPenalty">;
+
+export function scoreReply(point: DecisionPoint, reply: { text: string; tokens: number; finish: string; logprob: number }, c: RewardSettings): ScoredReply {
+  const overlong = overlongPenalty(reply.tokens, c.maxNewTokens, c.overlongBuffer, c.overlongPenalty);
+  const base = { text: reply.text, tokens: reply.tokens, finish: reply.finish, logprob: reply.logprob, overlong };
+  const parsed = strictFormat(reply.text, point.schema);
+  if (!parsed.ok) {
+    return { ...base, reward: c.formatFailure + overlong, format: false, formatError: parsed.error, exact: 0, f1: 0, rougeL: 0 };
+  }
+  const exact = point.exact(parsed.action);
+  const text = point.answerText(parsed.action);
+  const w = c.rewards;
+  // The text measures cost something (ROUGE-L is quadratic): only computed when they count.
+  const f1 = w.f1 > 0 ? tokenF1(text, point.reference) : 0;
+  const rouge = w.rougeL > 0 ? rougeL(text, point.reference).fmeasure : 0;
+  const reward = w.exact * exact + w.f1 * f1 + w.rougeL * rouge + w.format + overlong;
+  return { ...base, reward, format: true, action: parsed.action, exact, f1, rougeL: rouge };
+}

@@ -1,0 +1,82 @@
+/**
+ * Rollouts: G replies per decision point from the current policy, sampled in one batch by the
+ * native engine (temperature, top-k, top-p; a seeded stream per reply, so a rerun samples the same
+ * replies), each scored with the world's reward functions.
+ */
+import type { NativeCompleter } from "../../agents/policy/generate.js";
+import type { PolicyTokenizer } from "../../agents/policy/tokenizer.js";
+import type { GrpoConfig } from "./config.js";
+import type { DecisionPoint, ScoredReply } from "./decision-point.js";
+import { scoreReply } from "./reward.js";
+
+export interface Reply {
+  readonly ids: readonly number[];
+  readonly truncated: boolean;
+  readonly scored: ScoredReply;
+}
+
+export interface Group {
+  readonly point: DecisionPoint;
+  /** The rendered prompt (chat template applied) and its tokens. */
+  readonly prompt: string;
+  readonly promptIds: readonly number[];
+  readonly replies: readonly Reply[];
+  /** Rewards as the advantage sees them (the KL penalty folded in, when it is). */
+  rewards: number[];
+}
+
+export interface RolloutOptions {
+  readonly completer: NativeCompleter;
+  readonly tokenizer: PolicyTokenizer;
+  readonly config: GrpoConfig;
+  /** The longest sequence the model takes (prompt + reply). */
+  readonly maxPositions: number;
+  /** Seed of reply j at point i. */
+  readonly seedOf: (point: number, sample: number) => number;
+}
+
+export interface Rollout {
+  readonly groups: Group[];
+  /** Points left out because prompt + maxNewTokens does not fit the model. */
+  readonly tooLong: DecisionPoint[];
+  readonly seconds: number;
+  readonly generatedTokens: number;
+}
+
+export async function rollout(points: readonly DecisionPoint[], o: RolloutOptions): Promise<Rollout> {
+  const t0 = performance.now();
+  const c = o.config;
+  const prepared: { point: DecisionPoint; prompt: string; ids: number[]; index: number }[] = [];
+  const tooLong: DecisionPoint[] = [];
+  points.forEach((point, index) => {
+    const prompt = o.tokenizer.applyChatTemplate(point.messages, { addGenerationPrompt: true });
+    const ids = o.tokenizer.encode(prompt);
+    if (ids.length + c.maxNewTokens > o.maxPositions) tooLong.push(point);
+    else prepared.push({ point, prompt, ids, index });
+  });
+  const prompts: number[][] = [];
+  const seeds: number[] = [];
+  for (const p of prepared) {
+    for (let j = 0; j < c.groupSize; j++) {
+      prompts.push(p.ids);
+      seeds.push(o.seedOf(p.index, j));
+    }
+  }
+  const completions = prompts.length
+    ? await o.completer.complete(prompts, { maxNewTokens: c.maxNewTokens, temperature: c.temperature, topK: c.topK, topP: c.topP }, seeds)
+    : [];
+  let generatedTokens = 0;
+  const groups = prepared.map((p, g): Group => {
+    const replies = completions.slice(g * c.groupSize, (g + 1) * c.groupSize).map((comp): Reply => {
+      generatedTokens += comp.tokens.length;
+      const scored = scoreReply(
+        p.point,
+        { text: comp.text, tokens: comp.tokens.length, finish: comp.finishReason, logprob: comp.logprobs.reduce((a, b) => a + b, 0) },
+        c,
+      );
+      return { ids: comp.tokens, truncated: comp.finishReason === "length", scored };
+    });
+    return { point: p.point, prompt: p.prompt, promptIds: p.ids, replies, rewards: replies.map((r) => r.scored.reward) };
+  });
+  return { groups, tooLong, seconds: (performance.now() - t0) / 1000, generatedTokens };
+}

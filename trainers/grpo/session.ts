@@ -1,0 +1,189 @@
+/**
+ * A GRPO run from folders to folders, shared by `train grpo` and the server's self-play: start
+ * from a checkpoint (or resume OUT's latest, refusing other settings or data), keep the frozen
+ * reference in OUT/reference/, register the run in the store and log its rollouts there, train,
+ * and close the run with its outcome.
+ */
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { checkpointFiles, loadCheckpoint, saveCheckpoint } from "../../agents/policy/checkpoint.js";
+import { PolicyModel } from "../../agents/policy/model.js";
+import { EpisodeLog } from "../../store/episode-log.js";
+import type { RunStore } from "../../store/run-store.js";
+import { listCheckpoints, loadMoments } from "../common/checkpoint-folders.js";
+import type { GrpoConfig } from "./config.js";
+import type { PointSource } from "./decision-point.js";
+import type { StepMetrics } from "./metrics.js";
+import { readGrpoState, referenceDir } from "./state.js";
+import { loadOrFindUnsolved, SubsetSource, unsolvedPoints } from "./difficulty.js";
+import { NativeCompleter } from "../../agents/policy/generate.js";
+import { grpoSettings, trainGrpo, type GrpoResult } from "./trainer.js";
+
+export class SettingsMismatch extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "SettingsMismatch";
+  }
+}
+
+export interface SessionOptions {
+  readonly out: string;
+  /** The checkpoint to start from (ignored when resuming). */
+  readonly model?: string;
+  /** The reference policy for the KL (default: the starting model). Self-play keeps its first policy. */
+  readonly referenceModel?: string;
+  readonly source: PointSource & { markLogged?(contextIds: Iterable<string>): void };
+  readonly config: GrpoConfig;
+  /** "auto": OUT's latest checkpoint if there is one; or a checkpoint folder. */
+  readonly resume?: string;
+  readonly saveEvery: number;
+  readonly keep: number;
+  /** Where the rollouts are logged (none: not logged). */
+  readonly store?: RunStore;
+  readonly title?: string;
+  readonly onStep?: (m: StepMetrics) => void;
+  readonly onStart?: (info: { runId: string | null; startStep: number; resumedFrom: string | null; source: string }) => void;
+  /** Progress of the difficulty filter (skipSolved). */
+  readonly onFilter?: (done: number, total: number) => void;
+  readonly signal?: AbortSignal;
+}
+
+export interface SessionResult extends GrpoResult {
+  readonly runId: string | null;
+  readonly resumedFrom: string | null;
+}
+
+export async function runGrpoSession(o: SessionOptions): Promise<SessionResult> {
+  const c = o.config;
+  mkdirSync(o.out, { recursive: true });
+  let resumeDir: string | undefined;
+  if (o.resume === "auto") resumeDir = listCheckpoints(o.out).at(-1)?.dir;
+  else if (o.resume) resumeDir = o.resume;
+
+  let ck;
+  let start = { step: 0, cursor: 0, updates: 0 };
+  let runId: string | null = null;
+  if (resumeDir) {
+    const state = readGrpoState(resumeDir);
+    const want = grpoSettings(c, o.source.dataId);
+    for (const [k, v] of Object.entries(want)) {
+      if (JSON.stringify(state.settings[k]) !== JSON.stringify(v))
+        throw new SettingsMismatch(`${resumeDir} was trained with ${k}=${JSON.stringify(state.settings[k])}, not ${JSON.stringify(v)}; resume with the same settings and data (or start a new run from it with --model ${resumeDir})`);
+    }
+    ck = loadCheckpoint(resumeDir);
+    loadMoments(resumeDir, ck.model);
+    start = { step: state.step, cursor: state.cursor, updates: state.updates };
+    runId = state.runId;
+  } else {
+    if (!o.model) throw new Error("a GRPO run needs a model to start from");
+    ck = loadCheckpoint(o.model);
+  }
+  const files = checkpointFiles(ck);
+
+  let reference: PolicyModel | undefined;
+  if (c.klCoef > 0) {
+    const dir = referenceDir(o.out);
+    if (resumeDir) {
+      if (!existsSync(join(dir, "config.json"))) throw new SettingsMismatch(`${dir} is missing: the run's reference policy is needed to resume`);
+      reference = loadCheckpoint(dir).model;
+    } else if (o.referenceModel) {
+      const ref = loadCheckpoint(o.referenceModel);
+      saveCheckpoint(dir, ref.model, checkpointFiles(ref));
+      reference = ref.model;
+    } else {
+      saveCheckpoint(dir, ck.model, files);
+      reference = new PolicyModel(ck.config);
+      reference.params().set(ck.model.params());
+    }
+  }
+
+  // Difficulty filtering: with the starting policy, before any update (a resumed run reads the list back).
+  let source: PointSource & { markLogged?(ids: Iterable<string>): void } = o.source;
+  if (c.skipSolved) {
+    const unsolved = await loadOrFindUnsolved(o.out, o.source, resumeDir !== undefined, () =>
+      unsolvedPoints(o.source, new NativeCompleter("grpo-filter", ck.model, ck.tokenizer), ck.tokenizer, c, ck.model.engine.maxPositionEmbeddings, o.onFilter),
+    );
+    source = new SubsetSource(o.source, unsolved);
+  }
+
+  let log: EpisodeLog | undefined;
+  if (o.store) {
+    let run = runId ? o.store.get(runId) : undefined;
+    if (run) {
+      const kept = supersedeAfter(o.store.episodesPath(run), start.step);
+      source.markLogged?.(kept);
+      run = await o.store.update(run.id, { status: "running" });
+    } else {
+      run = await o.store.create("grpo", o.title ?? `GRPO: ${source.description}`, { ...source.runParams, trainer: "grpo", out: o.out, config: c });
+    }
+    runId = run.id;
+    log = new EpisodeLog(o.store.episodesPath(run));
+  }
+  o.onStart?.({ runId, startStep: start.step, resumedFrom: resumeDir ?? null, source: source.description });
+  let result: GrpoResult;
+  try {
+    result = await trainGrpo({
+      out: o.out,
+      model: ck.model,
+      tokenizer: ck.tokenizer,
+      files,
+      ...(reference ? { reference } : {}),
+      source,
+      config: c,
+      saveEvery: o.saveEvery,
+      keep: o.keep,
+      start,
+      ...(log && runId ? { log: { episodes: log, runId } } : {}),
+      ...(o.onStep ? { onStep: o.onStep } : {}),
+      ...(o.signal ? { signal: o.signal } : {}),
+    });
+  } catch (err) {
+    log?.close();
+    if (o.store && runId) await o.store.update(runId, { status: "failed", finishedAt: new Date().toISOString(), error: (err as Error).message });
+    throw err;
+  }
+  log?.close();
+  if (o.store && runId) {
+    await o.store.update(runId, {
+      status: result.interrupted ? "interrupted" : "done",
+      finishedAt: new Date().toISOString(),
+      summary: { steps: result.steps, ...(result.last ? { reward: result.last.reward, accuracy: result.last.accuracy, kl: result.last.kl } : {}) },
+    });
+  }
+  return { ...result, runId, resumedFrom: resumeDir ?? null };
+}
+
+/**
+ * A resumed run samples again the steps after its checkpoint: their records move from the log to
+ * episodes.superseded.jsonl beside it (kept, not lost), so the log holds each step once. Returns
+ * the context ids the kept records already carry.
+ */
+export function supersedeAfter(path: string, step: number): string[] {
+  if (!existsSync(path)) return [];
+  const lines = readFileSync(path, "utf8").split("\n").filter((l) => l.trim() !== "");
+  const kept: string[] = [];
+  const moved: string[] = [];
+  const contexts: string[] = [];
+  for (const line of lines) {
+    let rec: { turns?: { info?: { grpo?: { step?: number } } }[]; context_id?: string; socialized_context?: unknown };
+    try {
+      rec = JSON.parse(line) as typeof rec;
+    } catch {
+      continue; // a torn last line
+    }
+    const s = rec.turns?.[0]?.info?.grpo?.step;
+    if (s !== undefined && s > step) moved.push(line);
+    else {
+      kept.push(line);
+      if (rec.context_id && rec.socialized_context) contexts.push(rec.context_id);
+    }
+  }
+  if (moved.length > 0) {
+    const aside = path.replace(/\.jsonl$/, ".superseded.jsonl");
+    writeFileSync(aside, moved.map((l) => l + "\n").join(""), { flag: "a" });
+    const tmp = `${path}.tmp-${process.pid}`;
+    writeFileSync(tmp, kept.map((l) => l + "\n").join(""));
+    renameSync(tmp, path);
+  }
+  return contexts;
+}
