@@ -18,6 +18,7 @@ import { contextIdOf } from "./context-id.js";
 import type { QuestionTask } from "../worlds/question/world.js";
 import { DataError } from "../worlds/core/errors.js";
 import { createEmbedder, LexicalEmbedder, type Embedder } from "../worlds/fantom/embedder.js";
+import { RecentCache } from "../worlds/core/recent-cache.js";
 import { readFantomFile, type FantomSet } from "../worlds/fantom/format.js";
 import { flattenFantom, type ContextMode, type FantomQuestion } from "../worlds/fantom/questions.js";
 import { binarize, judgeBeliefFreeForm, judgeFact, judgeList, judgeMultipleChoice, parseResponse, yesNoToInt } from "../worlds/fantom/judge.js";
@@ -71,7 +72,7 @@ export class FantomBenchmark implements Benchmark<FantomBenchItem> {
   private readonly embedderSpec: string;
   private embedderNow: Embedder | undefined;
   private embedderLoading: Promise<Embedder> | undefined;
-  private readonly models = new Map<string, Promise<SetModel>>();
+  private readonly models = new RecentCache<string, Promise<SetModel>>(64);
 
   /** Options not given are read from the environment (see the file comment). */
   constructor(opts: FantomOptions = {}) {
@@ -146,9 +147,8 @@ export class FantomBenchmark implements Benchmark<FantomBenchItem> {
     let m = this.models.get(key);
     if (!m) {
       m = modelSet(item.set, item.q.setIndex, this.context, item.source.file);
-      this.models.set(key, m);
       // Sets are contiguous in the file: old ones are not needed again.
-      if (this.models.size > 64) this.models.delete(this.models.keys().next().value!);
+      this.models.set(key, m);
     }
     return m;
   }

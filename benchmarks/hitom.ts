@@ -16,6 +16,7 @@ import { replayHitom, type HitomReplay } from "../worlds/hitom/replay.js";
 import { HITOM_RULES, type HitomRules } from "../worlds/hitom/rules.js";
 import { letterOf, renderChoices } from "../worlds/hitom/sentences.js";
 import { locateIn } from "../worlds/hitom/story.js";
+import { RecentCache } from "../worlds/core/recent-cache.js";
 
 export const HITOM_TYPES = ["order_0", "order_1", "order_2", "order_3", "order_4"] as const;
 
@@ -96,7 +97,7 @@ export class HitomBenchmark implements Benchmark<HitomBenchItem> {
   readonly title = "Hi-ToM";
   readonly types = HITOM_TYPES;
   readonly causes: Readonly<Record<string, string>> = HITOM_CAUSES;
-  private readonly replays = new Map<string, Promise<HitomReplay>>();
+  private readonly replays = new RecentCache<string, Promise<HitomReplay>>(256);
 
   load(file: string): HitomBenchItem[] {
     return readHitomFile(file).map((raw) => ({
@@ -144,7 +145,6 @@ export class HitomBenchmark implements Benchmark<HitomBenchItem> {
       const opts = rules === HITOM_RULES ? {} : { rules, mentalStates: false };
       r = replayHitom(item.raw.story.scenario, locateIn(item.raw.file, `${item.raw.field}.story`), opts);
       this.replays.set(key, r);
-      if (this.replays.size > 256) this.replays.delete(this.replays.keys().next().value!);
     }
     return r;
   }

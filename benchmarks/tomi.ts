@@ -13,6 +13,7 @@ import { questionType, worldModelAnswer } from "../worlds/tomi/questions.js";
 import { buildScenario } from "../worlds/tomi/story.js";
 import type { TomiState } from "../worlds/tomi/world.js";
 import { contextIdOf } from "./context-id.js";
+import { RecentCache } from "../worlds/core/recent-cache.js";
 
 export interface TomiBenchItem extends BenchItem {
   readonly raw: TomiItem;
@@ -61,7 +62,7 @@ export class TomiBenchmark implements Benchmark<TomiBenchItem> {
   readonly types = TOMI_QUESTION_TYPES;
   readonly causes: Readonly<Record<string, string>> = TOMI_CAUSES;
   /** The last few stories' replays: only what questions need (the episode itself is dropped). */
-  private readonly replays = new Map<string, StoryTruth>();
+  private readonly replays = new RecentCache<string, StoryTruth>(8);
   /** Candidate answers per story (the containers it names). */
   private readonly candidates = new WeakMap<object, readonly string[]>();
 
@@ -119,9 +120,8 @@ export class TomiBenchmark implements Benchmark<TomiBenchItem> {
       const contextId = contextIdOf(item.storyText);
       const { episode, context } = playTomi(buildScenario(sentences, item.raw.file), item.raw.file);
       r = { state: episode.finalState, context, contextId };
-      this.replays.set(item.storyText, r);
       // Stories are contiguous in ToMi files, so a few suffice; a big cache only feeds the GC.
-      if (this.replays.size > 8) this.replays.delete(this.replays.keys().next().value!);
+      this.replays.set(item.storyText, r);
     }
     return r;
   }

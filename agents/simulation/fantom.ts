@@ -18,6 +18,7 @@ import {
 import { beliefPath } from "../../worlds/fantom/labels.js";
 import { locateByLanguage, locateByOverlap, type Located } from "../../worlds/fantom/locate.js";
 import { replayConversation } from "../../worlds/fantom/replay.js";
+import { RecentCache } from "../../worlds/core/recent-cache.js";
 import { listNames } from "../../worlds/fantom/world.js";
 import { cosine, LexicalEmbedder } from "../../worlds/fantom/embedder.js";
 
@@ -73,7 +74,7 @@ interface Simulated {
   readonly characters: readonly string[];
 }
 
-const simulations = new Map<string, Promise<Simulated>>();
+const simulations = new RecentCache<string, Promise<Simulated>>(64);
 
 /** The agent's own socialized context of a conversation (observations only: it reasons from those). */
 export function simulateFantom(story: string): Promise<Simulated> {
@@ -85,7 +86,6 @@ export function simulateFantom(story: string): Promise<Simulated> {
       return { utts, views: new ConversationViews(context), characters: [...new Set(utts.map((u) => u.speaker))] };
     })();
     simulations.set(story, s);
-    if (simulations.size > 64) simulations.delete(simulations.keys().next().value!);
   }
   return s;
 }

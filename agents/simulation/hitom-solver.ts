@@ -3,8 +3,9 @@ import type { SocializedContext } from "../../worlds/core/socialized-context.js"
 import { parseQuestion } from "../../worlds/hitom/sentences.js";
 import type { Solution } from "./index.js";
 import { HitomMinds, simulateHitom } from "./hitom.js";
+import { RecentCache } from "../../worlds/core/recent-cache.js";
 
-const contexts = new Map<string, Promise<{ context: SocializedContext; minds: HitomMinds }>>();
+const contexts = new RecentCache<string, Promise<{ context: SocializedContext; minds: HitomMinds }>>(64);
 
 /** Answers a Hi-ToM question from the story text alone (one simulation per distinct story), as the option text. */
 export async function hitomSolver(task: QuestionTask): Promise<Solution> {
@@ -12,7 +13,6 @@ export async function hitomSolver(task: QuestionTask): Promise<Solution> {
   if (!ctx) {
     ctx = simulateHitom(task.story).then((context) => ({ context, minds: new HitomMinds(context) }));
     contexts.set(task.story, ctx);
-    if (contexts.size > 64) contexts.delete(contexts.keys().next().value!);
   }
   const { context, minds } = await ctx;
   const q = parseQuestion(task.question);

@@ -2,6 +2,7 @@ import type { QuestionTask } from "../../worlds/question/world.js";
 import { parseQuestion } from "../../worlds/tomi/sentences.js";
 import type { SocializedContext } from "../../worlds/core/socialized-context.js";
 import type { Solution } from "./index.js";
+import { RecentCache } from "../../worlds/core/recent-cache.js";
 import { toSocializedContext } from "../../worlds/core/socialize.js";
 import type { Episode } from "../../worlds/core/episode.js";
 import { answerTomi, Perspectives, simulateTomiEpisode } from "./tomi.js";
@@ -13,7 +14,7 @@ interface Simulated {
   context?: SocializedContext;
 }
 
-const contexts = new Map<string, Simulated>();
+const contexts = new RecentCache<string, Simulated>(8);
 
 /** Answers a ToMi question from the story text alone (one simulation per distinct story). */
 export function tomiSolver(task: QuestionTask): Solution {
@@ -21,9 +22,8 @@ export function tomiSolver(task: QuestionTask): Solution {
   if (!ctx) {
     const episode = simulateTomiEpisode(task.story);
     ctx = { episode, views: Perspectives.fromEpisode(episode) };
-    contexts.set(task.story, ctx);
     // Questions about one story come together; a big cache only feeds the GC.
-    if (contexts.size > 8) contexts.delete(contexts.keys().next().value!);
+    contexts.set(task.story, ctx);
   }
   const q = parseQuestion(task.question);
   if (!q) throw new Error(`not a ToMi question: "${task.question}"`);
