@@ -9,7 +9,7 @@
 import { z } from "zod";
 import type { Agent, AgentReply, AgentTurn } from "../../agents/agent.js";
 import type { Episode, TimestepRecord, TurnRecord } from "./episode.js";
-import { Rng } from "./rng.js";
+import { LazyRng, TimestepContext } from "./step-context.js";
 import type { Observation, World, WorldEvent } from "./world.js";
 
 /** Supplies the environment's exogenous events: a story's narrator, a scenario script. */
@@ -97,8 +97,7 @@ interface Decision<A> {
 }
 
 export async function runEpisode<S, A, X>(world: World<S, A, X>, opts: LoopOptions<S, A, X>): Promise<Episode<S>> {
-  // Seeded on first use: most transitions draw nothing.
-  let rng: Rng | undefined;
+  const rng = new LazyRng(opts.seed);
   const maxSteps = opts.maxSteps ?? 10_000;
   let state = opts.initialState;
   const agents = world.agents(state).slice();
@@ -136,12 +135,7 @@ export async function runEpisode<S, A, X>(world: World<S, A, X>, opts: LoopOptio
     const joint = new Map<string, A>();
     agents.forEach((name, i) => joint.set(name, decisions[i]!.action));
     const exogenous = opts.director?.exogenous(state, t) ?? NO_EVENTS;
-    const result = world.step(state, joint, {
-      get rng() {
-        return (rng ??= Rng.seeded(opts.seed));
-      },
-      exogenous,
-    });
+    const result = world.step(state, joint, new TimestepContext(rng, exogenous));
 
     const actions: Record<string, string> = {};
     agents.forEach((name, i) => {

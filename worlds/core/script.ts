@@ -7,7 +7,7 @@ import type { Agent } from "../../agents/agent.js";
 import { ScriptedAgent } from "../../agents/scripted-agent.js";
 import type { Episode, TimestepRecord, TurnRecord } from "./episode.js";
 import { InvalidActionError, type Director } from "./loop.js";
-import { Rng } from "./rng.js";
+import { LazyRng, TimestepContext } from "./step-context.js";
 import type { Observation, World } from "./world.js";
 
 export interface ScriptStepOf<A, X> {
@@ -55,7 +55,7 @@ export function playScript<S, A, X>(
 ): Episode<S> {
   const seed = opts.seed ?? 0;
   const withMind = opts.mentalStates ?? true;
-  let rng: Rng | undefined;
+  const rng = new LazyRng(seed);
   let state = initialState;
   const agents = world.agents(state).slice();
   const noops = agents.map((name) => world.noop(state, name));
@@ -92,12 +92,7 @@ export function playScript<S, A, X>(
       actions[name] = world.renderAction(state, name, action);
     });
     const exogenous: readonly X[] = step.narration === undefined ? NO_EVENTS : [step.narration];
-    const result = world.step(state, joint, {
-      get rng() {
-        return (rng ??= Rng.seeded(seed));
-      },
-      exogenous,
-    });
+    const result = world.step(state, joint, new TimestepContext(rng, exogenous));
     for (const name of agents) {
       const reward = result.rewards?.[name];
       if (reward !== undefined) returns[name] = (returns[name] ?? 0) + reward;
