@@ -2,15 +2,16 @@
  * The optional LLM judge of the context evaluation, as the social-world-model project grades
  * observation accuracy: a model reads both contexts (and the story and question, when the files
  * carry them) and answers {"score": 0..1, "reasoning": "..."}. The prompt lives in
- * benchmarks/prompts/context-judge.txt. `EndpointJudge` asks any OpenAI-compatible chat endpoint;
- * anything else that can grade implements `ContextJudge`.
+ * benchmarks/prompts/context-judge.txt. `EndpointJudge` asks any OpenAI-compatible chat endpoint
+ * (with retries); anything else that can grade implements `ContextJudge`.
  *
- * As upstream, a judge that fails (network, unreadable reply) scores the file 0 with the error as
- * its reasoning: the evaluation goes on, and the table shows it.
+ * As upstream, a judge that fails for good (the endpoint after its retries, an unreadable reply)
+ * scores the file 0 with the error as its reasoning: the evaluation goes on, and the table shows it.
  */
 import { z } from "zod";
 import { fill, promptTemplate } from "../prompts.js";
 import { pythonJson } from "../../worlds/core/socialized-context.js";
+import { ChatClient } from "../../agents/llm/client.js";
 
 export interface JudgeInput {
   readonly fileId: string;
@@ -63,53 +64,48 @@ export function parseJudgeReply(text: string): JudgeVerdict {
   return { score: Math.min(1, Math.max(0, v.data.score)), reasoning: v.data.reasoning };
 }
 
-const ChatReply = z.object({ choices: z.array(z.object({ message: z.object({ content: z.string().nullable() }) })).min(1) });
-
 export interface EndpointJudgeOptions {
   /** The API root, e.g. https://api.openai.com/v1 or http://localhost:8000/v1. */
   readonly baseUrl: string;
   readonly model: string;
   readonly apiKey?: string;
+  /** Milliseconds one attempt may take (default 120 s). */
   readonly timeoutMs?: number;
+  /** Attempts after the first on a refused connection, a timeout, 429 or 5xx (default 4). */
+  readonly retries?: number;
+  /** The first retry's wait before jitter (default 1 s; doubles each time, at most 30 s). */
+  readonly backoffMs?: number;
 }
 
+/**
+ * Asks an OpenAI-compatible chat endpoint, at temperature 0, through the same client as the `llm`
+ * agent: retries with exponential backoff (seeded jitter) and Retry-After on a refused
+ * connection, a timeout, 429 or 5xx, so that a long evaluation survives a rate limit; the caller
+ * (evaluateContexts' --concurrency) bounds the calls in flight.
+ */
 export class EndpointJudge implements ContextJudge {
   readonly id: string;
+  private readonly client: ChatClient;
 
   constructor(private readonly opts: EndpointJudgeOptions) {
     this.id = `${opts.model} at ${opts.baseUrl}`;
+    this.client = new ChatClient({
+      baseUrl: opts.baseUrl,
+      ...(opts.apiKey ? { apiKey: opts.apiKey } : {}),
+      timeoutMs: opts.timeoutMs ?? 120_000,
+      retries: opts.retries ?? 4,
+      backoffMs: opts.backoffMs ?? 1000,
+      backoffMaxMs: 30_000,
+      concurrency: 1024,
+      seed: `judge|${opts.model}`,
+    });
   }
 
   async judge(input: JudgeInput, signal?: AbortSignal): Promise<JudgeVerdict> {
-    const { url, init } = judgeRequest(this.opts, judgePrompt(input));
-    const timeout = AbortSignal.timeout(this.opts.timeoutMs ?? 120_000);
-    const res = await fetch(url, { ...init, signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
-    return parseJudgeReply(chatContent(url, res.status, await res.text()));
+    const reply = await this.client.chat(
+      { model: this.opts.model, temperature: 0, messages: [{ role: "user", content: judgePrompt(input) }] },
+      signal ? { signal } : {},
+    );
+    return parseJudgeReply(reply.text);
   }
-}
-
-/** The chat-completion request for a judge prompt: temperature 0, one user message. */
-export function judgeRequest(opts: EndpointJudgeOptions, prompt: string): { url: string; init: { method: "POST"; headers: Record<string, string>; body: string } } {
-  return {
-    url: `${opts.baseUrl.replace(/\/+$/, "")}/chat/completions`,
-    init: {
-      method: "POST",
-      headers: { "content-type": "application/json", ...(opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {}) },
-      body: JSON.stringify({ model: opts.model, temperature: 0, messages: [{ role: "user", content: prompt }] }),
-    },
-  };
-}
-
-/** The assistant's text from a chat-completion response, or an error naming the endpoint. */
-export function chatContent(url: string, status: number, body: string): string {
-  if (status < 200 || status >= 300) throw new Error(`${url}: HTTP ${status}: ${body.slice(0, 200)}`);
-  let json: unknown;
-  try {
-    json = JSON.parse(body);
-  } catch {
-    throw new Error(`${url}: the reply is not JSON: ${body.slice(0, 200)}`);
-  }
-  const reply = ChatReply.safeParse(json);
-  if (!reply.success) throw new Error(`${url}: not a chat completion: ${reply.error.issues[0]!.message}`);
-  return reply.data.choices[0]!.message.content ?? "";
 }

@@ -41,7 +41,8 @@ Input:
 Options:
   --judge URL          grade observation accuracy with an LLM judge at an OpenAI-compatible
                        endpoint (e.g. https://api.openai.com/v1) instead; the key is read from
-                       $SOCIALWORLD_JUDGE_API_KEY or $OPENAI_API_KEY; the exact score stays in --json
+                       $SOCIALWORLD_JUDGE_API_KEY or $OPENAI_API_KEY; busy or failing endpoints are
+                       retried up to 4 times with backoff; the exact score stays in --json
   --judge-model NAME   the judge's model (default gpt-4o, as upstream)
   --concurrency N      judge calls at once (default 8)
   --json OUT.json      every file's scores, the event alignment and the schema problems

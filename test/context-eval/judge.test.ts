@@ -1,7 +1,9 @@
-/** The LLM judge's prompt, request and reply handling, and how the evaluation uses a judge (no endpoint is called). */
+/** The LLM judge's prompt, its requests to an endpoint (a local HTTP server here), reply handling, and how the evaluation uses a judge. */
+import { createServer, type IncomingMessage } from "node:http";
+import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { evaluateContexts, type ContextPair } from "../../benchmarks/context-eval.js";
-import { chatContent, judgePrompt, judgeRequest, parseJudgeReply, type ContextJudge, type JudgeInput } from "../../benchmarks/context-eval/judge.js";
+import { EndpointJudge, judgePrompt, parseJudgeReply, type ContextJudge, type JudgeInput } from "../../benchmarks/context-eval/judge.js";
 
 const gt = {
   agents_names: ["A", "B"],
@@ -22,11 +24,40 @@ describe("context judge", () => {
     expect(prompt).toMatch(/Reply with JSON only: \{"score"/);
     expect(judgePrompt({ fileId: "7", groundTruth: gt, generated: gt, question: " " })).toContain("Story:\n(not given)\n\nQuestion asked about the story:\n(not given)");
 
-    const req = judgeRequest({ baseUrl: "http://localhost:8000/v1/", model: "m", apiKey: "k" }, prompt);
-    expect(req.url).toBe("http://localhost:8000/v1/chat/completions");
-    expect(req.init.headers.authorization).toBe("Bearer k");
-    expect(JSON.parse(req.init.body)).toEqual({ model: "m", temperature: 0, messages: [{ role: "user", content: prompt }] });
-    expect(judgeRequest({ baseUrl: "http://h/v1", model: "m" }, "p").init.headers.authorization).toBeUndefined();
+  });
+
+  it("asks an endpoint at temperature 0 with the key, and retries a busy one (503, then 429 with Retry-After)", async () => {
+    const seen: { auth?: string; body: any }[] = [];
+    const replies = [
+      { status: 503, body: "overloaded" },
+      { status: 429, body: "slow down", headers: { "retry-after": "0" } },
+      { status: 200, body: JSON.stringify({ id: "c", choices: [{ index: 0, message: { role: "assistant", content: 'Sure: {"score": 0.8, "reasoning": "B misses one event"}' } }] }) },
+    ];
+    const server = createServer(async (req: IncomingMessage, res) => {
+      let text = "";
+      for await (const chunk of req) text += chunk;
+      seen.push({ ...(req.headers.authorization ? { auth: req.headers.authorization } : {}), body: JSON.parse(text) });
+      const r = replies[Math.min(seen.length - 1, replies.length - 1)]!;
+      res.writeHead(r.status, { "content-type": r.status === 200 ? "application/json" : "text/plain", ...(r.headers ?? {}) });
+      res.end(r.body);
+    });
+    await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/`;
+      const judge = new EndpointJudge({ baseUrl: base, model: "judge-m", apiKey: "k", backoffMs: 5 });
+      const input: JudgeInput = { fileId: "1", groundTruth: gt, generated: gt, story: "A entered the den." };
+      expect(await judge.judge(input)).toEqual({ score: 0.8, reasoning: "B misses one event" });
+      expect(seen).toHaveLength(3);
+      expect(seen[2]).toEqual({ auth: "Bearer k", body: { model: "judge-m", temperature: 0, stream: false, messages: [{ role: "user", content: judgePrompt(input) }] } });
+      expect(judge.id).toBe(`judge-m at ${base}`);
+
+      // An endpoint that keeps failing: the error names it and every attempt.
+      const down = new EndpointJudge({ baseUrl: base, model: "judge-m", retries: 1, backoffMs: 5 });
+      replies.splice(0, replies.length, { status: 500, body: "broken" });
+      await expect(down.judge(input)).rejects.toThrow(/HTTP 500.*2 attempts/);
+    } finally {
+      await new Promise((done) => server.close(done));
+    }
   });
 
   it("reads replies as upstream does: JSON alone or inside text, the score clamped to [0, 1]", () => {
@@ -38,11 +69,6 @@ describe("context judge", () => {
     expect(() => parseJudgeReply('{"score": "high"}')).toThrow("score is not a number");
     expect(() => parseJudgeReply("{score: 1}")).toThrow("not valid JSON");
 
-    const ok = JSON.stringify({ id: "x", choices: [{ index: 0, message: { role: "assistant", content: '{"score": 0.9, "reasoning": "ok"}' } }] });
-    expect(chatContent("u", 200, ok)).toBe('{"score": 0.9, "reasoning": "ok"}');
-    expect(() => chatContent("u", 429, "rate limited")).toThrow("u: HTTP 429: rate limited");
-    expect(() => chatContent("u", 200, "<html>")).toThrow("u: the reply is not JSON");
-    expect(() => chatContent("u", 200, '{"choices": []}')).toThrow("u: not a chat completion");
   });
 
   it("replaces the exact observation accuracy with the judge's score, keeps the exact one, and scores a failing judge 0", async () => {
