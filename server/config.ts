@@ -6,6 +6,10 @@
  *   SOCIALWORLD_DATA               the embedded store (default data/)
  *   SOCIALWORLD_ADMIN_TOKEN        the admin token (default: a new random one, printed at start)
  *   SOCIALWORLD_DATA_ROOTS         folders benchmark rooms may read files from (path-list separated)
+ *   SOCIALWORLD_POLICIES           policies served at /v1 besides <store>/policies/ (`DIR` or `ID=DIR`, path-list separated)
+ *   SOCIALWORLD_OPENAI_API_KEY     the key /v1 asks for (default: none asked)
+ *
+ * Every variable is checked; a bad one is an error naming it (ConfigError), never a stack trace.
  */
 import { existsSync } from "node:fs";
 import { delimiter, dirname, join, resolve } from "node:path";
@@ -31,20 +35,68 @@ export const ServerConfigSchema = z.object({
   demo: z.boolean(),
   /** The built web client (default: dist/client of the package). */
   clientDir: z.string().min(1),
+  /** Policies served at /v1 besides <store>/policies/: `DIR` or `ID=DIR`. */
+  policies: z.array(z.string().min(1)).default([]),
+  /** The key /v1 requires (none: /v1 is open like the rest of the public API). */
+  openaiApiKey: z.string().min(1).optional(),
 });
-export type ServerConfig = z.infer<typeof ServerConfigSchema>;
+export type ServerConfig = z.input<typeof ServerConfigSchema>;
+
+/** A bad environment variable: the message names it. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
+const portVar = () =>
+  z.coerce
+    .number({ error: "expected a port number" })
+    .int("expected a whole port number")
+    .min(0, "a port is 0 to 65535")
+    .max(65535, "a port is 0 to 65535");
+
+const EnvSchema = z.object({
+  SOCIALWORLD_PORT: portVar().optional(),
+  PORT: portVar().optional(),
+  SOCIALWORLD_HOST: z.string().min(1).optional(),
+  SOCIALWORLD_DATA: z.string().min(1).optional(),
+  SOCIALWORLD_ADMIN_TOKEN: z.string().min(16, "the admin token must have at least 16 characters").optional(),
+  SOCIALWORLD_DATA_ROOTS: z.string().optional(),
+  SOCIALWORLD_POLICIES: z.string().optional(),
+  SOCIALWORLD_OPENAI_API_KEY: z.string().min(1).optional(),
+});
+
+/** Empty variables count as unset (`FOO= cmd`). */
+function present(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const key of Object.keys(EnvSchema.shape)) {
+    const v = env[key];
+    if (v !== undefined && v !== "") out[key] = v;
+  }
+  return out;
+}
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfig {
-  const store = resolve(env.SOCIALWORLD_DATA ?? defaultStoreRoot());
-  const roots = (env.SOCIALWORLD_DATA_ROOTS ?? "").split(delimiter).filter(Boolean);
-  const port = env.SOCIALWORLD_PORT ?? env.PORT;
+  const r = EnvSchema.safeParse(present(env));
+  if (!r.success) {
+    const issue = r.error.issues[0]!;
+    const name = String(issue.path[0]);
+    throw new ConfigError(`$${name}: ${issue.message} (got "${env[name]}")`);
+  }
+  const e = r.data;
+  const store = resolve(e.SOCIALWORLD_DATA ?? defaultStoreRoot());
+  const list = (v: string | undefined) => (v ?? "").split(delimiter).filter(Boolean);
   return {
-    port: port === undefined ? 2567 : Number(port),
-    host: env.SOCIALWORLD_HOST ?? "127.0.0.1",
+    port: e.SOCIALWORLD_PORT ?? e.PORT ?? 2567,
+    host: e.SOCIALWORLD_HOST ?? "127.0.0.1",
     store,
-    ...(env.SOCIALWORLD_ADMIN_TOKEN ? { adminToken: env.SOCIALWORLD_ADMIN_TOKEN } : {}),
-    dataRoots: [resolve(store, "datasets"), ...roots.map((r) => resolve(r))],
+    ...(e.SOCIALWORLD_ADMIN_TOKEN ? { adminToken: e.SOCIALWORLD_ADMIN_TOKEN } : {}),
+    dataRoots: [resolve(store, "datasets"), ...list(e.SOCIALWORLD_DATA_ROOTS).map((r) => resolve(r))],
     demo: true,
     clientDir: resolve(PACKAGE_ROOT, "dist", "client"),
+    policies: list(e.SOCIALWORLD_POLICIES),
+    ...(e.SOCIALWORLD_OPENAI_API_KEY ? { openaiApiKey: e.SOCIALWORLD_OPENAI_API_KEY } : {}),
   };
 }

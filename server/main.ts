@@ -48,10 +48,10 @@ export async function startServer(input: ServerConfig): Promise<RunningServer> {
   const hub = new ProgressHub();
   const training = new TrainingBoard(hub);
   const context: ServerContext = { store, hub, dataRoots: config.dataRoots, rooms: new Map(), training, selfPlay: new SelfPlayPools(store, training) };
-  // Policies under <store>/policies/ and in $SOCIALWORLD_POLICIES, as an OpenAI-compatible API at /v1.
+  // Policies under <store>/policies/ and those configured ($SOCIALWORLD_POLICIES), as an OpenAI-compatible API at /v1.
   const openai = new OpenAiService({
-    models: () => discoverPolicies(config.store),
-    ...(process.env.SOCIALWORLD_OPENAI_API_KEY ? { apiKey: process.env.SOCIALWORLD_OPENAI_API_KEY } : {}),
+    models: () => discoverPolicies(config.store, config.policies),
+    ...(config.openaiApiKey ? { apiKey: config.openaiApiKey } : {}),
   });
   setServerContext(context);
   const startedAt = new Date();

@@ -5,8 +5,8 @@
  */
 import { resolve } from "node:path";
 import { z } from "zod";
-import { configFromEnv } from "../../server/config.js";
-import { intArg, parseCommand } from "../args.js";
+import { ConfigError, configFromEnv, type ServerConfig } from "../../server/config.js";
+import { intArg, parseCommand, UsageError } from "../args.js";
 
 export const SERVE_HELP = `socialworld serve [options]
 
@@ -22,6 +22,9 @@ Options:
   --admin-token T    the token admin requests must carry (default: $SOCIALWORLD_ADMIN_TOKEN, else
                      a new one, printed)
   --no-demo          start without the demo rooms
+
+Environment: also $SOCIALWORLD_POLICIES (policies served at /v1 besides <store>/policies/: DIR or
+ID=DIR, separated like PATH) and $SOCIALWORLD_OPENAI_API_KEY (the key /v1 then requires).
 `;
 
 const Args = z.object({
@@ -47,7 +50,13 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     },
     Args,
   );
-  const env = configFromEnv(args.store ? { ...process.env, SOCIALWORLD_DATA: args.store } : process.env);
+  let env: ServerConfig;
+  try {
+    env = configFromEnv(args.store ? { ...process.env, SOCIALWORLD_DATA: args.store } : process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) throw new UsageError(err.message);
+    throw err;
+  }
   const config = {
     ...env,
     ...(args.port !== undefined ? { port: args.port } : {}),

@@ -5,7 +5,7 @@
  * up again on each request so that a policy trained while the server runs is served at once.
  */
 import { existsSync, readdirSync, statSync } from "node:fs";
-import { basename, delimiter, join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 
 export interface ServedModel {
   /** What clients put in `model`. */
@@ -25,8 +25,8 @@ export function parseModelArg(arg: string): ServedModel {
   return { id: basename(dir), dir };
 }
 
-/** The main server's policies: `<store>/policies/*` and $SOCIALWORLD_POLICIES (later entries win). */
-export function discoverPolicies(store: string, env: NodeJS.ProcessEnv = process.env): ServedModel[] {
+/** The main server's policies: `<store>/policies/*` and the configured entries (`DIR` or `ID=DIR`; later ones win). */
+export function discoverPolicies(store: string, entries: readonly string[] = []): ServedModel[] {
   const found = new Map<string, ServedModel>();
   const root = join(store, "policies");
   if (existsSync(root)) {
@@ -35,7 +35,7 @@ export function discoverPolicies(store: string, env: NodeJS.ProcessEnv = process
       if (statSync(dir).isDirectory() && isCheckpoint(dir)) found.set(name, { id: name, dir });
     }
   }
-  for (const entry of (env.SOCIALWORLD_POLICIES ?? "").split(delimiter).filter(Boolean)) {
+  for (const entry of entries) {
     const m = parseModelArg(entry);
     found.set(m.id, m);
   }
