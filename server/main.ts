@@ -18,6 +18,7 @@ import { Server as IoServer } from "socket.io";
 import { RunStore } from "../store/run-store.js";
 import { apiRouter } from "./api/router.js";
 import { discoverPolicies } from "./openai/models.js";
+import { restoreTrainingRuns } from "./training-history.js";
 import { OpenAiService } from "./openai/service.js";
 import { ServerConfigSchema, type ServerConfig } from "./config.js";
 import { setServerContext, type ServerContext } from "./context.js";
@@ -48,6 +49,8 @@ export async function startServer(input: ServerConfig): Promise<RunningServer> {
   const hub = new ProgressHub();
   const training = new TrainingBoard(hub);
   const context: ServerContext = { store, hub, dataRoots: config.dataRoots, rooms: new Map(), training, selfPlay: new SelfPlayPools(store, training) };
+  // The dashboard shows the store's earlier training runs too (server/training-history.ts).
+  restoreTrainingRuns(store, training);
   // Policies under <store>/policies/ and those configured ($SOCIALWORLD_POLICIES), as an OpenAI-compatible API at /v1.
   const openai = new OpenAiService({
     models: () => discoverPolicies(config.store, config.policies),

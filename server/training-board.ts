@@ -111,6 +111,13 @@ export class TrainingBoard {
     this.hub.publish("progress", { runId: run.runId, kind: "trainer", title: run.title, source: run.source, steps: run.steps, roomIds: run.roomIds, ...(run.round !== undefined ? { round: run.round } : {}), metrics });
   }
 
+  /** A run from before this server started (history.ts), shown as it was; nothing is published. */
+  restore(run: TrainingRun): void {
+    if (this.runs.has(run.runId)) return;
+    this.runs.set(run.runId, { ...run, history: run.history.slice(-MAX_HISTORY) });
+    this.trim();
+  }
+
   finish(runId: string, status: "done" | "interrupted" | "failed", extra: { checkpoint?: string } = {}): void {
     const run = this.runs.get(runId);
     if (run) {

@@ -114,7 +114,7 @@ export async function runGrpoSession(o: SessionOptions): Promise<SessionResult> 
       source.markLogged?.(kept);
       run = await o.store.update(run.id, { status: "running" });
     } else {
-      run = await o.store.create("grpo", o.title ?? `GRPO: ${source.description}`, { ...source.runParams, trainer: "grpo", out: o.out, config: c });
+      run = await o.store.create("grpo", o.title ?? `GRPO: ${source.description}`, { ...source.runParams, trainer: "grpo", description: source.description, out: o.out, config: c });
     }
     runId = run.id;
     log = new EpisodeLog(o.store.episodesPath(run));
