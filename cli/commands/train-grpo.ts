@@ -50,6 +50,8 @@ Objective:
   --entropy X (0: entropy bonus coefficient)
   --dynamic-sampling  --max-rollout-batches N (4)   drop groups with equal rewards, sample more
   --skip-solved            leave out the points the starting policy already answers right (greedy)
+  --keep-solved P (0)      with --skip-solved: keep this share of the solved ones anyway (seeded), a
+                           replay against forgetting
   --overlong-buffer N (0: off)  --overlong-penalty X (1)  --mask-truncated
   --reward exact=1,f1=0,rougeL=0,format=0   weights of the reward parts
   --format-failure X (-1)   the reward of a reply that fails the strict format
@@ -101,6 +103,7 @@ const Args = z.object({
   entropy: num().min(0).optional(),
   "dynamic-sampling": z.boolean().default(false),
   "skip-solved": z.boolean().default(false),
+  "keep-solved": num().min(0).max(1).optional(),
   "max-rollout-batches": intArg(1).optional(),
   "overlong-buffer": intArg(0).optional(),
   "overlong-penalty": num().min(0).optional(),
@@ -145,7 +148,7 @@ export function configFromArgs(a: Args): GrpoConfigInput {
     ["advantage-eps", "advantageEps"], ["clip-low", "clipLow"], ["clip-high", "clipHigh"], ["dual-clip", "dualClip"], ["loss-agg", "lossAggregation"],
     ["kl", "klCoef"], ["kl-estimator", "klEstimator"], ["kl-in", "klIn"], ["entropy", "entropyCoef"], ["max-rollout-batches", "maxRolloutBatches"],
     ["overlong-buffer", "overlongBuffer"], ["overlong-penalty", "overlongPenalty"], ["format-failure", "formatFailure"], ["lr", "lr"], ["min-lr", "minLr"],
-    ["warmup", "warmupSteps"], ["weight-decay", "weightDecay"], ["beta1", "beta1"], ["beta2", "beta2"], ["grad-clip", "gradClip"], ["seed", "seed"],
+    ["warmup", "warmupSteps"], ["weight-decay", "weightDecay"], ["beta1", "beta1"], ["beta2", "beta2"], ["grad-clip", "gradClip"], ["seed", "seed"], ["keep-solved", "keepSolved"],
   ];
   const c: Record<string, unknown> = {};
   for (const [from, to] of pick) if (a[from] !== undefined) c[to] = a[from];

@@ -1,6 +1,6 @@
 /**
- * Offline difficulty filtering (skipSolved): the greedy pass keeps what the policy gets wrong, the
- * list is saved for a resume and refused for other data, and the subset maps onto its base.
+ * Offline difficulty filtering (skipSolved): the greedy pass keeps what the policy gets wrong (and,
+ * with keepSolved, a seeded share of the rest), the list is saved for a resume and refused for other data, and the subset maps onto its base.
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
@@ -10,7 +10,7 @@ import { AnswerSchema } from "../../worlds/question/world.js";
 import { DataError } from "../../worlds/core/errors.js";
 import { GrpoConfigSchema } from "../../trainers/grpo/config.js";
 import type { DecisionPoint, PointSource } from "../../trainers/grpo/decision-point.js";
-import { loadOrFindUnsolved, SubsetSource, unsolvedFile, unsolvedPoints } from "../../trainers/grpo/difficulty.js";
+import { loadOrFindUnsolved, pointsToTrain, SubsetSource, unsolvedFile, unsolvedPoints } from "../../trainers/grpo/difficulty.js";
 import { tempDir, tinyModel } from "../policy/fixtures.js";
 
 function source(size: number, exact: (i: number) => number, prompt = (i: number) => `Question ${i}?`): PointSource {
@@ -36,6 +36,23 @@ describe("difficulty filtering", () => {
     // Point 3's prompt does not fit in 512 positions: kept (not solved), never asked.
     const long = await unsolvedPoints(source(5, () => 1, (i) => (i === 3 ? "word ".repeat(600) : `Q${i}`)), completer, m.tokenizer, c, m.model.engine.maxPositionEmbeddings);
     expect(long).toContain(3);
+  });
+
+  it("keepSolved keeps a seeded share of the solved points (a replay against forgetting)", () => {
+    const solved = Array.from({ length: 400 }, (_, i) => i % 5 !== 0);
+    const wrong = solved.flatMap((ok, i) => (ok ? [] : [i]));
+    expect(pointsToTrain(solved, 0, 1)).toEqual(wrong);
+    const a = pointsToTrain(solved, 0.25, 1);
+    // Every unsolved point, and Binomial(320, 0.25) solved ones: mean 80, sd 7.7.
+    expect(wrong.every((i) => a.includes(i))).toBe(true);
+    const extra = a.length - wrong.length;
+    expect(extra).toBeGreaterThan(55);
+    expect(extra).toBeLessThan(105);
+    expect(a).toEqual([...a].sort((x, y) => x - y));
+    expect(pointsToTrain(solved, 0.25, 1)).toEqual(a);
+    expect(pointsToTrain(solved, 0.25, 2)).not.toEqual(a);
+    expect(pointsToTrain(solved, 1, 1)).toHaveLength(400);
+    expect(() => GrpoConfigSchema.parse({ keepSolved: 1.5 })).toThrow();
   });
 
   it("saves the list on a fresh start, reads it back on a resume, refuses it for other data", async () => {

@@ -64,6 +64,8 @@ export const GrpoConfigSchema = z
 
     /** Leave out the decision points the starting policy already answers right when greedy (difficulty.ts). */
     skipSolved: z.boolean().default(false),
+    /** With skipSolved: the share of already solved points kept anyway (seeded), a replay against forgetting. */
+    keepSolved: z.number().min(0).max(1).default(0),
     /** DAPO's dynamic sampling: drop groups whose rewards are all equal, sample more to fill the batch. */
     dynamicSampling: z.boolean().default(false),
     /** Rollout batches tried per step to fill it under dynamic sampling. */

@@ -14,6 +14,7 @@ import type { NativeCompleter } from "../../agents/policy/generate.js";
 import type { PolicyTokenizer } from "../../agents/policy/tokenizer.js";
 import type { EpisodeLog } from "../../store/episode-log.js";
 import { DataError } from "../../worlds/core/errors.js";
+import { Rng } from "../../worlds/core/rng.js";
 import type { GrpoConfig } from "./config.js";
 import type { DecisionPoint, PointSource, ScoredReply } from "./decision-point.js";
 import { scoreReply } from "./reward.js";
@@ -24,7 +25,12 @@ export function unsolvedFile(out: string): string {
   return join(out, "unsolved.json");
 }
 
-/** Indices of the points the policy does not answer correctly when greedy. */
+/**
+ * Indices of the points the policy does not answer correctly when greedy, plus a seeded share
+ * (`keepSolved`) of those it does: a replay against forgetting. Under dynamic sampling a solved
+ * point costs nothing while all its samples stay right, and pulls the policy back as soon as some
+ * go wrong.
+ */
 export async function unsolvedPoints(
   source: PointSource,
   completer: NativeCompleter,
@@ -33,7 +39,7 @@ export async function unsolvedPoints(
   maxPositions: number,
   onProgress?: (done: number, total: number) => void,
 ): Promise<number[]> {
-  const unsolved: number[] = [];
+  const solved: boolean[] = [];
   const batch = 64;
   for (let start = 0; start < source.size; start += batch) {
     const idx = Array.from({ length: Math.min(batch, source.size - start) }, (_, i) => start + i);
@@ -45,14 +51,25 @@ export async function unsolvedPoints(
     let k = 0;
     points.forEach((p, i) => {
       // A point too long for the model stays in (the trainer reports it); it is not solved.
-      if (!fits[i]) return unsolved.push(idx[i]!);
+      if (!fits[i]) return (solved[idx[i]!] = false);
       const r = replies[k++]!;
       const s = scoreReply(p, { text: r.text, tokens: r.tokens.length, finish: r.finishReason, logprob: 0 }, c);
-      if (!(s.format && s.exact === 1)) unsolved.push(idx[i]!);
+      solved[idx[i]!] = s.format && s.exact === 1;
     });
     onProgress?.(Math.min(start + batch, source.size), source.size);
   }
-  return unsolved;
+  return pointsToTrain(solved, c.keepSolved, c.seed);
+}
+
+/** The unsolved points' indices, plus a seeded `keepSolved` share of the solved ones. */
+export function pointsToTrain(solved: readonly boolean[], keepSolved: number, seed: number): number[] {
+  // One draw per solved point, in order, so the choice depends on the seed and the data only.
+  const keep = Rng.seeded(`keep-solved|${seed}`);
+  const out: number[] = [];
+  solved.forEach((ok, i) => {
+    if (!ok || (keepSolved > 0 && keep.chance(keepSolved))) out.push(i);
+  });
+  return out;
 }
 
 /** The unsolved points of a run: computed and saved on a fresh start, read back on a resume. */
@@ -80,10 +97,12 @@ export class SubsetSource implements PointSource {
   constructor(
     private readonly base: PointSource & { markLogged?(ids: Iterable<string>): void },
     private readonly indices: readonly number[],
+    /** What the subset is, for the description (default: the points the starting policy gets wrong). */
+    label?: string,
   ) {
     if (indices.length === 0) throw new Error(`the policy already answers all ${base.size} decision points correctly: nothing left to train on (drop skipSolved)`);
     this.size = indices.length;
-    this.description = `${base.description}, the ${indices.length} the starting policy gets wrong`;
+    this.description = `${base.description}, ${label ?? `the ${indices.length} the starting policy gets wrong`}`;
     this.dataId = createHash("sha256").update(base.dataId).update(JSON.stringify(indices)).digest("hex").slice(0, 16);
     this.runParams = { ...base.runParams, unsolved: indices.length };
   }
