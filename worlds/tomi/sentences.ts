@@ -3,6 +3,7 @@
  * the corrected ToMi adds ("The box is in the hallway.", "Oliver is in the attic."). One grammar
  * both reads stories and writes them, so generated files round-trip through the reader.
  */
+import { parseParaphrase } from "./paraphrase.js";
 
 export type TomiSentence =
   | { readonly kind: "enter"; readonly agent: string; readonly room: string }
@@ -54,14 +55,17 @@ const QUESTIONS: readonly [RegExp, (m: RegExpExecArray) => TomiQuestion][] = [
   [new RegExp(`^Where was the ${NOUN} at the beginning\\?$`), (m) => ({ kind: "memory", object: m[1]! })],
 ];
 
-/** The sentence, or undefined when it is not ToMi's grammar. */
+/**
+ * The sentence, or undefined when it is neither ToMi's grammar nor a rewording we can read with
+ * confidence (ParaphrasedToMi, see paraphrase.ts). The grammar goes first, so ToMi reads as it always did.
+ */
 export function parseSentence(text: string): TomiSentence | undefined {
   const s = text.trim();
   for (const [re, build] of PATTERNS) {
     const m = re.exec(s);
     if (m) return build(m);
   }
-  return undefined;
+  return parseParaphrase(s);
 }
 
 export function parseQuestion(text: string): TomiQuestion | undefined {

@@ -5,7 +5,8 @@
  * Stories leave some of the world implicit. A container is in the room where someone moves an
  * object into or out of it; failing that, where a sentence ("The box is in the hallway.") puts
  * it; failing both, in the room where most characters are when the story first mentions it.
- * "The A is in the B." places a container when B is a room of the story, else an object.
+ * "The A is in the B." places a container when B is a room of the story (and A is not an object
+ * the story moves), else an object.
  */
 import { DataError } from "../core/errors.js";
 import type { TomiSentence } from "./sentences.js";
@@ -41,7 +42,9 @@ export function buildScenario(sentences: readonly SentenceAt[], file: string, de
     if (s.kind === "enter" || s.kind === "exit") rooms.add(s.room);
     if (s.kind === "agents_at") rooms.add(s.room);
   }
-  const isContainerAt = (s: { place: string }): boolean => rooms.has(s.place);
+  // "pantry" is both a room and a container in ToMi's vocabulary: an object the story moves is never a container.
+  const movedObjects = new Set(sentences.flatMap(({ sentence: s }) => (s.kind === "move" ? [s.object] : [])));
+  const isContainerAt = (s: { subject: string; place: string }): boolean => rooms.has(s.place) && !movedObjects.has(s.subject);
 
   // First pass: follow agents' rooms to find where containers must be.
   const agentRoom = new Map<string, string | undefined>();

@@ -36,5 +36,13 @@ export const OBJECTS = [
 
 export const REMARK_VERBS = ["likes", "dislikes", "loves", "hates"] as const;
 
+/**
+ * Words of ToMi's own generator (its world.json) that ours does not draw from, so that readers
+ * recognise them in ToMi files (ParaphrasedToMi uses them). Kept apart so generated stories stay as
+ * they are: "pantry" is both a room and a container kind in ToMi, which a generator should avoid.
+ */
+export const TOMI_EXTRA_ROOMS = ["pantry"] as const;
+export const TOMI_EXTRA_OBJECTS = ["sweatshirt", "underclothes", "underpants", "undershirt"] as const;
+
 /** Every colour-prefixed container ("green_crate"). */
 export const CONTAINERS: readonly string[] = COLOURS.flatMap((c) => CONTAINER_KINDS.map((k) => `${c}_${k}`));
