@@ -22,10 +22,11 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { questionText } from "../agents/policy/question-prompt.js";
 import { packageRoot } from "./prompts.js";
+import { tomDataPath } from "./tom-data.js";
 import type { BenchReport } from "./report.js";
 import { TomiBenchmark } from "./tomi.js";
 
-const shared = join(packageRoot(), "..", "shared", "data", "tom", "tomi", "original");
+const shared = tomDataPath("tomi", "original");
 const { values } = parseArgs({
   options: {
     out: { type: "string", default: join(packageRoot(), "data", "grpo-demo") },

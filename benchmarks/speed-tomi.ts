@@ -15,10 +15,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { packageRoot } from "./prompts.js";
+import { tomDataPath } from "./tom-data.js";
 
 const { values } = parseArgs({
   options: {
-    data: { type: "string", default: join(packageRoot(), "..", "shared", "data", "tom", "tomi", "original", "fb_all_val.txt") },
+    data: { type: "string", default: tomDataPath("tomi", "original", "fb_all_val.txt") },
     runs: { type: "string", default: "5" },
     agent: { type: "string", default: "simulation" },
   },

@@ -1,24 +1,11 @@
 /**
  * Where the shared benchmark data lives (never copied into the repo): $SOCIALWORLD_TOM_DATA, or a
- * `shared/data/tom` folder beside the checkout or one level further up.
+ * `shared/data/tom` folder beside the checkout or one level further up (benchmarks/tom-data.ts).
  */
-import { existsSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { findTomData } from "../benchmarks/tom-data.js";
 
-const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-
-function find(): string | undefined {
-  const env = process.env.SOCIALWORLD_TOM_DATA;
-  if (env) return existsSync(env) ? env : undefined;
-  for (const up of ["..", "../.."]) {
-    const dir = join(repo, up, "shared", "data", "tom");
-    if (existsSync(dir)) return dir;
-  }
-  return undefined;
-}
-
-export const TOM_DATA = find();
+export const TOM_DATA = findTomData();
 
 export function tomData(...parts: string[]): string {
   if (!TOM_DATA) throw new Error("benchmark data not found: set SOCIALWORLD_TOM_DATA or put shared/data/tom beside the checkout");
