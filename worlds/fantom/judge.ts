@@ -4,6 +4,7 @@
  * (case-sensitive word F1 for beliefs, substring tests for names and letters), because the point
  * is to give the numbers users compare against.
  */
+import { bagOfTokensF1 } from "../core/rewards/token-f1.js";
 import { cosine, type Embedder } from "./embedder.js";
 
 /** `parse_response`: keeps what follows the last "Answer:" (or "Choose an answer from above:"). */
@@ -20,22 +21,7 @@ export function pySplit(s: string): string[] {
 
 /** `compute_f1`: bag-of-words F1 over whitespace tokens (no lowercasing here; callers decide). */
 export function wordF1(groundTruth: string, response: string): number {
-  const truth = pySplit(groundTruth);
-  const resp = pySplit(response);
-  const counts = new Map<string, number>();
-  for (const w of truth) counts.set(w, (counts.get(w) ?? 0) + 1);
-  let same = 0;
-  for (const w of resp) {
-    const c = counts.get(w) ?? 0;
-    if (c > 0) {
-      same++;
-      counts.set(w, c - 1);
-    }
-  }
-  if (same === 0) return 0;
-  const precision = same / resp.length;
-  const recall = same / truth.length;
-  return (2 * precision * recall) / (precision + recall);
+  return bagOfTokensF1(pySplit(response), pySplit(groundTruth));
 }
 
 /** `evaluate_fact_q`: word F1 of the lowercased texts. */

@@ -25,8 +25,11 @@ export function squadTokens(s: string): string[] {
 
 /** SQuAD's F1 between a prediction and one reference (0 when they share no token). */
 export function tokenF1(prediction: string, reference: string): number {
-  const p = squadTokens(prediction);
-  const r = squadTokens(reference);
+  return bagOfTokensF1(squadTokens(prediction), squadTokens(reference));
+}
+
+/** F1 over the multiset of tokens two texts share, however they were tokenized (0 when none). */
+export function bagOfTokensF1(p: readonly string[], r: readonly string[]): number {
   const counts = new Map<string, number>();
   for (const t of r) counts.set(t, (counts.get(t) ?? 0) + 1);
   let same = 0;
