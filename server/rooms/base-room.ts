@@ -19,7 +19,7 @@ import { serverContext, type LiveRoom, type RoomSummary, type ServerContext } fr
 import { C2S, S2C, type ActionResultMessage, type SeatMessage, type TurnMessage, type TurnOverMessage } from "../protocol.js";
 import { HumanTurns, type PendingTurn } from "./human-turns.js";
 import { ActMessageSchema, describeIssues, JoinOptionsSchema } from "./options.js";
-import { Perspective, PerspectiveStep, RoomState, Seat, Tick, WORLD_PERSPECTIVE } from "./state.js";
+import { Perspective, perspectiveStep, pushBounded, RoomState, Seat, tickNow, WORLD_PERSPECTIVE } from "./state.js";
 
 /** The longest timeline and perspective history a client is sent (older timesteps are in the run's log). */
 const MAX_HISTORY = 1000;
@@ -271,33 +271,21 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
   /** Appends a recorded timestep: the public tick, the world's view, and each agent's own view. */
   protected recordTimestep(rec: TimestepRecord, sources: Readonly<Record<string, string>>): void {
     const state = this.state;
-    const tick = new Tick();
-    tick.timestep = rec.timestep;
-    tick.at = Date.now();
-    push(state.timeline, tick);
-    const agents = [...state.agents];
-    const world = new PerspectiveStep();
-    world.timestep = rec.timestep;
-    world.text = rec.state;
-    world.sameAsState = true;
-    world.mentalState = "";
-    world.action = "";
-    world.source = "";
-    world.data = "";
-    const wp = state.perspectives.get(WORLD_PERSPECTIVE);
-    if (wp) push(wp.steps, world);
-    for (const a of agents) {
+    pushBounded(state.timeline, tickNow(rec.timestep), MAX_HISTORY);
+    const world = perspectiveStep({ timestep: rec.timestep, text: rec.state, sameAsState: true });
+    pushBounded(state.perspectives.get(WORLD_PERSPECTIVE)?.steps, world, MAX_HISTORY);
+    for (const a of [...state.agents]) {
       const obs = rec.observations[a];
-      const step = new PerspectiveStep();
-      step.timestep = rec.timestep;
-      step.text = obs?.text ?? "";
-      step.sameAsState = obs?.sameAsState ?? false;
-      step.mentalState = rec.mentalStates[a] ?? "";
-      step.action = rec.actions[a] ?? "none";
-      step.source = sources[a] ?? "agent";
-      step.data = dataJson(obs?.data);
-      const p = state.perspectives.get(a);
-      if (p) push(p.steps, step);
+      const step = perspectiveStep({
+        timestep: rec.timestep,
+        text: obs?.text ?? "",
+        sameAsState: obs?.sameAsState ?? false,
+        mentalState: rec.mentalStates[a] ?? "",
+        action: rec.actions[a] ?? "none",
+        source: sources[a] ?? "agent",
+        data: dataJson(obs?.data),
+      });
+      pushBounded(state.perspectives.get(a)?.steps, step, MAX_HISTORY);
     }
     // Send now rather than at the next patch interval: the timestep is what clients wait for.
     this.broadcastPatch();
@@ -488,11 +476,6 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
       this.spectatorView.dispose();
     }
   }
-}
-
-function push<T>(list: { push(x: T): number; shift(): T | undefined; length: number }, item: T): void {
-  list.push(item);
-  while (list.length > MAX_HISTORY) list.shift();
 }
 
 function dataJson(data: unknown): string {

@@ -23,7 +23,7 @@ import { BaseRoom } from "./base-room.js";
 import { pause } from "./pause.js";
 import { BenchmarkOptionsSchema, OptionsError, parseOptions, type BenchmarkOptions } from "./options.js";
 import { SeatAgent } from "./seat-agent.js";
-import { ItemOutcome, PerspectiveStep, Progress, Tick, TypeScore, WORLD_PERSPECTIVE } from "./state.js";
+import { ItemOutcome, perspectiveStep, Progress, pushBounded, tickNow, TypeScore, WORLD_PERSPECTIVE, type PerspectiveStep } from "./state.js";
 
 export const RESPONDENT = "respondent";
 const RECENT = 20;
@@ -169,29 +169,11 @@ export class BenchmarkRoom extends BaseRoom {
   }
 
   private showQuestion(n: number, item: BenchItem, task: QuestionTask): { world: PerspectiveStep; mine: PerspectiveStep } {
-    const tick = new Tick();
-    tick.timestep = n;
-    tick.at = Date.now();
-    this.state.timeline.push(tick);
-    const world = new PerspectiveStep();
-    world.timestep = n;
-    world.text = item.question;
-    world.sameAsState = true;
-    world.mentalState = "";
-    world.action = "";
-    world.source = "";
-    world.data = JSON.stringify({ id: item.id, type: item.type, question: item.question, story: task.story });
-    const mine = new PerspectiveStep();
-    mine.timestep = n;
-    mine.text = task.prompt;
-    mine.sameAsState = false;
-    mine.mentalState = "";
-    mine.action = "";
-    mine.source = "";
-    mine.data = JSON.stringify(task);
-    trimmedPush(this.state.perspectives.get(WORLD_PERSPECTIVE)?.steps, world);
-    trimmedPush(this.state.perspectives.get(RESPONDENT)?.steps, mine);
-    while (this.state.timeline.length > RECENT * 5) this.state.timeline.shift();
+    pushBounded(this.state.timeline, tickNow(n), RECENT * 5);
+    const world = perspectiveStep({ timestep: n, text: item.question, sameAsState: true, data: JSON.stringify({ id: item.id, type: item.type, question: item.question, story: task.story }) });
+    const mine = perspectiveStep({ timestep: n, text: task.prompt, sameAsState: false, data: JSON.stringify(task) });
+    pushBounded(this.state.perspectives.get(WORLD_PERSPECTIVE)?.steps, world, RECENT * 5);
+    pushBounded(this.state.perspectives.get(RESPONDENT)?.steps, mine, RECENT * 5);
     this.broadcastPatch();
     return { world, mine };
   }
@@ -291,10 +273,4 @@ export class BenchmarkRoom extends BaseRoom {
     await this.playing;
     await this.finalized;
   }
-}
-
-function trimmedPush(list: { push(x: PerspectiveStep): number; shift(): unknown; length: number } | undefined, step: PerspectiveStep): void {
-  if (!list) return;
-  list.push(step);
-  while (list.length > RECENT * 5) list.shift();
 }

@@ -70,6 +70,34 @@ export const PerspectiveStep = schema(
 );
 export type PerspectiveStep = SchemaType<typeof PerspectiveStep>;
 
+/** A step with every field set (schema instances start empty); the world's steps leave the agent fields "". */
+export function perspectiveStep(f: { timestep: number; text: string; sameAsState: boolean; mentalState?: string; action?: string; source?: string; data?: string }): PerspectiveStep {
+  const step = new PerspectiveStep();
+  step.timestep = f.timestep;
+  step.text = f.text;
+  step.sameAsState = f.sameAsState;
+  step.mentalState = f.mentalState ?? "";
+  step.action = f.action ?? "";
+  step.source = f.source ?? "";
+  step.data = f.data ?? "";
+  return step;
+}
+
+/** The tick of a timestep recorded now. */
+export function tickNow(timestep: number): Tick {
+  const tick = new Tick();
+  tick.timestep = timestep;
+  tick.at = Date.now();
+  return tick;
+}
+
+/** Appends to a synchronized list and drops its oldest entries past `max` (histories stay bounded). */
+export function pushBounded<T>(list: { push(x: T): number; shift(): T | undefined; length: number } | undefined, item: T, max: number): void {
+  if (!list) return;
+  list.push(item);
+  while (list.length > max) list.shift();
+}
+
 export const Perspective = schema(
   {
     /** "world" or an agent's name. */
