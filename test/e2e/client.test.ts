@@ -4,33 +4,20 @@
  * from the lobby, act (a refused action first), see the action applied, and check from the bytes
  * the page's sockets received that it never got another seat's private observation.
  */
-import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
-import { build } from "vite";
+import { join } from "node:path";
+import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bytesContain, decodeFrames } from "../server/wire.js";
 import { framesOf, startTestServer, until, type TestServer } from "../server/harness.js";
-
-const CHROMIUM = "/usr/bin/chromium";
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
-const available = existsSync(CHROMIUM);
-// CI installs Chromium (.ci/run): there, a missing browser is a failure, not a skip.
-if (!available && process.env.CI) throw new Error(`${CHROMIUM} not found: .ci/run installs it with apt-get`);
-if (!available) console.warn(`[socialworld e2e] ${CHROMIUM} not found (apt-get install -y chromium): the browser tests are skipped`);
+import { buildClient, chromiumAvailable, launchBrowser } from "./browser.js";
 
 let ts: TestServer;
 const contexts: BrowserContext[] = [];
 
 /** A fresh browser profile (its own --user-data-dir). */
 async function browser(): Promise<Page> {
-  const ctx = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), "sw-chromium-")), {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ARGS,
-    viewport: { width: 1280, height: 900 },
-  });
+  const ctx = await launchBrowser();
   contexts.push(ctx);
   const page = ctx.pages()[0] ?? (await ctx.newPage());
   page.on("pageerror", (err) => console.error(`[page] ${err.message}`));
@@ -43,11 +30,9 @@ async function createRoom(options: Record<string, unknown>): Promise<{ roomId: s
   return { roomId: res.json.roomId, agents: res.json.seats.map((s: { agent: string }) => s.agent) };
 }
 
-describe.skipIf(!available)("the web client in Chromium", () => {
+describe.skipIf(!chromiumAvailable)("the web client in Chromium", () => {
   beforeAll(async () => {
-    const outDir = mkdtempSync(join(tmpdir(), "sw-client-"));
-    await build({ configFile: resolve("client/vite.config.ts"), logLevel: "silent", build: { outDir, emptyOutDir: true, sourcemap: false } });
-    ts = await startTestServer({ clientDir: outDir });
+    ts = await startTestServer({ clientDir: await buildClient() });
   }, 120_000);
   afterAll(async () => {
     for (const c of contexts) await c.close();

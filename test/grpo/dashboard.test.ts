@@ -3,20 +3,12 @@
  * `train grpo --server` posts them) show as plots of reward, KL and accuracy, and a new step
  * arrives live over socket.io without a reload.
  */
-import { existsSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { chromium, type BrowserContext } from "playwright-core";
-import { build } from "vite";
+import type { BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MetricsPublisher } from "../../trainers/grpo/publisher.js";
 import type { StepMetrics } from "../../trainers/grpo/metrics.js";
 import { ADMIN, startTestServer, until, type TestServer } from "../server/harness.js";
-
-const CHROMIUM = "/usr/bin/chromium";
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
-const available = existsSync(CHROMIUM);
-if (!available && process.env.CI) throw new Error(`${CHROMIUM} not found: .ci/run installs it with apt-get`);
+import { buildClient, chromiumAvailable, launchBrowser } from "../e2e/browser.js";
 
 let ts: TestServer;
 let ctx: BrowserContext | undefined;
@@ -24,11 +16,9 @@ let ctx: BrowserContext | undefined;
 const step = (n: number, reward: number, accuracy: number, kl: number) =>
   ({ step: n, reward, accuracy, kl, entropy: 1, clipFraction: 0.05, loss: -0.1, responseLength: 3 }) as unknown as StepMetrics;
 
-describe.skipIf(!available)("training dashboard", () => {
+describe.skipIf(!chromiumAvailable)("training dashboard", () => {
   beforeAll(async () => {
-    const outDir = mkdtempSync(join(tmpdir(), "sw-client-"));
-    await build({ configFile: resolve("client/vite.config.ts"), logLevel: "silent", build: { outDir, emptyOutDir: true, sourcemap: false } });
-    ts = await startTestServer({ clientDir: outDir });
+    ts = await startTestServer({ clientDir: await buildClient() });
   }, 120_000);
   afterAll(async () => {
     await ctx?.close();
@@ -42,7 +32,7 @@ describe.skipIf(!available)("training dashboard", () => {
     for (const [i, m] of [step(1, 0.1, 0.2, 0), step(2, 0.3, 0.35, 0.002), step(3, 0.5, 0.5, 0.004)].entries()) p.publish({ runId: "run-a", title: "GRPO demo", source: "ToMi train", steps: 10, metrics: m ?? step(i, 0, 0, 0) });
     await until(async () => (await ts.api("/api/training/run-a")).json?.history?.length === 3, 5000, "the posted steps");
 
-    ctx = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), "sw-chromium-")), { executablePath: CHROMIUM, headless: true, args: ARGS });
+    ctx = await launchBrowser();
     const page = ctx.pages()[0] ?? (await ctx.newPage());
     const errors: string[] = [];
     page.on("pageerror", (err) => errors.push(err.message));

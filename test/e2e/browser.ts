@@ -1,0 +1,30 @@
+/**
+ * What the Chromium tests share: Debian's /usr/bin/chromium through playwright-core (never a
+ * downloaded browser), its flags for a sandboxless CI machine, the web client built once per test
+ * file into a temporary folder, and a fresh browser profile per call.
+ */
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { chromium, type BrowserContext } from "playwright-core";
+import { build } from "vite";
+
+export const CHROMIUM = "/usr/bin/chromium";
+const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+
+export const chromiumAvailable = existsSync(CHROMIUM);
+// CI installs Chromium (.ci/run): there, a missing browser is a failure, not a skip.
+if (!chromiumAvailable && process.env.CI) throw new Error(`${CHROMIUM} not found: .ci/run installs it with apt-get`);
+if (!chromiumAvailable) console.warn(`[socialworld e2e] ${CHROMIUM} not found (apt-get install -y chromium): the browser tests are skipped`);
+
+/** Builds client/ into a new temporary folder and returns it (for startTestServer's clientDir). */
+export async function buildClient(): Promise<string> {
+  const outDir = mkdtempSync(join(tmpdir(), "sw-client-"));
+  await build({ configFile: resolve("client/vite.config.ts"), logLevel: "silent", build: { outDir, emptyOutDir: true, sourcemap: false } });
+  return outDir;
+}
+
+/** A browser with a fresh profile (its own --user-data-dir); the caller closes it. */
+export function launchBrowser(viewport = { width: 1280, height: 900 }): Promise<BrowserContext> {
+  return chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), "sw-chromium-")), { executablePath: CHROMIUM, headless: true, args: ARGS, viewport });
+}
