@@ -10,7 +10,7 @@ import type { ProgressHub } from "./progress-hub.js";
 /** The most steps kept per run (older ones are dropped from the plots, never from the run's own files). */
 const MAX_HISTORY = 5000;
 /** The most runs kept (the oldest finished ones go first). */
-const MAX_RUNS = 200;
+export const MAX_RUNS = 200;
 
 const finite = z.number().refine(Number.isFinite, "must be a finite number");
 

@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { z } from "zod";
 import type { RunRecord, RunStore } from "../store/run-store.js";
-import { StepMetricsSchema, type BoardMetrics, type TrainingBoard } from "./training-board.js";
+import { MAX_RUNS, StepMetricsSchema, type BoardMetrics, type TrainingBoard } from "./training-board.js";
 
 const GrpoParams = z.looseObject({
   out: z.string().min(1),
@@ -34,10 +34,12 @@ function readMetrics(file: string): BoardMetrics[] {
   return out;
 }
 
-/** Puts the store's GRPO runs back on the board; returns how many. */
+/** Puts the store's newest GRPO runs (as many as the board keeps) back on it; returns how many. */
 export function restoreTrainingRuns(store: RunStore, board: TrainingBoard): number {
   let n = 0;
+  // Newest first, and no more than the board would keep: older runs' files are not read at start.
   for (const run of store.list()) {
+    if (n >= MAX_RUNS) break;
     if (run.kind !== "grpo") continue;
     const p = GrpoParams.safeParse(run.params);
     if (!p.success) continue;
