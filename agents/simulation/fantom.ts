@@ -12,7 +12,6 @@ import {
   beliefAnswerFirst,
   beliefAnswerSecond,
   parseBeliefQuestion,
-  parseFactQuestion,
   type Fact,
 } from "../../worlds/fantom/facts.js";
 import { beliefPath } from "../../worlds/fantom/labels.js";

@@ -209,7 +209,7 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
       keep: a.keep,
       store,
       signal: controller.signal,
-      onFilter: (done, total) => filterBar.update(done),
+      onFilter: (done) => filterBar.update(done),
       onStart: (info) => {
         if (config.skipSolved) filterBar.finish();
         runId = info.runId;
