@@ -10,7 +10,7 @@ import { readTomiFile, TOMI_QUESTION_TYPES, type TomiItem } from "../worlds/tomi
 import { playTomi } from "../worlds/tomi/replay.js";
 import type { SocializedContext } from "../worlds/core/socialized-context.js";
 import { questionType, worldModelAnswer } from "../worlds/tomi/questions.js";
-import { buildScenario } from "../worlds/tomi/story.js";
+import { buildScenario, type SentenceAt } from "../worlds/tomi/story.js";
 import type { TomiState } from "../worlds/tomi/world.js";
 import { contextIdOf } from "./context-id.js";
 import { RecentCache } from "../worlds/core/recent-cache.js";
@@ -85,7 +85,7 @@ export class TomiBenchmark implements Benchmark<TomiBenchItem> {
         answer: raw.answer,
         raw,
         storyText,
-        ...(raw.trace ? { storyType: raw.trace.storyType } : {}),
+        storyType: raw.trace?.storyType,
       };
     });
   }
@@ -116,7 +116,10 @@ export class TomiBenchmark implements Benchmark<TomiBenchItem> {
   replay(item: TomiBenchItem): StoryTruth {
     let r = this.replays.get(item.storyText);
     if (!r) {
-      const sentences = item.raw.story.map((s) => ({ sentence: s.sentence, text: s.text, line: s.fileLine }));
+      // Built as the simulation agent builds its own (push, not map: map makes a holey array, and a
+      // second array kind sends the optimized buildScenario back to the compiler).
+      const sentences: SentenceAt[] = [];
+      for (const s of item.raw.story) sentences.push({ sentence: s.sentence, text: s.text, line: s.fileLine });
       const contextId = contextIdOf(item.storyText);
       const { episode, context } = playTomi(buildScenario(sentences, item.raw.file), item.raw.file);
       r = { state: episode.finalState, context, contextId };

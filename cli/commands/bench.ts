@@ -5,7 +5,7 @@
  */
 import { writeFileSync, renameSync } from "node:fs";
 import { z } from "zod";
-import { createAgent } from "../../agents/registry.js";
+import { loadAgent } from "../../agents/builtin-agents.js";
 import { BENCHMARKS, BenchmarkOptionError, createBenchmark } from "../../benchmarks/registry.js";
 import { buildReport, renderReport, type BenchReport } from "../../benchmarks/report.js";
 import { RunAborted, runBenchmark, type ItemResult } from "../../benchmarks/runner.js";
@@ -90,7 +90,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     if (err instanceof BenchmarkOptionError) throw new UsageError(err.message);
     throw err;
   }
-  const agent = createAgent(args.agent);
+  const agent = await loadAgent(args.agent);
   const mode = args.mode as "vanilla" | "simulation";
   // Bad input fails here, before any run or report exists.
   let items = benchmark.load(args.data);
@@ -165,8 +165,9 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   progress.finish();
   const report = buildReport({ benchmark, items, results, agent: agent.id, mode, data: args.data, runId: run.id, startedAt, finishedAt: new Date() });
   const reportPath = `${store.dirOf(run)}/report.json`;
-  writeAtomic(reportPath, JSON.stringify(report, null, 2) + "\n");
-  if (args.json) writeAtomic(args.json, JSON.stringify(report, null, 2) + "\n");
+  const reportJson = JSON.stringify(report, null, 2) + "\n";
+  writeAtomic(reportPath, reportJson);
+  if (args.json) writeAtomic(args.json, reportJson);
   const md = renderReport(report);
   if (args.md) writeAtomic(args.md, md);
   await store.update(run.id, { status: "done", finishedAt: report.finishedAt, summary: summaryOf(report) });

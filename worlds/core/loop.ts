@@ -89,69 +89,119 @@ class Turn<A> implements AgentTurn<A> {
 }
 
 interface Decision<A> {
-  action: A;
-  reply?: AgentReply<A>;
-  source: "agent" | "fallback";
-  error?: string;
-  latencyMs: number;
+  readonly action: A;
+  readonly reply: AgentReply<A> | undefined;
+  readonly source: "agent" | "fallback";
+  readonly error: string | undefined;
+  readonly latencyMs: number;
+}
+
+/** Every decision has the same fields, so the code reading them sees one shape. */
+function decision<A>(action: A, reply: AgentReply<A> | undefined, source: Decision<A>["source"], error: string | undefined, latencyMs: number): Decision<A> {
+  return { action, reply, source, error, latencyMs };
 }
 
 export async function runEpisode<S, A, X>(world: World<S, A, X>, opts: LoopOptions<S, A, X>): Promise<Episode<S>> {
-  const rng = new LazyRng(opts.seed);
-  const maxSteps = opts.maxSteps ?? 10_000;
-  let state = opts.initialState;
-  const agents = world.agents(state).slice();
-  const steps: TimestepRecord[] = [];
-  const turns: TurnRecord[] = [];
-  const returns: Record<string, number> = {};
-  for (const a of agents) returns[a] = 0;
-  let end: Episode["end"] = "terminal";
-  const recordMind = opts.mentalStates ?? true;
+  const run = new EpisodeRun(world, opts);
+  for (;;) {
+    const asked = run.observe();
+    if (asked === undefined) break;
+    // Synchronous agents (scripts, the symbolic agents) never make the loop wait on a promise.
+    const decisions = asked.pending ? await Promise.all(asked.decisions) : (asked.decisions as Decision<A>[]);
+    const pending = run.apply(decisions);
+    if (pending) await pending;
+  }
+  const pending = run.finish();
+  if (pending) await pending;
+  return run.episode();
+}
 
-  for (let t = 1; ; t++) {
+/**
+ * One episode in progress, a timestep at a time. The async loop above only awaits; the work is
+ * in these small synchronous methods, which the optimizing compiler handles one at a time (one
+ * big async function took it longer to compile than a thousand questions took to run).
+ */
+class EpisodeRun<S, A, X> {
+  private readonly rng: LazyRng;
+  private readonly maxSteps: number;
+  private readonly recordMind: boolean;
+  private state: S;
+  private readonly agents: string[];
+  private readonly steps: TimestepRecord[] = [];
+  private readonly turns: TurnRecord[] = [];
+  private readonly returns: Record<string, number> = {};
+  private end: Episode["end"] = "terminal";
+  private t = 0;
+  private observations: Record<string, Observation> = {};
+  private mentalStates: Record<string, string | undefined> = {};
+  private stateText = "";
+
+  constructor(
+    private readonly world: World<S, A, X>,
+    private readonly opts: LoopOptions<S, A, X>,
+  ) {
+    this.rng = new LazyRng(opts.seed);
+    this.maxSteps = opts.maxSteps ?? 10_000;
+    this.recordMind = opts.mentalStates ?? true;
+    this.state = opts.initialState;
+    this.agents = world.agents(this.state).slice();
+    for (const a of this.agents) this.returns[a] = 0;
+  }
+
+  /** Observes the next timestep and asks every agent; undefined when the episode is over. */
+  observe(): { decisions: (Decision<A> | Promise<Decision<A>>)[]; pending: boolean } | undefined {
+    const { world, opts, state, agents } = this;
+    const t = ++this.t;
     const observations: Record<string, Observation> = {};
     const mentalStates: Record<string, string | undefined> = {};
     for (const name of agents) {
       observations[name] = world.observe(state, name);
-      if (recordMind) mentalStates[name] = world.mentalState?.(state, name);
+      if (this.recordMind) mentalStates[name] = world.mentalState?.(state, name);
     }
-    const stateText = world.describe(state);
+    this.observations = observations;
+    this.mentalStates = mentalStates;
+    this.stateText = world.describe(state);
     const aborted = opts.signal?.aborted ?? false;
     const over = world.isTerminal(state) || (opts.director?.done?.(state, t) ?? false);
-    if (over || aborted || t > maxSteps) {
-      if (aborted) end = "aborted";
-      else if (!over) end = "max_steps";
-      const actions: Record<string, string> = {};
-      for (const a of agents) actions[a] = "none";
-      const record: TimestepRecord = { timestep: t, state: stateText, observations, actions, mentalStates, events: NO_EVENTS };
-      steps.push(record);
-      const pending = opts.onTimestep?.(record, state);
-      if (pending) await pending;
-      break;
+    if (over || aborted || t > this.maxSteps) {
+      if (aborted) this.end = "aborted";
+      else if (!over) this.end = "max_steps";
+      return undefined;
     }
+    const decisions: (Decision<A> | Promise<Decision<A>>)[] = [];
+    let pending = false;
+    for (const name of agents) {
+      const d = decide(world, state, name, t, observations[name]!, opts);
+      if (d instanceof Promise) pending = true;
+      decisions.push(d);
+    }
+    return { decisions, pending };
+  }
 
-    const asked = agents.map((name) => decide(world, state, name, t, observations[name]!, opts));
-    const decisions = asked.some(isPromise) ? await Promise.all(asked) : (asked as Decision<A>[]);
+  /** Applies the joint action, records the timestep, and moves on to the next state. */
+  apply(decisions: readonly Decision<A>[]): void | Promise<void> {
+    const { world, opts, state, agents, t } = this;
     const joint = new Map<string, A>();
-    agents.forEach((name, i) => joint.set(name, decisions[i]!.action));
+    for (let i = 0; i < agents.length; i++) joint.set(agents[i]!, decisions[i]!.action);
     const exogenous = opts.director?.exogenous(state, t) ?? NO_EVENTS;
-    const result = world.step(state, joint, new TimestepContext(rng, exogenous));
+    const result = world.step(state, joint, new TimestepContext(this.rng, exogenous));
 
     const actions: Record<string, string> = {};
-    agents.forEach((name, i) => {
+    for (let i = 0; i < agents.length; i++) {
+      const name = agents[i]!;
       const d = decisions[i]!;
       const noop = world.isNoop(d.action);
       actions[name] = noop ? "none" : world.renderAction(state, name, d.action);
       const reward = result.rewards?.[name];
-      if (reward !== undefined) returns[name] = (returns[name] ?? 0) + reward;
+      if (reward !== undefined) this.returns[name] = (this.returns[name] ?? 0) + reward;
       const asked = opts.agents[name];
       // Scripted agents idle most turns; their no-ops are not worth a log line. Everyone else's are.
       if (asked && (!noop || !asked.trusted || d.error)) {
         // Optional fields stay undefined (JSON leaves them out): no temporary object per field.
-        turns.push({
+        this.turns.push({
           agent: name,
           timestep: t,
-          observation: observations[name]!,
+          observation: this.observations[name]!,
           prompt: d.reply?.prompt,
           raw: d.reply?.raw,
           action: d.action,
@@ -163,23 +213,44 @@ export async function runEpisode<S, A, X>(world: World<S, A, X>, opts: LoopOptio
           info: d.reply?.info,
         });
       }
-    });
+    }
     const record: TimestepRecord = {
       timestep: t,
-      state: stateText,
-      observations,
+      state: this.stateText,
+      observations: this.observations,
       actions,
-      mentalStates,
+      mentalStates: this.mentalStates,
       events: result.events,
       exogenous: exogenous.length ? exogenous : undefined,
       rewards: result.rewards,
     };
-    steps.push(record);
-    state = result.state;
-    const pending = opts.onTimestep?.(record, state);
-    if (pending) await pending;
+    this.steps.push(record);
+    this.state = result.state;
+    return opts.onTimestep?.(record, this.state);
   }
-  return { world: world.name, seed: opts.seed, agents, steps, turns, finalState: state, returns, end };
+
+  /** The last timestep only observes (every action none), as the socialized context expects. */
+  finish(): void | Promise<void> {
+    const actions: Record<string, string> = {};
+    for (const a of this.agents) actions[a] = "none";
+    const record: TimestepRecord = {
+      timestep: this.t,
+      state: this.stateText,
+      observations: this.observations,
+      actions,
+      mentalStates: this.mentalStates,
+      events: NO_EVENTS,
+      exogenous: undefined,
+      rewards: undefined,
+    };
+    this.steps.push(record);
+    return this.opts.onTimestep?.(record, this.state);
+  }
+
+  episode(): Episode<S> {
+    const { world, opts, agents, steps, turns, state, returns, end } = this;
+    return { world: world.name, seed: opts.seed, agents, steps, turns, finalState: state, returns, end };
+  }
 }
 
 /**
@@ -195,7 +266,7 @@ function decide<S, A, X>(
   opts: LoopOptions<S, A, X>,
 ): Decision<A> | Promise<Decision<A>> {
   const agent = opts.agents[name];
-  if (!agent) return { action: world.noop(state, name), source: "agent", latencyMs: 0 };
+  if (!agent) return decision(world.noop(state, name), undefined, "agent", undefined, 0);
   // Built on first use: trusted agents never look at it, and building schemas is not free.
   let schema: z.ZodType<A> | undefined;
   const schemaOf = () => (schema ??= world.actionSchema(state, name));
@@ -208,7 +279,7 @@ function decide<S, A, X>(
     if (!error) {
       const checked = accept(world, state, name, agent, schemaOf, first.reply!.action);
       if ("action" in checked) {
-        return { action: checked.action, reply: first.reply!, source: "agent", latencyMs: performance.now() - started };
+        return decision(checked.action, first.reply, "agent", undefined, performance.now() - started);
       }
       error = checked.error;
     }
@@ -235,11 +306,11 @@ async function fallback<S, A, X>(
     if (!second.error) {
       const checked = accept(world, state, name, opts.fallback, schemaOf, second.reply!.action);
       if ("action" in checked) {
-        return { action: checked.action, reply: second.reply!, source: "fallback", error, latencyMs: performance.now() - started };
+        return decision(checked.action, second.reply, "fallback", error, performance.now() - started);
       }
     }
   }
-  return { action: world.noop(state, name), source: "fallback", error, latencyMs: performance.now() - started };
+  return decision(world.noop(state, name), undefined, "fallback", error, performance.now() - started);
 }
 
 function accept<S, A, X>(

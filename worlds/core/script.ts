@@ -58,7 +58,6 @@ export function playScript<S, A, X>(
   const rng = new LazyRng(seed);
   let state = initialState;
   const agents = world.agents(state).slice();
-  const noops = agents.map((name) => world.noop(state, name));
   const steps: TimestepRecord[] = [];
   const turns: TurnRecord[] = [];
   const returns: Record<string, number> = {};
@@ -80,17 +79,18 @@ export function playScript<S, A, X>(
     }
     const joint = new Map<string, A>();
     const actions: Record<string, string> = {};
-    agents.forEach((name, i) => {
-      const action = step.actor === name && step.action !== undefined ? step.action : noops[i]!;
+    for (let i = 0; i < agents.length; i++) {
+      const name = agents[i]!;
+      const action = step.actor === name && step.action !== undefined ? step.action : world.noop(state, name);
       joint.set(name, action);
       if (world.isNoop(action)) {
         actions[name] = "none";
-        return;
+        continue;
       }
       const reason = world.check?.(state, name, action);
       if (reason) throw new InvalidActionError(name, t, `action not possible: ${reason}`);
       actions[name] = world.renderAction(state, name, action);
-    });
+    }
     const exogenous: readonly X[] = step.narration === undefined ? NO_EVENTS : [step.narration];
     const result = world.step(state, joint, new TimestepContext(rng, exogenous));
     for (const name of agents) {

@@ -77,8 +77,6 @@ export function readTomiFile(path: string, opts: { tracePath?: string | null } =
 
 export function parseTomi(text: string, file: string, traceText?: string, traceFile?: string): TomiFile {
   const items: TomiItem[] = [];
-  const lines = text.split("\n");
-  if (lines.length && lines[lines.length - 1] === "") lines.pop();
   let story: StoryLine[] = [];
   // Questions of one block share one frozen copy of its story lines.
   let shared: readonly StoryLine[] | undefined;
@@ -87,16 +85,37 @@ export function parseTomi(text: string, file: string, traceText?: string, traceF
   let previous: readonly StoryLine[] = [];
   let expected = 1;
   const name = basename(file);
+  // A val file has 6,000 questions over 1,000 stories built from a few hundred distinct sentences.
   const parsedSentences = new Map<string, TomiSentence | undefined>();
+  const parsedQuestions = new Map<string, TomiQuestion | undefined>();
   // The file line of the last story sentence read after the last question (a truncated file).
   let dangling = 0;
-  for (let i = 0; i < lines.length; i++) {
-    const fileLine = i + 1;
-    let line = lines[i]!;
-    if (line.endsWith("\r")) line = line.slice(0, -1);
-    const space = line.indexOf(" ");
-    const n = space > 0 ? leadingNumber(line, space) : -1;
+  let fileLine = 0;
+  // The trace is read first so that each item is made whole (adding its trace afterwards would
+  // change every item's hidden class mid-run); its errors wait until the text has been checked.
+  let traces: readonly TomiTrace[] = [];
+  let traceError: unknown;
+  if (traceText !== undefined && traceFile !== undefined) {
+    try {
+      traces = parseTrace(traceText, traceFile);
+    } catch (err) {
+      traceError = err;
+    }
+  }
+  // Lines are cut out of the text one at a time (no array of every line up front: at 40,000
+  // lines, that array and its strings were most of the reading's garbage).
+  for (let start = 0; start < text.length; ) {
+    let end = text.indexOf("\n", start);
+    if (end < 0) end = text.length;
+    let stop = end;
+    if (stop > start && text.charCodeAt(stop - 1) === 13) stop--;
+    const from = start;
+    start = end + 1;
+    fileLine++;
+    const space = text.indexOf(" ", from);
+    const n = space > from && space < stop ? leadingNumber(text, from, space) : -1;
     if (n < 0) {
+      const line = text.slice(from, stop);
       if (line.trim() === "") throw new DataError(file, { line: fileLine }, "empty line inside the file");
       throw new DataError(file, { line: fileLine }, `expected "<number> <sentence>", got "${clip(line)}"`);
     }
@@ -109,15 +128,29 @@ export function parseTomi(text: string, file: string, traceText?: string, traceF
       throw new DataError(file, { line: fileLine }, `line number ${n} follows ${expected - 1} (expected ${expected} or 1)`);
     }
     expected = n + 1;
-    const body = line.slice(space + 1);
+    // A story line that repeats the previous block's is recognized in place, without a copy.
+    const again = previous[story.length];
+    const bodyLength = stop - space - 1;
+    if (again !== undefined && again.n === n && again.text.length === bodyLength && text.startsWith(again.text, space + 1)) {
+      story.push(again);
+      shared = undefined;
+      dangling = fileLine;
+      continue;
+    }
+    const body = text.slice(space + 1, stop);
     if (body.includes("\t") || body.trimEnd().endsWith("?")) {
-      const parts = body.split("\t");
-      const question = parts[0]!.trim();
-      const answer = (parts[1] ?? "").trim();
-      if (parts.length < 2 || answer === "") {
+      const tab = body.indexOf("\t");
+      const question = (tab < 0 ? body : body.slice(0, tab)).trim();
+      const next = tab < 0 ? -1 : body.indexOf("\t", tab + 1);
+      const answer = tab < 0 ? "" : (next < 0 ? body.slice(tab + 1) : body.slice(tab + 1, next)).trim();
+      if (tab < 0 || answer === "") {
         throw new DataError(file, { line: fileLine }, `question without an answer: "${clip(question)}" (expected "<question>\\t<answer>\\t<support>")`);
       }
-      const parsed = parseQuestion(question);
+      let parsed = parsedQuestions.get(question);
+      if (parsed === undefined && !parsedQuestions.has(question)) {
+        parsed = parseQuestion(question);
+        parsedQuestions.set(question, parsed);
+      }
       if (!parsed) throw new DataError(file, { line: fileLine }, `unknown question: "${clip(question)}"`);
       if (story.length === 0) throw new DataError(file, { line: fileLine }, "question without a story before it");
       if (shared === undefined) {
@@ -132,17 +165,12 @@ export function parseTomi(text: string, file: string, traceText?: string, traceF
         question,
         parsedQuestion: parsed,
         answer,
+        trace: traces[items.length],
       });
       dangling = 0;
       continue;
     }
     dangling = fileLine;
-    const again = previous[story.length];
-    if (again !== undefined && again.n === n && again.text === body) {
-      story.push(again);
-      shared = undefined;
-      continue;
-    }
     let sentence = parsedSentences.get(body);
     if (sentence === undefined && !parsedSentences.has(body)) {
       sentence = parseSentence(body);
@@ -155,30 +183,43 @@ export function parseTomi(text: string, file: string, traceText?: string, traceF
   if (dangling) throw new DataError(file, { line: dangling }, "the file ends inside a story (no question after this line): truncated file?");
   if (items.length === 0) throw new DataError(file, {}, "no questions found");
   if (traceText === undefined || traceFile === undefined) return { file, items };
-  const traces = parseTrace(traceText, traceFile);
+  if (traceError !== undefined) throw traceError;
   if (traces.length !== items.length) {
     const at = Math.min(traces.length, items.length) + 1;
     throw new DataError(traceFile, { line: at }, `${traces.length} trace lines for ${items.length} questions in ${basename(file)}`);
   }
-  return { file, traceFile, items: items.map((item, i) => ({ ...item, trace: traces[i]! })) };
+  return { file, traceFile, items };
 }
 
 function parseTrace(text: string, file: string): TomiTrace[] {
   const lines = text.split("\n");
   if (lines.length && lines[lines.length - 1] === "") lines.pop();
-  return lines.map((raw, i) => {
+  // The six questions of a story differ only in their question type: its events are read once.
+  let lastEvents = "";
+  let events: readonly string[] = [];
+  const out: TomiTrace[] = [];
+  for (let i = 0; i < lines.length; i++) {
     const line = i + 1;
-    const fields = raw.replace(/\r$/, "").split(",").map((f) => f.trim());
-    if (fields.length < 3) throw new DataError(file, { line }, `expected "<events>,<question type>,<story type>", got "${clip(raw)}"`);
-    const storyType = fields[fields.length - 1]!;
-    const rawQuestionType = fields[fields.length - 2]!;
+    let raw = lines[i]!;
+    if (raw.endsWith("\r")) raw = raw.slice(0, -1);
+    const last = raw.lastIndexOf(",");
+    const before = last > 0 ? raw.lastIndexOf(",", last - 1) : -1;
+    if (before < 0) throw new DataError(file, { line }, `expected "<events>,<question type>,<story type>", got "${clip(raw)}"`);
+    const storyType = raw.slice(last + 1).trim();
+    const rawQuestionType = raw.slice(before + 1, last).trim();
     if (!(TOMI_STORY_TYPES as readonly string[]).includes(storyType)) {
       throw new DataError(file, { line }, `unknown story type "${storyType}" (expected ${TOMI_STORY_TYPES.join(", ")})`);
     }
     const questionType = mergeQuestionType(rawQuestionType);
     if (!questionType) throw new DataError(file, { line }, `unknown question type "${rawQuestionType}"`);
-    return { events: fields.slice(0, -2), rawQuestionType, questionType, storyType: storyType as TomiStoryType, line };
-  });
+    const eventText = raw.slice(0, before);
+    if (eventText !== lastEvents || i === 0) {
+      events = eventText.split(",").map((f) => f.trim());
+      lastEvents = eventText;
+    }
+    out.push({ events, rawQuestionType, questionType, storyType: storyType as TomiStoryType, line });
+  }
+  return out;
 }
 
 /** "first_order_0_tom" -> "first_order_tom" (the agent digit merged). */
@@ -187,11 +228,11 @@ export function mergeQuestionType(raw: string): TomiQuestionType | undefined {
   return (TOMI_QUESTION_TYPES as readonly string[]).includes(merged) ? (merged as TomiQuestionType) : undefined;
 }
 
-/** The number before the first space, or -1 when it is not all digits. */
-function leadingNumber(line: string, space: number): number {
+/** The number in text[from, space), or -1 when it is not all digits. */
+function leadingNumber(text: string, from: number, space: number): number {
   let n = 0;
-  for (let i = 0; i < space; i++) {
-    const c = line.charCodeAt(i) - 48;
+  for (let i = from; i < space; i++) {
+    const c = text.charCodeAt(i) - 48;
     if (c < 0 || c > 9) return -1;
     n = n * 10 + c;
   }

@@ -38,12 +38,13 @@ export function buildScenario(sentences: readonly SentenceAt[], file: string, de
   const addAgent = (a: string) => {
     if (!agents.includes(a)) agents.push(a);
   };
-  for (const { sentence: s } of sentences) {
-    if (s.kind === "enter" || s.kind === "exit") rooms.add(s.room);
-    if (s.kind === "agents_at") rooms.add(s.room);
-  }
   // "pantry" is both a room and a container in ToMi's vocabulary: an object the story moves is never a container.
-  const movedObjects = new Set(sentences.flatMap(({ sentence: s }) => (s.kind === "move" ? [s.object] : [])));
+  const movedObjects = new Set<string>();
+  for (let i = 0; i < sentences.length; i++) {
+    const s = sentences[i]!.sentence;
+    if (s.kind === "enter" || s.kind === "exit" || s.kind === "agents_at") rooms.add(s.room);
+    else if (s.kind === "move") movedObjects.add(s.object);
+  }
   const isContainerAt = (s: { subject: string; place: string }): boolean => rooms.has(s.place) && !movedObjects.has(s.subject);
 
   // First pass: follow agents' rooms to find where containers must be.
@@ -66,7 +67,8 @@ export function buildScenario(sentences: readonly SentenceAt[], file: string, de
     for (const [r, n] of counts) if (n > bestN) [best, bestN] = [r, n];
     return best;
   };
-  for (const { sentence: s, line } of sentences) {
+  for (let i = 0; i < sentences.length; i++) {
+    const { sentence: s, line } = sentences[i]!;
     switch (s.kind) {
       case "enter":
         addAgent(s.agent);
@@ -140,24 +142,41 @@ export function buildScenario(sentences: readonly SentenceAt[], file: string, de
     if (room !== undefined) rooms.add(room);
   }
 
-  const script: ScriptStep[] = sentences.map(({ sentence: s, text, line }) => {
+  // Every step has the same five fields (absent ones undefined): steps of one shape keep the
+  // replay's property reads monomorphic, and it is compiled once instead of once per shape.
+  const script: ScriptStep[] = [];
+  for (let i = 0; i < sentences.length; i++) {
+    const { sentence: s, text, line } = sentences[i]!;
+    let actor: string | undefined;
+    let action: TomiAction | undefined;
+    let narration: TomiNarration | undefined;
     switch (s.kind) {
       case "enter":
-        return { text, line, actor: s.agent, action: { type: "enter", room: s.room } };
+        actor = s.agent;
+        action = { type: "enter", room: s.room };
+        break;
       case "exit":
-        return { text, line, actor: s.agent, action: { type: "exit", room: s.room } };
+        actor = s.agent;
+        action = { type: "exit", room: s.room };
+        break;
       case "move":
-        return { text, line, actor: s.agent, action: { type: "move", object: s.object, container: s.container } };
+        actor = s.agent;
+        action = { type: "move", object: s.object, container: s.container };
+        break;
       case "agents_at":
-        return { text, line, narration: { type: "agents_at", agents: s.agents, room: s.room } };
+        narration = { type: "agents_at", agents: s.agents, room: s.room };
+        break;
       case "remark":
-        return { text, line, narration: { type: "remark", agent: s.agent, verb: s.verb, thing: s.thing, period: s.period } };
+        narration = { type: "remark", agent: s.agent, verb: s.verb, thing: s.thing, period: s.period };
+        break;
       case "located":
-        return isContainerAt(s)
-          ? { text, line, narration: { type: "container_at", container: s.subject, room: s.place } }
-          : { text, line, narration: { type: "object_at", object: s.subject, container: s.place } };
+        narration = isContainerAt(s)
+          ? { type: "container_at", container: s.subject, room: s.place }
+          : { type: "object_at", object: s.subject, container: s.place };
+        break;
     }
-  });
+    script.push({ text, line, actor, action, narration });
+  }
 
   return {
     init: {

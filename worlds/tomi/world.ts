@@ -52,10 +52,17 @@ export type TomiNarration =
   | { readonly type: "agents_at"; readonly agents: readonly string[]; readonly room: string }
   | { readonly type: "remark"; readonly agent: string; readonly verb: string; readonly thing: string; readonly period: boolean };
 
+/** What an event tells its observers: the object is in the container. */
+export type TomiFact = readonly [object: string, container: string];
+
 export interface TomiEventData {
   readonly kind: "enter" | "exit" | "move" | TomiNarration["type"];
-  /** What the observers now know: object -> container. */
-  readonly facts: Readonly<Record<string, string>>;
+  /**
+   * What the observers now know, as pairs rather than an object keyed by object names: every
+   * story names different objects, and objects with their own keys each get a hidden class of
+   * their own, which sends the optimizing compiler back to work on every new story.
+   */
+  readonly facts: readonly TomiFact[];
 }
 
 export interface TomiInit {
@@ -92,11 +99,16 @@ export function agentsIn(state: Pick<TomiState, "agents" | "agentRoom">, room: s
 
 /** Objects visible in `room` (in containers placed there), as object -> container. */
 export function visibleIn(state: Pick<TomiState, "layout" | "objectContainer" | "containerRoom">, room: string | undefined): Record<string, string> {
-  const facts: Record<string, string> = {};
+  return Object.fromEntries(visibleFacts(state, room));
+}
+
+/** Objects visible in `room`, in layout order. */
+function visibleFacts(state: Pick<TomiState, "layout" | "objectContainer" | "containerRoom">, room: string | undefined): TomiFact[] {
+  const facts: TomiFact[] = [];
   if (room === undefined) return facts;
   for (const obj of state.layout.objects) {
     const c = state.objectContainer[obj];
-    if (c !== undefined && state.containerRoom[c] === room) facts[obj] = c;
+    if (c !== undefined && state.containerRoom[c] === room) facts.push([obj, c]);
   }
   return facts;
 }
@@ -322,16 +334,16 @@ class Draft {
     this.objectContainer[object] = container;
   }
 
-  private emit(kind: TomiEventData["kind"], text: string, observers: string[], facts: Record<string, string>, actor?: string): void {
+  private emit(kind: TomiEventData["kind"], text: string, observers: string[], facts: readonly TomiFact[], actor?: string): void {
     this.reveal(observers, facts);
     const data: TomiEventData = { kind, facts };
-    this.events.push(actor === undefined ? { text, observers, data } : { text, observers, actor, data });
+    // One shape for every event (JSON leaves an undefined actor out, as it would an absent one).
+    this.events.push({ text, observers, actor, data });
   }
 
   /** Everyone in `observers` now knows `facts`, and knows that the others know (to `depth`). */
-  private reveal(observers: readonly string[], facts: Readonly<Record<string, string>>): void {
-    const objs = Object.keys(facts);
-    if (objs.length === 0 || observers.length === 0) return;
+  private reveal(observers: readonly string[], facts: readonly TomiFact[]): void {
+    if (facts.length === 0 || observers.length === 0) return;
     if (!this.own.beliefs) {
       this.beliefs = { ...this.beliefs };
       this.own.beliefs = true;
@@ -346,7 +358,7 @@ class Draft {
         this.beliefs[key] = b;
         copied.add(key);
       }
-      for (const o of objs) b![o] = facts[o]!;
+      for (let i = 0; i < facts.length; i++) b![facts[i]![0]] = facts[i]![1];
       if (path.length >= depth) return;
       for (const next of observers) {
         if (path.includes(next)) continue;
@@ -366,25 +378,25 @@ class Draft {
     switch (n.type) {
       case "object_at": {
         const observers = agentsIn(this, this.containerRoom[n.container]);
-        this.emit("object_at", `The ${n.object} is in the ${n.container}.`, observers, { [n.object]: n.container });
+        this.emit("object_at", `The ${n.object} is in the ${n.container}.`, observers, [[n.object, n.container]]);
         return;
       }
       case "container_at": {
         this.placeContainer(n.container, n.room);
-        const facts: Record<string, string> = {};
-        for (const obj of this.layout.objects) if (this.objectContainer[obj] === n.container) facts[obj] = n.container;
+        const facts: TomiFact[] = [];
+        for (const obj of this.layout.objects) if (this.objectContainer[obj] === n.container) facts.push([obj, n.container]);
         this.emit("container_at", withFacts(`The ${n.container} is in the ${n.room}.`, facts), agentsIn(this, n.room), facts);
         return;
       }
       case "agents_at": {
         for (const a of n.agents) this.setRoom(a, n.room);
-        const facts = visibleIn(this, n.room);
+        const facts = visibleFacts(this, n.room);
         const text = renderSentence({ kind: "agents_at", agents: n.agents, room: n.room });
         this.emit("agents_at", withFacts(text, facts), agentsIn(this, n.room), facts);
         return;
       }
       case "remark":
-        this.emit("remark", renderSentence({ kind: "remark", agent: n.agent, verb: n.verb, thing: n.thing, period: n.period }), [], {});
+        this.emit("remark", renderSentence({ kind: "remark", agent: n.agent, verb: n.verb, thing: n.thing, period: n.period }), [], NO_FACTS);
         return;
     }
   }
@@ -395,7 +407,7 @@ class Draft {
       case "enter": {
         if (here !== undefined && here !== action.room) this.exit(agent, here);
         this.setRoom(agent, action.room);
-        const facts = visibleIn(this, action.room);
+        const facts = visibleFacts(this, action.room);
         this.emit("enter", withFacts(`${agent} entered the ${action.room}.`, facts), agentsIn(this, action.room), facts, agent);
         return;
       }
@@ -410,7 +422,7 @@ class Draft {
           "move",
           `${agent} moved the ${action.object} to the ${action.container}.`,
           agentsIn(this, here),
-          { [action.object]: action.container },
+          [[action.object, action.container]],
           agent,
         );
         return;
@@ -421,7 +433,7 @@ class Draft {
   private exit(agent: string, room: string): void {
     const observers = agentsIn(this, room);
     this.setRoom(agent, undefined);
-    this.emit("exit", `${agent} exited the ${room}.`, observers, {}, agent);
+    this.emit("exit", `${agent} exited the ${room}.`, observers, NO_FACTS, agent);
   }
 
   finish(): TomiState {
@@ -439,7 +451,9 @@ class Draft {
   }
 }
 
-function withFacts(text: string, facts: Readonly<Record<string, string>>): string {
-  const extra = Object.entries(facts).map(([o, c]) => ` The ${o} is in the ${c}.`);
-  return text + extra.join("");
+const NO_FACTS: readonly TomiFact[] = Object.freeze([]);
+
+function withFacts(text: string, facts: readonly TomiFact[]): string {
+  for (let i = 0; i < facts.length; i++) text += ` The ${facts[i]![0]} is in the ${facts[i]![1]}.`;
+  return text;
 }
