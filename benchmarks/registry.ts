@@ -1,18 +1,15 @@
-/** The benchmarks `bench` and the benchmark rooms know, by name, with the options each takes. */
+/**
+ * The benchmarks `bench` and the benchmark rooms know, by name, built synchronously (rooms and
+ * trainers have them loaded anyway). The names, their options and the on-demand loader the
+ * command line uses are in catalog.ts.
+ */
 import type { Benchmark } from "./benchmark.js";
-import { TomiBenchmark } from "./tomi.js";
-import { HitomBenchmark } from "./hitom.js";
+import { BENCHMARK_OPTIONS, checkBenchmarkOptions, type BenchmarkOptions } from "./catalog.js";
 import { FantomBenchmark } from "./fantom.js";
+import { HitomBenchmark } from "./hitom.js";
+import { TomiBenchmark } from "./tomi.js";
 
-/** Benchmark-specific settings (the `bench` command's --context, --embedder, --aggregation). */
-export interface BenchmarkOptions {
-  /** FANToM: the conversation given with each question, "short" (official default) or "full". */
-  readonly context?: "short" | "full";
-  /** FANToM: how free-form beliefs are judged, "lexical" or "onnx:DIR". */
-  readonly embedder?: string;
-  /** FANToM: what ALL* and ALL group by: "set", "part" or "conversation". */
-  readonly aggregation?: "set" | "part" | "conversation";
-}
+export { BenchmarkOptionError, type BenchmarkOptions } from "./catalog.js";
 
 interface Entry {
   readonly make: (opts: BenchmarkOptions) => Benchmark;
@@ -21,39 +18,12 @@ interface Entry {
 }
 
 export const BENCHMARKS: Readonly<Record<string, Entry>> = {
-  tomi: { make: () => new TomiBenchmark() as unknown as Benchmark, options: [] },
-  hitom: { make: () => new HitomBenchmark() as unknown as Benchmark, options: [] },
-  fantom: {
-    make: (o) =>
-      new FantomBenchmark({
-        ...(o.context ? { context: o.context } : {}),
-        ...(o.embedder ? { embedder: o.embedder } : {}),
-        ...(o.aggregation ? { aggregation: o.aggregation } : {}),
-      }) as unknown as Benchmark,
-    options: ["context", "embedder", "aggregation"],
-  },
+  tomi: { make: () => new TomiBenchmark() as unknown as Benchmark, options: BENCHMARK_OPTIONS.tomi! },
+  hitom: { make: () => new HitomBenchmark() as unknown as Benchmark, options: BENCHMARK_OPTIONS.hitom! },
+  fantom: { make: (o) => new FantomBenchmark(o) as unknown as Benchmark, options: BENCHMARK_OPTIONS.fantom! },
 };
 
 export function createBenchmark(name: string, opts: BenchmarkOptions = {}): Benchmark {
-  const entry = BENCHMARKS[name];
-  if (!entry) throw new Error(`unknown benchmark "${name}" (known: ${Object.keys(BENCHMARKS).join(", ")})`);
-  for (const key of Object.keys(opts) as (keyof BenchmarkOptions)[]) {
-    if (opts[key] !== undefined && !entry.options.includes(key)) {
-      throw new BenchmarkOptionError(`--${key} does not apply to ${name} (it applies to ${benchmarksTaking(key).join(", ")})`);
-    }
-  }
-  return entry.make(opts);
-}
-
-export class BenchmarkOptionError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "BenchmarkOptionError";
-  }
-}
-
-function benchmarksTaking(key: keyof BenchmarkOptions): string[] {
-  return Object.entries(BENCHMARKS)
-    .filter(([, e]) => e.options.includes(key))
-    .map(([n]) => n);
+  checkBenchmarkOptions(name, opts);
+  return BENCHMARKS[name]!.make(opts);
 }

@@ -7,7 +7,8 @@ import type { Agent } from "../agents/agent.js";
 import { runEpisode, errorMessage } from "../worlds/core/loop.js";
 import { QuestionWorld, type Answer, type QuestionState } from "../worlds/question/world.js";
 import type { EpisodeLog } from "../store/episode-log.js";
-import type { Benchmark, BenchItem, Mode, Verdict } from "./benchmark.js";
+import type { Episode, TurnRecord } from "../worlds/core/episode.js";
+import type { Benchmark, BenchItem, GroundTruth, Mode, Verdict } from "./benchmark.js";
 
 export interface ItemResult {
   readonly id: string;
@@ -81,6 +82,11 @@ export async function runBenchmark<I extends BenchItem>(opts: RunOptions<I>): Pr
       turnTimeoutMs: opts.turnTimeoutMs,
       signal: opts.signal,
     });
+    settle(i, item, gt, episode, started);
+  };
+
+  /** Scores one answered item, logs it and reports it (synchronous: the async part is above). */
+  const settle = (i: number, item: I, gt: GroundTruth, episode: Episode<QuestionState>, started: number): void => {
     const answer = episode.finalState.answer ?? "";
     const verdict: Verdict = benchmark.judge(item, answer);
     const turn = episode.turns[0];
@@ -116,19 +122,7 @@ export async function runBenchmark<I extends BenchItem>(opts: RunOptions<I>): Pr
       context_id: gt.contextId,
       // Each story's context is written once per log; later questions about it name it by id.
       socialized_context: loggedContexts.has(gt.contextId) ? undefined : gt.context,
-      turns: episode.turns.map((t) => ({
-        agent: t.agent,
-        timestep: t.timestep,
-        observation: t.observation.text,
-        prompt: t.prompt,
-        raw: t.raw,
-        action: t.action,
-        reward: t.reward ?? 0,
-        source: t.source,
-        error: t.error,
-        latencyMs: t.latencyMs,
-        info: t.info,
-      })),
+      turns: episode.turns.map(turnLog),
     });
     loggedContexts.add(gt.contextId);
     results[i] = result;
@@ -147,6 +141,23 @@ export async function runBenchmark<I extends BenchItem>(opts: RunOptions<I>): Pr
   await Promise.all(Array.from({ length: n }, worker));
   if (opts.signal?.aborted) throw new RunAborted(finished, items.length);
   return results as ItemResult[];
+}
+
+/** A turn as the log writes it. */
+function turnLog(t: TurnRecord): Record<string, unknown> {
+  return {
+    agent: t.agent,
+    timestep: t.timestep,
+    observation: t.observation.text,
+    prompt: t.prompt,
+    raw: t.raw,
+    action: t.action,
+    reward: t.reward ?? 0,
+    source: t.source,
+    error: t.error,
+    latencyMs: t.latencyMs,
+    info: t.info,
+  };
 }
 
 export class RunAborted extends Error {

@@ -16,6 +16,7 @@ import { contextIdOf } from "./context-id.js";
 import { RecentCache } from "../worlds/core/recent-cache.js";
 
 export interface TomiBenchItem extends BenchItem {
+  readonly answer: string;
   readonly raw: TomiItem;
   readonly storyText: string;
   readonly storyType?: string;
@@ -162,6 +163,6 @@ export class TomiBenchmark implements Benchmark<TomiBenchItem> {
   }
 
   judge(item: TomiBenchItem, answer: string): Verdict {
-    return { correct: sameAnswer(answer, String(item.answer)) };
+    return { correct: sameAnswer(answer, item.answer) };
   }
 }

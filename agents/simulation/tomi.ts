@@ -38,7 +38,8 @@ export function readStoryText(story: string, source = "story"): SentenceAt[] {
 
 /** The agent's own episode of a story: its world model's observations, no mental states. */
 export function simulateTomiEpisode(story: string): Episode {
-  const scenario = buildScenario(readStoryText(story), "story");
+  // Depth 0: the world tracks no beliefs; the agent reasons from observations alone.
+  const scenario = buildScenario(readStoryText(story), "story", 0);
   return playScript(tomiWorldForAgent, initialTomiState(scenario.init), scenario.script, { mentalStates: false });
 }
 
@@ -62,8 +63,12 @@ const factOf = new Map<string, Fact | null>();
  * empty path is the world's own view (the states).
  */
 export class Perspectives {
-  /** Per timestep: the state's sentences, and each agent's perceived sentences. */
-  private readonly steps: { readonly state: readonly string[]; readonly seen: ReadonlyMap<string, readonly string[]> }[] = [];
+  /** Per timestep: the state's sentences, and each agent's perceived sentences with what each says of an object (null: nothing). */
+  private readonly steps: {
+    readonly stateFacts: readonly (Fact | null)[];
+    readonly seen: ReadonlyMap<string, readonly string[]>;
+    readonly seenFacts: ReadonlyMap<string, readonly (Fact | null)[]>;
+  }[] = [];
   private readonly cache = new Map<string, readonly Fact[]>();
 
   private constructor() {}
@@ -74,6 +79,7 @@ export class Perspectives {
     for (const step of ctx.socialized_context) {
       const state = step.state === "none" ? [] : step.state.split(SENTENCE_SPLIT);
       const seen = new Map<string, readonly string[]>();
+      const seenFacts = new Map<string, readonly (Fact | null)[]>();
       for (const line of step.observations) {
         const colon = line.indexOf(":");
         const name = line.slice(0, colon);
@@ -82,9 +88,9 @@ export class Perspectives {
         // `<same_as_state />` is the whole state; mental states are not perceptions.
         const same = raw.startsWith(SAME_AS_STATE);
         const text = stripMentalStates(same ? raw.slice(SAME_AS_STATE.length) : raw);
-        p.see(seen, name, same ? state : [], text);
+        p.see(seen, seenFacts, name, same ? state : [], text);
       }
-      p.steps.push({ state, seen });
+      p.steps.push({ stateFacts: state.map(factOfSentence), seen, seenFacts });
     }
     return p;
   }
@@ -95,79 +101,80 @@ export class Perspectives {
     for (const step of episode.steps) {
       const state = step.state === "none" ? [] : step.state.split(SENTENCE_SPLIT);
       const seen = new Map<string, readonly string[]>();
+      const seenFacts = new Map<string, readonly (Fact | null)[]>();
       for (const name of episode.agents) {
         const obs = step.observations[name];
         if (!obs || obs.text === "") continue;
-        p.see(seen, name, obs.sameAsState ? state : [], obs.sameAsState ? "" : obs.text);
+        p.see(seen, seenFacts, name, obs.sameAsState ? state : [], obs.sameAsState ? "" : obs.text);
       }
-      p.steps.push({ state, seen });
+      p.steps.push({ stateFacts: state.map(factOfSentence), seen, seenFacts });
     }
     return p;
   }
 
-  private see(seen: Map<string, readonly string[]>, name: string, whole: readonly string[], text: string): void {
+  private see(
+    seen: Map<string, readonly string[]>,
+    seenFacts: Map<string, readonly (Fact | null)[]>,
+    name: string,
+    whole: readonly string[],
+    text: string,
+  ): void {
     const sentences = text === "" || text === "none" ? whole : whole.concat(text.split(SENTENCE_SPLIT));
-    if (sentences.length) seen.set(name, sentences);
+    if (!sentences.length) return;
+    seen.set(name, sentences);
+    // Each sentence is read once per agent and timestep, not once per question asked about it.
+    seenFacts.set(name, sentences.map(factOfSentence));
   }
 
-  private fact(sentence: string): Fact | null {
-    let f = factOf.get(sentence);
-    if (f === undefined) {
-      const m = FACT_RE.exec(sentence);
-      f = m ? (m[1] !== undefined ? [m[1], m[2]!] : [m[3]!, m[4]!]) : null;
-      if (factOf.size > 50_000) factOf.clear();
-      factOf.set(sentence, f);
-    }
-    return f;
-  }
-
-  /** The shared view of `path`: per timestep, the sentences every agent on it perceived. */
-  sharedView(path: readonly string[]): string[][] {
-    const out: string[][] = [];
-    for (const step of this.steps) {
-      if (path.length === 0) {
-        if (step.state.length) out.push(step.state.slice());
-        continue;
-      }
-      let shared: readonly string[] | undefined;
-      for (const agent of path) {
-        const sentences = step.seen.get(agent);
-        if (!sentences) {
-          shared = undefined;
-          break;
-        }
-        shared = shared === undefined ? sentences : shared.filter((x) => sentences.includes(x));
-        if (shared.length === 0) break;
-      }
-      if (shared && shared.length) out.push(shared.slice());
-    }
-    return out;
-  }
-
-  /** object -> container facts in the shared view of `path`, in order. */
+  /**
+   * object -> container facts in the shared view of `path`, in order. The shared view of a path
+   * [A, B] is, at each timestep, the sentences both A and B perceived (they were together, so
+   * each knows the other saw it); an empty path is the world's own view (the states).
+   */
   facts(path: readonly string[]): readonly Fact[] {
     const key = path.join(">");
-    let f = this.cache.get(key);
-    if (!f) {
-      const found: Fact[] = [];
-      for (const sentences of this.sharedView(path)) {
-        for (const s of sentences) {
-          const x = this.fact(s);
-          if (x) found.push(x);
-        }
+    let found = this.cache.get(key);
+    if (found) return found;
+    const out: Fact[] = [];
+    for (const step of this.steps) {
+      if (path.length === 0) {
+        for (const f of step.stateFacts) if (f) out.push(f);
+        continue;
       }
-      f = found;
-      this.cache.set(key, f);
+      const first = step.seen.get(path[0]!);
+      if (!first) continue;
+      const firstFacts = step.seenFacts.get(path[0]!)!;
+      for (let i = 0; i < first.length; i++) {
+        const f = firstFacts[i];
+        if (!f) continue;
+        let shared = true;
+        for (let k = 1; k < path.length && shared; k++) shared = step.seen.get(path[k]!)?.includes(first[i]!) ?? false;
+        if (shared) out.push(f);
+      }
     }
-    return f;
+    found = out;
+    this.cache.set(key, found);
+    return found;
   }
 
   /** Where `path` last saw `object`: the last agent's belief, as the others on the path see it. */
   lastSeen(path: readonly string[], object: string): string | undefined {
-    let where: string | undefined;
-    for (const [o, c] of this.facts(path)) if (o === object) where = c;
-    return where;
+    const facts = this.facts(path);
+    for (let i = facts.length - 1; i >= 0; i--) if (facts[i]![0] === object) return facts[i]![1];
+    return undefined;
   }
+}
+
+/** What a sentence says of where an object is, or null (stories share most sentences: memoized, bounded). */
+function factOfSentence(sentence: string): Fact | null {
+  let f = factOf.get(sentence);
+  if (f === undefined) {
+    const m = FACT_RE.exec(sentence);
+    f = m ? (m[1] !== undefined ? [m[1], m[2]!] : [m[3]!, m[4]!]) : null;
+    if (factOf.size > 50_000) factOf.clear();
+    factOf.set(sentence, f);
+  }
+  return f;
 }
 
 export function answerTomi(views: Perspectives, q: TomiQuestion): string | undefined {

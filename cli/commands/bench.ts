@@ -6,7 +6,7 @@
 import { writeFileSync, renameSync } from "node:fs";
 import { z } from "zod";
 import { loadAgent } from "../../agents/builtin-agents.js";
-import { BENCHMARKS, BenchmarkOptionError, createBenchmark } from "../../benchmarks/registry.js";
+import { BENCHMARK_NAMES, BenchmarkOptionError, loadBenchmark } from "../../benchmarks/catalog.js";
 import { buildReport, renderReport, type BenchReport } from "../../benchmarks/report.js";
 import { RunAborted, runBenchmark, type ItemResult } from "../../benchmarks/runner.js";
 import { MODES } from "../../benchmarks/benchmark.js";
@@ -15,7 +15,7 @@ import { RunStore } from "../../store/run-store.js";
 import { intArg, parseCommand, UsageError } from "../args.js";
 import { Progress } from "../progress.js";
 
-export const BENCH_HELP = `socialworld bench <${Object.keys(BENCHMARKS).join("|")}> --data FILE [options]
+export const BENCH_HELP = `socialworld bench <${BENCHMARK_NAMES.join("|")}> --data FILE [options]
 
 Runs a benchmark file question by question with an agent in the respondent's seat, then prints
 accuracy by question type; official labels that disagree with the world model are listed by cause.
@@ -42,8 +42,8 @@ FANToM only:
 `;
 
 const Args = z.object({
-  _: z.tuple([z.enum(Object.keys(BENCHMARKS) as [string, ...string[]], { error: `expected one of ${Object.keys(BENCHMARKS).join(", ")}` })], {
-    error: `expected the benchmark name: ${Object.keys(BENCHMARKS).join(", ")}`,
+  _: z.tuple([z.enum(BENCHMARK_NAMES as [string, ...string[]], { error: `expected one of ${BENCHMARK_NAMES.join(", ")}` })], {
+    error: `expected the benchmark name: ${BENCHMARK_NAMES.join(", ")}`,
   }),
   data: z.string({ error: "is required" }).min(1),
   agent: z.string().min(1).default("simulation"),
@@ -85,7 +85,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   const name = args._[0];
   let benchmark;
   try {
-    benchmark = createBenchmark(name, { context: args.context, embedder: args.embedder, aggregation: args.aggregation });
+    benchmark = await loadBenchmark(name, { context: args.context, embedder: args.embedder, aggregation: args.aggregation });
   } catch (err) {
     if (err instanceof BenchmarkOptionError) throw new UsageError(err.message);
     throw err;

@@ -71,7 +71,7 @@ export interface TomiInit {
   readonly containerRoom: Readonly<Record<string, string | undefined>>;
   readonly objectContainer: Readonly<Record<string, string | undefined>>;
   readonly agentRoom?: Readonly<Record<string, string | undefined>>;
-  /** How deep nested beliefs are tracked (2: "A thinks B thinks"). */
+  /** How deep nested beliefs are tracked (2: "A thinks B thinks"; 0: none, for a simulation that needs only observations). */
   readonly depth?: number;
 }
 
@@ -348,8 +348,9 @@ class Draft {
       this.beliefs = { ...this.beliefs };
       this.own.beliefs = true;
     }
-    const copied = (this.copied ??= new Set());
     const depth = this.base.depth;
+    if (depth < 1) return;
+    const copied = (this.copied ??= new Set());
     const path: string[] = [];
     const visit = (key: string) => {
       let b = this.beliefs[key] as Record<string, string> | undefined;
