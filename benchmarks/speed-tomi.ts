@@ -4,7 +4,12 @@
  * every story, the agent, scoring, the episode log and the report), pinned to one core.
  * Prints a table of wall and CPU time (user + system, from the kernel) over several runs.
  *
- *   node dist/benchmarks/speed-tomi.js [--data FILE] [--runs N] [--agent NAME]
+ *   node dist/benchmarks/speed-tomi.js [--data FILE] [--runs N] [--agent NAME] [--instructions]
+ *
+ * --instructions also counts the instructions of one run under valgrind's cachegrind (all
+ * threads, the optimizing compiler's included), beside those of `node -e 0`: on a shared machine
+ * CPU times move by 10-20% with the neighbours' load, instruction counts by about 1%, so they are
+ * what to compare two versions by. Needs valgrind (apt-get install valgrind); about 30 s.
  *
  * Not a test: the target (the 5,994-question val file in well under one second of CPU on one
  * core) is checked by reading the table.
@@ -22,6 +27,7 @@ const { values } = parseArgs({
     data: { type: "string", default: tomDataPath("tomi", "original", "fb_all_val.txt") },
     runs: { type: "string", default: "5" },
     agent: { type: "string", default: "simulation" },
+    instructions: { type: "boolean", default: false },
   },
 });
 const data = values.data!;
@@ -73,3 +79,25 @@ for (const [name, xs] of rows) {
 }
 const cpu = median(samples.map((s) => s.user + s.sys));
 process.stdout.write(`\nquestions per CPU second: ${((1000 * q) / cpu).toFixed(0)}; target: the whole file in well under 1000 ms of CPU (now ${(cpu / 1000).toFixed(2)} s)\n`);
+
+if (values.instructions) {
+  if (spawnSync("valgrind", ["--version"]).status !== 0) {
+    process.stderr.write("speed-tomi: --instructions needs valgrind (apt-get install valgrind)\n");
+    process.exit(2);
+  }
+  const count = (args: string[]): number => {
+    const r = spawnSync("valgrind", ["--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null", "--smc-check=all", process.execPath, ...args], {
+      encoding: "utf8",
+      maxBuffer: 1 << 26,
+    });
+    const m = /I\s+refs:\s+([\d,]+)/.exec(r.stderr);
+    if (r.status !== 0 || !m) throw new Error(`valgrind failed (${r.status}): ${r.stderr.slice(-500)}`);
+    return Number(m[1]!.replace(/,/g, ""));
+  };
+  const store = mkdtempSync(join(tmpdir(), "speed-tomi-"));
+  const run = count([cli, "bench", "tomi", "--data", data, "--agent", values.agent!, "--store", store, "--quiet"]);
+  rmSync(store, { recursive: true, force: true });
+  const bare = count(["-e", "0"]);
+  process.stdout.write("\n| instructions (cachegrind, one run) | count |\n|---|---:|\n");
+  process.stdout.write(`| the run | ${(run / 1e9).toFixed(2)} G |\n| \`node -e 0\` | ${(bare / 1e9).toFixed(2)} G |\n| the run less node's own start | ${((run - bare) / 1e9).toFixed(2)} G |\n`);
+}

@@ -99,4 +99,28 @@ describe("ToMi bAbI reader on repeated stories", () => {
     const cut = ok + STORY.slice(0, 3).join("\n") + "\n";
     expect(() => parseTomi(cut, "x.txt")).toThrow("x.txt:17: the file ends inside a story");
   });
+
+  it("reads a block that differs from the previous one in one line line by line, reusing the lines that repeat", () => {
+    const changed = [...STORY.slice(0, 5), "6 Avery moved the spinach to the blue_bucket.", "7 Where is the spinach really?\tblue_bucket\t1"];
+    const f = parseTomi(ok + changed.join("\n") + "\n", "x.txt");
+    const [, b, c] = f.items;
+    expect(c!.line).toBe(21);
+    expect(c!.story).not.toBe(b!.story);
+    expect(c!.story.slice(0, 5)).toEqual(b!.story.slice(0, 5));
+    expect(c!.story[0]).toBe(b!.story[0]);
+    expect(c!.story[5]!.fileLine).toBe(20);
+    expect(c!.story[5]!.sentence).toEqual({ kind: "move", agent: "Avery", object: "spinach", container: "blue_bucket" });
+  });
+
+  it("keeps every question of a block that asks twice, when the whole block repeats", () => {
+    const block = [...STORY, "7 Where is the spinach really?\tgreen_treasure_chest\t1", "8 Ella entered the garage.", "9 Where will Ella look for the spinach?\tgreen_treasure_chest\t1"];
+    const f = parseTomi([...block, ...block].join("\n") + "\n", "x.txt");
+    expect(f.items.map((it) => [it.line, it.story.length])).toEqual([
+      [7, 6],
+      [9, 7],
+      [16, 6],
+      [18, 7],
+    ]);
+    expect(f.items[3]!.story.map((l) => l.text)).toEqual(f.items[1]!.story.map((l) => l.text));
+  });
 });

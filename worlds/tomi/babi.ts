@@ -91,6 +91,13 @@ export function parseTomi(text: string, file: string, traceText?: string, traceF
   // The file line of the last story sentence read after the last question (a truncated file).
   let dangling = 0;
   let fileLine = 0;
+  // The story lines of the last block whose first question ended them, and their text: a block
+  // that repeats it word for word is taken whole (ToMi writes each story once per question, so
+  // five blocks in six are repeats) instead of line by line.
+  let spanLines: readonly StoryLine[] | undefined;
+  let spanText = "";
+  let blockStart = 0;
+  let blockAsked = false;
   // The trace is read first so that each item is made whole (adding its trace afterwards would
   // change every item's hidden class mid-run); its errors wait until the text has been checked.
   let traces: readonly TomiTrace[] = [];
@@ -124,6 +131,16 @@ export function parseTomi(text: string, file: string, traceText?: string, traceF
       else if (shared) previous = shared;
       story = [];
       shared = undefined;
+      blockStart = from;
+      blockAsked = false;
+      if (previous === spanLines && text.startsWith(spanText, from)) {
+        story = previous.slice();
+        fileLine += previous.length - 1;
+        start = from + spanText.length;
+        expected = previous[previous.length - 1]!.n + 1;
+        dangling = fileLine;
+        continue;
+      }
     } else if (n !== expected) {
       throw new DataError(file, { line: fileLine }, `line number ${n} follows ${expected - 1} (expected ${expected} or 1)`);
     }
@@ -155,6 +172,11 @@ export function parseTomi(text: string, file: string, traceText?: string, traceF
       if (story.length === 0) throw new DataError(file, { line: fileLine }, "question without a story before it");
       if (shared === undefined) {
         shared = story.length === previous.length && story.every((l, k) => l === previous[k]) ? previous : story.slice();
+      }
+      if (!blockAsked) {
+        spanLines = shared;
+        spanText = text.slice(blockStart, from);
+        blockAsked = true;
       }
       items.push({
         id: `${name}#${items.length}`,
