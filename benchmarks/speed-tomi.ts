@@ -4,7 +4,11 @@
  * every story, the agent, scoring, the episode log and the report), pinned to one core.
  * Prints a table of wall and CPU time (user + system, from the kernel) over several runs.
  *
- *   node dist/benchmarks/speed-tomi.js [--data FILE] [--runs N] [--agent NAME] [--instructions]
+ *   node dist/benchmarks/speed-tomi.js [--data FILE] [--runs N] [--agent NAME] [--against DIR] [--instructions]
+ *
+ * --against DIR measures another built checkout (say, a `git worktree` of an older commit) in the
+ * same run, alternating with this one, and prints the ratio: the fair comparison on a machine
+ * whose speed drifts with its neighbours' load.
  *
  * --instructions also counts the instructions of one run under valgrind's cachegrind (all
  * threads, the optimizing compiler's included), beside those of `node -e 0`: on a shared machine
@@ -28,6 +32,7 @@ const { values } = parseArgs({
     runs: { type: "string", default: "5" },
     agent: { type: "string", default: "simulation" },
     instructions: { type: "boolean", default: false },
+    against: { type: "string" },
   },
 });
 const data = values.data!;
@@ -37,6 +42,11 @@ if (!existsSync(data)) {
 }
 const runs = Number(values.runs);
 const cli = join(packageRoot(), "bin", "socialworld.js");
+const peer = values.against === undefined ? undefined : join(values.against, "bin", "socialworld.js");
+if (peer !== undefined && !existsSync(peer)) {
+  process.stderr.write(`speed-tomi: --against: ${peer} not found (pass the root of a built checkout)\n`);
+  process.exit(2);
+}
 const pin = spawnSync("taskset", ["-c", "0", "true"]).status === 0;
 
 interface Sample {
@@ -46,7 +56,7 @@ interface Sample {
   questions: number;
 }
 
-function once(): Sample {
+function once(cli: string): Sample {
   const store = mkdtempSync(join(tmpdir(), "speed-tomi-"));
   const json = join(store, "report.json");
   // Measure the child from inside: /proc gives its CPU time only after exit, so let it report.
@@ -63,19 +73,36 @@ function once(): Sample {
 }
 
 const samples: Sample[] = [];
-for (let i = 0; i < runs; i++) samples.push(once());
+const peerSamples: Sample[] = [];
+for (let i = 0; i < runs; i++) {
+  samples.push(once(cli));
+  if (peer !== undefined) peerSamples.push(once(peer));
+}
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const rows = [
-  ["wall (ms)", samples.map((s) => s.wall)],
-  ["user CPU (ms)", samples.map((s) => s.user)],
-  ["system CPU (ms)", samples.map((s) => s.sys)],
-  ["CPU total (ms)", samples.map((s) => s.user + s.sys)],
-] as const;
+const rowsOf = (ss: Sample[]) =>
+  [
+    ["wall (ms)", ss.map((s) => s.wall)],
+    ["user CPU (ms)", ss.map((s) => s.user)],
+    ["system CPU (ms)", ss.map((s) => s.sys)],
+    ["CPU total (ms)", ss.map((s) => s.user + s.sys)],
+  ] as const;
 const q = samples[0]!.questions;
 process.stdout.write(`socialworld bench tomi --agent ${values.agent} · ${data} · ${q} questions · ${runs} runs${pin ? " · pinned to core 0" : ""}\n\n`);
-process.stdout.write("| measure | median | min | max |\n|---|---:|---:|---:|\n");
-for (const [name, xs] of rows) {
-  process.stdout.write(`| ${name} | ${median([...xs]).toFixed(0)} | ${Math.min(...xs).toFixed(0)} | ${Math.max(...xs).toFixed(0)} |\n`);
+if (peer === undefined) {
+  process.stdout.write("| measure | median | min | max |\n|---|---:|---:|---:|\n");
+  for (const [name, xs] of rowsOf(samples)) {
+    process.stdout.write(`| ${name} | ${median([...xs]).toFixed(0)} | ${Math.min(...xs).toFixed(0)} | ${Math.max(...xs).toFixed(0)} |\n`);
+  }
+} else {
+  process.stdout.write(`this checkout against ${values.against}, runs alternating\n\n`);
+  process.stdout.write("| measure | this: median | min | against: median | min | ratio of medians |\n|---|---:|---:|---:|---:|---:|\n");
+  const theirs = rowsOf(peerSamples);
+  rowsOf(samples).forEach(([name, xs], i) => {
+    const ys = theirs[i]![1];
+    process.stdout.write(
+      `| ${name} | ${median([...xs]).toFixed(0)} | ${Math.min(...xs).toFixed(0)} | ${median([...ys]).toFixed(0)} | ${Math.min(...ys).toFixed(0)} | ${(median([...xs]) / median([...ys])).toFixed(2)} |\n`,
+    );
+  });
 }
 const cpu = median(samples.map((s) => s.user + s.sys));
 process.stdout.write(`\nquestions per CPU second: ${((1000 * q) / cpu).toFixed(0)}; target: the whole file in well under 1000 ms of CPU (now ${(cpu / 1000).toFixed(2)} s)\n`);
@@ -94,10 +121,21 @@ if (values.instructions) {
     if (r.status !== 0 || !m) throw new Error(`valgrind failed (${r.status}): ${r.stderr.slice(-500)}`);
     return Number(m[1]!.replace(/,/g, ""));
   };
-  const store = mkdtempSync(join(tmpdir(), "speed-tomi-"));
-  const run = count([cli, "bench", "tomi", "--data", data, "--agent", values.agent!, "--store", store, "--quiet"]);
-  rmSync(store, { recursive: true, force: true });
+  const countRun = (cli: string): number => {
+    const store = mkdtempSync(join(tmpdir(), "speed-tomi-"));
+    try {
+      return count([cli, "bench", "tomi", "--data", data, "--agent", values.agent!, "--store", store, "--quiet"]);
+    } finally {
+      rmSync(store, { recursive: true, force: true });
+    }
+  };
+  const G = (n: number) => `${(n / 1e9).toFixed(2)} G`;
+  const run = countRun(cli);
   const bare = count(["-e", "0"]);
   process.stdout.write("\n| instructions (cachegrind, one run) | count |\n|---|---:|\n");
-  process.stdout.write(`| the run | ${(run / 1e9).toFixed(2)} G |\n| \`node -e 0\` | ${(bare / 1e9).toFixed(2)} G |\n| the run less node's own start | ${((run - bare) / 1e9).toFixed(2)} G |\n`);
+  process.stdout.write(`| the run | ${G(run)} |\n| \`node -e 0\` | ${G(bare)} |\n| the run less node's own start | ${G(run - bare)} |\n`);
+  if (peer !== undefined) {
+    const theirs = countRun(peer);
+    process.stdout.write(`| the run of ${values.against} | ${G(theirs)} (ratio ${(run / theirs).toFixed(2)}) |\n`);
+  }
 }
