@@ -117,8 +117,9 @@ export class TomiBenchmark implements Benchmark<TomiBenchItem> {
   replay(item: TomiBenchItem): StoryTruth {
     let r = this.replays.get(item.storyText);
     if (!r) {
-      // Built as the simulation agent builds its own (push, not map: map makes a holey array, and a
-      // second array kind sends the optimized buildScenario back to the compiler).
+      // Built the way the simulation agent builds its own (push, not map): arrays built two ways can
+      // differ in V8's element kind, and a second kind sent the optimized buildScenario back to the
+      // compiler (seen with --trace-deopt).
       const sentences: SentenceAt[] = [];
       for (const s of item.raw.story) sentences.push({ sentence: s.sentence, text: s.text, line: s.fileLine });
       const contextId = contextIdOf(item.storyText);
