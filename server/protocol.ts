@@ -79,3 +79,37 @@ export type ActionResultMessage =
 export interface ErrorMessage {
   readonly error: string;
 }
+
+/**
+ * One step's metrics of a training run, as `GET /api/training` and the socket.io `progress`
+ * events of kind "trainer" carry them (trainers/grpo/metrics.ts; the server's StepMetricsSchema
+ * in training-board.ts lists every field it keeps).
+ */
+export interface TrainingMetrics {
+  step: number;
+  reward: number;
+  accuracy: number;
+  kl: number | null;
+  entropy: number;
+  clipFraction: number;
+  loss: number;
+  responseLength: number;
+  [field: string]: unknown;
+}
+
+/** A training run on the dashboard, as `GET /api/training` lists it. */
+export interface TrainingRun<M extends TrainingMetrics = TrainingMetrics> {
+  readonly runId: string;
+  title: string;
+  source: string;
+  steps: number;
+  status: "running" | "done" | "interrupted" | "failed";
+  /** Rooms whose policy the run trains (self-play). */
+  roomIds: string[];
+  /** Self-play: the round, and the checkpoint the rooms now play. */
+  round?: number;
+  checkpoint?: string;
+  readonly startedAt: string;
+  updatedAt: string;
+  history: M[];
+}

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import type { ProgressHub } from "./progress-hub.js";
+import type { TrainingRun as WireTrainingRun } from "./protocol.js";
 
 /** The most steps kept per run (older ones are dropped from the plots, never from the run's own files). */
 const MAX_HISTORY = 5000;
@@ -58,21 +59,8 @@ export const TrainingPostSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("finished"), event: z.object({ runId: Id, status: z.enum(["done", "interrupted", "failed"]) }).strip() }),
 ]);
 
-export interface TrainingRun {
-  readonly runId: string;
-  title: string;
-  source: string;
-  steps: number;
-  status: "running" | "done" | "interrupted" | "failed";
-  /** Rooms whose policy the run trains (self-play). */
-  roomIds: string[];
-  /** Self-play: the round, and the checkpoint the rooms now play. */
-  round?: number;
-  checkpoint?: string;
-  readonly startedAt: string;
-  updatedAt: string;
-  history: BoardMetrics[];
-}
+/** A run as the board keeps it: the wire shape of protocol.ts, with the metrics as validated. */
+export type TrainingRun = WireTrainingRun<BoardMetrics>;
 
 export class TrainingBoard {
   private readonly runs = new Map<string, TrainingRun>();

@@ -1,3 +1,5 @@
+import type { TrainingMetrics, TrainingRun } from "../../server/protocol.js";
+
 /** The REST API (see the README's protocol section). */
 export interface SeatSummary {
   agent: string;
@@ -58,32 +60,7 @@ export interface SocializedContext {
   socialized_context: { timestep: string; state: string; observations: string[]; actions: string[] }[];
 }
 
-/** One training step's metrics (trainers/grpo/metrics.ts). */
-export interface TrainingMetrics {
-  step: number;
-  reward: number;
-  accuracy: number;
-  kl: number | null;
-  entropy: number;
-  clipFraction: number;
-  loss: number;
-  responseLength: number;
-  [field: string]: unknown;
-}
-
-export interface TrainingRun {
-  runId: string;
-  title: string;
-  source: string;
-  steps: number;
-  status: "running" | "done" | "interrupted" | "failed";
-  roomIds: string[];
-  round?: number;
-  checkpoint?: string;
-  startedAt: string;
-  updatedAt: string;
-  history: TrainingMetrics[];
-}
+export type { TrainingMetrics, TrainingRun };
 
 async function get<T>(path: string): Promise<T> {
   const res = await fetch(path, { headers: { accept: "application/json" } });
