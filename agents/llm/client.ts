@@ -9,12 +9,10 @@
  */
 import { z } from "zod";
 import { Backoff, retryAfterMs } from "./backoff.js";
+import type { ChatMessage } from "../policy/chat-template.js";
 import { Limiter } from "./limiter.js";
 
-export interface ChatMessage {
-  readonly role: "system" | "user" | "assistant";
-  readonly content: string;
-}
+export type { ChatMessage };
 
 export interface ChatRequest {
   readonly model: string;

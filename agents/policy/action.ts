@@ -3,12 +3,15 @@
  * and the action read back from what it wrote.
  */
 import { z } from "zod";
-import type { AgentTurn } from "../agent.js";
 import type { ChatMessage } from "./chat-template.js";
 
-/** The conversation a policy answers: an optional system message, then the observation. */
-export function turnMessages(turn: AgentTurn, system?: string): ChatMessage[] {
-  return [...(system ? [{ role: "system" as const, content: system }] : []), { role: "user", content: turn.observation.text }];
+/**
+ * The conversation a policy answers: an optional system message, then what the turn shows it
+ * (the observation's text, or the question asked over a socialized context in simulation mode).
+ * The policy agent, the GRPO trainers and anything that scores them build their prompts here.
+ */
+export function turnMessages(text: string, system?: string): ChatMessage[] {
+  return [...(system ? [{ role: "system" as const, content: system }] : []), { role: "user", content: text }];
 }
 
 /**

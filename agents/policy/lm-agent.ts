@@ -50,7 +50,7 @@ export class LanguageModelAgent implements Agent {
     // A benchmark question in simulation mode is asked over the story's socialized context.
     const task = questionTaskOf(turn.observation.data);
     const text = task?.mode === "simulation" ? await questionText(task) : turn.observation.text;
-    const messages = turnMessages({ ...turn, observation: { ...turn.observation, text } } as AgentTurn, this.options.system);
+    const messages = turnMessages(text, this.options.system);
     const prompt = tokenizer.applyChatTemplate(messages, { addGenerationPrompt: true });
     const item = (turn.observation.data as { itemId?: string } | undefined)?.itemId ?? "";
     const seed = hashString(`${this.options.seed}|${turn.world}|${turn.agent}|${turn.timestep}|${item}`);

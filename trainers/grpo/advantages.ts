@@ -6,6 +6,7 @@
  * normalization of LitePPO: one std of all rewards), or none (Dr. GRPO: A = R - group mean).
  */
 import type { AdvantageStd } from "./config.js";
+import { isFlatGroup } from "./dynamic-sampling.js";
 
 export function mean(xs: readonly number[]): number {
   return xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -28,7 +29,7 @@ export function groupAdvantages(groups: readonly (readonly number[])[], std: Adv
     // verl: a group of one has mean 0 and std 1.
     const single = rewards.length === 1;
     // Equal rewards: exactly zero (summing them in floating point could leave a 1e-16 residue).
-    if (!single && rewards.every((r) => r === rewards[0])) return rewards.map(() => 0);
+    if (!single && isFlatGroup(rewards)) return rewards.map(() => 0);
     const m = single ? 0 : mean(rewards);
     const s = std === "none" ? 0 : std === "batch" ? batchStd : single ? 1 : unbiasedStd(rewards);
     return rewards.map((r) => (std === "none" ? r - m : (r - m) / (s + eps)));

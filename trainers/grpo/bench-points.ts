@@ -11,6 +11,7 @@ import { readFileSync } from "node:fs";
 import { AnswerSchema, type QuestionTask } from "../../worlds/question/world.js";
 import type { Benchmark, BenchItem, Mode } from "../../benchmarks/benchmark.js";
 import { createBenchmark } from "../../benchmarks/registry.js";
+import { turnMessages } from "../../agents/policy/action.js";
 import { questionText } from "../../agents/policy/question-prompt.js";
 import type { EpisodeLog } from "../../store/episode-log.js";
 import { answerText } from "../data/answer-text.js";
@@ -67,7 +68,7 @@ export class BenchPoints implements PointSource {
       item,
       task,
       userText,
-      messages: [...(this.system ? [{ role: "system" as const, content: this.system }] : []), { role: "user", content: userText }],
+      messages: turnMessages(userText, this.system),
       schema: AnswerSchema,
       reference,
       exact: (action) => (benchmark.judge(item, (action as { answer: string }).answer).correct ? 1 : 0),

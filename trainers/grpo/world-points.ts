@@ -122,7 +122,7 @@ export class WorldPoints implements PointSource {
           referenceAction,
           context,
           title: scenario.title,
-          messages: turnMessages(turn, system),
+          messages: turnMessages(turn.observation.text, system),
           schema,
           reference: render(referenceAction),
           exact: (a) => (sameAction(a, referenceAction) ? 1 : 0),
