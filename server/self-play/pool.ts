@@ -22,24 +22,19 @@ export interface PlayedEpisode extends EpisodeSpec {
   readonly roomId: string;
 }
 
-export interface PoolStatus {
-  readonly pool: string;
-  readonly round: number;
-  readonly training: boolean;
-  readonly policy: string;
-}
-
 export class SelfPlayPool {
   private readonly rooms = new Set<string>();
   private readonly episodes: PlayedEpisode[] = [];
   private fresh = 0;
-  private round = 0;
   private current: string;
   private readonly baseDir: string;
   private readonly query: string;
+  /** The system message of the seats' spec: every round's policy is asked with it. */
+  private readonly system: string | undefined;
   private training: Promise<void> | undefined;
   private readonly abort = new AbortController();
   private timer: NodeJS.Timeout | undefined;
+  /** Each finished round's checkpoint folder, in order (round K is dirs[K - 1]). */
   private readonly dirs: string[] = [];
   private readonly listeners = new Set<(note: string) => void>();
 
@@ -54,17 +49,16 @@ export class SelfPlayPool {
   ) {
     const target = baseSpec.slice("policy:".length);
     const q = target.indexOf("?");
-    this.baseDir = resolve(parseAgentTarget("policy", target).dir);
+    const parsed = parseAgentTarget("policy", target);
+    this.baseDir = resolve(parsed.dir);
+    this.system = parsed.options.system;
+    // Kept as written, so that each round's spec is the base spec with only the folder changed.
     this.query = q < 0 ? "" : target.slice(q);
     this.current = baseSpec;
     if (options.everyMinutes !== undefined) {
       this.timer = setInterval(() => this.maybeTrain(true), options.everyMinutes * 60_000);
       this.timer.unref();
     }
-  }
-
-  get system(): string | undefined {
-    return parseAgentTarget("policy", this.current.slice("policy:".length)).options.system;
   }
 
   /** Notes for the pool's rooms (their status line): a round starts, ends or fails. */
@@ -75,10 +69,6 @@ export class SelfPlayPool {
 
   private note(text: string): void {
     for (const fn of this.listeners) fn(text);
-  }
-
-  status(): PoolStatus {
-    return { pool: this.name, round: this.round, training: this.training !== undefined, policy: this.current };
   }
 
   join(roomId: string): void {
@@ -117,7 +107,7 @@ export class SelfPlayPool {
   }
 
   private async trainRound(): Promise<void> {
-    const round = this.round + 1;
+    const round = this.dirs.length + 1;
     const specs = this.episodes.slice();
     this.fresh = 0;
     const out = join(this.store.root, "selfplay", this.name, `round-${round}`);
@@ -127,7 +117,7 @@ export class SelfPlayPool {
     let runId: string | null = null;
     try {
       const source = await WorldPoints.fromEpisodes(this.world, specs, this.system);
-      const currentDir = round === 1 ? this.baseDir : this.dirs.at(-1)!;
+      const currentDir = this.dirs.at(-1) ?? this.baseDir;
       const r = await runGrpoSession({
         out,
         model: currentDir,
@@ -148,7 +138,6 @@ export class SelfPlayPool {
         this.board.finish(runId ?? out, "interrupted");
         return;
       }
-      this.round = round;
       this.dirs.push(out);
       this.current = `policy:${out}${this.query}`;
       this.board.finish(runId ?? out, "done", { checkpoint: out });

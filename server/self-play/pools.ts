@@ -37,10 +37,6 @@ export class SelfPlayPools {
     }
   }
 
-  get(name: string): SelfPlayPool | undefined {
-    return this.pools.get(name);
-  }
-
   async closeAll(): Promise<void> {
     const all = [...this.pools.values()];
     this.pools.clear();
