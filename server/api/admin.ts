@@ -9,10 +9,14 @@ import { HttpError } from "./errors.js";
 export function isAdmin(req: Request, token: string): boolean {
   const header = req.get("authorization") ?? "";
   const m = /^Bearer\s+(\S+)$/i.exec(header);
-  if (!m) return false;
-  const given = Buffer.from(m[1]!);
-  const expected = Buffer.from(token);
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  return m !== null && sameSecret(m[1]!, token);
+}
+
+/** Compares a secret in constant time (no early exit an attacker could time). */
+export function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 export function requireAdmin(token: string): RequestHandler {

@@ -258,11 +258,18 @@ export class PolicyEngine {
     const r = gen.result(i);
     if (r.finishReason !== null) return this.finish(s, r);
     const tokens = Array.from(r.tokens);
-    if (tokens.length >= req.maxTokens || (req.stop.length > 0 && cutAtStopString(tokens, this.decode, req.stop))) {
+    if (tokens.length >= req.maxTokens) {
       gen.stop(i);
       return this.finish(s, r);
     }
-    if (req.onDelta) this.stream(s, tokens, r.logprobs, heldBack(this.decode(tokens), req.stop));
+    if (req.stop.length === 0 && !req.onDelta) return;
+    // Decoded once for both questions; finish() finds where a stop string cuts the tokens.
+    const text = this.decode(tokens);
+    if (req.stop.some((stop) => text.includes(stop))) {
+      gen.stop(i);
+      return this.finish(s, r);
+    }
+    if (req.onDelta) this.stream(s, tokens, r.logprobs, heldBack(text, req.stop));
   }
 
   private readonly decode = (ids: readonly number[]): string => this.tokenizer.decode(ids);

@@ -4,12 +4,13 @@
  * mounted at /v1 by the main server and by `socialworld serve-policy`. Checkpoints load on first
  * use and stay loaded; each has its own PolicyEngine, which batches concurrent requests.
  */
-import { randomInt, randomUUID, timingSafeEqual } from "node:crypto";
+import { randomInt, randomUUID } from "node:crypto";
 import { statSync } from "node:fs";
 import { json, Router, type Request, type Response } from "express";
 import { loadCheckpoint } from "../../agents/policy/checkpoint.js";
 import { CancelledError, PolicyEngine, QueueFullError, type EngineChoice, type EngineStats, type TokenLogprob } from "./engine.js";
 import { errorHandler, notFound, OpenAiError, requestError, sendError } from "./errors.js";
+import { sameSecret } from "../api/admin.js";
 import { formatChecker, type FormatCheck, type FormatChecker } from "./format-check.js";
 import type { ServedModel } from "./models.js";
 import { ChatRequestSchema, chatMessages, type ChatRequest } from "./schemas.js";
@@ -82,9 +83,7 @@ export class OpenAiService {
     const key = this.opts.apiKey;
     if (!key) return true;
     const given = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? "")?.[1]?.trim() ?? "";
-    const a = Buffer.from(given);
-    const b = Buffer.from(key);
-    return a.length === b.length && timingSafeEqual(a, b);
+    return sameSecret(given, key);
   }
 
   private find(id: string): ServedModel {
@@ -248,7 +247,8 @@ export class OpenAiService {
       if (withUsage) chunk([], { usage: usage(prompt.length, choices) });
     } catch (err) {
       if (err instanceof CancelledError && res.destroyed) return;
-      const e = err instanceof OpenAiError ? err : err instanceof QueueFullError ? new OpenAiError(429, err.message, { code: "server_busy" }) : new OpenAiError(500, (err as Error).message);
+      // (A full queue cannot get here: chat() called admit() in the same tick as generate().)
+      const e = err instanceof OpenAiError ? err : new OpenAiError(500, (err as Error).message);
       // The status line is gone: the error travels as an event, as vLLM sends it.
       send(e.body());
     }
