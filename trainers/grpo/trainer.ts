@@ -59,11 +59,23 @@ export function grpoSettings(config: GrpoConfig, dataId: string): Record<string,
   return { ...config, data: dataId };
 }
 
-/** The decision point at position `cursor` of the seeded order (a new shuffle every pass). */
-export function pointAt(size: number, cursor: number, seed: number): number {
-  const epoch = Math.floor(cursor / size);
-  const order = Rng.seeded(`grpo-order:${seed}:${epoch}`).shuffle(Array.from({ length: size }, (_, i) => i));
-  return order[cursor % size]!;
+/**
+ * The decision points at positions cursor .. cursor + count - 1 of the seeded order (a new
+ * shuffle every pass over the data, made once per pass a batch touches).
+ */
+export function pointsAt(size: number, cursor: number, count: number, seed: number): number[] {
+  const out: number[] = [];
+  let epoch = -1;
+  let order: number[] = [];
+  for (let k = cursor; k < cursor + count; k++) {
+    const e = Math.floor(k / size);
+    if (e !== epoch) {
+      epoch = e;
+      order = Rng.seeded(`grpo-order:${seed}:${e}`).shuffle(Array.from({ length: size }, (_, i) => i));
+    }
+    out.push(order[k % size]!);
+  }
+  return out;
 }
 
 interface Sample extends Sequence {
@@ -114,7 +126,7 @@ export async function trainGrpo(run: GrpoRun): Promise<GrpoResult> {
     const all: Group[] = [];
     while (groups.length < c.prompts && batches < c.maxRolloutBatches) {
       const points: DecisionPoint[] = [];
-      for (let i = 0; i < c.prompts; i++) points.push(await run.source.point(pointAt(run.source.size, cursor + i, c.seed)));
+      for (const index of pointsAt(run.source.size, cursor, c.prompts, c.seed)) points.push(await run.source.point(index));
       cursor += c.prompts;
       const b = batches++;
       const r = await rollout(points, {
