@@ -10,7 +10,7 @@ import { loadNative } from "../../agents/policy/native.js";
 import { PRESETS } from "../../agents/policy/presets.js";
 import { encodeExamples } from "../../trainers/sft/batches.js";
 import { readExamplesFile } from "../../trainers/sft/examples.js";
-import { listCheckpoints, loadMoments } from "../../trainers/common/checkpoint-folders.js";
+import { loadMoments, resumeFolder, settingsMismatch } from "../../trainers/common/checkpoint-folders.js";
 import { readTrainerState } from "../../trainers/sft/state.js";
 import { dataId, stateSettings, trainSft, type SftSettings } from "../../trainers/sft/trainer.js";
 import { intArg, parseCommand, UsageError } from "../args.js";
@@ -113,20 +113,14 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
   mkdirSync(a.out, { recursive: true });
 
   // Where to start: a checkpoint to resume, the given model, or a new one.
-  let resumeDir: string | undefined;
-  if (a.resume === "auto") resumeDir = listCheckpoints(a.out).at(-1)?.dir;
-  else if (a.resume) {
-    if (!existsSync(a.resume)) throw new UsageError(`--resume: ${a.resume} does not exist`);
-    resumeDir = a.resume;
-  }
+  if (a.resume && a.resume !== "auto" && !existsSync(a.resume)) throw new UsageError(`--resume: ${a.resume} does not exist`);
+  const resumeDir = resumeFolder(a.out, a.resume);
   let start = 0;
   let model, files, tokenizer;
   if (resumeDir) {
     const state = readTrainerState(resumeDir);
-    const want = stateSettings({ settings, dataId: id });
-    for (const [k, v] of Object.entries(want))
-      if (JSON.stringify(state.settings[k]) !== JSON.stringify(v))
-        throw new UsageError(`--resume: ${resumeDir} was trained with ${k}=${JSON.stringify(state.settings[k])}, not ${JSON.stringify(v)}; resume with the same settings and data (or start a new run with --model ${resumeDir})`);
+    const why = settingsMismatch(resumeDir, state.settings, stateSettings({ settings, dataId: id }));
+    if (why) throw new UsageError(`--resume: ${why} (or start a new run with --model ${resumeDir})`);
     const ck = loadCheckpoint(resumeDir);
     loadMoments(resumeDir, ck.model);
     ({ model, tokenizer } = ck);

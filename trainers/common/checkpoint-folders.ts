@@ -30,6 +30,24 @@ export function listCheckpoints(out: string): { step: number; dir: string }[] {
     .sort((a, b) => a.step - b.step);
 }
 
+/** The folder a run resumes from: the newest complete checkpoint in OUT for "auto", else `resume` as given. */
+export function resumeFolder(out: string, resume: string | undefined): string | undefined {
+  return resume === "auto" ? listCheckpoints(out).at(-1)?.dir : resume || undefined;
+}
+
+/**
+ * Why a checkpoint cannot be resumed with `want` (the first setting that differs from the one it
+ * was trained with, as a sentence), or undefined when every setting agrees.
+ */
+export function settingsMismatch(dir: string, saved: Readonly<Record<string, unknown>>, want: Readonly<Record<string, unknown>>): string | undefined {
+  for (const [k, v] of Object.entries(want)) {
+    if (JSON.stringify(saved[k]) !== JSON.stringify(v)) {
+      return `${dir} was trained with ${k}=${JSON.stringify(saved[k])}, not ${JSON.stringify(v)}; resume with the same settings and data`;
+    }
+  }
+  return undefined;
+}
+
 /** Writes OUT/checkpoint-STEP atomically and keeps only the newest `keep` checkpoints. */
 export function saveTrainerCheckpoint<S extends { step: number }>(
   out: string,
@@ -57,12 +75,16 @@ export function saveTrainerCheckpoint<S extends { step: number }>(
 
 /** Reads and validates a checkpoint's trainer_state.json. */
 export function readTrainerStateFile<S>(dir: string, schema: z.ZodType<S>): S {
-  const file = join(dir, STATE_FILE);
+  return readJsonFile(join(dir, STATE_FILE), schema, "the trainer state");
+}
+
+/** Reads a JSON file a trainer wrote (`what` it holds, for the error), checked against `schema`. */
+export function readJsonFile<S>(file: string, schema: z.ZodType<S>, what: string): S {
   let json: unknown;
   try {
     json = JSON.parse(readFileSync(file, "utf8"));
   } catch (err) {
-    throw new DataError(file, {}, `cannot read the trainer state: ${(err as Error).message}`);
+    throw new DataError(file, {}, `cannot read ${what}: ${(err as Error).message}`);
   }
   const r = schema.safeParse(json);
   if (!r.success) throw new DataError(file, { field: r.error.issues[0]!.path.join(".") || "(root)" }, r.error.issues[0]!.message);

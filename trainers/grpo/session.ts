@@ -10,7 +10,7 @@ import { checkpointFiles, loadCheckpoint, saveCheckpoint } from "../../agents/po
 import { PolicyModel } from "../../agents/policy/model.js";
 import { EpisodeLog } from "../../store/episode-log.js";
 import type { RunStore } from "../../store/run-store.js";
-import { listCheckpoints, loadMoments } from "../common/checkpoint-folders.js";
+import { loadMoments, resumeFolder, settingsMismatch } from "../common/checkpoint-folders.js";
 import type { GrpoConfig } from "./config.js";
 import type { PointSource } from "./decision-point.js";
 import type { StepMetrics } from "./metrics.js";
@@ -56,20 +56,15 @@ export interface SessionResult extends GrpoResult {
 export async function runGrpoSession(o: SessionOptions): Promise<SessionResult> {
   const c = o.config;
   mkdirSync(o.out, { recursive: true });
-  let resumeDir: string | undefined;
-  if (o.resume === "auto") resumeDir = listCheckpoints(o.out).at(-1)?.dir;
-  else if (o.resume) resumeDir = o.resume;
+  const resumeDir = resumeFolder(o.out, o.resume);
 
   let ck;
   let start = { step: 0, cursor: 0, updates: 0 };
   let runId: string | null = null;
   if (resumeDir) {
     const state = readGrpoState(resumeDir);
-    const want = grpoSettings(c, o.source.dataId);
-    for (const [k, v] of Object.entries(want)) {
-      if (JSON.stringify(state.settings[k]) !== JSON.stringify(v))
-        throw new SettingsMismatch(`${resumeDir} was trained with ${k}=${JSON.stringify(state.settings[k])}, not ${JSON.stringify(v)}; resume with the same settings and data (or start a new run from it with --model ${resumeDir})`);
-    }
+    const why = settingsMismatch(resumeDir, state.settings, grpoSettings(c, o.source.dataId));
+    if (why) throw new SettingsMismatch(`${why} (or start a new run from it with --model ${resumeDir})`);
     ck = loadCheckpoint(resumeDir);
     loadMoments(resumeDir, ck.model);
     start = { step: state.step, cursor: state.cursor, updates: state.updates };
