@@ -6,7 +6,7 @@
  * resumed run reads back (its model is no longer the starting one).
  */
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { writeJson } from "../../agents/policy/checkpoint.js";
@@ -15,9 +15,11 @@ import type { PolicyTokenizer } from "../../agents/policy/tokenizer.js";
 import type { EpisodeLog } from "../../store/episode-log.js";
 import { DataError } from "../../worlds/core/errors.js";
 import { Rng } from "../../worlds/core/rng.js";
+import { readJsonFile } from "../common/checkpoint-folders.js";
 import type { GrpoConfig } from "./config.js";
 import type { DecisionPoint, PointSource, ScoredReply } from "./decision-point.js";
 import { scoreReply } from "./reward.js";
+import { preparePrompt } from "./rollout.js";
 
 const UnsolvedFileSchema = z.object({ data: z.string(), total: z.number().int(), unsolved: z.array(z.number().int().nonnegative()) });
 
@@ -44,9 +46,9 @@ export async function unsolvedPoints(
   for (let start = 0; start < source.size; start += batch) {
     const idx = Array.from({ length: Math.min(batch, source.size - start) }, (_, i) => start + i);
     const points = await Promise.all(idx.map((i) => source.point(i)));
-    const prompts = points.map((p) => tokenizer.encode(tokenizer.applyChatTemplate(p.messages, { addGenerationPrompt: true })));
-    const fits = prompts.map((ids) => ids.length + c.maxNewTokens <= maxPositions);
-    const asked = prompts.filter((_, i) => fits[i]);
+    const prepared = points.map((p) => preparePrompt(p, tokenizer, c.maxNewTokens, maxPositions));
+    const fits = prepared.map((p) => p.fits);
+    const asked = prepared.filter((p) => p.fits).map((p) => p.ids);
     const replies = asked.length ? await completer.complete(asked, { maxNewTokens: c.maxNewTokens, temperature: 0 }) : [];
     let k = 0;
     points.forEach((p, i) => {
@@ -77,10 +79,9 @@ export async function loadOrFindUnsolved(out: string, source: PointSource, resum
   const file = unsolvedFile(out);
   if (resumed) {
     if (!existsSync(file)) throw new DataError(file, {}, "missing: the run filtered its decision points (skipSolved) and resuming needs the list");
-    const r = UnsolvedFileSchema.safeParse(JSON.parse(readFileSync(file, "utf8")));
-    if (!r.success) throw new DataError(file, { field: r.error.issues[0]!.path.join(".") || "(root)" }, r.error.issues[0]!.message);
-    if (r.data.data !== source.dataId || r.data.total !== source.size) throw new DataError(file, { field: "data" }, "was written for other data");
-    return r.data.unsolved;
+    const saved = readJsonFile(file, UnsolvedFileSchema, "the list of unsolved points");
+    if (saved.data !== source.dataId || saved.total !== source.size) throw new DataError(file, { field: "data" }, "was written for other data");
+    return saved.unsolved;
   }
   const unsolved = await find();
   writeJson(file, { data: source.dataId, total: source.size, unsolved });

@@ -43,15 +43,21 @@ export interface Rollout {
   readonly generatedTokens: number;
 }
 
+/** A point's prompt as the policy is asked it, its token ids, and whether a whole reply still fits the model. */
+export function preparePrompt(point: DecisionPoint, tokenizer: PolicyTokenizer, maxNewTokens: number, maxPositions: number): { prompt: string; ids: number[]; fits: boolean } {
+  const prompt = tokenizer.applyChatTemplate(point.messages, { addGenerationPrompt: true });
+  const ids = tokenizer.encode(prompt);
+  return { prompt, ids, fits: ids.length + maxNewTokens <= maxPositions };
+}
+
 export async function rollout(points: readonly DecisionPoint[], o: RolloutOptions): Promise<Rollout> {
   const t0 = performance.now();
   const c = o.config;
   const prepared: { point: DecisionPoint; prompt: string; ids: number[]; index: number }[] = [];
   const tooLong: DecisionPoint[] = [];
   points.forEach((point, index) => {
-    const prompt = o.tokenizer.applyChatTemplate(point.messages, { addGenerationPrompt: true });
-    const ids = o.tokenizer.encode(prompt);
-    if (ids.length + c.maxNewTokens > o.maxPositions) tooLong.push(point);
+    const { prompt, ids, fits } = preparePrompt(point, o.tokenizer, c.maxNewTokens, o.maxPositions);
+    if (!fits) tooLong.push(point);
     else prepared.push({ point, prompt, ids, index });
   });
   const prompts: number[][] = [];
