@@ -90,28 +90,7 @@ export async function runBenchmark<I extends BenchItem>(opts: RunOptions<I>): Pr
     const answer = episode.finalState.answer ?? "";
     const verdict: Verdict = benchmark.judge(item, answer);
     const turn = episode.turns[0];
-    // Absent optional fields are left undefined rather than spread in: JSON drops them the same
-    // way, and a run of thousands of questions should not build a temporary object per field.
-    const result: ItemResult = {
-      id: item.id,
-      index: item.index,
-      type: item.type,
-      splits: item.splits,
-      file: item.source.file,
-      line: item.source.line,
-      field: item.source.field,
-      question: item.question,
-      official: item.answer,
-      answer,
-      correct: verdict.correct,
-      score: verdict.score,
-      detail: verdict.detail,
-      worldModel: gt.label ?? null,
-      agrees: gt.agrees,
-      cause: gt.cause,
-      error: turn?.error,
-      latencyMs: Math.round((performance.now() - started) * 1000) / 1000,
-    };
+    const result = itemResult(item, gt, answer, verdict, turn?.error, Math.round((performance.now() - started) * 1000) / 1000);
     opts.log?.append({
       kind: "benchmark_item",
       run: opts.runId ?? null,
@@ -157,6 +136,35 @@ function turnLog(t: TurnRecord): Record<string, unknown> {
     error: t.error,
     latencyMs: t.latencyMs,
     info: t.info,
+  };
+}
+
+/**
+ * An answered item as reports and logs record it: the item, the answer and the official verdict,
+ * the world model's own label and why it disagrees. Absent optional fields are left undefined
+ * rather than spread in: JSON drops them the same way, and a run of thousands of questions should
+ * not build a temporary object per field.
+ */
+export function itemResult(item: BenchItem, gt: GroundTruth, answer: string, verdict: Verdict, error: string | undefined, latencyMs: number): ItemResult {
+  return {
+    id: item.id,
+    index: item.index,
+    type: item.type,
+    splits: item.splits,
+    file: item.source.file,
+    line: item.source.line,
+    field: item.source.field,
+    question: item.question,
+    official: item.answer,
+    answer,
+    correct: verdict.correct,
+    score: verdict.score,
+    detail: verdict.detail,
+    worldModel: gt.label ?? null,
+    agrees: gt.agrees,
+    cause: gt.cause,
+    error,
+    latencyMs,
   };
 }
 

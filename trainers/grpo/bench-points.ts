@@ -11,6 +11,7 @@ import { readFileSync } from "node:fs";
 import { AnswerSchema, type QuestionTask } from "../../worlds/question/world.js";
 import type { Benchmark, BenchItem, Mode } from "../../benchmarks/benchmark.js";
 import { createBenchmark } from "../../benchmarks/registry.js";
+import { itemResult } from "../../benchmarks/runner.js";
 import { turnMessages } from "../../agents/policy/action.js";
 import { questionText } from "../../agents/policy/question-prompt.js";
 import type { EpisodeLog } from "../../store/episode-log.js";
@@ -88,25 +89,8 @@ export class BenchPoints implements PointSource {
         benchmark: this.benchmarkName,
         agent: "grpo",
         mode: this.mode,
-        result: {
-          id: p.item.id,
-          index: p.item.index,
-          type: p.item.type,
-          ...(p.item.splits ? { splits: p.item.splits } : {}),
-          file: p.item.source.file,
-          ...(p.item.source.line !== undefined ? { line: p.item.source.line } : {}),
-          ...(p.item.source.field !== undefined ? { field: p.item.source.field } : {}),
-          question: p.item.question,
-          official: p.item.answer,
-          answer,
-          correct: r.format && verdict.correct,
-          ...(verdict.score !== undefined ? { score: verdict.score } : {}),
-          worldModel: gt.label ?? null,
-          agrees: gt.agrees,
-          ...(gt.cause ? { cause: gt.cause } : {}),
-          ...(r.format ? {} : { error: `format: ${r.formatError}` }),
-          latencyMs: 0,
-        },
+        // A reply the format check refused is wrong whatever the judge says of its text.
+        result: itemResult(p.item, gt, answer, { correct: r.format && verdict.correct, score: verdict.score }, r.format ? undefined : `format: ${r.formatError}`, 0),
         context_id: gt.contextId,
         ...(this.loggedContexts.has(gt.contextId) ? {} : { socialized_context: gt.context }),
         turns: [
