@@ -31,6 +31,14 @@ export function promptTemplate(name: string): string {
   return text;
 }
 
+/**
+ * Simulation mode's question (prompts/simulation-answer.txt) over a socialized context already
+ * written out as text (the LLM agent sends JSON, the policies a line per timestep).
+ */
+export function simulationAnswerText(task: { readonly question: string; readonly choices?: readonly string[] }, context: string): string {
+  return fill(promptTemplate("simulation-answer"), { context, question: task.question, choices: task.choices?.length ? `Choices: ${task.choices.join(", ")}\n` : "" });
+}
+
 /** A template split once into its literal parts and its `{name}` slots (odd indexes). */
 const compiled = new Map<string, readonly string[]>();
 

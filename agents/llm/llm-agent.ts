@@ -22,10 +22,10 @@ import type { Agent, AgentReply, AgentTurn } from "../agent.js";
 import { parseAction } from "../policy/action.js";
 import { hashString } from "../../worlds/core/rng.js";
 import { SocializedContextSchema, validateSocializedContext, type SocializedContext } from "../../worlds/core/socialized-context.js";
-import type { QuestionTask } from "../../worlds/question/world.js";
+import { questionTaskOf, type QuestionTask } from "../../worlds/question/world.js";
 import { ChatClient, type CallResult, type ChatMessage, type Usage } from "./client.js";
 import { parseLlmTarget, type LlmOptions, type LlmTarget } from "./options.js";
-import { contextPrompt, formatInstruction, questionTask, repairMessages, simulationAnswerPrompt, systemMessages, turnPrompt } from "./prompts.js";
+import { contextPrompt, formatInstruction, repairMessages, simulationAnswerPrompt, systemMessages, turnPrompt } from "./prompts.js";
 import { readStructured, responseFormat, responseSchema, type ResponseSchema } from "./structured.js";
 
 /** One request as the turn's log keeps it. */
@@ -102,7 +102,7 @@ export class LlmAgent implements Agent {
 
   async act(turn: AgentTurn): Promise<AgentReply> {
     const log = new TurnLog();
-    const task = questionTask(turn);
+    const task = questionTaskOf(turn.observation.data);
     const info: Record<string, unknown> = { model: this.target.model, endpoint: this.target.baseUrl };
     let user: string;
     if (task?.mode === "simulation") {

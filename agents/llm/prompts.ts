@@ -12,7 +12,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { AgentTurn } from "../agent.js";
-import { fill, packageRoot, promptTemplate } from "../../benchmarks/prompts.js";
+import { fill, packageRoot, promptTemplate, simulationAnswerText } from "../../benchmarks/prompts.js";
 import type { SocializedContext } from "../../worlds/core/socialized-context.js";
 import type { QuestionTask } from "../../worlds/question/world.js";
 import type { ChatMessage } from "./client.js";
@@ -31,12 +31,6 @@ export function systemMessages(system: string | undefined, format: string): Chat
 /** The conversation continued by a repair request. */
 export function repairMessages(messages: readonly ChatMessage[], reply: string, error: string, format: string): ChatMessage[] {
   return [...messages, { role: "assistant", content: reply }, { role: "user", content: fill(promptTemplate("llm-repair"), { error, format }) }];
-}
-
-/** The benchmark question behind a turn, when the turn is one. */
-export function questionTask(turn: AgentTurn): QuestionTask | undefined {
-  const d = turn.observation.data as Partial<QuestionTask> | undefined;
-  return d && typeof d.benchmark === "string" && typeof d.prompt === "string" && typeof d.story === "string" && typeof d.question === "string" ? (d as QuestionTask) : undefined;
 }
 
 /** The user message of an ordinary world's turn. */
@@ -70,9 +64,7 @@ export function contextPrompt(task: QuestionTask, schema: Record<string, unknown
 /** Simulation mode, step 2: answer from the context. */
 export function simulationAnswerPrompt(task: QuestionTask, context: SocializedContext | unknown): string {
   // One line of JSON: a long conversation's context costs half the tokens it would indented.
-  const text = JSON.stringify(isContext(context) ? { agents_names: context.agents_names, socialized_context: context.socialized_context } : context);
-  const choices = task.choices?.length ? `Choices: ${task.choices.join(", ")}\n` : "";
-  return fill(promptTemplate("simulation-answer"), { context: text, question: task.question, choices });
+  return simulationAnswerText(task, JSON.stringify(isContext(context) ? { agents_names: context.agents_names, socialized_context: context.socialized_context } : context));
 }
 
 function isContext(c: unknown): c is SocializedContext {

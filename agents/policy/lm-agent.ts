@@ -8,7 +8,8 @@ import { z } from "zod";
 import type { Agent, AgentReply, AgentTurn } from "../agent.js";
 import { hashString } from "../../worlds/core/rng.js";
 import { parseAction, turnMessages } from "./action.js";
-import { questionTaskOf, questionText } from "./question-prompt.js";
+import { questionText } from "./question-prompt.js";
+import { questionTaskOf } from "../../worlds/question/world.js";
 import type { Completer } from "./sampling.js";
 import type { PolicyTokenizer } from "./tokenizer.js";
 

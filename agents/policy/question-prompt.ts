@@ -7,7 +7,7 @@
  * as the context writer. The trainer builds its prompts here too, so training and evaluation ask
  * the very same text.
  */
-import { fill, promptTemplate } from "../../benchmarks/prompts.js";
+import { simulationAnswerText } from "../../benchmarks/prompts.js";
 import { NONE, SAME_AS_STATE, type SocializedContext } from "../../worlds/core/socialized-context.js";
 import type { QuestionTask } from "../../worlds/question/world.js";
 import { SOLVERS } from "../simulation/index.js";
@@ -63,18 +63,5 @@ export async function worldContext(task: QuestionTask): Promise<SocializedContex
 /** The user message a policy answers for this question, in the task's mode. */
 export async function questionText(task: QuestionTask): Promise<string> {
   if (task.mode !== "simulation") return task.prompt;
-  const context = await worldContext(task);
-  return fill(promptTemplate("simulation-answer"), {
-    context: contextText(context),
-    question: task.question,
-    choices: task.choices && task.choices.length > 0 ? `Choices: ${task.choices.join(", ")}\n` : "",
-  });
-}
-
-/** A turn's observation data is a benchmark question (the question world's respondent). */
-export function questionTaskOf(data: unknown): QuestionTask | undefined {
-  const t = data as Partial<QuestionTask> | undefined;
-  return t && typeof t.benchmark === "string" && typeof t.prompt === "string" && typeof t.question === "string" && (t.mode === "vanilla" || t.mode === "simulation")
-    ? (t as QuestionTask)
-    : undefined;
+  return simulationAnswerText(task, contextText(await worldContext(task)));
 }

@@ -22,6 +22,19 @@ export interface QuestionTask {
   readonly prompt: string;
 }
 
+/** Observation data that is a benchmark question (the question world's respondent sees one). */
+export function questionTaskOf(data: unknown): QuestionTask | undefined {
+  const t = data as Partial<QuestionTask> | undefined;
+  return t &&
+    typeof t.benchmark === "string" &&
+    typeof t.prompt === "string" &&
+    typeof t.story === "string" &&
+    typeof t.question === "string" &&
+    (t.mode === "vanilla" || t.mode === "simulation")
+    ? (t as QuestionTask)
+    : undefined;
+}
+
 export const AnswerSchema = z.object({
   answer: z.string().max(4000).describe("The answer to the question."),
 });
