@@ -235,6 +235,11 @@ const LEAVING_SET = set(LEAVING);
 const PARTICLE_SET = set(PARTICLES);
 const GOING_SET = set(GOING);
 const CARRYING_SET = set([...CARRYING, ...PLACING]);
+/** The attitude cues split into words once, not at every sentence that might be a remark. */
+const ATTITUDE_WORDS = {
+  likes: ATTITUDES.likes.map((cue) => cue.split(" ")),
+  dislikes: ATTITUDES.dislikes.map((cue) => cue.split(" ")),
+} as const;
 const PLACING_SET = set(PLACING);
 const TOWARDS_SET = set(TOWARDS);
 const INSIDE_SET = set(INSIDE);
@@ -316,8 +321,7 @@ function attitude(p: Parsed): { polarity: "likes" | "dislikes" | undefined; rest
   const used = new Set<number>();
   const found = new Set<"likes" | "dislikes">();
   for (const polarity of ["likes", "dislikes"] as const) {
-    for (const cue of ATTITUDES[polarity]) {
-      const parts = cue.split(" ");
+    for (const parts of ATTITUDE_WORDS[polarity]) {
       for (let i = 0; i + parts.length <= words.length; i++) {
         if (parts.every((w, k) => words[i + k] === w)) {
           found.add(polarity);
