@@ -6,7 +6,7 @@
 import type { Benchmark, BenchItem, GroundTruth, Mode, Verdict } from "./benchmark.js";
 import { fill, promptTemplate } from "./prompts.js";
 import type { QuestionTask } from "../worlds/question/world.js";
-import { readTomiFile, TOMI_QUESTION_TYPES, type TomiItem } from "../worlds/tomi/babi.js";
+import { readTomiFile, TOMI_QUESTION_TYPES, type StoryLine, type TomiItem } from "../worlds/tomi/babi.js";
 import { playTomi } from "../worlds/tomi/replay.js";
 import type { SocializedContext } from "../worlds/core/socialized-context.js";
 import { questionType, worldModelAnswer } from "../worlds/tomi/questions.js";
@@ -69,14 +69,17 @@ export class TomiBenchmark implements Benchmark<TomiBenchItem> {
 
   load(file: string): TomiBenchItem[] {
     const parsed = readTomiFile(file);
-    const texts = new WeakMap<object, string>();
-    return parsed.items.map((raw) => {
-      let storyText = texts.get(raw.story);
-      if (storyText === undefined) {
-        storyText = raw.story.map((s) => `${s.n} ${s.text}`).join("\n");
-        texts.set(raw.story, storyText);
+    const items: TomiBenchItem[] = [];
+    // Questions about one story come together in the file and share its lines: one text per story.
+    let story: readonly StoryLine[] | undefined;
+    let storyText = "";
+    for (const raw of parsed.items) {
+      if (raw.story !== story) {
+        story = raw.story;
+        storyText = "";
+        for (let i = 0; i < story.length; i++) storyText += `${i ? "\n" : ""}${story[i]!.n} ${story[i]!.text}`;
       }
-      return {
+      items.push({
         id: raw.id,
         index: raw.index,
         source: { file: raw.file, line: raw.line },
@@ -87,8 +90,9 @@ export class TomiBenchmark implements Benchmark<TomiBenchItem> {
         raw,
         storyText,
         storyType: raw.trace?.storyType,
-      };
-    });
+      });
+    }
+    return items;
   }
 
   task(item: TomiBenchItem, mode: Mode): QuestionTask {
@@ -136,7 +140,7 @@ export class TomiBenchmark implements Benchmark<TomiBenchItem> {
     const q = item.raw.parsedQuestion;
     const label = worldModelAnswer(state, q);
     if (!item.raw.trace) {
-      (item as { type: string }).type = questionType(q, label, state.objectContainer[q.object]);
+      (item as { type: string }).type = questionType(q, label, state.objectContainer.get(q.object));
     }
     const agrees = label !== undefined && sameAnswer(label, item.raw.answer);
     return { context, contextId, label, agrees, ...(agrees ? {} : { cause: this.cause(item, state, label) }) };
@@ -145,9 +149,9 @@ export class TomiBenchmark implements Benchmark<TomiBenchItem> {
   private cause(item: TomiBenchItem, state: TomiState, label: string | undefined): keyof typeof TOMI_CAUSES {
     const q = item.raw.parsedQuestion;
     if (label === undefined) return "no_world_model_answer";
-    const reality = state.objectContainer[q.object];
+    const reality = state.objectContainer.get(q.object);
     if (item.raw.answer !== reality) return "other";
-    const room = reality === undefined ? undefined : state.containerRoom[reality];
+    const room = reality === undefined ? undefined : state.containerRoom.get(reality);
     const asked = q.kind === "first_order" ? [q.agent] : q.kind === "second_order" ? [q.agent, q.other] : [];
     const story = item.raw.story.map((s) => s.sentence);
     if (story.some((s) => s.kind === "enter" && s.room === room && !asked.includes(s.agent))) return "third_agent_entry";

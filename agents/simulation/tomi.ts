@@ -21,19 +21,52 @@ const known = new Map<string, TomiSentence | undefined>();
 /** Splits a story given as numbered lines ("1 Ella entered the garage.") into sentences. */
 export function readStoryText(story: string, source = "story"): SentenceAt[] {
   const out: SentenceAt[] = [];
-  story.split("\n").forEach((raw, i) => {
-    const text = raw.replace(/^\s*\d+\s+/, "").trim();
-    if (text === "") return;
+  // Cut in place (no array of lines, no regular expression per line): the agent reads every story.
+  let line = 0;
+  for (let start = 0; start <= story.length; ) {
+    let end = story.indexOf("\n", start);
+    if (end < 0) end = story.length;
+    line++;
+    const text = sentenceOf(story, start, end);
+    start = end + 1;
+    if (text === "") continue;
     let sentence = known.get(text);
     if (sentence === undefined) {
       sentence = parseSentence(text);
       if (known.size > 50_000) known.clear();
       known.set(text, sentence);
     }
-    if (!sentence) throw new DataError(source, { line: i + 1 }, `unknown sentence: "${text}"`);
-    out.push({ sentence, text, line: i + 1 });
-  });
+    if (!sentence) throw new DataError(source, { line }, `unknown sentence: "${text}"`);
+    out.push({ sentence, text, line });
+  }
   return out;
+}
+
+/** story[start, end) without its leading line number and surrounding white space. */
+function sentenceOf(story: string, start: number, end: number): string {
+  let i = start;
+  while (i < end && isSpace(story.charCodeAt(i))) i++;
+  let j = i;
+  while (j < end && isDigit(story.charCodeAt(j))) j++;
+  // A number counts only when white space follows it ("1 Ella ..."; "12th" is text).
+  if (j > i && j < end && isSpace(story.charCodeAt(j))) {
+    i = j;
+    while (i < end && isSpace(story.charCodeAt(i))) i++;
+  }
+  let k = end;
+  while (k > i && isSpace(story.charCodeAt(k - 1))) k--;
+  return story.slice(i, k);
+}
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+/** White space as `\s` and trim() see it. */
+function isSpace(c: number): boolean {
+  if (c <= 32) return c === 32 || (c >= 9 && c <= 13);
+  if (c < 0xa0) return false;
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
 }
 
 /** The agent's own episode of a story: its world model's observations, no mental states. */

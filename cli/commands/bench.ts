@@ -145,7 +145,8 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
       signal: controller.signal,
       onResult: (r, finished) => {
         if (r.correct) correct++;
-        progress.update(finished, `acc ${((100 * correct) / finished).toFixed(1)}%`);
+        const right = correct;
+        progress.update(finished, () => `acc ${((100 * right) / finished).toFixed(1)}%`);
       },
     });
   } catch (err) {

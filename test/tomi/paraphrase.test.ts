@@ -273,7 +273,7 @@ describe("the pantry, a room and a container", () => {
   it("an object the story moves is placed in the pantry container, not taken for a container in the pantry room", () => {
     const lines = ["Emma entered the pantry.", "The banana is in the pantry.", "Emma moved the banana to the box."];
     const scenario = buildScenario(lines.map((text, i) => ({ sentence: parseSentence(text)!, text, line: i + 1 })), "story");
-    expect(scenario.init.objectContainer.banana).toBe("pantry");
+    expect(scenario.init.objectContainer.get("banana")).toBe("pantry");
     expect(scenario.init.layout.containers).toEqual(expect.arrayContaining(["pantry", "box"]));
     expect(scenario.init.layout.rooms).toContain("pantry");
   });

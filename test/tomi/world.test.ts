@@ -90,6 +90,19 @@ describe("ToMi world model", () => {
     expect(ask("Where is the apple really?")).toBe("basket");
   });
 
+  it("reads a story's text with or without line numbers, blank lines and stray white space", () => {
+    const story = ["  1\tElla entered the garage.  ", "", "Avery entered the garage.\r", "\u00a012 The apple is in the red_box."].join("\n");
+    expect(readStoryText(story).map((s) => [s.line, s.text, s.sentence.kind])).toEqual([
+      [1, "Ella entered the garage.", "enter"],
+      [3, "Avery entered the garage.", "enter"],
+      [4, "The apple is in the red_box.", "located"],
+    ]);
+    // A number is a line number only when white space follows it.
+    expect(() => readStoryText("1 Ella entered the garage.\n2nd Ella entered the garage.", "s.txt")).toThrow(
+      new DataError("s.txt", { line: 2 }, 'unknown sentence: "2nd Ella entered the garage."'),
+    );
+  });
+
   it("rejects a story that contradicts itself, naming the line", async () => {
     const lines = ["1 Ella entered the garage.", "2 The apple is in the red_box.", "3 Avery moved the apple to the blue_box."].join("\n");
     expect(() => buildScenario(readStoryText(lines), "s.txt")).toThrow(new DataError("s.txt", { line: 3 }, "Avery moves the apple but is not in any room"));
@@ -130,9 +143,9 @@ describe("ToMi world, live play", () => {
     const s0 = initialTomiState({
       agents: ["Ann", "Bob", "Cy"],
       layout: { rooms: ["den", "hall"], containers: ["box", "bag"], objects: ["key"] },
-      containerRoom: { box: "den", bag: "den" },
-      objectContainer: { key: "box" },
-      agentRoom: { Cy: "den" },
+      containerRoom: new Map([["box", "den"], ["bag", "den"]]),
+      objectContainer: new Map([["key", "box"]]),
+      agentRoom: new Map([["Cy", "den"]]),
     });
     const rng = Rng.seeded(1);
     const r = world.step(s0, new Map([["Ann", { type: "enter", room: "den" }], ["Bob", { type: "enter", room: "den" }]] as const), { rng, exogenous: [] });

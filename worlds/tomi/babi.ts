@@ -219,6 +219,8 @@ function parseTrace(text: string, file: string): TomiTrace[] {
   // The six questions of a story differ only in their question type: its events are read once.
   let lastEvents = "";
   let events: readonly string[] = [];
+  // A file has a dozen distinct question types over thousands of lines: each is merged once.
+  const merged = new Map<string, TomiQuestionType | undefined>();
   const out: TomiTrace[] = [];
   for (let i = 0; i < lines.length; i++) {
     const line = i + 1;
@@ -232,7 +234,11 @@ function parseTrace(text: string, file: string): TomiTrace[] {
     if (!(TOMI_STORY_TYPES as readonly string[]).includes(storyType)) {
       throw new DataError(file, { line }, `unknown story type "${storyType}" (expected ${TOMI_STORY_TYPES.join(", ")})`);
     }
-    const questionType = mergeQuestionType(rawQuestionType);
+    let questionType = merged.get(rawQuestionType);
+    if (questionType === undefined) {
+      questionType = mergeQuestionType(rawQuestionType);
+      merged.set(rawQuestionType, questionType);
+    }
     if (!questionType) throw new DataError(file, { line }, `unknown question type "${rawQuestionType}"`);
     const eventText = raw.slice(0, before);
     if (eventText !== lastEvents || i === 0) {

@@ -96,7 +96,7 @@ export async function generateTomiStory(rng: Rng): Promise<GeneratedStory> {
   );
   const { episode } = await replayTomi(scenario, "generated story", { mentalStates: false });
   const state = episode.finalState;
-  const reality = state.objectContainer[obj];
+  const reality = state.objectContainer.get(obj);
   const asks: [TomiQuestion, number | undefined][] = [
     [{ kind: "memory", object: obj }, undefined],
     [{ kind: "first_order", agent: a1, object: obj }, 0],

@@ -7,9 +7,9 @@ import { beliefOf, type TomiState } from "./world.js";
 export function worldModelAnswer(state: TomiState, q: TomiQuestion): string | undefined {
   switch (q.kind) {
     case "reality":
-      return state.objectContainer[q.object];
+      return state.objectContainer.get(q.object);
     case "memory":
-      return state.initialContainer[q.object];
+      return state.initialContainer.get(q.object);
     case "first_order":
       return beliefOf(state, [q.agent], q.object);
     case "second_order":

@@ -130,7 +130,7 @@ export function buildScenario(sentences: readonly SentenceAt[], file: string, de
     }
   }
 
-  const containerRoom: Record<string, string | undefined> = {};
+  const containerRoom = new Map<string, string>();
   for (const c of containers) {
     const explicit = explicitRoom.get(c);
     const moved = movedRoom.get(c);
@@ -138,8 +138,10 @@ export function buildScenario(sentences: readonly SentenceAt[], file: string, de
       throw new DataError(file, { line: explicit.line }, `the ${c} is said to be in the ${explicit.room}, but line ${moved.line} uses it in the ${moved.room}`);
     }
     const room = moved?.room ?? explicit?.room ?? crowdRoom.get(c);
-    containerRoom[c] = room;
-    if (room !== undefined) rooms.add(room);
+    if (room !== undefined) {
+      containerRoom.set(c, room);
+      rooms.add(room);
+    }
   }
 
   // Every step has the same five fields (absent ones undefined): steps of one shape keep the
@@ -183,7 +185,7 @@ export function buildScenario(sentences: readonly SentenceAt[], file: string, de
       agents,
       layout: { rooms: [...rooms], containers, objects },
       containerRoom,
-      objectContainer: Object.fromEntries(initial),
+      objectContainer: initial,
       depth,
     },
     script,

@@ -7,6 +7,10 @@
  * thinks each object is), "Ella>Avery" (where Ella thinks Avery thinks it is), and so on. An event
  * updates the perspectives made only of agents who perceived it together: agents in one room see
  * each other, so what they all saw is common knowledge among them.
+ *
+ * Everything keyed by a story's names (rooms, containers, objects, agents, perspectives) is a Map,
+ * not an object: every story names different things, and objects keyed by them each get hidden
+ * classes of their own, which kept the replay's property reads megamorphic.
  */
 import { z } from "zod";
 import type { StepContext, StepResult, World, WorldEvent, Observation } from "../core/world.js";
@@ -18,18 +22,21 @@ export interface TomiLayout {
   readonly objects: readonly string[];
 }
 
-export type Beliefs = Readonly<Record<string, Readonly<Record<string, string>>>>;
+/** Perspective ("Ella", "Ella>Avery") -> object -> container. */
+export type Beliefs = ReadonlyMap<string, ReadonlyMap<string, string>>;
 
 export interface TomiState {
   readonly layout: TomiLayout;
   readonly agents: readonly string[];
   readonly depth: number;
-  readonly containerRoom: Readonly<Record<string, string | undefined>>;
-  readonly objectContainer: Readonly<Record<string, string | undefined>>;
+  /** Container -> room (absent: the story never says). */
+  readonly containerRoom: ReadonlyMap<string, string>;
+  /** Object -> container. */
+  readonly objectContainer: ReadonlyMap<string, string>;
   /** Where each object was when the story began (for "Where was the X at the beginning?"). */
-  readonly initialContainer: Readonly<Record<string, string | undefined>>;
-  readonly agentRoom: Readonly<Record<string, string | undefined>>;
-  /** Perspective ("Ella", "Ella>Avery") -> object -> container. */
+  readonly initialContainer: ReadonlyMap<string, string>;
+  /** Agent -> room (absent: in no room). */
+  readonly agentRoom: ReadonlyMap<string, string>;
   readonly beliefs: Beliefs;
   /** The events that led to this state (what the state field of the socialized context shows). */
   readonly last: readonly WorldEvent[];
@@ -68,25 +75,31 @@ export interface TomiEventData {
 export interface TomiInit {
   readonly agents: readonly string[];
   readonly layout: TomiLayout;
-  readonly containerRoom: Readonly<Record<string, string | undefined>>;
-  readonly objectContainer: Readonly<Record<string, string | undefined>>;
-  readonly agentRoom?: Readonly<Record<string, string | undefined>>;
+  readonly containerRoom: ReadonlyMap<string, string>;
+  readonly objectContainer: ReadonlyMap<string, string>;
+  readonly agentRoom?: ReadonlyMap<string, string>;
   /** How deep nested beliefs are tracked (2: "A thinks B thinks"; 0: none, for a simulation that needs only observations). */
   readonly depth?: number;
 }
 
+const NO_BELIEFS: Beliefs = new Map();
+
 export function initialTomiState(init: TomiInit): TomiState {
-  const agentRoom: Record<string, string | undefined> = {};
-  for (const a of init.agents) agentRoom[a] = init.agentRoom?.[a];
+  const agentRoom = new Map<string, string>();
+  for (const a of init.agents) {
+    const room = init.agentRoom?.get(a);
+    if (room !== undefined) agentRoom.set(a, room);
+  }
+  // States are copied on write (see Draft), so the init's maps can be shared, not copied.
   return {
     layout: init.layout,
     agents: init.agents.slice(),
     depth: init.depth ?? 2,
-    containerRoom: { ...init.containerRoom },
-    objectContainer: { ...init.objectContainer },
-    initialContainer: { ...init.objectContainer },
+    containerRoom: init.containerRoom,
+    objectContainer: init.objectContainer,
+    initialContainer: init.objectContainer,
     agentRoom,
-    beliefs: {},
+    beliefs: NO_BELIEFS,
     last: [],
   };
 }
@@ -94,7 +107,9 @@ export function initialTomiState(init: TomiInit): TomiState {
 /** Agents in `room`, in agent order. */
 export function agentsIn(state: Pick<TomiState, "agents" | "agentRoom">, room: string | undefined): string[] {
   if (room === undefined) return [];
-  return state.agents.filter((a) => state.agentRoom[a] === room);
+  const out: string[] = [];
+  for (const a of state.agents) if (state.agentRoom.get(a) === room) out.push(a);
+  return out;
 }
 
 /** Objects visible in `room` (in containers placed there), as object -> container. */
@@ -107,8 +122,8 @@ function visibleFacts(state: Pick<TomiState, "layout" | "objectContainer" | "con
   const facts: TomiFact[] = [];
   if (room === undefined) return facts;
   for (const obj of state.layout.objects) {
-    const c = state.objectContainer[obj];
-    if (c !== undefined && state.containerRoom[c] === room) facts.push([obj, c]);
+    const c = state.objectContainer.get(obj);
+    if (c !== undefined && state.containerRoom.get(c) === room) facts.push([obj, c]);
   }
   return facts;
 }
@@ -119,7 +134,7 @@ export function perspectiveKey(path: readonly string[]): string {
 
 /** The container `path` believes `object` is in ("A" or "A>B" ...), if any. */
 export function beliefOf(state: Pick<TomiState, "beliefs">, path: readonly string[], object: string): string | undefined {
-  return state.beliefs[perspectiveKey(path)]?.[object];
+  return state.beliefs.get(perspectiveKey(path))?.get(object);
 }
 
 /** An agent's surroundings: its room, who is there, and where the objects there are. */
@@ -130,7 +145,7 @@ export interface TomiPerception {
 }
 
 function perception(state: TomiState, agent: string): TomiPerception {
-  const room = state.agentRoom[agent];
+  const room = state.agentRoom.get(agent);
   return { room: room ?? null, present: agentsIn(state, room), visible: visibleIn(state, room) };
 }
 
@@ -199,7 +214,7 @@ export class TomiWorld implements World<TomiState, TomiAction, TomiNarration> {
   }
 
   check(state: TomiState, agent: string, action: TomiAction): string | undefined {
-    const here = state.agentRoom[agent];
+    const here = state.agentRoom.get(agent);
     switch (action.type) {
       case "none":
         return undefined;
@@ -215,10 +230,10 @@ export class TomiWorld implements World<TomiState, TomiAction, TomiNarration> {
         if (here === undefined) return `${agent} is not in any room`;
         if (!state.layout.objects.includes(action.object)) return `there is no object "${action.object}"`;
         if (!state.layout.containers.includes(action.container)) return `there is no container "${action.container}"`;
-        const from = state.objectContainer[action.object];
-        if (from === undefined || state.containerRoom[from] !== here) return `the ${action.object} is not in the ${here}`;
+        const from = state.objectContainer.get(action.object);
+        if (from === undefined || state.containerRoom.get(from) !== here) return `the ${action.object} is not in the ${here}`;
         if (from === action.container) return `the ${action.object} is already in the ${action.container}`;
-        const where = state.containerRoom[action.container];
+        const where = state.containerRoom.get(action.container);
         if (where !== undefined && where !== here) return `the ${action.container} is not in the ${here}`;
         return undefined;
       }
@@ -250,19 +265,19 @@ export class TomiWorld implements World<TomiState, TomiAction, TomiNarration> {
       case "enter":
         return `enters the ${action.room}`;
       case "exit":
-        return `exits the ${state.agentRoom[agent] ?? "room"}`;
+        return `exits the ${state.agentRoom.get(agent) ?? "room"}`;
       case "move":
         return `moves the ${action.object} to the ${action.container}`;
     }
   }
 
   mentalState(state: TomiState, agent: string): string | undefined {
-    const mine = state.beliefs[agent];
+    const mine = state.beliefs.get(agent);
     if (!mine) return undefined;
     // (Not memoized in a WeakMap: weak tables cost every young-generation GC more than this saves.)
     let text = "";
     for (const obj of state.layout.objects) {
-      const c = mine[obj];
+      const c = mine.get(obj);
       if (c !== undefined) text += `${text ? " " : ""}I believe the ${obj} is in the ${c}.`;
     }
     return text === "" ? undefined : text;
@@ -290,48 +305,47 @@ class Draft {
   readonly events: WorldEvent[] = [];
   readonly agents: readonly string[];
   readonly layout: TomiLayout;
-  containerRoom: Record<string, string | undefined>;
-  objectContainer: Record<string, string | undefined>;
-  agentRoom: Record<string, string | undefined>;
-  private beliefs: Record<string, Readonly<Record<string, string>>>;
+  containerRoom: ReadonlyMap<string, string>;
+  objectContainer: ReadonlyMap<string, string>;
+  agentRoom: ReadonlyMap<string, string>;
+  private beliefs: ReadonlyMap<string, ReadonlyMap<string, string>>;
   private readonly base: TomiState;
-  private own = { containerRoom: false, objectContainer: false, agentRoom: false, beliefs: false };
+  // The maps this transition already copied (a transition changes few of them, most none).
+  private ownContainerRoom: Map<string, string> | undefined;
+  private ownObjectContainer: Map<string, string> | undefined;
+  private ownAgentRoom: Map<string, string> | undefined;
+  private ownBeliefs: Map<string, ReadonlyMap<string, string>> | undefined;
   /** Perspectives whose belief map this transition already copied. */
-  private copied: Set<string> | undefined;
+  private copied: Map<string, Map<string, string>> | undefined;
 
   constructor(base: TomiState) {
     this.base = base;
     this.agents = base.agents;
     this.layout = base.layout;
-    this.containerRoom = base.containerRoom as Record<string, string | undefined>;
-    this.objectContainer = base.objectContainer as Record<string, string | undefined>;
-    this.agentRoom = base.agentRoom as Record<string, string | undefined>;
-    this.beliefs = base.beliefs as Record<string, Readonly<Record<string, string>>>;
+    this.containerRoom = base.containerRoom;
+    this.objectContainer = base.objectContainer;
+    this.agentRoom = base.agentRoom;
+    this.beliefs = base.beliefs;
   }
 
   private setRoom(agent: string, room: string | undefined): void {
-    if (!this.own.agentRoom) {
-      this.agentRoom = { ...this.agentRoom };
-      this.own.agentRoom = true;
-    }
-    this.agentRoom[agent] = room;
+    const own = (this.ownAgentRoom ??= new Map(this.agentRoom));
+    this.agentRoom = own;
+    if (room === undefined) own.delete(agent);
+    else own.set(agent, room);
   }
 
   private placeContainer(container: string, room: string): void {
-    if (this.containerRoom[container] === room) return;
-    if (!this.own.containerRoom) {
-      this.containerRoom = { ...this.containerRoom };
-      this.own.containerRoom = true;
-    }
-    this.containerRoom[container] = room;
+    if (this.containerRoom.get(container) === room) return;
+    const own = (this.ownContainerRoom ??= new Map(this.containerRoom));
+    this.containerRoom = own;
+    own.set(container, room);
   }
 
   private putObject(object: string, container: string): void {
-    if (!this.own.objectContainer) {
-      this.objectContainer = { ...this.objectContainer };
-      this.own.objectContainer = true;
-    }
-    this.objectContainer[object] = container;
+    const own = (this.ownObjectContainer ??= new Map(this.objectContainer));
+    this.objectContainer = own;
+    own.set(object, container);
   }
 
   private emit(kind: TomiEventData["kind"], text: string, observers: string[], facts: readonly TomiFact[], actor?: string): void {
@@ -343,23 +357,20 @@ class Draft {
 
   /** Everyone in `observers` now knows `facts`, and knows that the others know (to `depth`). */
   private reveal(observers: readonly string[], facts: readonly TomiFact[]): void {
-    if (facts.length === 0 || observers.length === 0) return;
-    if (!this.own.beliefs) {
-      this.beliefs = { ...this.beliefs };
-      this.own.beliefs = true;
-    }
     const depth = this.base.depth;
-    if (depth < 1) return;
-    const copied = (this.copied ??= new Set());
+    if (depth < 1 || facts.length === 0 || observers.length === 0) return;
+    const beliefs = (this.ownBeliefs ??= new Map(this.beliefs));
+    this.beliefs = beliefs;
+    const copied = (this.copied ??= new Map());
     const path: string[] = [];
     const visit = (key: string) => {
-      let b = this.beliefs[key] as Record<string, string> | undefined;
-      if (!copied.has(key)) {
-        b = { ...b };
-        this.beliefs[key] = b;
-        copied.add(key);
+      let b = copied.get(key);
+      if (b === undefined) {
+        b = new Map(beliefs.get(key));
+        beliefs.set(key, b);
+        copied.set(key, b);
       }
-      for (let i = 0; i < facts.length; i++) b![facts[i]![0]] = facts[i]![1];
+      for (let i = 0; i < facts.length; i++) b.set(facts[i]![0], facts[i]![1]);
       if (path.length >= depth) return;
       for (const next of observers) {
         if (path.includes(next)) continue;
@@ -378,14 +389,14 @@ class Draft {
   narrate(n: TomiNarration): void {
     switch (n.type) {
       case "object_at": {
-        const observers = agentsIn(this, this.containerRoom[n.container]);
+        const observers = agentsIn(this, this.containerRoom.get(n.container));
         this.emit("object_at", `The ${n.object} is in the ${n.container}.`, observers, [[n.object, n.container]]);
         return;
       }
       case "container_at": {
         this.placeContainer(n.container, n.room);
         const facts: TomiFact[] = [];
-        for (const obj of this.layout.objects) if (this.objectContainer[obj] === n.container) facts.push([obj, n.container]);
+        for (const obj of this.layout.objects) if (this.objectContainer.get(obj) === n.container) facts.push([obj, n.container]);
         this.emit("container_at", withFacts(`The ${n.container} is in the ${n.room}.`, facts), agentsIn(this, n.room), facts);
         return;
       }
@@ -403,7 +414,7 @@ class Draft {
   }
 
   act(agent: string, action: Exclude<TomiAction, { type: "none" }>): void {
-    const here = this.agentRoom[agent];
+    const here = this.agentRoom.get(agent);
     switch (action.type) {
       case "enter": {
         if (here !== undefined && here !== action.room) this.exit(agent, here);
