@@ -13,7 +13,9 @@
  * --instructions also counts the instructions of one run under valgrind's cachegrind (all
  * threads, the optimizing compiler's included), beside those of `node -e 0`: on a shared machine
  * CPU times move by 10-20% with the neighbours' load, instruction counts by about 1%, so they are
- * what to compare two versions by. Needs valgrind (apt-get install valgrind); about 30 s.
+ * what to compare two versions by. It also splits the run's instructions by part of Node and V8
+ * (optimizing compiler, baseline code and builtins, runtime, JSON, GC, JIT code: see
+ * instruction-profile.ts). Needs valgrind (apt-get install valgrind); about 30 s.
  *
  * Not a test: the target (the 5,994-question val file in well under one second of CPU on one
  * core) is checked by reading the table.
@@ -23,6 +25,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { instructionSharesOf, type InstructionShare } from "./instruction-profile.js";
 import { packageRoot } from "./prompts.js";
 import { tomDataPath } from "./tom-data.js";
 
@@ -112,30 +115,42 @@ if (values.instructions) {
     process.stderr.write("speed-tomi: --instructions needs valgrind (apt-get install valgrind)\n");
     process.exit(2);
   }
-  const count = (args: string[]): number => {
-    const r = spawnSync("valgrind", ["--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null", "--smc-check=all", process.execPath, ...args], {
-      encoding: "utf8",
-      maxBuffer: 1 << 26,
-    });
-    const m = /I\s+refs:\s+([\d,]+)/.exec(r.stderr);
-    if (r.status !== 0 || !m) throw new Error(`valgrind failed (${r.status}): ${r.stderr.slice(-500)}`);
-    return Number(m[1]!.replace(/,/g, ""));
+  /** Instructions of `node ARGS` (all threads), and where they went when `shares` is asked for. */
+  const count = (args: string[], shares = false): { total: number; shares?: InstructionShare[] } => {
+    const dir = mkdtempSync(join(tmpdir(), "speed-tomi-cg-"));
+    const out = join(dir, "cachegrind.out");
+    try {
+      const r = spawnSync("valgrind", ["--tool=cachegrind", "--cache-sim=no", `--cachegrind-out-file=${shares ? out : "/dev/null"}`, "--smc-check=all", process.execPath, ...args], {
+        encoding: "utf8",
+        maxBuffer: 1 << 26,
+      });
+      const m = /I\s+refs:\s+([\d,]+)/.exec(r.stderr);
+      if (r.status !== 0 || !m) throw new Error(`valgrind failed (${r.status}): ${r.stderr.slice(-500)}`);
+      const total = Number(m[1]!.replace(/,/g, ""));
+      return shares ? { total, shares: instructionSharesOf(out).shares } : { total };
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   };
-  const countRun = (cli: string): number => {
+  const countRun = (cli: string, shares = false) => {
     const store = mkdtempSync(join(tmpdir(), "speed-tomi-"));
     try {
-      return count([cli, "bench", "tomi", "--data", data, "--agent", values.agent!, "--store", store, "--quiet"]);
+      return count([cli, "bench", "tomi", "--data", data, "--agent", values.agent!, "--store", store, "--quiet"], shares);
     } finally {
       rmSync(store, { recursive: true, force: true });
     }
   };
   const G = (n: number) => `${(n / 1e9).toFixed(2)} G`;
-  const run = countRun(cli);
-  const bare = count(["-e", "0"]);
+  const run = countRun(cli, true);
+  const bare = count(["-e", "0"]).total;
   process.stdout.write("\n| instructions (cachegrind, one run) | count |\n|---|---:|\n");
-  process.stdout.write(`| the run | ${G(run)} |\n| \`node -e 0\` | ${G(bare)} |\n| the run less node's own start | ${G(run - bare)} |\n`);
+  process.stdout.write(`| the run | ${G(run.total)} |\n| \`node -e 0\` | ${G(bare)} |\n| the run less node's own start | ${G(run.total - bare)} |\n`);
   if (peer !== undefined) {
-    const theirs = countRun(peer);
-    process.stdout.write(`| the run of ${values.against} | ${G(theirs)} (ratio ${(run / theirs).toFixed(2)}) |\n`);
+    const theirs = countRun(peer).total;
+    process.stdout.write(`| the run of ${values.against} | ${G(theirs)} (ratio ${(run.total / theirs).toFixed(2)}) |\n`);
+  }
+  process.stdout.write("\n| where the run's instructions go | instructions | share |\n|---|---:|---:|\n");
+  for (const s of run.shares!) {
+    process.stdout.write(`| ${s.part} | ${(s.instructions / 1e6).toFixed(0)} M | ${((100 * s.instructions) / run.total).toFixed(1)}% |\n`);
   }
 }
