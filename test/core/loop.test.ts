@@ -1,3 +1,4 @@
+import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { Agent } from "../../agents/agent.js";
@@ -154,6 +155,15 @@ describe("runEpisode", () => {
     };
     const ep = await runEpisode(world, { seed: 1, initialState: start, agents: { a: broken, b: constant(3) }, maxSteps: 2 });
     expect(ep.turns.filter((t) => t.agent === "a").map((t) => t.error)).toEqual(["agent error: boom", "agent error: boom"]);
+  });
+
+  it("waits for an agent's answer that is a promise from another realm (a thenable, not this realm's Promise)", async () => {
+    const foreign: Agent<Add> = { id: "foreign", act: () => runInNewContext("Promise.resolve({ action: { type: 'add', n: 2 } })") as Promise<{ action: Add }> };
+    const ep = await runEpisode(world, { seed: 1, initialState: start, agents: { a: foreign, b: constant(3) }, maxSteps: 2 });
+    expect(ep.turns.filter((t) => t.agent === "a").map((t) => [t.action, t.error])).toEqual([
+      [{ type: "add", n: 2 }, undefined],
+      [{ type: "add", n: 2 }, undefined],
+    ]);
   });
 
   it("replays exactly: same seed and agents, same episode", async () => {

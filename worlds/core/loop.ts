@@ -172,7 +172,7 @@ class EpisodeRun<S, A, X> {
     let pending = false;
     for (const name of agents) {
       const d = decide(world, state, name, t, observations[name]!, opts);
-      if (d instanceof Promise) pending = true;
+      if (isPromise(d)) pending = true;
       decisions.push(d);
     }
     return { decisions, pending };
