@@ -7,8 +7,7 @@ export class Progress {
   private lastDraw = 0;
   private lastDecile = -1;
   private done = 0;
-  /** A note, or how to write it: built only when a line is drawn (updates come thousands of times a second). */
-  private note: string | (() => string) = "";
+  private note = "";
 
   constructor(
     private readonly label: string,
@@ -16,7 +15,7 @@ export class Progress {
     private readonly stream: NodeJS.WriteStream | null = process.stderr,
   ) {}
 
-  update(done: number, note: string | (() => string) = ""): void {
+  update(done: number, note = ""): void {
     this.done = done;
     this.note = note;
     if (!this.stream) return;
@@ -34,7 +33,7 @@ export class Progress {
     }
   }
 
-  finish(note: string | (() => string) = this.note): void {
+  finish(note = this.note): void {
     this.note = note;
     if (!this.stream) return;
     this.stream.write((this.stream.isTTY ? "\r" : "") + this.line() + (this.stream.isTTY ? "\x1b[K\n" : "\n"));
@@ -48,8 +47,7 @@ export class Progress {
     const secs = (performance.now() - this.started) / 1000;
     const rate = secs > 0 ? this.done / secs : 0;
     const eta = rate > 0 && this.done < this.total ? ` eta ${fmtSecs((this.total - this.done) / rate)}` : "";
-    const text = typeof this.note === "function" ? this.note() : this.note;
-    const note = text ? ` ${text}` : "";
+    const note = this.note ? ` ${this.note}` : "";
     return `${this.label} ${bar} ${this.done}/${this.total} ${(100 * frac).toFixed(0)}% ${fmtRate(rate)}/s${eta}${note}`;
   }
 }

@@ -21,52 +21,19 @@ const known = new Map<string, TomiSentence | undefined>();
 /** Splits a story given as numbered lines ("1 Ella entered the garage.") into sentences. */
 export function readStoryText(story: string, source = "story"): SentenceAt[] {
   const out: SentenceAt[] = [];
-  // Cut in place (no array of lines, no regular expression per line): the agent reads every story.
-  let line = 0;
-  for (let start = 0; start <= story.length; ) {
-    let end = story.indexOf("\n", start);
-    if (end < 0) end = story.length;
-    line++;
-    const text = sentenceOf(story, start, end);
-    start = end + 1;
-    if (text === "") continue;
+  story.split("\n").forEach((raw, i) => {
+    const text = raw.replace(/^\s*\d+\s+/, "").trim();
+    if (text === "") return;
     let sentence = known.get(text);
     if (sentence === undefined) {
       sentence = parseSentence(text);
       if (known.size > 50_000) known.clear();
       known.set(text, sentence);
     }
-    if (!sentence) throw new DataError(source, { line }, `unknown sentence: "${text}"`);
-    out.push({ sentence, text, line });
-  }
+    if (!sentence) throw new DataError(source, { line: i + 1 }, `unknown sentence: "${text}"`);
+    out.push({ sentence, text, line: i + 1 });
+  });
   return out;
-}
-
-/** story[start, end) without its leading line number and surrounding white space. */
-function sentenceOf(story: string, start: number, end: number): string {
-  let i = start;
-  while (i < end && isSpace(story.charCodeAt(i))) i++;
-  let j = i;
-  while (j < end && isDigit(story.charCodeAt(j))) j++;
-  // A number counts only when white space follows it ("1 Ella ..."; "12th" is text).
-  if (j > i && j < end && isSpace(story.charCodeAt(j))) {
-    i = j;
-    while (i < end && isSpace(story.charCodeAt(i))) i++;
-  }
-  let k = end;
-  while (k > i && isSpace(story.charCodeAt(k - 1))) k--;
-  return story.slice(i, k);
-}
-
-function isDigit(c: number): boolean {
-  return c >= 48 && c <= 57;
-}
-
-/** White space as `\s` and trim() see it. */
-function isSpace(c: number): boolean {
-  if (c <= 32) return c === 32 || (c >= 9 && c <= 13);
-  if (c < 0xa0) return false;
-  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
 }
 
 /** The agent's own episode of a story: its world model's observations, no mental states. */
@@ -96,12 +63,8 @@ const factOf = new Map<string, Fact | null>();
  * empty path is the world's own view (the states).
  */
 export class Perspectives {
-  /** Per timestep: the state's sentences, and each agent's perceived sentences with what each says of an object (null: nothing). */
-  private readonly steps: {
-    readonly stateFacts: readonly (Fact | null)[];
-    readonly seen: ReadonlyMap<string, readonly string[]>;
-    readonly seenFacts: ReadonlyMap<string, readonly (Fact | null)[]>;
-  }[] = [];
+  /** Per timestep: the state's sentences, and each agent's perceived sentences. */
+  private readonly steps: { readonly state: readonly string[]; readonly seen: ReadonlyMap<string, readonly string[]> }[] = [];
   private readonly cache = new Map<string, readonly Fact[]>();
 
   private constructor() {}
@@ -112,7 +75,6 @@ export class Perspectives {
     for (const step of ctx.socialized_context) {
       const state = step.state === "none" ? [] : step.state.split(SENTENCE_SPLIT);
       const seen = new Map<string, readonly string[]>();
-      const seenFacts = new Map<string, readonly (Fact | null)[]>();
       for (const line of step.observations) {
         const colon = line.indexOf(":");
         const name = line.slice(0, colon);
@@ -121,9 +83,9 @@ export class Perspectives {
         // `<same_as_state />` is the whole state; mental states are not perceptions.
         const same = raw.startsWith(SAME_AS_STATE);
         const text = stripMentalStates(same ? raw.slice(SAME_AS_STATE.length) : raw);
-        p.see(seen, seenFacts, name, same ? state : [], text);
+        p.see(seen, name, same ? state : [], text);
       }
-      p.steps.push({ stateFacts: state.map(factOfSentence), seen, seenFacts });
+      p.steps.push({ state, seen });
     }
     return p;
   }
@@ -134,29 +96,19 @@ export class Perspectives {
     for (const step of episode.steps) {
       const state = step.state === "none" ? [] : step.state.split(SENTENCE_SPLIT);
       const seen = new Map<string, readonly string[]>();
-      const seenFacts = new Map<string, readonly (Fact | null)[]>();
       for (const name of episode.agents) {
         const obs = step.observations[name];
         if (!obs || obs.text === "") continue;
-        p.see(seen, seenFacts, name, obs.sameAsState ? state : [], obs.sameAsState ? "" : obs.text);
+        p.see(seen, name, obs.sameAsState ? state : [], obs.sameAsState ? "" : obs.text);
       }
-      p.steps.push({ stateFacts: state.map(factOfSentence), seen, seenFacts });
+      p.steps.push({ state, seen });
     }
     return p;
   }
 
-  private see(
-    seen: Map<string, readonly string[]>,
-    seenFacts: Map<string, readonly (Fact | null)[]>,
-    name: string,
-    whole: readonly string[],
-    text: string,
-  ): void {
+  private see(seen: Map<string, readonly string[]>, name: string, whole: readonly string[], text: string): void {
     const sentences = text === "" || text === "none" ? whole : whole.concat(text.split(SENTENCE_SPLIT));
-    if (!sentences.length) return;
-    seen.set(name, sentences);
-    // Each sentence is read once per agent and timestep, not once per question asked about it.
-    seenFacts.set(name, sentences.map(factOfSentence));
+    if (sentences.length) seen.set(name, sentences);
   }
 
   /**
@@ -171,14 +123,16 @@ export class Perspectives {
     const out: Fact[] = [];
     for (const step of this.steps) {
       if (path.length === 0) {
-        for (const f of step.stateFacts) if (f) out.push(f);
+        for (const s of step.state) {
+          const f = factOfSentence(s);
+          if (f) out.push(f);
+        }
         continue;
       }
       const first = step.seen.get(path[0]!);
       if (!first) continue;
-      const firstFacts = step.seenFacts.get(path[0]!)!;
       for (let i = 0; i < first.length; i++) {
-        const f = firstFacts[i];
+        const f = factOfSentence(first[i]!);
         if (!f) continue;
         let shared = true;
         for (let k = 1; k < path.length && shared; k++) shared = step.seen.get(path[k]!)?.includes(first[i]!) ?? false;
