@@ -10,7 +10,7 @@ import { json, Router, type Request, type Response } from "express";
 import { loadCheckpoint } from "../../agents/policy/checkpoint.js";
 import { CancelledError, PolicyEngine, QueueFullError, type EngineChoice, type EngineStats, type TokenLogprob } from "./engine.js";
 import { errorHandler, notFound, OpenAiError, requestError, sendError } from "./errors.js";
-import { sameSecret } from "../api/admin.js";
+import { sameSecret } from "../secret.js";
 import { formatChecker, type FormatCheck, type FormatChecker } from "./format-check.js";
 import type { ServedModel } from "./models.js";
 import { ChatRequestSchema, chatMessages, type ChatRequest } from "./schemas.js";

@@ -8,7 +8,7 @@
  * view that holds every perspective; each seated client has a view of its own holding only its
  * agent's. Turn messages go only to the seat's holder.
  */
-import { randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { CloseCode, ErrorCode, Room, ServerError, type Client } from "@colyseus/core";
 import { StateView } from "@colyseus/schema";
 import { z } from "zod";
@@ -19,6 +19,7 @@ import { serverContext, type LiveRoom, type RoomSummary, type ServerContext } fr
 import { C2S, S2C, type ActionResultMessage, type SeatMessage, type TurnMessage, type TurnOverMessage } from "../protocol.js";
 import { HumanTurns, type PendingTurn } from "./human-turns.js";
 import { ActMessageSchema, describeIssues, JoinOptionsSchema } from "./options.js";
+import { sameSecret } from "../secret.js";
 import { Perspective, perspectiveStep, pushBounded, RoomState, Seat, tickNow, WORLD_PERSPECTIVE } from "./state.js";
 
 /** The longest timeline and perspective history a client is sent (older timesteps are in the run's log). */
@@ -46,13 +47,6 @@ interface Holder {
 
 export function newToken(): string {
   return randomBytes(18).toString("base64url");
-}
-
-function sameToken(a: string | undefined, b: string | undefined): boolean {
-  if (a === undefined || b === undefined) return false;
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 export abstract class BaseRoom extends Room<{ state: RoomState }> implements LiveRoom {
@@ -310,7 +304,7 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
         if (isPrivate) throw new ServerError(ErrorCode.AUTH_FAILED, "this room is private: join with its spectator token or a seat token");
         return { role: "spectator", name };
       }
-      if (isPrivate && sameToken(token, this.spectatorToken)) return { role: "spectator", name };
+      if (isPrivate && sameSecret(token, this.spectatorToken)) return { role: "spectator", name };
       const index = this.seatOfToken(token);
       if (index === undefined) throw new ServerError(ErrorCode.AUTH_FAILED, "unknown or expired token");
       return { role: "seat", index, token, name };
@@ -323,20 +317,20 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
       throw new ServerError(ErrorCode.AUTH_FAILED, `${seat}'s seat is not open to people (open seats: ${open.join(", ") || "none"})`);
     }
     if (isPrivate) {
-      if (!sameToken(token, this.seatTokens.get(index))) throw new ServerError(ErrorCode.AUTH_FAILED, `${seat}'s seat needs its seat token`);
+      if (!sameSecret(token, this.seatTokens.get(index))) throw new ServerError(ErrorCode.AUTH_FAILED, `${seat}'s seat needs its seat token`);
       return { role: "seat", index, token: token!, name };
     }
     const holder = [...this.holders.values()].find((h) => h.index === index);
     if (holder) {
-      if (!sameToken(token, holder.token)) throw new ServerError(ErrorCode.AUTH_FAILED, `${seat}'s seat is taken by ${holder.name}`);
+      if (!sameSecret(token, holder.token)) throw new ServerError(ErrorCode.AUTH_FAILED, `${seat}'s seat is taken by ${holder.name}`);
       return { role: "seat", index, token: holder.token, name };
     }
     return { role: "seat", index, token: newToken(), name };
   }
 
   private seatOfToken(token: string): number | undefined {
-    for (const [index, t] of this.seatTokens) if (sameToken(token, t)) return index;
-    for (const h of this.holders.values()) if (sameToken(token, h.token)) return h.index;
+    for (const [index, t] of this.seatTokens) if (sameSecret(token, t)) return index;
+    for (const h of this.holders.values()) if (sameSecret(token, h.token)) return h.index;
     return undefined;
   }
 
@@ -348,7 +342,7 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
     const existing = [...this.holders.values()].find((h) => h.index === auth.index);
     if (existing) {
       // Someone else got here first (two claims at once), or the same person from a new connection.
-      if (!sameToken(existing.token, auth.token)) throw new ServerError(ErrorCode.AUTH_FAILED, "the seat was just taken");
+      if (!sameSecret(existing.token, auth.token)) throw new ServerError(ErrorCode.AUTH_FAILED, "the seat was just taken");
       this.holders.delete(existing.sessionId);
       existing.client.view?.dispose();
       existing.client.leave(CloseCode.CONSENTED, "the seat was taken over by a new connection");

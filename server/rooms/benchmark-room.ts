@@ -208,8 +208,7 @@ export class BenchmarkRoom extends BaseRoom {
     outcome.type = r.type;
     outcome.correct = r.correct;
     outcome.source = source;
-    p.recent.push(outcome);
-    while (p.recent.length > RECENT) p.recent.shift();
+    pushBounded(p.recent, outcome, RECENT);
     this.broadcastPatch();
     this.ctx.hub.publish("progress", {
       ...this.progressEvent(),
