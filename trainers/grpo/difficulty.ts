@@ -98,12 +98,12 @@ export class SubsetSource implements PointSource {
   constructor(
     private readonly base: PointSource & { markLogged?(ids: Iterable<string>): void },
     private readonly indices: readonly number[],
-    /** What the subset is, for the description (default: the points the starting policy gets wrong). */
-    label?: string,
+    /** Whether keepSolved put some solved points back (the description says so). */
+    keptSolved = false,
   ) {
     if (indices.length === 0) throw new Error(`the policy already answers all ${base.size} decision points correctly: nothing left to train on (drop skipSolved)`);
     this.size = indices.length;
-    this.description = `${base.description}, ${label ?? `the ${indices.length} the starting policy gets wrong`}`;
+    this.description = `${base.description}, the ${indices.length} the starting policy gets wrong${keptSolved ? " or keepSolved kept" : ""}`;
     this.dataId = createHash("sha256").update(base.dataId).update(JSON.stringify(indices)).digest("hex").slice(0, 16);
     this.runParams = { ...base.runParams, unsolved: indices.length };
   }

@@ -98,7 +98,7 @@ export async function runGrpoSession(o: SessionOptions): Promise<SessionResult> 
     const unsolved = await loadOrFindUnsolved(o.out, o.source, resumeDir !== undefined, () =>
       unsolvedPoints(o.source, new NativeCompleter("grpo-filter", ck.model, ck.tokenizer), ck.tokenizer, c, ck.model.engine.maxPositionEmbeddings, o.onFilter),
     );
-    source = new SubsetSource(o.source, unsolved, c.keepSolved > 0 ? `the ${unsolved.length} the starting policy gets wrong or keepSolved kept` : undefined);
+    source = new SubsetSource(o.source, unsolved, c.keepSolved > 0);
   }
 
   let log: EpisodeLog | undefined;
