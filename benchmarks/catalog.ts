@@ -15,14 +15,24 @@ export interface BenchmarkOptions {
   readonly aggregation?: "set" | "part" | "conversation";
 }
 
-/** The options each benchmark understands (others are an error, not silently ignored). */
-export const BENCHMARK_OPTIONS: Readonly<Record<string, readonly (keyof BenchmarkOptions)[]>> = {
+/**
+ * The options each benchmark understands (others are an error, not silently ignored). Its keys
+ * are the benchmark names: the loaders below and registry.ts's constructors are typed by them, so
+ * a benchmark missing from either does not compile.
+ */
+export const BENCHMARK_OPTIONS = {
   tomi: [],
   hitom: [],
   fantom: ["context", "embedder", "aggregation"],
-};
+} as const satisfies Readonly<Record<string, readonly (keyof BenchmarkOptions)[]>>;
 
-export const BENCHMARK_NAMES = Object.keys(BENCHMARK_OPTIONS);
+export type BenchmarkName = keyof typeof BENCHMARK_OPTIONS;
+
+export const BENCHMARK_NAMES = Object.keys(BENCHMARK_OPTIONS) as BenchmarkName[];
+
+export function isBenchmarkName(name: string): name is BenchmarkName {
+  return Object.hasOwn(BENCHMARK_OPTIONS, name);
+}
 
 export class BenchmarkOptionError extends Error {
   constructor(message: string) {
@@ -32,18 +42,18 @@ export class BenchmarkOptionError extends Error {
 }
 
 /** Checks `opts` against what `name` takes; throws for an unknown benchmark or a foreign option. */
-export function checkBenchmarkOptions(name: string, opts: BenchmarkOptions): void {
-  const taken = BENCHMARK_OPTIONS[name];
-  if (!taken) throw new Error(`unknown benchmark "${name}" (known: ${BENCHMARK_NAMES.join(", ")})`);
+export function checkBenchmarkOptions(name: string, opts: BenchmarkOptions): asserts name is BenchmarkName {
+  if (!isBenchmarkName(name)) throw new Error(`unknown benchmark "${name}" (known: ${BENCHMARK_NAMES.join(", ")})`);
+  const takes = (n: BenchmarkName, key: keyof BenchmarkOptions) => (BENCHMARK_OPTIONS[n] as readonly (keyof BenchmarkOptions)[]).includes(key);
   for (const key of Object.keys(opts) as (keyof BenchmarkOptions)[]) {
-    if (opts[key] !== undefined && !taken.includes(key)) {
-      const takers = BENCHMARK_NAMES.filter((n) => BENCHMARK_OPTIONS[n]!.includes(key));
+    if (opts[key] !== undefined && !takes(name, key)) {
+      const takers = BENCHMARK_NAMES.filter((n) => takes(n, key));
       throw new BenchmarkOptionError(`--${key} does not apply to ${name} (it applies to ${takers.join(", ")})`);
     }
   }
 }
 
-const LOADERS: Readonly<Record<string, (opts: BenchmarkOptions) => Promise<Benchmark>>> = {
+const LOADERS: Readonly<Record<BenchmarkName, (opts: BenchmarkOptions) => Promise<Benchmark>>> = {
   tomi: async () => new (await import("./tomi.js")).TomiBenchmark() as unknown as Benchmark,
   hitom: async () => new (await import("./hitom.js")).HitomBenchmark() as unknown as Benchmark,
   fantom: async (o) => new (await import("./fantom.js")).FantomBenchmark(o) as unknown as Benchmark,
@@ -52,5 +62,5 @@ const LOADERS: Readonly<Record<string, (opts: BenchmarkOptions) => Promise<Bench
 /** The benchmark `name`, its module imported on demand. */
 export async function loadBenchmark(name: string, opts: BenchmarkOptions = {}): Promise<Benchmark> {
   checkBenchmarkOptions(name, opts);
-  return LOADERS[name]!(opts);
+  return LOADERS[name](opts);
 }

@@ -4,7 +4,7 @@
  * command line uses are in catalog.ts.
  */
 import type { Benchmark } from "./benchmark.js";
-import { checkBenchmarkOptions, type BenchmarkOptions } from "./catalog.js";
+import { checkBenchmarkOptions, type BenchmarkName, type BenchmarkOptions } from "./catalog.js";
 import { FantomBenchmark } from "./fantom.js";
 import { HitomBenchmark } from "./hitom.js";
 import { TomiBenchmark } from "./tomi.js";
@@ -12,7 +12,7 @@ import { TomiBenchmark } from "./tomi.js";
 export type { BenchmarkOptions } from "./catalog.js";
 
 /** Each benchmark's constructor by name (the options each takes are in catalog.ts). */
-export const BENCHMARKS: Readonly<Record<string, (opts: BenchmarkOptions) => Benchmark>> = {
+export const BENCHMARKS: Readonly<Record<BenchmarkName, (opts: BenchmarkOptions) => Benchmark>> = {
   tomi: () => new TomiBenchmark() as unknown as Benchmark,
   hitom: () => new HitomBenchmark() as unknown as Benchmark,
   fantom: (o) => new FantomBenchmark(o) as unknown as Benchmark,
@@ -20,5 +20,5 @@ export const BENCHMARKS: Readonly<Record<string, (opts: BenchmarkOptions) => Ben
 
 export function createBenchmark(name: string, opts: BenchmarkOptions = {}): Benchmark {
   checkBenchmarkOptions(name, opts);
-  return BENCHMARKS[name]!(opts);
+  return BENCHMARKS[name](opts);
 }

@@ -4,7 +4,6 @@
  * set a visitor can answer (a human baseline).
  */
 import { matchMaker } from "@colyseus/core";
-import { BENCHMARKS } from "../benchmarks/registry.js";
 import type { BenchmarkOptionsInput, SimulationOptionsInput } from "./rooms/options.js";
 import { SCENARIOS } from "./rooms/scenarios.js";
 
@@ -27,16 +26,14 @@ export function demoRooms(): { type: "simulation" | "benchmark"; options: Simula
       });
     }
   }
-  if (BENCHMARKS.tomi) {
-    rooms.push({
-      type: "benchmark",
-      options: { benchmark: "tomi", generate: { n: 120, seed: 1 }, agent: "simulation", tickMs: 1200, title: "ToMi generated set · simulation agent", lingerSeconds: 86_400 },
-    });
-    rooms.push({
-      type: "benchmark",
-      options: { benchmark: "tomi", generate: { n: 12, seed: 2 }, agent: "human", title: "ToMi · answer it yourself (human baseline)", lingerSeconds: 86_400 },
-    });
-  }
+  rooms.push({
+    type: "benchmark",
+    options: { benchmark: "tomi", generate: { n: 120, seed: 1 }, agent: "simulation", tickMs: 1200, title: "ToMi generated set · simulation agent", lingerSeconds: 86_400 },
+  });
+  rooms.push({
+    type: "benchmark",
+    options: { benchmark: "tomi", generate: { n: 12, seed: 2 }, agent: "human", title: "ToMi · answer it yourself (human baseline)", lingerSeconds: 86_400 },
+  });
   return rooms;
 }
 

@@ -4,7 +4,7 @@
 import { resolve } from "node:path";
 import { z } from "zod";
 import { loadNative } from "../../agents/policy/native.js";
-import { BENCHMARKS } from "../../benchmarks/registry.js";
+import { BENCHMARK_NAMES } from "../../benchmarks/catalog.js";
 import { MODES } from "../../benchmarks/benchmark.js";
 import { SCENARIOS } from "../../server/rooms/scenarios.js";
 import { RunStore } from "../../store/run-store.js";
@@ -29,7 +29,7 @@ OUT/checkpoint-STEP/; the frozen reference to OUT/reference/; the final model to
 
 Data:
   --model DIR              the policy to start from (a checkpoint folder)
-  --bench NAME --data FILE a benchmark file (${Object.keys(BENCHMARKS).join(", ")}); --mode vanilla (default) or
+  --bench NAME --data FILE a benchmark file (${BENCHMARK_NAMES.join(", ")}); --mode vanilla (default) or
                            simulation (the socialized context, then the question), as \`bench\` asks; --limit N
   --world NAME             decision points from scripted episodes of a world (${Object.keys(SCENARIOS).join(", ")});
                            --episodes N (default 200) from --world-seed S (default 0)
@@ -72,7 +72,7 @@ const num = (what = "expected a number") => z.coerce.number({ error: what });
 const Args = z.object({
   _: z.tuple([]),
   model: z.string().min(1).optional(),
-  bench: z.enum(Object.keys(BENCHMARKS) as [string, ...string[]]).optional(),
+  bench: z.enum(BENCHMARK_NAMES as [string, ...string[]]).optional(),
   data: z.string().min(1).optional(),
   mode: z.enum(MODES as [string, ...string[]]).default("vanilla"),
   limit: intArg(1).optional(),

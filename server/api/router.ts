@@ -1,7 +1,7 @@
 /** The REST API under /api: health, a catalog of what can be run, rooms and runs. */
 import { Router, json } from "express";
 import { AGENT_NAMES } from "../../agents/registry.js";
-import { BENCHMARKS } from "../../benchmarks/registry.js";
+import { BENCHMARK_NAMES } from "../../benchmarks/catalog.js";
 import type { ServerContext } from "../context.js";
 import { SCENARIOS } from "../rooms/scenarios.js";
 import { errorHandler, notFound } from "./errors.js";
@@ -25,7 +25,7 @@ export function apiRouter(ctx: ServerContext, adminToken: string, startedAt: Dat
   r.get("/catalog", (_req, res) => {
     res.json({
       worlds: Object.entries(SCENARIOS).map(([name, f]) => ({ name, title: f.title, describe: f.describe })),
-      benchmarks: Object.keys(BENCHMARKS),
+      benchmarks: BENCHMARK_NAMES,
       agents: [...AGENT_NAMES, "scripted (simulation seats)", "human (benchmark rooms)"],
     });
   });

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { createAgent } from "../../agents/registry.js";
-import { BENCHMARKS } from "../../benchmarks/registry.js";
+import { BENCHMARK_NAMES } from "../../benchmarks/catalog.js";
 import { MODES } from "../../benchmarks/benchmark.js";
 import { SCENARIOS } from "./scenarios.js";
 import { SelfPlayOptionsSchema } from "../self-play/options.js";
@@ -65,7 +65,7 @@ export type SimulationOptionsInput = z.input<typeof SimulationOptionsSchema>;
 
 export const BenchmarkOptionsSchema = z
   .object({
-    benchmark: z.enum(Object.keys(BENCHMARKS) as [string, ...string[]], { error: `expected one of ${Object.keys(BENCHMARKS).join(", ")}` }),
+    benchmark: z.enum(BENCHMARK_NAMES as [string, ...string[]], { error: `expected one of ${BENCHMARK_NAMES.join(", ")}` }),
     /** A benchmark file under one of the server's data roots. */
     data: z.string().min(1).max(1000).optional(),
     /** A generated set instead of a file. */

@@ -7,7 +7,8 @@
  */
 import { existsSync } from "node:fs";
 import { z } from "zod";
-import { createBenchmark, BENCHMARKS, type BenchmarkOptions } from "../../benchmarks/registry.js";
+import { isBenchmarkName } from "../../benchmarks/catalog.js";
+import { createBenchmark, type BenchmarkOptions } from "../../benchmarks/registry.js";
 import type { Benchmark, BenchItem, Mode } from "../../benchmarks/benchmark.js";
 import { DataError } from "../../worlds/core/errors.js";
 import type { RunRecord } from "../../store/run-store.js";
@@ -135,7 +136,7 @@ export function loadQuestionItems(run: RunRecord, log: RunLog, opts: Pick<Exampl
   const byFile = new Map<string, { benchmark: Benchmark; items: readonly BenchItem[] }>();
   for (const { line, record } of log.records) {
     if (record.kind !== "benchmark_item") continue;
-    if (!BENCHMARKS[record.benchmark]) throw new DataError(log.path, { line }, `unknown benchmark "${record.benchmark}"`);
+    if (!isBenchmarkName(record.benchmark)) throw new DataError(log.path, { line }, `unknown benchmark "${record.benchmark}"`);
     const file = opts.data ?? (typeof run.params.data === "string" ? run.params.data : record.result.file);
     const key = `${record.benchmark}\n${file}`;
     let loaded = byFile.get(key);
