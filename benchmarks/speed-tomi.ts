@@ -117,19 +117,20 @@ if (values.instructions) {
   }
   /** Instructions of `node ARGS` (all threads), and where they went when `shares` is asked for. */
   const count = (args: string[], shares = false): { total: number; shares?: InstructionShare[] } => {
-    const dir = mkdtempSync(join(tmpdir(), "speed-tomi-cg-"));
-    const out = join(dir, "cachegrind.out");
+    // Cachegrind's per-function file is written only when the breakdown is asked for.
+    const dir = shares ? mkdtempSync(join(tmpdir(), "speed-tomi-cg-")) : undefined;
+    const out = dir === undefined ? "/dev/null" : join(dir, "cachegrind.out");
     try {
-      const r = spawnSync("valgrind", ["--tool=cachegrind", "--cache-sim=no", `--cachegrind-out-file=${shares ? out : "/dev/null"}`, "--smc-check=all", process.execPath, ...args], {
+      const r = spawnSync("valgrind", ["--tool=cachegrind", "--cache-sim=no", `--cachegrind-out-file=${out}`, "--smc-check=all", process.execPath, ...args], {
         encoding: "utf8",
         maxBuffer: 1 << 26,
       });
       const m = /I\s+refs:\s+([\d,]+)/.exec(r.stderr);
       if (r.status !== 0 || !m) throw new Error(`valgrind failed (${r.status}): ${r.stderr.slice(-500)}`);
       const total = Number(m[1]!.replace(/,/g, ""));
-      return shares ? { total, shares: instructionSharesOf(out).shares } : { total };
+      return dir === undefined ? { total } : { total, shares: instructionSharesOf(out).shares };
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
     }
   };
   const countRun = (cli: string, shares = false) => {
