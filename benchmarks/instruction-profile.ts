@@ -20,7 +20,7 @@ const PARTS: readonly (readonly [part: string, test: RegExp])[] = [
   ["garbage collection", /Scaveng|Marking|MarkCompact|Sweeper|Evacuat|heap::base|GCTracer|RememberedSet|SlotSet|MinorGC|Heap::Collect|Heap::Perform|LiveObjectRange|MemoryChunk|PagedSpace|SemiSpace/],
   ["JSON and UTF-8 encoding", /Json|WriteUtf8|Utf8Length|Utf8::/],
   ["parsing and bytecode generation", /Parser|Scanner|PreParser|interpreter::Bytecode|BytecodeGenerator|AstValueFactory|parsing::/],
-  ["OpenSSL (Node's start-up)", /ossl|OPENSSL|CRYPTO_|EVP_|OSSL_|ERR_|sha\d+_block|bn_|BN_/],
+  ["OpenSSL (Node's start; NODE_EXTRA_CA_CERTS's certificates)", /ossl|OPENSSL|CRYPTO_|EVP_|OSSL_|ERR_|sha\d+_block|bn_|BN_/],
   ["interpreter, baseline code and builtins", /^\?\?\?:Builtins_/],
   ["JIT code (optimized JavaScript)", /^\?\?\?:\?\?\?$/],
   ["V8 runtime (lookups, strings, maps, objects)", /v8::internal::|v8::base::|v8::String|v8::Object|v8::Function/],

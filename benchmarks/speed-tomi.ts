@@ -17,6 +17,11 @@
  * (optimizing compiler, baseline code and builtins, runtime, JSON, GC, JIT code: see
  * instruction-profile.ts). Needs valgrind (apt-get install valgrind); about 30 s.
  *
+ * Between the runs it starts Node alone (`node -e 0`) and prints the run less that: the part that is
+ * socialworld's. Where NODE_EXTRA_CA_CERTS is set, it also starts Node without it: Node then reads
+ * and parses the certificates it names at every start (about 40 ms of CPU and most of `node -e 0`'s
+ * instructions on the project's machine), and the note says what the run would take without them.
+ *
  * Not a test: the target (the 5,994-question val file in well under one second of CPU on one
  * core) is checked by reading the table.
  */
@@ -27,6 +32,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { instructionSharesOf, type InstructionShare } from "./instruction-profile.js";
 import { packageRoot } from "./prompts.js";
+import { againstTable, certificatesNote, median, speedTable, type Sample } from "./speed-table.js";
 import { tomDataPath } from "./tom-data.js";
 
 const { values } = parseArgs({
@@ -52,63 +58,51 @@ if (peer !== undefined && !existsSync(peer)) {
 }
 const pin = spawnSync("taskset", ["-c", "0", "true"]).status === 0;
 
-interface Sample {
-  wall: number;
-  user: number;
-  sys: number;
-  questions: number;
-}
-
-function once(cli: string): Sample {
-  const store = mkdtempSync(join(tmpdir(), "speed-tomi-"));
-  const json = join(store, "report.json");
+/** Runs `node ARGS` (pinned when it can be) and returns its timings and its output. */
+function time(args: readonly string[], env: NodeJS.ProcessEnv = process.env): Sample & { stdout: string } {
   // Measure the child from inside: /proc gives its CPU time only after exit, so let it report.
   const probe = `const t0=process.hrtime.bigint();process.on("exit",()=>{const u=process.resourceUsage();process.stderr.write("\\nSPEED "+JSON.stringify({wall:Number(process.hrtime.bigint()-t0)/1e6,user:u.userCPUTime/1000,sys:u.systemCPUTime/1000})+"\\n")});`;
-  const args = ["--import", `data:text/javascript,${encodeURIComponent(probe)}`, cli, "bench", "tomi", "--data", data, "--agent", values.agent!, "--store", store, "--json", json, "--quiet"];
-  const r = pin ? spawnSync("taskset", ["-c", "0", process.execPath, ...args], { encoding: "utf8" }) : spawnSync(process.execPath, args, { encoding: "utf8" });
-  rmSync(store, { recursive: true, force: true });
-  if (r.status !== 0) throw new Error(`bench failed (${r.status}): ${r.stderr}`);
+  const all = ["--import", `data:text/javascript,${encodeURIComponent(probe)}`, ...args];
+  const r = pin ? spawnSync("taskset", ["-c", "0", process.execPath, ...all], { encoding: "utf8", env }) : spawnSync(process.execPath, all, { encoding: "utf8", env });
+  if (r.status !== 0) throw new Error(`node ${args.join(" ")} failed (${r.status}): ${r.stderr}`);
   const m = /SPEED (\{.*\})/.exec(r.stderr);
   if (!m) throw new Error("no timing from the child");
-  const t = JSON.parse(m[1]!) as { wall: number; user: number; sys: number };
-  const questions = Number(/· (\d+) questions ·/.exec(r.stdout)?.[1] ?? NaN);
-  return { ...t, questions };
+  return { ...(JSON.parse(m[1]!) as Sample), stdout: r.stdout };
 }
 
-const samples: Sample[] = [];
+/** One `bench tomi` run of the checkout whose CLI is `cli`, in a store of its own. */
+function once(cli: string): Sample & { questions: number } {
+  const store = mkdtempSync(join(tmpdir(), "speed-tomi-"));
+  try {
+    const t = time([cli, "bench", "tomi", "--data", data, "--agent", values.agent!, "--store", store, "--json", join(store, "report.json"), "--quiet"]);
+    return { ...t, questions: Number(/· (\d+) questions ·/.exec(t.stdout)?.[1] ?? NaN) };
+  } finally {
+    rmSync(store, { recursive: true, force: true });
+  }
+}
+
+// Node's own start, taken between the runs: what no change to socialworld can save.
+const certificates = process.env.NODE_EXTRA_CA_CERTS;
+const withoutCertificates = { ...process.env };
+delete withoutCertificates.NODE_EXTRA_CA_CERTS;
+const samples: (Sample & { questions: number })[] = [];
 const peerSamples: Sample[] = [];
+const bare: Sample[] = [];
+const bareWithout: Sample[] = [];
 for (let i = 0; i < runs; i++) {
   samples.push(once(cli));
   if (peer !== undefined) peerSamples.push(once(peer));
+  bare.push(time(["-e", "0"]));
+  if (certificates) bareWithout.push(time(["-e", "0"], withoutCertificates));
 }
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const rowsOf = (ss: Sample[]) =>
-  [
-    ["wall (ms)", ss.map((s) => s.wall)],
-    ["user CPU (ms)", ss.map((s) => s.user)],
-    ["system CPU (ms)", ss.map((s) => s.sys)],
-    ["CPU total (ms)", ss.map((s) => s.user + s.sys)],
-  ] as const;
 const q = samples[0]!.questions;
 process.stdout.write(`socialworld bench tomi --agent ${values.agent} · ${data} · ${q} questions · ${runs} runs${pin ? " · pinned to core 0" : ""}\n\n`);
-if (peer === undefined) {
-  process.stdout.write("| measure | median | min | max |\n|---|---:|---:|---:|\n");
-  for (const [name, xs] of rowsOf(samples)) {
-    process.stdout.write(`| ${name} | ${median([...xs]).toFixed(0)} | ${Math.min(...xs).toFixed(0)} | ${Math.max(...xs).toFixed(0)} |\n`);
-  }
-} else {
-  process.stdout.write(`this checkout against ${values.against}, runs alternating\n\n`);
-  process.stdout.write("| measure | this: median | min | against: median | min | ratio of medians |\n|---|---:|---:|---:|---:|---:|\n");
-  const theirs = rowsOf(peerSamples);
-  rowsOf(samples).forEach(([name, xs], i) => {
-    const ys = theirs[i]![1];
-    process.stdout.write(
-      `| ${name} | ${median([...xs]).toFixed(0)} | ${Math.min(...xs).toFixed(0)} | ${median([...ys]).toFixed(0)} | ${Math.min(...ys).toFixed(0)} | ${(median([...xs]) / median([...ys])).toFixed(2)} |\n`,
-    );
-  });
-}
+if (peer === undefined) process.stdout.write(speedTable(samples, bare));
+else process.stdout.write(`this checkout against ${values.against}, runs alternating\n\n${againstTable(samples, peerSamples, bare)}`);
 const cpu = median(samples.map((s) => s.user + s.sys));
 process.stdout.write(`\nquestions per CPU second: ${((1000 * q) / cpu).toFixed(0)}; target: the whole file in well under 1000 ms of CPU (now ${(cpu / 1000).toFixed(2)} s)\n`);
+const note = certificatesNote(certificates, bare, bareWithout, samples);
+if (note) process.stdout.write(`\n${note}`);
 
 if (values.instructions) {
   if (spawnSync("valgrind", ["--version"]).status !== 0) {
@@ -116,7 +110,7 @@ if (values.instructions) {
     process.exit(2);
   }
   /** Instructions of `node ARGS` (all threads), and where they went when `shares` is asked for. */
-  const count = (args: string[], shares = false): { total: number; shares?: InstructionShare[] } => {
+  const count = (args: string[], shares = false, env: NodeJS.ProcessEnv = process.env): { total: number; shares?: InstructionShare[] } => {
     // Cachegrind's per-function file is written only when the breakdown is asked for.
     const dir = shares ? mkdtempSync(join(tmpdir(), "speed-tomi-cg-")) : undefined;
     const out = dir === undefined ? "/dev/null" : join(dir, "cachegrind.out");
@@ -124,6 +118,7 @@ if (values.instructions) {
       const r = spawnSync("valgrind", ["--tool=cachegrind", "--cache-sim=no", `--cachegrind-out-file=${out}`, "--smc-check=all", process.execPath, ...args], {
         encoding: "utf8",
         maxBuffer: 1 << 26,
+        env,
       });
       const m = /I\s+refs:\s+([\d,]+)/.exec(r.stderr);
       if (r.status !== 0 || !m) throw new Error(`valgrind failed (${r.status}): ${r.stderr.slice(-500)}`);
@@ -146,6 +141,7 @@ if (values.instructions) {
   const bare = count(["-e", "0"]).total;
   process.stdout.write("\n| instructions (cachegrind, one run) | count |\n|---|---:|\n");
   process.stdout.write(`| the run | ${G(run.total)} |\n| \`node -e 0\` | ${G(bare)} |\n| the run less node's own start | ${G(run.total - bare)} |\n`);
+  if (certificates) process.stdout.write(`| \`node -e 0\` without NODE_EXTRA_CA_CERTS | ${G(count(["-e", "0"], false, withoutCertificates).total)} |\n`);
   if (peer !== undefined) {
     const theirs = countRun(peer).total;
     process.stdout.write(`| the run of ${values.against} | ${G(theirs)} (ratio ${(run.total / theirs).toFixed(2)}) |\n`);
