@@ -18,12 +18,16 @@ export function median(xs: readonly number[]): number {
 
 const cpu = (s: Sample) => s.user + s.sys;
 
-function measures(ss: readonly Sample[]): (readonly [string, number[]])[] {
+type Row = readonly [name: string, values: number[]];
+
+/** Each measure of `ss`, then its CPU total less the bare start taken beside each run. */
+function measures(ss: readonly Sample[], bare: readonly Sample[]): Row[] {
   return [
     ["wall (ms)", ss.map((s) => s.wall)],
     ["user CPU (ms)", ss.map((s) => s.user)],
     ["system CPU (ms)", ss.map((s) => s.sys)],
     ["CPU total (ms)", ss.map(cpu)],
+    ["CPU total less `node -e 0` (ms)", minus(ss.map(cpu), bare.map(cpu))],
   ];
 }
 
@@ -32,11 +36,9 @@ function measures(ss: readonly Sample[]): (readonly [string, number[]])[] {
  * run alternately with them) and the run less it: the part that is socialworld's.
  */
 export function speedTable(runs: readonly Sample[], bare: readonly Sample[]): string {
-  const rows: (readonly [string, number[]])[] = [
-    ...measures(runs),
-    ["`node -e 0`: CPU total (ms)", bare.map(cpu)],
-    ["CPU total less `node -e 0` (ms)", minus(runs.map(cpu), bare.map(cpu))],
-  ];
+  const rows = measures(runs, bare);
+  // Node's own start goes just above the row that takes it out.
+  rows.splice(rows.length - 1, 0, ["`node -e 0`: CPU total (ms)", bare.map(cpu)]);
   let out = "| measure | median | min | max |\n|---|---:|---:|---:|\n";
   for (const [name, xs] of rows) out += `| ${name} | ${median(xs).toFixed(0)} | ${Math.min(...xs).toFixed(0)} | ${Math.max(...xs).toFixed(0)} |\n`;
   return out;
@@ -44,10 +46,8 @@ export function speedTable(runs: readonly Sample[], bare: readonly Sample[]): st
 
 /** This checkout's runs against a peer's, alternating: medians, mins and the ratio of medians. */
 export function againstTable(runs: readonly Sample[], theirs: readonly Sample[], bare: readonly Sample[]): string {
-  const ours = measures(runs);
-  const peer = measures(theirs);
-  ours.push(["CPU total less `node -e 0` (ms)", minus(runs.map(cpu), bare.map(cpu))]);
-  peer.push(["", minus(theirs.map(cpu), bare.map(cpu))]);
+  const ours = measures(runs, bare);
+  const peer = measures(theirs, bare);
   let out = "| measure | this: median | min | against: median | min | ratio of medians |\n|---|---:|---:|---:|---:|---:|\n";
   ours.forEach(([name, xs], i) => {
     const ys = peer[i]![1];
@@ -74,11 +74,13 @@ function minus(xs: readonly number[], ys: readonly number[]): number[] {
  */
 export function certificatesNote(file: string | undefined, withIt: readonly Sample[], without: readonly Sample[], runs: readonly Sample[]): string | undefined {
   if (!file) return undefined;
-  const extra = median(withIt.map(cpu)) - median(without.map(cpu));
+  const slow = median(withIt.map(cpu));
+  const fast = median(without.map(cpu));
+  const extra = slow - fast;
   const run = median(runs.map(cpu));
   return (
     `NODE_EXTRA_CA_CERTS is set (${file}): Node reads those certificates as it starts, before any JavaScript runs. ` +
-    `\`node -e 0\` takes ${median(withIt.map(cpu)).toFixed(0)} ms of CPU with it and ${median(without.map(cpu)).toFixed(0)} ms without, ` +
+    `\`node -e 0\` takes ${slow.toFixed(0)} ms of CPU with it and ${fast.toFixed(0)} ms without, ` +
     `so on a machine without it the run would take about ${(run - extra).toFixed(0)} ms (median ${run.toFixed(0)} less ${extra.toFixed(0)}).\n`
   );
 }

@@ -138,9 +138,9 @@ if (values.instructions) {
   };
   const G = (n: number) => `${(n / 1e9).toFixed(2)} G`;
   const run = countRun(cli, true);
-  const bare = count(["-e", "0"]).total;
+  const start = count(["-e", "0"]).total;
   process.stdout.write("\n| instructions (cachegrind, one run) | count |\n|---|---:|\n");
-  process.stdout.write(`| the run | ${G(run.total)} |\n| \`node -e 0\` | ${G(bare)} |\n| the run less node's own start | ${G(run.total - bare)} |\n`);
+  process.stdout.write(`| the run | ${G(run.total)} |\n| \`node -e 0\` | ${G(start)} |\n| the run less node's own start | ${G(run.total - start)} |\n`);
   if (certificates) process.stdout.write(`| \`node -e 0\` without NODE_EXTRA_CA_CERTS | ${G(count(["-e", "0"], false, withoutCertificates).total)} |\n`);
   if (peer !== undefined) {
     const theirs = countRun(peer).total;
