@@ -5,7 +5,7 @@
  */
 import type { Agent, AgentReply, AgentTurn } from "./agent.js";
 import type { Answer, QuestionTask } from "../worlds/question/world.js";
-import { SOLVERS, type Solution } from "./simulation/index.js";
+import { solverFor, type Solver, type Solution } from "./simulation/index.js";
 
 export class SimulationAgent implements Agent<Answer> {
   readonly id = "simulation";
@@ -14,13 +14,16 @@ export class SimulationAgent implements Agent<Answer> {
   act(turn: AgentTurn<Answer>): AgentReply<Answer> | Promise<AgentReply<Answer>> {
     const task = turn.observation.data as QuestionTask | undefined;
     if (!task || typeof task.benchmark !== "string") throw new Error("the simulation agent answers benchmark questions only");
-    const solver = SOLVERS[task.benchmark];
+    const solver = solverFor(task.benchmark);
     if (!solver) throw new Error(`the simulation agent has no solver for "${task.benchmark}"`);
-    const solved = solver(task);
     const reply = ({ answer, context }: Solution): AgentReply<Answer> => ({
       action: { answer },
       ...(task.mode === "simulation" && context ? { info: { socializedContext: context } } : {}),
     });
-    return solved instanceof Promise ? solved.then(reply) : reply(solved);
+    const solve = (s: Solver): AgentReply<Answer> | Promise<AgentReply<Answer>> => {
+      const solved = s(task);
+      return solved instanceof Promise ? solved.then(reply) : reply(solved);
+    };
+    return solver instanceof Promise ? solver.then(solve) : solve(solver);
   }
 }

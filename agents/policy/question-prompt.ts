@@ -10,7 +10,7 @@
 import { simulationAnswerText } from "../../benchmarks/prompts.js";
 import { NONE, SAME_AS_STATE, type SocializedContext } from "../../worlds/core/socialized-context.js";
 import type { QuestionTask } from "../../worlds/question/world.js";
-import { SOLVERS } from "../simulation/index.js";
+import { solverFor } from "../simulation/index.js";
 
 /**
  * A socialized context as text, one line per timestep: its state, who perceives it, what is done.
@@ -53,7 +53,7 @@ function lineText(line: string, name: string): string {
 
 /** The world model's socialized context of the task's story (from the story text only). */
 export async function worldContext(task: QuestionTask): Promise<SocializedContext> {
-  const solver = SOLVERS[task.benchmark];
+  const solver = await solverFor(task.benchmark);
   if (!solver) throw new Error(`no world model writes socialized contexts for "${task.benchmark}"`);
   const solved = await solver({ ...task, mode: "simulation" });
   if (!solved.context) throw new Error(`the world model gave no socialized context for ${task.itemId}`);

@@ -76,28 +76,6 @@ export function readTomiFile(path: string, opts: { tracePath?: string | null } =
 }
 
 export function parseTomi(text: string, file: string, traceText?: string, traceFile?: string): TomiFile {
-  const items: TomiItem[] = [];
-  let story: StoryLine[] = [];
-  // Questions of one block share one frozen copy of its story lines.
-  let shared: readonly StoryLine[] | undefined;
-  // ToMi repeats each story once per question, in consecutive blocks: a block that repeats the
-  // previous one reuses its lines (their fileLine then points at the first copy, which reads the same).
-  let previous: readonly StoryLine[] = [];
-  let expected = 1;
-  const name = basename(file);
-  // A val file has 6,000 questions over 1,000 stories built from a few hundred distinct sentences.
-  const parsedSentences = new Map<string, TomiSentence | undefined>();
-  const parsedQuestions = new Map<string, TomiQuestion | undefined>();
-  // The file line of the last story sentence read after the last question (a truncated file).
-  let dangling = 0;
-  let fileLine = 0;
-  // The story lines of the last block whose first question ended them, and their text: a block
-  // that repeats it word for word is taken whole (ToMi writes each story once per question, so
-  // five blocks in six are repeats) instead of line by line.
-  let spanLines: readonly StoryLine[] | undefined;
-  let spanText = "";
-  let blockStart = 0;
-  let blockAsked = false;
   // The trace is read first so that each item is made whole (adding its trace afterwards would
   // change every item's hidden class mid-run); its errors wait until the text has been checked.
   let traces: readonly TomiTrace[] = [];
@@ -109,100 +87,15 @@ export function parseTomi(text: string, file: string, traceText?: string, traceF
       traceError = err;
     }
   }
+  const reader = new BabiReader(text, file, traces);
   // Lines are cut out of the text one at a time (no array of every line up front: at 40,000
-  // lines, that array and its strings were most of the reading's garbage).
-  for (let start = 0; start < text.length; ) {
-    let end = text.indexOf("\n", start);
-    if (end < 0) end = text.length;
-    let stop = end;
-    if (stop > start && text.charCodeAt(stop - 1) === 13) stop--;
-    const from = start;
-    start = end + 1;
-    fileLine++;
-    const space = text.indexOf(" ", from);
-    const n = space > from && space < stop ? leadingNumber(text, from, space) : -1;
-    if (n < 0) {
-      const line = text.slice(from, stop);
-      if (line.trim() === "") throw new DataError(file, { line: fileLine }, "empty line inside the file");
-      throw new DataError(file, { line: fileLine }, `expected "<number> <sentence>", got "${clip(line)}"`);
-    }
-    if (n === 1) {
-      if (story.length && shared === undefined) previous = story;
-      else if (shared) previous = shared;
-      story = [];
-      shared = undefined;
-      blockStart = from;
-      blockAsked = false;
-      if (previous === spanLines && text.startsWith(spanText, from)) {
-        story = previous.slice();
-        fileLine += previous.length - 1;
-        start = from + spanText.length;
-        expected = previous[previous.length - 1]!.n + 1;
-        dangling = fileLine;
-        continue;
-      }
-    } else if (n !== expected) {
-      throw new DataError(file, { line: fileLine }, `line number ${n} follows ${expected - 1} (expected ${expected} or 1)`);
-    }
-    expected = n + 1;
-    // A story line that repeats the previous block's is recognized in place, without a copy.
-    const again = previous[story.length];
-    const bodyLength = stop - space - 1;
-    if (again !== undefined && again.n === n && again.text.length === bodyLength && text.startsWith(again.text, space + 1)) {
-      story.push(again);
-      shared = undefined;
-      dangling = fileLine;
-      continue;
-    }
-    const body = text.slice(space + 1, stop);
-    if (body.includes("\t") || body.trimEnd().endsWith("?")) {
-      const tab = body.indexOf("\t");
-      const question = (tab < 0 ? body : body.slice(0, tab)).trim();
-      const next = tab < 0 ? -1 : body.indexOf("\t", tab + 1);
-      const answer = tab < 0 ? "" : (next < 0 ? body.slice(tab + 1) : body.slice(tab + 1, next)).trim();
-      if (tab < 0 || answer === "") {
-        throw new DataError(file, { line: fileLine }, `question without an answer: "${clip(question)}" (expected "<question>\\t<answer>\\t<support>")`);
-      }
-      let parsed = parsedQuestions.get(question);
-      if (parsed === undefined && !parsedQuestions.has(question)) {
-        parsed = parseQuestion(question);
-        parsedQuestions.set(question, parsed);
-      }
-      if (!parsed) throw new DataError(file, { line: fileLine }, `unknown question: "${clip(question)}"`);
-      if (story.length === 0) throw new DataError(file, { line: fileLine }, "question without a story before it");
-      if (shared === undefined) {
-        shared = story.length === previous.length && story.every((l, k) => l === previous[k]) ? previous : story.slice();
-      }
-      if (!blockAsked) {
-        spanLines = shared;
-        spanText = text.slice(blockStart, from);
-        blockAsked = true;
-      }
-      items.push({
-        id: `${name}#${items.length}`,
-        index: items.length,
-        file,
-        line: fileLine,
-        story: shared,
-        question,
-        parsedQuestion: parsed,
-        answer,
-        trace: traces[items.length],
-      });
-      dangling = 0;
-      continue;
-    }
-    dangling = fileLine;
-    let sentence = parsedSentences.get(body);
-    if (sentence === undefined && !parsedSentences.has(body)) {
-      sentence = parseSentence(body);
-      parsedSentences.set(body, sentence);
-    }
-    if (!sentence) throw new DataError(file, { line: fileLine }, `unknown sentence: "${clip(body)}"`);
-    story.push({ n, text: body.trim(), sentence, fileLine });
-    shared = undefined;
-  }
-  if (dangling) throw new DataError(file, { line: dangling }, "the file ends inside a story (no question after this line): truncated file?");
+  // lines, that array and its strings were most of the reading's garbage). The loop stays this
+  // small on purpose: V8 compiles a hot loop's whole function while it runs (on-stack
+  // replacement), and with the line's work written inline here that one compile cost more CPU
+  // than reading a val file takes without it.
+  for (let start = 0; start < text.length; ) start = reader.line(start);
+  const { items } = reader;
+  if (reader.dangling) throw new DataError(file, { line: reader.dangling }, "the file ends inside a story (no question after this line): truncated file?");
   if (items.length === 0) throw new DataError(file, {}, "no questions found");
   if (traceText === undefined || traceFile === undefined) return { file, items };
   if (traceError !== undefined) throw traceError;
@@ -211,6 +104,147 @@ export function parseTomi(text: string, file: string, traceText?: string, traceF
     throw new DataError(traceFile, { line: at }, `${traces.length} trace lines for ${items.length} questions in ${basename(file)}`);
   }
   return { file, traceFile, items };
+}
+
+/** The state of reading one bAbI file, a line at a time. */
+class BabiReader {
+  readonly items: TomiItem[] = [];
+  /** The file line of the last story sentence read after the last question (a truncated file). */
+  dangling = 0;
+  private story: StoryLine[] = [];
+  /** Questions of one block share one frozen copy of its story lines. */
+  private shared: readonly StoryLine[] | undefined;
+  /**
+   * ToMi repeats each story once per question, in consecutive blocks: a block that repeats the
+   * previous one reuses its lines (their fileLine then points at the first copy, which reads the same).
+   */
+  private previous: readonly StoryLine[] = [];
+  private expected = 1;
+  private fileLine = 0;
+  /**
+   * The story lines of the last block whose first question ended them, and their text: a block
+   * that repeats it word for word is taken whole (ToMi writes each story once per question, so
+   * five blocks in six are repeats) instead of line by line.
+   */
+  private spanLines: readonly StoryLine[] | undefined;
+  private spanText = "";
+  private blockStart = 0;
+  private blockAsked = false;
+  private readonly name: string;
+  // A val file has 6,000 questions over 1,000 stories built from a few hundred distinct sentences.
+  private readonly parsedSentences = new Map<string, TomiSentence | undefined>();
+  private readonly parsedQuestions = new Map<string, TomiQuestion | undefined>();
+
+  constructor(
+    private readonly text: string,
+    private readonly file: string,
+    private readonly traces: readonly TomiTrace[],
+  ) {
+    this.name = basename(file);
+  }
+
+  /** Reads the line (or the repeated block) that starts at `from`; returns where the next one starts. */
+  line(from: number): number {
+    const { text, file } = this;
+    let end = text.indexOf("\n", from);
+    if (end < 0) end = text.length;
+    let stop = end;
+    if (stop > from && text.charCodeAt(stop - 1) === 13) stop--;
+    const fileLine = ++this.fileLine;
+    const space = text.indexOf(" ", from);
+    const n = space > from && space < stop ? leadingNumber(text, from, space) : -1;
+    if (n < 0) {
+      const line = text.slice(from, stop);
+      if (line.trim() === "") throw new DataError(file, { line: fileLine }, "empty line inside the file");
+      throw new DataError(file, { line: fileLine }, `expected "<number> <sentence>", got "${clip(line)}"`);
+    }
+    if (n === 1) {
+      if (this.story.length && this.shared === undefined) this.previous = this.story;
+      else if (this.shared) this.previous = this.shared;
+      this.story = [];
+      this.shared = undefined;
+      this.blockStart = from;
+      this.blockAsked = false;
+      const previous = this.previous;
+      if (previous === this.spanLines && text.startsWith(this.spanText, from)) {
+        this.story = previous.slice();
+        this.fileLine += previous.length - 1;
+        this.expected = previous[previous.length - 1]!.n + 1;
+        this.dangling = this.fileLine;
+        return from + this.spanText.length;
+      }
+    } else if (n !== this.expected) {
+      throw new DataError(file, { line: fileLine }, `line number ${n} follows ${this.expected - 1} (expected ${this.expected} or 1)`);
+    }
+    this.expected = n + 1;
+    // A story line that repeats the previous block's is recognized in place, without a copy.
+    const story = this.story;
+    const again = this.previous[story.length];
+    const bodyLength = stop - space - 1;
+    if (again !== undefined && again.n === n && again.text.length === bodyLength && text.startsWith(again.text, space + 1)) {
+      story.push(again);
+      this.shared = undefined;
+      this.dangling = fileLine;
+      return end + 1;
+    }
+    const body = text.slice(space + 1, stop);
+    if (body.includes("\t") || body.trimEnd().endsWith("?")) {
+      this.question(body, from, fileLine);
+      return end + 1;
+    }
+    this.dangling = fileLine;
+    let sentence = this.parsedSentences.get(body);
+    if (sentence === undefined && !this.parsedSentences.has(body)) {
+      sentence = parseSentence(body);
+      this.parsedSentences.set(body, sentence);
+    }
+    if (!sentence) throw new DataError(file, { line: fileLine }, `unknown sentence: "${clip(body)}"`);
+    story.push({ n, text: body.trim(), sentence, fileLine });
+    this.shared = undefined;
+    return end + 1;
+  }
+
+  /** A question line ("<question>\t<answer>\t<support>"): the item that asks it about the story so far. */
+  private question(body: string, from: number, fileLine: number): void {
+    const { file, story, previous } = this;
+    const tab = body.indexOf("\t");
+    const question = (tab < 0 ? body : body.slice(0, tab)).trim();
+    const next = tab < 0 ? -1 : body.indexOf("\t", tab + 1);
+    const answer = tab < 0 ? "" : (next < 0 ? body.slice(tab + 1) : body.slice(tab + 1, next)).trim();
+    if (tab < 0 || answer === "") {
+      throw new DataError(file, { line: fileLine }, `question without an answer: "${clip(question)}" (expected "<question>\\t<answer>\\t<support>")`);
+    }
+    let parsed = this.parsedQuestions.get(question);
+    if (parsed === undefined && !this.parsedQuestions.has(question)) {
+      parsed = parseQuestion(question);
+      this.parsedQuestions.set(question, parsed);
+    }
+    if (!parsed) throw new DataError(file, { line: fileLine }, `unknown question: "${clip(question)}"`);
+    if (story.length === 0) throw new DataError(file, { line: fileLine }, "question without a story before it");
+    let shared = this.shared;
+    if (shared === undefined) {
+      shared = story.length === previous.length && story.every((l, k) => l === previous[k]) ? previous : story.slice();
+      this.shared = shared;
+    }
+    if (!this.blockAsked) {
+      this.spanLines = shared;
+      this.spanText = this.text.slice(this.blockStart, from);
+      this.blockAsked = true;
+    }
+    const items = this.items;
+    items.push({
+      id: `${this.name}#${items.length}`,
+      index: items.length,
+      file,
+      line: fileLine,
+      story: shared,
+      question,
+      parsedQuestion: parsed,
+      answer,
+      trace: this.traces[items.length],
+    });
+    this.dangling = 0;
+  }
 }
 
 function parseTrace(text: string, file: string): TomiTrace[] {

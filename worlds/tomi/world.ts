@@ -129,6 +129,9 @@ function visibleFacts(state: Pick<TomiState, "layout" | "objectContainer" | "con
 }
 
 export function perspectiveKey(path: readonly string[]): string {
+  // Every question asks about one or two names: Array.join costs more than the lookup it keys.
+  if (path.length === 1) return path[0]!;
+  if (path.length === 2) return `${path[0]!}>${path[1]!}`;
   return path.join(">");
 }
 
