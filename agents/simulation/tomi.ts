@@ -53,6 +53,14 @@ const SENTENCE_SPLIT = /(?<=\.)\s+/;
 
 type Fact = readonly [object: string, container: string];
 
+/** Sentences perceived at one timestep, each with what it says of where an object is (or null). */
+interface View {
+  readonly sentences: readonly string[];
+  readonly facts: readonly (Fact | null)[];
+}
+
+const NO_VIEW: View = { sentences: [], facts: [] };
+
 /** What each sentence says of where an object is (stories share most sentences), bounded. */
 const factOf = new Map<string, Fact | null>();
 
@@ -64,7 +72,7 @@ const factOf = new Map<string, Fact | null>();
  */
 export class Perspectives {
   /** Per timestep: the state's sentences, and each agent's perceived sentences. */
-  private readonly steps: { readonly state: readonly string[]; readonly seen: ReadonlyMap<string, readonly string[]> }[] = [];
+  private readonly steps: { readonly state: View; readonly seen: ReadonlyMap<string, View> }[] = [];
   private readonly cache = new Map<string, readonly Fact[]>();
 
   private constructor() {}
@@ -73,8 +81,8 @@ export class Perspectives {
   static fromContext(ctx: SocializedContext): Perspectives {
     const p = new Perspectives();
     for (const step of ctx.socialized_context) {
-      const state = step.state === "none" ? [] : step.state.split(SENTENCE_SPLIT);
-      const seen = new Map<string, readonly string[]>();
+      const state = viewOf(step.state === "none" ? [] : step.state.split(SENTENCE_SPLIT));
+      const seen = new Map<string, View>();
       for (const line of step.observations) {
         const colon = line.indexOf(":");
         const name = line.slice(0, colon);
@@ -83,7 +91,7 @@ export class Perspectives {
         // `<same_as_state />` is the whole state; mental states are not perceptions.
         const same = raw.startsWith(SAME_AS_STATE);
         const text = stripMentalStates(same ? raw.slice(SAME_AS_STATE.length) : raw);
-        p.see(seen, name, same ? state : [], text);
+        p.see(seen, name, same ? state : NO_VIEW, text);
       }
       p.steps.push({ state, seen });
     }
@@ -94,21 +102,23 @@ export class Perspectives {
   static fromEpisode(episode: Pick<Episode, "agents" | "steps">): Perspectives {
     const p = new Perspectives();
     for (const step of episode.steps) {
-      const state = step.state === "none" ? [] : step.state.split(SENTENCE_SPLIT);
-      const seen = new Map<string, readonly string[]>();
+      const state = viewOf(step.state === "none" ? [] : step.state.split(SENTENCE_SPLIT));
+      const seen = new Map<string, View>();
       for (const name of episode.agents) {
         const obs = step.observations[name];
         if (!obs || obs.text === "") continue;
-        p.see(seen, name, obs.sameAsState ? state : [], obs.sameAsState ? "" : obs.text);
+        p.see(seen, name, obs.sameAsState ? state : NO_VIEW, obs.sameAsState ? "" : obs.text);
       }
       p.steps.push({ state, seen });
     }
     return p;
   }
 
-  private see(seen: Map<string, readonly string[]>, name: string, whole: readonly string[], text: string): void {
-    const sentences = text === "" || text === "none" ? whole : whole.concat(text.split(SENTENCE_SPLIT));
-    if (sentences.length) seen.set(name, sentences);
+  /** `whole` (the state, for `<same_as_state />`) and then what `text` adds: what `name` perceived. */
+  private see(seen: Map<string, View>, name: string, whole: View, text: string): void {
+    // Most observations are the whole state: its view (and its facts) is shared, not rebuilt.
+    const view = text === "" || text === "none" ? whole : viewOf(whole.sentences.concat(text.split(SENTENCE_SPLIT)));
+    if (view.sentences.length) seen.set(name, view);
   }
 
   /**
@@ -122,20 +132,13 @@ export class Perspectives {
     if (found) return found;
     const out: Fact[] = [];
     for (const step of this.steps) {
-      if (path.length === 0) {
-        for (const s of step.state) {
-          const f = factOfSentence(s);
-          if (f) out.push(f);
-        }
-        continue;
-      }
-      const first = step.seen.get(path[0]!);
+      const first = path.length === 0 ? step.state : step.seen.get(path[0]!);
       if (!first) continue;
-      for (let i = 0; i < first.length; i++) {
-        const f = factOfSentence(first[i]!);
+      for (let i = 0; i < first.facts.length; i++) {
+        const f = first.facts[i];
         if (!f) continue;
         let shared = true;
-        for (let k = 1; k < path.length && shared; k++) shared = step.seen.get(path[k]!)?.includes(first[i]!) ?? false;
+        for (let k = 1; k < path.length && shared; k++) shared = step.seen.get(path[k]!)?.sentences.includes(first.sentences[i]!) ?? false;
         if (shared) out.push(f);
       }
     }
@@ -150,6 +153,10 @@ export class Perspectives {
     for (let i = facts.length - 1; i >= 0; i--) if (facts[i]![0] === object) return facts[i]![1];
     return undefined;
   }
+}
+
+function viewOf(sentences: readonly string[]): View {
+  return { sentences, facts: sentences.map(factOfSentence) };
 }
 
 /** What a sentence says of where an object is, or null (stories share most sentences: memoized, bounded). */
