@@ -112,4 +112,3 @@ describe.each(ROOMS)("privacy of a seated client ($world)", ({ world, options })
     }
   });
 });
-

@@ -29,7 +29,7 @@ describe("simulation agent solvers", () => {
     expect(await reply).toEqual({ action: { answer: "green_crate" } });
   });
 
-  it("has no solver for an unknown benchmark, nor for names inherited from Object", async () => {
+  it("has no solver for an unknown benchmark, nor for names inherited from Object", () => {
     expect(solverFor("babi")).toBeUndefined();
     expect(solverFor("constructor")).toBeUndefined();
     expect(() => new SimulationAgent().act(turnOf(task("toString")))).toThrow('the simulation agent has no solver for "toString"');

@@ -102,8 +102,8 @@ export class QuestionWorld implements World<QuestionState, Answer> {
     return {
       // Built field by field rather than spread: a benchmark steps this world once per question.
       state: answer ? { task, respondent, answer, done: true } : { task, respondent, done: true },
-      events: [{ text: `${state.respondent} answered: ${answer || "(nothing)"}`, observers: [state.respondent], actor: state.respondent }],
-      rewards: { [state.respondent]: reward },
+      events: [{ text: `${respondent} answered: ${answer || "(nothing)"}`, observers: [respondent], actor: respondent }],
+      rewards: { [respondent]: reward },
     };
   }
 }
