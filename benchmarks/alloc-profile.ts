@@ -7,8 +7,10 @@
  *   node dist/benchmarks/alloc-profile.js [--top N] -- bench tomi --data FILE --quiet
  */
 import { Session } from "node:inspector/promises";
-import { parseArgs } from "node:util";
+import { z } from "zod";
+import { intArg } from "../cli/args.js";
 import { main } from "../cli/main.js";
+import { scriptArgs } from "./script-args.js";
 
 interface ProfileNode {
   callFrame: { functionName: string; url: string; lineNumber: number };
@@ -19,9 +21,18 @@ interface ProfileNode {
 const split = process.argv.indexOf("--");
 const own = split < 0 ? process.argv.slice(2) : process.argv.slice(2, split);
 const command = split < 0 ? [] : process.argv.slice(split + 1);
-const { values } = parseArgs({ args: own, options: { top: { type: "string", default: "30" } } });
+const USAGE = `node dist/benchmarks/alloc-profile.js [--top N] -- <socialworld command and options>
+
+Runs the socialworld command in this process under V8's sampling heap profiler (freed objects
+included) and prints the allocation sites that allocate most. Example:
+  node dist/benchmarks/alloc-profile.js -- bench tomi --data FILE --quiet
+
+Options (before the --):
+  --top N    how many allocation sites to print (default 30)
+  --help     this text`;
+const values = scriptArgs({ name: "alloc-profile", usage: USAGE, options: { top: { type: "string" } }, schema: z.object({ top: intArg(1).default(30) }) }, own);
 if (command.length === 0) {
-  process.stderr.write("usage: alloc-profile [--top N] -- <socialworld command and options>\n");
+  process.stderr.write(`alloc-profile: no command to profile (put it after --)\n\n${USAGE}\n`);
   process.exit(2);
 }
 const session = new Session();
@@ -43,7 +54,7 @@ const walk = (n: ProfileNode): void => {
   n.children.forEach(walk);
 };
 walk(profile.head);
-const rows = [...bySite].sort((a, b) => b[1] - a[1]).slice(0, Number(values.top));
+const rows = [...bySite].sort((a, b) => b[1] - a[1]).slice(0, values.top);
 process.stderr.write(`\nallocated (sampled, freed objects included): ${(total / 1e6).toFixed(1)} MB; command exit code ${code}\n\n`);
 process.stderr.write("| MB | share | allocation site |\n|---:|---:|---|\n");
 for (const [site, bytes] of rows) process.stderr.write(`| ${(bytes / 1e6).toFixed(1)} | ${((100 * bytes) / total).toFixed(1)}% | ${site} |\n`);

@@ -10,14 +10,25 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { z } from "zod";
 import { saveCheckpoint } from "../agents/policy/checkpoint.js";
 import { createFromScratch } from "../agents/policy/from-scratch.js";
 import type { PolicyModel } from "../agents/policy/model.js";
 import { loadNative, type EngineConfig } from "../agents/policy/native.js";
 import { exportOnnx } from "../agents/policy/onnx/export.js";
 import { OnnxCompleter } from "../agents/policy/onnx/session.js";
+import { scriptArgs } from "./script-args.js";
 
-const quick = process.argv.includes("--quick");
+const USAGE = `node dist/benchmarks/engine-speed.js [--quick]   (or: npm run bench:engine)
+
+Prints the native engine's speed on this machine: the CPU's measured fp32 peak, the 10M preset's
+training matrix products, training and generation at the tiny and 10M presets, and generation
+against onnxruntime-node on the same model.
+
+Options:
+  --quick   shorter timings and fewer shapes (a smoke run, not for reporting)
+  --help    this text`;
+const { quick } = scriptArgs({ name: "engine-speed", usage: USAGE, options: { quick: { type: "boolean" } }, schema: z.object({ quick: z.boolean().default(false) }) });
 const native = loadNative();
 const threads = native.threads();
 

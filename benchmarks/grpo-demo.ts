@@ -19,28 +19,57 @@
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { parseArgs } from "node:util";
+import { z } from "zod";
+import { intArg } from "../cli/args.js";
 import { questionText } from "../agents/policy/question-prompt.js";
 import { packageRoot } from "./prompts.js";
+import { scriptArgs } from "./script-args.js";
 import { tomDataPath } from "./tom-data.js";
 import type { BenchReport } from "./report.js";
 import { TomiBenchmark } from "./tomi.js";
 
 const shared = tomDataPath("tomi", "original");
-const { values } = parseArgs({
+const USAGE = `node dist/benchmarks/grpo-demo.js [options]   (or: npm run demo:grpo -- [options])
+
+Trains a small policy from scratch on ToMi train (SFT, then GRPO on what SFT still gets wrong) and
+evaluates the base, SFT and GRPO policies on ToMi val by question type, each stage through the
+socialworld command; the table goes to the terminal and to OUT/results.md.
+
+Options:
+  --out DIR          where the models, data, store and results go (default data/grpo-demo)
+  --train FILE       ToMi training file (default: the shared fb_all_train.txt)
+  --val FILE         ToMi evaluation file (default: the shared fb_all_val.txt)
+  --sft-steps N      SFT optimizer steps (default 1000)
+  --grpo-steps N     GRPO steps (default 40)
+  --seed S           seed of every stage (default 1)
+  --val-limit N      evaluate on the first N questions only (default: all)
+  --help             this text`;
+
+const values = scriptArgs({
+  name: "grpo-demo",
+  usage: USAGE,
   options: {
-    out: { type: "string", default: join(packageRoot(), "data", "grpo-demo") },
-    train: { type: "string", default: join(shared, "fb_all_train.txt") },
-    val: { type: "string", default: join(shared, "fb_all_val.txt") },
-    "sft-steps": { type: "string", default: "1000" },
-    "grpo-steps": { type: "string", default: "40" },
-    seed: { type: "string", default: "1" },
+    out: { type: "string" },
+    train: { type: "string" },
+    val: { type: "string" },
+    "sft-steps": { type: "string" },
+    "grpo-steps": { type: "string" },
+    seed: { type: "string" },
     "val-limit": { type: "string" },
   },
+  schema: z.object({
+    out: z.string().default(join(packageRoot(), "data", "grpo-demo")),
+    train: z.string().default(join(shared, "fb_all_train.txt")),
+    val: z.string().default(join(shared, "fb_all_val.txt")),
+    "sft-steps": intArg(1).default(1000),
+    "grpo-steps": intArg(1).default(40),
+    seed: intArg(0, 2 ** 32 - 1).default(1),
+    "val-limit": intArg(1).optional(),
+  }),
 });
-const out = resolve(values.out!);
-const train = resolve(values.train!);
-const val = resolve(values.val!);
+const out = resolve(values.out);
+const train = resolve(values.train);
+const val = resolve(values.val);
 for (const f of [train, val]) {
   if (!existsSync(f)) {
     process.stderr.write(`grpo-demo: ${f} not found (pass --train FILE and --val FILE)\n`);
@@ -79,18 +108,18 @@ function socialworld(stage: string, args: string[]): Promise<void> {
   process.stderr.write(`[data] ${lines.length} training questions in simulation mode -> ${join(out, "sft.jsonl")}\n`);
 }
 
-const seed = values.seed!;
+const seed = String(values.seed);
 const base = join(out, "base");
 const sft = join(out, "sft");
 const grpo = join(out, "grpo");
 await socialworld("base", ["model", "init", "--preset", "1m", "--corpus", join(out, "sft.jsonl"), "--seed", seed, "--out", base, "--force"]);
 await socialworld("sft", [
-  "train", "sft", "--model", base, "--data", join(out, "sft.jsonl"), "--out", sft, "--steps", values["sft-steps"]!, "--batch", "16",
+  "train", "sft", "--model", base, "--data", join(out, "sft.jsonl"), "--out", sft, "--steps", String(values["sft-steps"]), "--batch", "16",
   "--lr", "3e-3", "--min-lr", "3e-4", "--warmup", "30", "--weight-decay", "0.01", "--seed", seed, "--save-every", "100000",
 ]);
 await socialworld("grpo", [
   "train", "grpo", "--model", sft, "--bench", "tomi", "--data", train, "--mode", "simulation", "--out", grpo, "--store", store,
-  "--steps", values["grpo-steps"]!, "--prompts", "16", "--group-size", "8", "--max-new-tokens", "8", "--temperature", "1",
+  "--steps", String(values["grpo-steps"]), "--prompts", "16", "--group-size", "8", "--max-new-tokens", "8", "--temperature", "1",
   "--lr", "1e-4", "--kl", "0.001", "--clip-high", "0.28", "--loss-agg", "token-mean", "--dynamic-sampling", "--max-rollout-batches", "3",
   "--skip-solved", "--seed", seed, "--save-every", "20", "--micro-batch", "32",
 ]);
@@ -100,7 +129,7 @@ for (const [name, dir] of [["base", base], ["SFT", sft], ["GRPO", grpo]] as cons
   const json = join(out, `eval-${name.toLowerCase()}.json`);
   await socialworld(`eval ${name}`, [
     "bench", "tomi", "--data", val, "--agent", `policy:${dir}?max_new_tokens=8`, "--mode", "simulation", "--concurrency", "32",
-    "--store", store, "--json", json, "--quiet", ...(values["val-limit"] ? ["--limit", values["val-limit"]] : []),
+    "--store", store, "--json", json, "--quiet", ...(values["val-limit"] !== undefined ? ["--limit", String(values["val-limit"])] : []),
   ]);
   reports[name] = JSON.parse(readFileSync(json, "utf8")) as BenchReport;
 }

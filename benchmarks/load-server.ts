@@ -18,21 +18,38 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import { Worker } from "node:worker_threads";
 import { z } from "zod";
+import { intArg } from "../cli/args.js";
 import type { WorkerInput, WorkerMessage } from "./load-spectators.js";
+import { scriptArgs } from "./script-args.js";
 
 const Args = z.object({
-  spectators: z.coerce.number().int().min(1).max(20_000).default(1000),
-  rooms: z.coerce.number().int().min(1).max(1000).default(50),
-  seconds: z.coerce.number().int().min(1).max(600).default(30),
-  "tick-ms": z.coerce.number().int().min(20).max(60_000).default(500),
-  workers: z.coerce.number().int().min(1).max(16).default(2),
+  spectators: intArg(1, 20_000).default(1000),
+  rooms: intArg(1, 1000).default(50),
+  seconds: intArg(1, 600).default(30),
+  "tick-ms": intArg(20, 60_000).default(500),
+  workers: intArg(1, 16).default(2),
   /** Start the rooms all at once, so that their timesteps coincide (the worst case), instead of spread over one tick. */
   "in-phase": z.boolean().default(false),
   json: z.string().optional(),
 });
+
+const USAGE = `node dist/benchmarks/load-server.js [options]   (or: npm run bench:load -- [options])
+
+Starts the server as a second process on loopback, creates looping ToMi rooms through the admin
+API, connects spectators with the real SDK from worker threads, and prints clients connected,
+patches, patch latency (p50, p90, p99, max) and the server's CPU and memory.
+
+Options:
+  --spectators N   spectator clients (default 1000, at most 20000)
+  --rooms N        rooms (default 50, at most 1000)
+  --seconds N      how long to measure once everyone is connected (default 30)
+  --tick-ms N      each room's time between timesteps (default 500)
+  --workers N      worker threads the clients are spread over (default 2)
+  --in-phase       start every room at once, so their timesteps coincide (the worst case)
+  --json OUT.json  also write the results as JSON
+  --help           this text`;
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "..", "..");
@@ -82,7 +99,9 @@ async function startServerProcess(port: number): Promise<ChildProcess> {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const args = scriptArgs({
+    name: "load-server",
+    usage: USAGE,
     options: {
       spectators: { type: "string" },
       rooms: { type: "string" },
@@ -92,8 +111,8 @@ async function main(): Promise<void> {
       "in-phase": { type: "boolean" },
       json: { type: "string" },
     },
+    schema: Args,
   });
-  const args = Args.parse(values);
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const log = (s: string) => process.stderr.write(s + "\n");

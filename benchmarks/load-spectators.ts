@@ -25,6 +25,11 @@ interface TickJson {
   at: number;
 }
 
+if (parentPort === null) {
+  // Run by hand, there is no load script to report to.
+  process.stderr.write("load-spectators: a worker thread of the load script, not a script of its own; run `node dist/benchmarks/load-server.js --help`\n");
+  process.exit(2);
+}
 const input = workerData as WorkerInput;
 const rooms: Room[] = [];
 let latencies: number[] = [];

@@ -29,27 +29,51 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
+import { z } from "zod";
+import { intArg } from "../cli/args.js";
 import { instructionSharesOf, type InstructionShare } from "./instruction-profile.js";
 import { packageRoot } from "./prompts.js";
+import { scriptArgs } from "./script-args.js";
 import { againstTable, certificatesNote, median, speedTable, type Sample } from "./speed-table.js";
 import { tomDataPath } from "./tom-data.js";
 
-const { values } = parseArgs({
+const USAGE = `node dist/benchmarks/speed-tomi.js [options]
+
+Times \`socialworld bench tomi\` on a ToMi file as fresh processes pinned to one core and prints a
+table of wall and CPU time (median, min, max), Node's own start, and the run less that.
+
+Options:
+  --data FILE       the ToMi file (default: the shared val file, fb_all_val.txt)
+  --runs N          runs to time (default 5)
+  --agent NAME      the agent (default simulation)
+  --against DIR     also time the built checkout at DIR, alternating, and print the ratio
+  --instructions    also count one run's instructions under valgrind's cachegrind, and where they go
+  --help            this text`;
+
+const values = scriptArgs({
+  name: "speed-tomi",
+  usage: USAGE,
   options: {
-    data: { type: "string", default: tomDataPath("tomi", "original", "fb_all_val.txt") },
-    runs: { type: "string", default: "5" },
-    agent: { type: "string", default: "simulation" },
-    instructions: { type: "boolean", default: false },
+    data: { type: "string" },
+    runs: { type: "string" },
+    agent: { type: "string" },
+    instructions: { type: "boolean" },
     against: { type: "string" },
   },
+  schema: z.object({
+    data: z.string().default(tomDataPath("tomi", "original", "fb_all_val.txt")),
+    runs: intArg(1, 1000).default(5),
+    agent: z.string().default("simulation"),
+    instructions: z.boolean().default(false),
+    against: z.string().optional(),
+  }),
 });
-const data = values.data!;
+const data = values.data;
 if (!existsSync(data)) {
   process.stderr.write(`speed-tomi: ${data} not found (pass --data FILE)\n`);
   process.exit(2);
 }
-const runs = Number(values.runs);
+const runs = values.runs;
 const cli = join(packageRoot(), "bin", "socialworld.js");
 const peer = values.against === undefined ? undefined : join(values.against, "bin", "socialworld.js");
 if (peer !== undefined && !existsSync(peer)) {
@@ -74,7 +98,7 @@ function time(args: readonly string[], env: NodeJS.ProcessEnv = process.env): Sa
 function once(cli: string): Sample & { questions: number } {
   const store = mkdtempSync(join(tmpdir(), "speed-tomi-"));
   try {
-    const t = time([cli, "bench", "tomi", "--data", data, "--agent", values.agent!, "--store", store, "--json", join(store, "report.json"), "--quiet"]);
+    const t = time([cli, "bench", "tomi", "--data", data, "--agent", values.agent, "--store", store, "--json", join(store, "report.json"), "--quiet"]);
     return { ...t, questions: Number(/· (\d+) questions ·/.exec(t.stdout)?.[1] ?? NaN) };
   } finally {
     rmSync(store, { recursive: true, force: true });
@@ -131,7 +155,7 @@ if (values.instructions) {
   const countRun = (cli: string, shares = false) => {
     const store = mkdtempSync(join(tmpdir(), "speed-tomi-"));
     try {
-      return count([cli, "bench", "tomi", "--data", data, "--agent", values.agent!, "--store", store, "--quiet"], shares);
+      return count([cli, "bench", "tomi", "--data", data, "--agent", values.agent, "--store", store, "--quiet"], shares);
     } finally {
       rmSync(store, { recursive: true, force: true });
     }

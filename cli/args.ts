@@ -11,11 +11,14 @@ export class UsageError extends Error {
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
 
-/** Parses `argv` with `options`; positionals come back as `_`. Values are checked by `schema`. */
-export function parseCommand<T extends z.ZodType>(argv: readonly string[], options: Options, schema: T): z.infer<T> {
+/**
+ * Parses `argv` with `options`; positionals come back as `_` (or, with `allowPositionals` false,
+ * are an error). Values are checked by `schema`.
+ */
+export function parseCommand<T extends z.ZodType>(argv: readonly string[], options: Options, schema: T, allowPositionals = true): z.infer<T> {
   let parsed: { values: Record<string, unknown>; positionals: string[] };
   try {
-    parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true }) as typeof parsed;
+    parsed = parseArgs({ args: [...argv], options, allowPositionals, strict: true }) as typeof parsed;
   } catch (err) {
     throw new UsageError((err as Error).message.replace(/^TypeError \[[A-Z_]+\]: /, ""));
   }
@@ -29,5 +32,10 @@ export function parseCommand<T extends z.ZodType>(argv: readonly string[], optio
   return result.data;
 }
 
-export const intArg = (min: number, max = Number.MAX_SAFE_INTEGER) =>
-  z.coerce.number({ error: "expected a number" }).int("expected an integer").min(min).max(max);
+/**
+ * A number option. The message is for text that is not a number only: a schema-wide `error` in
+ * zod 4 also replaces the messages of later checks, so "--n 0" used to say "expected a number".
+ */
+export const numArg = (what = "expected a number") => z.coerce.number({ error: (issue) => (issue.code === "invalid_type" ? what : undefined) });
+
+export const intArg = (min: number, max = Number.MAX_SAFE_INTEGER) => numArg().int("expected an integer").min(min).max(max);

@@ -14,7 +14,7 @@ import { progressNote, type StepMetrics } from "../../trainers/grpo/metrics.js";
 import { MetricsPublisher } from "../../trainers/grpo/publisher.js";
 import { runGrpoSession, SettingsMismatch } from "../../trainers/grpo/session.js";
 import { WorldPoints } from "../../trainers/grpo/world-points.js";
-import { intArg, parseCommand, UsageError } from "../args.js";
+import { intArg, numArg, parseCommand, UsageError } from "../args.js";
 import { Progress } from "../progress.js";
 
 export const GRPO_HELP = `socialworld train grpo --model DIR (--world W | --bench B --data FILE) --out DIR [options]
@@ -67,7 +67,7 @@ Run:
                         (needs --admin-token T or $SOCIALWORLD_ADMIN_TOKEN)
 `;
 
-const num = (what = "expected a number") => z.coerce.number({ error: what });
+const num = numArg;
 
 const Args = z.object({
   _: z.tuple([]),

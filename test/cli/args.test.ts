@@ -1,0 +1,41 @@
+/** Number options of the command: text that is not a number and a number out of range say different things. */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { intArg, numArg, parseCommand, UsageError } from "../../cli/args.js";
+import { main } from "../../cli/main.js";
+import { captureOutput } from "../capture.js";
+
+const io = captureOutput();
+
+describe("number options", () => {
+  const schema = z.object({ n: intArg(1, 10).optional(), t: numArg().positive().optional() });
+  const options = { n: { type: "string" }, t: { type: "string" } } as const;
+  const error = (argv: string[]) => {
+    try {
+      parseCommand(argv, options, schema);
+    } catch (err) {
+      expect(err).toBeInstanceOf(UsageError);
+      return (err as Error).message;
+    }
+    throw new Error(`no error for ${argv.join(" ")}`);
+  };
+
+  it("say which check failed", () => {
+    expect(error(["--n", "ten"])).toBe("--n: expected a number");
+    expect(error(["--n", "1.5"])).toBe("--n: expected an integer");
+    expect(error(["--n", "0"])).toBe("--n: Too small: expected number to be >=1");
+    expect(error(["--n", "11"])).toBe("--n: Too big: expected number to be <=10");
+    expect(error(["--t=x"])).toBe("--t: expected a number");
+    expect(error(["--t=-1"])).toBe("--t: Too small: expected number to be >0");
+    expect(parseCommand(["--n", "3", "--t", "0.5"], options, schema)).toEqual({ n: 3, t: 0.5 });
+  });
+
+  it("reach the user through the command with exit status 2", async () => {
+    const out = join(mkdtempSync(join(tmpdir(), "sw-args-")), "g.txt");
+    expect(await main(["generate", "tomi", "--n", "0", "--out", out, "--quiet"])).toBe(2);
+    expect(io.err).toContain("socialworld generate: --n: Too small: expected number to be >=1");
+  });
+});
