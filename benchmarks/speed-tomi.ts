@@ -94,15 +94,27 @@ function time(args: readonly string[], env: NodeJS.ProcessEnv = process.env): Sa
   return { ...(JSON.parse(m[1]!) as Sample), stdout: r.stdout };
 }
 
-/** One `bench tomi` run of the checkout whose CLI is `cli`, in a store of its own. */
-function once(cli: string): Sample & { questions: number } {
+/** The arguments of a `bench tomi` run of the checkout whose CLI is `cli`, into `store`. */
+function benchArgs(cli: string, store: string): string[] {
+  return [cli, "bench", "tomi", "--data", data, "--agent", values.agent, "--store", store, "--quiet"];
+}
+
+/** `f` given a fresh store folder, removed afterwards (so that no run sees another's). */
+function inStore<T>(f: (store: string) => T): T {
   const store = mkdtempSync(join(tmpdir(), "speed-tomi-"));
   try {
-    const t = time([cli, "bench", "tomi", "--data", data, "--agent", values.agent, "--store", store, "--json", join(store, "report.json"), "--quiet"]);
-    return { ...t, questions: Number(/· (\d+) questions ·/.exec(t.stdout)?.[1] ?? NaN) };
+    return f(store);
   } finally {
     rmSync(store, { recursive: true, force: true });
   }
+}
+
+/** One timed `bench tomi` run of the checkout whose CLI is `cli` (writing its JSON report, as a user would). */
+function once(cli: string): Sample & { questions: number } {
+  return inStore((store) => {
+    const t = time([...benchArgs(cli, store), "--json", join(store, "report.json")]);
+    return { ...t, questions: Number(/· (\d+) questions ·/.exec(t.stdout)?.[1] ?? NaN) };
+  });
 }
 
 // Node's own start, taken between the runs: what no change to socialworld can save.
@@ -152,14 +164,7 @@ if (values.instructions) {
       if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
     }
   };
-  const countRun = (cli: string, shares = false) => {
-    const store = mkdtempSync(join(tmpdir(), "speed-tomi-"));
-    try {
-      return count([cli, "bench", "tomi", "--data", data, "--agent", values.agent, "--store", store, "--quiet"], shares);
-    } finally {
-      rmSync(store, { recursive: true, force: true });
-    }
-  };
+  const countRun = (cli: string, shares = false) => inStore((store) => count(benchArgs(cli, store), shares));
   const G = (n: number) => `${(n / 1e9).toFixed(2)} G`;
   const run = countRun(cli, true);
   const start = count(["-e", "0"]).total;

@@ -4,24 +4,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { intArg, numArg, parseCommand, UsageError } from "../../cli/args.js";
+import { intArg, numArg, parseCommand } from "../../cli/args.js";
 import { main } from "../../cli/main.js";
 import { captureOutput } from "../capture.js";
+import { usageMessage } from "./usage-message.js";
 
 const io = captureOutput();
 
 describe("number options", () => {
   const schema = z.object({ n: intArg(1, 10).optional(), t: numArg().positive().optional() });
   const options = { n: { type: "string" }, t: { type: "string" } } as const;
-  const error = (argv: string[]) => {
-    try {
-      parseCommand(argv, options, schema);
-    } catch (err) {
-      expect(err).toBeInstanceOf(UsageError);
-      return (err as Error).message;
-    }
-    throw new Error(`no error for ${argv.join(" ")}`);
-  };
+  const error = (argv: string[]) => usageMessage(() => parseCommand(argv, options, schema), argv.join(" "));
 
   it("say which check failed", () => {
     expect(error(["--n", "ten"])).toBe("--n: expected a number");

@@ -8,8 +8,9 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { intArg, UsageError } from "../../cli/args.js";
+import { intArg } from "../../cli/args.js";
 import { parseScriptArgs, type ScriptSpec } from "../../benchmarks/script-args.js";
+import { usageMessage } from "./usage-message.js";
 
 const spec = {
   name: "example",
@@ -30,15 +31,7 @@ describe("parseScriptArgs", () => {
   });
 
   it("names the option that is wrong", () => {
-    const message = (argv: string[]) => {
-      try {
-        parseScriptArgs(spec, argv);
-      } catch (err) {
-        expect(err).toBeInstanceOf(UsageError);
-        return (err as Error).message;
-      }
-      throw new Error(`no error for ${argv.join(" ")}`);
-    };
+    const message = (argv: string[]) => usageMessage(() => parseScriptArgs(spec, argv), argv.join(" "));
     expect(message(["--runs", "x"])).toBe("--runs: expected a number");
     // A range error says so (a schema-wide zod message once turned it into "expected a number").
     expect(message(["--runs", "0"])).toBe("--runs: Too small: expected number to be >=1");
