@@ -57,16 +57,21 @@ async function fuzz(benchmark: string, files: Files, data: string, mutate: (rng:
       rejected++;
       if (code !== 2) fail("exit status other than 2");
       // "bad input: FILE:LINE: ..." or "bad input: FILE (FIELD): ...", for the file bench read or one beside it.
-      const named = new RegExp(`^socialworld bench: bad input: ${escapeRe(dir)}/[^ :]+(:\\d+| \\([^)]+\\)): .+\\n$`);
-      if (!named.test(err)) fail("the error does not name the file and the line or field, on one line");
+      const prefix = `socialworld bench: bad input: ${dir}/`;
+      if (!err.startsWith(prefix) || !/^[^ :]+(:\d+| \([^)]+\)): .+\n$/.test(err.slice(prefix.length))) {
+        fail("the error does not name the file and the line or field, on one line");
+      }
       if (existsSync(report)) fail("a report was written");
     }
   }
   return { scored, rejected, problems };
 }
 
-function escapeRe(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+/** Both ends are reached: some mutations the format allows, most it does not; and none broke the rule. */
+function expectSound(out: Outcome): void {
+  expect(out.problems).toEqual([]);
+  expect(out.scored).toBeGreaterThan(0);
+  expect(out.rejected).toBeGreaterThan(MUTATIONS / 2);
 }
 
 /** Every path into `value`, following the first three items of each array (enough to reach every kind of field). */
@@ -116,7 +121,7 @@ function mutateTomi(rng: Rng, files: Files): { files: Files; what: string } {
   const i = rng.int(lines.length - 1);
   const j = rng.int(trace.length - 1);
   const kind = rng.pick(["delete", "repeat", "word", "word", "cut", "untab", "renumber", "trace-delete", "trace-repeat", "trace-field", "file-cut"] as const);
-  let what = `${kind} at line ${i + 1}`;
+  const what = `${kind} at line ${(kind.startsWith("trace-") ? j : i) + 1}`;
   if (kind === "delete") lines.splice(i, 1);
   else if (kind === "repeat") lines.splice(i, 0, lines[i]!);
   else if (kind === "word") {
@@ -126,13 +131,12 @@ function mutateTomi(rng: Rng, files: Files): { files: Files; what: string } {
   } else if (kind === "cut") lines[i] = lines[i]!.slice(0, rng.int(lines[i]!.length + 1));
   else if (kind === "untab") lines[i] = lines[i]!.replace("\t", " ");
   else if (kind === "renumber") lines[i] = `${rng.pick(["0", "99", "-1", "x"])}${lines[i]!.slice(lines[i]!.indexOf(" "))}`;
-  else if (kind === "trace-delete") (trace.splice(j, 1), (what = `${kind} at line ${j + 1}`));
-  else if (kind === "trace-repeat") (trace.splice(j, 0, trace[j]!), (what = `${kind} at line ${j + 1}`));
+  else if (kind === "trace-delete") trace.splice(j, 1);
+  else if (kind === "trace-repeat") trace.splice(j, 0, trace[j]!);
   else if (kind === "trace-field") {
     const fields = trace[j]!.split(",");
     fields[rng.int(fields.length)] = rng.pick(["", "x", "first_order_2_tom", "true_belief"]);
     trace[j] = fields.join(",");
-    what = `${kind} at line ${j + 1}`;
   } else {
     const text = lines.join("\n");
     const at = rng.int(text.length);
@@ -145,25 +149,18 @@ describe("bench on randomly damaged files", () => {
   it("ToMi: scores the file or names the file and line, never crashes, never a partial report", async () => {
     const g = await generateTomi(18, 11);
     const out = await fuzz("tomi", { "g.txt": g.txt, "g.trace": g.trace }, "g.txt", mutateTomi);
-    expect(out.problems).toEqual([]);
-    // The mutations reach both ends: some the format allows, most it does not.
-    expect(out.scored).toBeGreaterThan(0);
-    expect(out.rejected).toBeGreaterThan(MUTATIONS / 2);
+    expectSound(out);
   });
 
   it("Hi-ToM: scores the file or names the file and field, never crashes, never a partial report", async () => {
     const g = await generateHitom(15, 12);
     const out = await fuzz("hitom", { "g.json": g.json }, "g.json", mutateJson("g.json"));
-    expect(out.problems).toEqual([]);
-    expect(out.scored).toBeGreaterThan(0);
-    expect(out.rejected).toBeGreaterThan(MUTATIONS / 2);
+    expectSound(out);
   });
 
   it("FANToM: scores the file or names the file and field, never crashes, never a partial report", async () => {
     const g = generateFantom(20, 13);
     const out = await fuzz("fantom", { "g.json": g.json }, "g.json", mutateJson("g.json"));
-    expect(out.problems).toEqual([]);
-    expect(out.scored).toBeGreaterThan(0);
-    expect(out.rejected).toBeGreaterThan(MUTATIONS / 2);
+    expectSound(out);
   });
 });
