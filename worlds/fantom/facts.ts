@@ -208,6 +208,11 @@ export function valueCore(value: string): string {
   return value.replace(/^(the|a|an) /i, "");
 }
 
+/** `text` as a regular expression that matches it literally. */
+export function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
 const coreRegexes = new Map<string, RegExp>();
 
 /** The kind's value named in `text`, if any (case-insensitive, whole words). */
@@ -215,7 +220,7 @@ export function valueIn(kind: FactKind, text: string): string | undefined {
   for (const v of kind.values) {
     let re = coreRegexes.get(v);
     if (!re) {
-      re = new RegExp(`\\b${valueCore(v).replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\b`, "i");
+      re = new RegExp(`\\b${escapeRegExp(valueCore(v))}\\b`, "i");
       coreRegexes.set(v, re);
     }
     if (re.test(text)) return v;
@@ -230,8 +235,8 @@ function templateRegex(template: string, slots: Readonly<Record<string, string>>
   const body = parts
     .map((p) => {
       const m = /^\{(\w+)\}$/.exec(p);
-      if (m) return slots[m[1]!] ?? p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-      return p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      if (m) return slots[m[1]!] ?? escapeRegExp(p);
+      return escapeRegExp(p);
     })
     .join("");
   return new RegExp(`^${body}$`, "u");

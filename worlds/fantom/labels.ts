@@ -5,7 +5,7 @@
  * differences are grouped by cause.
  */
 import { inferPresence, parseContext, type Utterance } from "./conversation.js";
-import { parseBeliefQuestion } from "./facts.js";
+import { escapeRegExp, parseBeliefQuestion } from "./facts.js";
 import type { FantomSet } from "./format.js";
 import { locateByLanguage, locateByOverlap, type Located } from "./locate.js";
 import type { ContextMode, FantomQuestion } from "./questions.js";
@@ -64,7 +64,7 @@ export function beliefPath(question: string, characters: readonly string[], seco
   const first = question.split("\n")[0]!;
   const found: { name: string; at: number }[] = [];
   for (const c of characters) {
-    const m = new RegExp(`\\b${c.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\b`).exec(first);
+    const m = new RegExp(`\\b${escapeRegExp(c)}\\b`).exec(first);
     if (m) found.push({ name: c, at: m.index });
   }
   found.sort((a, b) => a.at - b.at);
