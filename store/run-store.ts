@@ -2,13 +2,18 @@
  * The embedded store: a lowdb JSON file (`<root>/db.json`) that registers every run, and one
  * folder per run (`<root>/runs/<id>/`) holding its append-only episode log and reports.
  * The root is `data/` unless SOCIALWORLD_DATA or --store says otherwise.
+ *
+ * Several processes may share a store (the server, and benchmarks run from other terminals).
+ * Each change to the registry is made under a lock file (file-lock.ts), on a fresh read of the
+ * registry, which is then replaced whole (write-atomic.ts); reads pick up other processes' changes.
  */
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
-import { JSONFile } from "lowdb/node";
-import { Low } from "lowdb";
+import { LowSync, type SyncAdapter } from "lowdb";
 import { z } from "zod";
+import { withFileLock, type FileLockOptions } from "./file-lock.js";
+import { writeFileAtomic } from "./write-atomic.js";
 
 export const RunStatusSchema = z.enum(["running", "done", "failed", "interrupted"]);
 
@@ -38,53 +43,127 @@ export function defaultStoreRoot(): string {
   return resolve(process.env.SOCIALWORLD_DATA ?? "data");
 }
 
+export interface RunStoreOptions {
+  /** How long to wait for another process's lock on the registry, and when to judge it left behind. */
+  readonly lock?: FileLockOptions;
+  /** The random part of new run ids (6 hex digits by default). */
+  readonly suffix?: () => string;
+}
+
+const DbSchema = z.object({ runs: z.array(RunRecordSchema) });
+
+/** db.json as lowdb reads and writes it, replaced whole on every write (never half-written). */
+class RegistryFile implements SyncAdapter<Db> {
+  constructor(readonly path: string) {}
+
+  read(): Db | null {
+    let text: string;
+    try {
+      text = readFileSync(this.path, "utf8");
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
+      throw err;
+    }
+    try {
+      return JSON.parse(text) as Db;
+    } catch (err) {
+      throw new Error(`${this.path}: not a socialworld store (not valid JSON: ${(err as Error).message})`);
+    }
+  }
+
+  write(data: Db): void {
+    writeFileAtomic(this.path, JSON.stringify(data, null, 2));
+  }
+}
+
 export class RunStore {
+  /** db.json's identity when this process last read or wrote it: a change means another process wrote it. */
+  private seen = "";
+
   private constructor(
     readonly root: string,
-    private readonly db: Low<Db>,
+    private readonly db: LowSync<Db>,
+    private readonly opts: RunStoreOptions,
   ) {}
 
-  static async open(root = defaultStoreRoot()): Promise<RunStore> {
+  static async open(root = defaultStoreRoot(), opts: RunStoreOptions = {}): Promise<RunStore> {
     mkdirSync(join(root, "runs"), { recursive: true });
-    // Not JSONFilePreset: it silently swaps in an in-memory adapter when NODE_ENV=test.
-    const db = new Low<Db>(new JSONFile<Db>(join(root, "db.json")), { version: 1, runs: [] });
-    await db.read();
-    const parsed = z.object({ runs: z.array(RunRecordSchema) }).safeParse(db.data);
-    if (!parsed.success) throw new Error(`${join(root, "db.json")}: not a socialworld store (${parsed.error.issues[0]?.message ?? "bad shape"})`);
-    return new RunStore(root, db);
+    const store = new RunStore(root, new LowSync<Db>(new RegistryFile(join(root, "db.json")), { version: 1, runs: [] }), opts);
+    store.refresh(true);
+    return store;
   }
 
-  /** Registers a new run and creates its folder. */
-  async create(kind: string, title: string, params: Record<string, unknown>): Promise<RunRecord> {
-    const now = new Date();
-    const stamp = now.toISOString().replace(/[-:]/g, "").replace(/\..*$/, "").replace("T", "-");
-    const id = `${stamp}-${kind}-${randomBytes(3).toString("hex")}`;
-    const dir = join("runs", id);
-    mkdirSync(join(this.root, dir), { recursive: true });
-    const run: RunRecord = { id, kind, title, createdAt: now.toISOString(), status: "running", dir, params };
-    await this.db.update(({ runs }) => {
-      runs.push(run);
+  private get file(): string {
+    return join(this.root, "db.json");
+  }
+
+  /** Reads the registry again when it changed on disk (always, with `force`). */
+  private refresh(force = false): void {
+    const now = identity(this.file);
+    if (!force && now === this.seen) return;
+    this.db.read();
+    const parsed = DbSchema.safeParse(this.db.data);
+    if (!parsed.success) throw new Error(`${this.file}: not a socialworld store (${parsed.error.issues[0]?.message ?? "bad shape"})`);
+    this.seen = now;
+  }
+
+  /** Changes the registry under the store's lock, starting from what is on disk now. */
+  private mutate<T>(change: (runs: RunRecord[]) => T): Promise<T> {
+    return withFileLock(
+      `${this.file}.lock`,
+      () => {
+        this.refresh(true);
+        try {
+          const out = change(this.db.data.runs);
+          this.db.write();
+          this.seen = identity(this.file);
+          return out;
+        } catch (err) {
+          // The copy in memory may hold a change the file does not: read the file again next time.
+          this.seen = "";
+          throw err;
+        }
+      },
+      this.opts.lock,
+    );
+  }
+
+  /** Registers a new run and creates its folder, under an id that no run and no folder has yet. */
+  create(kind: string, title: string, params: Record<string, unknown>): Promise<RunRecord> {
+    const suffix = this.opts.suffix ?? (() => randomBytes(3).toString("hex"));
+    return this.mutate((runs) => {
+      const now = new Date();
+      const stamp = now.toISOString().replace(/[-:]/g, "").replace(/\..*$/, "").replace("T", "-");
+      mkdirSync(join(this.root, "runs"), { recursive: true });
+      for (let attempt = 1; attempt <= 100; attempt++) {
+        const id = `${stamp}-${kind}-${suffix()}`;
+        const dir = join("runs", id);
+        if (runs.some((r) => r.id === id) || !makeDir(join(this.root, dir))) continue;
+        const run: RunRecord = { id, kind, title, createdAt: now.toISOString(), status: "running", dir, params };
+        runs.push(run);
+        return run;
+      }
+      throw new Error(`${join(this.root, "runs")}: no free run id for ${stamp}-${kind} after 100 tries`);
     });
-    return run;
   }
 
-  async update(id: string, patch: Partial<Omit<RunRecord, "id" | "dir" | "createdAt">>): Promise<RunRecord> {
-    let updated: RunRecord | undefined;
-    await this.db.update(({ runs }) => {
+  update(id: string, patch: Partial<Omit<RunRecord, "id" | "dir" | "createdAt">>): Promise<RunRecord> {
+    return this.mutate((runs) => {
       const i = runs.findIndex((r) => r.id === id);
-      if (i < 0) return;
-      updated = { ...runs[i]!, ...patch };
+      if (i < 0) throw new Error(`no run "${id}" in ${this.root}`);
+      const updated = { ...runs[i]!, ...patch };
       runs[i] = updated;
+      return updated;
     });
-    if (!updated) throw new Error(`no run "${id}" in ${this.root}`);
-    return updated;
   }
 
   list(): RunRecord[] {
+    this.refresh();
     return this.db.data.runs.slice().sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
   }
 
   get(id: string): RunRecord | undefined {
+    this.refresh();
     return this.db.data.runs.find((r) => r.id === id);
   }
 
@@ -96,4 +175,21 @@ export class RunStore {
   episodesPath(run: RunRecord): string {
     return join(this.dirOf(run), EPISODES_FILE);
   }
+}
+
+/** False when the folder exists already. */
+function makeDir(path: string): boolean {
+  try {
+    mkdirSync(path);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw err;
+  }
+}
+
+/** Changes with every replacement of the file (a new inode) and every write in place. */
+function identity(path: string): string {
+  const st = statSync(path, { throwIfNoEntry: false });
+  return st ? `${st.ino}:${st.size}:${st.mtimeMs}` : "none";
 }

@@ -3,8 +3,9 @@
  * names), tokenizer.json, tokenizer_config.json and generation_config.json. A real Qwen2 /
  * Qwen2.5 folder loads as it is, and ours are in the layout Hugging Face transformers reads.
  */
-import { existsSync, mkdirSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { writeFileAtomic } from "../../store/write-atomic.js";
 import { DataError } from "../../worlds/core/errors.js";
 import { readConfig, type Qwen2Config } from "./config.js";
 import { PolicyModel } from "./model.js";
@@ -77,7 +78,5 @@ export function checkpointFiles(ck: Checkpoint): CheckpointFiles {
 }
 
 export function writeJson(path: string, value: unknown): void {
-  const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, JSON.stringify(value, null, 2) + "\n");
-  renameSync(tmp, path);
+  writeFileAtomic(path, JSON.stringify(value, null, 2) + "\n");
 }

@@ -4,9 +4,10 @@
  * BF16 and F64 (converted to the engine's precision); writes F32. Sharded checkpoints
  * (model.safetensors.index.json) are read too.
  */
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { closeSync, existsSync, openSync, readFileSync, writeSync } from "node:fs";
+import { join } from "node:path";
 import { z } from "zod";
+import { replaceFile } from "../../store/write-atomic.js";
 import { DataError } from "../../worlds/core/errors.js";
 import type { FloatArray } from "./native.js";
 
@@ -193,17 +194,16 @@ export function writeSafetensors(path: string, tensors: readonly TensorToWrite[]
   const head = Buffer.alloc(8 + Buffer.byteLength(json));
   head.writeBigUInt64LE(BigInt(Buffer.byteLength(json)), 0);
   head.write(json, 8, "utf8");
-  const tmp = join(dirname(path), `.${Date.now()}-${process.pid}.safetensors.tmp`);
-  const fd = openSync(tmp, "w");
-  try {
-    writeSync(fd, head);
-    for (const t of tensors) {
-      const f32 = t.data instanceof Float32Array ? t.data : Float32Array.from(t.data);
-      writeSync(fd, new Uint8Array(f32.buffer, f32.byteOffset, f32.byteLength));
+  replaceFile(path, (tmp) => {
+    const fd = openSync(tmp, "w");
+    try {
+      writeSync(fd, head);
+      for (const t of tensors) {
+        const f32 = t.data instanceof Float32Array ? t.data : Float32Array.from(t.data);
+        writeSync(fd, new Uint8Array(f32.buffer, f32.byteOffset, f32.byteLength));
+      }
+    } finally {
+      closeSync(fd);
     }
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, path);
+  });
 }

@@ -3,7 +3,6 @@
  *  [--limit N] [--concurrency N] [--json OUT.json] [--md OUT.md] [--timeout MS] [--store DIR]
  *  [--resume RUN_ID] [--quiet]`
  */
-import { writeFileSync, renameSync } from "node:fs";
 import { z } from "zod";
 import { loadAgent } from "../../agents/builtin-agents.js";
 import { BENCHMARK_NAMES, BenchmarkOptionError, loadBenchmark } from "../../benchmarks/catalog.js";
@@ -12,6 +11,7 @@ import { RunAborted, runBenchmark, type ItemResult } from "../../benchmarks/runn
 import { MODES } from "../../benchmarks/benchmark.js";
 import { EpisodeLog, readEpisodeLog } from "../../store/episode-log.js";
 import { RunStore } from "../../store/run-store.js";
+import { writeFileAtomic } from "../../store/write-atomic.js";
 import { intArg, parseCommand, UsageError } from "../args.js";
 import { Progress } from "../progress.js";
 
@@ -166,10 +166,10 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   const report = buildReport({ benchmark, items, results, agent: agent.id, mode, data: args.data, runId: run.id, startedAt, finishedAt: new Date() });
   const reportPath = `${store.dirOf(run)}/report.json`;
   const reportJson = JSON.stringify(report, null, 2) + "\n";
-  writeAtomic(reportPath, reportJson);
-  if (args.json) writeAtomic(args.json, reportJson);
+  writeFileAtomic(reportPath, reportJson);
+  if (args.json) writeFileAtomic(args.json, reportJson);
   const md = renderReport(report);
-  if (args.md) writeAtomic(args.md, md);
+  if (args.md) writeFileAtomic(args.md, md);
   await store.update(run.id, { status: "done", finishedAt: report.finishedAt, summary: summaryOf(report) });
   process.stdout.write(md);
   return 0;
@@ -177,10 +177,4 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
 
 function summaryOf(r: BenchReport): Record<string, unknown> {
   return { total: r.total, correct: r.correct, accuracy: r.accuracy, disagreements: r.disagreements.total };
-}
-
-function writeAtomic(path: string, text: string): void {
-  const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, path);
 }

@@ -2,7 +2,6 @@
  * `socialworld eval-context --gt DIR --gen DIR` · `socialworld eval-context --run RUN_ID`
  *   [--judge URL --judge-model NAME] [--json OUT.json] [--md OUT.md] [--concurrency N] [--quiet]
  */
-import { writeFileSync, renameSync } from "node:fs";
 import { z } from "zod";
 import {
   evaluateContexts,
@@ -13,6 +12,7 @@ import {
 } from "../../benchmarks/context-eval.js";
 import { EndpointJudge } from "../../benchmarks/context-eval/judge.js";
 import { RunStore } from "../../store/run-store.js";
+import { writeFileAtomic } from "../../store/write-atomic.js";
 import { readRunLog } from "../../trainers/data/run-log.js";
 import { fileStem } from "../../trainers/data/sap-export.js";
 import { DataError } from "../../worlds/core/errors.js";
@@ -115,8 +115,8 @@ export async function evalContextCommand(argv: readonly string[]): Promise<numbe
     if (r.judge?.error) process.stderr.write(`warning: ${r.fileId}: judge failed: ${r.judge.error} (scored 0)\n`);
   }
   const table = renderContextTable(report);
-  if (args.md) writeAtomic(args.md, table + "\n");
-  if (args.json) writeAtomic(args.json, JSON.stringify(report, null, 2) + "\n");
+  if (args.md) writeFileAtomic(args.md, table + "\n");
+  if (args.json) writeFileAtomic(args.json, JSON.stringify(report, null, 2) + "\n");
   process.stdout.write(table + "\n");
   if (controller.signal.aborted) {
     process.stderr.write(`interrupted: ${report.results.length}/${pairs.length} files scored\n`);
@@ -151,10 +151,4 @@ async function pairsFromRun(runId: string, storeDir: string | undefined): Promis
     throw new DataError(log.path, {}, `run ${run.id} holds no context written by its agent (run the benchmark with --mode simulation and an agent that writes one)`);
   }
   return { pairs, missing };
-}
-
-function writeAtomic(path: string, text: string): void {
-  const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, path);
 }

@@ -1,11 +1,12 @@
 /**
  * `socialworld export --run RUN_ID --format verl|sft|chat|sap --out PATH [options]`
  */
-import { existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { z } from "zod";
 import { MODES, type Mode } from "../../benchmarks/benchmark.js";
 import { RunStore } from "../../store/run-store.js";
+import { replaceFile } from "../../store/write-atomic.js";
 import { DataError } from "../../worlds/core/errors.js";
 import { examplesFromLog, type QuestionExample, type TurnExample } from "../../trainers/data/examples.js";
 import { readRunLog } from "../../trainers/data/run-log.js";
@@ -116,7 +117,8 @@ export async function exportCommand(argv: readonly string[]): Promise<number> {
   report(skipped);
   if (rows.length === 0) throw new DataError(log.path, {}, `nothing to export as ${args.format}: no record gives an example (see the skipped counts above)`);
   const metadata = { "socialworld.run": run.id, "socialworld.format": args.format, "socialworld.labels": args.labels, "socialworld.split": args.split };
-  writeAtomic(args.out, (tmp) => {
+  mkdirSync(dirname(args.out), { recursive: true });
+  replaceFile(args.out, (tmp) => {
     if (args.format === "verl") writeVerlParquet(tmp, rows as QuestionExample[], { split: args.split, metadata });
     else if (args.format === "sft") writeSftParquet(tmp, rows as (QuestionExample | TurnExample)[], { split: args.split, metadata });
     else writeChatJsonl(tmp, rows);
@@ -127,18 +129,4 @@ export async function exportCommand(argv: readonly string[]): Promise<number> {
 
 function report(skipped: Readonly<Record<string, number>>): void {
   for (const [reason, n] of Object.entries(skipped)) process.stderr.write(`skipped ${n} ${reason}\n`);
-}
-
-/** Writes through a temporary file, so a failed export leaves no half-written file behind. */
-function writeAtomic(path: string, write: (tmp: string) => void): void {
-  const dir = dirname(path);
-  if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
-  const tmp = `${path}.tmp-${process.pid}`;
-  try {
-    write(tmp);
-    renameSync(tmp, path);
-  } catch (err) {
-    rmSync(tmp, { force: true });
-    throw err;
-  }
 }

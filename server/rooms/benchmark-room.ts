@@ -5,7 +5,7 @@
  * human baseline, in the same report format. Progress and scores stream to the room's state and
  * to the socket.io `/progress` namespace.
  */
-import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Agent } from "../../agents/agent.js";
 import { createAgent } from "../../agents/registry.js";
@@ -17,6 +17,7 @@ import { GENERATORS } from "../../cli/commands/generate.js";
 import { Progress as ProgressBar } from "../../cli/progress.js";
 import { EpisodeLog } from "../../store/episode-log.js";
 import type { RunRecord } from "../../store/run-store.js";
+import { writeFileAtomic } from "../../store/write-atomic.js";
 import { QuestionWorld, type QuestionTask } from "../../worlds/question/world.js";
 import { resolveDataPath } from "../data-path.js";
 import { BaseRoom } from "./base-room.js";
@@ -253,9 +254,7 @@ export class BenchmarkRoom extends BaseRoom {
     });
     this.log?.close();
     const path = join(this.ctx.store.dirOf(this.run!), "report.json");
-    const tmp = `${path}.tmp-${process.pid}`;
-    writeFileSync(tmp, JSON.stringify(report, null, 2) + "\n");
-    renameSync(tmp, path);
+    writeFileAtomic(path, JSON.stringify(report, null, 2) + "\n");
     const status = failed ? "failed" : aborted || results.length < this.items.length ? "interrupted" : "done";
     this.state.progress!.finished = true;
     if (!aborted) this.setStatus(failed ? "failed" : "finished", failed ? failed.message : `${report.correct}/${report.total} correct`);

@@ -4,12 +4,13 @@
  * reference in OUT/reference/, register the run in the store and log its rollouts there, train,
  * and close the run with its outcome.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { checkpointFiles, loadCheckpoint, saveCheckpoint } from "../../agents/policy/checkpoint.js";
 import { PolicyModel } from "../../agents/policy/model.js";
 import { EpisodeLog } from "../../store/episode-log.js";
 import type { RunStore } from "../../store/run-store.js";
+import { writeFileAtomic } from "../../store/write-atomic.js";
 import { loadMoments, resumeFolder, settingsMismatch } from "../common/checkpoint-folders.js";
 import type { GrpoConfig } from "./config.js";
 import type { PointSource } from "./decision-point.js";
@@ -176,9 +177,7 @@ export function supersedeAfter(path: string, step: number): string[] {
   if (moved.length > 0) {
     const aside = path.replace(/\.jsonl$/, ".superseded.jsonl");
     writeFileSync(aside, moved.map((l) => l + "\n").join(""), { flag: "a" });
-    const tmp = `${path}.tmp-${process.pid}`;
-    writeFileSync(tmp, kept.map((l) => l + "\n").join(""));
-    renameSync(tmp, path);
+    writeFileAtomic(path, kept.map((l) => l + "\n").join(""));
   }
   return contexts;
 }

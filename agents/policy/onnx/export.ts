@@ -5,8 +5,9 @@
  * ONNX operators only (opset 17), so any ONNX runtime runs it. Rotary tables are computed as the
  * engine computes them; padding and the causal mask come from attention_mask.
  */
-import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, renameSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { replaceFile, writeFileAtomic } from "../../../store/write-atomic.js";
 import type { PolicyModel } from "../model.js";
 import { GraphBuilder } from "./graph.js";
 import { DataType, ModelProto } from "./proto.js";
@@ -197,17 +198,15 @@ export function exportOnnx(model: PolicyModel, checkpointDir: string, outDir = c
   const bytes = ModelProto.encode(proto).finish();
   const path = join(dir, "model.onnx");
   if (external) {
-    const tmpData = join(dir, `${dataFile}.tmp-${process.pid}`);
-    const fd = openSync(tmpData, "w");
-    try {
-      for (const c of chunks) writeSync(fd, c);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmpData, join(dir, dataFile));
+    replaceFile(join(dir, dataFile), (tmp) => {
+      const fd = openSync(tmp, "w");
+      try {
+        for (const c of chunks) writeSync(fd, c);
+      } finally {
+        closeSync(fd);
+      }
+    });
   }
-  const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, bytes);
-  renameSync(tmp, path);
+  writeFileAtomic(path, bytes);
   return { path, bytes: bytes.length + (external ? offset : 0), ...(external ? { externalData: join(dir, dataFile) } : {}) };
 }

@@ -1,0 +1,156 @@
+/**
+ * A lock file, so that processes sharing a store (the server, benchmarks run side by side in
+ * several terminals) change its registry one at a time: each reads the registry, changes it and
+ * writes it back while holding the lock, so none overwrites another's change with an old copy.
+ *
+ * The lock is a file created with O_EXCL, holding its owner's pid and host. The work done under it
+ * is synchronous and takes milliseconds, so a lock that stays is one whose owner died: it is
+ * broken at once when its owner was a process of this host that no longer exists, and otherwise
+ * once it is older than `staleMs` (a store on a disk shared between hosts).
+ */
+import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { hostname } from "node:os";
+import { setTimeout as sleep } from "node:timers/promises";
+
+export interface FileLockOptions {
+  /** Give up waiting for another process's lock after this long (default 30 s). */
+  readonly timeoutMs?: number;
+  /** A lock older than this is taken to be left by a dead process (default 10 s). */
+  readonly staleMs?: number;
+}
+
+export class FileLockTimeout extends Error {
+  constructor(
+    readonly path: string,
+    holder: string,
+    waitedMs: number,
+  ) {
+    super(
+      `${path}: still locked after ${Math.round(waitedMs)} ms by ${holder || "an unknown process"}; ` +
+        "if no socialworld process is using this store, delete the file",
+    );
+    this.name = "FileLockTimeout";
+  }
+}
+
+interface Holder {
+  readonly pid: number;
+  readonly host: string;
+}
+
+/**
+ * Runs `work` holding the lock at `path`, and releases it. `work` is synchronous on purpose: with
+ * no await inside, the lock is held for as short a time as possible, and two callers in one
+ * process cannot interleave either.
+ */
+export async function withFileLock<T>(path: string, work: () => T, opts: FileLockOptions = {}): Promise<T> {
+  const timeoutMs = opts.timeoutMs ?? 30_000;
+  const staleMs = opts.staleMs ?? 10_000;
+  const started = Date.now();
+  let mine: string | undefined;
+  for (let attempt = 0; ; attempt++) {
+    mine = tryLock(path);
+    if (mine !== undefined) break;
+    const holder = inspect(path, staleMs);
+    if (holder === "gone") continue;
+    if (holder === "stale" && breakStale(path, staleMs)) continue;
+    const waited = Date.now() - started;
+    if (waited >= timeoutMs) throw new FileLockTimeout(path, holder === "stale" ? "a process that died" : holder, waited);
+    // 1, 2, 4 ... 50 ms: a held lock is released within milliseconds.
+    await sleep(Math.min(50, 2 ** Math.min(attempt, 6)));
+  }
+  try {
+    return work();
+  } finally {
+    // Ours unless it was judged stale and taken over meanwhile: then it is someone else's now.
+    if (read(path) === mine) removeIfPresent(path);
+  }
+}
+
+/**
+ * Removes a dead owner's lock. Two waiters may judge it stale at once; if each simply deleted it,
+ * the slower one could delete the lock the faster one had just created. So breaking takes a
+ * second lock, and the lock is judged again under it: a lock created meanwhile is never stale.
+ * False when another waiter is breaking it now.
+ */
+function breakStale(path: string, staleMs: number): boolean {
+  const guard = `${path}.break`;
+  if (tryLock(guard) === undefined) {
+    // A guard is held for microseconds; an old one was left by a process that died holding it.
+    if (inspect(guard, staleMs) === "stale") removeIfPresent(guard);
+    return false;
+  }
+  try {
+    if (inspect(path, staleMs) === "stale") removeIfPresent(path);
+  } finally {
+    removeIfPresent(guard);
+  }
+  return true;
+}
+
+/** Creates the lock file; what it wrote there (to know it as its own), or undefined if it exists. */
+function tryLock(path: string): string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, "wx");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "EEXIST") return undefined;
+    throw err;
+  }
+  const text = JSON.stringify({ pid: process.pid, host: hostname(), since: new Date().toISOString() });
+  try {
+    writeSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
+  return text;
+}
+
+function read(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw err;
+  }
+}
+
+function removeIfPresent(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+  }
+}
+
+/** "gone" (released meanwhile), "stale" (its owner is dead), or who holds it, for the message. */
+function inspect(path: string, staleMs: number): "gone" | "stale" | string {
+  const mtimeMs = statSync(path, { throwIfNoEntry: false })?.mtimeMs;
+  const text = read(path);
+  if (mtimeMs === undefined || text === undefined) return "gone";
+  // An empty file is a lock being written this instant (or left by a crash right after creating
+  // it): only its age can tell.
+  const holder = parseHolder(text);
+  if (holder && holder.host === hostname() && !alive(holder.pid)) return "stale";
+  if (Date.now() - mtimeMs > staleMs) return "stale";
+  return holder ? `process ${holder.pid} on ${holder.host}` : "";
+}
+
+function parseHolder(text: string): Holder | undefined {
+  try {
+    const v = JSON.parse(text) as Partial<Holder>;
+    return typeof v.pid === "number" && typeof v.host === "string" ? { pid: v.pid, host: v.host } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: it exists, as another user's process.
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}

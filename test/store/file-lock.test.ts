@@ -1,0 +1,80 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { hostname, tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { FileLockTimeout, withFileLock } from "../../store/file-lock.js";
+
+const lockIn = () => join(mkdtempSync(join(tmpdir(), "sw-lock-")), "db.json.lock");
+const holder = (pid: number, host = hostname()) => JSON.stringify({ pid, host, since: new Date().toISOString() });
+/** The pid of a process that has exited. */
+const deadPid = (): number => spawnSync(process.execPath, ["-e", "0"]).pid!;
+
+describe("withFileLock", () => {
+  it("runs the work holding the lock and removes it after, also when the work throws", async () => {
+    const path = lockIn();
+    expect(await withFileLock(path, () => (existsSync(path) ? "held" : "not held"))).toBe("held");
+    expect(existsSync(path)).toBe(false);
+    await expect(
+      withFileLock(path, () => {
+        throw new Error("boom");
+      }),
+    ).rejects.toThrow("boom");
+    expect(existsSync(path)).toBe(false);
+  });
+
+  it("waits while a live process holds the lock, and says which when it gives up", async () => {
+    const path = lockIn();
+    writeFileSync(path, holder(process.pid));
+    const err = await withFileLock(path, () => 1, { timeoutMs: 120 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(FileLockTimeout);
+    expect((err as Error).message).toContain(path);
+    expect((err as Error).message).toContain(`process ${process.pid} on ${hostname()}`);
+    // Not broken: its owner is alive and it is fresh.
+    expect(existsSync(path)).toBe(true);
+  });
+
+  it("goes on as soon as the holder lets go", async () => {
+    const path = lockIn();
+    writeFileSync(path, holder(process.pid));
+    setTimeout(() => unlinkSync(path), 60);
+    const started = Date.now();
+    expect(await withFileLock(path, () => "mine", { timeoutMs: 5000 })).toBe("mine");
+    expect(Date.now() - started).toBeGreaterThanOrEqual(50);
+  });
+
+  it("breaks at once the lock of a process of this host that has died", async () => {
+    const path = lockIn();
+    writeFileSync(path, holder(deadPid()));
+    const started = Date.now();
+    expect(await withFileLock(path, () => "mine", { timeoutMs: 5000 })).toBe("mine");
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(existsSync(path)).toBe(false);
+  });
+
+  it("breaks a lock from another host only once it is older than staleMs", async () => {
+    const path = lockIn();
+    writeFileSync(path, holder(1, "another-host"));
+    await expect(withFileLock(path, () => 1, { timeoutMs: 80, staleMs: 60_000 })).rejects.toThrow(/another-host/);
+    const old = (Date.now() - 120_000) / 1000;
+    utimesSync(path, old, old);
+    expect(await withFileLock(path, () => "mine", { timeoutMs: 5000, staleMs: 60_000 })).toBe("mine");
+  });
+
+  it("breaks an empty lock file (its owner died creating it) only by its age", async () => {
+    const path = lockIn();
+    writeFileSync(path, "");
+    await expect(withFileLock(path, () => 1, { timeoutMs: 80 })).rejects.toThrow(/an unknown process/);
+    const old = (Date.now() - 60_000) / 1000;
+    utimesSync(path, old, old);
+    expect(await withFileLock(path, () => "mine", { timeoutMs: 5000 })).toBe("mine");
+  });
+
+  it("gets past a breaker's guard left behind by a process that died", async () => {
+    const path = lockIn();
+    writeFileSync(path, holder(deadPid()));
+    writeFileSync(`${path}.break`, holder(deadPid()));
+    expect(await withFileLock(path, () => "mine", { timeoutMs: 5000 })).toBe("mine");
+    expect(existsSync(`${path}.break`)).toBe(false);
+  });
+});

@@ -1,0 +1,88 @@
+/**
+ * The store shared by several processes: the server and benchmarks started side by side register
+ * their runs in one db.json, and none may lose another's run or status.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { RunStore } from "../../store/run-store.js";
+
+const root = resolve(import.meta.dirname, "../..");
+const compiled = join(root, "dist", "store", "run-store.js");
+if (!existsSync(compiled)) throw new Error("dist/ is not built: run `npm run build` (npm install does it) before the tests");
+
+const storeDir = () => mkdtempSync(join(tmpdir(), "sw-store-"));
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe("RunStore shared by several processes", () => {
+  it("keeps the runs and statuses each handle registers, and each handle sees the others'", async () => {
+    const dir = storeDir();
+    // Two handles on one folder stand for two processes: each has its own copy of the registry.
+    const a = await RunStore.open(dir);
+    const b = await RunStore.open(dir);
+    const ra = await a.create("bench", "A", {});
+    const rb = await b.create("bench", "B", {});
+    await a.update(ra.id, { status: "done" });
+    await b.update(rb.id, { status: "failed", error: "x" });
+    expect(a.get(rb.id)?.status).toBe("failed");
+    expect(b.get(ra.id)?.status).toBe("done");
+    const fresh = await RunStore.open(dir);
+    expect(fresh.list().map((r) => `${r.title}:${r.status}`).sort()).toEqual(["A:done", "B:failed"]);
+  });
+
+  it("loses nothing when processes started together register and finish runs", async () => {
+    const dir = storeDir();
+    const processes = 6;
+    const runsEach = 8;
+    const script = `
+      const { RunStore } = await import(${JSON.stringify(compiled)});
+      const store = await RunStore.open(${JSON.stringify(dir)});
+      for (let i = 0; i < ${runsEach}; i++) {
+        const run = await store.create("bench", "p" + process.argv[1] + "-" + i, {});
+        await store.update(run.id, { status: "done" });
+      }`;
+    const exits = await Promise.all(
+      Array.from({ length: processes }, (_, p) => {
+        const child = spawn(process.execPath, ["--input-type=module", "-e", script, String(p)], { stdio: ["ignore", "ignore", "pipe"] });
+        let stderr = "";
+        child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+        return new Promise<string>((done) => child.on("close", (code) => done(`${code} ${stderr}`)));
+      }),
+    );
+    expect(exits).toEqual(Array(processes).fill("0 "));
+    const runs = (await RunStore.open(dir)).list();
+    expect(runs).toHaveLength(processes * runsEach);
+    expect(new Set(runs.map((r) => r.title)).size).toBe(processes * runsEach);
+    expect(runs.every((r) => r.status === "done")).toBe(true);
+    expect(readdirSync(join(dir, "runs"))).toHaveLength(processes * runsEach);
+    expect(readdirSync(dir).sort()).toEqual(["db.json", "runs"]);
+  });
+
+  it("never gives a new run the id or the folder of another", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(new Date("2026-11-23T08:00:00.000Z"));
+    const dir = storeDir();
+    const suffixes = ["aaaaaa", "aaaaaa", "bbbbbb", "cccccc", "dddddd"];
+    const store = await RunStore.open(dir, { suffix: () => suffixes.shift()! });
+    // A folder nobody registered (a run whose process died before it could register it).
+    mkdirSync(join(dir, "runs", "20261123-080000-bench-bbbbbb"));
+    const first = await store.create("bench", "first", {});
+    const second = await store.create("bench", "second", {});
+    expect(first.id).toBe("20261123-080000-bench-aaaaaa");
+    expect(second.id).toBe("20261123-080000-bench-cccccc");
+    expect(existsSync(join(dir, second.dir))).toBe(true);
+  });
+
+  it("names the file when db.json is not a store", async () => {
+    const dir = storeDir();
+    writeFileSync(join(dir, "db.json"), "{");
+    await expect(RunStore.open(dir)).rejects.toThrow(`${join(dir, "db.json")}: not a socialworld store (not valid JSON`);
+    writeFileSync(join(dir, "db.json"), JSON.stringify({ runs: [{ id: 3 }] }));
+    await expect(RunStore.open(dir)).rejects.toThrow(`${join(dir, "db.json")}: not a socialworld store`);
+  });
+});
