@@ -1,18 +1,23 @@
 /**
  * Append-only JSONL episode logs. Each record is one line written by a single write(2) on a file
  * opened for appending, so a crash loses at most the line being written; readers skip a torn last
- * line and say so. Logs are flushed to disk when closed.
+ * line and say so, and a log opened again (a resumed run) first sets that line aside. Logs are
+ * flushed to disk when closed.
  */
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, writeSync } from "node:fs";
+import { appendFileSync, closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, readSync, writeSync } from "node:fs";
+import { DataError } from "../worlds/core/errors.js";
 
 export class EpisodeLog {
   private fd: number | undefined;
   private lines = 0;
   /** Reused for every line, so a long run does not allocate a byte buffer per record. */
   private buffer = Buffer.allocUnsafe(64 * 1024);
+  /** Bytes of a torn last line found on opening, moved to `${path}.torn` (0 when there was none). */
+  readonly tornBytes: number;
 
   constructor(readonly path: string) {
-    this.fd = openSync(path, "a");
+    this.fd = openSync(path, "a+");
+    this.tornBytes = setTornLineAside(this.fd, path);
   }
 
   append(record: unknown): void {
@@ -74,12 +79,42 @@ export function readEpisodeLog<T = unknown>(path: string, opts: { offset?: numbe
         torn = true;
         break;
       }
-      throw new Error(`${path}:${i + 1}: not valid JSON`);
+      throw new DataError(path, { line: i + 1 }, "not valid JSON");
     }
     if (total >= offset && records.length < limit) records.push(value);
     total++;
   }
   return { records, total, torn };
+}
+
+/**
+ * A crash mid-write leaves the log ending in part of a line. Appending after it would glue the next
+ * record onto that part and spoil both, so the part is moved to `${path}.torn` (kept, not deleted)
+ * and the log is cut back to its last whole line. Returns how many bytes were moved.
+ */
+function setTornLineAside(fd: number, path: string): number {
+  const size = fstatSync(fd).size;
+  const start = lastLineStart(fd, size);
+  if (start === size) return 0;
+  const torn = Buffer.allocUnsafe(size - start);
+  readSync(fd, torn, 0, torn.length, start);
+  appendFileSync(`${path}.torn`, Buffer.concat([torn, Buffer.from("\n")]));
+  ftruncateSync(fd, start);
+  return torn.length;
+}
+
+/** Where the file's last line starts: just after its last newline (0 if it has none). */
+function lastLineStart(fd: number, size: number): number {
+  // Read backwards a block at a time: a log can be large, and a torn line is at most one record.
+  const block = Buffer.allocUnsafe(64 * 1024);
+  for (let end = size; end > 0; ) {
+    const from = Math.max(0, end - block.length);
+    const n = readSync(fd, block, 0, end - from, from);
+    const nl = block.lastIndexOf(0x0a, n - 1);
+    if (nl >= 0) return from + nl + 1;
+    end = from;
+  }
+  return 0;
 }
 
 /**

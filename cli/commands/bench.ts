@@ -123,6 +123,9 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   }
 
   const log = new EpisodeLog(store.episodesPath(run));
+  if (log.tornBytes > 0) {
+    process.stderr.write(`note: the log ended in a line cut off mid-write; its ${log.tornBytes} bytes are kept in ${log.path}.torn, and that question is asked again\n`);
+  }
   const progress = new Progress(`${name} ${agent.id}`, items.length, args.quiet ? null : process.stderr);
   const controller = new AbortController();
   const onSigint = () => controller.abort();

@@ -10,6 +10,7 @@ import { Router, type Request } from "express";
 import { z } from "zod";
 import { readEpisodeLog, resolveContexts } from "../../store/episode-log.js";
 import type { RunRecord } from "../../store/run-store.js";
+import { DataError } from "../../worlds/core/errors.js";
 import { SocializedContextSchema, serializeSocializedContext } from "../../worlds/core/socialized-context.js";
 import type { ServerContext } from "../context.js";
 import { isAdmin } from "./admin.js";
@@ -59,11 +60,22 @@ export function runsRouter(ctx: ServerContext, adminToken: string): Router {
     return run;
   };
 
+  /** A damaged log is the server's fault, not the client's: 500, saying where, without the server's paths. */
+  const logOf = (run: RunRecord) => {
+    try {
+      return readEpisodeLog<LogRecord>(ctx.store.episodesPath(run));
+    } catch (err) {
+      if (!(err instanceof DataError)) throw err;
+      console.error(`[api] ${err.message}`);
+      throw new HttpError(500, `run ${run.id}: its episode log is damaged at line ${err.line ?? "?"} (not valid JSON)`);
+    }
+  };
+
   r.get("/:runId/episodes", (req, res) => {
     const run = episodesOf(req);
     const { offset, limit } = parseOr400(Page, req.query, "query");
     // Benchmark logs write each story's context once; the page needs the earlier lines to resolve it.
-    const all = readEpisodeLog<LogRecord>(ctx.store.episodesPath(run));
+    const all = logOf(run);
     const page = resolveContexts(all.records.slice(offset, offset + limit), all.records.slice(0, offset));
     res.json({ total: all.total, offset, limit, torn: all.torn, episodes: page });
   });
@@ -72,7 +84,7 @@ export function runsRouter(ctx: ServerContext, adminToken: string): Router {
     const run = episodesOf(req);
     const index = parseOr400(z.coerce.number().int().min(0), req.params.index, "path");
     const { format } = parseOr400(EpisodeQuery, req.query, "query");
-    const all = readEpisodeLog<LogRecord>(ctx.store.episodesPath(run));
+    const all = logOf(run);
     if (index >= all.total) throw new HttpError(404, `run ${run.id} has ${all.total} episodes; there is no episode ${index}`);
     const [record] = resolveContexts(all.records.slice(index, index + 1), all.records.slice(0, index));
     if (format === "record") {

@@ -77,5 +77,11 @@ describe("socialworld bench", () => {
     const b = JSON.parse(readFileSync(join(dir, "b.json"), "utf8"));
     expect(b.byType).toEqual(a.byType);
     expect(b.total).toBe(30);
+    // The torn line was set aside before appending: the log holds each question once, whole.
+    const after = readEpisodeLog<{ result: { id: string } }>(path);
+    expect(after).toMatchObject({ total: 30, torn: false });
+    expect(new Set(after.records.map((r) => r.result.id)).size).toBe(30);
+    expect(readFileSync(`${path}.torn`, "utf8")).toBe(lines[12]!.slice(0, 40) + "\n");
+    expect(io.err).toContain(`its 40 bytes are kept in ${path}.torn`);
   });
 });

@@ -6,6 +6,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RunStore } from "../../store/run-store.js";
 import { Rng } from "../../worlds/core/rng.js";
 import { serializeSocializedContext, validateSocializedContext } from "../../worlds/core/socialized-context.js";
 import { generateHitomStory } from "../../worlds/hitom/generator.js";
@@ -129,6 +130,17 @@ describe("REST API", () => {
     expect(run.json.run).toMatchObject({ id: runId, kind: "room", status: "done", summary: { episodes: 1 } });
     const list = await ts.api("/api/runs");
     expect(list.json.runs.map((r: { id: string }) => r.id)).toContain(runId);
+  });
+
+  it("says which line of a run's log is damaged, without the server's paths", async () => {
+    const store = await RunStore.open(ts.store);
+    const run = await store.create("bench", "damaged", {});
+    writeFileSync(store.episodesPath(run), '{"kind": "benchmark_item"}\n{"kind": \n{"kind": "benchmark_item"}\n');
+    for (const url of [`/api/runs/${run.id}/episodes`, `/api/runs/${run.id}/episodes/0`]) {
+      const res = await ts.api(url);
+      expect(res.status).toBe(500);
+      expect(res.json.error).toBe(`run ${run.id}: its episode log is damaged at line 2 (not valid JSON)`);
+    }
   });
 
   it("logs a Hi-ToM room's episode as the world model's replay too", async () => {

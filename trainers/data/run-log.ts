@@ -109,14 +109,7 @@ export interface RunLog {
 
 export function readRunLog(store: RunStore, run: RunRecord): RunLog {
   const path = store.episodesPath(run);
-  let read;
-  try {
-    read = readEpisodeLog<Record<string, unknown>>(path);
-  } catch (err) {
-    // readEpisodeLog names the file and line already ("PATH:LINE: not valid JSON").
-    const m = /:(\d+): (.*)$/.exec((err as Error).message);
-    throw m ? new DataError(path, { line: Number(m[1]) }, m[2]!) : new DataError(path, {}, (err as Error).message);
-  }
+  const read = readEpisodeLog<Record<string, unknown>>(path);
   if (read.total === 0 && !read.torn) throw new DataError(path, {}, `run ${run.id} has no logged episodes`);
   const resolved = resolveContexts(read.records as { context_id?: string; socialized_context?: unknown }[]);
   const records: LoggedRecord[] = [];
