@@ -103,6 +103,17 @@ function setTornLineAside(fd: number, path: string): number {
   return torn.length;
 }
 
+/** The same for a log that is not open (a resumed run does this before rewriting its log). */
+export function setTornLineAsideIn(path: string): number {
+  if (!existsSync(path)) return 0;
+  const fd = openSync(path, "r+");
+  try {
+    return setTornLineAside(fd, path);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Where the file's last line starts: just after its last newline (0 if it has none). */
 function lastLineStart(fd: number, size: number): number {
   // Read backwards a block at a time: a log can be large, and a torn line is at most one record.

@@ -8,7 +8,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { checkpointFiles, loadCheckpoint, saveCheckpoint } from "../../agents/policy/checkpoint.js";
 import { PolicyModel } from "../../agents/policy/model.js";
-import { EpisodeLog } from "../../store/episode-log.js";
+import { EpisodeLog, setTornLineAsideIn } from "../../store/episode-log.js";
+import { DataError } from "../../worlds/core/errors.js";
 import type { RunStore } from "../../store/run-store.js";
 import { writeFileAtomic } from "../../store/write-atomic.js";
 import { loadMoments, resumeFolder, settingsMismatch } from "../common/checkpoint-folders.js";
@@ -156,16 +157,19 @@ export async function runGrpoSession(o: SessionOptions): Promise<SessionResult> 
  */
 export function supersedeAfter(path: string, step: number): string[] {
   if (!existsSync(path)) return [];
-  const lines = readFileSync(path, "utf8").split("\n").filter((l) => l.trim() !== "");
+  setTornLineAsideIn(path);
+  const lines = readFileSync(path, "utf8").split("\n");
+  lines.pop(); // after the last newline: nothing, now that a torn line is set aside
   const kept: string[] = [];
   const moved: string[] = [];
   const contexts: string[] = [];
-  for (const line of lines) {
+  for (const [i, line] of lines.entries()) {
     let rec: { turns?: { info?: { grpo?: { step?: number } } }[]; context_id?: string; socialized_context?: unknown };
     try {
       rec = JSON.parse(line) as typeof rec;
     } catch {
-      continue; // a torn last line
+      // Dropping it when the log is rewritten below would lose it.
+      throw new DataError(path, { line: i + 1 }, "not valid JSON");
     }
     const s = rec.turns?.[0]?.info?.grpo?.step;
     if (s !== undefined && s > step) moved.push(line);
