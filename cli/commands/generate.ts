@@ -1,9 +1,9 @@
 /** `socialworld generate <tomi|hitom|fantom> --n N --seed S --out FILE` */
-import { writeFileSync } from "node:fs";
 import { z } from "zod";
 import { generateTomi } from "../../worlds/tomi/generator.js";
 import { generateHitom } from "../../worlds/hitom/generator.js";
 import { generateFantom } from "../../worlds/fantom/generator.js";
+import { writeFileAtomic } from "../../store/write-atomic.js";
 import { intArg, parseCommand, UsageError } from "../args.js";
 import { Progress } from "../progress.js";
 
@@ -18,8 +18,9 @@ export const GENERATORS: Record<string, Generator> = {
     async run(n, seed, out, progress) {
       const base = out.replace(/\.txt$/, "");
       const files = await generateTomi(n, seed, (done) => progress.update(done));
-      writeFileSync(`${base}.txt`, files.txt);
-      writeFileSync(`${base}.trace`, files.trace);
+      // The trace first: a .txt is never there without its whole .trace (the server reuses a set it finds).
+      writeFileAtomic(`${base}.trace`, files.trace);
+      writeFileAtomic(`${base}.txt`, files.txt);
       return [`${base}.txt`, `${base}.trace`];
     },
   },
@@ -27,7 +28,7 @@ export const GENERATORS: Record<string, Generator> = {
     describe: "Hi-ToM questions in the upstream Hi-ToM_data.json layout (CoTP), five per story (orders 0-4)",
     async run(n, seed, out, progress) {
       const gen = await generateHitom(n, seed, (done) => progress.update(Math.min(done, n)));
-      writeFileSync(out, gen.json);
+      writeFileAtomic(out, gen.json);
       return [out];
     },
   },
@@ -36,7 +37,7 @@ export const GENERATORS: Record<string, Generator> = {
     async run(n, seed, out, progress) {
       if (n < 3) throw new UsageError("--n: FANToM needs at least 3 questions (a set's fact question and its two list questions)");
       const gen = generateFantom(n, seed, (done) => progress.update(Math.min(done, n)));
-      writeFileSync(out, gen.json);
+      writeFileAtomic(out, gen.json);
       return [out];
     },
   },
