@@ -9,8 +9,8 @@
  * once it is older than `staleMs` (a store on a disk shared between hosts).
  */
 import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
-import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
+import { OwnerSchema, ownerGone, thisProcess, type Owner } from "./owner.js";
 
 export interface FileLockOptions {
   /** Give up waiting for another process's lock after this long (default 30 s). */
@@ -33,10 +33,6 @@ export class FileLockTimeout extends Error {
   }
 }
 
-interface Holder {
-  readonly pid: number;
-  readonly host: string;
-}
 
 /**
  * Runs `work` holding the lock at `path`, and releases it. `work` is synchronous on purpose: with
@@ -97,7 +93,7 @@ function tryLock(path: string): string | undefined {
     if ((err as NodeJS.ErrnoException).code === "EEXIST") return undefined;
     throw err;
   }
-  const text = JSON.stringify({ pid: process.pid, host: hostname(), since: new Date().toISOString() });
+  const text = JSON.stringify({ ...thisProcess(), since: new Date().toISOString() });
   try {
     writeSync(fd, text);
   } finally {
@@ -131,26 +127,17 @@ function inspect(path: string, staleMs: number): "gone" | "stale" | string {
   // An empty file is a lock being written this instant (or left by a crash right after creating
   // it): only its age can tell.
   const holder = parseHolder(text);
-  if (holder && holder.host === hostname() && !alive(holder.pid)) return "stale";
+  if (holder && ownerGone(holder)) return "stale";
   if (Date.now() - mtimeMs > staleMs) return "stale";
   return holder ? `process ${holder.pid} on ${holder.host}` : "";
 }
 
-function parseHolder(text: string): Holder | undefined {
+function parseHolder(text: string): Owner | undefined {
   try {
-    const v = JSON.parse(text) as Partial<Holder>;
-    return typeof v.pid === "number" && typeof v.host === "string" ? { pid: v.pid, host: v.host } : undefined;
+    const parsed = OwnerSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: it exists, as another user's process.
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}

@@ -13,6 +13,7 @@ import { randomBytes } from "node:crypto";
 import { LowSync, type SyncAdapter } from "lowdb";
 import { z } from "zod";
 import { withFileLock, type FileLockOptions } from "./file-lock.js";
+import { OwnerSchema, ownerGone, thisProcess } from "./owner.js";
 import { writeFileAtomic } from "./write-atomic.js";
 
 export const RunStatusSchema = z.enum(["running", "done", "failed", "interrupted"]);
@@ -29,6 +30,8 @@ export const RunRecordSchema = z.object({
   params: z.record(z.string(), z.unknown()),
   summary: z.record(z.string(), z.unknown()).optional(),
   error: z.string().optional(),
+  /** The process that started or last resumed the run. */
+  owner: OwnerSchema.optional(),
 });
 export type RunRecord = z.infer<typeof RunRecordSchema>;
 
@@ -139,7 +142,7 @@ export class RunStore {
         const id = `${stamp}-${kind}-${suffix()}`;
         const dir = join("runs", id);
         if (runs.some((r) => r.id === id) || !makeDir(join(this.root, dir))) continue;
-        const run: RunRecord = { id, kind, title, createdAt: now.toISOString(), status: "running", dir, params };
+        const run: RunRecord = { id, kind, title, createdAt: now.toISOString(), status: "running", dir, params, owner: thisProcess() };
         runs.push(run);
         return run;
       }
@@ -151,20 +154,23 @@ export class RunStore {
     return this.mutate((runs) => {
       const i = runs.findIndex((r) => r.id === id);
       if (i < 0) throw new Error(`no run "${id}" in ${this.root}`);
-      const updated = { ...runs[i]!, ...patch };
+      // Running again (a resume): this process owns it now.
+      const updated = { ...runs[i]!, ...patch, ...(patch.status === "running" ? { owner: thisProcess() } : {}) };
       runs[i] = updated;
       return updated;
     });
   }
 
+  /** Every run, newest first; a run whose process died while running it shows as interrupted. */
   list(): RunRecord[] {
     this.refresh();
-    return this.db.data.runs.slice().sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
+    return this.db.data.runs.map(asSeen).sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
   }
 
   get(id: string): RunRecord | undefined {
     this.refresh();
-    return this.db.data.runs.find((r) => r.id === id);
+    const run = this.db.data.runs.find((r) => r.id === id);
+    return run && asSeen(run);
   }
 
   /** The run's folder (absolute). */
@@ -175,6 +181,14 @@ export class RunStore {
   episodesPath(run: RunRecord): string {
     return join(this.dirOf(run), EPISODES_FILE);
   }
+}
+
+/**
+ * A run left "running" by a process that no longer exists (killed, crashed, the machine restarted)
+ * is not running: it reads as interrupted, and can be resumed. Only the record read changes.
+ */
+function asSeen(run: RunRecord): RunRecord {
+  return run.status === "running" && run.owner && ownerGone(run.owner) ? { ...run, status: "interrupted" } : run;
 }
 
 /** False when the folder exists already. */

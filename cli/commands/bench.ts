@@ -11,6 +11,7 @@ import { RunAborted, runBenchmark, type ItemResult } from "../../benchmarks/runn
 import { MODES } from "../../benchmarks/benchmark.js";
 import { EpisodeLog, readEpisodeLog } from "../../store/episode-log.js";
 import { RunStore } from "../../store/run-store.js";
+import { thisProcess } from "../../store/owner.js";
 import { writeFileAtomic } from "../../store/write-atomic.js";
 import { intArg, parseCommand, UsageError } from "../args.js";
 import { Progress } from "../progress.js";
@@ -107,6 +108,11 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   if (args.resume) {
     run = store.get(args.resume);
     if (!run) throw new UsageError(`--resume: no run "${args.resume}" in ${store.root}`);
+    // A run another process of this host is still running would get two writers. (The store reads
+    // a run whose process died as interrupted; of a process elsewhere, nobody here can tell.)
+    if (run.status === "running" && run.owner?.host === thisProcess().host) {
+      throw new UsageError(`--resume: run ${run.id} is still running (process ${run.owner.pid}); wait for it to end or stop it first`);
+    }
     for (const k of ["benchmark", "data", "agent", "mode", "options"] as const) {
       const was = JSON.stringify(run.params[k] ?? {});
       const now = JSON.stringify(params[k]);

@@ -84,4 +84,18 @@ describe("socialworld bench", () => {
     expect(readFileSync(`${path}.torn`, "utf8")).toBe(lines[12]!.slice(0, 40) + "\n");
     expect(io.err).toContain(`its 40 bytes are kept in ${path}.torn`);
   });
+
+  it("will not resume a run that a live process is still running", async () => {
+    const dir = await fixture();
+    const store = join(dir, "store");
+    const args = ["bench", "tomi", "--data", join(dir, "g.txt"), "--store", store, "--quiet"];
+    expect(await main(args)).toBe(0);
+    const s = await RunStore.open(store);
+    // Marked running by this very process, which is alive.
+    const run = await s.update(s.list()[0]!.id, { status: "running" });
+    const lines = readFileSync(s.episodesPath(run), "utf8");
+    expect(await main([...args, "--resume", run.id])).toBe(2);
+    expect(io.err).toContain(`--resume: run ${run.id} is still running (process ${process.pid}); wait for it to end or stop it first`);
+    expect(readFileSync(s.episodesPath(run), "utf8")).toBe(lines);
+  });
 });

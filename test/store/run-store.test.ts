@@ -3,8 +3,8 @@
  * their runs in one db.json, and none may lose another's run or status.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { hostname, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { RunStore } from "../../store/run-store.js";
@@ -76,6 +76,33 @@ describe("RunStore shared by several processes", () => {
     expect(first.id).toBe("20261123-080000-bench-aaaaaa");
     expect(second.id).toBe("20261123-080000-bench-cccccc");
     expect(existsSync(join(dir, second.dir))).toBe(true);
+  });
+
+  it("reads a run whose process died while running it as interrupted", async () => {
+    const dir = storeDir();
+    // A process that registers a run and dies before it ends it.
+    const script = `
+      const { RunStore } = await import(${JSON.stringify(compiled)});
+      await (await RunStore.open(${JSON.stringify(dir)})).create("bench", "killed", {});
+      process.exit(9);`;
+    const code = await new Promise<number | null>((done) =>
+      spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: "ignore" }).on("close", done),
+    );
+    expect(code).toBe(9);
+    const store = await RunStore.open(dir);
+    const mine = await store.create("bench", "alive", {});
+    const other = await store.create("bench", "elsewhere", {});
+    // A run of another host: its process cannot be checked from here.
+    const raw = JSON.parse(readFileSync(join(dir, "db.json"), "utf8"));
+    raw.runs.find((r: { id: string }) => r.id === other.id).owner = { pid: 1, host: "another-host" };
+    writeFileSync(join(dir, "db.json"), JSON.stringify(raw));
+    expect(Object.fromEntries(store.list().map((r) => [r.title, r.status]))).toEqual({ killed: "interrupted", alive: "running", elsewhere: "running" });
+    expect(store.get(mine.id)?.owner).toEqual({ pid: process.pid, host: hostname() });
+    // Only the reading changes: the record stays as its process left it, until a resume takes it.
+    const killed = store.list().find((r) => r.title === "killed")!;
+    expect(JSON.parse(readFileSync(join(dir, "db.json"), "utf8")).runs.find((r: { id: string }) => r.id === killed.id).status).toBe("running");
+    expect(await store.update(killed.id, { status: "running" })).toMatchObject({ status: "running", owner: { pid: process.pid } });
+    expect(store.get(killed.id)?.status).toBe("running");
   });
 
   it("names the file when db.json is not a store", async () => {
