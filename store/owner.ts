@@ -1,20 +1,30 @@
 /**
- * The process that owns something in the store (a run in progress, a lock): its pid and host. A
- * pid says whether the process still exists only on its own host; elsewhere nobody can tell.
+ * The process that owns something in the store (a run in progress, a lock): its pid, host and
+ * start time. A pid says whether the process still exists only on its own host; elsewhere nobody
+ * can tell. The start time tells this process from an earlier one that had its pid (a server
+ * restarted in a container is often pid 1 again).
  */
 import { hostname } from "node:os";
 import { z } from "zod";
 
-export const OwnerSchema = z.object({ pid: z.number().int(), host: z.string() });
+export const OwnerSchema = z.object({
+  pid: z.number().int(),
+  host: z.string(),
+  /** When the process started (ms since the epoch). */
+  started: z.number().optional(),
+});
 export type Owner = z.infer<typeof OwnerSchema>;
 
+const started = Math.round(performance.timeOrigin);
+
 export function thisProcess(): Owner {
-  return { pid: process.pid, host: hostname() };
+  return { pid: process.pid, host: hostname(), started };
 }
 
 /** True only when the owner ran on this host and no longer exists. */
 export function ownerGone(owner: Owner): boolean {
   if (owner.host !== hostname()) return false;
+  if (owner.pid === process.pid) return owner.started !== undefined && owner.started !== started;
   try {
     process.kill(owner.pid, 0);
     return false;

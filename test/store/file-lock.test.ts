@@ -4,6 +4,7 @@ import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { FileLockTimeout, withFileLock } from "../../store/file-lock.js";
+import { thisProcess } from "../../store/owner.js";
 
 const lockIn = () => join(mkdtempSync(join(tmpdir(), "sw-lock-")), "db.json.lock");
 const holder = (pid: number, host = hostname()) => JSON.stringify({ pid, host, since: new Date().toISOString() });
@@ -50,6 +51,12 @@ describe("withFileLock", () => {
     expect(await withFileLock(path, () => "mine", { timeoutMs: 5000 })).toBe("mine");
     expect(Date.now() - started).toBeLessThan(1000);
     expect(existsSync(path)).toBe(false);
+  });
+
+  it("breaks at once a lock left by an earlier process that had this one's pid", async () => {
+    const path = lockIn();
+    writeFileSync(path, JSON.stringify({ ...thisProcess(), started: thisProcess().started! - 60_000 }));
+    expect(await withFileLock(path, () => "mine", { timeoutMs: 80 })).toBe("mine");
   });
 
   it("breaks a lock from another host only once it is older than staleMs", async () => {

@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import { hostname, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { thisProcess } from "../../store/owner.js";
 import { RunStore } from "../../store/run-store.js";
 
 const root = resolve(import.meta.dirname, "../..");
@@ -92,12 +93,22 @@ describe("RunStore shared by several processes", () => {
     const store = await RunStore.open(dir);
     const mine = await store.create("bench", "alive", {});
     const other = await store.create("bench", "elsewhere", {});
-    // A run of another host: its process cannot be checked from here.
+    const earlier = await store.create("bench", "earlier", {});
     const raw = JSON.parse(readFileSync(join(dir, "db.json"), "utf8"));
-    raw.runs.find((r: { id: string }) => r.id === other.id).owner = { pid: 1, host: "another-host" };
+    const owned = (id: string) => raw.runs.find((r: { id: string }) => r.id === id);
+    // A run of another host: its process cannot be checked from here.
+    owned(other.id).owner = { pid: 1, host: "another-host" };
+    // A run of an earlier process that had this one's pid (a restarted container's server).
+    owned(earlier.id).owner.started -= 60_000;
     writeFileSync(join(dir, "db.json"), JSON.stringify(raw));
-    expect(Object.fromEntries(store.list().map((r) => [r.title, r.status]))).toEqual({ killed: "interrupted", alive: "running", elsewhere: "running" });
-    expect(store.get(mine.id)?.owner).toEqual({ pid: process.pid, host: hostname() });
+    expect(Object.fromEntries(store.list().map((r) => [r.title, r.status]))).toEqual({
+      killed: "interrupted",
+      alive: "running",
+      elsewhere: "running",
+      earlier: "interrupted",
+    });
+    expect(store.get(mine.id)?.owner).toEqual(thisProcess());
+    expect(thisProcess()).toMatchObject({ pid: process.pid, host: hostname() });
     // Only the reading changes: the record stays as its process left it, until a resume takes it.
     const killed = store.list().find((r) => r.title === "killed")!;
     expect(JSON.parse(readFileSync(join(dir, "db.json"), "utf8")).runs.find((r: { id: string }) => r.id === killed.id).status).toBe("running");
