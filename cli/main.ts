@@ -1,5 +1,6 @@
 /** The `socialworld` command. */
 import { DataError } from "../worlds/core/errors.js";
+import { FileLockTimeout } from "../store/file-lock.js";
 import { UsageError } from "./args.js";
 
 /** What a command module gives: its help text and its entry point. */
@@ -133,6 +134,10 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (err instanceof DataError) {
       process.stderr.write(`socialworld ${name}: bad input: ${err.message}\n`);
       return 2;
+    }
+    if (err instanceof FileLockTimeout) {
+      process.stderr.write(`socialworld ${name}: ${err.message}\n`);
+      return 1;
     }
     throw err;
   }

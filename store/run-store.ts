@@ -15,6 +15,7 @@ import { z } from "zod";
 import { withFileLock, type FileLockOptions } from "./file-lock.js";
 import { OwnerSchema, ownerGone, thisProcess } from "./owner.js";
 import { writeFileAtomic } from "./write-atomic.js";
+import { DataError } from "../worlds/core/errors.js";
 
 export const RunStatusSchema = z.enum(["running", "done", "failed", "interrupted"]);
 
@@ -70,7 +71,7 @@ class RegistryFile implements SyncAdapter<Db> {
     try {
       return JSON.parse(text) as Db;
     } catch (err) {
-      throw new Error(`${this.path}: not a socialworld store (not valid JSON: ${(err as Error).message})`);
+      throw new DataError(this.path, {}, `not a socialworld store (not valid JSON: ${(err as Error).message})`);
     }
   }
 
@@ -106,7 +107,10 @@ export class RunStore {
     if (!force && now === this.seen) return;
     this.db.read();
     const parsed = DbSchema.safeParse(this.db.data);
-    if (!parsed.success) throw new Error(`${this.file}: not a socialworld store (${parsed.error.issues[0]?.message ?? "bad shape"})`);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new DataError(this.file, issue ? { field: issue.path.join(".") } : {}, `not a socialworld store (${issue?.message ?? "bad shape"})`);
+    }
     this.seen = now;
   }
 

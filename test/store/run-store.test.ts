@@ -7,13 +7,16 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import { hostname, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { main } from "../../cli/main.js";
 import { thisProcess } from "../../store/owner.js";
 import { RunStore } from "../../store/run-store.js";
+import { captureOutput } from "../capture.js";
 
 const root = resolve(import.meta.dirname, "../..");
 const compiled = join(root, "dist", "store", "run-store.js");
 if (!existsSync(compiled)) throw new Error("dist/ is not built: run `npm run build` (npm install does it) before the tests");
 
+const io = captureOutput();
 const storeDir = () => mkdtempSync(join(tmpdir(), "sw-store-"));
 
 afterEach(() => {
@@ -121,6 +124,10 @@ describe("RunStore shared by several processes", () => {
     writeFileSync(join(dir, "db.json"), "{");
     await expect(RunStore.open(dir)).rejects.toThrow(`${join(dir, "db.json")}: not a socialworld store (not valid JSON`);
     writeFileSync(join(dir, "db.json"), JSON.stringify({ runs: [{ id: 3 }] }));
-    await expect(RunStore.open(dir)).rejects.toThrow(`${join(dir, "db.json")}: not a socialworld store`);
+    await expect(RunStore.open(dir)).rejects.toThrow(`${join(dir, "db.json")} (runs.0.id): not a socialworld store`);
+    // The command says it in one line (exit 2), as for any bad input.
+    expect(await main(["runs", "list", "--store", dir])).toBe(2);
+    expect(io.err.startsWith(`socialworld runs: bad input: ${join(dir, "db.json")} (runs.0.id): not a socialworld store (`)).toBe(true);
+    expect(io.err.trimEnd().split("\n")).toHaveLength(1);
   });
 });
