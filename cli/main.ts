@@ -135,10 +135,16 @@ export async function main(argv: readonly string[]): Promise<number> {
       process.stderr.write(`socialworld ${name}: bad input: ${err.message}\n`);
       return 2;
     }
-    if (err instanceof FileLockTimeout) {
+    // The machine said no (a file that cannot be written, a disk that is full): its message names
+    // the path and the call, which is what the user needs; a stack trace would only bury it.
+    if (err instanceof FileLockTimeout || isSystemError(err)) {
       process.stderr.write(`socialworld ${name}: ${err.message}\n`);
       return 1;
     }
     throw err;
   }
+}
+
+function isSystemError(err: unknown): err is NodeJS.ErrnoException {
+  return err instanceof Error && typeof (err as NodeJS.ErrnoException).code === "string" && typeof (err as NodeJS.ErrnoException).syscall === "string";
 }

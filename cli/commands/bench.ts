@@ -14,6 +14,7 @@ import { RunStore } from "../../store/run-store.js";
 import { thisProcess } from "../../store/owner.js";
 import { writeFileAtomic } from "../../store/write-atomic.js";
 import { intArg, parseCommand, UsageError } from "../args.js";
+import { prepareOutput } from "../output-path.js";
 import { Progress } from "../progress.js";
 
 export const BENCH_HELP = `socialworld bench <${BENCHMARK_NAMES.join("|")}> --data FILE [options]
@@ -84,6 +85,8 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     Args,
   );
   const name = args._[0];
+  if (args.json) prepareOutput("--json", args.json);
+  if (args.md) prepareOutput("--md", args.md);
   let benchmark;
   try {
     benchmark = await loadBenchmark(name, { context: args.context, embedder: args.embedder, aggregation: args.aggregation });

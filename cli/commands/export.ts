@@ -1,8 +1,6 @@
 /**
  * `socialworld export --run RUN_ID --format verl|sft|chat|sap --out PATH [options]`
  */
-import { existsSync, mkdirSync, statSync } from "node:fs";
-import { dirname } from "node:path";
 import { z } from "zod";
 import { MODES, type Mode } from "../../benchmarks/benchmark.js";
 import { RunStore } from "../../store/run-store.js";
@@ -15,6 +13,7 @@ import { writeSftParquet } from "../../trainers/data/sft-parquet.js";
 import { writeChatJsonl } from "../../trainers/data/chat-jsonl.js";
 import { exportSap } from "../../trainers/data/sap-export.js";
 import { parseCommand, UsageError } from "../args.js";
+import { prepareOutput } from "../output-path.js";
 
 export const EXPORT_HELP = `socialworld export --run RUN_ID --format verl|sft|chat|sap --out PATH [options]
 
@@ -106,7 +105,7 @@ export async function exportCommand(argv: readonly string[]): Promise<number> {
     return 0;
   }
 
-  if (existsSync(args.out) && statSync(args.out).isDirectory()) throw new UsageError(`--out: ${args.out} is a folder; give a file name`);
+  prepareOutput("--out", args.out);
   const { examples, skipped } = await examplesFromLog(run, log, {
     labels: args.labels,
     turns: args.turns && args.format !== "verl",
@@ -117,7 +116,6 @@ export async function exportCommand(argv: readonly string[]): Promise<number> {
   report(skipped);
   if (rows.length === 0) throw new DataError(log.path, {}, `nothing to export as ${args.format}: no record gives an example (see the skipped counts above)`);
   const metadata = { "socialworld.run": run.id, "socialworld.format": args.format, "socialworld.labels": args.labels, "socialworld.split": args.split };
-  mkdirSync(dirname(args.out), { recursive: true });
   replaceFile(args.out, (tmp) => {
     if (args.format === "verl") writeVerlParquet(tmp, rows as QuestionExample[], { split: args.split, metadata });
     else if (args.format === "sft") writeSftParquet(tmp, rows as (QuestionExample | TurnExample)[], { split: args.split, metadata });

@@ -5,6 +5,7 @@ import { generateHitom } from "../../worlds/hitom/generator.js";
 import { generateFantom } from "../../worlds/fantom/generator.js";
 import { writeFileAtomic } from "../../store/write-atomic.js";
 import { intArg, parseCommand, UsageError } from "../args.js";
+import { prepareOutput } from "../output-path.js";
 import { Progress } from "../progress.js";
 
 export interface Generator {
@@ -72,6 +73,7 @@ const Args = z.object({
 export async function generateCommand(argv: readonly string[]): Promise<number> {
   const args = parseCommand(argv, { n: { type: "string" }, seed: { type: "string" }, out: { type: "string" }, quiet: { type: "boolean" } }, Args);
   const kind = args._[0];
+  prepareOutput("--out", args.out);
   const progress = new Progress(`generate ${kind}`, args.n, args.quiet ? null : process.stderr);
   const files = await GENERATORS[kind]!.run(args.n, args.seed, args.out, progress);
   progress.finish();

@@ -1,5 +1,5 @@
 /** Number options of the command: text that is not a number and a number out of range say different things. */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -30,5 +30,13 @@ describe("number options", () => {
     const out = join(mkdtempSync(join(tmpdir(), "sw-args-")), "g.txt");
     expect(await main(["generate", "tomi", "--n", "0", "--out", out, "--quiet"])).toBe(2);
     expect(io.err).toContain("socialworld generate: --n: Too small: expected number to be >=1");
+  });
+
+  it("make the output's folder, and refuse a path that cannot be a file, before generating", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sw-args-"));
+    expect(await main(["generate", "hitom", "--n", "5", "--out", join(dir, "a", "b", "h.json"), "--quiet"])).toBe(0);
+    expect(JSON.parse(readFileSync(join(dir, "a", "b", "h.json"), "utf8")).data).toHaveLength(5);
+    expect(await main(["generate", "hitom", "--n", "5", "--out", join(dir, "a"), "--quiet"])).toBe(2);
+    expect(io.err).toContain(`socialworld generate: --out: ${join(dir, "a")} is a folder; give a file name`);
   });
 });

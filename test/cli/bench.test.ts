@@ -59,6 +59,26 @@ describe("socialworld bench", () => {
     expect(io.err).toContain("--embedder: expected lexical or onnx:DIR");
   });
 
+  it("checks where it will write before it runs: folders made, a folder or a file in the way refused", async () => {
+    const dir = await fixture();
+    const store = join(dir, "store");
+    const args = ["bench", "tomi", "--data", join(dir, "g.txt"), "--store", store, "--quiet"];
+    expect(await main([...args, "--json", join(dir, "new", "deeper", "r.json")])).toBe(0);
+    expect(existsSync(join(dir, "new", "deeper", "r.json"))).toBe(true);
+
+    io.err = "";
+    expect(await main([...args, "--md", dir])).toBe(2);
+    expect(io.err).toContain(`--md: ${dir} is a folder; give a file name`);
+    expect(await main([...args, "--json", join(dir, "g.txt", "r.json")])).toBe(2);
+    expect(io.err).toContain(`--json: cannot write ${join(dir, "g.txt", "r.json")} (ENOTDIR`);
+    // Neither started a run.
+    expect((await RunStore.open(store)).list()).toHaveLength(1);
+
+    io.err = "";
+    expect(await main(["bench", "tomi", "--data", join(dir, "g.txt"), "--store", join(dir, "g.txt"), "--quiet"])).toBe(1);
+    expect(io.err).toBe(`socialworld bench: ENOTDIR: not a directory, mkdir '${join(dir, "g.txt", "runs")}'\n`);
+  });
+
   it("resumes an interrupted run without asking logged questions again", async () => {
     const dir = await fixture();
     const store = join(dir, "store");
