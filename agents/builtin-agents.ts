@@ -4,6 +4,7 @@
  * simulation agent over a benchmark then starts without loading the language-model clients, the
  * tokenizers and the engine bindings (a fifth of its start-up).
  */
+import { AgentSpecError } from "./agent-spec-error.js";
 import type { Agent } from "./agent.js";
 import { RandomAgent } from "./random-agent.js";
 import { SimulationAgent } from "./simulation-agent.js";
@@ -15,11 +16,11 @@ export function builtinAgent(spec: string): Agent | undefined {
   const [kind, arg] = splitSpec(spec);
   switch (kind) {
     case "simulation":
-      if (arg !== undefined) throw new Error(`the simulation agent takes no argument (got "${spec}")`);
+      if (arg !== undefined) throw new AgentSpecError(`the simulation agent takes no argument (got "${spec}")`);
       return new SimulationAgent() as Agent;
     case "random": {
       const seed = arg === undefined ? 0 : Number(arg);
-      if (!Number.isInteger(seed)) throw new Error(`random:SEED needs an integer seed (got "${spec}")`);
+      if (!Number.isInteger(seed)) throw new AgentSpecError(`random:SEED needs an integer seed (got "${spec}")`);
       return new RandomAgent(seed);
     }
     default:

@@ -3,6 +3,7 @@
  * `onnx:DIR`, `llm:MODEL[@BASE_URL]`. Synchronous, for rooms and anything that already has the
  * model-backed agents loaded; one-shot commands use `loadAgent` (builtin-agents.ts).
  */
+import { AgentSpecError } from "./agent-spec-error.js";
 import type { Agent } from "./agent.js";
 import { AGENT_NAMES, builtinAgent, splitSpec } from "./builtin-agents.js";
 import { llmAgent } from "./llm/llm-agent.js";
@@ -22,6 +23,6 @@ export function createAgent(spec: string): Agent {
     case "llm":
       return llmAgent(spec, arg ?? "");
     default:
-      throw new Error(`unknown agent "${spec}" (known: ${AGENT_NAMES.join(", ")})`);
+      throw new AgentSpecError(`unknown agent "${spec}" (known: ${AGENT_NAMES.join(", ")})`);
   }
 }

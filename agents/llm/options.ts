@@ -10,6 +10,7 @@
  * `key_env` names, else $SOCIALWORLD_LLM_API_KEY, else $OPENAI_API_KEY; local servers need none.
  */
 import { z } from "zod";
+import { AgentSpecError } from "../agent-spec-error.js";
 
 const flag = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
 
@@ -69,33 +70,33 @@ export function parseLlmTarget(spec: string, target: string, env: NodeJS.Process
     query = rest.slice(q + 1);
     rest = rest.slice(0, q);
   }
-  if (!model) throw new Error(`${spec}: the agent needs a model name (llm:MODEL@BASE_URL)`);
+  if (!model) throw new AgentSpecError(`${spec}: the agent needs a model name (llm:MODEL@BASE_URL)`);
   const base = (at >= 0 ? rest : (env.SOCIALWORLD_LLM_BASE_URL ?? env.OPENAI_BASE_URL ?? DEFAULT_BASE_URL)).replace(/\/+$/, "");
   let url: URL;
   try {
     url = new URL(base);
   } catch {
-    throw new Error(`${spec}: "${base}" is not a URL (expected http://HOST:PORT/v1)`);
+    throw new AgentSpecError(`${spec}: "${base}" is not a URL (expected http://HOST:PORT/v1)`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error(`${spec}: the base URL must be http or https (got "${base}")`);
-  if (url.username || url.password) throw new Error(`${spec}: put no credentials in the URL; the key comes from the environment (key_env)`);
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new AgentSpecError(`${spec}: the base URL must be http or https (got "${base}")`);
+  if (url.username || url.password) throw new AgentSpecError(`${spec}: put no credentials in the URL; the key comes from the environment (key_env)`);
   const params = new URLSearchParams(query);
   const seen = new Set<string>();
   for (const k of params.keys()) {
-    if (seen.has(k)) throw new Error(`${spec}: ${k}: given twice`);
+    if (seen.has(k)) throw new AgentSpecError(`${spec}: ${k}: given twice`);
     seen.add(k);
   }
   const r = LlmOptionsSchema.safeParse(Object.fromEntries(params));
   if (!r.success) {
     const issue = r.error.issues[0]!;
     const name = issue.code === "unrecognized_keys" ? issue.keys.join(", ") : issue.path.join(".") || "option";
-    throw new Error(`${spec}: ${name}: ${issue.code === "unrecognized_keys" ? `unknown option (known: ${Object.keys(LlmOptionsSchema.shape).join(", ")})` : issue.message}`);
+    throw new AgentSpecError(`${spec}: ${name}: ${issue.code === "unrecognized_keys" ? `unknown option (known: ${Object.keys(LlmOptionsSchema.shape).join(", ")})` : issue.message}`);
   }
   const options = r.data;
   let apiKey: string | undefined;
   if (options.key_env) {
     apiKey = env[options.key_env];
-    if (!apiKey) throw new Error(`${spec}: key_env: $${options.key_env} is not set`);
+    if (!apiKey) throw new AgentSpecError(`${spec}: key_env: $${options.key_env} is not set`);
   } else apiKey = env.SOCIALWORLD_LLM_API_KEY || env.OPENAI_API_KEY || undefined;
   return { model, baseUrl: base, ...(apiKey ? { apiKey } : {}), options };
 }

@@ -4,6 +4,7 @@
  * read back as an action (parseAction). The exact prompt and raw reply go into the episode log,
  * so logged episodes can train the next policy. Sampling is seeded per turn.
  */
+import { AgentSpecError } from "../agent-spec-error.js";
 import { z } from "zod";
 import type { Agent, AgentReply, AgentTurn } from "../agent.js";
 import { hashString } from "../../worlds/core/rng.js";
@@ -29,12 +30,12 @@ export type LmAgentOptions = z.infer<typeof LmAgentOptionsSchema>;
 export function parseAgentTarget(spec: string, target: string): { dir: string; options: LmAgentOptions } {
   const q = target.indexOf("?");
   const dir = q < 0 ? target : target.slice(0, q);
-  if (!dir) throw new Error(`${spec}: the agent needs a checkpoint folder`);
+  if (!dir) throw new AgentSpecError(`${spec}: the agent needs a checkpoint folder`);
   const params = Object.fromEntries(new URLSearchParams(q < 0 ? "" : target.slice(q + 1)));
   const r = LmAgentOptionsSchema.strict().safeParse(params);
   if (!r.success) {
     const issue = r.error.issues[0]!;
-    throw new Error(`${spec}: ${issue.path.join(".") || "option"}: ${issue.message}`);
+    throw new AgentSpecError(`${spec}: ${issue.path.join(".") || "option"}: ${issue.message}`);
   }
   return { dir, options: r.data };
 }

@@ -4,6 +4,7 @@
  *  [--resume RUN_ID] [--quiet]`
  */
 import { z } from "zod";
+import { AgentSpecError } from "../../agents/agent-spec-error.js";
 import { loadAgent } from "../../agents/builtin-agents.js";
 import { BENCHMARK_NAMES, BenchmarkOptionError, loadBenchmark } from "../../benchmarks/catalog.js";
 import { buildReport, renderReport, type BenchReport } from "../../benchmarks/report.js";
@@ -94,7 +95,13 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     if (err instanceof BenchmarkOptionError) throw new UsageError(err.message);
     throw err;
   }
-  const agent = await loadAgent(args.agent);
+  let agent;
+  try {
+    agent = await loadAgent(args.agent);
+  } catch (err) {
+    if (err instanceof AgentSpecError) throw new UsageError(`--agent: ${err.message}`);
+    throw err;
+  }
   const mode = args.mode as "vanilla" | "simulation";
   // Bad input fails here, before any run or report exists.
   let items = benchmark.load(args.data);

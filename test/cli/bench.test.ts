@@ -57,6 +57,10 @@ describe("socialworld bench", () => {
     expect(io.err).toContain("--context does not apply to tomi (it applies to fantom)");
     expect(await main(["bench", "fantom", "--data", "x.json", "--embedder", "bert"])).toBe(2);
     expect(io.err).toContain("--embedder: expected lexical or onnx:DIR");
+    expect(await main(["bench", "tomi", "--data", "x.txt", "--agent", "random:abc"])).toBe(2);
+    expect(io.err).toContain('socialworld bench: --agent: random:SEED needs an integer seed (got "random:abc")');
+    expect(await main(["bench", "tomi", "--data", "x.txt", "--agent", "llm:m@not-a-url"])).toBe(2);
+    expect(io.err).toContain('socialworld bench: --agent: llm:m@not-a-url: "not-a-url" is not a URL');
   });
 
   it("checks where it will write before it runs: folders made, a folder or a file in the way refused", async () => {
