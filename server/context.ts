@@ -50,6 +50,11 @@ export function setServerContext(ctx: ServerContext | undefined): void {
   current = ctx;
 }
 
+/** Whether a server of this process is running (Colyseus's matchmaker is one per process). */
+export function hasServerContext(): boolean {
+  return current !== undefined;
+}
+
 export function serverContext(): ServerContext {
   if (!current) throw new Error("the socialworld server is not running (no server context)");
   return current;

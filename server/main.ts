@@ -21,7 +21,7 @@ import { discoverPolicies } from "./openai/models.js";
 import { restoreTrainingRuns } from "./training-history.js";
 import { OpenAiService } from "./openai/service.js";
 import { ServerConfigSchema, type ServerConfig } from "./config.js";
-import { setServerContext, type ServerContext } from "./context.js";
+import { hasServerContext, setServerContext, type ServerContext } from "./context.js";
 import { startDemoRooms } from "./demo.js";
 import { ProgressHub } from "./progress-hub.js";
 import { SelfPlayPools } from "./self-play/pools.js";
@@ -56,7 +56,6 @@ export async function startServer(input: ServerConfig): Promise<RunningServer> {
     models: () => discoverPolicies(config.store, config.policies),
     ...(config.openaiApiKey ? { apiKey: config.openaiApiKey } : {}),
   });
-  setServerContext(context);
   const startedAt = new Date();
 
   // Rooms are created by the server (demo rooms) and the admin API, never by a matchmaking request.
@@ -86,7 +85,25 @@ export async function startServer(input: ServerConfig): Promise<RunningServer> {
   });
   gameServer.define("simulation", SimulationRoom);
   gameServer.define("benchmark", BenchmarkRoom);
-  await gameServer.listen(config.port, config.host);
+  // Colyseus listens for the HTTP server's errors only once it is listening: without this, a port
+  // in use is an unhandled 'error' event (a crash) instead of a failed start.
+  let onListenError: ((err: Error) => void) | undefined;
+  const listenFailed = new Promise<never>((_, fail) => http.once("error", (onListenError = fail)));
+  try {
+    await Promise.race([gameServer.listen(config.port, config.host), listenFailed]);
+  } catch (err) {
+    // Stop what listen() started, so that a failed start does not keep the process alive: the
+    // matchmaker's timers (unless another server of this process uses the matchmaker), and the
+    // transport's ping timer, which stops when the HTTP server closes (one that never listened
+    // does not close by itself). The server context is set only below, so another server goes on.
+    if (!hasServerContext()) await gameServer.gracefullyShutdown(false);
+    http.emit("close");
+    throw err;
+  } finally {
+    http.off("error", onListenError!);
+  }
+  // Rooms find the store and the progress hub here once they are created (they cannot be before).
+  setServerContext(context);
 
   const io = new IoServer(http, { serveClient: false, destroyUpgrade: false, maxHttpBufferSize: 64 * 1024 });
   hub.attach(io);

@@ -67,7 +67,14 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
   };
   // Loaded here, not at the top: the other commands need none of the server's packages.
   const { startServer } = await import("../../server/main.js");
-  const server = await startServer(config);
+  let server;
+  try {
+    server = await startServer(config);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EADDRINUSE") throw err;
+    process.stderr.write(`socialworld serve: port ${config.port} on ${config.host} is in use (another server?); stop it, or choose a port with --port N (0 picks a free one)\n`);
+    return 1;
+  }
   const out = (s: string) => process.stdout.write(s + "\n");
   out(`socialworld server on ${server.url}`);
   out(`  open ${server.url} to watch the rooms · store: ${config.store}`);

@@ -3,9 +3,11 @@
  * runs and their episodes; and what the rooms log is the world model's own episode (the room's
  * ToMi and Hi-ToM episodes equal the worlds' replays of the same generated stories, byte for byte).
  */
+import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { main } from "../../cli/main.js";
 import { RunStore } from "../../store/run-store.js";
 import { Rng } from "../../worlds/core/rng.js";
 import { serializeSocializedContext, validateSocializedContext } from "../../worlds/core/socialized-context.js";
@@ -130,6 +132,23 @@ describe("REST API", () => {
     expect(run.json.run).toMatchObject({ id: runId, kind: "room", status: "done", summary: { episodes: 1 } });
     const list = await ts.api("/api/runs");
     expect(list.json.runs.map((r: { id: string }) => r.id)).toContain(runId);
+  });
+
+  it("will not start a second server on a port in use, and says so in one line", async () => {
+    const io = { err: "" };
+    const write = vi.spyOn(process.stderr, "write").mockImplementation((t) => ((io.err += String(t)), true));
+    try {
+      expect(await main(["serve", "--port", String(ts.server.port), "--store", join(ts.store, "second"), "--no-demo"])).toBe(1);
+    } finally {
+      write.mockRestore();
+    }
+    const line = `socialworld serve: port ${ts.server.port} on 127.0.0.1 is in use (another server?); stop it, or choose a port with --port N (0 picks a free one)\n`;
+    expect(io.err).toBe(line);
+    expect((await ts.api("/api/health")).json).toMatchObject({ ok: true });
+    // As a command of its own, it also ends (nothing it started keeps the process alive).
+    const bin = join(import.meta.dirname, "..", "..", "bin", "socialworld.js");
+    const child = spawnSync(process.execPath, [bin, "serve", "--port", String(ts.server.port), "--store", join(ts.store, "third"), "--no-demo"], { encoding: "utf8", timeout: 20_000 });
+    expect({ status: child.status, stderr: child.stderr }).toEqual({ status: 1, stderr: line });
   });
 
   it("says which line of a run's log is damaged, without the server's paths", async () => {
