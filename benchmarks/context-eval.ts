@@ -16,7 +16,7 @@
  * not JSON scores 0, where upstream would leave it out of the mean). A ground truth with no
  * generated file of the same name is left out with a warning, as upstream does.
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { DataError } from "../worlds/core/errors.js";
 import { validateSocializedContext } from "../worlds/core/socialized-context.js";
@@ -25,6 +25,7 @@ import { structuralScore, type StructuralScore } from "./context-eval/structure.
 import { observationAccuracy, type ObservationScore } from "./context-eval/observation.js";
 import type { ContextJudge } from "./context-eval/judge.js";
 import { npMean, renderTable } from "./context-eval/table.js";
+import { readTextInput } from "../worlds/core/text-input.js";
 
 export const STRUCTURAL_WEIGHT = 0.3;
 export const OBSERVATION_WEIGHT = 0.7;
@@ -108,9 +109,10 @@ export function groundTruthFile(path: string): GroundTruthInput {
 export function generatedFile(path: string): GeneratedInput {
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    text = readTextInput(path);
   } catch (err) {
-    return { source: path, error: `cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` };
+    if (!(err instanceof DataError)) throw err;
+    return { source: path, error: err.reason };
   }
   try {
     return { source: path, json: JSON.parse(text) as unknown };

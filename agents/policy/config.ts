@@ -3,10 +3,10 @@
  * with zod and mapped to the engine's architecture. Fields we do not use are kept, so a real
  * checkpoint's config survives a load and save unchanged.
  */
-import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { DataError } from "../../worlds/core/errors.js";
 import type { EngineConfig } from "./native.js";
+import { readTextInput } from "../../worlds/core/text-input.js";
 
 const positiveInt = z.number().int().positive();
 
@@ -64,13 +64,7 @@ export function parseConfig(text: string, file: string): Qwen2Config {
 }
 
 export function readConfig(file: string): Qwen2Config {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (err) {
-    throw new DataError(file, {}, `cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-  }
-  return parseConfig(text, file);
+  return parseConfig(readTextInput(file), file);
 }
 
 export function engineConfig(c: Qwen2Config): EngineConfig {

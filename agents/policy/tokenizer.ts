@@ -3,11 +3,12 @@
  * @huggingface/tokenizers), tokenizer_config.json for the special tokens and chat template, and
  * generation_config.json for the tokens that end generation.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { Tokenizer } from "@huggingface/tokenizers";
 import { z } from "zod";
 import { DataError } from "../../worlds/core/errors.js";
+import { readTextInput } from "../../worlds/core/text-input.js";
 import { CHATML_TEMPLATE, chatSegments, renderChat, type ChatMessage } from "./chat-template.js";
 
 const TokenText = z.union([z.string(), z.object({ content: z.string() }).loose(), z.null()]).optional();
@@ -36,10 +37,10 @@ export const GenerationConfigSchema = z
 export type GenerationConfig = z.infer<typeof GenerationConfigSchema>;
 
 function readJson(file: string): unknown {
+  const text = readTextInput(file);
   try {
-    return JSON.parse(readFileSync(file, "utf8"));
+    return JSON.parse(text);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code) throw new DataError(file, {}, `cannot read: ${(err as NodeJS.ErrnoException).code}`);
     throw new DataError(file, {}, `not valid JSON: ${(err as Error).message}`);
   }
 }

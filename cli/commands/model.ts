@@ -2,7 +2,7 @@
  * `socialworld model init|generate|logits|export-onnx`: make a seeded model from a preset, sample
  * from a checkpoint, print logits for parity checks, export to ONNX.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { z } from "zod";
 import { loadCheckpoint, saveCheckpoint } from "../../agents/policy/checkpoint.js";
 import { createFromScratch } from "../../agents/policy/from-scratch.js";
@@ -12,6 +12,7 @@ import { PRESETS } from "../../agents/policy/presets.js";
 import { PolicyTokenizer } from "../../agents/policy/tokenizer.js";
 import { DataError } from "../../worlds/core/errors.js";
 import { intArg, parseCommand, UsageError } from "../args.js";
+import { readTextInput } from "../../worlds/core/text-input.js";
 
 export const MODEL_HELP = `socialworld model <command> ...
 
@@ -82,12 +83,7 @@ async function init(argv: readonly string[]): Promise<number> {
 
 /** Corpus lines: plain text, or the texts of JSONL SFT examples. */
 function readCorpus(file: string): string[] {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (err) {
-    throw new DataError(file, {}, `cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-  }
+  const text = readTextInput(file);
   if (!file.endsWith(".jsonl")) return text.split("\n");
   const out: string[] = [];
   text.split("\n").forEach((line, i) => {

@@ -10,10 +10,10 @@
  * Either way the result is our list layout, lines in `agents_names` order. Everything is checked
  * with zod; a bad file is a DataError naming the file and the field.
  */
-import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { DataError } from "../../worlds/core/errors.js";
 import { agentLine, NONE, validateSocializedContext, type SocializedContext } from "../../worlds/core/socialized-context.js";
+import { readTextInput } from "../../worlds/core/text-input.js";
 
 const Lines = z.union([z.array(z.string()), z.record(z.string(), z.string())], {
   error: 'expected a list of "Name: text" lines or a {"Name": "text"} object',
@@ -68,12 +68,7 @@ export function locateContext(json: unknown): { sap: unknown; path: "" | "social
 }
 
 export function readSapFile(file: string): SapFile {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (err) {
-    throw new DataError(file, {}, `cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-  }
+  const text = readTextInput(file);
   let json: unknown;
   try {
     json = JSON.parse(text);

@@ -9,12 +9,12 @@
  *   output, else its action) as the response.
  * The loss goes on the assistant's messages only.
  */
-import { readFileSync } from "node:fs";
 import { asyncBufferFromFile, parquetReadObjects } from "hyparquet";
 import { z } from "zod";
 import { DataError } from "../../worlds/core/errors.js";
 import type { ChatMessage } from "../../agents/policy/chat-template.js";
 import { actionText } from "../../agents/policy/action.js";
+import { readTextInput } from "../../worlds/core/text-input.js";
 
 const Message = z.object({ role: z.enum(["system", "user", "assistant"]), content: z.string() });
 
@@ -74,12 +74,7 @@ async function readParquetExamples(file: string): Promise<SftExample[]> {
 }
 
 export function readExamples(file: string, opts: ReadOptions = {}): SftExample[] {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (err) {
-    throw new DataError(file, {}, `cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-  }
+  const text = readTextInput(file);
   const out: SftExample[] = [];
   const lines = text.split("\n");
   for (let i = 0; i < lines.length; i++) {

@@ -4,9 +4,10 @@
  * naming the file and the field (`[12].beliefQAs[0].tom_type`); fields the evaluator does not
  * read are kept as they are.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { z } from "zod";
 import { DataError } from "../core/errors.js";
+import { readTextInput } from "../core/text-input.js";
 
 const Accessibility = z.enum(["inaccessible", "accessible"]);
 const YesNo = z.enum(["yes", "no", "no:long"]);
@@ -79,7 +80,7 @@ export function fieldPath(path: readonly PropertyKey[]): string {
 /** Reads and validates a FANToM file. */
 export function readFantomFile(path: string): FantomSet[] {
   if (!existsSync(path)) throw new DataError(path, {}, "file not found");
-  return parseFantom(readFileSync(path, "utf8"), path);
+  return parseFantom(readTextInput(path), path);
 }
 
 export function parseFantom(text: string, file: string): FantomSet[] {

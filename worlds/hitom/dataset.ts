@@ -5,13 +5,14 @@
  * story grammar and checked against each other. Every problem is a DataError naming the file and
  * the field (`data[12].question_order`) or the story line (`data[12].story line 4`).
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { basename } from "node:path";
 import { z } from "zod";
 import { DataError } from "../core/errors.js";
 import { orderOf } from "./questions.js";
 import { parseChoices, parseQuestion, type HitomQuestion } from "./sentences.js";
 import { buildHitomScenario, locateIn, parseStoryText, type HitomScenario, type StoryText } from "./story.js";
+import { readTextInput } from "../core/text-input.js";
 
 export const HITOM_PROMPTING_TYPES = ["CoTP", "VP"] as const;
 export type HitomPromptingType = (typeof HITOM_PROMPTING_TYPES)[number];
@@ -55,7 +56,7 @@ export interface HitomItem {
 
 export function readHitomFile(path: string): HitomItem[] {
   if (!existsSync(path)) throw new DataError(path, {}, "file not found");
-  return parseHitom(readFileSync(path, "utf8"), path);
+  return parseHitom(readTextInput(path), path);
 }
 
 export function parseHitom(text: string, file: string): HitomItem[] {

@@ -5,10 +5,11 @@
  * the corrected variant (container and agent location sentences). Every problem is a DataError
  * naming the file and line.
  */
-import { readFileSync, existsSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { basename } from "node:path";
 import { DataError } from "../core/errors.js";
 import { parseQuestion, parseSentence, type TomiQuestion, type TomiSentence } from "./sentences.js";
+import { readTextInput } from "../core/text-input.js";
 
 export const TOMI_QUESTION_TYPES = [
   "first_order_tom",
@@ -65,13 +66,13 @@ export interface TomiFile {
 /** Reads `path` and, when present, the `.trace` beside it (or `tracePath`). */
 export function readTomiFile(path: string, opts: { tracePath?: string | null } = {}): TomiFile {
   if (!existsSync(path)) throw new DataError(path, {}, "file not found");
-  const text = readFileSync(path, "utf8");
+  const text = readTextInput(path);
   let tracePath = opts.tracePath === undefined ? path.replace(/\.txt$/, "") + ".trace" : opts.tracePath;
   if (tracePath !== null && (tracePath === path || !existsSync(tracePath))) {
     if (opts.tracePath) throw new DataError(tracePath, {}, "trace file not found");
     tracePath = null;
   }
-  const traceText = tracePath ? readFileSync(tracePath, "utf8") : undefined;
+  const traceText = tracePath ? readTextInput(tracePath) : undefined;
   return parseTomi(text, path, traceText, tracePath ?? undefined);
 }
 
