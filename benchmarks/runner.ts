@@ -82,6 +82,10 @@ export async function runBenchmark<I extends BenchItem>(opts: RunOptions<I>): Pr
       turnTimeoutMs: opts.turnTimeoutMs,
       signal: opts.signal,
     });
+    // Stopped before the agent answered (not asked yet, or its turn cut off and a fallback in its
+    // place): the question was not asked to the end, so it is not logged; a resumed run asks it.
+    const turn = episode.turns[0];
+    if (opts.signal?.aborted && (!turn || turn.error !== undefined)) return;
     settle(i, item, gt, episode, started);
   };
 

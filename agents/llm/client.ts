@@ -111,7 +111,7 @@ export class ChatClient {
       }
       failures.push(outcome.error);
       const summary = () => `${this.url}: ${outcome.error}${attempt > 1 ? ` (${attempt} attempts: ${failures.join("; ")})` : ""}`;
-      if (call.signal?.aborted) throw new EndpointError(`${this.url}: cancelled (the turn's deadline passed) after ${attempt} attempt(s): ${failures.join("; ")}`, attempt, failures, outcome.status);
+      if (call.signal?.aborted) throw new EndpointError(`${this.url}: cancelled (the turn's deadline passed, or the run was stopped) after ${attempt} attempt(s): ${failures.join("; ")}`, attempt, failures, outcome.status);
       if (!outcome.retryable || attempt > this.opts.retries) throw new EndpointError(summary(), attempt, failures, outcome.status);
       const wait = outcome.retryAfterMs ?? this.backoff.delay(attempt);
       if (call.deadline !== undefined && Date.now() + wait >= call.deadline) {

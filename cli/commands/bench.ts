@@ -17,6 +17,7 @@ import { writeFileAtomic } from "../../store/write-atomic.js";
 import { intArg, parseCommand, UsageError } from "../args.js";
 import { prepareOutput } from "../output-path.js";
 import { Progress } from "../progress.js";
+import { onStopSignal } from "../stop-signals.js";
 
 export const BENCH_HELP = `socialworld bench <${BENCHMARK_NAMES.join("|")}> --data FILE [options]
 
@@ -144,8 +145,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   }
   const progress = new Progress(`${name} ${agent.id}`, items.length, args.quiet ? null : process.stderr);
   const controller = new AbortController();
-  const onSigint = () => controller.abort();
-  process.once("SIGINT", onSigint);
+  const signals = onStopSignal(() => controller.abort());
   const startedAt = new Date();
   let correct = [...done.values()].filter((r) => r.correct).length;
   let results: ItemResult[];
@@ -173,12 +173,12 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     if (err instanceof RunAborted) {
       await store.update(run.id, { status: "interrupted", finishedAt: new Date().toISOString() });
       process.stderr.write(`interrupted: ${err.finished}/${err.total} questions logged; continue with --resume ${run.id}\n`);
-      return 130;
+      return signals.exitCode;
     }
     await store.update(run.id, { status: "failed", finishedAt: new Date().toISOString(), error: String(err) });
     throw err;
   } finally {
-    process.off("SIGINT", onSigint);
+    signals.dispose();
   }
   log.close();
   progress.finish();

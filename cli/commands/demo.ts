@@ -18,6 +18,7 @@ import { buildScenario } from "../../worlds/tomi/story.js";
 import { EpisodeLog } from "../../store/episode-log.js";
 import { RunStore } from "../../store/run-store.js";
 import { intArg, parseCommand } from "../args.js";
+import { onStopSignal } from "../stop-signals.js";
 
 export const DEMO_HELP = `socialworld demo [--stories N] [--seed S] [--delay MS] [--store DIR]
 
@@ -47,10 +48,7 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
   const run = await store.create("demo", "Terminal demo: generated ToMi stories", { seed: args.seed });
   const log = new EpisodeLog(store.episodesPath(run));
   let stop = false;
-  const onSigint = () => {
-    stop = true;
-  };
-  process.once("SIGINT", onSigint);
+  const signals = onStopSignal(() => (stop = true));
   const out = (s = "") => process.stdout.write(s + "\n");
   out(bold(`socialworld demo`) + dim(` · seed ${args.seed} · episodes logged to ${store.episodesPath(run)} · Ctrl-C to stop`));
   const rng = Rng.seeded(`demo:${args.seed}`);
@@ -96,7 +94,7 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
       played++;
     }
   } finally {
-    process.off("SIGINT", onSigint);
+    signals.dispose();
     log.close();
     await store.update(run.id, { status: stop ? "interrupted" : "done", finishedAt: new Date().toISOString(), summary: { stories: played } });
   }

@@ -19,6 +19,7 @@ import { DataError } from "../../worlds/core/errors.js";
 import { intArg, parseCommand, UsageError } from "../args.js";
 import { prepareOutput } from "../output-path.js";
 import { Progress } from "../progress.js";
+import { onStopSignal } from "../stop-signals.js";
 
 export const EVAL_CONTEXT_HELP = `socialworld eval-context --gt DIR --gen DIR [options]
 socialworld eval-context --run RUN_ID [options]
@@ -98,8 +99,7 @@ export async function evalContextCommand(argv: readonly string[]): Promise<numbe
     : undefined;
   const progress = new Progress("eval-context", pairs.length, args.quiet ? null : process.stderr);
   const controller = new AbortController();
-  const onSigint = () => controller.abort();
-  process.once("SIGINT", onSigint);
+  const signals = onStopSignal(() => controller.abort());
   let report: ContextEvalReport;
   try {
     report = await evaluateContexts(pairs, {
@@ -110,7 +110,7 @@ export async function evalContextCommand(argv: readonly string[]): Promise<numbe
       onResult: (_r, done) => progress.update(done),
     });
   } finally {
-    process.off("SIGINT", onSigint);
+    signals.dispose();
   }
   progress.finish();
   for (const r of report.results) {
@@ -123,7 +123,7 @@ export async function evalContextCommand(argv: readonly string[]): Promise<numbe
   process.stdout.write(table + "\n");
   if (controller.signal.aborted) {
     process.stderr.write(`interrupted: ${report.results.length}/${pairs.length} files scored\n`);
-    return 130;
+    return signals.exitCode;
   }
   return 0;
 }

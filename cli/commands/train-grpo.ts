@@ -16,6 +16,7 @@ import { runGrpoSession, SettingsMismatch } from "../../trainers/grpo/session.js
 import { WorldPoints } from "../../trainers/grpo/world-points.js";
 import { intArg, numArg, parseCommand, UsageError } from "../args.js";
 import { Progress } from "../progress.js";
+import { onStopSignal } from "../stop-signals.js";
 
 export const GRPO_HELP = `socialworld train grpo --model DIR (--world W | --bench B --data FILE) --out DIR [options]
 
@@ -192,8 +193,7 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
   const progress = new Progress("grpo", config.steps, a.quiet ? null : process.stderr);
   const filterBar = new Progress("greedy pass (skip solved)", source.size, a.quiet ? null : process.stderr);
   const controller = new AbortController();
-  const onSigint = () => controller.abort();
-  process.once("SIGINT", onSigint);
+  const signals = onStopSignal(() => controller.abort());
   let runId: string | null = null;
   let warnedTooLong = false;
   try {
@@ -228,7 +228,7 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
     await publisher?.finish(runId ?? a.out, r.interrupted ? "interrupted" : "done");
     if (r.interrupted) {
       process.stderr.write(`interrupted after step ${r.steps}: checkpoint saved; continue with --resume auto\n`);
-      return 130;
+      return signals.exitCode;
     }
     const m = r.last;
     process.stdout.write(
@@ -241,6 +241,6 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
     if (err instanceof SettingsMismatch) throw new UsageError(`--resume: ${err.message}`);
     throw err;
   } finally {
-    process.off("SIGINT", onSigint);
+    signals.dispose();
   }
 }

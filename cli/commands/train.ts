@@ -16,6 +16,7 @@ import { dataId, stateSettings, trainSft, type SftSettings } from "../../trainer
 import { intArg, parseCommand, UsageError } from "../args.js";
 import { Progress } from "../progress.js";
 import { GRPO_HELP, grpoCommand } from "./train-grpo.js";
+import { onStopSignal } from "../stop-signals.js";
 
 export const TRAIN_HELP = `socialworld train sft|grpo ...
 
@@ -145,8 +146,7 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
   const progress = new Progress("sft", a.steps, a.quiet ? null : process.stderr);
   progress.update(start);
   const controller = new AbortController();
-  const onSigint = () => controller.abort();
-  process.once("SIGINT", onSigint);
+  const signals = onStopSignal(() => controller.abort());
   let recent: { tokens: number; seconds: number }[] = [];
   try {
     const r = await trainSft({
@@ -169,12 +169,12 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
     progress.finish();
     if (r.interrupted) {
       process.stderr.write(`interrupted after step ${r.steps}: checkpoint saved; continue with --resume auto\n`);
-      return 130;
+      return signals.exitCode;
     }
     process.stdout.write(`trained ${r.steps} steps on ${encoded.examples.length} examples: final loss ${r.lastLoss?.toFixed(4)}, ${fmtRate(r.tokensPerSecond)} tokens/s; model in ${resolve(a.out)}\n`);
     return 0;
   } finally {
-    process.off("SIGINT", onSigint);
+    signals.dispose();
   }
 }
 
