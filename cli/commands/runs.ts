@@ -3,7 +3,7 @@
  * `socialworld runs episodes RUN_ID [--offset N] [--limit N]` (JSON lines on stdout)
  */
 import { z } from "zod";
-import { readEpisodeLog } from "../../store/episode-log.js";
+import { readLogPage } from "../../store/log-index.js";
 import { RunStore } from "../../store/run-store.js";
 import { intArg, parseCommand, UsageError } from "../args.js";
 
@@ -46,7 +46,7 @@ export async function runsCommand(argv: readonly string[]): Promise<number> {
     process.stdout.write(JSON.stringify({ ...run, path: store.dirOf(run) }, null, 2) + "\n");
     return 0;
   }
-  const read = readEpisodeLog(store.episodesPath(run), { offset: args.offset, ...(args.limit ? { limit: args.limit } : {}) });
+  const read = readLogPage(store.episodesPath(run), args.offset, args.limit ?? Infinity, { resolve: false });
   for (const r of read.records) process.stdout.write(JSON.stringify(r) + "\n");
   if (read.torn) process.stderr.write("note: the log's last line was cut off mid-write and is skipped\n");
   return 0;

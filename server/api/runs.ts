@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Router, type Request } from "express";
 import { z } from "zod";
-import { readEpisodeLog, resolveContexts } from "../../store/episode-log.js";
+import { readLogPage } from "../../store/log-index.js";
 import type { RunRecord } from "../../store/run-store.js";
 import { DataError } from "../../worlds/core/errors.js";
 import { SocializedContextSchema, serializeSocializedContext } from "../../worlds/core/socialized-context.js";
@@ -61,9 +61,9 @@ export function runsRouter(ctx: ServerContext, adminToken: string): Router {
   };
 
   /** A damaged log is the server's fault, not the client's: 500, saying where, without the server's paths. */
-  const logOf = (run: RunRecord) => {
+  const pageOf = (run: RunRecord, offset: number, limit: number) => {
     try {
-      return readEpisodeLog<LogRecord>(ctx.store.episodesPath(run));
+      return readLogPage<LogRecord>(ctx.store.episodesPath(run), offset, limit);
     } catch (err) {
       if (!(err instanceof DataError)) throw err;
       console.error(`[api] ${err.message}`);
@@ -74,19 +74,18 @@ export function runsRouter(ctx: ServerContext, adminToken: string): Router {
   r.get("/:runId/episodes", (req, res) => {
     const run = episodesOf(req);
     const { offset, limit } = parseOr400(Page, req.query, "query");
-    // Benchmark logs write each story's context once; the page needs the earlier lines to resolve it.
-    const all = logOf(run);
-    const page = resolveContexts(all.records.slice(offset, offset + limit), all.records.slice(0, offset));
-    res.json({ total: all.total, offset, limit, torn: all.torn, episodes: page });
+    // Benchmark logs write each story's context once; the page fills it in where a record names it.
+    const page = pageOf(run, offset, limit);
+    res.json({ total: page.total, offset, limit, torn: page.torn, episodes: page.records });
   });
 
   r.get("/:runId/episodes/:index", (req, res) => {
     const run = episodesOf(req);
     const index = parseOr400(z.coerce.number().int().min(0), req.params.index, "path");
     const { format } = parseOr400(EpisodeQuery, req.query, "query");
-    const all = logOf(run);
-    if (index >= all.total) throw new HttpError(404, `run ${run.id} has ${all.total} episodes; there is no episode ${index}`);
-    const [record] = resolveContexts(all.records.slice(index, index + 1), all.records.slice(0, index));
+    const page = pageOf(run, index, 1);
+    if (index >= page.total) throw new HttpError(404, `run ${run.id} has ${page.total} episodes; there is no episode ${index}`);
+    const [record] = page.records;
     if (format === "record") {
       res.json(record);
       return;
