@@ -45,7 +45,9 @@ class LogIndex {
   /** Brings the index up to the file as it is now (an open descriptor, so one file throughout). */
   update(fd: number): void {
     const st = fstatSync(fd);
-    if (st.ino !== this.inode || st.size < this.end) this.reset(st.ino);
+    // Another file, one cut back, or one rewritten in place (its last indexed line no longer ends
+    // where it did): index it again.
+    if (st.ino !== this.inode || st.size < this.end || (this.end > 0 && readRange(fd, this.end - 1, this.end)[0] !== 0x0a)) this.reset(st.ino);
     this.size = st.size;
     const buf = Buffer.allocUnsafe(CHUNK);
     let lineStart = this.end;
