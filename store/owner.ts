@@ -15,7 +15,10 @@ export const OwnerSchema = z.object({
 });
 export type Owner = z.infer<typeof OwnerSchema>;
 
-const started = Math.round(performance.timeOrigin);
+// From the process's uptime, not performance.timeOrigin: a worker thread has a time origin of its
+// own, and must still recognise its process. Two readings differ by a millisecond or so.
+const started = Math.round(Date.now() - process.uptime() * 1000);
+const SAME_START_MS = 1000;
 
 export function thisProcess(): Owner {
   return { pid: process.pid, host: hostname(), started };
@@ -24,7 +27,7 @@ export function thisProcess(): Owner {
 /** True only when the owner ran on this host and no longer exists. */
 export function ownerGone(owner: Owner): boolean {
   if (owner.host !== hostname()) return false;
-  if (owner.pid === process.pid) return owner.started !== undefined && owner.started !== started;
+  if (owner.pid === process.pid) return owner.started !== undefined && Math.abs(owner.started - started) > SAME_START_MS;
   try {
     process.kill(owner.pid, 0);
     return false;
