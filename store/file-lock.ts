@@ -59,7 +59,7 @@ export async function withFileLock<T>(path: string, work: () => T, opts: FileLoc
     return work();
   } finally {
     // Ours unless it was judged stale and taken over meanwhile: then it is someone else's now.
-    if (read(path) === mine) removeIfPresent(path);
+    if (readIfPresent(path) === mine) removeIfPresent(path);
   }
 }
 
@@ -102,7 +102,8 @@ function tryLock(path: string): string | undefined {
   return text;
 }
 
-function read(path: string): string | undefined {
+/** The file's text, or undefined when there is no such file. */
+export function readIfPresent(path: string): string | undefined {
   try {
     return readFileSync(path, "utf8");
   } catch (err) {
@@ -122,7 +123,7 @@ function removeIfPresent(path: string): void {
 /** "gone" (released meanwhile), "stale" (its owner is dead), or who holds it, for the message. */
 function inspect(path: string, staleMs: number): "gone" | "stale" | string {
   const mtimeMs = statSync(path, { throwIfNoEntry: false })?.mtimeMs;
-  const text = read(path);
+  const text = readIfPresent(path);
   if (mtimeMs === undefined || text === undefined) return "gone";
   // An empty file is a lock being written this instant (or left by a crash right after creating
   // it): only its age can tell.

@@ -17,6 +17,7 @@ import { WorldPoints } from "../../trainers/grpo/world-points.js";
 import { intArg, numArg, parseCommand, UsageError } from "../args.js";
 import { Progress } from "../progress.js";
 import { onStopSignal } from "../stop-signals.js";
+import { FolderInUse } from "../../store/folder-claim.js";
 
 export const GRPO_HELP = `socialworld train grpo --model DIR (--world W | --bench B --data FILE) --out DIR [options]
 
@@ -239,6 +240,7 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
     return 0;
   } catch (err) {
     if (err instanceof SettingsMismatch) throw new UsageError(`--resume: ${err.message}`);
+    if (err instanceof FolderInUse) throw new UsageError(`--out: ${err.message}`);
     throw err;
   } finally {
     signals.dispose();

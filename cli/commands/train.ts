@@ -13,6 +13,7 @@ import { readExamplesFile } from "../../trainers/sft/examples.js";
 import { loadMoments, resumeFolder, settingsMismatch } from "../../trainers/common/checkpoint-folders.js";
 import { readTrainerState } from "../../trainers/sft/state.js";
 import { dataId, stateSettings, trainSft, type SftSettings } from "../../trainers/sft/trainer.js";
+import { claimFolder, FolderInUse, type FolderClaim } from "../../store/folder-claim.js";
 import { intArg, parseCommand, UsageError } from "../args.js";
 import { Progress } from "../progress.js";
 import { GRPO_HELP, grpoCommand } from "./train-grpo.js";
@@ -79,6 +80,7 @@ const Args = z.object({
   threads: intArg(1, 1024).optional(),
   quiet: z.boolean().default(false),
 });
+type Args = z.infer<typeof Args>;
 
 export async function trainCommand(argv: readonly string[]): Promise<number> {
   if (argv[0] === "grpo") return grpoCommand(argv.slice(1));
@@ -112,6 +114,16 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
   };
   const id = dataId(a.data);
   mkdirSync(a.out, { recursive: true });
+  const claim = await claimOut(a.out);
+  try {
+    return await trainSftInto(a, settings, examples, id);
+  } finally {
+    claim.release();
+  }
+}
+
+/** The training itself, into a claimed OUT. */
+async function trainSftInto(a: Args, settings: SftSettings, examples: Awaited<ReturnType<typeof readExamplesFile>>, id: string): Promise<number> {
 
   // Where to start: a checkpoint to resume, the given model, or a new one.
   if (a.resume && a.resume !== "auto" && !existsSync(a.resume)) throw new UsageError(`--resume: ${a.resume} does not exist`);
@@ -175,6 +187,16 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
     return 0;
   } finally {
     signals.dispose();
+  }
+}
+
+/** OUT for this run alone: a second run on it by mistake stops here, before writing anything. */
+async function claimOut(out: string): Promise<FolderClaim> {
+  try {
+    return await claimFolder(out);
+  } catch (err) {
+    if (err instanceof FolderInUse) throw new UsageError(`--out: ${err.message}`);
+    throw err;
   }
 }
 

@@ -12,6 +12,7 @@ import { EpisodeLog, setTornLineAsideIn } from "../../store/episode-log.js";
 import { DataError } from "../../worlds/core/errors.js";
 import type { RunStore } from "../../store/run-store.js";
 import { writeFileAtomic } from "../../store/write-atomic.js";
+import { claimFolder } from "../../store/folder-claim.js";
 import { loadMoments, resumeFolder, settingsMismatch } from "../common/checkpoint-folders.js";
 import type { GrpoConfig } from "./config.js";
 import type { PointSource } from "./decision-point.js";
@@ -56,8 +57,18 @@ export interface SessionResult extends GrpoResult {
 }
 
 export async function runGrpoSession(o: SessionOptions): Promise<SessionResult> {
-  const c = o.config;
   mkdirSync(o.out, { recursive: true });
+  // OUT for this run alone: a second run on it by mistake stops here (FolderInUse).
+  const claim = await claimFolder(o.out);
+  try {
+    return await runClaimed(o);
+  } finally {
+    claim.release();
+  }
+}
+
+async function runClaimed(o: SessionOptions): Promise<SessionResult> {
+  const c = o.config;
   const resumeDir = resumeFolder(o.out, o.resume);
 
   let ck;
