@@ -24,6 +24,8 @@ const Args = z.object({
   limit: intArg(1).optional(),
 });
 
+const PAGE = 1000;
+
 export async function runsCommand(argv: readonly string[]): Promise<number> {
   const args = parseCommand(argv, { store: { type: "string" }, offset: { type: "string" }, limit: { type: "string" } }, Args);
   const store = await RunStore.open(args.store);
@@ -46,8 +48,16 @@ export async function runsCommand(argv: readonly string[]): Promise<number> {
     process.stdout.write(JSON.stringify({ ...run, path: store.dirOf(run) }, null, 2) + "\n");
     return 0;
   }
-  const read = readLogPage(store.episodesPath(run), args.offset, args.limit ?? Infinity, { resolve: false });
-  for (const r of read.records) process.stdout.write(JSON.stringify(r) + "\n");
-  if (read.torn) process.stderr.write("note: the log's last line was cut off mid-write and is skipped\n");
+  // A page at a time: a log of any size goes through in bounded memory.
+  const end = args.offset + (args.limit ?? Infinity);
+  let torn = false;
+  for (let offset = args.offset; offset < end; ) {
+    const page = readLogPage(store.episodesPath(run), offset, Math.min(PAGE, end - offset), { resolve: false });
+    for (const r of page.records) process.stdout.write(JSON.stringify(r) + "\n");
+    torn = page.torn;
+    if (page.records.length === 0) break;
+    offset += page.records.length;
+  }
+  if (torn) process.stderr.write("note: the log's last line was cut off mid-write and is skipped\n");
   return 0;
 }

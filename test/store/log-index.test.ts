@@ -13,7 +13,7 @@ import { readLogPage } from "../../store/log-index.js";
 import { RunStore } from "../../store/run-store.js";
 import { generateTomi } from "../../worlds/tomi/generator.js";
 
-captureOutput();
+const io = captureOutput();
 
 type Rec = { context_id?: string; socialized_context?: unknown };
 
@@ -61,6 +61,22 @@ describe("readLogPage", () => {
     writeFileSync(`${path}.new`, lines.slice(5, 25).join("\n") + "\n");
     renameSync(`${path}.new`, path);
     expect(readLogPage(path, 0, 30)).toEqual(reference(path, 0, 30));
+  });
+
+  it("runs episodes prints a log of several pages line for line, and any window of it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sw-log-index-"));
+    const store = await RunStore.open(join(dir, "store"));
+    const run = await store.create("bench", "many lines", {});
+    const lines = Array.from({ length: 2500 }, (_, i) => JSON.stringify({ kind: "benchmark_item", n: i, context_id: `c${i % 7}` }));
+    writeFileSync(store.episodesPath(run), lines.join("\n") + "\n");
+    const printed = async (...extra: string[]) => {
+      io.out = "";
+      expect(await main(["runs", "episodes", run.id, "--store", join(dir, "store"), ...extra])).toBe(0);
+      return io.out;
+    };
+    expect(await printed()).toBe(lines.join("\n") + "\n");
+    expect(await printed("--offset", "999", "--limit", "1002")).toBe(lines.slice(999, 2001).join("\n") + "\n");
+    expect(await printed("--offset", "2600")).toBe("");
   });
 
   it("reads lines longer than one read of the file, and names a damaged line of its page", () => {
