@@ -295,7 +295,8 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
   override onAuth(_client: Client, raw: unknown): JoinAuth {
     const parsed = JoinOptionsSchema.safeParse(raw ?? {});
     if (!parsed.success) throw new ServerError(ErrorCode.AUTH_FAILED, `bad join options: ${describeIssues(parsed.error)}`);
-    const { seat, token } = parsed.data;
+    let { seat } = parsed.data;
+    const { token } = parsed.data;
     const name = parsed.data.name ?? "anonymous";
     const isPrivate = this.state.visibility === "private";
 
@@ -310,8 +311,14 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
       return { role: "seat", index, token, name };
     }
 
-    const index = this.state.agents.indexOf(seat);
-    if (index < 0) throw new ServerError(ErrorCode.AUTH_FAILED, `no agent "${seat}" in this room (agents: ${[...this.state.agents].join(", ") || "none yet"})`);
+    // A seat by its agent's name, or by its 0-based position: a looping room's agents change with
+    // every story, and a position names the same seat throughout (as humanSeats does).
+    const byName = this.state.agents.indexOf(seat);
+    const index = byName < 0 && /^\d{1,3}$/.test(seat) && Number(seat) < this.state.agents.length ? Number(seat) : byName;
+    if (index < 0) {
+      throw new ServerError(ErrorCode.AUTH_FAILED, `no agent "${seat}" in this room (agents: ${[...this.state.agents].join(", ") || "none yet"}; or a seat's 0-based position)`);
+    }
+    seat = this.state.agents[index]!;
     if (!this.state.seats.get(seat)?.human) {
       const open = [...this.state.seats.values()].filter((s) => s.human).map((s) => s.agent);
       throw new ServerError(ErrorCode.AUTH_FAILED, `${seat}'s seat is not open to people (open seats: ${open.join(", ") || "none"})`);

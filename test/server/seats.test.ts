@@ -149,6 +149,10 @@ describe("seat rules", () => {
     await expect(ts.join(roomId, { seat: agents[0] })).rejects.toThrow(/taken by dan/);
     await expect(ts.join(roomId, { seat: agents[1] })).rejects.toThrow(/not open to people/);
     await expect(ts.join(roomId, { seat: "Nobody" })).rejects.toThrow(/no agent "Nobody"/);
+    // A seat by its position is the same seat.
+    await expect(ts.join(roomId, { seat: "0" })).rejects.toThrow(/taken by dan/);
+    await expect(ts.join(roomId, { seat: "1" })).rejects.toThrow(`${agents[1]}'s seat is not open to people`);
+    await expect(ts.join(roomId, { seat: String(agents.length) })).rejects.toThrow(`no agent "${agents.length}"`);
     await expect(ts.join(roomId, { seat: "x".repeat(65) })).rejects.toThrow(/bad join options: seat/);
     await expect(ts.join(roomId, { token: "not-a-token" })).rejects.toThrow(/unknown or expired token/);
 
