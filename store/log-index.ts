@@ -9,17 +9,10 @@
  */
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { DataError } from "../worlds/core/errors.js";
+import type { LogRead } from "./episode-log.js";
 
 const CHUNK = 1 << 20;
 const CONTEXT_KEY = Buffer.from('"socialized_context":');
-
-export interface LogPage<T> {
-  readonly records: T[];
-  /** Complete lines in the log. */
-  readonly total: number;
-  /** True when the log ends in a line cut off mid-write (not counted). */
-  readonly torn: boolean;
-}
 
 type Record_ = { context_id?: string; socialized_context?: unknown };
 
@@ -49,6 +42,7 @@ class LogIndex {
     // where it did): index it again.
     if (st.ino !== this.inode || st.size < this.end || (this.end > 0 && readRange(fd, this.end - 1, this.end)[0] !== 0x0a)) this.reset(st.ino);
     this.size = st.size;
+    if (st.size === this.end) return;
     const buf = Buffer.allocUnsafe(CHUNK);
     let lineStart = this.end;
     // From the end of the last complete line, a chunk at a time; a line may span chunks.
@@ -130,7 +124,7 @@ const KEPT = 16;
  * Records [offset, offset+limit) of a log, each with the socialized context it names filled in
  * (as resolveContexts does, without reading the lines in between) unless `resolve` is false.
  */
-export function readLogPage<T extends Record_>(path: string, offset: number, limit: number, opts: { resolve?: boolean } = {}): LogPage<T> {
+export function readLogPage<T extends Record_>(path: string, offset: number, limit: number, opts: { resolve?: boolean } = {}): LogRead<T> {
   let fd: number;
   try {
     fd = openSync(path, "r");

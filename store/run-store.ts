@@ -7,12 +7,12 @@
  * Each change to the registry is made under a lock file (file-lock.ts), on a fresh read of the
  * registry, which is then replaced whole (write-atomic.ts); reads pick up other processes' changes.
  */
-import { mkdirSync, readFileSync, statSync } from "node:fs";
+import { mkdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
 import { LowSync, type SyncAdapter } from "lowdb";
 import { z } from "zod";
-import { withFileLock, type FileLockOptions } from "./file-lock.js";
+import { readIfPresent, withFileLock, type FileLockOptions } from "./file-lock.js";
 import { OwnerSchema, ownerGone, thisProcess } from "./owner.js";
 import { writeFileAtomic } from "./write-atomic.js";
 import { DataError } from "../worlds/core/errors.js";
@@ -61,13 +61,8 @@ class RegistryFile implements SyncAdapter<Db> {
   constructor(readonly path: string) {}
 
   read(): Db | null {
-    let text: string;
-    try {
-      text = readFileSync(this.path, "utf8");
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
-      throw err;
-    }
+    const text = readIfPresent(this.path);
+    if (text === undefined) return null;
     try {
       return JSON.parse(text) as Db;
     } catch (err) {

@@ -9,7 +9,7 @@ import { createFromScratch } from "../../agents/policy/from-scratch.js";
 import { loadNative } from "../../agents/policy/native.js";
 import { PRESETS } from "../../agents/policy/presets.js";
 import { encodeExamples } from "../../trainers/sft/batches.js";
-import { readExamplesFile } from "../../trainers/sft/examples.js";
+import { readExamplesFile, type SftExample } from "../../trainers/sft/examples.js";
 import { loadMoments, resumeFolder, settingsMismatch } from "../../trainers/common/checkpoint-folders.js";
 import { readTrainerState } from "../../trainers/sft/state.js";
 import { dataId, stateSettings, trainSft, type SftSettings } from "../../trainers/sft/trainer.js";
@@ -123,8 +123,7 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
 }
 
 /** The training itself, into a claimed OUT. */
-async function trainSftInto(a: Args, settings: SftSettings, examples: Awaited<ReturnType<typeof readExamplesFile>>, id: string): Promise<number> {
-
+async function trainSftInto(a: Args, settings: SftSettings, examples: SftExample[], id: string): Promise<number> {
   // Where to start: a checkpoint to resume, the given model, or a new one.
   if (a.resume && a.resume !== "auto" && !existsSync(a.resume)) throw new UsageError(`--resume: ${a.resume} does not exist`);
   const resumeDir = resumeFolder(a.out, a.resume);

@@ -16,7 +16,7 @@ export function readTextInput(file: string): string {
   return normalizeText(text);
 }
 
-export function normalizeText(text: string): string {
+function normalizeText(text: string): string {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   return body.includes("\r\n") ? body.replace(/\r\n/g, "\n") : body;
 }
