@@ -51,40 +51,30 @@ export class EpisodeLog {
 
 export interface LogRead<T> {
   readonly records: T[];
-  /** Total complete records in the file (before offset/limit). */
+  /** Complete records in the file (all of them, whatever part was read). */
   readonly total: number;
   /** True when the last line was cut off mid-write (skipped). */
   readonly torn: boolean;
 }
 
-/** Reads records [offset, offset+limit) of a JSONL log; a malformed line other than the last is an error. */
-export function readEpisodeLog<T = unknown>(path: string, opts: { offset?: number; limit?: number } = {}): LogRead<T> {
+/**
+ * Reads every record of a JSONL log. A record is whole only with its newline (the writer writes
+ * both in one write), so a last line without one is torn, as the log index and a reopened log take
+ * it; a malformed line before it is an error.
+ */
+export function readEpisodeLog<T = unknown>(path: string): LogRead<T> {
   if (!existsSync(path)) return { records: [], total: 0, torn: false };
-  const text = readFileSync(path, "utf8");
-  const lines = text.split("\n");
-  const endsClean = text.endsWith("\n") || text === "";
-  if (lines[lines.length - 1] === "") lines.pop();
-  const offset = opts.offset ?? 0;
-  const limit = opts.limit ?? Infinity;
-  const records: T[] = [];
-  let total = 0;
-  let torn = false;
-  for (let i = 0; i < lines.length; i++) {
-    const last = i === lines.length - 1;
-    let value: T;
+  const lines = readFileSync(path, "utf8").split("\n");
+  // After the last newline: nothing, or the torn start of a record.
+  const torn = lines.pop() !== "";
+  const records = lines.map((line, i) => {
     try {
-      value = JSON.parse(lines[i]!) as T;
+      return JSON.parse(line) as T;
     } catch {
-      if (last && !endsClean) {
-        torn = true;
-        break;
-      }
       throw new DataError(path, { line: i + 1 }, "not valid JSON");
     }
-    if (total >= offset && records.length < limit) records.push(value);
-    total++;
-  }
-  return { records, total, torn };
+  });
+  return { records, total: records.length, torn };
 }
 
 /**

@@ -53,6 +53,16 @@ describe("EpisodeLog", () => {
     expect(existsSync(`${path}.torn`)).toBe(false);
   });
 
+  it("takes a last line without its newline as torn, as a reopened log does, even when it parses", () => {
+    const path = logIn();
+    writeRecords(path, [1, 2]);
+    appendFileSync(path, '{"id": 3}');
+    expect(readEpisodeLog(path)).toMatchObject({ total: 2, torn: true });
+    // So a resumed run asks that question again instead of counting it done and setting its line aside.
+    expect(new EpisodeLog(path).tornBytes).toBe('{"id": 3}'.length);
+    expect(readEpisodeLog(path)).toMatchObject({ total: 2, torn: false });
+  });
+
   it("reading, names the file and line of a bad line that is not the last", () => {
     const path = logIn();
     writeFileSync(path, '{"id": 1}\n{"id": \n{"id": 3}\n');
