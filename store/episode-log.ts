@@ -6,6 +6,7 @@
  */
 import { appendFileSync, closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, readSync, writeSync } from "node:fs";
 import { DataError } from "../worlds/core/errors.js";
+import { withPath } from "./io-error.js";
 
 export class EpisodeLog {
   private fd: number | undefined;
@@ -30,7 +31,11 @@ export class EpisodeLog {
     this.buffer[n] = 0x0a;
     // One write(2) per line: a crash loses at most the line being written.
     let done = 0;
-    while (done < n + 1) done += writeSync(this.fd, this.buffer, done, n + 1 - done);
+    try {
+      while (done < n + 1) done += writeSync(this.fd, this.buffer, done, n + 1 - done);
+    } catch (err) {
+      throw withPath(err, this.path);
+    }
     this.lines++;
   }
 
@@ -42,6 +47,8 @@ export class EpisodeLog {
     if (this.fd === undefined) return;
     try {
       fsyncSync(this.fd);
+    } catch (err) {
+      throw withPath(err, this.path);
     } finally {
       closeSync(this.fd);
       this.fd = undefined;

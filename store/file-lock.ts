@@ -10,6 +10,7 @@
  */
 import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
+import { withPath } from "./io-error.js";
 import { OwnerSchema, ownerGone, thisProcess, type Owner } from "./owner.js";
 
 export interface FileLockOptions {
@@ -96,9 +97,13 @@ function tryLock(path: string): string | undefined {
   const text = JSON.stringify({ ...thisProcess(), since: new Date().toISOString() });
   try {
     writeSync(fd, text);
-  } finally {
+  } catch (err) {
+    // An empty lock file would hold the lock for nobody (a full disk): take it back.
     closeSync(fd);
+    unlinkSync(path);
+    throw withPath(err, path);
   }
+  closeSync(fd);
   return text;
 }
 

@@ -15,7 +15,7 @@ import { RunStore } from "../../store/run-store.js";
 import { thisProcess } from "../../store/owner.js";
 import { writeFileAtomic } from "../../store/write-atomic.js";
 import { intArg, parseCommand, UsageError } from "../args.js";
-import { prepareOutput } from "../output-path.js";
+import { checkDistinctFiles, prepareOutput } from "../output-path.js";
 import { Progress } from "../progress.js";
 import { onStopSignal } from "../stop-signals.js";
 
@@ -89,6 +89,11 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   const name = args._[0];
   if (args.json) prepareOutput("--json", args.json);
   if (args.md) prepareOutput("--md", args.md);
+  checkDistinctFiles([
+    ["--data", args.data],
+    ["--json", args.json],
+    ["--md", args.md],
+  ]);
   let benchmark;
   try {
     benchmark = await loadBenchmark(name, { context: args.context, embedder: args.embedder, aggregation: args.aggregation });

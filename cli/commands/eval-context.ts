@@ -17,7 +17,7 @@ import { readRunLog } from "../../trainers/data/run-log.js";
 import { fileStem } from "../../trainers/data/sap-export.js";
 import { DataError } from "../../worlds/core/errors.js";
 import { intArg, parseCommand, UsageError } from "../args.js";
-import { prepareOutput } from "../output-path.js";
+import { checkDistinctFiles, prepareOutput } from "../output-path.js";
 import { Progress } from "../progress.js";
 import { onStopSignal } from "../stop-signals.js";
 
@@ -87,6 +87,10 @@ export async function evalContextCommand(argv: readonly string[]): Promise<numbe
   );
   if (args.json) prepareOutput("--json", args.json);
   if (args.md) prepareOutput("--md", args.md);
+  checkDistinctFiles([
+    ["--json", args.json],
+    ["--md", args.md],
+  ]);
   const { pairs, missing } = args.run ? await pairsFromRun(args.run, args.store) : pairDirectories(args.gt!, args.gen!);
   for (const id of missing) process.stderr.write(`warning: no generated context for ${id} (left out)\n`);
   if (pairs.length === 0) throw new DataError(args.gen ?? args.gt ?? "", {}, "no generated context has a ground truth of the same name");

@@ -57,6 +57,14 @@ describe("socialworld bench", () => {
     expect(io.err).toContain("--context does not apply to tomi (it applies to fantom)");
     expect(await main(["bench", "fantom", "--data", "x.json", "--embedder", "bert"])).toBe(2);
     expect(io.err).toContain("--embedder: expected lexical or onnx:DIR");
+    // An ONNX embedder folder is checked before a run exists (it failed the run at its first question).
+    const empty = mkdtempSync(join(tmpdir(), "sw-cli-"));
+    const store = join(empty, "store");
+    expect(await main(["bench", "fantom", "--data", "x.json", "--embedder", `onnx:${join(empty, "nosuch")}`, "--store", store])).toBe(2);
+    expect(io.err).toContain(`socialworld bench: --embedder: embedder folder not found: ${join(empty, "nosuch")}`);
+    expect(await main(["bench", "fantom", "--data", "x.json", "--embedder", `onnx:${empty}`, "--store", store])).toBe(2);
+    expect(io.err).toContain(`--embedder: no model.onnx or onnx/model.onnx in ${empty}`);
+    expect(existsSync(store)).toBe(false);
     expect(await main(["bench", "tomi", "--data", "x.txt", "--agent", "random:abc"])).toBe(2);
     expect(io.err).toContain('socialworld bench: --agent: random:SEED needs an integer seed (got "random:abc")');
     expect(await main(["bench", "tomi", "--data", "x.txt", "--agent", "llm:m@not-a-url"])).toBe(2);
@@ -76,6 +84,15 @@ describe("socialworld bench", () => {
     expect(await main([...args, "--json", join(dir, "g.txt", "r.json")])).toBe(2);
     expect(io.err).toContain(`--json: cannot write ${join(dir, "g.txt", "r.json")} (ENOTDIR`);
     // Neither started a run.
+    expect((await RunStore.open(store)).list()).toHaveLength(1);
+
+    // A report over the benchmark file, or two reports over each other.
+    io.err = "";
+    expect(await main([...args, "--json", join(dir, "g.txt")])).toBe(2);
+    expect(io.err).toContain(`--data and --json name the same file (${join(dir, "g.txt")}); give --json another file`);
+    expect(await main([...args, "--json", join(dir, "same"), "--md", join(dir, ".", "same")])).toBe(2);
+    expect(io.err).toContain("--json and --md name the same file");
+    expect(readFileSync(join(dir, "g.txt"), "utf8")).toMatch(/^1 /);
     expect((await RunStore.open(store)).list()).toHaveLength(1);
 
     io.err = "";

@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -14,6 +14,16 @@ function writeRecords(path: string, ids: number[]): void {
 }
 
 describe("EpisodeLog", () => {
+  it("names its file when a write fails without naming one (a full disk)", () => {
+    const path = logIn();
+    symlinkSync("/dev/full", path);
+    const log = new EpisodeLog(path);
+    expect(() => log.append({ id: 1 })).toThrow(`ENOSPC: no space left on device, write (${path})`);
+    expect(log.written).toBe(0);
+    // A device cannot be flushed: closing says so, naming the file too.
+    expect(() => log.close()).toThrow(`EINVAL: invalid argument, fsync (${path})`);
+  });
+
   it("opened again after a crash mid-write, sets the torn line aside before appending", () => {
     const path = logIn();
     writeRecords(path, [1, 2, 3]);

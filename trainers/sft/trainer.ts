@@ -7,6 +7,7 @@
 import { createHash } from "node:crypto";
 import { appendFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { naming } from "../../store/io-error.js";
 import { saveCheckpoint, type CheckpointFiles } from "../../agents/policy/checkpoint.js";
 import type { PolicyModel } from "../../agents/policy/model.js";
 import { batchExamples, makeBatch, type EncodedExample } from "./batches.js";
@@ -117,7 +118,7 @@ export async function trainSft(run: SftRun): Promise<SftResult> {
     tokensTotal += tokens;
     last = loss;
     const rec: StepRecord = { step: step + 1, loss, lr, gradNorm, tokens, seconds };
-    appendFileSync(logFile, JSON.stringify(rec) + "\n");
+    naming(logFile, () => appendFileSync(logFile, JSON.stringify(rec) + "\n"));
     run.onStep?.(rec);
     if ((step + 1) % run.saveEvery === 0 && step + 1 < s.steps) checkpoint(step + 1, loss);
   }
