@@ -56,7 +56,18 @@ export function checkBenchmarkOptions(name: string, opts: BenchmarkOptions): ass
 const LOADERS: Readonly<Record<BenchmarkName, (opts: BenchmarkOptions) => Promise<Benchmark>>> = {
   tomi: async () => new (await import("./tomi.js")).TomiBenchmark() as unknown as Benchmark,
   hitom: async () => new (await import("./hitom.js")).HitomBenchmark() as unknown as Benchmark,
-  fantom: async (o) => new (await import("./fantom.js")).FantomBenchmark(o) as unknown as Benchmark,
+  fantom: async (o) => {
+    const benchmark = new (await import("./fantom.js")).FantomBenchmark(o);
+    // The ONNX embedder's folder is checked and its model loaded now: a bad folder should stop the
+    // command before a run exists, not fail the run at its first free-form question.
+    try {
+      await benchmark.ready();
+    } catch (err) {
+      const from = o.embedder !== undefined ? "--embedder" : "$SOCIALWORLD_FANTOM_EMBEDDER";
+      throw new BenchmarkOptionError(`${from}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    return benchmark as unknown as Benchmark;
+  },
 };
 
 /** The benchmark `name`, its module imported on demand. */

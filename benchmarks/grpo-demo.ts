@@ -27,6 +27,7 @@ import { scriptArgs } from "./script-args.js";
 import { tomDataPath } from "./tom-data.js";
 import type { BenchReport } from "./report.js";
 import { TomiBenchmark } from "./tomi.js";
+import { DataError } from "../worlds/core/errors.js";
 
 const shared = tomDataPath("tomi", "original");
 const USAGE = `node dist/benchmarks/grpo-demo.js [options]   (or: npm run demo:grpo -- [options])
@@ -102,7 +103,16 @@ function socialworld(stage: string, args: string[]): Promise<void> {
   const t0 = performance.now();
   const bench = new TomiBenchmark();
   const lines: string[] = [];
-  for (const item of bench.load(train)) lines.push(JSON.stringify({ prompt: await questionText(bench.task(item, "simulation")), response: item.answer }));
+  let items;
+  try {
+    items = bench.load(train);
+  } catch (err) {
+    // Bad input is one line naming the file and line, as the command line says it.
+    if (!(err instanceof DataError)) throw err;
+    process.stderr.write(`grpo-demo: bad input: ${err.message}\n`);
+    process.exit(2);
+  }
+  for (const item of items) lines.push(JSON.stringify({ prompt: await questionText(bench.task(item, "simulation")), response: item.answer }));
   writeFileSync(join(out, "sft.jsonl"), lines.join("\n") + "\n");
   timings.push({ stage: "data", seconds: (performance.now() - t0) / 1000 });
   process.stderr.write(`[data] ${lines.length} training questions in simulation mode -> ${join(out, "sft.jsonl")}\n`);

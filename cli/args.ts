@@ -18,7 +18,7 @@ type Options = NonNullable<ParseArgsConfig["options"]>;
 export function parseCommand<T extends z.ZodType>(argv: readonly string[], options: Options, schema: T, allowPositionals = true): z.infer<T> {
   let parsed: { values: Record<string, unknown>; positionals: string[] };
   try {
-    parsed = parseArgs({ args: [...argv], options, allowPositionals, strict: true }) as typeof parsed;
+    parsed = parseArgs({ args: joinNegativeNumbers(argv, options), options, allowPositionals, strict: true }) as typeof parsed;
   } catch (err) {
     throw new UsageError((err as Error).message.replace(/^TypeError \[[A-Z_]+\]: /, ""));
   }
@@ -30,6 +30,29 @@ export function parseCommand<T extends z.ZodType>(argv: readonly string[], optio
     throw new UsageError(`${name}: ${issue.message}`);
   }
   return result.data;
+}
+
+/**
+ * `--seed -1` as `--seed=-1`: parseArgs reads a value starting with a dash as an option and
+ * answers with a paragraph about ambiguity; a negative number after an option that takes a value
+ * is that value, and the option's schema then says what is wrong with it, as for any other value.
+ */
+function joinNegativeNumbers(argv: readonly string[], options: Options): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === "--") {
+      out.push(...argv.slice(i));
+      break;
+    }
+    const next = argv[i + 1];
+    const name = arg.startsWith("--") ? arg.slice(2) : undefined;
+    if (name !== undefined && options[name]?.type === "string" && next !== undefined && /^-\.?\d/.test(next)) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else out.push(arg);
+  }
+  return out;
 }
 
 /**

@@ -11,7 +11,7 @@ import { exportOnnx } from "../../agents/policy/onnx/export.js";
 import { PRESETS } from "../../agents/policy/presets.js";
 import { PolicyTokenizer } from "../../agents/policy/tokenizer.js";
 import { DataError } from "../../worlds/core/errors.js";
-import { intArg, parseCommand, UsageError } from "../args.js";
+import { intArg, numArg, parseCommand, UsageError } from "../args.js";
 import { readTextInput } from "../../worlds/core/text-input.js";
 
 export const MODEL_HELP = `socialworld model <command> ...
@@ -110,9 +110,9 @@ const GenerateArgs = z.object({
   prompt: z.string({ error: "is required" }),
   chat: z.boolean().default(false),
   "max-new-tokens": intArg(1, 1 << 20).default(64),
-  temperature: z.coerce.number().nonnegative().default(0),
+  temperature: numArg().nonnegative().default(0),
   "top-k": intArg(0).default(0),
-  "top-p": z.coerce.number().positive().max(1).default(1),
+  "top-p": numArg().positive().max(1).default(1),
   seed: intArg(0).default(0),
   stop: z.array(z.string().min(1)).default([]),
 });

@@ -14,7 +14,7 @@ import { loadMoments, resumeFolder, settingsMismatch } from "../../trainers/comm
 import { readTrainerState } from "../../trainers/sft/state.js";
 import { dataId, stateSettings, trainSft, type SftSettings } from "../../trainers/sft/trainer.js";
 import { claimFolder, FolderInUse, type FolderClaim } from "../../store/folder-claim.js";
-import { intArg, parseCommand, UsageError } from "../args.js";
+import { intArg, numArg, parseCommand, UsageError } from "../args.js";
 import { Progress } from "../progress.js";
 import { GRPO_HELP, grpoCommand } from "./train-grpo.js";
 import { onStopSignal } from "../stop-signals.js";
@@ -62,21 +62,21 @@ const Args = z.object({
   data: z.string({ error: "is required" }).min(1),
   out: z.string({ error: "is required" }).min(1),
   steps: intArg(1).default(1000),
-  lr: z.coerce.number().positive().default(3e-4),
-  "min-lr": z.coerce.number().nonnegative().optional(),
+  lr: numArg().positive().default(3e-4),
+  "min-lr": numArg().nonnegative().optional(),
   warmup: intArg(0).optional(),
   batch: intArg(1, 65536).default(8),
   "grad-accum": intArg(1, 65536).default(1),
   "max-len": intArg(2).default(1024),
-  "weight-decay": z.coerce.number().nonnegative().default(0.01),
-  beta1: z.coerce.number().min(0).lt(1).default(0.9),
-  beta2: z.coerce.number().min(0).lt(1).default(0.95),
-  clip: z.coerce.number().nonnegative().default(1),
+  "weight-decay": numArg().nonnegative().default(0.01),
+  beta1: numArg().min(0).lt(1).default(0.9),
+  beta2: numArg().min(0).lt(1).default(0.95),
+  clip: numArg().nonnegative().default(1),
   seed: intArg(0, 2 ** 32 - 1).default(0),
   "save-every": intArg(1).default(100),
   keep: intArg(1).default(2),
   resume: z.string().min(1).optional(),
-  "min-reward": z.coerce.number().optional(),
+  "min-reward": numArg().optional(),
   threads: intArg(1, 1024).optional(),
   quiet: z.boolean().default(false),
 });

@@ -23,6 +23,11 @@ describe("number options", () => {
     expect(error(["--n", "11"])).toBe("--n: Too big: expected number to be <=10");
     expect(error(["--t=x"])).toBe("--t: expected a number");
     expect(error(["--t=-1"])).toBe("--t: Too small: expected number to be >0");
+    // A negative number after the option is its value (parseArgs alone calls it ambiguous).
+    expect(error(["--n", "-3"])).toBe("--n: Too small: expected number to be >=1");
+    expect(error(["--t", "-.5"])).toBe("--t: Too small: expected number to be >0");
+    expect(parseCommand(["--n", "2", "--", "--t", "-1"], options, schema.extend({ _: z.array(z.string()) }))).toEqual({ n: 2, _: ["--t", "-1"] });
+    expect(error(["--n", "-x"])).toMatch(/^Option '--n' argument is ambiguous/);
     expect(parseCommand(["--n", "3", "--t", "0.5"], options, schema)).toEqual({ n: 3, t: 0.5 });
   });
 
@@ -30,6 +35,11 @@ describe("number options", () => {
     const out = join(mkdtempSync(join(tmpdir(), "sw-args-")), "g.txt");
     expect(await main(["generate", "tomi", "--n", "0", "--out", out, "--quiet"])).toBe(2);
     expect(io.err).toContain("socialworld generate: --n: Too small: expected number to be >=1");
+    // Every number option says so, training's rates included (zod's own words were "received NaN").
+    expect(await main(["train", "sft", "--model", out, "--data", out, "--out", out, "--lr", "abc"])).toBe(2);
+    expect(io.err).toContain("socialworld train: --lr: expected a number");
+    expect(await main(["model", "generate", out, "--prompt", "x", "--temperature", "hot"])).toBe(2);
+    expect(io.err).toContain("--temperature: expected a number");
   });
 
   it("make the output's folder, and refuse a path that cannot be a file, before generating", async () => {

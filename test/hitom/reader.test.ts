@@ -98,7 +98,10 @@ describe("Hi-ToM reader (upstream Hi-ToM_data.json)", () => {
     const extra = entries();
     extra[1]!.label = "red_box";
     expect(errorOf(() => parseHitom(json(extra), "x.json")).message).toMatch(/^x\.json \(data\[1\]\): Unrecognized key: "label"/);
-    expect(errorOf(() => parseHitom(JSON.stringify(entries()), "x.json")).message).toMatch(/^x\.json: Invalid input: expected object, received array/);
+    // A FANToM file (an array) given as Hi-ToM: the top level is at fault, and the message says so.
+    expect(errorOf(() => parseHitom(JSON.stringify(entries()), "x.json")).message).toBe('x.json (top level): expected an object with a "data" array of questions, got an array');
+    expect(errorOf(() => parseHitom(JSON.stringify({ data: entries(), version: 2 }), "x.json")).message).toMatch(/^x\.json \(top level\): Unrecognized key: "version"/);
+    expect(errorOf(() => parseHitom("null", "x.json")).message).toBe('x.json (top level): expected an object with a "data" array of questions, got null');
     expect(errorOf(() => parseHitom(json([]), "x.json")).message).toBe("x.json (data): no entries");
     const badType = entries();
     badType[0]!.prompting_type = "CoT";

@@ -90,14 +90,14 @@ export function parseFantom(text: string, file: string): FantomSet[] {
   } catch (err) {
     throw jsonError(text, file, err as Error);
   }
-  if (!Array.isArray(json)) throw new DataError(file, { field: "(top level)" }, `expected a JSON array of question sets, got ${json === null ? "null" : typeof json}`);
+  if (!Array.isArray(json)) throw new DataError(file, { field: "top level" }, `expected a JSON array of question sets, got ${json === null ? "null" : typeof json}`);
   const parsed = FantomFileSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const missing = /^Invalid input: expected (.+), received undefined$/.exec(issue.message);
-    throw new DataError(file, { field: fieldPath(issue.path) || "(top level)" }, missing ? `missing (expected ${missing[1]})` : issue.message);
+    throw new DataError(file, { field: fieldPath(issue.path) || "top level" }, missing ? `missing (expected ${missing[1]})` : issue.message);
   }
-  if (parsed.data.length === 0) throw new DataError(file, { field: "(top level)" }, "no question sets");
+  if (parsed.data.length === 0) throw new DataError(file, { field: "top level" }, "no question sets");
   const seen = new Map<string, number>();
   parsed.data.forEach((s, i) => {
     const before = seen.get(s.set_id);

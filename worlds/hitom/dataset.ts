@@ -70,7 +70,9 @@ export function parseHitom(text: string, file: string): HitomItem[] {
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const field = fieldName(issue.path);
-    throw new DataError(file, field === "" ? {} : { field }, issue.message);
+    if (field !== "") throw new DataError(file, { field }, issue.message);
+    const isObject = typeof json === "object" && json !== null && !Array.isArray(json);
+    throw new DataError(file, { field: "top level" }, isObject ? issue.message : `expected an object with a "data" array of questions, got ${Array.isArray(json) ? "an array" : json === null ? "null" : typeof json}`);
   }
   const name = basename(file);
   // Each story is repeated for its questions and prompting styles: read each distinct one once.
