@@ -39,3 +39,18 @@ export interface Agent<A = unknown> {
   readonly trusted?: boolean;
   act(turn: AgentTurn<A>): AgentReply<A> | Promise<AgentReply<A>>;
 }
+
+/**
+ * An agent's failure, with what it had done by then: the prompt it sent, the replies it could not
+ * use, its calls. The game loop logs these with the turn beside the fallback's action, so a failed
+ * turn of a model is as inspectable (and as usable for training on its mistakes) as a good one.
+ */
+export class AgentFailure extends Error {
+  constructor(
+    message: string,
+    readonly partial: Omit<AgentReply, "action">,
+  ) {
+    super(message);
+    this.name = "AgentFailure";
+  }
+}

@@ -18,7 +18,8 @@
  * after the repair) the agent throws: the game loop logs the error with the turn and acts with
  * its fallback, and the episode goes on.
  */
-import type { Agent, AgentReply, AgentTurn } from "../agent.js";
+import { AgentFailure, type Agent, type AgentReply, type AgentTurn } from "../agent.js";
+import { errorMessage } from "../../worlds/core/loop.js";
 import { parseAction } from "../policy/action.js";
 import { hashString } from "../../worlds/core/rng.js";
 import { SocializedContextSchema, validateSocializedContext, type SocializedContext } from "../../worlds/core/socialized-context.js";
@@ -102,8 +103,23 @@ export class LlmAgent implements Agent {
 
   async act(turn: AgentTurn): Promise<AgentReply> {
     const log = new TurnLog();
-    const task = questionTaskOf(turn.observation.data);
     const info: Record<string, unknown> = { model: this.target.model, endpoint: this.target.baseUrl };
+    const asked: { user?: string } = {};
+    try {
+      return await this.answer(turn, log, info, asked);
+    } catch (err) {
+      // The turn fails, but what was asked and answered is kept with it in the log.
+      const last = log.rejected.at(-1);
+      throw new AgentFailure(errorMessage(err), {
+        ...(asked.user !== undefined ? { prompt: asked.user } : {}),
+        ...(last ? { raw: last.reply } : {}),
+        info: { ...info, calls: log.calls, usage: log.usage(), ...(log.rejected.length ? { rejected: log.rejected } : {}) },
+      });
+    }
+  }
+
+  private async answer(turn: AgentTurn, log: TurnLog, info: Record<string, unknown>, asked: { user?: string }): Promise<AgentReply> {
+    const task = questionTaskOf(turn.observation.data);
     let user: string;
     if (task?.mode === "simulation") {
       const ctx = await this.context(task, turn);
@@ -118,6 +134,7 @@ export class LlmAgent implements Agent {
       if (ctx.reused) info.contextReused = true;
       user = simulationAnswerPrompt(task, ctx.outcome.context);
     } else user = task ? task.prompt : turnPrompt(turn);
+    asked.user = user;
 
     const rs = responseSchema("action", turn.actionSchema);
     const answer = await this.structured<unknown>("answer", rs, user, turn, log, {

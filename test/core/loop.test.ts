@@ -1,7 +1,7 @@
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { Agent } from "../../agents/agent.js";
+import { AgentFailure, type Agent } from "../../agents/agent.js";
 import { RandomAgent } from "../../agents/random-agent.js";
 import { InvalidActionError, runEpisode } from "../../worlds/core/loop.js";
 import { toSocializedContext } from "../../worlds/core/socialize.js";
@@ -122,6 +122,22 @@ describe("runEpisode", () => {
     expect(first.source).toBe("fallback");
     expect(first.error).toBe("timeout after 20 ms");
     expect(first.actionText).toBe("adds 1");
+  });
+
+  it("keeps a failed agent's prompt, reply and info in the turn beside the fallback's action", async () => {
+    const failing: Agent<Add> = {
+      id: "model",
+      act: () => Promise.reject(new AgentFailure("the answer could not be read", { prompt: "add 1 to 3?", raw: "four, I think", info: { calls: 2 } })),
+    };
+    const invalid: Agent<Add> = { id: "model", act: () => ({ action: { type: "add", n: 7 } as Add, prompt: "add?", raw: '{"n": 7}' }) };
+    for (const [agent, expected] of [
+      [failing, { prompt: "add 1 to 3?", raw: "four, I think", info: { calls: 2 }, error: "agent error: the answer could not be read" }],
+      [invalid, { prompt: "add?", raw: '{"n": 7}', info: undefined, error: expect.stringMatching(/^invalid action/) }],
+    ] as const) {
+      const ep = await runEpisode(world, { seed: 1, initialState: start, agents: { a: agent, b: constant(3) }, fallback: constant(1, true), maxSteps: 1 });
+      const t = ep.turns.find((x) => x.agent === "a")!;
+      expect(t).toMatchObject({ source: "fallback", action: { type: "add", n: 1 }, actionText: "adds 1", ...expected });
+    }
   });
 
   it("rejects an invalid action with a clear error and changes nothing", async () => {

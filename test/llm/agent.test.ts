@@ -106,6 +106,13 @@ describe("llm agent: structured output", () => {
     expect(strict.source).toBe("fallback");
     expect(strict.action).toEqual({ answer: "" });
     expect(strict.error).toMatch(/^agent error: the answer could not be read \(repair is off\): the reply is not valid JSON/);
+    // What it was asked and what it said are logged with the failed turn all the same.
+    expect(strict.prompt).toBe(v.q2.prompt);
+    expect(strict.raw).toBe(PROSE_REPLY);
+    const failed = strict.info as any;
+    expect(failed).toMatchObject({ model: "policy", endpoint: server.baseUrl, calls: [{ purpose: "answer", attempts: 1 }] });
+    expect(failed.rejected).toEqual([{ purpose: "answer", reply: PROSE_REPLY, error: expect.stringMatching(/^the reply is not valid JSON/) }]);
+    expect(failed.usage.completion_tokens).toBeGreaterThan(0);
   });
 
   it("runs a benchmark from the command line and logs every turn", async () => {
@@ -159,6 +166,9 @@ describe("llm agent: failures, retries and limits", () => {
         `agent error: answer: http://127.0.0.1:${port}/v1/chat/completions: network error: ECONNREFUSED (3 attempts: network error: ECONNREFUSED; network error: ECONNREFUSED; network error: ECONNREFUSED)`,
       );
       expect(r.result.error).toBe(r.turns[0].error);
+      // The prompt it could not send and the failed call are in the log too.
+      expect(r.turns[0].prompt).toContain(r.result.question);
+      expect(r.turns[0].info).toMatchObject({ model: "policy", calls: [], usage: { prompt_tokens: 0, completion_tokens: 0 } });
     }
   });
 

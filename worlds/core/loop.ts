@@ -7,7 +7,7 @@
  * as the socialized-context format expects.
  */
 import { z } from "zod";
-import type { Agent, AgentReply, AgentTurn } from "../../agents/agent.js";
+import { AgentFailure, type Agent, type AgentReply, type AgentTurn } from "../../agents/agent.js";
 import type { Episode, TimestepRecord, TurnRecord } from "./episode.js";
 import { LazyRng, TimestepContext } from "./step-context.js";
 import type { Observation, World, WorldEvent } from "./world.js";
@@ -284,7 +284,9 @@ function decide<S, A, X>(
       error = checked.error;
     }
     if (opts.strict) throw new InvalidActionError(name, timestep, error);
-    return fallback(world, state, name, { ...base, options: options ?? world.options?.(state, name) }, schemaOf, error, started, opts);
+    // What the agent was asked and answered stays in the log, whatever acts in its place.
+    const attempt = first.reply ?? first.partial;
+    return fallback(world, state, name, { ...base, options: options ?? world.options?.(state, name) }, schemaOf, error, attempt, started, opts);
   };
   const first = ask(agent, base, opts);
   return isPromise(first) ? first.then(settle) : settle(first);
@@ -298,19 +300,25 @@ async function fallback<S, A, X>(
   base: TurnFields<A>,
   schemaOf: () => z.ZodType<A>,
   error: string,
+  attempt: Omit<AgentReply<A>, "action"> | undefined,
   started: number,
   opts: LoopOptions<S, A, X>,
 ): Promise<Decision<A>> {
+  // The turn's prompt, raw reply and info are the failed agent's when it had any (the fallback
+  // is a stand-in with nothing to say); else the fallback's.
+  const logged = (action: A, reply: AgentReply<A> | undefined): AgentReply<A> | undefined =>
+    attempt === undefined ? reply : { action, prompt: attempt.prompt, raw: attempt.raw, info: attempt.info };
   if (opts.fallback) {
     const second = await ask(opts.fallback, base, opts);
     if (!second.error) {
       const checked = accept(world, state, name, opts.fallback, schemaOf, second.reply!.action);
       if ("action" in checked) {
-        return decision(checked.action, second.reply, "fallback", error, performance.now() - started);
+        return decision(checked.action, logged(checked.action, second.reply), "fallback", error, performance.now() - started);
       }
     }
   }
-  return decision(world.noop(state, name), undefined, "fallback", error, performance.now() - started);
+  const noop = world.noop(state, name);
+  return decision(noop, logged(noop, undefined), "fallback", error, performance.now() - started);
 }
 
 function accept<S, A, X>(
@@ -335,6 +343,14 @@ function accept<S, A, X>(
 interface Asked<A> {
   reply?: AgentReply<A>;
   error?: string;
+  /** What a failing agent had done (AgentFailure): logged with the fallback's action. */
+  partial?: Omit<AgentReply<A>, "action">;
+}
+
+/** A failed agent's answer as the loop keeps it. */
+function failed<A>(err: unknown): Asked<A> {
+  const error = `agent error: ${errorMessage(err)}`;
+  return err instanceof AgentFailure ? { error, partial: err.partial } : { error };
 }
 
 function ask<A>(agent: Agent<A>, base: TurnFields<A>, opts: { turnTimeoutMs?: number; signal?: AbortSignal }): Asked<A> | Promise<Asked<A>> {
@@ -347,15 +363,12 @@ function ask<A>(agent: Agent<A>, base: TurnFields<A>, opts: { turnTimeoutMs?: nu
   try {
     result = agent.act(turn);
   } catch (err) {
-    return { error: `agent error: ${errorMessage(err)}` };
+    return failed(err);
   }
   if (!isPromise(result)) return { reply: result };
   if (timeout === undefined) {
     // No deadline to race against: just the agent's own answer (or failure).
-    return result.then(
-      (reply) => ({ reply }),
-      (err: unknown) => ({ error: `agent error: ${errorMessage(err)}` }),
-    );
+    return result.then((reply) => ({ reply }), failed<A>);
   }
   return race(result, timeout, controller, opts.signal);
 }
@@ -371,10 +384,7 @@ async function race<A>(
   if (controller) outer?.addEventListener("abort", onAbort, { once: true });
   try {
     const racers: Promise<Asked<A>>[] = [
-      result.then(
-        (reply) => ({ reply }),
-        (err: unknown) => ({ error: `agent error: ${errorMessage(err)}` }),
-      ),
+      result.then((reply) => ({ reply }), failed<A>),
     ];
     racers.push(
       new Promise((resolve) => {
