@@ -114,7 +114,10 @@ export async function exportCommand(argv: readonly string[]): Promise<number> {
   });
   const rows = args.format === "verl" ? examples.filter((e): e is QuestionExample => e.kind === "question") : examples;
   report(skipped);
-  if (rows.length === 0) throw new DataError(log.path, {}, `nothing to export as ${args.format}: no record gives an example (see the skipped counts above)`);
+  if (rows.length === 0) {
+    const why = Object.keys(skipped).length ? " (see the skipped counts above)" : log.records.length ? "" : " (the log is empty)";
+    throw new DataError(log.path, {}, `nothing to export as ${args.format}: no record gives an example${why}`);
+  }
   const metadata = { "socialworld.run": run.id, "socialworld.format": args.format, "socialworld.labels": args.labels, "socialworld.split": args.split };
   replaceFile(args.out, (tmp) => {
     if (args.format === "verl") writeVerlParquet(tmp, rows as QuestionExample[], { split: args.split, metadata });

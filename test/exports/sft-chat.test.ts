@@ -79,6 +79,8 @@ describe("export --format sft and chat", () => {
         latencyMs: t.latencyMs,
       }));
       turns += logged.filter((t) => t.observation.trim() !== "" && t.actionText !== "none" && t.source !== "fallback").length;
+      // A turn the agent failed: the fallback's action is not a training example.
+      logged.push({ ...logged[0]!, source: "fallback" });
       log.append({ kind: "room_episode", run: run.id, room: "r1", world: scenario.world.name, title: scenario.title, seed, episode: seed, end: episode.end, socialized_context: toSocializedContext(episode), turns: logged });
     }
     log.append({ kind: "negotiation_round", run: run.id, note: "a kind no exporter knows" });
@@ -92,7 +94,9 @@ describe("export --format sft and chat", () => {
     expect(io.err).toMatch(/bad input: .*episodes\.jsonl: nothing to export as chat/);
     expect(existsSync(join(dir, "none.jsonl"))).toBe(false);
 
+    io.err = "";
     expect(await main(["export", ...base, "--format", "sft", "--turns", "--out", join(dir, "turns.parquet")])).toBe(0);
+    expect(io.err).toContain("skipped 2 turns a fallback took (the agent failed or ran out of time)");
     const rows = await rowsOf(join(dir, "turns.parquet"));
     expect(rows).toHaveLength(turns);
     for (const r of rows) {

@@ -8,6 +8,7 @@ import { createBenchmark } from "../../benchmarks/registry.js";
 import { RunStore } from "../../store/run-store.js";
 import { generateFantom } from "../../worlds/fantom/generator.js";
 import { TOM_DATA, tomData } from "../data-paths.js";
+import { questionText } from "../../agents/policy/question-prompt.js";
 import { benchRun, capture, type Captured } from "./helpers.js";
 
 let io: Captured;
@@ -88,6 +89,25 @@ describe("export --format verl", () => {
       });
       expect(bench.judge(item, row.extra_info.reference_answer as string).correct).toBe(true);
     });
+  });
+
+  it("asks simulation mode's prompt with --mode simulation: the question over the story's socialized context", async () => {
+    const run = await benchRun("tomi", 12, 4);
+    const out = join(run.dir, "sim.parquet");
+    expect(await main(["export", "--run", run.runId, "--format", "verl", "--mode", "simulation", "--out", out, "--store", run.store])).toBe(0);
+    const rows = await readRows(out);
+    const bench = createBenchmark("tomi");
+    const items = bench.load(run.data);
+    expect(rows).toHaveLength(12);
+    for (const [i, row] of rows.entries()) {
+      const task = bench.task(items[i]!, "simulation");
+      // The very text the policies and the GRPO trainer ask in simulation mode.
+      expect(row.prompt).toEqual([{ role: "user", content: await questionText(task) }]);
+      expect(row.prompt[0]!.content).toMatch(/^Below is the socialized context of a story/);
+      expect(row.prompt[0]!.content).toContain(`Timestep 1: `);
+      expect(row.prompt[0]!.content).not.toBe(task.prompt);
+      expect(row.extra_info.mode).toBe("simulation");
+    }
   });
 
   it("writes Hi-ToM and FANToM rows whose reference answers their official judges accept; list labels as JSON", async () => {

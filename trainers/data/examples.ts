@@ -1,7 +1,8 @@
 /**
- * Training examples from a run's log. A benchmark question becomes the prompt the benchmark gives a
- * model (its own `task(item, mode).prompt`, rebuilt from the run's data file, so an export is
- * exactly what a model would be asked), the label (official or the world model's) and a reference
+ * Training examples from a run's log. A benchmark question becomes the prompt a policy is asked in
+ * the export's mode (vanilla: the benchmark's own `task(item, mode).prompt`; simulation: the
+ * question over the story's socialized context, see agents/policy/question-prompt.ts), rebuilt from
+ * the run's data file, so an export is exactly what a model would be asked; the label (official or the world model's) and a reference
  * answer in the format the prompt asks for, checked with the benchmark's judge. A live room's
  * episode gives one example per turn an agent or person actually took: what it observed, what it did.
  */
@@ -12,6 +13,7 @@ import { createBenchmark, type BenchmarkOptions } from "../../benchmarks/registr
 import type { Benchmark, BenchItem, Mode } from "../../benchmarks/benchmark.js";
 import { DataError } from "../../worlds/core/errors.js";
 import type { RunRecord } from "../../store/run-store.js";
+import { questionText } from "../../agents/policy/question-prompt.js";
 import { answerText } from "./answer-text.js";
 import type { BenchmarkItemRecord, RoomEpisodeRecord, RunLog } from "./run-log.js";
 
@@ -93,13 +95,13 @@ export async function examplesFromLog(run: RunRecord, log: RunLog, opts: Example
     switch (record.kind) {
       case "benchmark_item": {
         const found = items.get(record.result.id)!;
-        const ex = questionExample(found.benchmark, found.item, record, line, run, opts.mode ?? record.mode, labels);
+        const ex = await questionExample(found.benchmark, found.item, record, line, run, opts.mode ?? record.mode, labels);
         if (typeof ex === "string") skip(ex);
         else examples.push(ex);
         break;
       }
       case "room_episode":
-        if (opts.turns) examples.push(...turnExamples(record, line, run));
+        if (opts.turns) examples.push(...turnExamples(record, line, run, skip));
         else skip("room episodes (no labels; with --turns, sft and chat exports take their turns)");
         break;
       case "demo_story":
@@ -159,7 +161,7 @@ export function loadQuestionItems(run: RunRecord, log: RunLog, opts: Pick<Exampl
   return out;
 }
 
-function questionExample(
+async function questionExample(
   benchmark: Benchmark,
   item: BenchItem,
   record: BenchmarkItemRecord,
@@ -167,7 +169,7 @@ function questionExample(
   run: RunRecord,
   mode: Mode,
   labels: LabelSource,
-): QuestionExample | string {
+): Promise<QuestionExample | string> {
   const r = record.result;
   const label = labels === "official" ? r.official : r.worldModel;
   if (label === null) return "questions the world model holds no answer to (--labels world)";
@@ -182,7 +184,9 @@ function questionExample(
     kind: "question",
     dataSource: `socialworld/${record.benchmark}`,
     ability: "theory_of_mind",
-    prompt: task.prompt,
+    // What a policy is asked in this mode (simulation: the question over the story's socialized
+    // context), as the trainers and the policy agents ask it.
+    prompt: await questionText(task),
     groundTruth: labelText(label),
     reference,
     meta: {
@@ -208,13 +212,23 @@ function questionExample(
   };
 }
 
-function turnExamples(record: RoomEpisodeRecord, logLine: number, run: RunRecord): TurnExample[] {
+function turnExamples(record: RoomEpisodeRecord, logLine: number, run: RunRecord, skip: (reason: string) => void): TurnExample[] {
   const out: TurnExample[] = [];
   for (const t of record.turns) {
     // What a fallback did, or a turn where nothing was seen or done, teaches nothing.
-    if (t.source === "fallback" || t.observation.trim() === "") continue;
+    if (t.source === "fallback") {
+      skip("turns a fallback took (the agent failed or ran out of time)");
+      continue;
+    }
+    if (t.observation.trim() === "") {
+      skip("turns with an empty observation");
+      continue;
+    }
     const response = t.raw ?? t.actionText ?? (typeof t.action === "string" ? t.action : JSON.stringify(t.action));
-    if (response.trim() === "" || response.trim() === "none") continue;
+    if (response.trim() === "" || response.trim() === "none") {
+      skip("turns where the agent did nothing");
+      continue;
+    }
     out.push({
       kind: "turn",
       dataSource: `socialworld/room/${record.world}`,
