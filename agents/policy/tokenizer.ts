@@ -9,6 +9,7 @@ import { Tokenizer } from "@huggingface/tokenizers";
 import { z } from "zod";
 import { DataError } from "../../worlds/core/errors.js";
 import { readTextInput } from "../../worlds/core/text-input.js";
+import { bytesToUnicode } from "./bpe-trainer.js";
 import { CHATML_TEMPLATE, chatSegments, renderChat, type ChatMessage } from "./chat-template.js";
 
 const TokenText = z.union([z.string(), z.object({ content: z.string() }).loose(), z.null()]).optional();
@@ -54,6 +55,9 @@ function parseWith<T extends z.ZodType>(schema: T, value: unknown, file: string)
   return r.data;
 }
 
+/** GPT-2's byte-level alphabet read backwards: the byte each printable character stands for. */
+const BYTE_OF_CHAR: ReadonlyMap<string, number> = new Map(bytesToUnicode().map((ch, byte) => [ch, byte]));
+
 const tokenText = (t: z.infer<typeof TokenText>): string | null => (t == null ? null : typeof t === "string" ? t : t.content);
 
 export class PolicyTokenizer {
@@ -66,6 +70,10 @@ export class PolicyTokenizer {
   /** Token ids that end generation: generation_config's eos_token_id, else the tokenizer's eos token. */
   readonly stopTokenIds: readonly number[];
   readonly vocabSize: number;
+  /** How tokenBytes reads a token: the byte-level alphabet, `<0xNN>` byte tokens, added tokens as text. */
+  private readonly byteLevel: boolean;
+  private readonly byteFallback: boolean;
+  private readonly addedIds: ReadonlySet<number>;
 
   constructor(
     readonly tokenizerJson: Record<string, unknown>,
@@ -92,6 +100,11 @@ export class PolicyTokenizer {
     }
     this.stopTokenIds = ids;
     this.vocabSize = this.tok.get_vocab(true).size;
+    const decoder = tokenizerJson.decoder as { type?: string; decoders?: { type?: string }[] } | null | undefined;
+    this.byteLevel = decoder?.type === "ByteLevel" || (decoder?.decoders ?? []).some((d) => d?.type === "ByteLevel");
+    this.byteFallback = (tokenizerJson.model as { byte_fallback?: unknown } | undefined)?.byte_fallback === true;
+    const added = Array.isArray(tokenizerJson.added_tokens) ? (tokenizerJson.added_tokens as { id?: unknown }[]) : [];
+    this.addedIds = new Set(added.map((t) => t?.id).filter((i): i is number => typeof i === "number"));
   }
 
   /** Reads DIR/tokenizer.json (required), DIR/tokenizer_config.json and DIR/generation_config.json (optional). */
@@ -118,6 +131,30 @@ export class PolicyTokenizer {
 
   tokenId(token: string): number | undefined {
     return this.tok.token_to_id(token);
+  }
+
+  /**
+   * The bytes a token stands for (OpenAI's logprobs `bytes`). A byte-level token (GPT-2's
+   * alphabet, Qwen's) or a byte-fallback token (`<0xE2>`) can be part of a character, which its
+   * decoded text (U+FFFD) loses; so those are mapped back to their bytes, and only other tokens
+   * are their decoded text's UTF-8.
+   */
+  tokenBytes(id: number): number[] {
+    const piece = this.addedIds.has(id) ? undefined : this.tok.id_to_token(id);
+    if (piece !== undefined) {
+      const fallback = this.byteFallback ? /^<0x([0-9A-Fa-f]{2})>$/.exec(piece) : null;
+      if (fallback) return [parseInt(fallback[1]!, 16)];
+      if (this.byteLevel) {
+        const bytes: number[] = [];
+        for (const ch of piece) {
+          const b = BYTE_OF_CHAR.get(ch);
+          if (b === undefined) break;
+          bytes.push(b);
+        }
+        if (bytes.length === [...piece].length) return bytes;
+      }
+    }
+    return [...Buffer.from(this.decode([id]), "utf8")];
   }
 
   applyChatTemplate(messages: readonly ChatMessage[], opts: { addGenerationPrompt: boolean }): string {

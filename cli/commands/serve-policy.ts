@@ -3,7 +3,7 @@
  *  [--max-waiting N] [--threads N]`: trained policies behind an OpenAI-compatible API.
  */
 import { z } from "zod";
-import { intArg, parseCommand } from "../args.js";
+import { intArg, parseCommand, UsageError } from "../args.js";
 
 export const SERVE_POLICY_HELP = `socialworld serve-policy DIR [DIR...] [options]
 
@@ -54,9 +54,13 @@ export async function servePolicyCommand(argv: readonly string[]): Promise<numbe
     loadNative().setThreads(args.threads);
   }
   const envPort = process.env.SOCIALWORLD_POLICY_PORT;
+  if (args.port === undefined && envPort !== undefined && !/^\d{1,5}$/.test(envPort)) throw new UsageError(`$SOCIALWORLD_POLICY_PORT: expected a port number, got "${envPort}"`);
   const apiKey = args["api-key"] ?? process.env.SOCIALWORLD_OPENAI_API_KEY;
+  const models = args._.map(parseModelArg);
+  const twice = models.find((m, i) => models.findIndex((o) => o.id === m.id) !== i);
+  if (twice) throw new UsageError(`two models are served as "${twice.id}": name them apart (ID=DIR)`);
   const server = await startPolicyServer({
-    models: args._.map(parseModelArg),
+    models,
     port: args.port ?? (envPort !== undefined ? Number(envPort) : 8000),
     host: args.host,
     ...(apiKey ? { apiKey } : {}),

@@ -21,10 +21,12 @@ Options:
                      $SOCIALWORLD_DATA_ROOTS; <store>/datasets always is one)
   --admin-token T    the token admin requests must carry (default: $SOCIALWORLD_ADMIN_TOKEN, else
                      a new one, printed)
+  --api-key K        the key requests to /v1 (the policies' OpenAI-compatible API) must carry
+                     (default: $SOCIALWORLD_OPENAI_API_KEY, else none asked)
   --no-demo          start without the demo rooms
 
 Environment: also $SOCIALWORLD_POLICIES (policies served at /v1 besides <store>/policies/: DIR or
-ID=DIR, separated like PATH) and $SOCIALWORLD_OPENAI_API_KEY (the key /v1 then requires).
+ID=DIR, separated like PATH).
 `;
 
 const Args = z.object({
@@ -34,6 +36,7 @@ const Args = z.object({
   store: z.string().min(1).optional(),
   "data-root": z.array(z.string().min(1)).default([]),
   "admin-token": z.string().min(16, "must have at least 16 characters").optional(),
+  "api-key": z.string().min(1).optional(),
   "no-demo": z.boolean().default(false),
 });
 
@@ -46,6 +49,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
       store: { type: "string" },
       "data-root": { type: "string", multiple: true },
       "admin-token": { type: "string" },
+      "api-key": { type: "string" },
       "no-demo": { type: "boolean" },
     },
     Args,
@@ -62,6 +66,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     ...(args.port !== undefined ? { port: args.port } : {}),
     ...(args.host ? { host: args.host } : {}),
     ...(args["admin-token"] ? { adminToken: args["admin-token"] } : {}),
+    ...(args["api-key"] ? { openaiApiKey: args["api-key"] } : {}),
     dataRoots: [...env.dataRoots, ...args["data-root"].map((d) => resolve(d))],
     demo: !args["no-demo"],
   };

@@ -333,8 +333,7 @@ export class PolicyEngine {
 
   private tokenLogprobs(tokens: readonly number[], logprobs: ArrayLike<number>): TokenLogprob[] {
     return tokens.map((t, i) => {
-      const token = this.decode([t]);
-      return { token, logprob: logprobs[i]!, bytes: [...Buffer.from(token, "utf8")] };
+      return { token: this.decode([t]), logprob: logprobs[i]!, bytes: this.tokenizer.tokenBytes(t) };
     });
   }
 }

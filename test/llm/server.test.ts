@@ -233,6 +233,16 @@ describe("serve-policy: load, keys and hang-ups", () => {
     expect(io.err).toMatch(/bad input: .*nothing: not a checkpoint folder/);
     expect(await main(["serve-policy"])).toBe(2);
     expect(io.err).toMatch(/give at least one checkpoint folder/);
+    // One id for two folders is a usage error, before any model loads.
+    expect(await main(["serve-policy", "a=/x/one", "a=/x/two", "--port", "0"])).toBe(2);
+    expect(io.err).toContain('socialworld serve-policy: two models are served as "a": name them apart (ID=DIR)');
+    process.env.SOCIALWORLD_POLICY_PORT = "eighty";
+    try {
+      expect(await main(["serve-policy", "/x/one"])).toBe(2);
+      expect(io.err).toContain('$SOCIALWORLD_POLICY_PORT: expected a port number, got "eighty"');
+    } finally {
+      delete process.env.SOCIALWORLD_POLICY_PORT;
+    }
   });
 });
 

@@ -26,6 +26,35 @@ describe("tokenizers built from a corpus", () => {
     }
   });
 
+  it("gives each token's bytes, parts of a character included (logprobs' bytes)", () => {
+    const t = trainBpe(CORPUS, { kind: "bpe", vocabSize: 400 });
+    const tok = new PolicyTokenizer(t.tokenizer, tokenizerConfig);
+    const text = "unseen wörds, émojis 🙂 and€";
+    const ids = tok.encode(text);
+    // Some token is part of a character: its decoded text is U+FFFD, its bytes are not.
+    expect(ids.some((id) => tok.decode([id]).includes("\ufffd"))).toBe(true);
+    expect(Buffer.from(ids.flatMap((id) => tok.tokenBytes(id)))).toEqual(Buffer.from(text, "utf8"));
+    expect(tok.tokenBytes(t.specialIds["<|im_end|>"]!)).toEqual([...Buffer.from("<|im_end|>")]);
+
+    // Byte fallback (SentencePiece-style, Llama's): "é" as <0xC3> <0xA9>.
+    const fallback = new PolicyTokenizer(
+      {
+        version: "1.0",
+        added_tokens: [],
+        normalizer: null,
+        pre_tokenizer: null,
+        post_processor: null,
+        decoder: { type: "Sequence", decoders: [{ type: "ByteFallback" }, { type: "Fuse" }] },
+        model: { type: "BPE", dropout: null, unk_token: null, continuing_subword_prefix: null, end_of_word_suffix: null, fuse_unk: false, byte_fallback: true, vocab: { a: 0, "<0xC3>": 1, "<0xA9>": 2 }, merges: [] },
+      },
+      {},
+    );
+    const ea = fallback.encode("éa");
+    expect(ea).toEqual([1, 2, 0]);
+    expect(ea.map((id) => fallback.tokenBytes(id))).toEqual([[0xc3], [0xa9], [0x61]]);
+    expect(fallback.decode(ea)).toBe("éa");
+  });
+
   it("word-level: every word seen often enough becomes one token", () => {
     const corpus = ["the cat sat on the mat", "the dog sat on the log", "a cat and a dog"];
     const t = trainBpe(corpus, { kind: "word", vocabSize: 1000, minFrequency: 2 });

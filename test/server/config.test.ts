@@ -1,4 +1,8 @@
-import { delimiter, resolve } from "node:path";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError, configFromEnv } from "../../server/config.js";
 import { main } from "../../cli/main.js";
@@ -44,4 +48,28 @@ describe("server settings from the environment", () => {
       else process.env.SOCIALWORLD_PORT = before;
     }
   });
+
+  it("`serve --api-key K` makes /v1 ask for the key, as $SOCIALWORLD_OPENAI_API_KEY does", async () => {
+    const bin = join(import.meta.dirname, "..", "..", "bin", "socialworld.js");
+    const store = mkdtempSync(join(tmpdir(), "sw-serve-key-"));
+    const env = { ...process.env };
+    delete env.SOCIALWORLD_OPENAI_API_KEY;
+    const child = spawn(process.execPath, [bin, "serve", "--port", "0", "--store", store, "--no-demo", "--api-key", "sk-from-the-flag"], { env, stdio: ["ignore", "pipe", "pipe"] });
+    try {
+      let out = "";
+      const url = await new Promise<string>((found, failed) => {
+        child.stdout.on("data", (d) => {
+          out += String(d);
+          const m = /server on (http:\/\/\S+)/.exec(out);
+          if (m) found(m[1]!.replace(/\/$/, ""));
+        });
+        child.once("exit", (code) => failed(new Error(`serve exited with ${code}: ${out}`)));
+      });
+      expect((await fetch(`${url}/v1/models`)).status).toBe(401);
+      expect((await fetch(`${url}/v1/models`, { headers: { authorization: "Bearer sk-from-the-flag" } })).status).toBe(200);
+    } finally {
+      child.kill("SIGTERM");
+      await once(child, "exit");
+    }
+  }, 30_000);
 });
