@@ -13,6 +13,7 @@ import { ADVANTAGE_STD, GrpoConfigSchema, KL_ESTIMATORS, KL_PLACEMENTS, LOSS_AGG
 import { progressNote, type StepMetrics } from "../../trainers/grpo/metrics.js";
 import { MetricsPublisher } from "../../trainers/grpo/publisher.js";
 import { runGrpoSession, SettingsMismatch } from "../../trainers/grpo/session.js";
+import { PromptsTooLong } from "../../trainers/grpo/trainer.js";
 import { WorldPoints } from "../../trainers/grpo/world-points.js";
 import { intArg, numArg, parseCommand, UsageError } from "../args.js";
 import { Progress } from "../progress.js";
@@ -175,6 +176,7 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
   if (!a.world === !a.bench) throw new UsageError("give exactly one of --world NAME and --bench NAME --data FILE");
   if (a.bench && !a.data) throw new UsageError("--bench needs --data FILE");
   if (a.world && a.data) throw new UsageError("--data goes with --bench, not --world");
+  if (a["keep-solved"] !== undefined && !a["skip-solved"]) throw new UsageError("--keep-solved goes with --skip-solved (it keeps a share of the points that leaves out)");
   const parsed = GrpoConfigSchema.safeParse(configFromArgs(a));
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -241,6 +243,7 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
   } catch (err) {
     if (err instanceof SettingsMismatch) throw new UsageError(`--resume: ${err.message}`);
     if (err instanceof FolderInUse) throw new UsageError(`--out: ${err.message}`);
+    if (err instanceof PromptsTooLong) throw new UsageError(err.message);
     throw err;
   } finally {
     signals.dispose();

@@ -47,6 +47,10 @@ describe("socialworld train grpo", () => {
     const lines = readFileSync(join(out, "metrics.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { step: number; groups: number; kl: number });
     expect(lines.map((l) => l.step)).toEqual([1, 2]);
     expect(lines[0]!.groups).toBe(2);
+    // Every field the README lists, in every record (tooLong too when nothing was left out).
+    const fields = "step, reward, rewardStd, accuracy, formatRate, f1, rougeL, kl, entropy, clipFraction, dualClipFraction, loss, policyLoss, responseLength, responseLengthMax, truncatedRate, groups, droppedGroups, rolloutBatches, updates, lr, gradNorm, seconds, rolloutSeconds, tokensPerSecond, tooLong";
+    for (const l of lines) expect(Object.keys(l).sort()).toEqual(fields.split(", ").sort());
+    expect(lines.map((l) => (l as { tooLong?: number }).tooLong)).toEqual([0, 0]);
     for (const f of ["model.safetensors", "checkpoint-2/trainer_state.json", "checkpoint-2/optimizer.safetensors", "reference/model.safetensors"]) expect(existsSync(join(out, f)), f).toBe(true);
 
     // 2 steps x 2 questions x 3 samples, each a benchmark_item with its prompt, reply and reward.
@@ -110,7 +114,23 @@ describe("socialworld train grpo", () => {
     expect(io.err).toContain("miniBatch: prompts must be a multiple of miniBatch");
     expect(await main(["train", "grpo", "--model", out, "--bench", "tomi", "--data", join(out, "missing.txt"), "--out", out])).toBe(2);
     expect(io.err).toMatch(/bad input: .*missing\.txt/);
+    expect(await main(["train", "grpo", "--model", out, "--world", "tomi", "--out", out, "--keep-solved", "0.3"])).toBe(2);
+    expect(io.err).toContain("--keep-solved goes with --skip-solved");
     expect(await main(["train", "rlhf"])).toBe(2);
     expect(io.err).toContain('expected "sft" or "grpo"');
+  });
+
+  it("stops when no prompt of the first step fits the model, instead of training on nothing", async () => {
+    // Simulation mode's prompts (a socialized context) are longer than tiny's 512 positions.
+    const { dir: model } = await tinyCheckpoint(3);
+    const data = await tomiFile(6);
+    const out = tempDir("sw-grpo-out-");
+    const store = tempDir("sw-grpo-store-");
+    const args = ["train", "grpo", "--model", model, "--bench", "tomi", "--data", data, "--mode", "simulation", "--out", out, "--store", store, "--prompts", "2", "--group-size", "2", "--steps", "2", "--quiet"];
+    expect(await main(args)).toBe(2);
+    expect(io.err).toMatch(/every decision point of step 1 \(2\) is too long for the model: prompt \+ 64 new tokens exceed its max_position_embeddings \(512\)/);
+    expect(existsSync(join(out, "metrics.jsonl")) ? readFileSync(join(out, "metrics.jsonl"), "utf8") : "").toBe("");
+    const [run] = (await RunStore.open(store)).list();
+    expect(run?.status).toBe("failed");
   });
 });

@@ -40,7 +40,7 @@ export interface StepMetrics {
   /** Tokens through the trainer's passes per second (prompt and reply). */
   readonly tokensPerSecond: number;
   /** Decision points left out because prompt + reply would not fit the model. */
-  readonly tooLong?: number;
+  readonly tooLong: number;
 }
 
 export function progressNote(m: StepMetrics): string {

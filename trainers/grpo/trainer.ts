@@ -14,6 +14,7 @@ import { NativeCompleter } from "../../agents/policy/generate.js";
 import type { PolicyModel } from "../../agents/policy/model.js";
 import type { PolicyTokenizer } from "../../agents/policy/tokenizer.js";
 import type { EpisodeLog } from "../../store/episode-log.js";
+import { naming } from "../../store/io-error.js";
 import { hashString, Rng } from "../../worlds/core/rng.js";
 import { learningRate } from "../sft/schedule.js";
 import { groupAdvantages, mean, unbiasedStd } from "./advantages.js";
@@ -149,6 +150,10 @@ export async function trainGrpo(run: GrpoRun): Promise<GrpoResult> {
       }
     }
     groups.splice(c.prompts);
+    // Nothing fits at the very start: the run would "train" every step on nothing and say it is done.
+    if (all.length === 0 && tooLong > 0 && step === (run.start?.step ?? 0)) {
+      throw new PromptsTooLong(`every decision point of step ${step + 1} (${tooLong}) is too long for the model: prompt + ${c.maxNewTokens} new tokens exceed its max_position_embeddings (${maxPositions}); use shorter prompts (vanilla mode), fewer new tokens, or a model with a longer context`);
+    }
     if (run.log) {
       for (let g = 0; g < all.length; g++) await run.source.logGroup(run.log.episodes, run.log.runId, all[g]!.point, all[g]!.replies.map((x) => x.scored), { step: step + 1, group: g, prompt: all[g]!.prompt });
     }
@@ -312,10 +317,10 @@ export async function trainGrpo(run: GrpoRun): Promise<GrpoResult> {
       seconds: (performance.now() - t0) / 1000,
       rolloutSeconds,
       tokensPerSecond: trainSeconds > 0 ? passTokens / trainSeconds : 0,
-      ...(tooLong ? { tooLong } : {}),
+      tooLong,
     };
     last = m;
-    appendFileSync(metricsFile, JSON.stringify(m) + "\n");
+    naming(metricsFile, () => appendFileSync(metricsFile, JSON.stringify(m) + "\n"));
     run.onStep?.(m);
     if ((step + 1) % run.saveEvery === 0 && step + 1 < c.steps) checkpoint(step + 1);
   }
@@ -330,3 +335,10 @@ function chunks<T>(xs: readonly T[], n: number): T[][] {
   return out;
 }
 
+/** The first step found no decision point short enough for the model: there is nothing to train on. */
+export class PromptsTooLong extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "PromptsTooLong";
+  }
+}
