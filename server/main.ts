@@ -28,6 +28,7 @@ import { SelfPlayPools } from "./self-play/pools.js";
 import { TrainingBoard } from "./training-board.js";
 import { BenchmarkRoom } from "./rooms/benchmark-room.js";
 import { SimulationRoom } from "./rooms/simulation-room.js";
+import { provideWebSocketGlobal } from "./websocket-global.js";
 
 export interface RunningServer {
   readonly url: string;
@@ -43,6 +44,7 @@ export interface RunningServer {
 
 export async function startServer(input: ServerConfig): Promise<RunningServer> {
   const config = ServerConfigSchema.parse(input);
+  provideWebSocketGlobal();
   const generatedToken = config.adminToken === undefined;
   const adminToken = config.adminToken ?? randomBytes(18).toString("base64url");
   const store = await RunStore.open(config.store);
