@@ -102,6 +102,7 @@ export class BenchmarkRoom extends BaseRoom {
     const gen = GENERATORS[opts.benchmark];
     if (!gen) throw new OptionsError(`generate: the ${opts.benchmark} benchmark has no generator (generators: ${Object.keys(GENERATORS).join(", ")})`);
     const { n, seed } = opts.generate!;
+    if (gen.least && n < gen.least.n) throw new OptionsError(`generate.n: ${gen.least.why}`);
     const dir = join(this.ctx.store.root, "generated");
     mkdirSync(dir, { recursive: true });
     const out = join(dir, `${opts.benchmark}-n${n}-seed${seed}.txt`);
@@ -121,7 +122,7 @@ export class BenchmarkRoom extends BaseRoom {
       awaitPerson: (turn: Parameters<SeatAgent<unknown>["act"]>[0], person: string) => this.awaitPerson(turn, person),
       noop: () => this.questionWorld.noop(),
     };
-    const seat = new SeatAgent<unknown>(RESPONDENT, this.controller, host);
+    const seat = new SeatAgent<unknown>(RESPONDENT, this.controller, host, this.agentId);
     let failed: Error | undefined;
     try {
       for (let i = 0; i < this.items.length && !signal.aborted; i++) {
@@ -180,9 +181,10 @@ export class BenchmarkRoom extends BaseRoom {
   }
 
   private showResult(n: number, steps: { world: PerspectiveStep; mine: PerspectiveStep }, r: ItemResult): void {
-    const source = r.error ? "timeout" : this.controller ? "agent" : "human";
+    // Unanswered: past the deadline ("timeout") or the agent failed ("error"); the loop's fallback answered.
+    const source = r.error ? (/^timeout|did not act in time/.test(r.error) ? "timeout" : "error") : this.controller ? "agent" : "human";
     steps.mine.action = r.answer === "" ? "none" : `answers: ${r.answer}`;
-    steps.mine.source = source === "timeout" ? "fallback" : source;
+    steps.mine.source = r.error ? "fallback" : source;
     steps.world.data = JSON.stringify({
       ...(JSON.parse(steps.world.data) as object),
       answer: r.answer,

@@ -21,13 +21,17 @@ export class SeatAgent<A> implements Agent<A> {
     /** Plays the seat when no person does; undefined: the seat does nothing then. */
     readonly controller: Agent<A> | undefined,
     private readonly host: SeatHost<A>,
+    /** How logs name who plays the seat (a human baseline: "human:NAME"); default the controller's id. */
+    id?: string,
   ) {
-    this.id = controller?.id ?? "none";
+    this.id = id ?? controller?.id ?? "none";
   }
 
   /** A person's actions are always validated; the controller's only when it is not trusted. */
   get trusted(): boolean {
-    return this.host.personIn(this.agent) === undefined && (this.controller?.trusted ?? true);
+    // An agent that does not say it is trusted is not: it is checked, and given the list of valid
+    // actions (the random baseline needs it). No controller plays the world's own no-op.
+    return this.host.personIn(this.agent) === undefined && (this.controller === undefined || this.controller.trusted === true);
   }
 
   act(turn: AgentTurn<A>): AgentReply<A> | Promise<AgentReply<A>> {

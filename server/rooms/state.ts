@@ -124,7 +124,7 @@ export const ItemOutcome = schema(
     index: t.uint32(),
     type: t.string(),
     correct: t.boolean(),
-    /** "agent", "human", or "timeout" (unanswered). */
+    /** "agent", "human", or, unanswered, "timeout" (past the deadline) or "error" (the agent failed). */
     source: t.string(),
   },
   "ItemOutcome",

@@ -80,6 +80,17 @@ describe("benchmark room", () => {
     }
   });
 
+  it("runs the random baseline as `bench` does (it failed every question in rooms: no actions were listed for it)", async () => {
+    const res = await ts.api("/api/rooms", { method: "POST", admin: true, body: { type: "benchmark", options: { benchmark: "tomi", generate: { n: 12, seed: 3 }, agent: "random:1" } } });
+    expect(res.status, res.text).toBe(201);
+    const { report } = await runOf(res.json.runId);
+    expect(report).toMatchObject({ agent: "random:1", total: 12, errors: { count: 0 } });
+    const dir = mkdtempSync(join(tmpdir(), "sw-bench-"));
+    const file = join(ts.store, "generated", "tomi-n12-seed3.txt");
+    expect(await main(["bench", "tomi", "--data", file, "--agent", "random:1", "--json", join(dir, "r.json"), "--store", join(dir, "store"), "--quiet"])).toBe(0);
+    expect(comparable(report)).toEqual(comparable(JSON.parse(readFileSync(join(dir, "r.json"), "utf8"))));
+  });
+
   it("records a human baseline: a person answers in the respondent's seat", async () => {
     const res = await ts.api("/api/rooms", {
       method: "POST",
@@ -127,6 +138,8 @@ describe("benchmark room", () => {
     const log = await ts.api(`/api/runs/${run.id}/episodes?limit=10`);
     expect(log.json.episodes.map((e: any) => e.result.answer)).toEqual(given);
     expect(log.json.episodes[0].turns[0].info).toMatchObject({ person: "alice" });
+    // Each log line names the baseline as the report does (it said "none").
+    expect(log.json.episodes.map((e: any) => e.agent)).toEqual(given.map(() => "human:alice"));
   });
 
   it("counts a question the person lets time run out on as unanswered, as `bench --timeout` does", async () => {

@@ -108,6 +108,16 @@ export class FantomWorld implements World<FantomState, FantomAction> {
     return action.type === "none";
   }
 
+  /**
+   * Every action `check` allows now, saying a fact of the conversation standing for free speech:
+   * the random baseline's choices and a person's quick buttons.
+   */
+  options(state: FantomState, agent: string): FantomAction[] {
+    const all: FantomAction[] = [NOOP, { type: "leave" }, { type: "join" }];
+    for (const [id, text] of Object.entries(state.facts)) all.push({ type: "say", text, facts: [id] });
+    return all.filter((a) => this.check(state, agent, a) === undefined);
+  }
+
   check(state: FantomState, agent: string, action: FantomAction): string | undefined {
     const here = state.present[agent] ?? false;
     switch (action.type) {

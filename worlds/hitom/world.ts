@@ -191,6 +191,24 @@ export class HitomWorld implements World<HitomState, HitomAction, HitomNarration
     return action.type === "none";
   }
 
+  /**
+   * Every action `check` allows now (entering alone; claims to everyone present or to one agent
+   * there): the random baseline's choices and a person's quick buttons.
+   */
+  options(state: HitomState, agent: string): HitomAction[] {
+    const { rooms, objects, containers } = state.layout;
+    const here = state.agentRoom[agent];
+    const others = here === undefined ? [] : (state.roster[here] ?? []).filter((a) => a !== agent);
+    const all: HitomAction[] = [NOOP, ...rooms.map((room): HitomAction => ({ type: "enter", room })), { type: "exit" }, { type: "stay" }];
+    for (const object of objects) {
+      for (const container of containers) {
+        all.push({ type: "move", object, container }, { type: "claim", object, container });
+        for (const to of others) all.push({ type: "claim", object, container, to });
+      }
+    }
+    return all.filter((a) => this.check(state, agent, a) === undefined);
+  }
+
   check(state: HitomState, agent: string, action: HitomAction): string | undefined {
     const here = state.agentRoom[agent];
     const { rooms, objects, containers } = state.layout;

@@ -216,6 +216,14 @@ export class TomiWorld implements World<TomiState, TomiAction, TomiNarration> {
     return action.type === "none";
   }
 
+  /** Every action `check` allows now: the random baseline's choices and a person's quick buttons. */
+  options(state: TomiState, agent: string): TomiAction[] {
+    const { rooms, objects, containers } = state.layout;
+    const all: TomiAction[] = [NOOP, ...rooms.map((room): TomiAction => ({ type: "enter", room })), { type: "exit" }];
+    for (const object of objects) for (const container of containers) all.push({ type: "move", object, container });
+    return all.filter((a) => this.check(state, agent, a) === undefined);
+  }
+
   check(state: TomiState, agent: string, action: TomiAction): string | undefined {
     const here = state.agentRoom.get(agent);
     switch (action.type) {
