@@ -5,8 +5,11 @@
  *
  * The lock is a file created with O_EXCL, holding its owner's pid and host. The work done under it
  * is synchronous and takes milliseconds, so a lock that stays is one whose owner died: it is
- * broken at once when its owner was a process of this host that no longer exists, and otherwise
- * once it is older than `staleMs` (a store on a disk shared between hosts).
+ * broken at once when its owner was a process of this host that no longer exists. A live process
+ * of this host keeps its lock however long it takes (a stuck one ends the wait in FileLockTimeout,
+ * which names it). A lock of another host, or one whose owner cannot be read, is broken once it
+ * is older than `staleMs` (a store on a disk shared between hosts: nobody here can see that
+ * process).
  */
 import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -134,7 +137,8 @@ function inspect(path: string, staleMs: number): "gone" | "stale" | string {
   // it): only its age can tell.
   const holder = parseHolder(text);
   if (holder && ownerGone(holder)) return "stale";
-  if (Date.now() - mtimeMs > staleMs) return "stale";
+  const alive = holder !== undefined && holder.host === thisProcess().host;
+  if (!alive && Date.now() - mtimeMs > staleMs) return "stale";
   return holder ? `process ${holder.pid} on ${holder.host}` : "";
 }
 

@@ -35,6 +35,17 @@ describe("withFileLock", () => {
     expect(existsSync(path)).toBe(true);
   });
 
+  it("never breaks the lock of a live process of this host, however old: it waits, then names it", async () => {
+    const path = lockIn();
+    writeFileSync(path, holder(process.pid));
+    const old = new Date(Date.now() - 3_600_000);
+    utimesSync(path, old, old);
+    const err = await withFileLock(path, () => 1, { timeoutMs: 150, staleMs: 10 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(FileLockTimeout);
+    expect((err as Error).message).toContain(`process ${process.pid} on ${hostname()}`);
+    expect(existsSync(path)).toBe(true);
+  });
+
   it("goes on as soon as the holder lets go", async () => {
     const path = lockIn();
     writeFileSync(path, holder(process.pid));
