@@ -10,6 +10,8 @@ import { Progress } from "../progress.js";
 
 export interface Generator {
   readonly describe: string;
+  /** The fewest questions it can write, and why (checked by `generate --n` and a room's `generate.n`). */
+  readonly least?: { readonly n: number; readonly why: string };
   run(n: number, seed: number, out: string, progress: Progress): Promise<string[]>;
 }
 
@@ -35,8 +37,8 @@ export const GENERATORS: Record<string, Generator> = {
   },
   fantom: {
     describe: "FANToM question sets in the official fantom_v1.json layout; N counts questions as the official evaluator does",
+    least: { n: 3, why: "FANToM needs at least 3 questions (a set's fact question and its two list questions)" },
     async run(n, seed, out, progress) {
-      if (n < 3) throw new UsageError("--n: FANToM needs at least 3 questions (a set's fact question and its two list questions)");
       const gen = generateFantom(n, seed, (done) => progress.update(Math.min(done, n)));
       writeFileAtomic(out, gen.json);
       return [out];
@@ -73,6 +75,8 @@ const Args = z.object({
 export async function generateCommand(argv: readonly string[]): Promise<number> {
   const args = parseCommand(argv, { n: { type: "string" }, seed: { type: "string" }, out: { type: "string" }, quiet: { type: "boolean" } }, Args);
   const kind = args._[0];
+  const least = GENERATORS[kind]!.least;
+  if (least && args.n < least.n) throw new UsageError(`--n: ${least.why}`);
   prepareOutput("--out", args.out);
   const progress = new Progress(`generate ${kind}`, args.n, args.quiet ? null : process.stderr);
   const files = await GENERATORS[kind]!.run(args.n, args.seed, args.out, progress);

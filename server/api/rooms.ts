@@ -16,7 +16,7 @@ import { HttpError, parseOr400 } from "./errors.js";
 
 export const RoomIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "not a room id");
 
-const CreateBody = z.object({
+const CreateBody = z.strictObject({
   type: z.enum(ROOM_TYPES),
   options: z.record(z.string(), z.unknown()).default({}),
 });
@@ -31,7 +31,7 @@ export function roomsRouter(ctx: ServerContext, adminToken: string): Router {
   });
 
   r.get("/:roomId", (req, res) => {
-    const id = parseOr400(RoomIdSchema, req.params.roomId, "path");
+    const id = parseOr400(RoomIdSchema, req.params.roomId, "path parameter roomId");
     const room = ctx.rooms.get(id);
     if (!room || (room.summary().visibility === "private" && !isAdmin(req, adminToken))) throw new HttpError(404, `no room "${id}"`);
     res.json(room.summary());
@@ -62,7 +62,7 @@ export function roomsRouter(ctx: ServerContext, adminToken: string): Router {
   });
 
   r.delete("/:roomId", requireAdmin(adminToken), async (req, res) => {
-    const id = parseOr400(RoomIdSchema, req.params.roomId, "path");
+    const id = parseOr400(RoomIdSchema, req.params.roomId, "path parameter roomId");
     const room = ctx.rooms.get(id);
     if (!room) throw new HttpError(404, `no room "${id}"`);
     await room.stop("stopped by an admin");

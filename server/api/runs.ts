@@ -29,7 +29,7 @@ export function runsRouter(ctx: ServerContext, adminToken: string): Router {
   const r = Router();
   const visible = (req: Request, run: RunRecord) => run.params.visibility !== "private" || isAdmin(req, adminToken);
   const runOf = (req: Request): RunRecord => {
-    const id = parseOr400(RunIdSchema, req.params.runId, "path");
+    const id = parseOr400(RunIdSchema, req.params.runId, "path parameter runId");
     const run = ctx.store.get(id);
     if (!run || !visible(req, run)) throw new HttpError(404, `no run "${id}"`);
     return run;
@@ -81,7 +81,7 @@ export function runsRouter(ctx: ServerContext, adminToken: string): Router {
 
   r.get("/:runId/episodes/:index", (req, res) => {
     const run = episodesOf(req);
-    const index = parseOr400(z.coerce.number().int().min(0), req.params.index, "path");
+    const index = parseOr400(z.coerce.number().int().min(0), req.params.index, "path parameter index");
     const { format } = parseOr400(EpisodeQuery, req.query, "query");
     const page = pageOf(run, index, 1);
     if (index >= page.total) throw new HttpError(404, `run ${run.id} has ${page.total} episodes; there is no episode ${index}`);

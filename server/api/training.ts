@@ -17,7 +17,7 @@ export function trainingRouter(ctx: ServerContext, adminToken: string): Router {
     res.json({ runs: ctx.training.list() });
   });
   r.get("/:runId", (req, res) => {
-    const id = parseOr400(RunId, req.params.runId, "path");
+    const id = parseOr400(RunId, req.params.runId, "path parameter runId");
     const run = ctx.training.get(id);
     if (!run) throw new HttpError(404, `no training run "${id}"`);
     res.json(run);

@@ -43,6 +43,7 @@ export class SimulationRoom extends BaseRoom {
     });
     // The first scenario now, so that seats exist (and private seat tokens can be handed out) at creation.
     const first = await factory.create(opts.seed);
+    checkSeatNames(opts, first.world.agents(first.initialState));
     const controllers = this.beginEpisode(first, opts.seed);
     this.run = await this.ctx.store.create("room", this.state.title, {
       room: this.roomId,
@@ -82,7 +83,7 @@ export class SimulationRoom extends BaseRoom {
     return names.map((agent, i) => ({
       agent,
       controller: this.pool?.specFor(this.opts.agents[agent] ?? this.opts.defaultAgent) ?? this.opts.agents[agent] ?? this.opts.defaultAgent,
-      human: hs === "all" ? true : hs === "none" ? false : hs.includes(agent) || hs.includes(i),
+      human: hs === "all" ? true : hs === "none" ? false : hs.some((s) => s === agent || seatPosition(s) === i),
     }));
   }
 
@@ -232,4 +233,27 @@ function trainedSpec(opts: SimulationOptions): string {
     );
   }
   return [...specs][0]!;
+}
+
+/** A seat by position: a number, or a string of digits (as `seat: "0"` joins). Names are never digits. */
+function seatPosition(seat: string | number): number | undefined {
+  return typeof seat === "number" ? seat : /^\d+$/.test(seat) ? Number(seat) : undefined;
+}
+
+/**
+ * Seats named in the options must be seats of the story: a misspelt name used to be accepted and
+ * leave no seat open (or its controller unused). Names are checked against the first story's
+ * agents; a looping room's later stories have other names, which positions follow.
+ */
+function checkSeatNames(opts: SimulationOptions, names: readonly string[]): void {
+  const known = `the story's agents: ${names.map((n, i) => `${i} ${n}`).join(", ")}`;
+  if (Array.isArray(opts.humanSeats)) {
+    for (const s of opts.humanSeats) {
+      const at = seatPosition(s);
+      if (at !== undefined ? at >= names.length : !names.includes(s as string)) throw new OptionsError(`bad simulation room options: humanSeats: no seat ${JSON.stringify(s)} (${known})`);
+    }
+  }
+  for (const name of Object.keys(opts.agents)) {
+    if (!names.includes(name)) throw new OptionsError(`bad simulation room options: agents.${name}: no such seat (${known})`);
+  }
 }

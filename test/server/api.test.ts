@@ -71,6 +71,11 @@ describe("REST API", () => {
       ["simulation", { world: "tomi", surprise: 1 }, /Unrecognized key: "surprise"/],
       ["benchmark", { benchmark: "tomi" }, /give exactly one of data/],
       ["benchmark", { benchmark: "tomi", generate: { n: 0 } }, /generate\.n: Too small/],
+      ["benchmark", { benchmark: "fantom", generate: { n: 2 } }, /generate\.n: FANToM needs at least 3 questions/],
+      // Seats must be the story's (a misspelt one used to leave no seat open).
+      ["simulation", { world: "tomi", seed: 2, humanSeats: ["Nobody"] }, /humanSeats: no seat "Nobody" \(the story's agents: 0 /],
+      ["simulation", { world: "tomi", seed: 2, humanSeats: [9] }, /humanSeats: no seat 9 /],
+      ["simulation", { world: "tomi", seed: 2, agents: { Nobody: "none" } }, /agents\.Nobody: no such seat/],
     ];
     for (const [type, options, message] of cases) {
       const res = await create(type, options);
@@ -79,6 +84,14 @@ describe("REST API", () => {
     }
     const badType = await ts.api("/api/rooms", { method: "POST", admin: true, body: { type: "casino" } });
     expect(badType.json.error).toMatch(/^bad body: type: /);
+    const extra = await ts.api("/api/rooms", { method: "POST", admin: true, body: { type: "simulation", options: { world: "tomi" }, extra: 1 } });
+    expect(extra.status).toBe(400);
+    expect(extra.json.error).toMatch(/^bad body: .*Unrecognized key: "extra"/);
+    // A position may be written as digits, as a join's `seat: "1"` is.
+    const byDigits = await create("simulation", { world: "tomi", seed: 2, humanSeats: ["1"], tickMs: 60_000 });
+    expect(byDigits.status, byDigits.text).toBe(201);
+    expect(byDigits.json.seats.map((s: { human: boolean }) => s.human)).toEqual(byDigits.json.seats.map((_: unknown, i: number) => i === 1));
+    await ts.api(`/api/rooms/${byDigits.json.roomId}`, { method: "DELETE", admin: true });
   });
 
   it("reads benchmark files only inside the data folders", async () => {
@@ -126,6 +139,11 @@ describe("REST API", () => {
     expect(page.json).toMatchObject({ total: 1, offset: 0, limit: 5, torn: false });
     expect(page.json.episodes[0]).toMatchObject({ kind: "room_episode", run: runId, world: "tomi", seed, end: "terminal" });
     expect((await ts.api(`/api/runs/${runId}/episodes/1`)).status).toBe(404);
+    // A bad path parameter is named.
+    const negative = await ts.api(`/api/runs/${runId}/episodes/-1`);
+    expect(negative.status).toBe(400);
+    expect(negative.json.error).toBe("bad path parameter index: Too small: expected number to be >=0");
+    expect((await ts.api("/api/rooms/no%20such")).json.error).toBe("bad path parameter roomId: not a room id");
     expect((await ts.api(`/api/runs/${runId}/episodes?limit=1000`)).status).toBe(400);
 
     const run = await ts.api(`/api/runs/${runId}`);
