@@ -30,6 +30,8 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
+import { AgentSpecError } from "../agents/agent-spec-error.js";
+import { loadAgent } from "../agents/builtin-agents.js";
 import { intArg } from "../cli/args.js";
 import { instructionSharesOf, type InstructionShare } from "./instruction-profile.js";
 import { packageRoot } from "./prompts.js";
@@ -71,6 +73,14 @@ const values = scriptArgs({
 const data = values.data;
 if (!existsSync(data)) {
   process.stderr.write(`speed-tomi: ${data} not found (pass --data FILE)\n`);
+  process.exit(2);
+}
+// A bad agent is a usage error now, not a failed timed run later.
+try {
+  await loadAgent(values.agent);
+} catch (err) {
+  if (!(err instanceof AgentSpecError)) throw err;
+  process.stderr.write(`speed-tomi: --agent: ${err.message}\n`);
   process.exit(2);
 }
 const runs = values.runs;

@@ -73,6 +73,11 @@ describe("the built scripts", () => {
     expect(r.status).toBe(2);
     expect(r.stderr.split("\n")[0]).toBe("speed-tomi: --runs: expected a number");
     expect(r.stdout).toBe("");
+    // An agent the command line does not know, too (it failed the first timed run with a stack trace).
+    const agent = run("speed-tomi", ["--agent", "bogus", "--data", script("speed-tomi")]);
+    expect(agent.status).toBe(2);
+    expect(agent.stderr).toMatch(/^speed-tomi: --agent: unknown agent "bogus"/);
+    expect(agent.stdout).toBe("");
   });
 
   it("the load script's worker says what it is when run by hand", () => {
