@@ -427,7 +427,7 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
   override onUncaughtException(error: Error & { code?: number }, method: string): void {
     // A refused join, or options or data refused at creation, are answers to a client, not server errors.
     if ((method === "onAuth" || method === "onJoin") && error.cause instanceof ServerError) return;
-    if (method === "onCreate" && CLIENT_ERRORS.has((error.cause as Error | undefined)?.name ?? "")) return;
+    if (method === "onCreate" && (error.cause instanceof ServerError || CLIENT_ERRORS.has((error.cause as Error | undefined)?.name ?? ""))) return;
     console.error(`[room ${this.roomId} ${this.roomType}] ${method}: ${error.stack ?? error.message}`);
   }
 
@@ -466,6 +466,23 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
 
   /** Subclasses finish their run (flush logs) here; it is awaited before the room goes away. */
   protected abstract finish(): Promise<void>;
+
+  /** Builds the room from its options (the subclass's part of onCreate). */
+  protected abstract create(raw: unknown): Promise<void>;
+
+  /**
+   * Options or data a room refuses are the client's error: they go back as a ServerError, which
+   * Colyseus answers without printing a stack trace to the server's log (it printed one for every
+   * bad request). Anything else is the server's error, and is printed.
+   */
+  override async onCreate(raw: unknown): Promise<void> {
+    try {
+      await this.create(raw);
+    } catch (err) {
+      if (err instanceof Error && CLIENT_ERRORS.has(err.name)) throw new ServerError(ErrorCode.APPLICATION_ERROR, err.message);
+      throw err;
+    }
+  }
 
   override async onDispose(): Promise<void> {
     this.abort.abort();

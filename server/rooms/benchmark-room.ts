@@ -42,7 +42,7 @@ export class BenchmarkRoom extends BaseRoom {
   private playing: Promise<void> | undefined;
   private readonly questionWorld = new QuestionWorld(() => 0);
 
-  override async onCreate(raw: unknown): Promise<void> {
+  protected async create(raw: unknown): Promise<void> {
     const opts = parseOptions(BenchmarkOptionsSchema, raw, "benchmark room");
     this.opts = opts;
     const benchmark = createBenchmark(opts.benchmark);

@@ -28,7 +28,7 @@ export class SimulationRoom extends BaseRoom {
   private selfPlayPool = "";
   private unlisten: (() => void) | undefined;
 
-  override async onCreate(raw: unknown): Promise<void> {
+  protected async create(raw: unknown): Promise<void> {
     const opts = parseOptions(SimulationOptionsSchema, raw, "simulation room");
     this.opts = opts;
     const selfPlaySpec = opts.selfPlay ? trainedSpec(opts) : undefined;

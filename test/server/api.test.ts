@@ -102,9 +102,13 @@ describe("REST API", () => {
     }
     // A bad file inside the folder: the reader's error names the file and line, and no room exists.
     writeFileSync(join(ts.dataRoot, "bad.txt"), "1 Ella entered the kitchen.\n2 Ella teleported to the garage.\n");
+    // The client's mistake is answered, not printed as a stack trace in the server's log.
+    const printed = vi.spyOn(console, "error");
     const res = await create("benchmark", { benchmark: "tomi", data: "bad.txt" });
     expect(res.status).toBe(400);
     expect(res.json.error).toMatch(/bad\.txt:2: /);
+    expect(printed).not.toHaveBeenCalled();
+    printed.mockRestore();
     expect((await ts.api("/api/rooms", { admin: true })).json.rooms).toEqual([]);
   });
 
