@@ -4,7 +4,7 @@
  * of the command also names is a usage error naming the flag. A long run should not end by
  * failing to write what it was run for, or by writing it over its own input.
  */
-import { accessSync, constants, existsSync, mkdirSync, realpathSync, statSync } from "node:fs";
+import { accessSync, constants, mkdirSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { writeTarget } from "../store/write-atomic.js";
 import { UsageError } from "./args.js";
@@ -37,7 +37,8 @@ export function checkDistinctFiles(files: readonly (readonly [flag: string, path
     if (path === undefined) continue;
     const target = writeTarget(path);
     if (target.inPlace) continue;
-    const key = existsSync(target.path) ? realpathSync(target.path) : resolve(target.path);
+    // writeTarget gives an existing file's real path already.
+    const key = resolve(target.path);
     const earlier = seen.get(key);
     if (earlier !== undefined) throw new UsageError(`${earlier} and ${flag} name the same file (${path}); give ${flag} another file`);
     seen.set(key, flag);

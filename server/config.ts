@@ -68,6 +68,15 @@ const EnvSchema = z.object({
   SOCIALWORLD_OPENAI_API_KEY: z.string().min(1).optional(),
 });
 
+/** The port in environment variable `name` (empty or unset: undefined); a bad one is a ConfigError naming it. */
+export function portFromEnv(name: string, env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const value = env[name];
+  if (value === undefined || value === "") return undefined;
+  const r = portVar().safeParse(value);
+  if (!r.success) throw new ConfigError(`$${name}: ${r.error.issues[0]!.message} (got "${value}")`);
+  return r.data;
+}
+
 /** Empty variables count as unset (`FOO= cmd`). */
 function present(env: NodeJS.ProcessEnv): Record<string, string> {
   const out: Record<string, string> = {};

@@ -6,7 +6,7 @@
  */
 import { appendFileSync, closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, readSync, writeSync } from "node:fs";
 import { DataError } from "../worlds/core/errors.js";
-import { withPath } from "./io-error.js";
+import { naming, withPath } from "./io-error.js";
 
 export class EpisodeLog {
   private fd: number | undefined;
@@ -95,7 +95,7 @@ function setTornLineAside(fd: number, path: string): number {
   if (start === size) return 0;
   const torn = Buffer.allocUnsafe(size - start);
   readSync(fd, torn, 0, torn.length, start);
-  appendFileSync(`${path}.torn`, Buffer.concat([torn, Buffer.from("\n")]));
+  naming(`${path}.torn`, () => appendFileSync(`${path}.torn`, Buffer.concat([torn, Buffer.from("\n")])));
   ftruncateSync(fd, start);
   return torn.length;
 }

@@ -10,19 +10,12 @@
  */
 import { closeSync, fsyncSync, lstatSync, openSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { withPath } from "./io-error.js";
+import { naming, withPath } from "./io-error.js";
 
 /** Replaces `path` with what `write` puts in the temporary file it is given. */
 export function replaceFile(path: string, write: (tmp: string) => void): void {
   const target = writeTarget(path);
-  if (target.inPlace) {
-    try {
-      write(target.path);
-    } catch (err) {
-      throw withPath(err, path);
-    }
-    return;
-  }
+  if (target.inPlace) return naming(path, () => write(target.path));
   const tmp = `${target.path}.tmp-${process.pid}`;
   try {
     write(tmp);

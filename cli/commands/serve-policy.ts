@@ -47,21 +47,27 @@ export async function servePolicyCommand(argv: readonly string[]): Promise<numbe
     },
     Args,
   );
-  const { parseModelArg } = await import("../../server/openai/models.js");
+  const { parseModelArg, repeatedId } = await import("../../server/openai/models.js");
+  const { ConfigError, portFromEnv } = await import("../../server/config.js");
   const { startPolicyServer } = await import("../../server/openai/app.js");
   if (args.threads !== undefined) {
     const { loadNative } = await import("../../agents/policy/native.js");
     loadNative().setThreads(args.threads);
   }
-  const envPort = process.env.SOCIALWORLD_POLICY_PORT;
-  if (args.port === undefined && envPort !== undefined && !/^\d{1,5}$/.test(envPort)) throw new UsageError(`$SOCIALWORLD_POLICY_PORT: expected a port number, got "${envPort}"`);
+  let envPort: number | undefined;
+  try {
+    envPort = args.port === undefined ? portFromEnv("SOCIALWORLD_POLICY_PORT") : undefined;
+  } catch (err) {
+    if (err instanceof ConfigError) throw new UsageError(err.message);
+    throw err;
+  }
   const apiKey = args["api-key"] ?? process.env.SOCIALWORLD_OPENAI_API_KEY;
   const models = args._.map(parseModelArg);
-  const twice = models.find((m, i) => models.findIndex((o) => o.id === m.id) !== i);
-  if (twice) throw new UsageError(`two models are served as "${twice.id}": name them apart (ID=DIR)`);
+  const twice = repeatedId(models);
+  if (twice !== undefined) throw new UsageError(`two models are served as "${twice}": name them apart (ID=DIR)`);
   const server = await startPolicyServer({
     models,
-    port: args.port ?? (envPort !== undefined ? Number(envPort) : 8000),
+    port: args.port ?? envPort ?? 8000,
     host: args.host,
     ...(apiKey ? { apiKey } : {}),
     ...(args["max-batch"] !== undefined ? { maxBatch: args["max-batch"] } : {}),

@@ -13,7 +13,7 @@ export class HttpError extends Error {
   }
 }
 
-/** Parses `value` with `schema` or answers 400 naming the field (`where`: "body", "query", "path parameter index"). */
+/** Parses `value` with `schema` or answers 400 naming the field (`where`: "body", "query", or "path parameter NAME"). */
 export function parseOr400<T extends z.ZodType>(schema: T, value: unknown, where: string): z.infer<T> {
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw new HttpError(400, `bad ${where}: ${describeIssues(parsed.error)}`);

@@ -10,7 +10,7 @@
 import { createServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import express from "express";
-import type { ServedModel } from "./models.js";
+import { repeatedId, type ServedModel } from "./models.js";
 import { OpenAiService } from "./service.js";
 
 export interface PolicyServerOptions {
@@ -31,11 +31,8 @@ export interface PolicyServer {
 }
 
 export async function startPolicyServer(opts: PolicyServerOptions): Promise<PolicyServer> {
-  const ids = new Set<string>();
-  for (const m of opts.models) {
-    if (ids.has(m.id)) throw new Error(`two models are served as "${m.id}": name them apart (ID=DIR)`);
-    ids.add(m.id);
-  }
+  const twice = repeatedId(opts.models);
+  if (twice !== undefined) throw new Error(`two models are served as "${twice}": name them apart (ID=DIR)`);
   const models = [...opts.models];
   const service = new OpenAiService({
     models: () => models,

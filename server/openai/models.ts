@@ -25,6 +25,16 @@ export function parseModelArg(arg: string): ServedModel {
   return { id: basename(dir), dir };
 }
 
+/** A model id given to two of `models`, if any (one id cannot serve two folders). */
+export function repeatedId(models: readonly ServedModel[]): string | undefined {
+  const ids = new Set<string>();
+  for (const m of models) {
+    if (ids.has(m.id)) return m.id;
+    ids.add(m.id);
+  }
+  return undefined;
+}
+
 /** The main server's policies: `<store>/policies/*` and the configured entries (`DIR` or `ID=DIR`; later ones win). */
 export function discoverPolicies(store: string, entries: readonly string[] = []): ServedModel[] {
   const found = new Map<string, ServedModel>();

@@ -239,7 +239,7 @@ describe("serve-policy: load, keys and hang-ups", () => {
     process.env.SOCIALWORLD_POLICY_PORT = "eighty";
     try {
       expect(await main(["serve-policy", "/x/one"])).toBe(2);
-      expect(io.err).toContain('$SOCIALWORLD_POLICY_PORT: expected a port number, got "eighty"');
+      expect(io.err).toContain('$SOCIALWORLD_POLICY_PORT: expected a port number (got "eighty")');
     } finally {
       delete process.env.SOCIALWORLD_POLICY_PORT;
     }

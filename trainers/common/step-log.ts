@@ -3,13 +3,14 @@
  * the records written after that step by the interrupted run are dropped and written again:
  * the log of a resumed run equals the log of an uninterrupted one.
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { writeFileAtomic } from "../../store/write-atomic.js";
 
 /** Keeps the records of steps up to `step`. */
 export function trimStepLog(file: string, step: number): void {
   if (!existsSync(file)) return;
   if (step === 0) {
-    writeFileSync(file, "");
+    writeFileAtomic(file, "");
     return;
   }
   const kept = readFileSync(file, "utf8")
@@ -22,5 +23,6 @@ export function trimStepLog(file: string, step: number): void {
         return false;
       }
     });
-  writeFileSync(file, kept.map((l) => l + "\n").join(""));
+  // Whole or not at all: a crash while cutting back must not lose the steps kept.
+  writeFileAtomic(file, kept.map((l) => l + "\n").join(""));
 }

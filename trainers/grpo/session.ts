@@ -11,6 +11,7 @@ import { PolicyModel } from "../../agents/policy/model.js";
 import { EpisodeLog, setTornLineAsideIn } from "../../store/episode-log.js";
 import { DataError } from "../../worlds/core/errors.js";
 import type { RunStore } from "../../store/run-store.js";
+import { naming } from "../../store/io-error.js";
 import { writeFileAtomic } from "../../store/write-atomic.js";
 import { claimFolder } from "../../store/folder-claim.js";
 import { loadMoments, resumeFolder, settingsMismatch } from "../common/checkpoint-folders.js";
@@ -191,7 +192,7 @@ export function supersedeAfter(path: string, step: number): string[] {
   }
   if (moved.length > 0) {
     const aside = path.replace(/\.jsonl$/, ".superseded.jsonl");
-    writeFileSync(aside, moved.map((l) => l + "\n").join(""), { flag: "a" });
+    naming(aside, () => writeFileSync(aside, moved.map((l) => l + "\n").join(""), { flag: "a" }));
     writeFileAtomic(path, kept.map((l) => l + "\n").join(""));
   }
   return contexts;
