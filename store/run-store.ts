@@ -7,7 +7,7 @@
  * Each change to the registry is made under a lock file (file-lock.ts), on a fresh read of the
  * registry, which is then replaced whole (write-atomic.ts); reads pick up other processes' changes.
  */
-import { mkdirSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
 import { LowSync, type SyncAdapter } from "lowdb";
@@ -94,6 +94,16 @@ export class RunStore {
 
   private get file(): string {
     return join(this.root, "db.json");
+  }
+
+  /**
+   * The store at `root`, or undefined where there is none: commands that only read (`runs`,
+   * `export`) must not create a store because they were given its name, or a mistyped --store
+   * would leave an empty store behind and report "no runs" as if that were the answer.
+   */
+  static async openExisting(root = defaultStoreRoot(), opts: RunStoreOptions = {}): Promise<RunStore | undefined> {
+    if (!existsSync(join(root, "db.json")) && !existsSync(join(root, "runs"))) return undefined;
+    return RunStore.open(root, opts);
   }
 
   /** Reads the registry again when it changed on disk (always, with `force`). */

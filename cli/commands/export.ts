@@ -3,7 +3,8 @@
  */
 import { z } from "zod";
 import { MODES, type Mode } from "../../benchmarks/benchmark.js";
-import { RunStore } from "../../store/run-store.js";
+import { resolve } from "node:path";
+import { defaultStoreRoot, RunStore } from "../../store/run-store.js";
 import { replaceFile } from "../../store/write-atomic.js";
 import { DataError } from "../../worlds/core/errors.js";
 import { examplesFromLog, type QuestionExample, type TurnExample } from "../../trainers/data/examples.js";
@@ -86,7 +87,8 @@ export async function exportCommand(argv: readonly string[]): Promise<number> {
     },
     Args,
   );
-  const store = await RunStore.open(args.store);
+  const store = await RunStore.openExisting(args.store);
+  if (!store) throw new UsageError(`--store: no store at ${resolve(args.store ?? defaultStoreRoot())}`);
   const run = store.get(args.run);
   if (!run) throw new UsageError(`--run: no run "${args.run}" in ${store.root}`);
   const log = readRunLog(store, run);

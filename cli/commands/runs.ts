@@ -4,7 +4,8 @@
  */
 import { z } from "zod";
 import { readLogPage } from "../../store/log-index.js";
-import { RunStore } from "../../store/run-store.js";
+import { resolve } from "node:path";
+import { defaultStoreRoot, RunStore } from "../../store/run-store.js";
 import { intArg, parseCommand, UsageError } from "../args.js";
 
 export const RUNS_HELP = `socialworld runs list|show|episodes [RUN_ID] [--store DIR]
@@ -28,8 +29,14 @@ const PAGE = 1000;
 
 export async function runsCommand(argv: readonly string[]): Promise<number> {
   const args = parseCommand(argv, { store: { type: "string" }, offset: { type: "string" }, limit: { type: "string" } }, Args);
-  const store = await RunStore.open(args.store);
+  const store = await RunStore.openExisting(args.store);
   const [verb, id] = args._;
+  if (!store) {
+    const root = resolve(args.store ?? defaultStoreRoot());
+    if (verb !== "list") throw new UsageError(`no store at ${root} (--store names the folder a run was written to)`);
+    process.stdout.write(`no runs in ${root}: there is no store there\n`);
+    return 0;
+  }
   if (verb === "list") {
     const runs = store.list();
     if (runs.length === 0) {

@@ -131,3 +131,23 @@ describe("RunStore shared by several processes", () => {
     expect(io.err.trimEnd().split("\n")).toHaveLength(1);
   });
 });
+
+describe("commands that only read a store", () => {
+  it("do not create one where --store names a folder with no store (a typo would leave an empty store behind)", async () => {
+    const missing = join(storeDir(), "typo");
+    expect(await main(["runs", "list", "--store", missing])).toBe(0);
+    expect(io.out).toBe(`no runs in ${missing}: there is no store there\n`);
+    expect(await main(["runs", "show", "x", "--store", missing])).toBe(2);
+    expect(io.err).toContain(`socialworld runs: no store at ${missing} `);
+    expect(await main(["export", "--run", "x", "--format", "chat", "--out", join(missing, "..", "o.jsonl"), "--store", missing])).toBe(2);
+    expect(io.err).toContain(`socialworld export: --store: no store at ${missing}\n`);
+    expect(existsSync(missing)).toBe(false);
+  });
+
+  it("read a store that exists, however new", async () => {
+    const dir = storeDir();
+    await RunStore.open(dir);
+    expect(await main(["runs", "list", "--store", dir])).toBe(0);
+    expect(io.out).toBe(`no runs in ${dir}\n`);
+  });
+});
