@@ -109,12 +109,17 @@ export class FantomWorld implements World<FantomState, FantomAction> {
   }
 
   /**
-   * Every action `check` allows now, saying a fact of the conversation standing for free speech:
+   * Every action `check` allows now, saying a fact the agent knows standing for free speech:
    * the random baseline's choices and a person's quick buttons.
    */
   options(state: FantomState, agent: string): FantomAction[] {
     const all: FantomAction[] = [NOOP, { type: "leave" }, { type: "join" }];
-    for (const [id, text] of Object.entries(state.facts)) all.push({ type: "say", text, facts: [id] });
+    // Only the facts the agent has learned: the options go to a person in the seat (quick buttons),
+    // and the others are what FANToM asks about (not yet said, or said while the agent was away).
+    for (const id of state.knows[perspectiveKey([agent])] ?? []) {
+      const text = state.facts[id];
+      if (text !== undefined) all.push({ type: "say", text, facts: [id] });
+    }
     return all.filter((a) => this.check(state, agent, a) === undefined);
   }
 

@@ -1,0 +1,25 @@
+/**
+ * A person in a FANToM seat gets the world's `options` as quick buttons: they must not hand the
+ * person facts its character has not learned (facts nobody has said yet, or said while it was away).
+ */
+import { describe, expect, it } from "vitest";
+import { LazyRng, TimestepContext } from "../../worlds/core/step-context.js";
+import { FantomWorld, initialFantomState } from "../../worlds/fantom/world.js";
+
+const said = (w: FantomWorld, s: ReturnType<typeof initialFantomState>, agent: string) =>
+  w.options(s, agent).flatMap((a) => (a.type === "say" ? (a.facts ?? []) : []));
+
+describe("FANToM options", () => {
+  it("offer only the facts the agent knows", () => {
+    const w = new FantomWorld();
+    let s = initialFantomState({ characters: ["Linda", "David"], present: ["Linda"], facts: { dog: "Linda's dog is a beagle." } });
+    // Nobody has said it yet: nobody is offered it.
+    expect(said(w, s, "Linda")).toEqual([]);
+    expect(said(w, s, "David")).toEqual([]);
+    // Linda says it while David is away: she knows it now, he still does not.
+    s = w.step(s, new Map([["Linda", { type: "say", text: "My dog is a beagle.", facts: ["dog"] }]]), new TimestepContext(new LazyRng(0), [])).state;
+    expect(said(w, s, "Linda")).toEqual(["dog"]);
+    s = w.step(s, new Map([["David", { type: "join" }]]), new TimestepContext(new LazyRng(0), [])).state;
+    expect(said(w, s, "David")).toEqual([]);
+  });
+});
