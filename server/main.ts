@@ -12,7 +12,6 @@ import { createServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { randomBytes } from "node:crypto";
 import { matchMaker, Server } from "@colyseus/core";
-import { WebSocketTransport } from "@colyseus/ws-transport";
 import express from "express";
 import { Server as IoServer } from "socket.io";
 import { RunStore } from "../store/run-store.js";
@@ -29,6 +28,7 @@ import { TrainingBoard } from "./training-board.js";
 import { BenchmarkRoom } from "./rooms/benchmark-room.js";
 import { SimulationRoom } from "./rooms/simulation-room.js";
 import { provideWebSocketGlobal } from "./websocket-global.js";
+import { QuietWebSocketTransport } from "./quiet-websocket-transport.js";
 
 export interface RunningServer {
   readonly url: string;
@@ -65,7 +65,7 @@ export async function startServer(input: ServerConfig): Promise<RunningServer> {
 
   const http: HttpServer = createServer();
   // 64 KiB: a person's action or answer, with room to spare; nothing a client sends is bigger.
-  const transport = new WebSocketTransport({ noServer: true, maxPayload: 64 * 1024 });
+  const transport = new QuietWebSocketTransport({ noServer: true, maxPayload: 64 * 1024 });
   transport.attachToServer(http, { filter: (req) => !(req.url ?? "").startsWith("/socket.io/") });
 
   const gameServer = new Server({

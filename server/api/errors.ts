@@ -39,6 +39,11 @@ export const errorHandler: ErrorRequestHandler = (err: unknown, _req, res, _next
     res.status(400).json({ error: "request body is not valid JSON" });
     return;
   }
+  // The router's: a path segment that is not valid percent-encoding ("/api/runs/%ZZ").
+  if (err instanceof URIError && e.status === 400) {
+    res.status(400).json({ error: `bad path parameter: ${(e.message ?? "").replace(/^Failed to decode param /, "not valid percent-encoding: ")}` });
+    return;
+  }
   if (typeof e.status === "number" && e.status >= 400 && e.status < 500) {
     res.status(e.status).json({ error: e.message ?? "bad request" });
     return;

@@ -24,6 +24,17 @@ const agentSpec = z
     }
   });
 
+/**
+ * zod drops a record's "__proto__" key without a word (JSON.parse makes it an own key), so the
+ * seat check after parsing never sees it and the seat named so is silently ignored: refuse it here.
+ */
+function refuseProtoKey(value: unknown, ctx: { addIssue(issue: { code: "custom"; message: string; path: string[]; input: unknown }): void }): unknown {
+  if (value !== null && typeof value === "object" && Object.hasOwn(value, "__proto__")) {
+    ctx.addIssue({ code: "custom", message: "not a seat of this story", path: ["__proto__"], input: value });
+  }
+  return value;
+}
+
 /** Who plays a seat of a simulation room when no person does. */
 const seatController = z.union([z.literal("scripted"), z.literal("none"), agentSpec]);
 
@@ -35,7 +46,7 @@ export const SimulationOptionsSchema = z
     world: z.enum(Object.keys(SCENARIOS) as [string, ...string[]], { error: `expected one of ${Object.keys(SCENARIOS).join(", ")}` }),
     seed: seed.default(0),
     /** Per-agent controller by agent name; agents not named get `defaultAgent`. */
-    agents: z.record(z.string().min(1).max(64), seatController).default({}),
+    agents: z.preprocess(refuseProtoKey, z.record(z.string().min(1).max(64), seatController).default({})),
     defaultAgent: seatController.default("scripted"),
     /** Seats a person may take: every seat, none, or these agents (by name or 0-based position). */
     humanSeats: z

@@ -76,6 +76,8 @@ describe("REST API", () => {
       ["simulation", { world: "tomi", seed: 2, humanSeats: ["Nobody"] }, /humanSeats: no seat "Nobody" \(the story's agents: 0 /],
       ["simulation", { world: "tomi", seed: 2, humanSeats: [9] }, /humanSeats: no seat 9 /],
       ["simulation", { world: "tomi", seed: 2, agents: { Nobody: "none" } }, /agents\.Nobody: no such seat/],
+      // As a key of the parsed record "__proto__" would be dropped unseen (JSON.parse makes it an own key).
+      ["simulation", { world: "tomi", seed: 2, agents: JSON.parse('{"__proto__": "none"}') }, /agents\.__proto__: not a seat of this story/],
     ];
     for (const [type, options, message] of cases) {
       const res = await create(type, options);
@@ -148,6 +150,10 @@ describe("REST API", () => {
     expect(negative.status).toBe(400);
     expect(negative.json.error).toBe("bad path parameter index: Too small: expected number to be >=0");
     expect((await ts.api("/api/rooms/no%20such")).json.error).toBe("bad path parameter roomId: not a room id");
+    // A segment the router cannot decode.
+    const undecodable = await ts.api("/api/runs/%ZZ");
+    expect(undecodable.status).toBe(400);
+    expect(undecodable.json.error).toBe("bad path parameter: not valid percent-encoding: '%ZZ'");
     expect((await ts.api(`/api/runs/${runId}/episodes?limit=1000`)).status).toBe(400);
 
     const run = await ts.api(`/api/runs/${runId}`);

@@ -1,0 +1,52 @@
+/**
+ * A client's WebSocket protocol error (a frame over the 64 KiB limit, invalid UTF-8) closes that
+ * client only, and prints nothing to the server's log: it is the client's error, not the server's.
+ */
+import WebSocket from "ws";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { ADMIN, startTestServer, type TestServer } from "./harness.js";
+
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer();
+});
+afterAll(async () => {
+  await t.close();
+});
+
+async function rawSocket(roomId: string): Promise<WebSocket> {
+  const r = await t.api(`/matchmake/joinById/${roomId}`, { method: "POST", body: {} });
+  const ws = new WebSocket(`${t.base.replace(/^http/, "ws")}/${r.json.processId}/${r.json.roomId}?sessionId=${r.json.sessionId}`);
+  await new Promise((ok, fail) => {
+    ws.once("open", ok);
+    ws.once("error", fail);
+  });
+  return ws;
+}
+
+describe("WebSocket protocol errors", () => {
+  it("close the client without a stack trace in the server's log", async () => {
+    const created = await t.api("/api/rooms", { method: "POST", admin: ADMIN, body: { type: "simulation", options: { world: "tomi" } } });
+    expect(created.status).toBe(201);
+    const printed = vi.spyOn(console, "error");
+    try {
+      const big = await rawSocket(created.json.roomId);
+      const bigClosed = new Promise<number>((ok) => big.once("close", ok));
+      big.send(Buffer.alloc(70 * 1024, 1));
+      expect(await bigClosed).toBe(1009);
+
+      const utf8 = await rawSocket(created.json.roomId);
+      const utf8Closed = new Promise<number>((ok) => utf8.once("close", ok));
+      // A masked text frame whose payload is not UTF-8 (0xc3 0x28), with a zero mask.
+      (utf8 as unknown as { _socket: { write(b: Buffer): void } })._socket.write(Buffer.from([0x81, 0x82, 0, 0, 0, 0, 0xc3, 0x28]));
+      expect(await utf8Closed).toBe(1007);
+
+      await new Promise((r) => setTimeout(r, 200));
+      const lines = printed.mock.calls.map((c) => c.map(String).join(" "));
+      expect(lines.filter((l) => /\n\s+at /.test(l))).toEqual([]);
+      expect((await t.api("/api/health")).json.ok).toBe(true);
+    } finally {
+      printed.mockRestore();
+    }
+  });
+});
