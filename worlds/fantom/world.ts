@@ -19,18 +19,21 @@ export type FantomAction =
   | { readonly type: "leave" }
   | { readonly type: "join" };
 
-export const FantomActionSchema = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("none") }).describe("Do nothing."),
-  z
-    .object({
-      type: z.literal("say"),
-      text: z.string().min(1).max(2000).describe("What the character says to everyone present."),
-      facts: z.array(z.string().min(1)).optional().describe("Ids of the facts this utterance conveys (scripted conversations)."),
-    })
-    .describe("Say something to everyone present."),
-  z.object({ type: z.literal("leave") }).describe("Leave the conversation."),
-  z.object({ type: z.literal("join") }).describe("Join (or rejoin) the conversation."),
-]) as z.ZodType<FantomAction>;
+/** FANToM's actions, `facts` being the ids an utterance may name. */
+function fantomActionSchema(facts: z.ZodType<string[]>): z.ZodType<FantomAction> {
+  return z.discriminatedUnion("type", [
+    z.object({ type: z.literal("none") }).describe("Do nothing."),
+    z
+      .object({
+        type: z.literal("say"),
+        text: z.string().min(1).max(2000).describe("What the character says to everyone present."),
+        facts: facts.optional().describe("Ids of the facts this utterance conveys: facts the character has heard."),
+      })
+      .describe("Say something to everyone present."),
+    z.object({ type: z.literal("leave") }).describe("Leave the conversation."),
+    z.object({ type: z.literal("join") }).describe("Join (or rejoin) the conversation."),
+  ]) as z.ZodType<FantomAction>;
+}
 
 export interface FantomEventData {
   readonly kind: "say" | "leave" | "join";
@@ -96,8 +99,19 @@ export class FantomWorld implements World<FantomState, FantomAction> {
     return state.characters;
   }
 
-  actionSchema(): z.ZodType<FantomAction> {
-    return FantomActionSchema;
+  /**
+   * What an untrusted agent (a person, an LLM) may send: `facts` only names facts the character
+   * has heard. A scripted speaker (trusted, not checked against this schema) introduces new ones.
+   * Otherwise a person could claim to say a fact it never heard and read its text back in its own
+   * mental state, or probe which fact ids exist.
+   */
+  actionSchema(state: FantomState, agent: string): z.ZodType<FantomAction> {
+    const known = state.knows[agent] ?? [];
+    const facts =
+      known.length === 0
+        ? z.array(z.string()).max(0, { error: `${agent} has heard no fact yet` })
+        : z.array(z.enum(known as [string, ...string[]], { error: `not a fact ${agent} has heard (heard: ${known.join(", ")})` }));
+    return fantomActionSchema(facts);
   }
 
   noop(): FantomAction {
