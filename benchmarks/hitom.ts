@@ -17,6 +17,7 @@ import { HITOM_RULES, type HitomRules } from "../worlds/hitom/rules.js";
 import { letterOf, renderChoices } from "../worlds/hitom/sentences.js";
 import { locateIn } from "../worlds/hitom/story.js";
 import { RecentCache } from "../worlds/core/recent-cache.js";
+import { placeKey } from "../worlds/core/place-name.js";
 
 export const HITOM_TYPES = ["order_0", "order_1", "order_2", "order_3", "order_4"] as const;
 
@@ -56,15 +57,6 @@ const ANSWER_FORMATS = {
   VP: 'Answer with the letter of one choice and its option ("A. green_box"), and nothing else.',
 } as const;
 
-function normalize(s: string): string {
-  return s
-    .trim()
-    .toLowerCase()
-    .replace(/^the\s+/, "")
-    .replace(/[.!?"'`]+$/g, "")
-    .replace(/^["'`]+/, "")
-    .replace(/\s+/g, "_");
-}
 
 /**
  * The option an answer chooses, as upstream's evaluators read answers: a letter ("K", "K.", "(K)",
@@ -81,7 +73,7 @@ export function chosenOption(answer: string, choices: readonly string[]): string
   if (letter) {
     const text = letter[2]?.trim();
     if (text) {
-      const byText = choices.find((c) => normalize(c) === normalize(text));
+      const byText = choices.find((c) => placeKey(c) === placeKey(text));
       if (byText !== undefined) return byText;
     }
     const i = letter[1]!.toUpperCase().charCodeAt(0) - 65;
@@ -89,7 +81,7 @@ export function chosenOption(answer: string, choices: readonly string[]): string
     // A single word like "a" is not a letter answer when the text names no option.
     if (text) return undefined;
   }
-  return choices.find((c) => normalize(c) === normalize(s));
+  return choices.find((c) => placeKey(c) === placeKey(s));
 }
 
 export class HitomBenchmark implements Benchmark<HitomBenchItem> {

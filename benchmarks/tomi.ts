@@ -14,6 +14,7 @@ import { buildScenario, type SentenceAt } from "../worlds/tomi/story.js";
 import type { TomiState } from "../worlds/tomi/world.js";
 import { contextIdOf } from "./context-id.js";
 import { RecentCache } from "../worlds/core/recent-cache.js";
+import { placeKey } from "../worlds/core/place-name.js";
 
 export interface TomiBenchItem extends BenchItem {
   readonly answer: string;
@@ -35,16 +36,6 @@ export const TOMI_CAUSES = {
   other: "The official label is neither the world model's answer nor the object's final location.",
 } as const;
 
-/** Normalized answer: case, surrounding punctuation, a leading "the", spaces for underscores. */
-export function normalizeAnswer(s: string): string {
-  return s
-    .trim()
-    .toLowerCase()
-    .replace(/^the\s+/, "")
-    .replace(/[.!?"'`]+$/g, "")
-    .replace(/^["'`]+/, "")
-    .replace(/\s+/g, "_");
-}
 
 interface StoryTruth {
   readonly state: TomiState;
@@ -54,7 +45,7 @@ interface StoryTruth {
 
 /** Exact match after normalizing (the common case, identical strings, costs nothing). */
 function sameAnswer(a: string, b: string): boolean {
-  return a === b || normalizeAnswer(a) === normalizeAnswer(b);
+  return a === b || placeKey(a) === placeKey(b);
 }
 
 export class TomiBenchmark implements Benchmark<TomiBenchItem> {

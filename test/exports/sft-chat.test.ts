@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parquetReadObjects } from "hyparquet";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -120,8 +120,10 @@ describe("export --format sft and chat", () => {
     expect(await main([...args, "--data", join(run.dir, "moved.txt")])).toBe(0);
     expect(readFileSync(out, "utf8").trimEnd().split("\n")).toHaveLength(12);
 
-    // A data file whose questions changed since the run.
+    // A data file whose questions changed since the run (its trace goes: the trace's question types
+    // must match the questions, and would name the change first).
     const moved = join(run.dir, "moved.txt");
+    rmSync(join(run.dir, "moved.trace"));
     writeFileSync(moved, readFileSync(moved, "utf8").replace(/Where is the (\w+) really\?/, "Where was the $1 at the beginning?"));
     expect(await main([...args, "--data", moved, "--out", join(run.dir, "y.jsonl")])).toBe(2);
     expect(io.err).toMatch(/question differs from the one logged on line \d+ of run .*: the file changed since the run/);

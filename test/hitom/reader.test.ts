@@ -2,8 +2,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { DataError } from "../../worlds/core/errors.js";
 import { parseHitom, readHitomFile } from "../../worlds/hitom/dataset.js";
+import { errorOf } from "../data-error.js";
 
 const STORY = [
   "1 Ella, Avery and Mia entered the attic.",
@@ -49,16 +49,6 @@ function entries(): Record<string, unknown>[] {
 }
 
 const json = (data: unknown) => JSON.stringify({ data }, null, 1);
-
-function errorOf(f: () => unknown): DataError {
-  try {
-    f();
-  } catch (err) {
-    if (err instanceof DataError) return err;
-    throw err;
-  }
-  throw new Error("expected a DataError");
-}
 
 describe("Hi-ToM reader (upstream Hi-ToM_data.json)", () => {
   it("reads both prompting types: the VP instruction line apart, the same story underneath", () => {

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseTomi, readTomiFile } from "../../worlds/tomi/babi.js";
-import { DataError } from "../../worlds/core/errors.js";
+import { errorOf } from "../data-error.js";
 
 const STORY = [
   "1 Ella entered the garage.",
@@ -15,16 +15,6 @@ const STORY = [
 ];
 const ok = [...STORY, "7 Where will Ella look for the spinach?\tgreen_crate\t1", ...STORY, "7 Where is the spinach really?\tgreen_treasure_chest\t1"].join("\n") + "\n";
 const trace = "enter_agent_1,enter_agent_0,agent_1_exits,agent_0_moves_obj,first_order_1_tom,false_belief\nenter_agent_1,enter_agent_0,agent_1_exits,agent_0_moves_obj,reality,false_belief\n";
-
-function errorOf(f: () => unknown): DataError {
-  try {
-    f();
-  } catch (err) {
-    if (err instanceof DataError) return err;
-    throw err;
-  }
-  throw new Error("expected a DataError");
-}
 
 describe("ToMi bAbI reader", () => {
   it("reads questions with their stories, answers and traces", () => {
@@ -122,5 +112,42 @@ describe("ToMi bAbI reader on repeated stories", () => {
       [18, 7],
     ]);
     expect(f.items[3]!.story.map((l) => l.text)).toEqual(f.items[1]!.story.map((l) => l.text));
+  });
+});
+
+/**
+ * A ToMi answer names a container of its story, and a question asks about an object and agents
+ * the story has: an answer cut short ("red_su", a truncated file), garbled or foreign, or a
+ * question about someone or something the story never mentions, is bad input naming the line;
+ * it is never scored against.
+ */
+const file = (question: string) => [...STORY, `7 ${question}`].join("\n") + "\n";
+
+describe("ToMi answers and question entities", () => {
+  it("reads answers that name a container of the story (either container, any case, a leading 'the')", () => {
+    for (const a of ["green_crate", "green_treasure_chest", "Green_Crate", "the green_crate"]) {
+      expect(parseTomi(file(`Where will Ella look for the spinach?\t${a}\t1`), "x.txt").items[0]!.answer).toBe(a);
+    }
+  });
+
+  it("refuses an answer cut short, garbled or not of the story, naming the line", () => {
+    for (const a of ["green_cr", "green_", "zorblax", "green_crate\uFFFD", "garage", "spinach", "green_crate" + "x".repeat(1000)]) {
+      const err = errorOf(() => parseTomi(file(`Where will Ella look for the spinach?\t${a}\t1`), "x.txt"));
+      expect(err.line, a).toBe(7);
+      expect(err.message, a).toMatch(/^x\.txt:7: answer ".*" is not a container of the story/);
+      expect(err.message.length, a).toBeLessThan(200);
+    }
+  });
+
+  it("refuses a question about an object or an agent the story never mentions", () => {
+    expect(errorOf(() => parseTomi(file("Where is the zorblax really?\tgreen_crate\t1"), "x.txt")).message).toBe(
+      "x.txt:7: the story never mentions the zorblax",
+    );
+    expect(errorOf(() => parseTomi(file("Where will Quuxby look for the spinach?\tgreen_crate\t1"), "x.txt")).message).toBe(
+      "x.txt:7: the story never mentions Quuxby",
+    );
+    expect(errorOf(() => parseTomi(file("Where does Ella think that Zed searches for the spinach?\tgreen_crate\t1"), "x.txt")).message).toBe(
+      "x.txt:7: the story never mentions Zed",
+    );
   });
 });

@@ -16,3 +16,13 @@ export class DataError extends Error {
     if (where.field !== undefined) this.field = where.field;
   }
 }
+
+/**
+ * A value from the input as an error message quotes it: at most 80 characters, and control
+ * characters escaped as JSON writes them (a file with bare \r line ends is one long "line" whose
+ * \r characters would otherwise send the terminal's cursor back over the message).
+ */
+export function clip(s: string): string {
+  const short = s.length > 80 ? `${s.slice(0, 77)}...` : s;
+  return short.replace(/[\u0000-\u001f\u007f]/g, (c) => JSON.stringify(c).slice(1, -1));
+}

@@ -1,19 +1,34 @@
 /**
  * Text files as users give them: read as UTF-8, with a byte-order mark at the start dropped and
  * Windows line ends (\r\n) read as \n, so that a file saved by a Windows editor reads exactly like
- * the original. A file that cannot be read is bad input naming it.
+ * the original. A file that cannot be read, or is not UTF-8, is bad input naming it (and the line
+ * of the first byte that is not UTF-8: read with U+FFFD in its place, a label would silently change).
  */
 import { readFileSync } from "node:fs";
+import { isUtf8 } from "node:buffer";
 import { DataError } from "./errors.js";
 
 export function readTextInput(file: string): string {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(file, "utf8");
+    bytes = readFileSync(file);
   } catch (err) {
     throw new DataError(file, {}, `cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
-  return normalizeText(text);
+  if (!isUtf8(bytes)) throw notUtf8(file, bytes);
+  return normalizeText(bytes.toString("utf8"));
+}
+
+/** Where the first byte that is not UTF-8 is: lines are checked one at a time (no UTF-8 sequence holds a \n byte). */
+function notUtf8(file: string, bytes: Buffer): DataError {
+  let line = 1;
+  for (let start = 0; start < bytes.length; line++) {
+    let end = bytes.indexOf(10, start);
+    if (end < 0) end = bytes.length;
+    if (!isUtf8(bytes.subarray(start, end))) return new DataError(file, { line }, "not UTF-8 text: save the file as UTF-8");
+    start = end + 1;
+  }
+  return new DataError(file, {}, "not UTF-8 text: save the file as UTF-8");
 }
 
 function normalizeText(text: string): string {

@@ -8,7 +8,7 @@
 import { existsSync } from "node:fs";
 import { basename } from "node:path";
 import { z } from "zod";
-import { DataError } from "../core/errors.js";
+import { clip, DataError } from "../core/errors.js";
 import { orderOf } from "./questions.js";
 import { parseChoices, parseQuestion, type HitomQuestion } from "./sentences.js";
 import { buildHitomScenario, locateIn, parseStoryText, type HitomScenario, type StoryText } from "./story.js";
@@ -83,11 +83,11 @@ export function parseHitom(text: string, file: string): HitomItem[] {
     const choices = parseChoices(entry.choices);
     if (!choices) throw at("choices", `expected "A. <option>, B. <option>, ...", got "${clip(entry.choices)}"`);
     if (new Set(choices).size !== choices.length) throw at("choices", "an option is listed twice");
-    if (!choices.includes(entry.answer)) throw at("answer", `"${entry.answer}" is not one of the choices`);
+    if (!choices.includes(entry.answer)) throw at("answer", `"${clip(entry.answer)}" is not one of the choices`);
     const question = parseQuestion(entry.question);
     if (!question) throw at("question", `unknown question: "${clip(entry.question)}"`);
     if (orderOf(question) !== entry.question_order) {
-      throw at("question_order", `${entry.question_order}, but "${entry.question}" is of order ${orderOf(question)}`);
+      throw at("question_order", `${entry.question_order}, but "${clip(entry.question)}" is of order ${orderOf(question)}`);
     }
     let story = stories.get(entry.story);
     if (!story) {
@@ -97,13 +97,23 @@ export function parseHitom(text: string, file: string): HitomItem[] {
       story = { text: storyText, body, scenario: buildHitomScenario(storyText.sentences, locate) };
       stories.set(entry.story, story);
     }
+    // The splits are read from these two fields: they must describe the story (a chapter ends with
+    // its group entering the waiting_room; deception stories have claims, others none).
+    const sentences = story.text.sentences;
+    const chapters = sentences.filter(({ sentence: s }) => s.kind === "enter" && s.room === "waiting_room").length;
+    if (chapters !== entry.story_length) {
+      throw at("story_length", `${entry.story_length}, but the story has ${chapters} chapter${chapters === 1 ? "" : "s"} (groups entering the waiting_room)`);
+    }
+    const claim = sentences.find(({ sentence: s }) => s.kind === "public_claim" || s.kind === "private_claim");
+    if (entry.deception && !claim) throw at("deception", "true, but the story has no claims");
+    if (!entry.deception && claim) throw at("deception", `false, but the story has a claim (story line ${claim.line})`);
     const instruction = story.text.instruction;
     if (entry.prompting_type === "VP" && instruction === undefined) throw at("story", "a VP story starts with an instruction line");
     if (entry.prompting_type === "CoTP" && instruction !== undefined) throw at("story", `a CoTP story has no instruction line, got "${clip(instruction)}"`);
     const { agents, layout } = story.scenario.init;
-    if (!layout.objects.includes(question.object)) throw at("question", `the story never mentions the ${question.object}`);
-    for (const a of question.agents) if (!agents.includes(a)) throw at("question", `the story never mentions ${a}`);
-    if (new Set(question.agents).size !== question.agents.length) throw at("question", `an agent appears twice: "${entry.question}"`);
+    if (!layout.objects.includes(question.object)) throw at("question", `the story never mentions the ${clip(question.object)}`);
+    for (const a of question.agents) if (!agents.includes(a)) throw at("question", `the story never mentions ${clip(a)}`);
+    if (new Set(question.agents).size !== question.agents.length) throw at("question", `an agent appears twice: "${clip(entry.question)}"`);
     return { id: `${name}#${index}`, index, file, field, entry, story, question, choices };
   });
 }
@@ -125,6 +135,3 @@ function jsonErrorLine(text: string, err: unknown): number {
   return Math.max(1, line);
 }
 
-function clip(s: string): string {
-  return s.length > 80 ? `${s.slice(0, 77)}...` : s;
-}

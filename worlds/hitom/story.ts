@@ -8,7 +8,7 @@
  * that, in the room the story last entered when it first names the container ("A, B and C entered
  * the attic. The onion is in the red_box."). Containers only named in claims have no room.
  */
-import { DataError } from "../core/errors.js";
+import { clip, DataError } from "../core/errors.js";
 import { parseSentence, type HitomSentence } from "./sentences.js";
 import type { HitomAction, HitomInit, HitomNarration } from "./world.js";
 
@@ -210,6 +210,3 @@ export function buildHitomScenario(sentences: readonly SentenceAt[], locate: Loc
   return { init: { agents, layout: { rooms, containers, objects }, containerRoom, objectContainer: initial }, script };
 }
 
-function clip(s: string): string {
-  return s.length > 80 ? `${s.slice(0, 77)}...` : s;
-}

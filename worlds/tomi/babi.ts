@@ -7,9 +7,10 @@
  */
 import { existsSync } from "node:fs";
 import { basename } from "node:path";
-import { DataError } from "../core/errors.js";
+import { clip, DataError } from "../core/errors.js";
 import { parseQuestion, parseSentence, type TomiQuestion, type TomiSentence } from "./sentences.js";
 import { readTextInput } from "../core/text-input.js";
+import { placeKey } from "../core/place-name.js";
 
 export const TOMI_QUESTION_TYPES = [
   "first_order_tom",
@@ -104,6 +105,19 @@ export function parseTomi(text: string, file: string, traceText?: string, traceF
     const at = Math.min(traces.length, items.length) + 1;
     throw new DataError(traceFile, { line: at }, `${traces.length} trace lines for ${items.length} questions in ${basename(file)}`);
   }
+  // Each trace line types its question: a line moved, repeated or edited would count the question
+  // under another kind's row. (Whether it is a "tom" question only the story decides; that stays the trace's.)
+  for (const item of items) {
+    const t = item.trace!;
+    const kind = kindOfType(t.questionType);
+    if (kind !== item.parsedQuestion.kind) {
+      throw new DataError(
+        traceFile,
+        { line: t.line },
+        `question type "${t.rawQuestionType}", but ${basename(file)}:${item.line} asks "${clip(item.question)}" (a ${item.parsedQuestion.kind.replace("_", "-")} question)`,
+      );
+    }
+  }
   return { file, traceFile, items };
 }
 
@@ -115,6 +129,9 @@ class BabiReader {
   private story: StoryLine[] = [];
   /** Questions of one block share one frozen copy of its story lines. */
   private shared: readonly StoryLine[] | undefined;
+  /** The names the story of the last question uses, and that story. */
+  private named: StoryNames | undefined;
+  private namedFor: readonly StoryLine[] | undefined;
   /**
    * ToMi repeats each story once per question, in consecutive blocks: a block that repeats the
    * previous one reuses its lines (their fileLine then points at the first copy, which reads the same).
@@ -160,6 +177,11 @@ class BabiReader {
       throw new DataError(file, { line: fileLine }, `expected "<number> <sentence>", got "${clip(line)}"`);
     }
     if (n === 1) {
+      // Each story ends with its question: story lines after the last question, then a new story,
+      // mean a question line was lost (the end of the file says the same of the last story).
+      if (this.dangling) {
+        throw new DataError(file, { line: this.dangling }, `the story ends without a question (line ${fileLine} starts a new story): a question line missing?`);
+      }
       if (this.story.length && this.shared === undefined) this.previous = this.story;
       else if (this.shared) this.previous = this.shared;
       this.story = [];
@@ -227,6 +249,22 @@ class BabiReader {
       shared = story.length === previous.length && story.every((l, k) => l === previous[k]) ? previous : story.slice();
       this.shared = shared;
     }
+    // What the question asks about and its answer must be of the story: an answer cut short (a
+    // truncated file) or garbled would otherwise be scored against.
+    if (this.namedFor !== shared) {
+      this.named = namesOf(shared);
+      this.namedFor = shared;
+    }
+    const named = this.named!;
+    if (!named.objects.has(parsed.object)) throw new DataError(file, { line: fileLine }, `the story never mentions the ${parsed.object}`);
+    if (parsed.kind === "first_order" || parsed.kind === "second_order") {
+      if (!named.agents.has(parsed.agent)) throw new DataError(file, { line: fileLine }, `the story never mentions ${parsed.agent}`);
+      if (parsed.kind === "second_order" && !named.agents.has(parsed.other)) throw new DataError(file, { line: fileLine }, `the story never mentions ${parsed.other}`);
+    }
+    // The common case, the answer written as the story writes it, needs no normalizing.
+    if (!named.places.has(answer) && !anyPlace(named.places, placeKey(answer))) {
+      throw new DataError(file, { line: fileLine }, `answer "${clip(answer)}" is not a container of the story`);
+    }
     if (!this.blockAsked) {
       this.spanLines = shared;
       this.spanText = this.text.slice(this.blockStart, from);
@@ -247,6 +285,59 @@ class BabiReader {
     this.dangling = 0;
   }
 }
+
+interface StoryNames {
+  readonly agents: ReadonlySet<string>;
+  readonly objects: ReadonlySet<string>;
+  /** Where an answer may point (containers, and what "The A is in the B." names), as the story writes them. */
+  readonly places: ReadonlySet<string>;
+}
+
+function anyPlace(places: ReadonlySet<string>, key: string): boolean {
+  for (const p of places) if (placeKey(p) === key) return true;
+  return false;
+}
+
+/** The names a story uses (once per story: its questions share one array of lines). */
+function namesOf(story: readonly StoryLine[]): StoryNames {
+  const agents = new Set<string>();
+  const objects = new Set<string>();
+  const places = new Set<string>();
+  const rooms = new Set<string>();
+  for (const { sentence: s } of story) {
+    switch (s.kind) {
+      case "enter":
+      case "exit":
+        agents.add(s.agent);
+        rooms.add(s.room);
+        break;
+      case "remark":
+        agents.add(s.agent);
+        break;
+      case "agents_at":
+        for (const a of s.agents) agents.add(a);
+        rooms.add(s.room);
+        break;
+      case "move":
+        agents.add(s.agent);
+        objects.add(s.object);
+        places.add(s.container);
+        break;
+    }
+  }
+  // "The A is in the B.": a container in a room when B is a room of the story and A is no object it
+  // moves (as buildScenario reads it), else an object in a container.
+  for (const { sentence: s } of story) {
+    if (s.kind !== "located") continue;
+    if (rooms.has(s.place) && !objects.has(s.subject)) places.add(s.subject);
+    else {
+      objects.add(s.subject);
+      places.add(s.place);
+    }
+  }
+  return { agents, objects, places };
+}
+
 
 function parseTrace(text: string, file: string): TomiTrace[] {
   const lines = text.split("\n");
@@ -285,6 +376,11 @@ function parseTrace(text: string, file: string): TomiTrace[] {
   return out;
 }
 
+/** The question kind a (merged) question type belongs to. */
+function kindOfType(t: TomiQuestionType): TomiQuestion["kind"] {
+  return t.startsWith("first_order") ? "first_order" : t.startsWith("second_order") ? "second_order" : (t as "memory" | "reality");
+}
+
 /** "first_order_0_tom" -> "first_order_tom" (the agent digit merged). */
 export function mergeQuestionType(raw: string): TomiQuestionType | undefined {
   const merged = raw.replace(/^(first_order|second_order)_\d+_/, "$1_");
@@ -311,6 +407,3 @@ function textAt(text: string, at: number, part: string): boolean {
   return text.slice(at, at + part.length) === part;
 }
 
-function clip(s: string): string {
-  return s.length > 80 ? `${s.slice(0, 77)}...` : s;
-}
