@@ -12,6 +12,7 @@
  */
 import { z } from "zod";
 import type { Observation, StepContext, StepResult, World, WorldEvent } from "../core/world.js";
+import { dict } from "../core/dict.js";
 
 export type FantomAction =
   | { readonly type: "none" }
@@ -64,10 +65,10 @@ export function initialFantomState(init: FantomInit): FantomState {
   const here = new Set(init.present ?? init.characters);
   return {
     characters: init.characters.slice(),
-    present: Object.fromEntries(init.characters.map((c) => [c, here.has(c)])),
-    facts: { ...(init.facts ?? {}) },
+    present: dict(Object.fromEntries(init.characters.map((c) => [c, here.has(c)]))),
+    facts: dict(init.facts),
     depth: init.depth ?? 2,
-    knows: {},
+    knows: dict(),
     last: [],
   };
 }
@@ -199,7 +200,7 @@ export class FantomWorld implements World<FantomState, FantomAction> {
   }
 
   step(state: FantomState, actions: ReadonlyMap<string, FantomAction>, _ctx: StepContext<never>): StepResult<FantomState> {
-    const present: Record<string, boolean> = { ...state.present };
+    const present: Record<string, boolean> = dict(state.present);
     let knows = state.knows;
     const events: WorldEvent[] = [];
     const here = () => state.characters.filter((c) => present[c]);
@@ -243,7 +244,7 @@ function reveal(
   depth: number,
 ): FantomState["knows"] {
   if (facts.length === 0 || observers.length === 0) return knows;
-  const out: Record<string, readonly string[]> = { ...knows };
+  const out: Record<string, readonly string[]> = dict(knows);
   const visit = (path: string[]) => {
     const key = perspectiveKey(path);
     const had = out[key] ?? [];

@@ -20,6 +20,7 @@ import { z } from "zod";
 import type { Observation, StepContext, StepResult, World, WorldEvent } from "../core/world.js";
 import { HITOM_RULES, type HitomRules } from "./rules.js";
 import { joinNames, renderSentence, type RemarkVerb } from "./sentences.js";
+import { dict } from "../core/dict.js";
 
 export interface HitomLayout {
   readonly rooms: readonly string[];
@@ -85,20 +86,20 @@ export interface HitomInit {
 }
 
 export function initialHitomState(init: HitomInit): HitomState {
-  const agentRoom: Record<string, string | undefined> = {};
+  const agentRoom: Record<string, string | undefined> = dict();
   for (const a of init.agents) agentRoom[a] = undefined;
   return {
     layout: init.layout,
     agents: init.agents.slice(),
     depth: init.depth ?? 4,
     rules: init.rules ?? HITOM_RULES,
-    containerRoom: { ...init.containerRoom },
-    objectContainer: { ...init.objectContainer },
+    containerRoom: dict(init.containerRoom),
+    objectContainer: dict(init.objectContainer),
     agentRoom,
-    roster: {},
-    lastExit: {},
+    roster: dict(),
+    lastExit: dict(),
     clock: 0,
-    beliefs: {},
+    beliefs: dict(),
     last: [],
   };
 }
@@ -343,10 +344,10 @@ class Draft {
     this.clock = base.clock + 1;
     this.objectContainer = base.objectContainer as Record<string, string | undefined>;
     this.containerRoom = base.containerRoom as Record<string, string | undefined>;
-    this.agentRoom = { ...base.agentRoom };
-    this.roster = { ...base.roster };
+    this.agentRoom = dict(base.agentRoom);
+    this.roster = dict(base.roster);
     this.lastExit = base.lastExit as Record<string, Readonly<Record<string, number>>>;
-    this.beliefs = { ...base.beliefs };
+    this.beliefs = dict(base.beliefs);
   }
 
   private get view(): Pick<HitomState, "layout" | "objectContainer" | "containerRoom"> {
@@ -365,7 +366,7 @@ class Draft {
     const key = perspectiveKey(path);
     let b = this.beliefs[key] as Record<string, string> | undefined;
     if (!this.copied.has(key)) {
-      b = { ...(b ?? {}) };
+      b = dict(b);
       this.beliefs[key] = b;
       this.copied.add(key);
     }
@@ -391,10 +392,12 @@ class Draft {
   }
 
   private leave(agents: readonly string[], room: string): void {
-    if (this.lastExit === this.base.lastExit) this.lastExit = { ...this.lastExit };
+    if (this.lastExit === this.base.lastExit) this.lastExit = dict(this.lastExit);
     for (const a of agents) {
       this.agentRoom[a] = undefined;
-      this.lastExit[a] = { ...(this.lastExit[a] ?? {}), [room]: this.clock };
+      const exits = dict(this.lastExit[a]);
+      exits[room] = this.clock;
+      this.lastExit[a] = exits;
     }
     this.roster[room] = this.present(room).filter((a) => !agents.includes(a));
     // The exit order is known to all agents.
@@ -447,9 +450,10 @@ class Draft {
         return;
       case "move": {
         if (this.containerRoom[action.container] === undefined) {
-          this.containerRoom = { ...this.containerRoom, [action.container]: here };
+          this.containerRoom = dict(this.containerRoom);
+          this.containerRoom[action.container] = here;
         }
-        if (this.objectContainer === this.base.objectContainer) this.objectContainer = { ...this.objectContainer };
+        if (this.objectContainer === this.base.objectContainer) this.objectContainer = dict(this.objectContainer);
         this.objectContainer[action.object] = action.container;
         const observers = this.present(here);
         const facts = { [action.object]: action.container };
