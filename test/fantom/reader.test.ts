@@ -36,6 +36,16 @@ describe("FANToM reader", () => {
     expect(() => readFantomFile(tmp("e.json", JSON.stringify(dup)))).toThrow(`e.json ([1].set_id): set_id "${dup[0].set_id}" already used by [0]`);
   });
 
+  it("refuses labels that contradict themselves, naming the field", () => {
+    const same = JSON.parse(generateFantom(120, 3).json);
+    same[3].beliefQAs[1].wrong_answer = ` ${same[3].beliefQAs[1].correct_answer}`;
+    expect(() => readFantomFile(tmp("f.json", JSON.stringify(same)))).toThrow("f.json ([3].beliefQAs[1].wrong_answer): the same text as correct_answer");
+    const both = JSON.parse(generateFantom(120, 3).json);
+    const list = both[2].answerabilityQA_list;
+    list.wrong_answer.push(list.correct_answer[0]);
+    expect(() => readFantomFile(tmp("g.json", JSON.stringify(both)))).toThrow(`g.json ([2].answerabilityQA_list.wrong_answer): "${list.correct_answer[0]}" is also in correct_answer`);
+  });
+
   it("names the line of broken JSON, and calls a cut-off file truncated", () => {
     const text = generateFantom(60, 3).json;
     expect(() => readFantomFile(tmp("t.json", text.slice(0, 2000)))).toThrow(/t\.json:\d+: the file ends before the JSON does: truncated file\?/);

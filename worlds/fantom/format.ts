@@ -21,23 +21,34 @@ export const FactQASchema = z.looseObject({
   missed_info_accessibility: Accessibility.optional(),
 });
 
-export const BeliefQASchema = z.looseObject({
-  question: Text,
-  question_type: z.enum(["tom:belief:inaccessible", "tom:belief:accessible"]),
-  tom_type: z.string().regex(/^(first|second)-order(:[a-z-]+)?$/, 'expected "first-order" or "second-order:cyclic" / "second-order:acyclic"'),
-  correct_answer: Text,
-  wrong_answer: Text,
-  missed_info_accessibility: Accessibility,
-});
-
-const listQA = (type: string) =>
-  z.looseObject({
+// Both answers are the options of the multiple-choice question and the poles of the free-form
+// comparison: equal, every answer would be right and wrong at once.
+export const BeliefQASchema = z
+  .looseObject({
     question: Text,
-    question_type: z.literal(type).optional(),
-    correct_answer: z.array(z.string()),
-    wrong_answer: z.array(z.string()),
+    question_type: z.enum(["tom:belief:inaccessible", "tom:belief:accessible"]),
+    tom_type: z.string().regex(/^(first|second)-order(:[a-z-]+)?$/, 'expected "first-order" or "second-order:cyclic" / "second-order:acyclic"'),
+    correct_answer: Text,
+    wrong_answer: Text,
     missed_info_accessibility: Accessibility,
-  });
+  })
+  .refine((q) => q.correct_answer.trim() !== q.wrong_answer.trim(), { message: "the same text as correct_answer", path: ["wrong_answer"] });
+
+// A list answer is right when it names every correct character and no wrong one: a name in both
+// lists could never be answered right.
+const listQA = (type: string) =>
+  z
+    .looseObject({
+      question: Text,
+      question_type: z.literal(type).optional(),
+      correct_answer: z.array(z.string()),
+      wrong_answer: z.array(z.string()),
+      missed_info_accessibility: Accessibility,
+    })
+    .superRefine((q, ctx) => {
+      const both = q.wrong_answer.find((name) => q.correct_answer.includes(name));
+      if (both !== undefined) ctx.addIssue({ code: "custom", message: `"${both}" is also in correct_answer`, path: ["wrong_answer"] });
+    });
 
 const binaryQA = (type: string) =>
   z.looseObject({
