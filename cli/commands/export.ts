@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { MODES, type Mode } from "../../benchmarks/benchmark.js";
 import { resolve } from "node:path";
+import { statSync } from "node:fs";
 import { defaultStoreRoot, RunStore } from "../../store/run-store.js";
 import { replaceFile } from "../../store/write-atomic.js";
 import { DataError } from "../../worlds/core/errors.js";
@@ -14,7 +15,7 @@ import { writeSftParquet } from "../../trainers/data/sft-parquet.js";
 import { writeChatJsonl } from "../../trainers/data/chat-jsonl.js";
 import { exportSap } from "../../trainers/data/sap-export.js";
 import { parseCommand, UsageError } from "../args.js";
-import { prepareOutput } from "../output-path.js";
+import { checkDistinctFiles, prepareOutput } from "../output-path.js";
 
 export const EXPORT_HELP = `socialworld export --run RUN_ID --format verl|sft|chat|sap --out PATH [options]
 
@@ -95,6 +96,9 @@ export async function exportCommand(argv: readonly string[]): Promise<number> {
   if (log.torn) process.stderr.write("note: the log's last line was cut off mid-write and is left out\n");
 
   if (args.format === "sap") {
+    if (statSync(args.out, { throwIfNoEntry: false })?.isFile()) {
+      throw new UsageError(`--out: ${args.out} is a file; the sap export writes a folder of JSON files (one per episode)`);
+    }
     const { files, skipped } = exportSap(run, log, args.out, {
       layout: args.layout,
       source: args.source,
@@ -107,6 +111,13 @@ export async function exportCommand(argv: readonly string[]): Promise<number> {
     return 0;
   }
 
+  // Never write over what the export reads: the benchmark file its prompts are rebuilt from, or
+  // the run's own episode log.
+  checkDistinctFiles([
+    ["--data (the run's benchmark file)", args.data ?? (typeof run.params.data === "string" ? run.params.data : undefined)],
+    ["the run's episode log", log.path],
+    ["--out", args.out],
+  ]);
   prepareOutput("--out", args.out);
   const { examples, skipped } = await examplesFromLog(run, log, {
     labels: args.labels,

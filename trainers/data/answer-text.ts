@@ -1,21 +1,25 @@
 /**
  * A label written as the answer the benchmark's prompt asks for, so that a model fine-tuned on it
  * learns the format its evaluator reads: ToMi the container; Hi-ToM "K. option" (VP) or a last
- * line "Answer: K. option" (CoTP); FANToM "(a) option" for multiple choice, names for lists,
- * yes/no for binary questions, the text otherwise. The exporters check every such answer with
+ * line "Answer: K. option" (CoTP), and the bare option in simulation mode (whose prompt lists the
+ * options without letters); FANToM "(a) option" for multiple choice, names for lists, yes/no for
+ * binary questions, the text otherwise. The exporters check every such answer with
  * the benchmark's own judge.
  */
-import type { BenchItem } from "../../benchmarks/benchmark.js";
+import type { BenchItem, Mode } from "../../benchmarks/benchmark.js";
 import type { HitomBenchItem } from "../../benchmarks/hitom.js";
 import type { FantomBenchItem } from "../../benchmarks/fantom.js";
 import { letterOf } from "../../worlds/hitom/sentences.js";
 
-export function answerText(benchmark: string, item: BenchItem, label: string | readonly string[]): string | undefined {
+export function answerText(benchmark: string, item: BenchItem, label: string | readonly string[], mode: Mode = "vanilla"): string | undefined {
   switch (benchmark) {
     case "hitom": {
       const { raw } = item as HitomBenchItem;
       const i = raw.choices.indexOf(String(label));
       if (i < 0) return undefined;
+      // Simulation mode's prompt (simulation-answer.txt) lists the options without letters and asks
+      // for the answer only: the option itself.
+      if (mode === "simulation") return raw.choices[i]!;
       const choice = `${letterOf(i)}. ${raw.choices[i]!}`;
       return raw.entry.prompting_type === "CoTP" ? `Answer: ${choice}` : choice;
     }

@@ -173,7 +173,7 @@ async function questionExample(
   const r = record.result;
   const label = labels === "official" ? r.official : r.worldModel;
   if (label === null) return "questions the world model holds no answer to (--labels world)";
-  const reference = answerText(record.benchmark, item, label);
+  const reference = answerText(record.benchmark, item, label, mode);
   if (reference === undefined) return "labels that are not one of the question's choices";
   // The reference answer must score as correct under the official rule (when it is the official label).
   if ((labels === "official" || r.agrees) && !benchmark.judge(item, reference).correct) {

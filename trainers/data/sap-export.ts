@@ -17,7 +17,7 @@
  * written as the agent wrote it even when it does not follow the schema, so that `eval-context`
  * can score it).
  */
-import { mkdirSync, readdirSync, writeFileSync, existsSync, statSync } from "node:fs";
+import { mkdirSync, readdirSync, writeFileSync, existsSync, statSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { DataError } from "../../worlds/core/errors.js";
 import { pythonJson, serializeSocializedContext, SocializedContextSchema, type SocializedContext } from "../../worlds/core/socialized-context.js";
@@ -59,7 +59,19 @@ export function fileStem(id: string): string {
 export function exportSap(run: RunRecord, log: RunLog, dir: string, opts: SapExportOptions = {}): SapExportResult {
   const layout = opts.layout ?? "context";
   const source = opts.source ?? "world";
-  prepareDir(dir, opts.force ?? false);
+  const created = prepareDir(dir, opts.force ?? false);
+  try {
+    const result = writeSapFiles(run, log, dir, layout, source, opts);
+    // A folder this export made and left empty (nothing to export) is not left behind.
+    if (created !== undefined && result.files.length === 0) rmSync(created, { recursive: true, force: true });
+    return result;
+  } catch (err) {
+    if (created !== undefined) rmSync(created, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+function writeSapFiles(run: RunRecord, log: RunLog, dir: string, layout: SapLayout, source: SapSource, opts: SapExportOptions): SapExportResult {
   const skipped: Record<string, number> = {};
   const skip = (reason: string) => {
     skipped[reason] = (skipped[reason] ?? 0) + 1;
@@ -85,14 +97,15 @@ export function exportSap(run: RunRecord, log: RunLog, dir: string, opts: SapExp
   return { files, skipped };
 }
 
-function prepareDir(dir: string, force: boolean): void {
+/** Checks the folder, or makes it; the first folder it made (missing parents included), if any. */
+function prepareDir(dir: string, force: boolean): string | undefined {
   if (existsSync(dir)) {
     if (!statSync(dir).isDirectory()) throw new DataError(dir, {}, "is a file; the sap export writes a folder of JSON files (one per episode)");
     const json = readdirSync(dir).filter((f) => f.endsWith(".json"));
     if (json.length && !force) throw new DataError(dir, {}, `already holds ${json.length} .json files; write into an empty folder, or pass --force to replace files of the same names`);
-  } else {
-    mkdirSync(dir, { recursive: true });
+    return undefined;
   }
+  return mkdirSync(dir, { recursive: true });
 }
 
 function stemOf(record: KnownRecord, line: number): string {

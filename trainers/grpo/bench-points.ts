@@ -62,7 +62,7 @@ export class BenchPoints implements PointSource {
     const task = this.benchmark.task(item, this.mode);
     const userText = await questionText(task);
     const label = item.answer;
-    const reference = answerText(this.benchmarkName, item, label) ?? (Array.isArray(label) ? label.join(", ") : String(label));
+    const reference = answerText(this.benchmarkName, item, label, this.mode) ?? (Array.isArray(label) ? label.join(", ") : String(label));
     const benchmark = this.benchmark;
     return {
       id: item.id,
