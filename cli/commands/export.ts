@@ -94,6 +94,10 @@ export async function exportCommand(argv: readonly string[]): Promise<number> {
   if (!run) throw new UsageError(`--run: no run "${args.run}" in ${store.root}`);
   const log = readRunLog(store, run);
   if (log.torn) process.stderr.write("note: the log's last line was cut off mid-write and is left out\n");
+  // An unfinished run exports what it logged; the data then holds only part of the benchmark.
+  if (run.status !== "done") {
+    process.stderr.write(`note: run ${run.id} is ${run.status}: the export holds the ${log.records.length} records it logged, not the whole benchmark\n`);
+  }
 
   if (args.format === "sap") {
     if (statSync(args.out, { throwIfNoEntry: false })?.isFile()) {

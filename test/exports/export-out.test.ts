@@ -48,3 +48,15 @@ describe("export --format sap that writes nothing", () => {
     expect(io.err).toContain("--out");
   });
 });
+
+describe("export of a run that did not finish", () => {
+  it("exports what was logged and says the run is not done", async () => {
+    const run = await benchRun("tomi", 4, 3);
+    const store = await RunStore.open(run.store);
+    await store.update(run.runId, { status: "interrupted" });
+    const out = join(run.dir, "part.jsonl");
+    expect(await main(["export", "--run", run.runId, "--format", "chat", "--out", out, "--store", run.store])).toBe(0);
+    expect(readFileSync(out, "utf8").trimEnd().split("\n")).toHaveLength(4);
+    expect(io.err).toContain(`note: run ${run.runId} is interrupted: the export holds the 4 records it logged, not the whole benchmark\n`);
+  });
+});

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -92,6 +92,13 @@ describe("import sap", () => {
     // Noah's entry came first in the file's dict; lines follow agents_names.
     expect(ctx.socialized_context[2]!.observations).toEqual(["Mila: <same_as_state /> <mental_state>The apple is in the red_box.</mental_state>", "Noah: <same_as_state />"]);
     expect(ctx.socialized_context[4]!.actions).toEqual(["Mila: none", "Noah: none"]);
+    // Exported again as a result file, it keeps what the file held beside its context.
+    const out = join(dir, "swm");
+    expect(await main(["export", "--run", run.id, "--format", "sap", "--layout", "swm", "--out", out, "--store", store])).toBe(0);
+    const [name] = readdirSync(out);
+    const back = JSON.parse(readFileSync(join(out, name!), "utf8"));
+    expect(back).toMatchObject({ story: SWM_RESULT.story, question: SWM_RESULT.question, answer: "red_box", correct_answer: "red_box" });
+    expect(back.socialized_context.context_manual).toBe(SWM_RESULT.socialized_context.context_manual);
   });
 
   it("reads a bare context with the project's older tags, and warns about an agent with no entry", async () => {

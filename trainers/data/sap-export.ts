@@ -132,19 +132,21 @@ function contextText(context: unknown): string {
   return valid.success ? serializeSocializedContext(valid.data) : pythonJson(context);
 }
 
-function dictContext(context: unknown): unknown {
+function dictContext(context: unknown, manual = CONTEXT_MANUAL): unknown {
   const valid = SocializedContextSchema.safeParse(context);
   if (!valid.success) return context;
   const c: SocializedContext = valid.data;
   return {
     agents_names: c.agents_names,
     socialized_context: c.socialized_context.map((s) => ({ timestep: s.timestep, state: s.state, observations: dictLines(s.observations), actions: dictLines(s.actions) })),
-    context_manual: CONTEXT_MANUAL,
+    context_manual: manual,
   };
 }
 
 function swmResult(record: KnownRecord, context: unknown, items: Map<string, FoundItem>, run: RunRecord): Record<string, unknown> {
-  const socialized_context = dictContext(context);
+  // An imported result file's own manual describes its context; ours describes the world model's.
+  const manual = record.kind === "imported_context" && typeof record.context_manual === "string" ? record.context_manual : undefined;
+  const socialized_context = dictContext(context, manual);
   const provenance = { run: run.id, kind: record.kind };
   switch (record.kind) {
     case "benchmark_item": {
@@ -164,6 +166,12 @@ function swmResult(record: KnownRecord, context: unknown, items: Map<string, Fou
     }
     case "demo_story":
       return { story: record.story.join(" "), socialized_context, socialworld: provenance };
+    case "imported_context": {
+      // What the imported result file held beside its context goes back out where it came from.
+      const meta: Record<string, unknown> = {};
+      for (const k of ["index", "story", "question", "answer", "correct_answer"] as const) if (record[k] !== undefined) meta[k] = record[k];
+      return { ...meta, socialized_context, socialworld: { ...provenance, source: record.source } };
+    }
     default:
       return { socialized_context, socialworld: provenance };
   }
