@@ -36,7 +36,10 @@ export function promptTemplate(name: string): string {
  * written out as text (the LLM agent sends JSON, the policies a line per timestep).
  */
 export function simulationAnswerText(task: { readonly question: string; readonly choices?: readonly string[] }, context: string): string {
-  return fill(promptTemplate("simulation-answer"), { context, question: task.question, choices: task.choices?.length ? `Choices: ${task.choices.join(", ")}\n` : "" });
+  // A question that lists its options itself (FANToM's "(a) ... (b) ... Choose an answer from
+  // above:") is not given them a second time.
+  const choices = task.choices?.length && !task.choices.every((c) => task.question.includes(c)) ? `Choices: ${task.choices.join(", ")}\n` : "";
+  return fill(promptTemplate("simulation-answer"), { context, question: task.question, choices });
 }
 
 /** A template split once into its literal parts and its `{name}` slots (odd indexes). */

@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { main } from "../../cli/main.js";
 import { FantomBenchmark } from "../../benchmarks/fantom.js";
+import { simulationAnswerText } from "../../benchmarks/prompts.js";
 import { readFantomFile } from "../../worlds/fantom/format.js";
 import { flattenFantom } from "../../worlds/fantom/questions.js";
 import { generateFantom } from "../../worlds/fantom/generator.js";
@@ -60,6 +61,15 @@ describe("FANToM reader", () => {
     expect(mc[2]!.question).toBe(
       "What does Priya believe about the pet Gina adopted?\n(a) Priya is unaware that Gina adopted a pet.\n(b) Priya believes Gina adopted a rescue parrot named Captain.\n\nChoose an answer from above:",
     );
+  });
+
+  it("gives simulation mode's multiple-choice question its options once (the question lists them)", () => {
+    const bench = new FantomBenchmark({ context: "short", embedder: "lexical" });
+    const mc = bench.load(FIXTURE).find((i) => i.q.key.endsWith(":mc"))!;
+    const text = simulationAnswerText(bench.task(mc, "simulation"), "{}");
+    expect(text).toContain("Choose an answer from above:\nAnswer with the answer only.");
+    expect(text).not.toContain("Choices:");
+    expect(text.split("(a) ").length - 1).toBe(1);
   });
 
   it("builds the official prompts", () => {
