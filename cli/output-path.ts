@@ -35,7 +35,14 @@ export function checkDistinctFiles(files: readonly (readonly [flag: string, path
   const seen = new Map<string, string>();
   for (const [flag, path] of files) {
     if (path === undefined) continue;
-    const target = writeTarget(path);
+    let target: ReturnType<typeof writeTarget>;
+    try {
+      target = writeTarget(path);
+    } catch {
+      // A path the machine cannot follow (a loop of links) is reported by what reads or writes it:
+      // bad input for --data, naming the file; here it would only be a bare system error.
+      continue;
+    }
     if (target.inPlace) continue;
     // writeTarget gives an existing file's real path already.
     const key = resolve(target.path);

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -94,6 +94,13 @@ describe("socialworld bench", () => {
     expect(io.err).toContain("--json and --md name the same file");
     expect(readFileSync(join(dir, "g.txt"), "utf8")).toMatch(/^1 /);
     expect((await RunStore.open(store)).list()).toHaveLength(1);
+
+    // --data that is a loop of links is bad input naming it, not a bare system error.
+    symlinkSync(join(dir, "loop-b"), join(dir, "loop-a"));
+    symlinkSync(join(dir, "loop-a"), join(dir, "loop-b"));
+    io.err = "";
+    expect(await main(["bench", "tomi", "--data", join(dir, "loop-a"), "--json", join(dir, "loop.json"), "--store", store, "--quiet"])).toBe(2);
+    expect(io.err).toBe(`socialworld bench: bad input: ${join(dir, "loop-a")}: cannot read: ELOOP (a loop of symbolic links)\n`);
 
     io.err = "";
     expect(await main(["bench", "tomi", "--data", join(dir, "g.txt"), "--store", join(dir, "g.txt"), "--quiet"])).toBe(1);

@@ -146,7 +146,7 @@ describe("import sap", () => {
       expect(io.err).toContain(message);
     }
     expect(await main(["import", "sap", join(dir, "missing.json"), "--store", store])).toBe(2);
-    expect(io.err).toContain(`${join(dir, "missing.json")}: cannot read: ENOENT`);
+    expect(io.err).toContain(`${join(dir, "missing.json")}: file not found`);
     expect(await main(["import", "csv", join(dir, "a.json"), "--store", store])).toBe(2);
     expect(io.err).toContain('expected "sap"');
     expect((await RunStore.open(store)).list()).toEqual([]);

@@ -13,7 +13,10 @@ export function readTextInput(file: string): string {
   try {
     bytes = readFileSync(file);
   } catch (err) {
-    throw new DataError(file, {}, `cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") throw new DataError(file, {}, "file not found");
+    if (code === "ELOOP") throw new DataError(file, {}, "cannot read: ELOOP (a loop of symbolic links)");
+    throw new DataError(file, {}, `cannot read: ${code ?? (err as Error).message}`);
   }
   if (!isUtf8(bytes)) throw notUtf8(file, bytes);
   return normalizeText(bytes.toString("utf8"));

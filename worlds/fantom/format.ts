@@ -4,7 +4,6 @@
  * naming the file and the field (`[12].beliefQAs[0].tom_type`); fields the evaluator does not
  * read are kept as they are.
  */
-import { existsSync } from "node:fs";
 import { z } from "zod";
 import { DataError } from "../core/errors.js";
 import { readTextInput } from "../core/text-input.js";
@@ -90,7 +89,6 @@ export function fieldPath(path: readonly PropertyKey[]): string {
 
 /** Reads and validates a FANToM file. */
 export function readFantomFile(path: string): FantomSet[] {
-  if (!existsSync(path)) throw new DataError(path, {}, "file not found");
   return parseFantom(readTextInput(path), path);
 }
 

@@ -5,7 +5,6 @@
  * story grammar and checked against each other. Every problem is a DataError naming the file and
  * the field (`data[12].question_order`) or the story line (`data[12].story line 4`).
  */
-import { existsSync } from "node:fs";
 import { basename } from "node:path";
 import { z } from "zod";
 import { clip, DataError } from "../core/errors.js";
@@ -55,7 +54,6 @@ export interface HitomItem {
 }
 
 export function readHitomFile(path: string): HitomItem[] {
-  if (!existsSync(path)) throw new DataError(path, {}, "file not found");
   return parseHitom(readTextInput(path), path);
 }
 

@@ -66,7 +66,6 @@ export interface TomiFile {
 
 /** Reads `path` and, when present, the `.trace` beside it (or `tracePath`). */
 export function readTomiFile(path: string, opts: { tracePath?: string | null } = {}): TomiFile {
-  if (!existsSync(path)) throw new DataError(path, {}, "file not found");
   const text = readTextInput(path);
   let tracePath = opts.tracePath === undefined ? path.replace(/\.txt$/, "") + ".trace" : opts.tracePath;
   if (tracePath !== null && (tracePath === path || !existsSync(tracePath))) {
