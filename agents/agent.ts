@@ -45,6 +45,17 @@ export interface Agent<A = unknown> {
  * use, its calls. The game loop logs these with the turn beside the fallback's action, so a failed
  * turn of a model is as inspectable (and as usable for training on its mistakes) as a good one.
  */
+/**
+ * An agent whose time ran out on its own terms (a person who did not act before the seat's
+ * deadline): the loop counts the turn as timed out, as when its own deadline passes.
+ */
+export class TurnTimeout extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "TurnTimeout";
+  }
+}
+
 export class AgentFailure extends Error {
   constructor(
     message: string,

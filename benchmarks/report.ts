@@ -5,6 +5,7 @@
  */
 import type { Benchmark, BenchItem, Mode, Verdict } from "./benchmark.js";
 import type { ItemResult } from "./runner.js";
+import type { TurnFailure } from "../worlds/core/episode.js";
 
 export interface Stat {
   readonly total: number;
@@ -46,7 +47,7 @@ export interface BenchReport {
     readonly total: number;
     readonly byCause: Readonly<Record<string, { readonly description: string; readonly count: number; readonly items: readonly Disagreement[] }>>;
   };
-  readonly errors: { readonly count: number; readonly examples: readonly { id: string; error: string }[] };
+  readonly errors: { readonly count: number; readonly examples: readonly { id: string; error: string; failure?: TurnFailure }[] };
   readonly startedAt: string;
   readonly finishedAt: string;
   readonly durationMs: number;
@@ -155,7 +156,7 @@ export function buildReport<I extends BenchItem>(args: {
       agentAccuracy: results.length ? agentVsWorld / results.length : 0,
     },
     disagreements: { total: disagreementTotal, byCause },
-    errors: { count: errors.length, examples: errors.slice(0, 10).map((r) => ({ id: r.id, error: r.error! })) },
+    errors: { count: errors.length, examples: errors.slice(0, 10).map((r) => ({ id: r.id, error: r.error!, failure: r.failure })) },
     startedAt: args.startedAt.toISOString(),
     finishedAt: args.finishedAt.toISOString(),
     durationMs: args.finishedAt.getTime() - args.startedAt.getTime(),

@@ -7,7 +7,7 @@ import type { Agent } from "../agents/agent.js";
 import { runEpisode, errorMessage } from "../worlds/core/loop.js";
 import { QuestionWorld, type Answer, type QuestionState } from "../worlds/question/world.js";
 import type { EpisodeLog } from "../store/episode-log.js";
-import type { Episode, TurnRecord } from "../worlds/core/episode.js";
+import type { Episode, TurnFailure, TurnRecord } from "../worlds/core/episode.js";
 import type { Benchmark, BenchItem, GroundTruth, Mode, Verdict } from "./benchmark.js";
 
 export interface ItemResult {
@@ -29,6 +29,8 @@ export interface ItemResult {
   readonly cause?: string;
   /** Why the agent's own answer was not used (timeout, error); the fallback's answer counts. */
   readonly error?: string;
+  /** That failure's kind: "timeout", "error" or "invalid" (an answer the question refused). */
+  readonly failure?: TurnFailure;
   readonly latencyMs: number;
 }
 
@@ -94,7 +96,7 @@ export async function runBenchmark<I extends BenchItem>(opts: RunOptions<I>): Pr
     const answer = episode.finalState.answer ?? "";
     const verdict: Verdict = benchmark.judge(item, answer);
     const turn = episode.turns[0];
-    const result = itemResult(item, gt, answer, verdict, turn?.error, Math.round((performance.now() - started) * 1000) / 1000);
+    const result = itemResult(item, gt, answer, verdict, turn, Math.round((performance.now() - started) * 1000) / 1000);
     opts.log?.append({
       kind: "benchmark_item",
       run: opts.runId ?? null,
@@ -138,6 +140,7 @@ function turnLog(t: TurnRecord): Record<string, unknown> {
     reward: t.reward ?? 0,
     source: t.source,
     error: t.error,
+    failure: t.failure,
     latencyMs: t.latencyMs,
     info: t.info,
   };
@@ -149,7 +152,14 @@ function turnLog(t: TurnRecord): Record<string, unknown> {
  * rather than spread in: JSON drops them the same way, and a run of thousands of questions should
  * not build a temporary object per field.
  */
-export function itemResult(item: BenchItem, gt: GroundTruth, answer: string, verdict: Verdict, error: string | undefined, latencyMs: number): ItemResult {
+export function itemResult(
+  item: BenchItem,
+  gt: GroundTruth,
+  answer: string,
+  verdict: Verdict,
+  turn: Pick<TurnRecord, "error" | "failure"> | undefined,
+  latencyMs: number,
+): ItemResult {
   return {
     id: item.id,
     index: item.index,
@@ -167,7 +177,8 @@ export function itemResult(item: BenchItem, gt: GroundTruth, answer: string, ver
     worldModel: gt.label ?? null,
     agrees: gt.agrees,
     cause: gt.cause,
-    error,
+    error: turn?.error,
+    failure: turn?.failure,
     latencyMs,
   };
 }

@@ -182,7 +182,7 @@ export class BenchmarkRoom extends BaseRoom {
 
   private showResult(n: number, steps: { world: PerspectiveStep; mine: PerspectiveStep }, r: ItemResult): void {
     // Unanswered: past the deadline ("timeout") or the agent failed ("error"); the loop's fallback answered.
-    const source = r.error ? (/^timeout|did not act in time/.test(r.error) ? "timeout" : "error") : this.controller ? "agent" : "human";
+    const source = r.error ? (r.failure === "timeout" ? "timeout" : "error") : this.controller ? "agent" : "human";
     steps.mine.action = r.answer === "" ? "none" : `answers: ${r.answer}`;
     steps.mine.source = r.error ? "fallback" : source;
     steps.world.data = JSON.stringify({

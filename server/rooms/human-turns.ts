@@ -7,7 +7,7 @@
  * controller acts instead.
  */
 import { z } from "zod";
-import type { AgentReply, AgentTurn } from "../../agents/agent.js";
+import { TurnTimeout, type AgentReply, type AgentTurn } from "../../agents/agent.js";
 import type { World } from "../../worlds/core/world.js";
 
 export interface PendingTurn<A = unknown> {
@@ -89,7 +89,7 @@ export class HumanTurns<S, A> {
     const p = this.open.get(agent);
     if (!p || (only && p !== only)) return;
     this.open.delete(agent);
-    p.reject(new Error(outcome === "timeout" ? "the person did not act in time" : "the person's turn was closed"));
+    p.reject(outcome === "timeout" ? new TurnTimeout("the person did not act in time") : new Error("the person's turn was closed"));
     this.listener.closed(p, outcome);
   }
 

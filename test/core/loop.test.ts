@@ -1,7 +1,7 @@
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { AgentFailure, type Agent } from "../../agents/agent.js";
+import { AgentFailure, TurnTimeout, type Agent } from "../../agents/agent.js";
 import { RandomAgent } from "../../agents/random-agent.js";
 import { InvalidActionError, runEpisode } from "../../worlds/core/loop.js";
 import { toSocializedContext } from "../../worlds/core/socialize.js";
@@ -121,7 +121,19 @@ describe("runEpisode", () => {
     const first = ep.turns.find((t) => t.agent === "a")!;
     expect(first.source).toBe("fallback");
     expect(first.error).toBe("timeout after 20 ms");
+    expect(first.failure).toBe("timeout");
     expect(first.actionText).toBe("adds 1");
+  });
+
+  it("counts an agent's own TurnTimeout (a person past the seat's deadline) as a timeout, other throws as errors", async () => {
+    const late: Agent<Add> = { id: "person", act: () => Promise.reject(new TurnTimeout("the person did not act in time")) };
+    const broken: Agent<Add> = { id: "broken", act: () => Promise.reject(new Error("the person did not act in time, says the message")) };
+    const kinds = [];
+    for (const agent of [late, broken]) {
+      const ep = await runEpisode(world, { seed: 1, initialState: start, agents: { a: agent, b: constant(3) }, maxSteps: 1 });
+      kinds.push(ep.turns.find((t) => t.agent === "a")!.failure);
+    }
+    expect(kinds).toEqual(["timeout", "error"]);
   });
 
   it("keeps a failed agent's prompt, reply and info in the turn beside the fallback's action", async () => {
@@ -131,8 +143,8 @@ describe("runEpisode", () => {
     };
     const invalid: Agent<Add> = { id: "model", act: () => ({ action: { type: "add", n: 7 } as Add, prompt: "add?", raw: '{"n": 7}' }) };
     for (const [agent, expected] of [
-      [failing, { prompt: "add 1 to 3?", raw: "four, I think", info: { calls: 2 }, error: "agent error: the answer could not be read" }],
-      [invalid, { prompt: "add?", raw: '{"n": 7}', info: undefined, error: expect.stringMatching(/^invalid action/) }],
+      [failing, { prompt: "add 1 to 3?", raw: "four, I think", info: { calls: 2 }, error: "agent error: the answer could not be read", failure: "error" }],
+      [invalid, { prompt: "add?", raw: '{"n": 7}', info: undefined, error: expect.stringMatching(/^invalid action/), failure: "invalid" }],
     ] as const) {
       const ep = await runEpisode(world, { seed: 1, initialState: start, agents: { a: agent, b: constant(3) }, fallback: constant(1, true), maxSteps: 1 });
       const t = ep.turns.find((x) => x.agent === "a")!;
@@ -156,6 +168,7 @@ describe("runEpisode", () => {
     const ep = await runEpisode(world, { seed: 1, initialState: s9, agents: { a: constant(3), b: constant(1) } });
     const a = ep.turns.find((t) => t.agent === "a")!;
     expect(a.error).toBe("action not possible: too much");
+    expect(a.failure).toBe("invalid");
     expect(a.actionText).toBe("none");
     expect(ep.finalState).toMatchObject({ total: 10, winner: "b" });
     const strict = runEpisode(world, { seed: 1, initialState: s9, agents: { a: constant(3), b: constant(1) }, strict: true });

@@ -157,5 +157,6 @@ describe("benchmark room", () => {
     const { report } = await runOf(res.json.runId);
     expect(report).toMatchObject({ agent: "human", total: 2, errors: { count: 1 } });
     expect(report.errors.examples[0].error).toMatch(/timeout after 1000 ms/);
+    expect(report.errors.examples[0].failure).toBe("timeout");
   });
 });

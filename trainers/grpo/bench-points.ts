@@ -90,7 +90,7 @@ export class BenchPoints implements PointSource {
         agent: "grpo",
         mode: this.mode,
         // A reply the format check refused is wrong whatever the judge says of its text.
-        result: itemResult(p.item, gt, answer, { correct: r.format && verdict.correct, score: verdict.score }, r.format ? undefined : `format: ${r.formatError}`, 0),
+        result: itemResult(p.item, gt, answer, { correct: r.format && verdict.correct, score: verdict.score }, r.format ? undefined : { error: `format: ${r.formatError}`, failure: "invalid" }, 0),
         context_id: gt.contextId,
         ...(this.loggedContexts.has(gt.contextId) ? {} : { socialized_context: gt.context }),
         turns: [

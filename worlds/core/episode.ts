@@ -1,6 +1,9 @@
 /** What the game loop records: every timestep's state, observations, actions and mental states. */
 import type { Observation, WorldEvent } from "./world.js";
 
+/** Why a turn's own answer was not used: its time ran out, the agent failed, or its action was refused. */
+export type TurnFailure = "timeout" | "error" | "invalid";
+
 export interface TurnRecord {
   readonly agent: string;
   readonly timestep: number;
@@ -14,6 +17,8 @@ export interface TurnRecord {
   readonly source: "agent" | "fallback";
   /** Why the fallback was used (timeout, invalid action, agent error). */
   readonly error?: string;
+  /** The kind of that failure, for code that acts on it (the error is for people). */
+  readonly failure?: TurnFailure;
   readonly reward?: number;
   readonly latencyMs: number;
   readonly info?: Readonly<Record<string, unknown>>;

@@ -7,8 +7,8 @@
  * as the socialized-context format expects.
  */
 import { z } from "zod";
-import { AgentFailure, type Agent, type AgentReply, type AgentTurn } from "../../agents/agent.js";
-import type { Episode, TimestepRecord, TurnRecord } from "./episode.js";
+import { AgentFailure, TurnTimeout, type Agent, type AgentReply, type AgentTurn } from "../../agents/agent.js";
+import type { Episode, TimestepRecord, TurnFailure, TurnRecord } from "./episode.js";
 import { LazyRng, TimestepContext } from "./step-context.js";
 import type { Observation, World, WorldEvent } from "./world.js";
 
@@ -93,12 +93,19 @@ interface Decision<A> {
   readonly reply: AgentReply<A> | undefined;
   readonly source: "agent" | "fallback";
   readonly error: string | undefined;
+  readonly failure: TurnFailure | undefined;
   readonly latencyMs: number;
 }
 
 /** Every decision has the same fields, so the code reading them sees one shape. */
-function decision<A>(action: A, reply: AgentReply<A> | undefined, source: Decision<A>["source"], error: string | undefined, latencyMs: number): Decision<A> {
-  return { action, reply, source, error, latencyMs };
+function decision<A>(
+  action: A,
+  reply: AgentReply<A> | undefined,
+  source: Decision<A>["source"],
+  error: { readonly error: string; readonly failure: TurnFailure } | undefined,
+  latencyMs: number,
+): Decision<A> {
+  return { action, reply, source, error: error?.error, failure: error?.failure, latencyMs };
 }
 
 export async function runEpisode<S, A, X>(world: World<S, A, X>, opts: LoopOptions<S, A, X>): Promise<Episode<S>> {
@@ -208,6 +215,7 @@ class EpisodeRun<S, A, X> {
           actionText: actions[name]!,
           source: d.source,
           error: d.error,
+          failure: d.failure,
           reward,
           latencyMs: d.latencyMs,
           info: d.reply?.info,
@@ -275,18 +283,18 @@ function decide<S, A, X>(
   const base: TurnFields<A> = { world: world.name, agent: name, timestep, observation, schemaOf, options };
 
   const settle = (first: Asked<A>): Decision<A> | Promise<Decision<A>> => {
-    let error = first.error;
-    if (!error) {
+    let failed = first.failed;
+    if (!failed) {
       const checked = accept(world, state, name, agent, schemaOf, first.reply!.action);
       if ("action" in checked) {
         return decision(checked.action, first.reply, "agent", undefined, performance.now() - started);
       }
-      error = checked.error;
+      failed = { error: checked.error, failure: "invalid" };
     }
-    if (opts.strict) throw new InvalidActionError(name, timestep, error);
+    if (opts.strict) throw new InvalidActionError(name, timestep, failed.error);
     // What the agent was asked and answered stays in the log, whatever acts in its place.
     const attempt = first.reply ?? first.partial;
-    return fallback(world, state, name, { ...base, options: options ?? world.options?.(state, name) }, schemaOf, error, attempt, started, opts);
+    return fallback(world, state, name, { ...base, options: options ?? world.options?.(state, name) }, schemaOf, failed, attempt, started, opts);
   };
   const first = ask(agent, base, opts);
   return isPromise(first) ? first.then(settle) : settle(first);
@@ -299,7 +307,7 @@ async function fallback<S, A, X>(
   name: string,
   base: TurnFields<A>,
   schemaOf: () => z.ZodType<A>,
-  error: string,
+  error: Failed,
   attempt: Omit<AgentReply<A>, "action"> | undefined,
   started: number,
   opts: LoopOptions<S, A, X>,
@@ -310,7 +318,7 @@ async function fallback<S, A, X>(
     attempt === undefined ? reply : { action, prompt: attempt.prompt, raw: attempt.raw, info: attempt.info };
   if (opts.fallback) {
     const second = await ask(opts.fallback, base, opts);
-    if (!second.error) {
+    if (!second.failed) {
       const checked = accept(world, state, name, opts.fallback, schemaOf, second.reply!.action);
       if ("action" in checked) {
         return decision(checked.action, logged(checked.action, second.reply), "fallback", error, performance.now() - started);
@@ -340,17 +348,23 @@ function accept<S, A, X>(
   return reason ? { error: `action not possible: ${reason}` } : { action };
 }
 
+/** A turn's failure: the message for people, its kind for code. */
+interface Failed {
+  readonly error: string;
+  readonly failure: TurnFailure;
+}
+
 interface Asked<A> {
   reply?: AgentReply<A>;
-  error?: string;
+  failed?: Failed;
   /** What a failing agent had done (AgentFailure): logged with the fallback's action. */
   partial?: Omit<AgentReply<A>, "action">;
 }
 
 /** A failed agent's answer as the loop keeps it. */
 function failed<A>(err: unknown): Asked<A> {
-  const error = `agent error: ${errorMessage(err)}`;
-  return err instanceof AgentFailure ? { error, partial: err.partial } : { error };
+  const f: Failed = { error: `agent error: ${errorMessage(err)}`, failure: err instanceof TurnTimeout ? "timeout" : "error" };
+  return err instanceof AgentFailure ? { failed: f, partial: err.partial } : { failed: f };
 }
 
 function ask<A>(agent: Agent<A>, base: TurnFields<A>, opts: { turnTimeoutMs?: number; signal?: AbortSignal }): Asked<A> | Promise<Asked<A>> {
@@ -390,7 +404,7 @@ async function race<A>(
       new Promise((resolve) => {
         timer = setTimeout(() => {
           controller?.abort();
-          resolve({ error: `timeout after ${timeout} ms` });
+          resolve({ failed: { error: `timeout after ${timeout} ms`, failure: "timeout" } });
         }, timeout);
       }),
     );
