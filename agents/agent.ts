@@ -41,11 +41,6 @@ export interface Agent<A = unknown> {
 }
 
 /**
- * An agent's failure, with what it had done by then: the prompt it sent, the replies it could not
- * use, its calls. The game loop logs these with the turn beside the fallback's action, so a failed
- * turn of a model is as inspectable (and as usable for training on its mistakes) as a good one.
- */
-/**
  * An agent whose time ran out on its own terms (a person who did not act before the seat's
  * deadline): the loop counts the turn as timed out, as when its own deadline passes.
  */
@@ -56,6 +51,11 @@ export class TurnTimeout extends Error {
   }
 }
 
+/**
+ * An agent's failure, with what it had done by then: the prompt it sent, the replies it could not
+ * use, its calls. The game loop logs these with the turn beside the fallback's action, so a failed
+ * turn of a model is as inspectable (and as usable for training on its mistakes) as a good one.
+ */
 export class AgentFailure extends Error {
   constructor(
     message: string,

@@ -57,7 +57,6 @@ const ANSWER_FORMATS = {
   VP: 'Answer with the letter of one choice and its option ("A. green_box"), and nothing else.',
 } as const;
 
-
 /**
  * The option an answer chooses, as upstream's evaluators read answers: a letter ("K", "K.", "(K)",
  * "[[K]]"), a letter with its option ("K. green_drawer", the option text deciding, as upstream's

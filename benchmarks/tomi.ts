@@ -36,7 +36,6 @@ export const TOMI_CAUSES = {
   other: "The official label is neither the world model's answer nor the object's final location.",
 } as const;
 
-
 interface StoryTruth {
   readonly state: TomiState;
   readonly context: SocializedContext;

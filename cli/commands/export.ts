@@ -1,10 +1,10 @@
 /**
  * `socialworld export --run RUN_ID --format verl|sft|chat|sap --out PATH [options]`
  */
+import { statSync } from "node:fs";
+import { resolve } from "node:path";
 import { z } from "zod";
 import { MODES, type Mode } from "../../benchmarks/benchmark.js";
-import { resolve } from "node:path";
-import { statSync } from "node:fs";
 import { defaultStoreRoot, RunStore } from "../../store/run-store.js";
 import { replaceFile } from "../../store/write-atomic.js";
 import { DataError } from "../../worlds/core/errors.js";

@@ -2,9 +2,9 @@
  * `socialworld runs list` · `socialworld runs show RUN_ID` ·
  * `socialworld runs episodes RUN_ID [--offset N] [--limit N]` (JSON lines on stdout)
  */
+import { resolve } from "node:path";
 import { z } from "zod";
 import { readLogPage } from "../../store/log-index.js";
-import { resolve } from "node:path";
 import { defaultStoreRoot, RunStore } from "../../store/run-store.js";
 import { intArg, parseCommand, UsageError } from "../args.js";
 

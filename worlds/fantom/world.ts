@@ -77,6 +77,11 @@ export function perspectiveKey(path: readonly string[]): string {
   return path.join(">");
 }
 
+/** The ids of the facts `agent` has heard, in the order heard. */
+export function heardBy(state: Pick<FantomState, "knows">, agent: string): readonly string[] {
+  return state.knows[perspectiveKey([agent])] ?? [];
+}
+
 /** Does `path` ("Linda", or "Linda" then "David": what Linda thinks David knows) hold `fact` as known? */
 export function knowsFact(state: Pick<FantomState, "knows">, path: readonly string[], fact: string): boolean {
   return state.knows[perspectiveKey(path)]?.includes(fact) ?? false;
@@ -107,7 +112,7 @@ export class FantomWorld implements World<FantomState, FantomAction> {
    * mental state, or probe which fact ids exist.
    */
   actionSchema(state: FantomState, agent: string): z.ZodType<FantomAction> {
-    const known = state.knows[agent] ?? [];
+    const known = heardBy(state, agent);
     const facts =
       known.length === 0
         ? z.array(z.string()).max(0, { error: `${agent} has heard no fact yet` })
@@ -131,7 +136,7 @@ export class FantomWorld implements World<FantomState, FantomAction> {
     const all: FantomAction[] = [NOOP, { type: "leave" }, { type: "join" }];
     // Only the facts the agent has learned: the options go to a person in the seat (quick buttons),
     // and the others are what FANToM asks about (not yet said, or said while the agent was away).
-    for (const id of state.knows[perspectiveKey([agent])] ?? []) {
+    for (const id of heardBy(state, agent)) {
       const text = state.facts[id];
       if (text !== undefined) all.push({ type: "say", text, facts: [id] });
     }
@@ -182,8 +187,8 @@ export class FantomWorld implements World<FantomState, FantomAction> {
 
   /** "I know that Linda's dog is a beagle. I think Kailey and Linda know it too." */
   mentalState(state: FantomState, agent: string): string | undefined {
-    const mine = state.knows[agent];
-    if (!mine || mine.length === 0) return undefined;
+    const mine = heardBy(state, agent);
+    if (mine.length === 0) return undefined;
     return mine
       .map((f) => {
         const others = state.characters.filter((o) => o !== agent && knowsFact(state, [agent, o], f));

@@ -132,4 +132,3 @@ function jsonErrorLine(text: string, err: unknown): number {
   if (!m && text.endsWith("\n")) line--;
   return Math.max(1, line);
 }
-

@@ -209,4 +209,3 @@ export function buildHitomScenario(sentences: readonly SentenceAt[], locate: Loc
 
   return { init: { agents, layout: { rooms, containers, objects }, containerRoom, objectContainer: initial }, script };
 }
-

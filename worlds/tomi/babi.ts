@@ -255,10 +255,10 @@ class BabiReader {
       this.namedFor = shared;
     }
     const named = this.named!;
-    if (!named.objects.has(parsed.object)) throw new DataError(file, { line: fileLine }, `the story never mentions the ${parsed.object}`);
+    if (!named.objects.has(parsed.object)) throw new DataError(file, { line: fileLine }, `the story never mentions the ${clip(parsed.object)}`);
     if (parsed.kind === "first_order" || parsed.kind === "second_order") {
-      if (!named.agents.has(parsed.agent)) throw new DataError(file, { line: fileLine }, `the story never mentions ${parsed.agent}`);
-      if (parsed.kind === "second_order" && !named.agents.has(parsed.other)) throw new DataError(file, { line: fileLine }, `the story never mentions ${parsed.other}`);
+      if (!named.agents.has(parsed.agent)) throw new DataError(file, { line: fileLine }, `the story never mentions ${clip(parsed.agent)}`);
+      if (parsed.kind === "second_order" && !named.agents.has(parsed.other)) throw new DataError(file, { line: fileLine }, `the story never mentions ${clip(parsed.other)}`);
     }
     // The common case, the answer written as the story writes it, needs no normalizing.
     if (!named.places.has(answer) && !anyPlace(named.places, placeKey(answer))) {
@@ -337,7 +337,6 @@ function namesOf(story: readonly StoryLine[]): StoryNames {
   return { agents, objects, places };
 }
 
-
 function parseTrace(text: string, file: string): TomiTrace[] {
   const lines = text.split("\n");
   if (lines.length && lines[lines.length - 1] === "") lines.pop();
@@ -405,4 +404,3 @@ function leadingNumber(text: string, from: number, space: number): number {
 function textAt(text: string, at: number, part: string): boolean {
   return text.slice(at, at + part.length) === part;
 }
-
