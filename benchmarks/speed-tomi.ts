@@ -12,10 +12,14 @@
  *
  * --instructions also counts the instructions of one run under valgrind's cachegrind (all
  * threads, the optimizing compiler's included), beside those of `node -e 0`: on a shared machine
- * CPU times move by 10-20% with the neighbours' load, instruction counts by about 1%, so they are
- * what to compare two versions by. It also splits the run's instructions by part of Node and V8
- * (optimizing compiler, baseline code and builtins, runtime, JSON, GC, JIT code: see
- * instruction-profile.ts). Needs valgrind (apt-get install valgrind); about 30 s.
+ * CPU times move by 10-20% with the neighbours' load, instruction counts much less, so they are
+ * what to compare two versions by. Valgrind runs one thread at a time, and when the compiler's
+ * thread gets to run decides how long the main thread runs unoptimized code: that moves a count by
+ * up to 5%. So it also counts a run with the compiler on the main thread
+ * (`--no-concurrent-recompilation`), which repeats to within 2%, and compares --against versions
+ * by that count too. It splits the run's instructions by part of Node and V8 (optimizing
+ * compiler, baseline code and builtins, runtime, JSON, GC, JIT code: see instruction-profile.ts).
+ * Needs valgrind (apt-get install valgrind); about 1 minute, 2 with --against.
  *
  * Between the runs it starts Node alone (`node -e 0`) and prints the run less that: the part that is
  * socialworld's. Where NODE_EXTRA_CA_CERTS is set, it also starts Node without it: Node then reads
@@ -49,7 +53,8 @@ Options:
   --runs N          runs to time (default 5)
   --agent NAME      the agent (default simulation)
   --against DIR     also time the built checkout at DIR, alternating, and print the ratio
-  --instructions    also count one run's instructions under valgrind's cachegrind, and where they go
+  --instructions    also count a run's instructions under valgrind's cachegrind (as it runs, and with
+                    the compiler on the main thread, which repeats to 2%), and where they go
   --help            this text`;
 
 const values = scriptArgs({
@@ -174,16 +179,23 @@ if (values.instructions) {
       if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
     }
   };
-  const countRun = (cli: string, shares = false) => inStore((store) => count(benchArgs(cli, store), shares));
+  const countRun = (cli: string, shares = false, flags: readonly string[] = []) => inStore((store) => count([...flags, ...benchArgs(cli, store)], shares));
   const G = (n: number) => `${(n / 1e9).toFixed(2)} G`;
+  // Not a V8 flag that changes generated code: Node's own modules still load from their code cache.
+  const SERIAL = ["--no-concurrent-recompilation"];
+  const serialRow = "compiler on the main thread (`--no-concurrent-recompilation`)";
   const run = countRun(cli, true);
+  const serial = countRun(cli, false, SERIAL).total;
   const start = count(["-e", "0"]).total;
   process.stdout.write("\n| instructions (cachegrind, one run) | count |\n|---|---:|\n");
-  process.stdout.write(`| the run | ${G(run.total)} |\n| \`node -e 0\` | ${G(start)} |\n| the run less node's own start | ${G(run.total - start)} |\n`);
+  process.stdout.write(`| the run | ${G(run.total)} |\n| the run, ${serialRow} | ${G(serial)} |\n`);
+  process.stdout.write(`| \`node -e 0\` | ${G(start)} |\n| the run less node's own start | ${G(run.total - start)} |\n`);
   if (certificates) process.stdout.write(`| \`node -e 0\` without NODE_EXTRA_CA_CERTS | ${G(count(["-e", "0"], false, withoutCertificates).total)} |\n`);
   if (peer !== undefined) {
     const theirs = countRun(peer).total;
+    const theirsSerial = countRun(peer, false, SERIAL).total;
     process.stdout.write(`| the run of ${values.against} | ${G(theirs)} (ratio ${(run.total / theirs).toFixed(2)}) |\n`);
+    process.stdout.write(`| the run of ${values.against}, ${serialRow} | ${G(theirsSerial)} (ratio ${(serial / theirsSerial).toFixed(2)}) |\n`);
   }
   process.stdout.write("\n| where the run's instructions go | instructions | share |\n|---|---:|---:|\n");
   for (const s of run.shares!) {
