@@ -20,7 +20,8 @@ export interface RoomSummary {
   readonly episode: number;
   readonly timestep: number;
   readonly spectators: number;
-  readonly seats: readonly { agent: string; controller: string; human: boolean; occupied: boolean }[];
+  /** `occupied`: a person holds the seat; `connected`: and is connected now (false while the seat waits for them to reconnect). */
+  readonly seats: readonly { agent: string; controller: string; human: boolean; occupied: boolean; connected: boolean }[];
   readonly progress?: { done: number; total: number; correct: number };
   readonly createdAt: string;
 }

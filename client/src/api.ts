@@ -6,6 +6,8 @@ export interface SeatSummary {
   controller: string;
   human: boolean;
   occupied: boolean;
+  /** False while a seated person is away and the seat waits for them to reconnect. */
+  connected: boolean;
 }
 
 export interface RoomSummary {

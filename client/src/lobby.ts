@@ -34,7 +34,12 @@ export function showLobby(app: HTMLElement): () => void {
                 r.seats.map((s) =>
                   s.human && !s.occupied
                     ? h("a.seat.open", { href: `#/room/${encodeURIComponent(r.roomId)}?seat=${encodeURIComponent(s.agent)}`, title: `take ${s.agent}'s seat` }, `take ${s.agent}`)
-                    : h("span.seat", { title: s.occupied ? "a person plays this seat" : `played by ${s.controller}` }, s.agent, s.occupied ? " 👤" : ""),
+                    : h(
+                        "span.seat",
+                        { title: !s.occupied ? `played by ${s.controller}` : s.connected ? "a person plays this seat" : "kept for a person who lost the connection" },
+                        s.agent,
+                        s.occupied ? (s.connected ? " 👤" : " 👤 (away)") : "",
+                      ),
                 ),
               ),
             );

@@ -376,8 +376,16 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
     if (seat) seat.connected = false;
     // The seat is kept (turns time out to the controller meanwhile) until the person comes back.
     if (this.reconnectSeconds > 0 && !this.abort.signal.aborted) {
-      // Rejected when the time is up or the room goes away: then onLeave releases the seat.
-      this.allowReconnection(client, this.reconnectSeconds).catch(() => undefined);
+      // Rejected when the time is up or the room goes away: then onLeave releases the seat. The
+      // deadline is this room's timer, not Colyseus's: Colyseus (0.18) forgets to clear its own
+      // when the room goes away first, and that timer kept a stopped server's process alive for
+      // the rest of the window (up to reconnectSeconds after "every log is flushed").
+      const reconnection = this.allowReconnection(client, "manual");
+      const deadline = setTimeout(() => reconnection.reject(new Error("the reconnection window is over")), this.reconnectSeconds * 1000);
+      reconnection.then(
+        () => clearTimeout(deadline),
+        () => clearTimeout(deadline),
+      );
     }
   }
 
@@ -449,7 +457,8 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
       spectators: Math.max(0, this.clients.length - seated),
       seats: [...s.agents].map((agent) => {
         const seat = s.seats.get(agent);
-        return { agent, controller: seat?.controller ?? "", human: seat?.human ?? false, occupied: (seat?.occupant ?? "") !== "" };
+        const occupied = (seat?.occupant ?? "") !== "";
+        return { agent, controller: seat?.controller ?? "", human: seat?.human ?? false, occupied, connected: occupied && (seat?.connected ?? false) };
       }),
       ...(s.kind === "benchmark" && s.progress ? { progress: { done: s.progress.done, total: s.progress.total, correct: s.progress.correct } } : {}),
       createdAt: this.createdAt.toISOString(),
