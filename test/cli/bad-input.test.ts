@@ -82,11 +82,14 @@ function pathsOf(value: unknown, at: Path = []): Path[] {
   return out;
 }
 
-/** A JSON file mutated: a field deleted, retyped or emptied, or the text cut or garbled. */
+/**
+ * A JSON file mutated: a field deleted, retyped or emptied, the text cut or garbled, or two of its
+ * items swapped (a change every reader must take: items stand alone).
+ */
 function mutateJson(name: string) {
   return (rng: Rng, files: Files): { files: Files; what: string } => {
     const text = files[name]!;
-    const kind = rng.pick(["delete", "retype", "retype", "empty", "cut", "garble"] as const);
+    const kind = rng.pick(["delete", "retype", "retype", "empty", "cut", "garble", "swap"] as const);
     if (kind === "cut") {
       const at = rng.int(text.length);
       return { files: { ...files, [name]: text.slice(0, at) }, what: `cut at ${at}` };
@@ -97,6 +100,14 @@ function mutateJson(name: string) {
       return { files: { ...files, [name]: text.slice(0, at) + junk + text.slice(at) }, what: `${JSON.stringify(junk)} inserted at ${at}` };
     }
     const value: unknown = JSON.parse(text);
+    if (kind === "swap") {
+      // The list of items: FANToM's top-level array, Hi-ToM's `data`.
+      const items = (Array.isArray(value) ? value : (value as { data: unknown[] }).data) as unknown[];
+      const i = rng.int(items.length);
+      const j = (i + 1 + rng.int(items.length - 1)) % items.length;
+      [items[i], items[j]] = [items[j], items[i]];
+      return { files: { ...files, [name]: JSON.stringify(value, null, 1) }, what: `items ${i} and ${j} swapped` };
+    }
     const path = rng.pick(pathsOf(value));
     const parent = path.slice(0, -1).reduce<unknown>((v, k) => (v as Record<string | number, unknown>)[k], value) as Record<string | number, unknown>;
     const key = path[path.length - 1]!;

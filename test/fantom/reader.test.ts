@@ -25,6 +25,9 @@ describe("FANToM reader", () => {
     const sets = JSON.parse(generateFantom(120, 3).json);
     sets[4].beliefQAs[0].tom_type = "third-order";
     expect(() => readFantomFile(tmp("a.json", JSON.stringify(sets)))).toThrow(/a\.json \(\[4\]\.beliefQAs\[0\]\.tom_type\): expected "first-order"/);
+    // Only the official file's three values: a typo in the suffix would be a group of its own.
+    sets[4].beliefQAs[0].tom_type = "second-order:cylic";
+    expect(() => readFantomFile(tmp("a2.json", JSON.stringify(sets)))).toThrow(/a2\.json \(\[4\]\.beliefQAs\[0\]\.tom_type\): expected "first-order", "second-order:cyclic" or "second-order:acyclic"/);
     const again = JSON.parse(generateFantom(120, 3).json);
     delete again[2].infoAccessibilityQA_list.correct_answer;
     expect(() => readFantomFile(tmp("b.json", JSON.stringify(again)))).toThrow("b.json ([2].infoAccessibilityQA_list.correct_answer): missing (expected array)");

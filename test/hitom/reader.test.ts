@@ -118,7 +118,12 @@ describe("Hi-ToM reader (upstream Hi-ToM_data.json)", () => {
     );
     expect(check((e) => (e[0]!.question = "Who is Ella?"))).toBe('x.json (data[0].question): unknown question: "Who is Ella?"');
     expect(check((e) => (e[0]!.question = "Where does Noah really think the onion is?"))).toBe("x.json (data[0].question): the story never mentions Noah");
-    expect(check((e) => (e[0]!.choices = "A. red_box, C. blue_crate"))).toBe('x.json (data[0].choices): expected "A. <option>, B. <option>, ...", got "A. red_box, C. blue_crate"');
+    const badChoices = (choices: string) => `x.json (data[0].choices): expected "A. <option>, B. <option>, ..." with one-word options (places as the story writes them), got "${choices}"`;
+    expect(check((e) => (e[0]!.choices = "A. red_box, C. blue_crate"))).toBe(badChoices("A. red_box, C. blue_crate"));
+    // A list cut short: after a comma, inside the next letter, after it.
+    for (const cut of ["A. red_box, B. blue_crate,", "A. red_box, B. blue_crate, C", "A. red_box, B. blue_crate, C."]) {
+      expect(check((e) => (e[0]!.choices = cut))).toBe(badChoices(cut));
+    }
     expect(check((e) => (e[1]!.story = STORY))).toBe("x.json (data[1].story): a VP story starts with an instruction line");
     expect(check((e) => (e[0]!.story = STORY.replace("3 Ella moved", "4 Ella moved")))).toBe(
       "x.json (data[0].story line 3): sentence number 4 where 3 was expected",

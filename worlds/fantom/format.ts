@@ -26,7 +26,10 @@ export const BeliefQASchema = z
   .looseObject({
     question: Text,
     question_type: z.enum(["tom:belief:inaccessible", "tom:belief:accessible"]),
-    tom_type: z.string().regex(/^(first|second)-order(:[a-z-]+)?$/, 'expected "first-order" or "second-order:cyclic" / "second-order:acyclic"'),
+    // The official file's three values; the report splits belief accuracy by them.
+    tom_type: z.enum(["first-order", "second-order:cyclic", "second-order:acyclic"], {
+      error: 'expected "first-order", "second-order:cyclic" or "second-order:acyclic"',
+    }),
     correct_answer: Text,
     wrong_answer: Text,
     missed_info_accessibility: Accessibility,

@@ -79,7 +79,7 @@ export function parseHitom(text: string, file: string): HitomItem[] {
     const field = `data[${index}]`;
     const at = (f: string, message: string) => new DataError(file, { field: `${field}.${f}` }, message);
     const choices = parseChoices(entry.choices);
-    if (!choices) throw at("choices", `expected "A. <option>, B. <option>, ...", got "${clip(entry.choices)}"`);
+    if (!choices) throw at("choices", `expected "A. <option>, B. <option>, ..." with one-word options (places as the story writes them), got "${clip(entry.choices)}"`);
     if (new Set(choices).size !== choices.length) throw at("choices", "an option is listed twice");
     if (!choices.includes(entry.answer)) throw at("answer", `"${clip(entry.answer)}" is not one of the choices`);
     const question = parseQuestion(entry.question);

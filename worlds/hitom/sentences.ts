@@ -137,12 +137,18 @@ export function renderQuestion(q: HitomQuestion): string {
   return `Where does ${first} think ${rest.map((a) => `${a} thinks `).join("")}the ${q.object} is?`;
 }
 
-/** "A. x, B. y, ..." -> ["x", "y", ...]; undefined when the letters are not A, B, C ... in order. */
+const CHOICE = new RegExp(`^([A-Z])\\.\\s+${NOUN}$`);
+
+/**
+ * "A. x, B. y, ..." -> ["x", "y", ...]; undefined when the letters are not A, B, C ... in order, or
+ * an option is not one word as the story writes places: a list cut short ("..., N. blue_crate, O")
+ * would otherwise end in an option no question can have as its answer.
+ */
 export function parseChoices(text: string): string[] | undefined {
   const parts = text.trim().split(/,\s*(?=[A-Z]\.\s)/);
   const out: string[] = [];
   for (const [i, part] of parts.entries()) {
-    const m = /^([A-Z])\.\s+(\S(?:.*\S)?)$/.exec(part.trim());
+    const m = CHOICE.exec(part.trim());
     if (!m || m[1] !== letterOf(i)) return undefined;
     out.push(m[2]!);
   }
