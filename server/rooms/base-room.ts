@@ -496,6 +496,7 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
   override async onDispose(): Promise<void> {
     this.abort.abort();
     this.turns?.closeAll();
+    clearReservationTimers(this);
     try {
       await this.finish();
     } finally {
@@ -503,6 +504,18 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
       this.spectatorView.dispose();
     }
   }
+}
+
+/**
+ * A seat reserved by matchmaking (`joinById`) expires after Colyseus's seatReservationTimeout
+ * (15 s) unless its client connects. Colyseus (0.18) does not clear that timer when the room goes
+ * away, so a server stopped after a reservation its client never used ran on for the rest of it
+ * after "every log is flushed". The field is Colyseus's private one: if it goes, this does nothing
+ * and test/server/stop-promptly.test.ts says so.
+ */
+function clearReservationTimers(room: Room): void {
+  const timers = (room as unknown as { _reservedSeatTimeouts?: Record<string, ReturnType<typeof setTimeout>> })._reservedSeatTimeouts;
+  for (const timer of Object.values(timers ?? {})) clearTimeout(timer);
 }
 
 function dataJson(data: unknown): string {

@@ -1,0 +1,100 @@
+/**
+ * `socialworld serve` in a process of its own, for what only a real process shows (its exit, a
+ * client without the test harness's global WebSocket), and raw clients over `ws`, as any client in
+ * any language would connect (README, "Protocol"). Servers started here are killed after the file.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import WebSocket from "ws";
+import { afterAll, expect } from "vitest";
+
+export const ADMIN = "child-server-admin-token-0123456789";
+
+export interface Served {
+  child: ChildProcess;
+  base: string;
+  /** Everything the server printed. */
+  out: () => string;
+}
+
+const servers: Served[] = [];
+
+afterAll(async () => {
+  for (const { child } of servers) {
+    if (child.exitCode !== null || child.signalCode !== null) continue;
+    child.kill("SIGKILL");
+    await once(child, "exit");
+  }
+});
+
+/** `socialworld serve` on a free port, once it says where it listens. */
+export async function serve(): Promise<Served> {
+  const bin = join(import.meta.dirname, "..", "..", "bin", "socialworld.js");
+  const store = mkdtempSync(join(tmpdir(), "sw-serve-"));
+  const child = spawn(process.execPath, [bin, "serve", "--port", "0", "--store", store, "--no-demo", "--admin-token", ADMIN], { stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  child.stderr!.on("data", (d) => (out += String(d)));
+  const base = await new Promise<string>((found, failed) => {
+    child.stdout!.on("data", (d) => {
+      out += String(d);
+      const m = /server on (http:\/\/\S+)/.exec(out);
+      if (m) found(m[1]!.replace(/\/$/, ""));
+    });
+    child.once("exit", (code) => failed(new Error(`serve exited with ${code}: ${out}`)));
+  });
+  const served = { child, base, out: () => out };
+  servers.push(served);
+  return served;
+}
+
+/** A human-seat ToMi room; its seat 0 reserved for `rita`: the room, and the URL to connect with. */
+export async function roomWithReservedSeat(base: string, reconnectSeconds: number) {
+  const created = await fetch(`${base}/api/rooms`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${ADMIN}` },
+    body: JSON.stringify({ type: "simulation", options: { world: "tomi", seed: 3, humanSeats: "all", tickMs: 300, turnDeadlineMs: 30_000, reconnectSeconds } }),
+  });
+  expect(created.status).toBe(201);
+  const { roomId } = (await created.json()) as { roomId: string };
+  const seat = async () => ((await (await fetch(`${base}/api/rooms/${roomId}`)).json()) as { seats: { occupied: boolean; connected: boolean }[] }).seats[0]!;
+  const reserved = await fetch(`${base}/matchmake/joinById/${roomId}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ seat: "0", name: "rita" }) });
+  const r = (await reserved.json()) as { sessionId: string; processId: string; roomId: string };
+  const url = `${base.replace(/^http/, "ws")}/${r.processId}/${r.roomId}?sessionId=${r.sessionId}`;
+  return { roomId, seat, url };
+}
+
+/** A socket to the room, answering the join handshake; its token, error frames and close code. */
+export function connect(url: string) {
+  const ws = new WebSocket(url);
+  const seen = { token: "", errors: [] as string[], closed: undefined as number | undefined };
+  ws.on("message", (data: Buffer) => {
+    if (data[0] === 10) {
+      seen.token = data.subarray(2, 2 + data[1]!).toString();
+      ws.send(Buffer.from([10]));
+    }
+    if (data[0] === 11) seen.errors.push(data.subarray(1).toString("latin1"));
+  });
+  ws.on("close", (code) => (seen.closed = code));
+  return { ws, seen };
+}
+
+export async function until(ok: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await ok())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** A server of its own, a room on it, and a client that took seat 0 (held open for `reconnectSeconds`). */
+export async function seated(reconnectSeconds: number) {
+  const server = await serve();
+  const { seat, url } = await roomWithReservedSeat(server.base, reconnectSeconds);
+  const first = connect(url);
+  await until(() => first.seen.token !== "", 10_000, "the join");
+  await until(async () => (await seat()).occupied, 10_000, "the seat to be taken");
+  return { server, seat, url, first };
+}
