@@ -18,6 +18,7 @@ import type { World } from "../../worlds/core/world.js";
 import { serverContext, type LiveRoom, type RoomSummary, type ServerContext } from "../context.js";
 import { C2S, S2C, type ActionResultMessage, type SeatMessage, type TurnMessage, type TurnOverMessage } from "../protocol.js";
 import { HumanTurns, type PendingTurn } from "./human-turns.js";
+import { malformedFrame } from "./malformed-frame.js";
 import { ActMessageSchema, describeIssues, JoinOptionsSchema } from "./options.js";
 import { sameSecret } from "../secret.js";
 import { Perspective, perspectiveStep, pushBounded, RoomState, Seat, tickNow, WORLD_PERSPECTIVE } from "./state.js";
@@ -505,6 +506,22 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
     }
   }
 }
+
+/**
+ * Every frame a client sends reaches Colyseus's Room._onMessage (private in its types, hence the
+ * cast): a message whose payload does not decode is answered here with an error frame and the
+ * connection closed, as Colyseus closes it, without the stack trace Colyseus prints
+ * (malformed-frame.ts). Colyseus replacing the method would bring the stack traces back, which
+ * test/server/ws-protocol-errors.test.ts would say.
+ */
+type OnMessage = (this: Room, client: Client, frame: Uint8Array) => void;
+const colyseusOnMessage = (Room.prototype as unknown as { _onMessage: OnMessage })._onMessage;
+(BaseRoom.prototype as unknown as { _onMessage: OnMessage })._onMessage = function (client, frame) {
+  const problem = frame instanceof Uint8Array && frame.byteLength > 0 ? malformedFrame(frame) : undefined;
+  if (problem === undefined) return colyseusOnMessage.call(this, client, frame);
+  client.error(ErrorCode.INVALID_PAYLOAD, `malformed message: ${problem}`);
+  client.leave(CloseCode.WITH_ERROR);
+};
 
 /**
  * A seat reserved by matchmaking (`joinById`) expires after Colyseus's seatReservationTimeout

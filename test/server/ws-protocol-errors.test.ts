@@ -1,6 +1,7 @@
 /**
- * A client's WebSocket protocol error (a frame over the 64 KiB limit, invalid UTF-8) closes that
- * client only, and prints nothing to the server's log: it is the client's error, not the server's.
+ * A client's WebSocket protocol error (a frame over the 64 KiB limit, invalid UTF-8) or a message
+ * whose payload does not decode closes that client only, and prints nothing to the server's log:
+ * it is the client's error, not the server's. A bad message is told to the client first.
  */
 import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -24,6 +25,25 @@ async function rawSocket(roomId: string): Promise<WebSocket> {
   return ws;
 }
 
+/** A socket that has joined (answered the handshake), and the error frames it receives. */
+async function joinedSocket(roomId: string): Promise<{ ws: WebSocket; errors: Buffer[] }> {
+  const r = await t.api(`/matchmake/joinById/${roomId}`, { method: "POST", body: {} });
+  const ws = new WebSocket(`${t.base.replace(/^http/, "ws")}/${r.json.processId}/${r.json.roomId}?sessionId=${r.json.sessionId}`);
+  const errors: Buffer[] = [];
+  // Listening from the start: the handshake can come in the same read as the upgrade, before 'open' is handled.
+  await new Promise<void>((ok, fail) => {
+    ws.on("message", (data: Buffer) => {
+      if (data[0] === 10) {
+        ws.send(Buffer.from([10]));
+        ok();
+      }
+      if (data[0] === 11) errors.push(data);
+    });
+    ws.once("error", fail);
+  });
+  return { ws, errors };
+}
+
 describe("WebSocket protocol errors", () => {
   it("close the client without a stack trace in the server's log", async () => {
     const created = await t.api("/api/rooms", { method: "POST", admin: ADMIN, body: { type: "simulation", options: { world: "tomi" } } });
@@ -40,6 +60,24 @@ describe("WebSocket protocol errors", () => {
       // A masked text frame whose payload is not UTF-8 (0xc3 0x28), with a zero mask.
       (utf8 as unknown as { _socket: { write(b: Buffer): void } })._socket.write(Buffer.from([0x81, 0x82, 0, 0, 0, 0, 0xc3, 0x28]));
       expect(await utf8Closed).toBe(1007);
+
+      // Frames whose msgpack payload does not decode (each once printed msgpackr's stack trace): an
+      // array header cut short, bytes after the value, an unknown extension, a request cut short.
+      const type = [0xa3, ...Buffer.from("act")];
+      for (const frame of [
+        [13, ...type, 0xdc, 0xff],
+        [13, ...type, 0xc0, 0x01],
+        [13, ...type, 0xd4, 0x24, 0x00],
+        [21, 0x01, ...type, 0x92, 0x01],
+      ]) {
+        const bad = await joinedSocket(created.json.roomId);
+        const closed = new Promise<number>((ok) => bad.ws.once("close", ok));
+        bad.ws.send(Buffer.from(frame));
+        expect(await closed).toBe(4002);
+        // [11][4217: 0xcd and two bytes, little-endian in @colyseus/schema's encoding][the reason]
+        expect([...bad.errors[0]!.subarray(0, 4)]).toEqual([11, 0xcd, 0x79, 0x10]);
+        expect(bad.errors[0]!.toString("latin1")).toMatch(/malformed message: /);
+      }
 
       await new Promise((r) => setTimeout(r, 200));
       const lines = printed.mock.calls.map((c) => c.map(String).join(" "));
