@@ -1,15 +1,15 @@
 /**
  * `socialworld serve` in a process of its own, for what only a real process shows (its exit, a
- * client without the test harness's global WebSocket), and raw clients over `ws`, as any client in
- * any language would connect (README, "Protocol"). Servers started here are killed after the file.
+ * client without the test harness's global WebSocket), with raw clients (raw-client.ts). Servers
+ * started here are killed after the file.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import WebSocket from "ws";
 import { afterAll, expect } from "vitest";
+import { connect, until } from "./raw-client.js";
 
 export const ADMIN = "child-server-admin-token-0123456789";
 
@@ -64,29 +64,6 @@ export async function roomWithReservedSeat(base: string, reconnectSeconds: numbe
   const r = (await reserved.json()) as { sessionId: string; processId: string; roomId: string };
   const url = `${base.replace(/^http/, "ws")}/${r.processId}/${r.roomId}?sessionId=${r.sessionId}`;
   return { roomId, seat, url };
-}
-
-/** A socket to the room, answering the join handshake; its token, error frames and close code. */
-export function connect(url: string) {
-  const ws = new WebSocket(url);
-  const seen = { token: "", errors: [] as string[], closed: undefined as number | undefined };
-  ws.on("message", (data: Buffer) => {
-    if (data[0] === 10) {
-      seen.token = data.subarray(2, 2 + data[1]!).toString();
-      ws.send(Buffer.from([10]));
-    }
-    if (data[0] === 11) seen.errors.push(data.subarray(1).toString("latin1"));
-  });
-  ws.on("close", (code) => (seen.closed = code));
-  return { ws, seen };
-}
-
-export async function until(ok: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await ok())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 /** A server of its own, a room on it, and a client that took seat 0 (held open for `reconnectSeconds`). */

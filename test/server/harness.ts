@@ -9,6 +9,8 @@ import WebSocket from "ws";
 import type { Client as SdkClient, Room as SdkRoom } from "@colyseus/sdk";
 import { startServer, type RunningServer } from "../../server/main.js";
 
+export { until } from "./raw-client.js";
+
 export const ADMIN = "test-admin-token-0123456789";
 
 class RecordingWebSocket extends WebSocket {
@@ -79,15 +81,6 @@ export function framesOf(room: SdkRoom): Uint8Array[] {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const ws = (room as any).connection.transport.ws as RecordingWebSocket;
   return ws.frames;
-}
-
-/** Resolves when `pred` holds (checked every 20 ms), or fails after `ms`. */
-export async function until(pred: () => boolean | Promise<boolean>, ms = 10_000, what = "condition"): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await pred())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 /** Messages of `type` a room has received, as they arrive. */

@@ -5,7 +5,8 @@
  * Also what becomes of the seat when its person does not come back in time.
  */
 import { describe, expect, it } from "vitest";
-import { connect, seated, until } from "./child-server.js";
+import { seated } from "./child-server.js";
+import { connect, until } from "./raw-client.js";
 
 describe("reconnecting to a seat (server in its own process)", () => {
   it("takes the client back to its seat with its reconnection token", async () => {

@@ -5,7 +5,8 @@
  */
 import { once } from "node:events";
 import { describe, expect, it } from "vitest";
-import { roomWithReservedSeat, seated, serve, until, type Served } from "./child-server.js";
+import { roomWithReservedSeat, seated, serve, type Served } from "./child-server.js";
+import { until } from "./raw-client.js";
 
 /** SIGTERM: the server exits with 0 after flushing, well before any of the timers here would end. */
 async function expectPromptStop(server: Served): Promise<void> {

@@ -6,6 +6,7 @@
 import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ADMIN, startTestServer, type TestServer } from "./harness.js";
+import { connect, until } from "./raw-client.js";
 
 let t: TestServer;
 beforeAll(async () => {
@@ -15,33 +16,19 @@ afterAll(async () => {
   await t.close();
 });
 
-async function rawSocket(roomId: string): Promise<WebSocket> {
+/** A reserved place in the room, and the URL a raw client connects to it with. */
+async function joinUrl(roomId: string): Promise<string> {
   const r = await t.api(`/matchmake/joinById/${roomId}`, { method: "POST", body: {} });
-  const ws = new WebSocket(`${t.base.replace(/^http/, "ws")}/${r.json.processId}/${r.json.roomId}?sessionId=${r.json.sessionId}`);
+  return `${t.base.replace(/^http/, "ws")}/${r.json.processId}/${r.json.roomId}?sessionId=${r.json.sessionId}`;
+}
+
+async function rawSocket(roomId: string): Promise<WebSocket> {
+  const ws = new WebSocket(await joinUrl(roomId));
   await new Promise((ok, fail) => {
     ws.once("open", ok);
     ws.once("error", fail);
   });
   return ws;
-}
-
-/** A socket that has joined (answered the handshake), and the error frames it receives. */
-async function joinedSocket(roomId: string): Promise<{ ws: WebSocket; errors: Buffer[] }> {
-  const r = await t.api(`/matchmake/joinById/${roomId}`, { method: "POST", body: {} });
-  const ws = new WebSocket(`${t.base.replace(/^http/, "ws")}/${r.json.processId}/${r.json.roomId}?sessionId=${r.json.sessionId}`);
-  const errors: Buffer[] = [];
-  // Listening from the start: the handshake can come in the same read as the upgrade, before 'open' is handled.
-  await new Promise<void>((ok, fail) => {
-    ws.on("message", (data: Buffer) => {
-      if (data[0] === 10) {
-        ws.send(Buffer.from([10]));
-        ok();
-      }
-      if (data[0] === 11) errors.push(data);
-    });
-    ws.once("error", fail);
-  });
-  return { ws, errors };
 }
 
 describe("WebSocket protocol errors", () => {
@@ -70,13 +57,14 @@ describe("WebSocket protocol errors", () => {
         [13, ...type, 0xd4, 0x24, 0x00],
         [21, 0x01, ...type, 0x92, 0x01],
       ]) {
-        const bad = await joinedSocket(created.json.roomId);
-        const closed = new Promise<number>((ok) => bad.ws.once("close", ok));
+        const bad = connect(await joinUrl(created.json.roomId));
+        await until(() => bad.seen.token !== "", 10_000, "the join");
         bad.ws.send(Buffer.from(frame));
-        expect(await closed).toBe(4002);
-        // [11][4217: 0xcd and two bytes, little-endian in @colyseus/schema's encoding][the reason]
-        expect([...bad.errors[0]!.subarray(0, 4)]).toEqual([11, 0xcd, 0x79, 0x10]);
-        expect(bad.errors[0]!.toString("latin1")).toMatch(/malformed message: /);
+        await until(() => bad.seen.closed !== undefined, 10_000, "the close");
+        expect(bad.seen.closed).toBe(4002);
+        // ERROR: [11][4217: 0xcd and two bytes, little-endian in @colyseus/schema's encoding][the reason]
+        expect([...Buffer.from(bad.seen.errors[0]!, "latin1").subarray(0, 3)]).toEqual([0xcd, 0x79, 0x10]);
+        expect(bad.seen.errors[0]).toMatch(/malformed message: /);
       }
 
       await new Promise((r) => setTimeout(r, 200));
