@@ -26,5 +26,6 @@ for (const stream of [process.stdout, process.stderr]) {
     throw err;
   });
 }
-const { main } = await import(entry.href);
-process.exitCode = await main(process.argv.slice(2));
+// cli() is main() under the command's compiler policy (dist/cli/optimizer-policy.js).
+const { cli } = await import(entry.href);
+process.exitCode = await cli(process.argv.slice(2));

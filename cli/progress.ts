@@ -2,12 +2,14 @@
  * A progress bar on stderr: redrawn in place on a terminal, a line every 10% otherwise (CI logs),
  * silent when disabled.
  */
+import { optimizerCheckpoint } from "./optimizer-policy.js";
+
 export class Progress {
   private readonly started = performance.now();
   private lastDraw = 0;
   private lastDecile = -1;
   private done = 0;
-  private note = "";
+  private note: string | (() => string) = "";
 
   constructor(
     private readonly label: string,
@@ -15,7 +17,10 @@ export class Progress {
     private readonly stream: NodeJS.WriteStream | null = process.stderr,
   ) {}
 
-  update(done: number, note = ""): void {
+  /** `note` may be a function: called only when a line is drawn (a run of thousands of items draws a few). */
+  update(done: number, note: string | (() => string) = ""): void {
+    // Long work reports here, often from loops that never yield to timers.
+    optimizerCheckpoint();
     this.done = done;
     this.note = note;
     if (!this.stream) return;
@@ -33,7 +38,7 @@ export class Progress {
     }
   }
 
-  finish(note = this.note): void {
+  finish(note: string | (() => string) = this.note): void {
     this.note = note;
     if (!this.stream) return;
     this.stream.write((this.stream.isTTY ? "\r" : "") + this.line() + (this.stream.isTTY ? "\x1b[K\n" : "\n"));
@@ -47,7 +52,8 @@ export class Progress {
     const secs = (performance.now() - this.started) / 1000;
     const rate = secs > 0 ? this.done / secs : 0;
     const eta = rate > 0 && this.done < this.total ? ` eta ${fmtSecs((this.total - this.done) / rate)}` : "";
-    const note = this.note ? ` ${this.note}` : "";
+    const text = typeof this.note === "function" ? this.note() : this.note;
+    const note = text ? ` ${text}` : "";
     return `${this.label} ${bar} ${this.done}/${this.total} ${(100 * frac).toFixed(0)}% ${fmtRate(rate)}/s${eta}${note}`;
   }
 }

@@ -22,7 +22,7 @@ const known = new Map<string, TomiSentence | undefined>();
 export function readStoryText(story: string, source = "story"): SentenceAt[] {
   const out: SentenceAt[] = [];
   story.split("\n").forEach((raw, i) => {
-    const text = raw.replace(/^\s*\d+\s+/, "").trim();
+    const text = withoutLineNumber(raw);
     if (text === "") return;
     let sentence = known.get(text);
     if (sentence === undefined) {
@@ -46,6 +46,16 @@ export function simulateTomiEpisode(story: string): Episode {
 /** The agent's own socialized context for a story (observations only: it reasons from those). */
 export function simulateTomi(story: string): SocializedContext {
   return toSocializedContext(simulateTomiEpisode(story), { mentalStates: false });
+}
+
+/** The line without its bAbI number ("1 Ella entered the garage." -> "Ella entered the garage."), trimmed. */
+function withoutLineNumber(raw: string): string {
+  // The common shape ("<digits> <sentence>") without a regular expression: a story is read per
+  // story of a run, and this was most of that reading's time.
+  let j = 0;
+  while (j < raw.length && raw.charCodeAt(j) >= 48 && raw.charCodeAt(j) <= 57) j++;
+  if (j > 0 && raw.charCodeAt(j) === 32) return raw.slice(j + 1).trim();
+  return raw.replace(/^\s*\d+\s+/, "").trim();
 }
 
 const FACT_RE = /^(?:The (\S+) is in the (\S+)\.|\S+ moved the (\S+) to the (\S+)\.)$/;
@@ -102,12 +112,14 @@ export class Perspectives {
   static fromEpisode(episode: Pick<Episode, "agents" | "steps">): Perspectives {
     const p = new Perspectives();
     for (const step of episode.steps) {
-      const state = viewOf(step.state === "none" ? [] : step.state.split(SENTENCE_SPLIT));
+      const state = step.state === "none" ? NO_VIEW : viewOf(step.state.split(SENTENCE_SPLIT));
       const seen = new Map<string, View>();
       for (const name of episode.agents) {
         const obs = step.observations[name];
         if (!obs || obs.text === "") continue;
-        p.see(seen, name, obs.sameAsState ? state : NO_VIEW, obs.sameAsState ? "" : obs.text);
+        // The whole state, or only some of its events (the world writes no mental states in them).
+        const view = obs.sameAsState ? state : viewOf(obs.text.split(SENTENCE_SPLIT));
+        if (view.sentences.length) seen.set(name, view);
       }
       p.steps.push({ state, seen });
     }

@@ -169,7 +169,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
       signal: controller.signal,
       onResult: (r, finished) => {
         if (r.correct) correct++;
-        progress.update(finished, `acc ${((100 * correct) / finished).toFixed(1)}%`);
+        progress.update(finished, () => `acc ${((100 * correct) / finished).toFixed(1)}%`);
       },
     });
   } catch (err) {

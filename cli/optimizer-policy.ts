@@ -1,0 +1,84 @@
+/**
+ * When the `socialworld` command turns on V8's optimizing compiler (TurboFan).
+ *
+ * Most commands are short: a benchmark file of a few thousand questions runs in about a second.
+ * In a run that short TurboFan costs more CPU than it saves. It compiles the hot functions on a
+ * background thread (on one core, its time is the command's time), and the work left after the
+ * compiles is too little to win that back. Measured on the ToMi val file (5,994 questions, simulation
+ * agent, pinned to one core, `node dist/benchmarks/speed-tomi.js`): the whole process took 17% less
+ * CPU without TurboFan. On a file four times as long, TurboFan saved 11%.
+ *
+ * So the command starts with V8's baseline tiers only (the interpreter and Sparkplug), and turns
+ * TurboFan on once the process has used `SOCIALWORLD_OPTIMIZE_AFTER_MS` of CPU (default 1000; 0
+ * keeps V8's default, TurboFan from the start). A long run pays a second of slower code, then runs
+ * optimized. Switching the flag while running is something V8 allows but does not promise, so a
+ * test holds it to both halves: nothing is optimized before the threshold, and hot code is after.
+ *
+ * The switch is checked from two places, because a long run may never yield to timers: an unref'd
+ * interval (servers and other event-loop work), and `optimizerCheckpoint()`, which long loops call
+ * (the progress bar does, at every update).
+ */
+import { setFlagsFromString } from "node:v8";
+
+export const OPTIMIZE_AFTER_ENV = "SOCIALWORLD_OPTIMIZE_AFTER_MS";
+const DEFAULT_AFTER_MS = 1000;
+/** How often the checkpoint reads the CPU clock (a system call), in calls. */
+const CHECK_EVERY = 256;
+
+let thresholdUs = 0;
+let deferred = false;
+let calls = 0;
+let timer: NodeJS.Timeout | undefined;
+
+/** The threshold from the environment, in ms (0: TurboFan from the start). */
+export function optimizeAfterMs(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env[OPTIMIZE_AFTER_ENV];
+  if (raw === undefined || raw.trim() === "") return DEFAULT_AFTER_MS;
+  const ms = Number(raw);
+  if (!Number.isFinite(ms) || ms < 0) {
+    throw new Error(`${OPTIMIZE_AFTER_ENV}=${JSON.stringify(raw)}: expected a number of milliseconds (0 or more)`);
+  }
+  return ms;
+}
+
+/** V8 flags on Node's command line that say how to compile: the person running it decided. */
+const COMPILER_FLAG = /^--(no-)?(turbofan|opt|jitless|max-opt|always-turbofan|always-opt|sparkplug|maglev)(=|$)/;
+
+/**
+ * Starts the command without TurboFan, to turn it on after the threshold. Call before the work
+ * starts. Leaves V8 as it is when Node was started with a flag about its compilers.
+ */
+export function deferOptimizingCompiler(afterMs = optimizeAfterMs(), execArgv: readonly string[] = process.execArgv): void {
+  if (afterMs <= 0 || deferred || execArgv.some((a) => COMPILER_FLAG.test(a.replace(/_/g, "-")))) return;
+  thresholdUs = afterMs * 1000;
+  deferred = true;
+  calls = 0;
+  setFlagsFromString("--no-turbofan");
+  timer = setInterval(check, 100);
+  timer.unref();
+}
+
+/** Long loops call this now and then; it turns TurboFan on once the process has used the threshold's CPU. */
+export function optimizerCheckpoint(): void {
+  if (!deferred || ++calls < CHECK_EVERY) return;
+  calls = 0;
+  check();
+}
+
+/** True while the optimizing compiler is held back. */
+export function optimizerDeferred(): boolean {
+  return deferred;
+}
+
+function check(): void {
+  if (!deferred) return;
+  const used = process.cpuUsage();
+  if (used.user + used.system >= thresholdUs) enableNow();
+}
+
+function enableNow(): void {
+  deferred = false;
+  if (timer) clearInterval(timer);
+  timer = undefined;
+  setFlagsFromString("--turbofan");
+}
