@@ -46,9 +46,10 @@ const COMPILER_FLAG = /^--(no-)?(turbofan|opt|jitless|max-opt|always-turbofan|al
 
 /**
  * Starts the command without TurboFan, to turn it on after the threshold. Call before the work
- * starts. Leaves V8 as it is when Node was started with a flag about its compilers.
+ * starts. Leaves V8 as it is when Node was started with a flag about its compilers (on its
+ * command line or in NODE_OPTIONS).
  */
-export function deferOptimizingCompiler(afterMs = optimizeAfterMs(), execArgv: readonly string[] = process.execArgv): void {
+export function deferOptimizingCompiler(afterMs = optimizeAfterMs(), execArgv: readonly string[] = nodeFlags()): void {
   if (afterMs <= 0 || deferred || execArgv.some((a) => COMPILER_FLAG.test(a.replace(/_/g, "-")))) return;
   thresholdUs = afterMs * 1000;
   deferred = true;
@@ -56,6 +57,11 @@ export function deferOptimizingCompiler(afterMs = optimizeAfterMs(), execArgv: r
   setFlagsFromString("--no-turbofan");
   timer = setInterval(check, 100);
   timer.unref();
+}
+
+/** Node's flags: its command line's and NODE_OPTIONS' (which may hold `--jitless`, say). */
+function nodeFlags(): string[] {
+  return [...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/).filter((a) => a.startsWith("--"))];
 }
 
 /** Long loops call this now and then; it turns TurboFan on once the process has used the threshold's CPU. */

@@ -20,7 +20,11 @@ if (!existsSync(policy)) throw new Error("dist/ is not built: run `npm run build
 const OPTIMIZED = 16;
 
 /** Runs a hot function under the policy; reports whether it was optimized before and after the switch. */
-function probe(afterMs: number, nodeFlags: string[] = []): { before: boolean; after: boolean; deferred: boolean; cpuAtSwitchMs: number } {
+function probe(
+  afterMs: number,
+  nodeFlags: string[] = [],
+  env: NodeJS.ProcessEnv = process.env,
+): { before: boolean; after: boolean; deferred: boolean; cpuAtSwitchMs: number } {
   const dir = mkdtempSync(join(tmpdir(), "sw-opt-"));
   const script = join(dir, "probe.mjs");
   writeFileSync(
@@ -49,7 +53,7 @@ for (let k = 0; !after && Date.now() - switched < 3000; k++) {
 console.log(JSON.stringify({ before, after, deferred, cpuAtSwitchMs }));
 `,
   );
-  const r = spawnSync(process.execPath, ["--allow-natives-syntax", ...nodeFlags, script], { encoding: "utf8" });
+  const r = spawnSync(process.execPath, ["--allow-natives-syntax", ...nodeFlags, script], { encoding: "utf8", env });
   expect(r.status, r.stderr).toBe(0);
   return JSON.parse(r.stdout.trim().split("\n").pop()!);
 }
@@ -73,6 +77,10 @@ describe("the command's compiler policy", () => {
     const r = probe(300, ["--max-opt=1"]);
     expect(r.deferred).toBe(false);
     expect(r.after).toBe(false);
+    // NODE_OPTIONS may carry one too (Node accepts --jitless there).
+    const viaEnv = probe(300, [], { ...process.env, NODE_OPTIONS: "--jitless" });
+    expect(viaEnv.deferred).toBe(false);
+    expect(viaEnv.after).toBe(false);
     // In this process too: the test runner's own flags are not the policy's to change.
     deferOptimizingCompiler(300, ["--no-turbofan"]);
     expect(optimizerDeferred()).toBe(false);
