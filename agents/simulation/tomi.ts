@@ -111,10 +111,14 @@ export class Perspectives {
   /** From the episode records the context is written from (the same observations, unformatted). */
   static fromEpisode(episode: Pick<Episode, "agents" | "steps">): Perspectives {
     const p = new Perspectives();
-    for (const step of episode.steps) {
+    // Indexed loops: V8's baseline code runs a for-of as iterator calls, once per story of a run.
+    const { steps, agents } = episode;
+    for (let s = 0; s < steps.length; s++) {
+      const step = steps[s]!;
       const state = step.state === "none" ? NO_VIEW : viewOf(step.state.split(SENTENCE_SPLIT));
       const seen = new Map<string, View>();
-      for (const name of episode.agents) {
+      for (let a = 0; a < agents.length; a++) {
+        const name = agents[a]!;
         const obs = step.observations[name];
         if (!obs || obs.text === "") continue;
         // The whole state, or only some of its events (the world writes no mental states in them).
@@ -143,7 +147,8 @@ export class Perspectives {
     let found = this.cache.get(key);
     if (found) return found;
     const out: Fact[] = [];
-    for (const step of this.steps) {
+    for (let s = 0; s < this.steps.length; s++) {
+      const step = this.steps[s]!;
       const first = path.length === 0 ? step.state : step.seen.get(path[0]!);
       if (!first) continue;
       for (let i = 0; i < first.facts.length; i++) {

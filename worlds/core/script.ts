@@ -61,11 +61,13 @@ export function playScript<S, A, X>(
   const steps: TimestepRecord[] = [];
   const turns: TurnRecord[] = [];
   const returns: Record<string, number> = {};
-  for (const a of agents) returns[a] = 0;
+  for (let i = 0; i < agents.length; i++) returns[agents[i]!] = 0;
+  // Indexed loops on this path: V8's baseline code runs a for-of as iterator calls.
   for (let t = 1; ; t++) {
     const observations: Record<string, Observation> = {};
     const mentalStates: Record<string, string | undefined> = {};
-    for (const name of agents) {
+    for (let i = 0; i < agents.length; i++) {
+      const name = agents[i]!;
       observations[name] = world.observe(state, name);
       if (withMind) mentalStates[name] = world.mentalState?.(state, name);
     }
@@ -73,7 +75,7 @@ export function playScript<S, A, X>(
     const step = script[t - 1];
     if (step === undefined || world.isTerminal(state)) {
       const actions: Record<string, string> = {};
-      for (const a of agents) actions[a] = "none";
+      for (let i = 0; i < agents.length; i++) actions[agents[i]!] = "none";
       steps.push({ timestep: t, state: stateText, observations, actions, mentalStates, events: NO_EVENTS });
       break;
     }
@@ -93,7 +95,8 @@ export function playScript<S, A, X>(
     }
     const exogenous: readonly X[] = step.narration === undefined ? NO_EVENTS : [step.narration];
     const result = world.step(state, joint, new TimestepContext(rng, exogenous));
-    for (const name of agents) {
+    for (let i = 0; i < agents.length; i++) {
+      const name = agents[i]!;
       const reward = result.rewards?.[name];
       if (reward !== undefined) returns[name] = (returns[name] ?? 0) + reward;
       if (actions[name] === "none") continue;

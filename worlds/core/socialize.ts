@@ -10,24 +10,29 @@ export interface SocializeOptions {
 export function toSocializedContext(episode: Pick<Episode, "agents" | "steps">, opts: SocializeOptions = {}): SocializedContext {
   const withMental = opts.mentalStates ?? true;
   const names = episode.agents;
-  const previous = new Map<string, string | undefined>();
-  return {
-    agents_names: names.slice(),
-    socialized_context: episode.steps.map((rec) => ({
-      timestep: String(rec.timestep),
-      state: rec.state === "" ? NONE : rec.state,
-      observations: names.map((name) => {
-        const obs = rec.observations[name];
-        let text = obs?.sameAsState ? SAME_AS_STATE : obs && obs.text !== "" ? obs.text : NONE;
-        const mental = rec.mentalStates[name];
-        if (withMental && mental !== undefined && mental !== previous.get(name)) {
-          const tag = `<mental_state>${mental}</mental_state>`;
-          text = text === NONE ? tag : `${text} ${tag}`;
-        }
-        previous.set(name, mental);
-        return `${name}: ${text}`;
-      }),
-      actions: names.map((name) => `${name}: ${rec.actions[name] ?? NONE}`),
-    })),
-  };
+  // Each agent's last mental state, by its index in `names`.
+  const previous: (string | undefined)[] = new Array(names.length).fill(undefined);
+  // Indexed loops, not map(): every story a benchmark replays is written out here, mostly by
+  // V8's baseline code, where each map() callback and for-of step is a call.
+  const steps: SocializedContext["socialized_context"] = [];
+  for (let s = 0; s < episode.steps.length; s++) {
+    const rec = episode.steps[s]!;
+    const observations: string[] = [];
+    const actions: string[] = [];
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i]!;
+      const obs = rec.observations[name];
+      let text = obs?.sameAsState ? SAME_AS_STATE : obs && obs.text !== "" ? obs.text : NONE;
+      const mental = rec.mentalStates[name];
+      if (withMental && mental !== undefined && mental !== previous[i]) {
+        const tag = `<mental_state>${mental}</mental_state>`;
+        text = text === NONE ? tag : `${text} ${tag}`;
+      }
+      previous[i] = mental;
+      observations.push(`${name}: ${text}`);
+      actions.push(`${name}: ${rec.actions[name] ?? NONE}`);
+    }
+    steps.push({ timestep: String(rec.timestep), state: rec.state === "" ? NONE : rec.state, observations, actions });
+  }
+  return { agents_names: names.slice(), socialized_context: steps };
 }

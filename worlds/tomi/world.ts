@@ -108,7 +108,9 @@ export function initialTomiState(init: TomiInit): TomiState {
 export function agentsIn(state: Pick<TomiState, "agents" | "agentRoom">, room: string | undefined): string[] {
   if (room === undefined) return [];
   const out: string[] = [];
-  for (const a of state.agents) if (state.agentRoom.get(a) === room) out.push(a);
+  // Indexed loops on the replay's path: V8's baseline code runs a for-of as iterator calls.
+  const agents = state.agents;
+  for (let i = 0; i < agents.length; i++) if (state.agentRoom.get(agents[i]!) === room) out.push(agents[i]!);
   return out;
 }
 
@@ -121,7 +123,9 @@ export function visibleIn(state: Pick<TomiState, "layout" | "objectContainer" | 
 function visibleFacts(state: Pick<TomiState, "layout" | "objectContainer" | "containerRoom">, room: string | undefined): TomiFact[] {
   const facts: TomiFact[] = [];
   if (room === undefined) return facts;
-  for (const obj of state.layout.objects) {
+  const objects = state.layout.objects;
+  for (let i = 0; i < objects.length; i++) {
+    const obj = objects[i]!;
     const c = state.objectContainer.get(obj);
     if (c !== undefined && state.containerRoom.get(c) === room) facts.push([obj, c]);
   }
@@ -253,7 +257,8 @@ export class TomiWorld implements World<TomiState, TomiAction, TomiNarration> {
 
   observe(state: TomiState, agent: string): Observation {
     let seen = 0;
-    for (const e of state.last) if (e.observers.includes(agent)) seen++;
+    const last = state.last;
+    for (let i = 0; i < last.length; i++) if (last[i]!.observers.includes(agent)) seen++;
     if (seen === 0) return new TomiObservation("", false, state, agent);
     if (seen === state.last.length) return new TomiObservation(this.describe(state), true, state, agent);
     const text = state.last
@@ -287,7 +292,9 @@ export class TomiWorld implements World<TomiState, TomiAction, TomiNarration> {
     if (!mine) return undefined;
     // (Not memoized in a WeakMap: weak tables cost every young-generation GC more than this saves.)
     let text = "";
-    for (const obj of state.layout.objects) {
+    const objects = state.layout.objects;
+    for (let i = 0; i < objects.length; i++) {
+      const obj = objects[i]!;
       const c = mine.get(obj);
       if (c !== undefined) text += `${text ? " " : ""}I believe the ${obj} is in the ${c}.`;
     }
@@ -300,8 +307,11 @@ export class TomiWorld implements World<TomiState, TomiAction, TomiNarration> {
 
   step(state: TomiState, actions: ReadonlyMap<string, TomiAction>, ctx: StepContext<TomiNarration>): StepResult<TomiState> {
     const draft = new Draft(state);
-    for (const n of ctx.exogenous) draft.narrate(n);
-    for (const agent of state.agents) {
+    const { exogenous } = ctx;
+    for (let i = 0; i < exogenous.length; i++) draft.narrate(exogenous[i]!);
+    const agents = state.agents;
+    for (let i = 0; i < agents.length; i++) {
+      const agent = agents[i]!;
       const action = actions.get(agent);
       if (action && action.type !== "none") draft.act(agent, action);
     }
@@ -383,14 +393,16 @@ class Draft {
       }
       for (let i = 0; i < facts.length; i++) b.set(facts[i]![0], facts[i]![1]);
       if (path.length >= depth) return;
-      for (const next of observers) {
+      for (let i = 0; i < observers.length; i++) {
+        const next = observers[i]!;
         if (path.includes(next)) continue;
         path.push(next);
         visit(`${key}>${next}`);
         path.pop();
       }
     };
-    for (const a of observers) {
+    for (let i = 0; i < observers.length; i++) {
+      const a = observers[i]!;
       path.push(a);
       visit(a);
       path.pop();
