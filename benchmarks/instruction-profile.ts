@@ -2,7 +2,8 @@
  * Where a process's instructions go, by part of Node and V8, from a cachegrind output file
  * (`valgrind --tool=cachegrind --cachegrind-out-file=FILE node ...`). Node's binary keeps its
  * symbols, so V8's optimizing compiler, garbage collector, runtime and builtins each show by name;
- * code V8 generated at run time (the optimized JavaScript) has no symbol and counts as "JIT code".
+ * code V8 generated at run time (Sparkplug's baseline code and TurboFan's optimized code) has no
+ * symbol and counts as "JIT code". (The interpreter's handlers are builtins.)
  *
  * This is what tells a slow short run apart from slow code: in a run of a few thousand questions,
  * compiling the hot functions can cost several times what the compiled code itself runs.
@@ -21,8 +22,8 @@ const PARTS: readonly (readonly [part: string, test: RegExp])[] = [
   ["JSON and UTF-8 encoding", /Json|WriteUtf8|Utf8Length|Utf8::/],
   ["parsing and bytecode generation", /Parser|Scanner|PreParser|interpreter::Bytecode|BytecodeGenerator|AstValueFactory|parsing::/],
   ["OpenSSL (Node's start; NODE_EXTRA_CA_CERTS's certificates)", /ossl|OPENSSL|CRYPTO_|EVP_|OSSL_|ERR_|sha\d+_block|bn_|BN_/],
-  ["interpreter, baseline code and builtins", /^\?\?\?:Builtins_/],
-  ["JIT code (optimized JavaScript)", /^\?\?\?:\?\?\?$/],
+  ["interpreter and builtins", /^\?\?\?:Builtins_/],
+  ["JIT code (baseline and optimized JavaScript)", /^\?\?\?:\?\?\?$/],
   ["V8 runtime (lookups, strings, maps, objects)", /v8::internal::|v8::base::|v8::String|v8::Object|v8::Function/],
   ["malloc and memcpy", /malloc|free|memcpy|memmove|memset|memcmp|strlen|strcmp/],
 ];

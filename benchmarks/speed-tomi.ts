@@ -18,7 +18,7 @@
  * up to 5%. So it also counts a run with the compiler on the main thread
  * (`--no-concurrent-recompilation`), which repeats to within 2%, and compares --against versions
  * by that count too. It splits the run's instructions by part of Node and V8 (optimizing
- * compiler, baseline code and builtins, runtime, JSON, GC, JIT code: see instruction-profile.ts).
+ * compiler, interpreter and builtins, runtime, JSON, GC, JIT code: see instruction-profile.ts).
  * Needs valgrind (apt-get install valgrind); about 1 minute, 2 with --against.
  *
  * Instructions are not CPU time where the optimizing compiler is concerned: its compiles run few

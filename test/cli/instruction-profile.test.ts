@@ -32,8 +32,8 @@ describe("instruction shares", () => {
     expect(total).toBe(1000);
     expect(shares.map((s) => [s.part, s.instructions])).toEqual([
       ["optimizing compiler (TurboFan)", 500],
-      ["interpreter, baseline code and builtins", 200],
-      ["JIT code (optimized JavaScript)", 120],
+      ["interpreter and builtins", 200],
+      ["JIT code (baseline and optimized JavaScript)", 120],
       ["JSON and UTF-8 encoding", 90],
       ["garbage collection", 60],
       ["V8 runtime (lookups, strings, maps, objects)", 16],
