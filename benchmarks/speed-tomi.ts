@@ -23,7 +23,7 @@
  *
  * Instructions are not CPU time where the optimizing compiler is concerned: its compiles run few
  * instructions per cycle. A run without it executed more instructions (4.12 G against 3.87 G) and
- * took 17% less CPU. So compare changes to when and what V8 compiles by CPU time, in alternating
+ * took 16-21% less CPU. So compare changes to when and what V8 compiles by CPU time, in alternating
  * runs (--against), and use the counts for changes to the work itself.
  *
  * Between the runs it starts Node alone (`node -e 0`) and prints the run less that: the part that is

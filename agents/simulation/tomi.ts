@@ -121,9 +121,7 @@ export class Perspectives {
         const name = agents[a]!;
         const obs = step.observations[name];
         if (!obs || obs.text === "") continue;
-        // The whole state, or only some of its events (the world writes no mental states in them).
-        const view = obs.sameAsState ? state : viewOf(obs.text.split(SENTENCE_SPLIT));
-        if (view.sentences.length) seen.set(name, view);
+        p.see(seen, name, obs.sameAsState ? state : NO_VIEW, obs.sameAsState ? "" : obs.text);
       }
       p.steps.push({ state, seen });
     }
