@@ -47,13 +47,17 @@ const code = await main(command);
 const { profile } = (await session.post("HeapProfiler.stopSampling")) as unknown as { profile: { head: ProfileNode } };
 const bySite = new Map<string, number>();
 let total = 0;
-const walk = (n: ProfileNode): void => {
-  const site = `${n.callFrame.functionName || "(anonymous)"} ${n.callFrame.url.split("/").slice(-2).join("/")}:${n.callFrame.lineNumber + 1}`;
+const place = (n: ProfileNode): string => `${n.callFrame.functionName || "(anonymous)"} ${n.callFrame.url.split("/").slice(-2).join("/")}:${n.callFrame.lineNumber + 1}`;
+// A builtin (Map, push, an iterator's next) has no script of its own: it is named with the
+// function that called it, which is the line to change.
+const walk = (n: ProfileNode, caller: string): void => {
+  const here = place(n);
+  const site = n.callFrame.url === "" && caller !== "" ? `${n.callFrame.functionName || "(builtin)"} ← ${caller}` : here;
   total += n.selfSize;
   bySite.set(site, (bySite.get(site) ?? 0) + n.selfSize);
-  n.children.forEach(walk);
+  for (const child of n.children) walk(child, n.callFrame.url === "" ? caller : here);
 };
-walk(profile.head);
+walk(profile.head, "");
 const rows = [...bySite].sort((a, b) => b[1] - a[1]).slice(0, values.top);
 process.stderr.write(`\nallocated (sampled, freed objects included): ${(total / 1e6).toFixed(1)} MB; command exit code ${code}\n\n`);
 process.stderr.write("| MB | share | allocation site |\n|---:|---:|---|\n");

@@ -1,7 +1,8 @@
 /**
  * Speed of the whole ToMi benchmark run: `socialworld bench tomi` on a ToMi file with the
- * simulation agent, as a user runs it (a fresh process: start-up, reading, the world model for
- * every story, the agent, scoring, the episode log and the report), pinned to one core.
+ * simulation agent, as a user runs it (the command itself, bin/socialworld.js, whose launcher line
+ * starts Node with its flags; a fresh process: start-up, reading, the world model for every story,
+ * the agent, scoring, the episode log and the report), pinned to one core.
  * Prints a table of wall and CPU time (user + system, from the kernel) over several runs.
  *
  *   node dist/benchmarks/speed-tomi.js [--data FILE] [--runs N] [--agent NAME] [--against DIR] [--instructions]
@@ -103,21 +104,41 @@ if (peer !== undefined && !existsSync(peer)) {
 }
 const pin = spawnSync("taskset", ["-c", "0", "true"]).status === 0;
 
-/** Runs `node ARGS` (pinned when it can be) and returns its timings and its output. */
-function time(args: readonly string[], env: NodeJS.ProcessEnv = process.env): Sample & { stdout: string } {
-  // Measure the child from inside: /proc gives its CPU time only after exit, so let it report.
-  const probe = `const t0=process.hrtime.bigint();process.on("exit",()=>{const u=process.resourceUsage();process.stderr.write("\\nSPEED "+JSON.stringify({wall:Number(process.hrtime.bigint()-t0)/1e6,user:u.userCPUTime/1000,sys:u.systemCPUTime/1000})+"\\n")});`;
-  const all = ["--import", `data:text/javascript,${encodeURIComponent(probe)}`, ...args];
-  const r = pin ? spawnSync("taskset", ["-c", "0", process.execPath, ...all], { encoding: "utf8", env }) : spawnSync(process.execPath, all, { encoding: "utf8", env });
-  if (r.status !== 0) throw new Error(`node ${args.join(" ")} failed (${r.status}): ${r.stderr}`);
+// Measure the child from inside: /proc gives its CPU time only after exit, so let it report. The
+// probe rides in NODE_OPTIONS, so that it reaches the Node that a command's launcher starts.
+const PROBE = `const t0=process.hrtime.bigint();process.on("exit",()=>{const u=process.resourceUsage();process.stderr.write("\\nSPEED "+JSON.stringify({wall:Number(process.hrtime.bigint()-t0)/1e6,user:u.userCPUTime/1000,sys:u.systemCPUTime/1000})+"\\n")});`;
+
+/** `env` with `--import=DATA_URL` (a module of `code`) added to its NODE_OPTIONS. */
+function withImport(env: NodeJS.ProcessEnv, code: string): NodeJS.ProcessEnv {
+  return { ...env, NODE_OPTIONS: `--import=data:text/javascript,${encodeURIComponent(code)} ${env.NODE_OPTIONS ?? ""}`.trim() };
+}
+
+/** Runs `COMMAND ARGS` (pinned when it can be) and returns its timings and its output. */
+function time(command: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): Sample & { stdout: string } {
+  const opts = { encoding: "utf8" as const, env: withImport(env, PROBE), maxBuffer: 1 << 26 };
+  const r = pin ? spawnSync("taskset", ["-c", "0", command, ...args], opts) : spawnSync(command, args, opts);
+  if (r.status !== 0) throw new Error(`${command} ${args.join(" ")} failed (${r.status}): ${r.stderr}`);
   const m = /SPEED (\{.*\})/.exec(r.stderr);
   if (!m) throw new Error("no timing from the child");
   return { ...(JSON.parse(m[1]!) as Sample), stdout: r.stdout };
 }
 
-/** The arguments of a `bench tomi` run of the checkout whose CLI is `cli`, into `store`. */
-function benchArgs(cli: string, store: string): string[] {
-  return [cli, "bench", "tomi", "--data", data, "--agent", values.agent, "--store", store, "--quiet"];
+/**
+ * The Node flags a checkout's command starts Node with (bin/socialworld.js's launcher line; none
+ * for a checkout whose command is a plain `#!/usr/bin/env node` script), read from the Node it
+ * starts: what `process.execArgv` says there.
+ */
+function launcherFlags(cli: string): string[] {
+  const show = `process.stdout.write("EXECARGV "+JSON.stringify(process.execArgv)+"\\n");process.exit(0);`;
+  const r = spawnSync(cli, ["--help"], { encoding: "utf8", env: withImport(process.env, show) });
+  const m = /EXECARGV (\[.*\])/.exec(r.stdout);
+  if (!m) throw new Error(`${cli} did not start Node (${r.status}): ${r.stderr}`);
+  return (JSON.parse(m[1]!) as string[]).filter((a) => !a.startsWith("--import"));
+}
+
+/** The arguments of a `bench tomi` run into `store` (after the command). */
+function benchArgs(store: string): string[] {
+  return ["bench", "tomi", "--data", data, "--agent", values.agent, "--store", store, "--quiet"];
 }
 
 /** `f` given a fresh store folder, removed afterwards (so that no run sees another's). */
@@ -133,7 +154,8 @@ function inStore<T>(f: (store: string) => T): T {
 /** One timed `bench tomi` run of the checkout whose CLI is `cli` (writing its JSON report, as a user would). */
 function once(cli: string): Sample & { questions: number } {
   return inStore((store) => {
-    const t = time([...benchArgs(cli, store), "--json", join(store, "report.json")]);
+    // As users run it: the command itself (its launcher line starts Node), not `node` on it.
+    const t = time(cli, [...benchArgs(store), "--json", join(store, "report.json")]);
     return { ...t, questions: Number(/· (\d+) questions ·/.exec(t.stdout)?.[1] ?? NaN) };
   });
 }
@@ -149,8 +171,8 @@ const bareWithout: Sample[] = [];
 for (let i = 0; i < runs; i++) {
   samples.push(once(cli));
   if (peer !== undefined) peerSamples.push(once(peer));
-  bare.push(time(["-e", "0"]));
-  if (certificates) bareWithout.push(time(["-e", "0"], withoutCertificates));
+  bare.push(time(process.execPath, ["-e", "0"]));
+  if (certificates) bareWithout.push(time(process.execPath, ["-e", "0"], withoutCertificates));
 }
 const q = samples[0]!.questions;
 process.stdout.write(`socialworld bench tomi --agent ${values.agent} · ${data} · ${q} questions · ${runs} runs${pin ? " · pinned to core 0" : ""}\n\n`);
@@ -191,7 +213,10 @@ if (values.instructions) {
   const threshold = optimizeAfterMs();
   const heldBack = threshold > 0 && cpu < threshold;
   const policyEnv = { ...process.env, [OPTIMIZE_AFTER_ENV]: heldBack ? String(1e12) : "0" };
-  const countRun = (cli: string, shares = false, flags: readonly string[] = []) => inStore((store) => count([...flags, ...benchArgs(cli, store)], shares, policyEnv));
+  // Valgrind runs Node itself, with the flags the command's launcher gives it (the shell's few
+  // hundred thousand instructions before it are left out).
+  const countRun = (cli: string, shares = false, flags: readonly string[] = []) =>
+    inStore((store) => count([...launcherFlags(cli), ...flags, cli, ...benchArgs(store)], shares, policyEnv));
   const G = (n: number) => `${(n / 1e9).toFixed(2)} G`;
   // Not a V8 flag that changes generated code: Node's own modules still load from their code cache.
   const SERIAL = ["--no-concurrent-recompilation"];

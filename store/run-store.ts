@@ -9,7 +9,6 @@
  */
 import { existsSync, mkdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { randomBytes } from "node:crypto";
 import { LowSync, type SyncAdapter } from "lowdb";
 import { z } from "zod";
 import { readIfPresent, withFileLock, type FileLockOptions } from "./file-lock.js";
@@ -142,7 +141,7 @@ export class RunStore {
 
   /** Registers a new run and creates its folder, under an id that no run and no folder has yet. */
   create(kind: string, title: string, params: Record<string, unknown>): Promise<RunRecord> {
-    const suffix = this.opts.suffix ?? (() => randomBytes(3).toString("hex"));
+    const suffix = this.opts.suffix ?? randomSuffix;
     return this.mutate((runs) => {
       const now = new Date();
       const stamp = now.toISOString().replace(/[-:]/g, "").replace(/\..*$/, "").replace("T", "-");
@@ -215,4 +214,15 @@ function makeDir(path: string): boolean {
 function identity(path: string): string {
   const st = statSync(path, { throwIfNoEntry: false });
   return st ? `${st.ino}:${st.size}:${st.mtimeMs}` : "none";
+}
+
+/**
+ * Six random hex digits for a run id. Not node:crypto: every command registers a run, and loading
+ * Node's crypto module costs about 20 million instructions at start-up; an id only has to differ
+ * from the others, which `create` checks under the store's lock (a taken id is drawn again).
+ */
+function randomSuffix(): string {
+  return Math.floor(Math.random() * 0x1000000)
+    .toString(16)
+    .padStart(6, "0");
 }

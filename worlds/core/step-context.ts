@@ -14,7 +14,7 @@ import type { StepContext } from "./world.js";
 
 /** An episode's random stream, made from its seed the first time a transition asks for it. */
 export class LazyRng {
-  private rng: Rng | undefined;
+  private rng: Rng | undefined = undefined;
 
   constructor(private readonly seed: number | string) {}
 

@@ -161,8 +161,9 @@ function perception(state: TomiState, agent: string): TomiPerception {
  * story observes every agent at every timestep, and only live agents look at their surroundings.
  */
 class TomiObservation implements Observation {
-  readonly sameAsState?: boolean;
-  private perceived: TomiPerception | undefined;
+  // Both fields are set in every observation (one hidden class for all): undefined, not absent.
+  readonly sameAsState: true | undefined;
+  private perceived: TomiPerception | undefined = undefined;
 
   constructor(
     readonly text: string,
@@ -170,7 +171,7 @@ class TomiObservation implements Observation {
     private readonly state: TomiState,
     private readonly agent: string,
   ) {
-    if (sameAsState) this.sameAsState = true;
+    this.sameAsState = sameAsState ? true : undefined;
   }
 
   get data(): TomiPerception {
@@ -332,12 +333,14 @@ class Draft {
   private beliefs: ReadonlyMap<string, ReadonlyMap<string, string>>;
   private readonly base: TomiState;
   // The maps this transition already copied (a transition changes few of them, most none).
-  private ownContainerRoom: Map<string, string> | undefined;
-  private ownObjectContainer: Map<string, string> | undefined;
-  private ownAgentRoom: Map<string, string> | undefined;
-  private ownBeliefs: Map<string, ReadonlyMap<string, string>> | undefined;
+  // Each starts as undefined here, not when first copied: drafts then share one hidden class,
+  // whatever they copy and in what order, and their property reads stay monomorphic.
+  private ownContainerRoom: Map<string, string> | undefined = undefined;
+  private ownObjectContainer: Map<string, string> | undefined = undefined;
+  private ownAgentRoom: Map<string, string> | undefined = undefined;
+  private ownBeliefs: Map<string, ReadonlyMap<string, string>> | undefined = undefined;
   /** Perspectives whose belief map this transition already copied. */
-  private copied: Map<string, Map<string, string>> | undefined;
+  private copied: Map<string, Map<string, string>> | undefined = undefined;
 
   constructor(base: TomiState) {
     this.base = base;
