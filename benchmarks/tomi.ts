@@ -63,7 +63,9 @@ export class TomiBenchmark implements Benchmark<TomiBenchItem> {
     // Questions about one story come together in the file and share its lines: one text per story.
     let story: readonly StoryLine[] | undefined;
     let storyText = "";
-    for (const raw of parsed.items) {
+    const all = parsed.items;
+    for (let i = 0; i < all.length; i++) {
+      const raw = all[i]!;
       if (raw.story !== story) {
         story = raw.story;
         storyText = "";

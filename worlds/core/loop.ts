@@ -152,7 +152,9 @@ class EpisodeRun<S, A, X> {
     this.recordMind = opts.mentalStates ?? true;
     this.state = opts.initialState;
     this.agents = world.agents(this.state).slice();
-    for (const a of this.agents) this.returns[a] = 0;
+    // Indexed loops here: V8's baseline code runs a for-of as an iterator and a call per element,
+    // and a benchmark runs an episode per question.
+    for (let i = 0; i < this.agents.length; i++) this.returns[this.agents[i]!] = 0;
   }
 
   /** Observes the next timestep and asks every agent; undefined when the episode is over. */
@@ -161,7 +163,8 @@ class EpisodeRun<S, A, X> {
     const t = ++this.t;
     const observations: Record<string, Observation> = {};
     const mentalStates: Record<string, string | undefined> = {};
-    for (const name of agents) {
+    for (let i = 0; i < agents.length; i++) {
+      const name = agents[i]!;
       observations[name] = world.observe(state, name);
       if (this.recordMind) mentalStates[name] = world.mentalState?.(state, name);
     }
@@ -177,7 +180,8 @@ class EpisodeRun<S, A, X> {
     }
     const decisions: (Decision<A> | Promise<Decision<A>>)[] = [];
     let pending = false;
-    for (const name of agents) {
+    for (let i = 0; i < agents.length; i++) {
+      const name = agents[i]!;
       const d = decide(world, state, name, t, observations[name]!, opts);
       if (isPromise(d)) pending = true;
       decisions.push(d);
@@ -240,7 +244,7 @@ class EpisodeRun<S, A, X> {
   /** The last timestep only observes (every action none), as the socialized context expects. */
   finish(): void | Promise<void> {
     const actions: Record<string, string> = {};
-    for (const a of this.agents) actions[a] = "none";
+    for (let i = 0; i < this.agents.length; i++) actions[this.agents[i]!] = "none";
     const record: TimestepRecord = {
       timestep: this.t,
       state: this.stateText,

@@ -140,7 +140,8 @@ export function buildScenario(sentences: readonly SentenceAt[], file: string, de
   }
 
   const containerRoom = new Map<string, string>();
-  for (const c of containers) {
+  for (let i = 0; i < containers.length; i++) {
+    const c = containers[i]!;
     const explicit = explicitRoom.get(c);
     const moved = movedRoom.get(c);
     if (explicit && moved && explicit.room !== moved.room) {

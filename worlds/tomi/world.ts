@@ -86,7 +86,8 @@ const NO_BELIEFS: Beliefs = new Map();
 
 export function initialTomiState(init: TomiInit): TomiState {
   const agentRoom = new Map<string, string>();
-  for (const a of init.agents) {
+  for (let i = 0; i < init.agents.length; i++) {
+    const a = init.agents[i]!;
     const room = init.agentRoom?.get(a);
     if (room !== undefined) agentRoom.set(a, room);
   }
