@@ -218,7 +218,9 @@ if (values.instructions) {
   const countRun = (cli: string, shares = false, flags: readonly string[] = []) =>
     inStore((store) => count([...launcherFlags(cli), ...flags, cli, ...benchArgs(store)], shares, policyEnv));
   const G = (n: number) => `${(n / 1e9).toFixed(2)} G`;
-  // Not a V8 flag that changes generated code: Node's own modules still load from their code cache.
+  // Like any V8 flag off its default (the launcher's too), it makes V8 reject the code cache Node
+  // ships for its own modules, which are then compiled from source: compare these counts with
+  // each other, not with the plain ones.
   const SERIAL = ["--no-concurrent-recompilation"];
   const serialRow = "compiler on the main thread (`--no-concurrent-recompilation`)";
   const run = countRun(cli, true);
