@@ -148,17 +148,19 @@ class BabiReader {
   private spanText = "";
   private blockStart = 0;
   private blockAsked = false;
-  private readonly name: string;
+  /** "<file name>#", the start of every item id (one string, not one more per id). */
+  private readonly idPrefix: string;
   // A val file has 6,000 questions over 1,000 stories built from a few hundred distinct sentences.
   private readonly parsedSentences = new Map<string, TomiSentence | undefined>();
-  private readonly parsedQuestions = new Map<string, TomiQuestion | undefined>();
+  /** Each distinct question, read once, with the first line's string for it (which every item asking it keeps). */
+  private readonly parsedQuestions = new Map<string, { readonly text: string; readonly parsed: TomiQuestion | undefined }>();
 
   constructor(
     private readonly text: string,
     private readonly file: string,
     private readonly traces: readonly TomiTrace[],
   ) {
-    this.name = basename(file);
+    this.idPrefix = `${basename(file)}#`;
   }
 
   /** Reads the line (or the repeated block) that starts at `from`; returns where the next one starts. */
@@ -231,17 +233,18 @@ class BabiReader {
   private question(body: string, from: number, fileLine: number): void {
     const { file, story, previous } = this;
     const tab = body.indexOf("\t");
-    const question = (tab < 0 ? body : body.slice(0, tab)).trim();
+    const asked = (tab < 0 ? body : body.slice(0, tab)).trim();
     const next = tab < 0 ? -1 : body.indexOf("\t", tab + 1);
     const answer = tab < 0 ? "" : (next < 0 ? body.slice(tab + 1) : body.slice(tab + 1, next)).trim();
     if (tab < 0 || answer === "") {
-      throw new DataError(file, { line: fileLine }, `question without an answer: "${clip(question)}" (expected "<question>\\t<answer>\\t<support>")`);
+      throw new DataError(file, { line: fileLine }, `question without an answer: "${clip(asked)}" (expected "<question>\\t<answer>\\t<support>")`);
     }
-    let parsed = this.parsedQuestions.get(question);
-    if (parsed === undefined && !this.parsedQuestions.has(question)) {
-      parsed = parseQuestion(question);
-      this.parsedQuestions.set(question, parsed);
+    let known = this.parsedQuestions.get(asked);
+    if (known === undefined) {
+      known = { text: asked, parsed: parseQuestion(asked) };
+      this.parsedQuestions.set(asked, known);
     }
+    const { text: question, parsed } = known;
     if (!parsed) throw new DataError(file, { line: fileLine }, `unknown question: "${clip(question)}"`);
     if (story.length === 0) throw new DataError(file, { line: fileLine }, "question without a story before it");
     let shared = this.shared;
@@ -272,7 +275,7 @@ class BabiReader {
     }
     const items = this.items;
     items.push({
-      id: `${this.name}#${items.length}`,
+      id: this.idPrefix + items.length,
       index: items.length,
       file,
       line: fileLine,
@@ -354,8 +357,10 @@ function parseTrace(text: string, file: string): TomiTrace[] {
   // The six questions of a story differ only in their question type: its events are read once.
   let lastEvents = "";
   let events: readonly string[] = [];
-  // A file has a dozen distinct question types over thousands of lines: each is merged once.
-  const merged = new Map<string, TomiQuestionType | undefined>();
+  // A file has a dozen distinct question types over thousands of lines: each is merged once, and
+  // every line keeps the first line's string for its type (the items live for the whole run, and
+  // each string cut out of the file is one more object for the garbage collector to copy).
+  const merged = new Map<string, { readonly raw: string; readonly type: TomiQuestionType | undefined }>();
   const out: TomiTrace[] = [];
   for (let i = 0; i < lines.length; i++) {
     const line = i + 1;
@@ -364,23 +369,27 @@ function parseTrace(text: string, file: string): TomiTrace[] {
     const last = raw.lastIndexOf(",");
     const before = last > 0 ? raw.lastIndexOf(",", last - 1) : -1;
     if (before < 0) throw new DataError(file, { line }, `expected "<events>,<question type>,<story type>", got "${clip(raw)}"`);
-    const storyType = raw.slice(last + 1).trim();
-    const rawQuestionType = raw.slice(before + 1, last).trim();
-    if (!(TOMI_STORY_TYPES as readonly string[]).includes(storyType)) {
-      throw new DataError(file, { line }, `unknown story type "${storyType}" (expected ${TOMI_STORY_TYPES.join(", ")})`);
+    const storyTypeText = raw.slice(last + 1).trim();
+    const story = (TOMI_STORY_TYPES as readonly string[]).indexOf(storyTypeText);
+    if (story < 0) {
+      throw new DataError(file, { line }, `unknown story type "${storyTypeText}" (expected ${TOMI_STORY_TYPES.join(", ")})`);
     }
-    let questionType = merged.get(rawQuestionType);
-    if (questionType === undefined) {
-      questionType = mergeQuestionType(rawQuestionType);
-      merged.set(rawQuestionType, questionType);
+    const storyType = TOMI_STORY_TYPES[story]!;
+    const rawText = raw.slice(before + 1, last).trim();
+    let known = merged.get(rawText);
+    if (known === undefined) {
+      known = { raw: rawText, type: mergeQuestionType(rawText) };
+      merged.set(rawText, known);
     }
+    const rawQuestionType = known.raw;
+    const questionType = known.type;
     if (!questionType) throw new DataError(file, { line }, `unknown question type "${rawQuestionType}"`);
     const eventText = raw.slice(0, before);
     if (eventText !== lastEvents || i === 0) {
       events = eventText.split(",").map((f) => f.trim());
       lastEvents = eventText;
     }
-    out.push({ events, rawQuestionType, questionType, storyType: storyType as TomiStoryType, line });
+    out.push({ events, rawQuestionType, questionType, storyType, line });
   }
   return out;
 }
