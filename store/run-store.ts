@@ -218,7 +218,7 @@ function identity(path: string): string {
 
 /**
  * Six random hex digits for a run id. Not node:crypto: every command registers a run, and loading
- * Node's crypto module costs about 20 million instructions at start-up; an id only has to differ
+ * Node's crypto module costs about 40 million instructions at start-up; an id only has to differ
  * from the others, which `create` checks under the store's lock (a taken id is drawn again).
  */
 function randomSuffix(): string {

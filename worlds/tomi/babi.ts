@@ -370,11 +370,11 @@ function parseTrace(text: string, file: string): TomiTrace[] {
     const before = last > 0 ? raw.lastIndexOf(",", last - 1) : -1;
     if (before < 0) throw new DataError(file, { line }, `expected "<events>,<question type>,<story type>", got "${clip(raw)}"`);
     const storyTypeText = raw.slice(last + 1).trim();
-    const story = (TOMI_STORY_TYPES as readonly string[]).indexOf(storyTypeText);
-    if (story < 0) {
+    const typeIndex = (TOMI_STORY_TYPES as readonly string[]).indexOf(storyTypeText);
+    if (typeIndex < 0) {
       throw new DataError(file, { line }, `unknown story type "${storyTypeText}" (expected ${TOMI_STORY_TYPES.join(", ")})`);
     }
-    const storyType = TOMI_STORY_TYPES[story]!;
+    const storyType = TOMI_STORY_TYPES[typeIndex]!;
     const rawText = raw.slice(before + 1, last).trim();
     let known = merged.get(rawText);
     if (known === undefined) {
