@@ -1,5 +1,5 @@
 import type { QuestionTask } from "../../worlds/question/world.js";
-import { parseQuestion, type TomiQuestion } from "../../worlds/tomi/sentences.js";
+import { parseQuestion } from "../../worlds/tomi/sentences.js";
 import type { SocializedContext } from "../../worlds/core/socialized-context.js";
 import type { Solution } from "./index.js";
 import { RecentCache } from "../../worlds/core/recent-cache.js";
@@ -16,9 +16,6 @@ interface Simulated {
 
 const contexts = new RecentCache<string, Simulated>(8);
 
-/** Questions already read (a val file asks a few thousand distinct ones 6,000 times), bounded. */
-const questions = new Map<string, TomiQuestion>();
-
 /** Answers a ToMi question from the story text alone (one simulation per distinct story). */
 export function tomiSolver(task: QuestionTask): Solution {
   let ctx = contexts.get(task.story);
@@ -28,12 +25,7 @@ export function tomiSolver(task: QuestionTask): Solution {
     // Questions about one story come together; a big cache only feeds the GC.
     contexts.set(task.story, ctx);
   }
-  let q = questions.get(task.question);
-  if (q === undefined) {
-    q = parseQuestion(task.question);
-    if (questions.size > 50_000) questions.clear();
-    if (q) questions.set(task.question, q);
-  }
+  const q = parseQuestion(task.question);
   if (!q) throw new Error(`not a ToMi question: "${task.question}"`);
   const answer = answerTomi(ctx.views, q) ?? "";
   if (task.mode !== "simulation") return { answer };

@@ -6,7 +6,7 @@
  */
 import { DataError } from "../../worlds/core/errors.js";
 import { SAME_AS_STATE, stripMentalStates, type SocializedContext } from "../../worlds/core/socialized-context.js";
-import { parseSentence, type TomiQuestion, type TomiSentence } from "../../worlds/tomi/sentences.js";
+import { parseSentence, type TomiQuestion } from "../../worlds/tomi/sentences.js";
 import { buildScenario, type SentenceAt } from "../../worlds/tomi/story.js";
 import type { Episode } from "../../worlds/core/episode.js";
 import { playScript } from "../../worlds/core/script.js";
@@ -14,9 +14,6 @@ import { toSocializedContext } from "../../worlds/core/socialize.js";
 import { initialTomiState, TomiWorld } from "../../worlds/tomi/world.js";
 
 const tomiWorldForAgent = new TomiWorld();
-
-/** Sentences already read (stories share most of theirs), bounded. */
-const known = new Map<string, TomiSentence | undefined>();
 
 /** Splits a story given as numbered lines ("1 Ella entered the garage.") into sentences. */
 export function readStoryText(story: string, source = "story"): SentenceAt[] {
@@ -26,12 +23,7 @@ export function readStoryText(story: string, source = "story"): SentenceAt[] {
   for (let i = 0; i < lines.length; i++) {
     const text = withoutLineNumber(lines[i]!);
     if (text === "") continue;
-    let sentence = known.get(text);
-    if (sentence === undefined) {
-      sentence = parseSentence(text);
-      if (known.size > 50_000) known.clear();
-      known.set(text, sentence);
-    }
+    const sentence = parseSentence(text);
     if (!sentence) throw new DataError(source, { line: i + 1 }, `unknown sentence: "${text}"`);
     out.push({ sentence, text, line: i + 1 });
   }

@@ -150,8 +150,6 @@ class BabiReader {
   private blockAsked = false;
   /** "<file name>#", the start of every item id (one string, not one more per id). */
   private readonly idPrefix: string;
-  // A val file has 6,000 questions over 1,000 stories built from a few hundred distinct sentences.
-  private readonly parsedSentences = new Map<string, TomiSentence | undefined>();
   /** Each distinct question, read once, with the first line's string for it (which every item asking it keeps). */
   private readonly parsedQuestions = new Map<string, { readonly text: string; readonly parsed: TomiQuestion | undefined }>();
 
@@ -218,11 +216,7 @@ class BabiReader {
       return end + 1;
     }
     this.dangling = fileLine;
-    let sentence = this.parsedSentences.get(body);
-    if (sentence === undefined && !this.parsedSentences.has(body)) {
-      sentence = parseSentence(body);
-      this.parsedSentences.set(body, sentence);
-    }
+    const sentence = parseSentence(body);
     if (!sentence) throw new DataError(file, { line: fileLine }, `unknown sentence: "${clip(body)}"`);
     story.push({ n, text: body.trim(), sentence, fileLine });
     this.shared = undefined;

@@ -60,6 +60,35 @@ const QUESTIONS: readonly [RegExp, (m: RegExpExecArray) => TomiQuestion][] = [
  * confidence (ParaphrasedToMi, see paraphrase.ts). The grammar goes first, so ToMi reads as it always did.
  */
 export function parseSentence(text: string): TomiSentence | undefined {
+  let read = sentencesRead.get(text);
+  if (read === undefined) {
+    read = readSentence(text) ?? null;
+    remember(sentencesRead, text, read);
+  }
+  return read ?? undefined;
+}
+
+export function parseQuestion(text: string): TomiQuestion | undefined {
+  let read = questionsRead.get(text);
+  if (read === undefined) {
+    read = readQuestion(text) ?? null;
+    remember(questionsRead, text, read);
+  }
+  return read ?? undefined;
+}
+
+// Texts already read (null: not the grammar's). A file's reader and the simulation agent reading
+// its stories back meet the same few thousand sentences and questions thousands of times; both
+// parsers are pure, so one memo serves every caller. Bounded: cleared past 50,000 texts.
+const sentencesRead = new Map<string, TomiSentence | null>();
+const questionsRead = new Map<string, TomiQuestion | null>();
+
+function remember<T>(memo: Map<string, T>, text: string, value: T): void {
+  if (memo.size >= 50_000) memo.clear();
+  memo.set(text, value);
+}
+
+function readSentence(text: string): TomiSentence | undefined {
   const s = text.trim();
   // Indexed, not `for (const [re, build] of ...)`: in V8's baseline code the loop and the
   // destructuring are each an iterator, a call and an object per pattern tried.
@@ -71,7 +100,7 @@ export function parseSentence(text: string): TomiSentence | undefined {
   return parseParaphrase(s);
 }
 
-export function parseQuestion(text: string): TomiQuestion | undefined {
+function readQuestion(text: string): TomiQuestion | undefined {
   const s = text.trim();
   for (let i = 0; i < QUESTIONS.length; i++) {
     const pattern = QUESTIONS[i]!;
