@@ -129,6 +129,14 @@ function time(command: string, args: readonly string[], env: NodeJS.ProcessEnv =
  * starts: what `process.execArgv` says there.
  */
 function launcherFlags(cli: string): string[] {
+  let flags = flagsOf.get(cli);
+  if (flags === undefined) flagsOf.set(cli, (flags = askLauncher(cli)));
+  return flags;
+}
+
+const flagsOf = new Map<string, string[]>();
+
+function askLauncher(cli: string): string[] {
   const show = `process.stdout.write("EXECARGV "+JSON.stringify(process.execArgv)+"\\n");process.exit(0);`;
   const r = spawnSync(cli, ["--help"], { encoding: "utf8", env: withImport(process.env, show) });
   const m = /EXECARGV (\[.*\])/.exec(r.stdout);
