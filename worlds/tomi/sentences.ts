@@ -60,21 +60,11 @@ const QUESTIONS: readonly [RegExp, (m: RegExpExecArray) => TomiQuestion][] = [
  * confidence (ParaphrasedToMi, see paraphrase.ts). The grammar goes first, so ToMi reads as it always did.
  */
 export function parseSentence(text: string): TomiSentence | undefined {
-  let read = sentencesRead.get(text);
-  if (read === undefined) {
-    read = readSentence(text) ?? null;
-    remember(sentencesRead, text, read);
-  }
-  return read ?? undefined;
+  return readOnce(sentencesRead, text, readSentence);
 }
 
 export function parseQuestion(text: string): TomiQuestion | undefined {
-  let read = questionsRead.get(text);
-  if (read === undefined) {
-    read = readQuestion(text) ?? null;
-    remember(questionsRead, text, read);
-  }
-  return read ?? undefined;
+  return readOnce(questionsRead, text, readQuestion);
 }
 
 // Texts already read (null: not the grammar's). A file's reader and the simulation agent reading
@@ -83,9 +73,14 @@ export function parseQuestion(text: string): TomiQuestion | undefined {
 const sentencesRead = new Map<string, TomiSentence | null>();
 const questionsRead = new Map<string, TomiQuestion | null>();
 
-function remember<T>(memo: Map<string, T>, text: string, value: T): void {
-  if (memo.size >= 50_000) memo.clear();
-  memo.set(text, value);
+function readOnce<T>(memo: Map<string, T | null>, text: string, read: (text: string) => T | undefined): T | undefined {
+  let known = memo.get(text);
+  if (known === undefined) {
+    known = read(text) ?? null;
+    if (memo.size >= 50_000) memo.clear();
+    memo.set(text, known);
+  }
+  return known ?? undefined;
 }
 
 function readSentence(text: string): TomiSentence | undefined {
