@@ -19,8 +19,9 @@ export class Progress {
 
   /** `note` may be a function: called only when a line is drawn (a run of thousands of items draws a few). */
   update(done: number, note: string | (() => string) = ""): void {
-    // Long work reports here, often from loops that never yield to timers.
-    optimizerCheckpoint();
+    // Long work reports here, often from loops that never yield to timers; how far it is tells the
+    // compiler policy whether optimizing the rest is worth it.
+    optimizerCheckpoint(done, this.total);
     this.done = done;
     this.note = note;
     if (!this.stream) return;

@@ -58,6 +58,46 @@ console.log(JSON.stringify({ before, after, deferred, cpuAtSwitchMs }));
   return JSON.parse(r.stdout.trim().split("\n").pop()!);
 }
 
+/**
+ * Runs work that reports its progress under the policy (threshold 300 ms): the process first
+ * idles in hot code to 250 ms of CPU, then does `units` units of 2 ms of CPU each, reporting
+ * `optimizerCheckpoint(done, units)` after each; then, after `quietMs` without reports, checks
+ * once more. Says where the switch came, if it came.
+ */
+function probeWork(units: number, quietMs: number): { switchedAtUnit: number | null; cpuAtSwitchMs: number; optimizedDuringWork: boolean; switchedAfterQuiet: boolean } {
+  const dir = mkdtempSync(join(tmpdir(), "sw-opt-"));
+  const script = join(dir, "work.mjs");
+  writeFileSync(
+    script,
+    `import { deferOptimizingCompiler, optimizerCheckpoint, optimizerDeferred } from ${JSON.stringify(pathToFileURL(policy).href)};
+import { setTimeout as sleep } from "node:timers/promises";
+deferOptimizingCompiler(300);
+function hot(a) { let s = 0; for (let i = 0; i < 40; i++) s += (a * i) % 7; return s; }
+const cpuMs = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
+const spinTo = (ms) => { let k = 0; while (cpuMs() < ms) for (let j = 0; j < 256; j++) hot(k++); };
+spinTo(250);
+if (!optimizerDeferred()) throw new Error("switched before the threshold");
+let switchedAtUnit = null, cpuAtSwitchMs = 0, optimizedDuringWork = false;
+for (let done = 1; done <= ${units}; done++) {
+  spinTo(cpuMs() + 2);
+  optimizerCheckpoint(done, ${units});
+  if (switchedAtUnit === null && !optimizerDeferred()) { switchedAtUnit = done; cpuAtSwitchMs = cpuMs(); }
+  if (optimizerDeferred() && (%GetOptimizationStatus(hot) & ${OPTIMIZED}) !== 0) optimizedDuringWork = true;
+}
+let switchedAfterQuiet = false;
+if (switchedAtUnit === null) {
+  await sleep(${quietMs});
+  optimizerCheckpoint();
+  switchedAfterQuiet = !optimizerDeferred();
+}
+console.log(JSON.stringify({ switchedAtUnit, cpuAtSwitchMs, optimizedDuringWork, switchedAfterQuiet }));
+`,
+  );
+  const r = spawnSync(process.execPath, ["--allow-natives-syntax", script], { encoding: "utf8" });
+  expect(r.status, r.stderr).toBe(0);
+  return JSON.parse(r.stdout.trim().split("\n").pop()!);
+}
+
 describe("the command's compiler policy", () => {
   it("keeps the optimizing compiler off until the threshold's CPU is used, then optimizes hot code", () => {
     const r = probe(300);
@@ -65,6 +105,27 @@ describe("the command's compiler policy", () => {
     expect(r.before).toBe(false);
     expect(r.cpuAtSwitchMs).toBeGreaterThanOrEqual(300);
     expect(r.after).toBe(true);
+  });
+
+  it("holds the switch back while reported work will be done within another threshold's CPU", () => {
+    // 100 units of 2 ms from 250 ms: at the threshold a quarter is done and 150 ms is left, less
+    // than the 300 ms threshold, so the work ends unoptimized; two seconds without reports later,
+    // the threshold alone decides.
+    const near = probeWork(100, 2100);
+    expect(near.switchedAtUnit).toBeNull();
+    expect(near.optimizedDuringWork).toBe(false);
+    expect(near.switchedAfterQuiet).toBe(true);
+    // Reports stopped for less than that still hold it back (the work may be between items).
+    expect(probeWork(100, 200).switchedAfterQuiet).toBe(false);
+  });
+
+  it("switches at the threshold when the reported work has more than another threshold's CPU left", () => {
+    // 1,000 units of 2 ms: at the threshold about 1.9 s of work is left.
+    const long = probeWork(1000, 0);
+    expect(long.switchedAtUnit).not.toBeNull();
+    expect(long.cpuAtSwitchMs).toBeGreaterThanOrEqual(300);
+    // At the first checkpoint past the threshold (they come every 50 ms of wall time).
+    expect(long.cpuAtSwitchMs).toBeLessThan(300 + 150);
   });
 
   it("with a threshold of 0 leaves V8 as it is: hot code is optimized at once", () => {
