@@ -84,3 +84,25 @@ export function certificatesNote(file: string | undefined, withIt: readonly Samp
     `so on a machine without it the run would take about ${(run - extra).toFixed(0)} ms (median ${run.toFixed(0)} less ${extra.toFixed(0)}).\n`
   );
 }
+
+/** How far the median start may sit above the fastest before the host counts as busy. */
+const BUSY_START = 1.2;
+
+/**
+ * A warning when Node's own start (`node -e 0`, taken between the runs) varied enough to show the
+ * host was busy: on a guest that counts the time its CPU is taken away as the process's own, the
+ * same work then costs more CPU, and every figure in the table grows with it. Undefined when the
+ * starts held steady (median within a fifth of the fastest), or when there are too few to say.
+ */
+export function contentionNote(bare: readonly Sample[]): string | undefined {
+  if (bare.length < 3) return undefined;
+  const b = bare.map(cpu);
+  const fastest = Math.min(...b);
+  const typical = median(b);
+  if (typical <= BUSY_START * fastest) return undefined;
+  return (
+    `The host was busy during these runs: \`node -e 0\` took ${fastest.toFixed(0)}-${Math.max(...b).toFixed(0)} ms of CPU ` +
+    `(median ${typical.toFixed(0)}, ${((100 * typical) / fastest - 100).toFixed(0)}% above its fastest) for the same work, and the runs' figures grow the same way. ` +
+    `Ratios of alternating runs (--against) still compare; for the absolute figure, run again when \`node -e 0\` holds steady.\n`
+  );
+}

@@ -31,6 +31,9 @@
  * socialworld's. Where NODE_EXTRA_CA_CERTS is set, it also starts Node without it: Node then reads
  * and parses the certificates it names at every start (about 40 ms of CPU and most of `node -e 0`'s
  * instructions on the project's machine), and the note says what the run would take without them.
+ * When those starts vary (the median more than a fifth above the fastest), it says the host was
+ * busy: the guest counts the time its CPU is taken away as the process's own, so the same work
+ * then shows more CPU, in Node's start and in the runs alike.
  *
  * Not a test: the target (the 5,994-question val file in well under one second of CPU on one
  * core) is checked by reading the table.
@@ -47,7 +50,7 @@ import { OPTIMIZE_AFTER_ENV, optimizeAfterMs } from "../cli/optimizer-policy.js"
 import { instructionSharesOf, type InstructionShare } from "./instruction-profile.js";
 import { packageRoot } from "./prompts.js";
 import { scriptArgs } from "./script-args.js";
-import { againstTable, certificatesNote, median, speedTable, type Sample } from "./speed-table.js";
+import { againstTable, certificatesNote, contentionNote, median, speedTable, type Sample } from "./speed-table.js";
 import { tomDataPath } from "./tom-data.js";
 
 const USAGE = `node dist/benchmarks/speed-tomi.js [options]
@@ -190,6 +193,8 @@ const cpu = median(samples.map((s) => s.user + s.sys));
 process.stdout.write(`\nquestions per CPU second: ${((1000 * q) / cpu).toFixed(0)}; target: the whole file in well under 1000 ms of CPU (now ${(cpu / 1000).toFixed(2)} s)\n`);
 const note = certificatesNote(certificates, bare, bareWithout, samples);
 if (note) process.stdout.write(`\n${note}`);
+const busy = contentionNote(bare);
+if (busy) process.stdout.write(`\n${busy}`);
 
 if (values.instructions) {
   if (spawnSync("valgrind", ["--version"]).status !== 0) {

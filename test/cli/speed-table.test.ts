@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { againstTable, certificatesNote, median, speedTable, type Sample } from "../../benchmarks/speed-table.js";
+import { againstTable, certificatesNote, contentionNote, median, speedTable, type Sample } from "../../benchmarks/speed-table.js";
 
 const s = (wall: number, user: number, sys: number): Sample => ({ wall, user, sys });
 // Three runs and the three bare starts taken between them (the second run met a busy machine).
@@ -50,5 +50,16 @@ describe("speed-tomi's tables", () => {
     const note = certificatesNote("/etc/ssl/certs/ca-certificates.crt", BARE, without, RUNS)!;
     expect(note).toContain("takes 55 ms of CPU with it and 12 ms without");
     expect(note).toContain("about 667 ms (median 710 less 43)");
+  });
+
+  it("warns that the host was busy when Node's own start varied by more than a fifth", () => {
+    // Steady starts (median 4% above the fastest): no warning, whatever the runs did.
+    expect(contentionNote([s(100, 80, 22), s(110, 84, 22), s(100, 82, 22), s(100, 85, 21), s(100, 83, 23)])).toBeUndefined();
+    // Too few starts to tell.
+    expect(contentionNote([s(100, 80, 20), s(200, 180, 20)])).toBeUndefined();
+    // A busy patch: the median start is 39% above the fastest.
+    const note = contentionNote([s(160, 127, 22), s(200, 149, 0), s(120, 87, 20), s(210, 190, 20), s(150, 129, 20)])!;
+    expect(note).toContain("took 107-210 ms of CPU (median 149, 39% above its fastest)");
+    expect(note).toContain("--against");
   });
 });
