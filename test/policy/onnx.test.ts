@@ -61,6 +61,25 @@ describe("ONNX export", () => {
     expect(maxRelDiff(step.logits.data as Float32Array, ck.model.logits(ids))).toBeLessThan(1e-4);
   });
 
+  it("refuses a prompt that with its new tokens would pass the model's positions, as the native engine does", async () => {
+    const ck = await tinyCheckpoint(14);
+    exportOnnx(ck.model, ck.dir);
+    const onnx = await OnnxCompleter.load(ck.dir, { threads: 1 });
+    const native = new NativeCompleter("native", ck.model, ck.tokenizer);
+    const max = onnx.engine.maxPositionEmbeddings;
+    const prompt = Array.from({ length: max - 3 }, (_, i) => 5 + (i % 50));
+    const tooLong = { maxNewTokens: 8, temperature: 0 };
+    // The last new token is never fed back: max - 3 + 8 - 1 positions.
+    await expect(onnx.complete([prompt], tooLong)).rejects.toThrow(`length ${max + 4} (a prompt of ${max - 3} tokens and up to 8 new) exceeds max_position_embeddings ${max}`);
+    await expect(native.complete([prompt], tooLong)).rejects.toThrow(`length ${max + 4} exceeds max_position_embeddings ${max}`);
+    // Up to the last position, both run, and agree.
+    const fitting = { maxNewTokens: 4, temperature: 0 };
+    const [o] = await onnx.complete([prompt], fitting);
+    const [n] = await native.complete([prompt], fitting);
+    expect(o!.tokens).toHaveLength(4);
+    expect(o!.tokens).toEqual(n!.tokens);
+  });
+
   it("generates the native engine's greedy tokens, and @huggingface/transformers loads the folder offline and agrees", async () => {
     const ck = await tinyCheckpoint(12);
     exportOnnx(ck.model, ck.dir);

@@ -96,6 +96,13 @@ export class OnnxCompleter implements Completer {
     const stopIds = new Set([...this.tokenizer.stopTokenIds, ...s.stopTokenIds]);
     const rngs = ids.map((_, i) => Rng.seeded(`onnx-sample:${seeds ? seeds[i] : s.seed + i}`));
     const P = Math.max(...ids.map((p) => p.length));
+    // As the native engine says it (its KV cache is sized so; the last new token is never fed
+    // back): past the table of positions the graph would fail in a Gather, with a message that
+    // names neither the prompt nor the model.
+    const length = P + s.maxNewTokens - 1;
+    if (length > this.engine.maxPositionEmbeddings) {
+      throw new Error(`length ${length} (a prompt of ${P} tokens and up to ${s.maxNewTokens} new) exceeds max_position_embeddings ${this.engine.maxPositionEmbeddings}`);
+    }
     // Left padding: every prompt's last token is in the last column.
     let mask: bigint[] = [];
     const tokens = new BigInt64Array(B * P);
