@@ -8,25 +8,30 @@
 // Node's command line can say it. `node bin/socialworld.js ...` runs the same command with V8's
 // defaults.
 // The compiled CLI lives in dist/ (built by `npm install` through the prepare script, or `npm run build`):
-// dist/bundle/socialworld.js (one bundled module graph: faster to start) when it is at least as new
-// as the compiled files in dist/cli/, else dist/cli/main.js (a `tsc` alone does not rebuild the bundle).
-import { existsSync, statSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+// dist/bundle/socialworld.cjs (one bundled module graph, CommonJS: faster to start, see
+// cli/bundle.mjs) when it is at least as new as the compiled files in dist/cli/, else
+// dist/cli/main.js, an ES module (a `tsc` alone does not rebuild the bundle).
+// This file is CommonJS too (bin/package.json says so): an ES module here would start Node's ES
+// module loader, about 20 ms of CPU, for every command.
+"use strict";
+const { existsSync, statSync } = require("node:fs");
+const { join } = require("node:path");
+const { pathToFileURL } = require("node:url");
 
-const compiled = new URL("../dist/cli/main.js", import.meta.url);
-const bundled = new URL("../dist/bundle/socialworld.js", import.meta.url);
-if (!existsSync(fileURLToPath(compiled))) {
+const compiled = join(__dirname, "..", "dist", "cli", "main.js");
+const bundled = join(__dirname, "..", "dist", "bundle", "socialworld.cjs");
+if (!existsSync(compiled)) {
   process.stderr.write("socialworld: dist/ is missing; run `npm run build` (or `npm install`) in the checkout first.\n");
   process.exit(1);
 }
-const fresh = (url) => {
+const fresh = (file) => {
   try {
-    return statSync(url).mtimeMs >= statSync(compiled).mtimeMs;
+    return statSync(file).mtimeMs >= statSync(compiled).mtimeMs;
   } catch {
     return false;
   }
 };
-const entry = process.env.SOCIALWORLD_NO_BUNDLE ? compiled : fresh(bundled) ? bundled : compiled;
+const fromBundle = !process.env.SOCIALWORLD_NO_BUNDLE && fresh(bundled);
 // `socialworld runs list | head -1`: a reader that stops early is not an error.
 for (const stream of [process.stdout, process.stderr]) {
   stream.on("error", (err) => {
@@ -34,6 +39,10 @@ for (const stream of [process.stdout, process.stderr]) {
     throw err;
   });
 }
-// cli() is main() under the command's compiler policy (dist/cli/optimizer-policy.js).
-const { cli } = await import(entry.href);
-process.exitCode = await cli(process.argv.slice(2));
+// cli() is main() under the command's compiler policy (cli/optimizer-policy.ts). A failure it does
+// not turn into an exit status rejects, and Node reports it and exits with status 1.
+(fromBundle ? Promise.resolve(require(bundled)) : import(pathToFileURL(compiled).href))
+  .then(({ cli }) => cli(process.argv.slice(2)))
+  .then((code) => {
+    process.exitCode = code;
+  });

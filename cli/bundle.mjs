@@ -3,6 +3,13 @@
 // Node would otherwise resolve, read and compile one by one at every start (about 0.09 s of CPU
 // per command on the project's machine). Other packages stay external and load from node_modules.
 // Commands are imported lazily by cli/main.ts, so each becomes a chunk of its own.
+//
+// The bundle is CommonJS (.cjs, strict mode, as ES modules are), loaded by bin/socialworld.js
+// with require(): Node 20's ES module loader costs a command about 40 ms of CPU at every start
+// (its own start-up, then resolving, linking and evaluating each module asynchronously), of a
+// one-question `bench tomi` about 260 ms and of the whole ToMi val run 4% (medians of 15 and 11
+// alternating runs). Packages published only as ES modules (hyparquet, the Colyseus transport)
+// are require()d as Node 20.19 and later allow (package.json engines).
 // bin/socialworld.js uses the bundle when it is at least as new as dist/cli/main.js.
 // Run by `npm run build` after tsc.
 import { rmSync } from "node:fs";
@@ -22,5 +29,5 @@ await build({
   // files cost more to resolve than to run.
   external: (id) => !id.startsWith(".") && !id.startsWith("/") && !BUNDLED.some((p) => id === p || id.startsWith(`${p}/`)),
   logLevel: "warn",
-  output: { dir, format: "esm", chunkFileNames: "[name]-[hash].js", sourcemap: false },
+  output: { dir, format: "cjs", strict: true, entryFileNames: "[name].cjs", chunkFileNames: "[name]-[hash].cjs", sourcemap: false },
 });

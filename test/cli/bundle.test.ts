@@ -12,7 +12,7 @@ import { generateTomi } from "../../worlds/tomi/generator.js";
 
 const root = resolve(import.meta.dirname, "../..");
 const bin = join(root, "bin", "socialworld.js");
-const bundle = join(root, "dist", "bundle", "socialworld.js");
+const bundle = join(root, "dist", "bundle", "socialworld.cjs");
 if (!existsSync(join(root, "dist", "cli", "main.js")) || !existsSync(bundle)) {
   throw new Error("dist/ is not built: run `npm run build` (npm install does it) before the tests");
 }
@@ -45,5 +45,19 @@ describe("the built command", () => {
     const r = run(["bench", "tomi", "--data", join(dir, "bad.txt"), "--agent", "simulation", "--store", join(dir, "s")]);
     expect(r.status).toBe(2);
     expect(r.stderr).toContain(`${join(dir, "bad.txt")}:2`);
+  });
+
+  it("starts from the bundle without Node's ES module loader (CommonJS throughout: about 40 ms less per command)", () => {
+    const dir = mkdtempSync(join(tmpdir(), "sw-bundle-"));
+    const probe = join(dir, "probe.cjs");
+    writeFileSync(probe, 'process.on("exit", () => process.stderr.write("\\nESM " + process.moduleLoadList.includes("NativeModule internal/modules/esm/loader") + "\\n"));\n');
+    const esmLoaded = (env: Record<string, string>) => {
+      const r = run(["bench", "tomi", "--data", join(dir, "none.txt"), "--agent", "simulation", "--store", join(dir, "s")], { NODE_OPTIONS: `--require ${JSON.stringify(probe)}`, ...env });
+      expect(r.status).toBe(2);
+      return /ESM (true|false)/.exec(r.stderr)?.[1];
+    };
+    expect(esmLoaded({})).toBe("false");
+    // The probe can tell: the compiled files are ES modules.
+    expect(esmLoaded({ SOCIALWORLD_NO_BUNDLE: "1" })).toBe("true");
   });
 });
