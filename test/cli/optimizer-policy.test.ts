@@ -19,21 +19,35 @@ if (!existsSync(policy)) throw new Error("dist/ is not built: run `npm run build
 // V8's OptimizationStatus bit for "optimized" (TurboFan code installed), stable since V8 8.
 const OPTIMIZED = 16;
 
+/**
+ * Runs `body` as an ES module in a Node of its own (with %-natives), after a prelude that imports
+ * the policy and defines a hot function `hot` and `optimized()` (whether V8 has optimized it);
+ * returns what the body printed last, as JSON.
+ */
+function runUnderPolicy<T>(body: string, nodeFlags: string[] = [], env: NodeJS.ProcessEnv = process.env): T {
+  const dir = mkdtempSync(join(tmpdir(), "sw-opt-"));
+  const script = join(dir, "probe.mjs");
+  writeFileSync(
+    script,
+    `import { deferOptimizingCompiler, optimizerCheckpoint, optimizerDeferred } from ${JSON.stringify(pathToFileURL(policy).href)};
+function hot(a) { let s = 0; for (let i = 0; i < 40; i++) s += (a * i) % 7; return s; }
+const optimized = () => (%GetOptimizationStatus(hot) & ${OPTIMIZED}) !== 0;
+${body}`,
+  );
+  const r = spawnSync(process.execPath, ["--allow-natives-syntax", ...nodeFlags, script], { encoding: "utf8", env });
+  expect(r.status, r.stderr).toBe(0);
+  return JSON.parse(r.stdout.trim().split("\n").pop()!) as T;
+}
+
 /** Runs a hot function under the policy; reports whether it was optimized before and after the switch. */
 function probe(
   afterMs: number,
   nodeFlags: string[] = [],
   env: NodeJS.ProcessEnv = process.env,
 ): { before: boolean; after: boolean; deferred: boolean; cpuAtSwitchMs: number } {
-  const dir = mkdtempSync(join(tmpdir(), "sw-opt-"));
-  const script = join(dir, "probe.mjs");
-  writeFileSync(
-    script,
-    `import { deferOptimizingCompiler, optimizerCheckpoint, optimizerDeferred } from ${JSON.stringify(pathToFileURL(policy).href)};
-deferOptimizingCompiler(${afterMs});
+  return runUnderPolicy(
+    `deferOptimizingCompiler(${afterMs});
 const deferred = optimizerDeferred();
-function hot(a) { let s = 0; for (let i = 0; i < 40; i++) s += (a * i) % 7; return s; }
-const optimized = () => (%GetOptimizationStatus(hot) & ${OPTIMIZED}) !== 0;
 let before = false;
 let n = 0;
 const started = Date.now();
@@ -52,10 +66,9 @@ for (let k = 0; !after && Date.now() - switched < 1500; k++) {
 }
 console.log(JSON.stringify({ before, after, deferred, cpuAtSwitchMs }));
 `,
+    nodeFlags,
+    env,
   );
-  const r = spawnSync(process.execPath, ["--allow-natives-syntax", ...nodeFlags, script], { encoding: "utf8", env });
-  expect(r.status, r.stderr).toBe(0);
-  return JSON.parse(r.stdout.trim().split("\n").pop()!);
 }
 
 /**
@@ -65,14 +78,8 @@ console.log(JSON.stringify({ before, after, deferred, cpuAtSwitchMs }));
  * once more. Says where the switch came, if it came.
  */
 function probeWork(units: number, quietMs: number): { switchedAtUnit: number | null; cpuAtSwitchMs: number; optimizedDuringWork: boolean; switchedAfterQuiet: boolean } {
-  const dir = mkdtempSync(join(tmpdir(), "sw-opt-"));
-  const script = join(dir, "work.mjs");
-  writeFileSync(
-    script,
-    `import { deferOptimizingCompiler, optimizerCheckpoint, optimizerDeferred } from ${JSON.stringify(pathToFileURL(policy).href)};
-import { setTimeout as sleep } from "node:timers/promises";
+  return runUnderPolicy(`import { setTimeout as sleep } from "node:timers/promises";
 deferOptimizingCompiler(300);
-function hot(a) { let s = 0; for (let i = 0; i < 40; i++) s += (a * i) % 7; return s; }
 const cpuMs = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
 const spinTo = (ms) => { let k = 0; while (cpuMs() < ms) for (let j = 0; j < 256; j++) hot(k++); };
 spinTo(250);
@@ -82,7 +89,7 @@ for (let done = 1; done <= ${units}; done++) {
   spinTo(cpuMs() + 2);
   optimizerCheckpoint(done, ${units});
   if (switchedAtUnit === null && !optimizerDeferred()) { switchedAtUnit = done; cpuAtSwitchMs = cpuMs(); }
-  if (optimizerDeferred() && (%GetOptimizationStatus(hot) & ${OPTIMIZED}) !== 0) optimizedDuringWork = true;
+  if (optimizerDeferred() && optimized()) optimizedDuringWork = true;
 }
 let switchedAfterQuiet = false;
 if (switchedAtUnit === null) {
@@ -91,11 +98,7 @@ if (switchedAtUnit === null) {
   switchedAfterQuiet = !optimizerDeferred();
 }
 console.log(JSON.stringify({ switchedAtUnit, cpuAtSwitchMs, optimizedDuringWork, switchedAfterQuiet }));
-`,
-  );
-  const r = spawnSync(process.execPath, ["--allow-natives-syntax", script], { encoding: "utf8" });
-  expect(r.status, r.stderr).toBe(0);
-  return JSON.parse(r.stdout.trim().split("\n").pop()!);
+`);
 }
 
 describe("the command's compiler policy", () => {
