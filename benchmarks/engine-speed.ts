@@ -11,12 +11,12 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
-import { saveCheckpoint } from "../agents/policy/checkpoint.js";
-import { createFromScratch } from "../agents/policy/from-scratch.js";
-import type { PolicyModel } from "../agents/policy/model.js";
-import { loadNative, type EngineConfig } from "../agents/policy/native.js";
-import { exportOnnx } from "../agents/policy/onnx/export.js";
-import { OnnxCompleter } from "../agents/policy/onnx/session.js";
+import { saveCheckpoint } from "../models/checkpoint.js";
+import { createFromScratch } from "../models/from-scratch.js";
+import type { PolicyModel } from "../models/model.js";
+import { loadNative, type EngineConfig } from "../models/native.js";
+import { exportOnnx } from "../models/onnx/export.js";
+import { OnnxCompleter } from "../models/onnx/session.js";
 import { scriptArgs } from "./script-args.js";
 
 const USAGE = `node dist/benchmarks/engine-speed.js [--quick]   (or: npm run bench:engine)

@@ -5,8 +5,8 @@
  */
 import { existsSync, mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { writeFileAtomic } from "../../store/write-atomic.js";
-import { DataError } from "../../worlds/core/errors.js";
+import { writeFileAtomic } from "../store/write-atomic.js";
+import { DataError } from "../worlds/core/errors.js";
 import { readConfig, type Qwen2Config } from "./config.js";
 import { PolicyModel } from "./model.js";
 import type { Dtype } from "./native.js";

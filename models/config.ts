@@ -4,9 +4,9 @@
  * checkpoint's config survives a load and save unchanged.
  */
 import { z } from "zod";
-import { DataError } from "../../worlds/core/errors.js";
+import { DataError } from "../worlds/core/errors.js";
 import type { EngineConfig } from "./native.js";
-import { readTextInput } from "../../worlds/core/text-input.js";
+import { readTextInput } from "../worlds/core/text-input.js";
 
 const positiveInt = z.number().int().positive();
 

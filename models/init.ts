@@ -3,7 +3,7 @@
  * weights ~ N(0, initializer_range), biases 0, norm weights 1. The draws come from the project's
  * Rng, so the same seed gives the same model on any machine.
  */
-import { Rng } from "../../worlds/core/rng.js";
+import { Rng } from "../worlds/core/rng.js";
 import type { PolicyModel } from "./model.js";
 
 export function initParams(model: PolicyModel, seed: number | string, std = 0.02): void {

@@ -7,8 +7,8 @@
 import { closeSync, existsSync, openSync, readFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { replaceFile } from "../../store/write-atomic.js";
-import { DataError } from "../../worlds/core/errors.js";
+import { replaceFile } from "../store/write-atomic.js";
+import { DataError } from "../worlds/core/errors.js";
 import type { FloatArray } from "./native.js";
 
 const DTYPE_BYTES = { F32: 4, F16: 2, BF16: 2, F64: 8 } as const;

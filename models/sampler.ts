@@ -4,7 +4,7 @@
  * top-k left; the returned log-prob is log softmax(logits / temperature)[token] over the whole
  * vocabulary (temperature 1 when greedy).
  */
-import type { Rng } from "../../worlds/core/rng.js";
+import type { Rng } from "../worlds/core/rng.js";
 
 export interface SampleSettings {
   readonly temperature: number;

@@ -7,8 +7,8 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { Tokenizer } from "@huggingface/tokenizers";
 import { z } from "zod";
-import { DataError } from "../../worlds/core/errors.js";
-import { readTextInput } from "../../worlds/core/text-input.js";
+import { DataError } from "../worlds/core/errors.js";
+import { readTextInput } from "../worlds/core/text-input.js";
 import { bytesToUnicode } from "./bpe-trainer.js";
 import { CHATML_TEMPLATE, chatSegments, renderChat, type ChatMessage } from "./chat-template.js";
 

@@ -11,8 +11,8 @@ import { hashString } from "../../worlds/core/rng.js";
 import { parseAction, turnMessages } from "./action.js";
 import { questionText } from "./question-prompt.js";
 import { questionTaskOf } from "../../worlds/question/world.js";
-import type { Completer } from "./sampling.js";
-import type { PolicyTokenizer } from "./tokenizer.js";
+import type { Completer } from "../../models/sampling.js";
+import type { PolicyTokenizer } from "../../models/tokenizer.js";
 
 export const LmAgentOptionsSchema = z.object({
   temperature: z.coerce.number().nonnegative().default(0),

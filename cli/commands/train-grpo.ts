@@ -3,7 +3,7 @@
  */
 import { resolve } from "node:path";
 import { z } from "zod";
-import { loadNative } from "../../agents/policy/native.js";
+import { loadNative } from "../../models/native.js";
 import { BENCHMARK_NAMES } from "../../benchmarks/catalog.js";
 import { MODES } from "../../benchmarks/benchmark.js";
 import { SCENARIOS } from "../../server/rooms/scenarios.js";

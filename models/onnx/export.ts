@@ -7,7 +7,7 @@
  */
 import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { replaceFile, writeFileAtomic } from "../../../store/write-atomic.js";
+import { replaceFile, writeFileAtomic } from "../../store/write-atomic.js";
 import type { PolicyModel } from "../model.js";
 import { GraphBuilder } from "./graph.js";
 import { DataType, ModelProto } from "./proto.js";

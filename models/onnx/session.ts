@@ -6,8 +6,8 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type * as Ort from "onnxruntime-node";
-import { DataError } from "../../../worlds/core/errors.js";
-import { Rng } from "../../../worlds/core/rng.js";
+import { DataError } from "../../worlds/core/errors.js";
+import { Rng } from "../../worlds/core/rng.js";
 import { BatchQueue } from "../batch-queue.js";
 import { engineConfig, readConfig } from "../config.js";
 import type { EngineConfig } from "../native.js";

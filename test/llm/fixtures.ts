@@ -5,10 +5,10 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { saveCheckpoint, type CheckpointFiles } from "../../agents/policy/checkpoint.js";
-import { createFromScratch } from "../../agents/policy/from-scratch.js";
-import { initParams } from "../../agents/policy/init.js";
-import { PolicyModel } from "../../agents/policy/model.js";
+import { saveCheckpoint, type CheckpointFiles } from "../../models/checkpoint.js";
+import { createFromScratch } from "../../models/from-scratch.js";
+import { initParams } from "../../models/init.js";
+import { PolicyModel } from "../../models/model.js";
 import type { ChatMessage } from "../../agents/llm/client.js";
 import { contextPrompt, formatInstruction, repairMessages, simulationAnswerPrompt, systemMessages } from "../../agents/llm/prompts.js";
 import { readStructured, responseSchema } from "../../agents/llm/structured.js";
