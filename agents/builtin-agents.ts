@@ -5,7 +5,7 @@
  * tokenizers and the engine bindings (a fifth of its start-up).
  */
 import { AgentSpecError } from "./agent-spec-error.js";
-import type { Agent } from "./agent.js";
+import type { Agent } from "../worlds/core/agent.js";
 import { RandomAgent } from "./random-agent.js";
 import { SimulationAgent } from "./simulation-agent.js";
 

@@ -4,7 +4,7 @@
  * model-backed agents loaded; one-shot commands use `loadAgent` (builtin-agents.ts).
  */
 import { AgentSpecError } from "./agent-spec-error.js";
-import type { Agent } from "./agent.js";
+import type { Agent } from "../worlds/core/agent.js";
 import { AGENT_NAMES, builtinAgent, splitSpec } from "./builtin-agents.js";
 import { llmAgent } from "./llm/llm-agent.js";
 import { onnxAgent, policyAgent } from "./policy/agents.js";

@@ -3,7 +3,7 @@
  * the world model to get every character's observation history (the socialized context), and
  * answers with nested beliefs read from those histories. It never sees a label.
  */
-import type { Agent, AgentReply, AgentTurn } from "./agent.js";
+import type { Agent, AgentReply, AgentTurn } from "../worlds/core/agent.js";
 import type { Answer, QuestionTask } from "../worlds/question/world.js";
 import { solverFor, type Solver, type Solution } from "./simulation/index.js";
 

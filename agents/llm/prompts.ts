@@ -11,7 +11,7 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import type { AgentTurn } from "../agent.js";
+import type { AgentTurn } from "../../worlds/core/agent.js";
 import { fill, packageRoot, promptTemplate, simulationAnswerText } from "../../benchmarks/prompts.js";
 import type { SocializedContext } from "../../worlds/core/socialized-context.js";
 import type { QuestionTask } from "../../worlds/question/world.js";

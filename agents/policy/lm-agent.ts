@@ -6,7 +6,7 @@
  */
 import { AgentSpecError } from "../agent-spec-error.js";
 import { z } from "zod";
-import type { Agent, AgentReply, AgentTurn } from "../agent.js";
+import type { Agent, AgentReply, AgentTurn } from "../../worlds/core/agent.js";
 import { hashString } from "../../worlds/core/rng.js";
 import { parseAction, turnMessages } from "./action.js";
 import { questionText } from "./question-prompt.js";

@@ -12,7 +12,7 @@ import { randomBytes } from "node:crypto";
 import { CloseCode, ErrorCode, Room, ServerError, type Client } from "@colyseus/core";
 import { StateView } from "@colyseus/schema";
 import { z } from "zod";
-import type { AgentReply, AgentTurn } from "../../agents/agent.js";
+import type { AgentReply, AgentTurn } from "../../worlds/core/agent.js";
 import type { TimestepRecord } from "../../worlds/core/episode.js";
 import type { World } from "../../worlds/core/world.js";
 import { serverContext, type LiveRoom, type RoomSummary, type ServerContext } from "../context.js";

@@ -7,7 +7,7 @@
  */
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { Agent } from "../../agents/agent.js";
+import type { Agent } from "../../worlds/core/agent.js";
 import { createAgent } from "../../agents/registry.js";
 import type { Benchmark, BenchItem, Mode } from "../../benchmarks/benchmark.js";
 import { createBenchmark } from "../../benchmarks/registry.js";

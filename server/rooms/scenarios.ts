@@ -3,8 +3,8 @@
  * (a story's narrator), and the agent that plays each seat when no person does. Rooms are generic
  * over this; a world registers one factory here.
  */
-import type { Agent } from "../../agents/agent.js";
-import { ScriptedAgent } from "../../agents/scripted-agent.js";
+import type { Agent } from "../../worlds/core/agent.js";
+import { ScriptedAgent } from "../../worlds/core/scripted-agent.js";
 import type { Director } from "../../worlds/core/loop.js";
 import { Rng } from "../../worlds/core/rng.js";
 import { castScript } from "../../worlds/core/script.js";

@@ -4,7 +4,7 @@
  * it; a person's turn has a deadline, after which the controller acts. Every episode is logged to
  * the run's append-only log as its socialized context and turns, when it ends or is interrupted.
  */
-import type { Agent } from "../../agents/agent.js";
+import type { Agent } from "../../worlds/core/agent.js";
 import { createAgent } from "../../agents/registry.js";
 import { EpisodeLog } from "../../store/episode-log.js";
 import type { RunRecord } from "../../store/run-store.js";

@@ -8,7 +8,7 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { Agent } from "../../agents/agent.js";
+import type { Agent } from "../../worlds/core/agent.js";
 import { Backoff, retryAfterMs } from "../../agents/llm/backoff.js";
 import { Limiter } from "../../agents/llm/limiter.js";
 import { LlmAgent } from "../../agents/llm/llm-agent.js";

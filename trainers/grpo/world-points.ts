@@ -12,9 +12,9 @@
  */
 import { createHash } from "node:crypto";
 import type { z } from "zod";
-import type { Agent } from "../../agents/agent.js";
+import type { Agent } from "../../worlds/core/agent.js";
 import { turnMessages } from "../../agents/policy/action.js";
-import type { AgentTurn } from "../../agents/agent.js";
+import type { AgentTurn } from "../../worlds/core/agent.js";
 import { SCENARIOS } from "../../server/rooms/scenarios.js";
 import type { EpisodeLog } from "../../store/episode-log.js";
 import { runEpisode } from "../../worlds/core/loop.js";

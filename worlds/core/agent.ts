@@ -3,7 +3,7 @@
  * must satisfy, and answers (possibly slowly: the loop enforces the deadline, not the agent).
  */
 import type { z } from "zod";
-import type { Observation } from "../worlds/core/world.js";
+import type { Observation } from "./world.js";
 
 export interface AgentTurn<A = unknown> {
   readonly world: string;

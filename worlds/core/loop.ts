@@ -7,7 +7,7 @@
  * as the socialized-context format expects.
  */
 import { z } from "zod";
-import { AgentFailure, TurnTimeout, type Agent, type AgentReply, type AgentTurn } from "../../agents/agent.js";
+import { AgentFailure, TurnTimeout, type Agent, type AgentReply, type AgentTurn } from "./agent.js";
 import type { Episode, TimestepRecord, TurnFailure, TurnRecord } from "./episode.js";
 import { LazyRng, TimestepContext } from "./step-context.js";
 import type { Observation, World, WorldEvent } from "./world.js";

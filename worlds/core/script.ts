@@ -3,8 +3,8 @@
  * events). Replaying a script through the game loop turns a benchmark story into an episode of
  * its world, with every agent's observations and mental states.
  */
-import type { Agent } from "../../agents/agent.js";
-import { ScriptedAgent } from "../../agents/scripted-agent.js";
+import type { Agent } from "./agent.js";
+import { ScriptedAgent } from "./scripted-agent.js";
 import type { Episode, TimestepRecord, TurnRecord } from "./episode.js";
 import { InvalidActionError, type Director } from "./loop.js";
 import { LazyRng, TimestepContext } from "./step-context.js";

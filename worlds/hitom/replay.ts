@@ -1,6 +1,6 @@
 /** Plays a Hi-ToM story through the game loop: the episode, its socialized context and the final state. */
-import { ScriptedAgent } from "../../agents/scripted-agent.js";
-import type { Agent } from "../../agents/agent.js";
+import { ScriptedAgent } from "../core/scripted-agent.js";
+import type { Agent } from "../core/agent.js";
 import type { Episode, TimestepRecord } from "../core/episode.js";
 import { InvalidActionError, runEpisode, type Director } from "../core/loop.js";
 import { toSocializedContext } from "../core/socialize.js";
