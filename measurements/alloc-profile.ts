@@ -1,15 +1,19 @@
 /**
- * Where a command allocates: runs any `socialworld` command in this process under V8's sampling
- * heap profiler, counting objects the garbage collector has already freed (what costs GC time is
- * allocation, not what stays alive), and prints the top allocation sites. Allocation counts,
- * unlike times, barely change with the machine's load, so they compare two versions reliably.
+ * Where a command allocates: runs any `socialworld` command as users run it (bin/socialworld.js,
+ * a process of its own) under V8's sampling heap profiler, counting objects the garbage collector
+ * has already freed (what costs GC time is allocation, not what stays alive), and prints the top
+ * allocation sites. Allocation counts, unlike times, barely change with the machine's load, so
+ * they compare two versions reliably.
  *
- *   node dist/benchmarks/alloc-profile.js [--top N] -- bench tomi --data FILE --quiet
+ *   node dist/measurements/alloc-profile.js [--top N] -- bench tomi --data FILE --quiet
  */
-import { Session } from "node:inspector/promises";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { z } from "zod";
 import { intArg } from "../cli/args.js";
-import { main } from "../cli/main.js";
+import { packageRoot } from "../benchmarks/prompts.js";
 import { scriptArgs } from "./script-args.js";
 
 interface ProfileNode {
@@ -21,11 +25,11 @@ interface ProfileNode {
 const split = process.argv.indexOf("--");
 const own = split < 0 ? process.argv.slice(2) : process.argv.slice(2, split);
 const command = split < 0 ? [] : process.argv.slice(split + 1);
-const USAGE = `node dist/benchmarks/alloc-profile.js [--top N] -- <socialworld command and options>
+const USAGE = `node dist/measurements/alloc-profile.js [--top N] -- <socialworld command and options>
 
-Runs the socialworld command in this process under V8's sampling heap profiler (freed objects
+Runs the socialworld command (bin/socialworld.js) under V8's sampling heap profiler (freed objects
 included) and prints the allocation sites that allocate most. Example:
-  node dist/benchmarks/alloc-profile.js -- bench tomi --data FILE --quiet
+  node dist/measurements/alloc-profile.js -- bench tomi --data FILE --quiet
 
 Options (before the --):
   --top N    how many allocation sites to print (default 30)
@@ -35,16 +39,33 @@ if (command.length === 0) {
   process.stderr.write(`alloc-profile: no command to profile (put it after --)\n\n${USAGE}\n`);
   process.exit(2);
 }
+// The profiler rides in NODE_OPTIONS as a CommonJS file, so that it reaches the Node that the
+// command's launcher line starts; the main thread's inspector session answers synchronously, so
+// the profile is taken and written as the process exits.
+const dir = mkdtempSync(join(tmpdir(), "alloc-profile-"));
+const out = join(dir, "profile.json");
+const probe = join(dir, "probe.cjs");
+writeFileSync(
+  probe,
+  `const { Session } = require("node:inspector");
 const session = new Session();
 session.connect();
-await session.post("HeapProfiler.enable");
-await session.post("HeapProfiler.startSampling", {
-  samplingInterval: 4096,
-  includeObjectsCollectedByMajorGC: true,
-  includeObjectsCollectedByMinorGC: true,
-});
-const code = await main(command);
-const { profile } = (await session.post("HeapProfiler.stopSampling")) as unknown as { profile: { head: ProfileNode } };
+session.post("HeapProfiler.enable");
+session.post("HeapProfiler.startSampling", { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+process.on("exit", () => session.post("HeapProfiler.stopSampling", (err, r) => { if (!err) require("node:fs").writeFileSync(${JSON.stringify(out)}, JSON.stringify(r.profile)); }));
+`,
+);
+let code: number | null;
+let profile: { head: ProfileNode };
+try {
+  const env = { ...process.env, NODE_OPTIONS: `--require ${JSON.stringify(probe)} ${process.env.NODE_OPTIONS ?? ""}`.trim() };
+  const r = spawnSync(join(packageRoot(), "bin", "socialworld.js"), command, { stdio: ["inherit", "ignore", "inherit"], env });
+  if (r.error) throw r.error;
+  code = r.status;
+  profile = JSON.parse(readFileSync(out, "utf8")) as { head: ProfileNode };
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
 const bySite = new Map<string, number>();
 let total = 0;
 const place = (n: ProfileNode): string => `${n.callFrame.functionName || "(anonymous)"} ${n.callFrame.url.split("/").slice(-2).join("/")}:${n.callFrame.lineNumber + 1}`;

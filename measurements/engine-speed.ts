@@ -1,6 +1,6 @@
 /**
  * Speed of the native policy engine on this machine (a script, not a test):
- *   npm run bench:engine            (or: npm run build && node dist/benchmarks/engine-speed.js [--quick])
+ *   npm run bench:engine            (or: npm run build && node dist/measurements/engine-speed.js [--quick])
  *
  * Prints Markdown tables: the CPU's measured fp32 peak; the training matrix products of the 10M
  * preset; training (forward + backward + AdamW) and generation in tokens/s and GFLOP/s at the tiny
@@ -19,7 +19,7 @@ import { exportOnnx } from "../models/onnx/export.js";
 import { OnnxCompleter } from "../models/onnx/session.js";
 import { scriptArgs } from "./script-args.js";
 
-const USAGE = `node dist/benchmarks/engine-speed.js [--quick]   (or: npm run bench:engine)
+const USAGE = `node dist/measurements/engine-speed.js [--quick]   (or: npm run bench:engine)
 
 Prints the native engine's speed on this machine: the CPU's measured fp32 peak, the 10M preset's
 training matrix products, training and generation at the tiny and 10M presets, and generation

@@ -9,7 +9,7 @@
  * the base, SFT and GRPO policies are then evaluated on ToMi val, by question type, through the
  * same command a user runs (`socialworld bench tomi --agent policy:DIR --mode simulation`).
  *
- *   node dist/benchmarks/grpo-demo.js [--out DIR] [--train FILE] [--val FILE] [--sft-steps N]
+ *   node dist/measurements/grpo-demo.js [--out DIR] [--train FILE] [--val FILE] [--sft-steps N]
  *       [--grpo-steps N] [--seed S] [--val-limit N]
  *
  * Every stage is the project's command line in a child process, so the run is what a user would
@@ -22,15 +22,15 @@ import { join, resolve } from "node:path";
 import { z } from "zod";
 import { intArg } from "../cli/args.js";
 import { questionText } from "../agents/policy/question-prompt.js";
-import { packageRoot } from "./prompts.js";
+import { packageRoot } from "../benchmarks/prompts.js";
 import { scriptArgs } from "./script-args.js";
 import { tomDataPath } from "./tom-data.js";
-import type { BenchReport } from "./report.js";
-import { TomiBenchmark } from "./tomi.js";
+import type { BenchReport } from "../benchmarks/report.js";
+import { TomiBenchmark } from "../benchmarks/tomi.js";
 import { DataError } from "../worlds/core/errors.js";
 
 const shared = tomDataPath("tomi", "original");
-const USAGE = `node dist/benchmarks/grpo-demo.js [options]   (or: npm run demo:grpo -- [options])
+const USAGE = `node dist/measurements/grpo-demo.js [options]   (or: npm run demo:grpo -- [options])
 
 Trains a small policy from scratch on ToMi train (SFT, then GRPO on what SFT still gets wrong) and
 evaluates the base, SFT and GRPO policies on ToMi val by question type, each stage through the

@@ -35,7 +35,7 @@ const Args = z.object({
   json: z.string().optional(),
 });
 
-const USAGE = `node dist/benchmarks/load-server.js [options]   (or: npm run bench:load -- [options])
+const USAGE = `node dist/measurements/load-server.js [options]   (or: npm run bench:load -- [options])
 
 Starts the server as a second process on loopback, creates looping ToMi rooms through the admin
 API, connects spectators with the real SDK from worker threads, and prints clients connected,

@@ -27,7 +27,7 @@ interface TickJson {
 
 if (parentPort === null) {
   // Run by hand, there is no load script to report to.
-  process.stderr.write("load-spectators: a worker thread of the load script, not a script of its own; run `node dist/benchmarks/load-server.js --help`\n");
+  process.stderr.write("load-spectators: a worker thread of the load script, not a script of its own; run `node dist/measurements/load-server.js --help`\n");
   process.exit(2);
 }
 const input = workerData as WorkerInput;

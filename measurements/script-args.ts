@@ -1,5 +1,5 @@
 /**
- * Arguments of the scripts under benchmarks/ (speed, load, allocation, demonstration): the same
+ * Arguments of the scripts under measurements/ (speed, load, allocation, demonstration): the same
  * parser as the `socialworld` command (node's parseArgs for the syntax, zod for the values), so a
  * typo or a bad number is one line naming the option, with the usage and exit status 2, and never
  * a stack trace or a run that silently does nothing (`--runs x` used to give NaN runs).

@@ -5,7 +5,7 @@
  * the agent, scoring, the episode log and the report), pinned to one core.
  * Prints a table of wall and CPU time (user + system, from the kernel) over several runs.
  *
- *   node dist/benchmarks/speed-tomi.js [--data FILE] [--runs N] [--agent NAME] [--against DIR] [--instructions]
+ *   node dist/measurements/speed-tomi.js [--data FILE] [--runs N] [--agent NAME] [--against DIR] [--instructions]
  *
  * --against DIR measures another built checkout (say, a `git worktree` of an older commit) in the
  * same run, alternating with this one, and prints the ratio: the fair comparison on a machine
@@ -48,12 +48,12 @@ import { loadAgent } from "../agents/builtin-agents.js";
 import { intArg } from "../cli/args.js";
 import { OPTIMIZE_AFTER_ENV, optimizeAfterMs } from "../cli/optimizer-policy.js";
 import { instructionSharesOf, type InstructionShare } from "./instruction-profile.js";
-import { packageRoot } from "./prompts.js";
+import { packageRoot } from "../benchmarks/prompts.js";
 import { scriptArgs } from "./script-args.js";
 import { againstTable, certificatesNote, contentionNote, median, speedTable, type Sample } from "./speed-table.js";
 import { tomDataPath } from "./tom-data.js";
 
-const USAGE = `node dist/benchmarks/speed-tomi.js [options]
+const USAGE = `node dist/measurements/speed-tomi.js [options]
 
 Times \`socialworld bench tomi\` on a ToMi file as fresh processes pinned to one core and prints a
 table of wall and CPU time (median, min, max), Node's own start, and the run less that.

@@ -1,11 +1,11 @@
 /**
  * Where the shared benchmark data lives (never copied into the repo): $SOCIALWORLD_TOM_DATA, or a
  * `shared/data/tom` folder beside the checkout or one level further up. Tests and the scripts
- * under benchmarks/ find the official files here.
+ * under measurements/ find the official files here.
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { packageRoot } from "./prompts.js";
+import { packageRoot } from "../benchmarks/prompts.js";
 
 export function findTomData(env: NodeJS.ProcessEnv = process.env): string | undefined {
   const given = env.SOCIALWORLD_TOM_DATA;

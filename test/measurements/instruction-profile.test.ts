@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { instructionShares, OTHER_PART } from "../../benchmarks/instruction-profile.js";
+import { instructionShares, OTHER_PART } from "../../measurements/instruction-profile.js";
 
 // A cachegrind output file as valgrind 3.19 writes it with --cache-sim=no: one event (Ir).
 const FILE = [

@@ -1,7 +1,7 @@
 /**
- * The scripts under benchmarks/ take their arguments the way the command does: `--help` prints
+ * The scripts under measurements/ take their arguments the way the command does: `--help` prints
  * the usage, and a bad option or value is one line naming it, with exit status 2, no stack trace.
- * The built scripts are run as users run them (node dist/benchmarks/NAME.js).
+ * The built scripts are run as users run them (node dist/measurements/NAME.js).
  */
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -9,8 +9,8 @@ import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { intArg } from "../../cli/args.js";
-import { parseScriptArgs, type ScriptSpec } from "../../benchmarks/script-args.js";
-import { usageMessage } from "./usage-message.js";
+import { parseScriptArgs, type ScriptSpec } from "../../measurements/script-args.js";
+import { usageMessage } from "../cli/usage-message.js";
 
 const spec = {
   name: "example",
@@ -49,7 +49,7 @@ describe("parseScriptArgs", () => {
 });
 
 const root = resolve(import.meta.dirname, "../..");
-const script = (name: string) => join(root, "dist", "benchmarks", `${name}.js`);
+const script = (name: string) => join(root, "dist", "measurements", `${name}.js`);
 if (!existsSync(script("speed-tomi"))) throw new Error("dist/ is not built: run `npm run build` (npm install does it) before the tests");
 const run = (name: string, args: string[]) => spawnSync(process.execPath, [script(name), ...args], { encoding: "utf8", timeout: 30_000 });
 
@@ -58,12 +58,12 @@ describe("the built scripts", () => {
     it(`${name}: --help prints the usage; an unknown option is exit status 2 with the usage`, () => {
       const help = run(name, ["--help"]);
       expect(help.status, help.stderr).toBe(0);
-      expect(help.stdout.startsWith(`node dist/benchmarks/${name}.js`)).toBe(true);
+      expect(help.stdout.startsWith(`node dist/measurements/${name}.js`)).toBe(true);
       expect(help.stdout).toContain("--help");
       const bad = run(name, ["--bogus"]);
       expect(bad.status).toBe(2);
       expect(bad.stderr.split("\n")[0]).toMatch(new RegExp(`^${name}: Unknown option '--bogus'`));
-      expect(bad.stderr).toContain(`node dist/benchmarks/${name}.js`);
+      expect(bad.stderr).toContain(`node dist/measurements/${name}.js`);
       expect(bad.stderr).not.toMatch(/^\s+at /m);
     });
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { againstTable, certificatesNote, contentionNote, median, speedTable, type Sample } from "../../benchmarks/speed-table.js";
+import { againstTable, certificatesNote, contentionNote, median, speedTable, type Sample } from "../../measurements/speed-table.js";
 
 const s = (wall: number, user: number, sys: number): Sample => ({ wall, user, sys });
 // Three runs and the three bare starts taken between them (the second run met a busy machine).
