@@ -5,7 +5,7 @@
  */
 import type { Agent, AgentReply, AgentTurn } from "../worlds/core/agent.js";
 import type { Answer, QuestionTask } from "../worlds/question/world.js";
-import { solverFor, type Solver, type Solution } from "./simulation/index.js";
+import { solverFor, type Solver, type Solution } from "../worlds/question/solver.js";
 
 export class SimulationAgent implements Agent<Answer> {
   readonly id = "simulation";

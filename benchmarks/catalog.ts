@@ -3,7 +3,7 @@
  * benchmark asked for: `bench tomi` need not load the FANToM and Hi-ToM readers and their schemas
  * at start-up. registry.ts builds the same benchmarks synchronously, for rooms and trainers.
  */
-import type { Benchmark } from "./benchmark.js";
+import type { Benchmark } from "../worlds/question/benchmark.js";
 
 /** Benchmark-specific settings (the `bench` command's --context, --embedder, --aggregation). */
 export interface BenchmarkOptions {
@@ -54,10 +54,10 @@ export function checkBenchmarkOptions(name: string, opts: BenchmarkOptions): ass
 }
 
 const LOADERS: Readonly<Record<BenchmarkName, (opts: BenchmarkOptions) => Promise<Benchmark>>> = {
-  tomi: async () => new (await import("./tomi.js")).TomiBenchmark() as unknown as Benchmark,
-  hitom: async () => new (await import("./hitom.js")).HitomBenchmark() as unknown as Benchmark,
+  tomi: async () => new (await import("../worlds/tomi/benchmark.js")).TomiBenchmark() as unknown as Benchmark,
+  hitom: async () => new (await import("../worlds/hitom/benchmark.js")).HitomBenchmark() as unknown as Benchmark,
   fantom: async (o) => {
-    const benchmark = new (await import("./fantom.js")).FantomBenchmark(o);
+    const benchmark = new (await import("../worlds/fantom/benchmark.js")).FantomBenchmark(o);
     // The ONNX embedder's folder is checked and its model loaded now: a bad folder should stop the
     // command before a run exists, not fail the run at its first free-form question.
     try {

@@ -3,11 +3,11 @@
  * trainers have them loaded anyway). The names, their options and the on-demand loader the
  * command line uses are in catalog.ts.
  */
-import type { Benchmark } from "./benchmark.js";
+import type { Benchmark } from "../worlds/question/benchmark.js";
 import { checkBenchmarkOptions, type BenchmarkName, type BenchmarkOptions } from "./catalog.js";
-import { FantomBenchmark } from "./fantom.js";
-import { HitomBenchmark } from "./hitom.js";
-import { TomiBenchmark } from "./tomi.js";
+import { FantomBenchmark } from "../worlds/fantom/benchmark.js";
+import { HitomBenchmark } from "../worlds/hitom/benchmark.js";
+import { TomiBenchmark } from "../worlds/tomi/benchmark.js";
 
 export type { BenchmarkOptions } from "./catalog.js";
 

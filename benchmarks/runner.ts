@@ -8,7 +8,7 @@ import { runEpisode, errorMessage } from "../worlds/core/loop.js";
 import { QuestionWorld, type Answer, type QuestionState } from "../worlds/question/world.js";
 import type { EpisodeLog } from "../store/episode-log.js";
 import type { Episode, TurnFailure, TurnRecord } from "../worlds/core/episode.js";
-import type { Benchmark, BenchItem, GroundTruth, Mode, Verdict } from "./benchmark.js";
+import type { Benchmark, BenchItem, GroundTruth, Mode, Verdict } from "../worlds/question/benchmark.js";
 
 export interface ItemResult {
   readonly id: string;

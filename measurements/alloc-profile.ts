@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
 import { intArg } from "../cli/args.js";
-import { packageRoot } from "../benchmarks/prompts.js";
+import { packageRoot } from "../worlds/question/prompts.js";
 import { scriptArgs } from "./script-args.js";
 
 interface ProfileNode {

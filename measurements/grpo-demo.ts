@@ -22,11 +22,11 @@ import { join, resolve } from "node:path";
 import { z } from "zod";
 import { intArg } from "../cli/args.js";
 import { questionText } from "../agents/policy/question-prompt.js";
-import { packageRoot } from "../benchmarks/prompts.js";
+import { packageRoot } from "../worlds/question/prompts.js";
 import { scriptArgs } from "./script-args.js";
 import { tomDataPath } from "./tom-data.js";
 import type { BenchReport } from "../benchmarks/report.js";
-import { TomiBenchmark } from "../benchmarks/tomi.js";
+import { TomiBenchmark } from "../worlds/tomi/benchmark.js";
 import { DataError } from "../worlds/core/errors.js";
 
 const shared = tomDataPath("tomi", "original");

@@ -48,7 +48,7 @@ import { loadAgent } from "../agents/builtin-agents.js";
 import { intArg } from "../cli/args.js";
 import { OPTIMIZE_AFTER_ENV, optimizeAfterMs } from "../cli/optimizer-policy.js";
 import { instructionSharesOf, type InstructionShare } from "./instruction-profile.js";
-import { packageRoot } from "../benchmarks/prompts.js";
+import { packageRoot } from "../worlds/question/prompts.js";
 import { scriptArgs } from "./script-args.js";
 import { againstTable, certificatesNote, contentionNote, median, speedTable, type Sample } from "./speed-table.js";
 import { tomDataPath } from "./tom-data.js";

@@ -5,7 +5,7 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { packageRoot } from "../benchmarks/prompts.js";
+import { packageRoot } from "../worlds/question/prompts.js";
 
 export function findTomData(env: NodeJS.ProcessEnv = process.env): string | undefined {
   const given = env.SOCIALWORLD_TOM_DATA;

@@ -2,15 +2,15 @@
  * What a policy is asked for a benchmark question. Vanilla mode: the benchmark's own prompt (story
  * and question). Simulation mode: the question asked over the story's socialized context, which the
  * world model writes from the story text alone (the simulation agent's context, never a label),
- * filled into benchmarks/prompts/simulation-answer.txt. A small policy cannot write a socialized
+ * filled into worlds/question/prompts/simulation-answer.txt. A small policy cannot write a socialized
  * context itself; this is the social-world-model project's simulation mode with the world model
  * as the context writer. The trainer builds its prompts here too, so training and evaluation ask
  * the very same text.
  */
-import { simulationAnswerText } from "../../benchmarks/prompts.js";
+import { simulationAnswerText } from "../../worlds/question/prompts.js";
 import { NONE, SAME_AS_STATE, type SocializedContext } from "../../worlds/core/socialized-context.js";
 import type { QuestionTask } from "../../worlds/question/world.js";
-import { solverFor } from "../simulation/index.js";
+import { solverFor } from "../../worlds/question/solver.js";
 
 /**
  * A socialized context as text, one line per timestep: its state, who perceives it, what is done.

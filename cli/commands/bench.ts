@@ -9,7 +9,7 @@ import { loadAgent } from "../../agents/builtin-agents.js";
 import { BENCHMARK_NAMES, BenchmarkOptionError, loadBenchmark } from "../../benchmarks/catalog.js";
 import { buildReport, renderReport, type BenchReport } from "../../benchmarks/report.js";
 import { RunAborted, runBenchmark, type ItemResult } from "../../benchmarks/runner.js";
-import { MODES } from "../../benchmarks/benchmark.js";
+import { MODES } from "../../worlds/question/benchmark.js";
 import { EpisodeLog, readEpisodeLog } from "../../store/episode-log.js";
 import { RunStore } from "../../store/run-store.js";
 import { thisProcess } from "../../store/owner.js";

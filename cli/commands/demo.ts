@@ -8,7 +8,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
 import { SimulationAgent } from "../../agents/simulation-agent.js";
-import { fill, promptTemplate } from "../../benchmarks/prompts.js";
+import { fill, promptTemplate } from "../../worlds/question/prompts.js";
 import { Rng } from "../../worlds/core/rng.js";
 import { toSocializedContext } from "../../worlds/core/socialize.js";
 import { generateTomiStory } from "../../worlds/tomi/generator.js";
@@ -83,7 +83,7 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
           mode: "vanilla" as const,
           story: storyText,
           question: q.text,
-          prompt: fill(promptTemplate("tomi-vanilla"), { story: storyText, question: q.text }),
+          prompt: fill(promptTemplate("worlds/tomi/prompts/tomi-vanilla.txt"), { story: storyText, question: q.text }),
         };
         const reply = await agent.act({ world: "question", agent: "respondent", timestep: 1, observation: { text: task.prompt, data: task }, actionSchema: z.any() });
         const ok = reply.action.answer === q.answer;

@@ -4,7 +4,7 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { z } from "zod";
-import { MODES, type Mode } from "../../benchmarks/benchmark.js";
+import { MODES, type Mode } from "../../worlds/question/benchmark.js";
 import { defaultStoreRoot, RunStore } from "../../store/run-store.js";
 import { replaceFile } from "../../store/write-atomic.js";
 import { DataError } from "../../worlds/core/errors.js";

@@ -5,7 +5,7 @@ import { resolve } from "node:path";
 import { z } from "zod";
 import { loadNative } from "../../models/native.js";
 import { BENCHMARK_NAMES } from "../../benchmarks/catalog.js";
-import { MODES } from "../../benchmarks/benchmark.js";
+import { MODES } from "../../worlds/question/benchmark.js";
 import { SCENARIOS } from "../../server/rooms/scenarios.js";
 import { RunStore } from "../../store/run-store.js";
 import { BenchPoints } from "../../trainers/grpo/bench-points.js";

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Agent } from "../../worlds/core/agent.js";
 import { createAgent } from "../../agents/registry.js";
-import type { Benchmark, BenchItem, Mode } from "../../benchmarks/benchmark.js";
+import type { Benchmark, BenchItem, Mode } from "../../worlds/question/benchmark.js";
 import { createBenchmark } from "../../benchmarks/registry.js";
 import { buildReport } from "../../benchmarks/report.js";
 import { RunAborted, runBenchmark, type ItemResult } from "../../benchmarks/runner.js";

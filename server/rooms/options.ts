@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { createAgent } from "../../agents/registry.js";
 import { BENCHMARK_NAMES } from "../../benchmarks/catalog.js";
-import { MODES } from "../../benchmarks/benchmark.js";
+import { MODES } from "../../worlds/question/benchmark.js";
 import { SCENARIOS } from "./scenarios.js";
 import { SelfPlayOptionsSchema } from "../self-play/options.js";
 

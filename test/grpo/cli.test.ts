@@ -14,7 +14,7 @@ import { generateTomi } from "../../worlds/tomi/generator.js";
 import { saveCheckpoint } from "../../models/checkpoint.js";
 import { createFromScratch } from "../../models/from-scratch.js";
 import { questionText } from "../../agents/policy/question-prompt.js";
-import { TomiBenchmark } from "../../benchmarks/tomi.js";
+import { TomiBenchmark } from "../../worlds/tomi/benchmark.js";
 import { tempDir, tinyCheckpoint } from "../policy/fixtures.js";
 
 const io = captureOutput();

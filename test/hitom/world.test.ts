@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { HitomMinds, simulateHitom } from "../../agents/simulation/hitom.js";
+import { HitomMinds, simulateHitom } from "../../worlds/hitom/simulation.js";
 import { DataError } from "../../worlds/core/errors.js";
 import { validateSocializedContext } from "../../worlds/core/socialized-context.js";
 import { worldModelAnswer } from "../../worlds/hitom/questions.js";

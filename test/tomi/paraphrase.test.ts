@@ -7,7 +7,7 @@ import { TOM_DATA, tomData } from "../data-paths.js";
 import { SimulationAgent } from "../../agents/simulation-agent.js";
 import { buildReport } from "../../benchmarks/report.js";
 import { runBenchmark } from "../../benchmarks/runner.js";
-import { TomiBenchmark } from "../../benchmarks/tomi.js";
+import { TomiBenchmark } from "../../worlds/tomi/benchmark.js";
 import { buildScenario } from "../../worlds/tomi/story.js";
 
 const enter = (agent: string, room: string): TomiSentence => ({ kind: "enter", agent, room });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { SimulationAgent } from "../../agents/simulation-agent.js";
-import { solverFor } from "../../agents/simulation/index.js";
+import { solverFor } from "../../worlds/question/solver.js";
 import type { Observation } from "../../worlds/core/world.js";
 import type { QuestionTask } from "../../worlds/question/world.js";
 

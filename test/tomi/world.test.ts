@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { answerTomi, Perspectives, readStoryText, simulateTomi, simulateTomiEpisode } from "../../agents/simulation/tomi.js";
+import { answerTomi, Perspectives, readStoryText, simulateTomi, simulateTomiEpisode } from "../../worlds/tomi/simulation.js";
 import { DataError } from "../../worlds/core/errors.js";
 import { validateSocializedContext } from "../../worlds/core/socialized-context.js";
 import { worldModelAnswer } from "../../worlds/tomi/questions.js";

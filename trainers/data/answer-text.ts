@@ -6,9 +6,9 @@
  * binary questions, the text otherwise. The exporters check every such answer with
  * the benchmark's own judge.
  */
-import type { BenchItem, Mode } from "../../benchmarks/benchmark.js";
-import type { HitomBenchItem } from "../../benchmarks/hitom.js";
-import type { FantomBenchItem } from "../../benchmarks/fantom.js";
+import type { BenchItem, Mode } from "../../worlds/question/benchmark.js";
+import type { HitomBenchItem } from "../../worlds/hitom/benchmark.js";
+import type { FantomBenchItem } from "../../worlds/fantom/benchmark.js";
 import { letterOf } from "../../worlds/hitom/sentences.js";
 
 export function answerText(benchmark: string, item: BenchItem, label: string | readonly string[], mode: Mode = "vanilla"): string | undefined {

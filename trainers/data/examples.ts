@@ -10,7 +10,7 @@ import { existsSync } from "node:fs";
 import { z } from "zod";
 import { isBenchmarkName } from "../../benchmarks/catalog.js";
 import { createBenchmark, type BenchmarkOptions } from "../../benchmarks/registry.js";
-import type { Benchmark, BenchItem, Mode } from "../../benchmarks/benchmark.js";
+import type { Benchmark, BenchItem, Mode } from "../../worlds/question/benchmark.js";
 import { DataError } from "../../worlds/core/errors.js";
 import type { RunRecord } from "../../store/run-store.js";
 import { questionText } from "../../agents/policy/question-prompt.js";

@@ -9,7 +9,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { AnswerSchema, type QuestionTask } from "../../worlds/question/world.js";
-import type { Benchmark, BenchItem, Mode } from "../../benchmarks/benchmark.js";
+import type { Benchmark, BenchItem, Mode } from "../../worlds/question/benchmark.js";
 import { createBenchmark } from "../../benchmarks/registry.js";
 import { itemResult } from "../../benchmarks/runner.js";
 import { turnMessages } from "../../agents/policy/action.js";

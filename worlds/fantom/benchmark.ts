@@ -12,19 +12,19 @@
  */
 import { basename } from "node:path";
 import { z } from "zod";
-import type { Benchmark, BenchItem, GroundTruth, Mode, Verdict } from "./benchmark.js";
-import { fill, promptTemplate } from "./prompts.js";
-import { contextIdOf } from "./context-id.js";
-import type { QuestionTask } from "../worlds/question/world.js";
-import { DataError } from "../worlds/core/errors.js";
-import { createEmbedder, LexicalEmbedder, type Embedder } from "../worlds/fantom/embedder.js";
-import { RecentCache } from "../worlds/core/recent-cache.js";
-import { readFantomFile, type FantomSet } from "../worlds/fantom/format.js";
-import { flattenFantom, type ContextMode, type FantomQuestion } from "../worlds/fantom/questions.js";
-import { binarize, judgeBeliefFreeForm, judgeFact, judgeList, judgeMultipleChoice, parseResponse, yesNoToInt } from "../worlds/fantom/judge.js";
-import { officialReport, type Aggregation, type ScoredRow } from "../worlds/fantom/metrics.js";
-import { FANTOM_CAUSES, modelSet, worldLabel, type SetModel } from "../worlds/fantom/labels.js";
-import { parseContext } from "../worlds/fantom/conversation.js";
+import type { Benchmark, BenchItem, GroundTruth, Mode, Verdict } from "../question/benchmark.js";
+import { fill, promptTemplate } from "../question/prompts.js";
+import { contextIdOf } from "../question/context-id.js";
+import type { QuestionTask } from "../question/world.js";
+import { DataError } from "../core/errors.js";
+import { createEmbedder, LexicalEmbedder, type Embedder } from "./embedder.js";
+import { RecentCache } from "../core/recent-cache.js";
+import { readFantomFile, type FantomSet } from "./format.js";
+import { flattenFantom, type ContextMode, type FantomQuestion } from "./questions.js";
+import { binarize, judgeBeliefFreeForm, judgeFact, judgeList, judgeMultipleChoice, parseResponse, yesNoToInt } from "./judge.js";
+import { officialReport, type Aggregation, type ScoredRow } from "./metrics.js";
+import { FANTOM_CAUSES, modelSet, worldLabel, type SetModel } from "./labels.js";
+import { parseContext } from "./conversation.js";
 
 export interface FantomBenchItem extends BenchItem {
   readonly q: FantomQuestion;
@@ -129,7 +129,7 @@ export class FantomBenchmark implements Benchmark<FantomBenchItem> {
   task(item: FantomBenchItem, mode: Mode): QuestionTask {
     const q = item.q;
     const template = { question: "fantom-question", choice: "fantom-choice", target: "fantom-target", information: "fantom-information" }[q.promptKind];
-    const prompt = fill(promptTemplate(template), { context: q.context, question: q.question, fact_question: q.factQuestion, fact_answer: q.factAnswer });
+    const prompt = fill(promptTemplate(`worlds/fantom/prompts/${template}.txt`), { context: q.context, question: q.question, fact_question: q.factQuestion, fact_answer: q.factAnswer });
     return {
       benchmark: this.name,
       itemId: item.id,

@@ -6,20 +6,20 @@
  * found from the question alone: in generated conversations by the facts' language (exact), in
  * the official data by word overlap (a heuristic: the limit of text understanding here).
  */
-import { perceivedText, type SocializedContext } from "../../worlds/core/socialized-context.js";
-import { inferPresence, parseContext, type Utterance } from "../../worlds/fantom/conversation.js";
+import { perceivedText, type SocializedContext } from "../core/socialized-context.js";
+import { inferPresence, parseContext, type Utterance } from "./conversation.js";
 import {
   beliefAnswerFirst,
   beliefAnswerSecond,
   parseBeliefQuestion,
   type Fact,
-} from "../../worlds/fantom/facts.js";
-import { beliefPath } from "../../worlds/fantom/labels.js";
-import { locateByLanguage, locateByOverlap, type Located } from "../../worlds/fantom/locate.js";
-import { replayConversation } from "../../worlds/fantom/replay.js";
-import { RecentCache } from "../../worlds/core/recent-cache.js";
-import { listNames } from "../../worlds/fantom/world.js";
-import { cosine, LexicalEmbedder } from "../../worlds/fantom/embedder.js";
+} from "./facts.js";
+import { beliefPath } from "./labels.js";
+import { locateByLanguage, locateByOverlap, type Located } from "./locate.js";
+import { replayConversation } from "./replay.js";
+import { RecentCache } from "../core/recent-cache.js";
+import { listNames } from "./world.js";
+import { cosine, LexicalEmbedder } from "./embedder.js";
 
 /** What a question asks, read from its text. */
 export type FantomAsk =

@@ -1,6 +1,6 @@
-import type { QuestionTask } from "../../worlds/question/world.js";
-import type { Solution } from "./index.js";
-import { answerFantom } from "./fantom.js";
+import type { QuestionTask } from "../question/world.js";
+import type { Solution } from "../question/solver.js";
+import { answerFantom } from "./simulation.js";
 
 /** Answers a FANToM question from the conversation text and the question alone (one replay per conversation). */
 export async function fantomSolver(task: QuestionTask): Promise<Solution> {

@@ -6,18 +6,18 @@
  * that explains them: a disputed label is replayed under each known error of the upstream
  * generator (worlds/hitom/rules.ts), and the error that reproduces it is its cause.
  */
-import type { Benchmark, BenchItem, GroundTruth, Mode, Verdict } from "./benchmark.js";
-import { contextIdOf } from "./context-id.js";
-import { fill, promptTemplate } from "./prompts.js";
-import type { QuestionTask } from "../worlds/question/world.js";
-import { readHitomFile, type HitomItem } from "../worlds/hitom/dataset.js";
-import { worldModelAnswer } from "../worlds/hitom/questions.js";
-import { replayHitom, type HitomReplay } from "../worlds/hitom/replay.js";
-import { HITOM_RULES, type HitomRules } from "../worlds/hitom/rules.js";
-import { letterOf, renderChoices } from "../worlds/hitom/sentences.js";
-import { locateIn } from "../worlds/hitom/story.js";
-import { RecentCache } from "../worlds/core/recent-cache.js";
-import { placeKey } from "../worlds/core/place-name.js";
+import type { Benchmark, BenchItem, GroundTruth, Mode, Verdict } from "../question/benchmark.js";
+import { contextIdOf } from "../question/context-id.js";
+import { fill, promptTemplate } from "../question/prompts.js";
+import type { QuestionTask } from "../question/world.js";
+import { readHitomFile, type HitomItem } from "./dataset.js";
+import { worldModelAnswer } from "./questions.js";
+import { replayHitom, type HitomReplay } from "./replay.js";
+import { HITOM_RULES, type HitomRules } from "./rules.js";
+import { letterOf, renderChoices } from "./sentences.js";
+import { locateIn } from "./story.js";
+import { RecentCache } from "../core/recent-cache.js";
+import { placeKey } from "../core/place-name.js";
 
 export const HITOM_TYPES = ["order_0", "order_1", "order_2", "order_3", "order_4"] as const;
 
@@ -118,7 +118,7 @@ export class HitomBenchmark implements Benchmark<HitomBenchItem> {
       question: entry.question,
       choices,
       candidates: choices,
-      prompt: fill(promptTemplate("hitom-vanilla"), {
+      prompt: fill(promptTemplate("worlds/hitom/prompts/hitom-vanilla.txt"), {
         instruction,
         story: story.body,
         question: entry.question,

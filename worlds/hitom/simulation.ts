@@ -9,10 +9,10 @@
  * trusts S when S was in the X's room more recently than L, which L can tell from its own history:
  * where it saw the X, when it left that room, and the exit order (announced to all).
  */
-import { perceivedText, type SocializedContext } from "../../worlds/core/socialized-context.js";
-import { replayHitom } from "../../worlds/hitom/replay.js";
-import { parseSentence, type HitomQuestion, type HitomSentence } from "../../worlds/hitom/sentences.js";
-import { buildHitomScenario, locateIn, parseStoryText } from "../../worlds/hitom/story.js";
+import { perceivedText, type SocializedContext } from "../core/socialized-context.js";
+import { replayHitom } from "./replay.js";
+import { parseSentence, type HitomQuestion, type HitomSentence } from "./sentences.js";
+import { buildHitomScenario, locateIn, parseStoryText } from "./story.js";
 
 /** The agent's own socialized context for a story (observations only: it reasons from those). */
 export async function simulateHitom(story: string): Promise<SocializedContext> {

@@ -1,9 +1,9 @@
-import type { QuestionTask } from "../../worlds/question/world.js";
-import type { SocializedContext } from "../../worlds/core/socialized-context.js";
-import { parseQuestion } from "../../worlds/hitom/sentences.js";
-import type { Solution } from "./index.js";
-import { HitomMinds, simulateHitom } from "./hitom.js";
-import { RecentCache } from "../../worlds/core/recent-cache.js";
+import type { QuestionTask } from "../question/world.js";
+import type { SocializedContext } from "../core/socialized-context.js";
+import { parseQuestion } from "./sentences.js";
+import type { Solution } from "../question/solver.js";
+import { HitomMinds, simulateHitom } from "./simulation.js";
+import { RecentCache } from "../core/recent-cache.js";
 
 const contexts = new RecentCache<string, Promise<{ context: SocializedContext; minds: HitomMinds }>>(64);
 

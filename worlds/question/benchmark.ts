@@ -2,8 +2,8 @@
  * What a benchmark is to the runner: items read from a file, the world model's ground truth for
  * each (its episode and its own answer), the prompt an agent sees, and the official scoring rule.
  */
-import type { SocializedContext } from "../worlds/core/socialized-context.js";
-import type { QuestionTask } from "../worlds/question/world.js";
+import type { SocializedContext } from "../core/socialized-context.js";
+import type { QuestionTask } from "./world.js";
 
 export type Mode = "vanilla" | "simulation";
 export const MODES: readonly Mode[] = ["vanilla", "simulation"];

@@ -1,4 +1,4 @@
-import { FNV_OFFSET_BASIS, FNV_PRIME, hashString } from "../worlds/core/rng.js";
+import { FNV_OFFSET_BASIS, FNV_PRIME, hashString } from "../core/rng.js";
 
 /** A stable id for a story's socialized context: 64 bits of hash of its text. */
 export function contextIdOf(story: string): string {

@@ -1,6 +1,7 @@
 /**
- * Prompt templates live in files (benchmarks/prompts/*.txt) so they can be read, diffed and
- * edited without touching code. `{name}` placeholders are filled by `fill`.
+ * Prompt templates live in files (`prompts/*.txt` beside the code that asks them: a world's own
+ * in worlds/<world>/prompts/, simulation mode's here in worlds/question/prompts/) so they can be
+ * read, diffed and edited without touching code. `{name}` placeholders are filled by `fill`.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -13,33 +14,44 @@ export function packageRoot(): string {
   if (root) return root;
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
-    if (existsSync(join(dir, "package.json")) && existsSync(join(dir, "benchmarks", "prompts"))) return (root = dir);
+    if (isPackageRoot(dir)) return (root = dir);
     const up = dirname(dir);
-    if (up === dir) throw new Error("cannot find the socialworld package root (benchmarks/prompts)");
+    if (up === dir) throw new Error("cannot find the socialworld package root (the folder whose package.json names socialworld)");
     dir = up;
+  }
+}
+
+function isPackageRoot(dir: string): boolean {
+  const file = join(dir, "package.json");
+  if (!existsSync(file)) return false;
+  try {
+    return (JSON.parse(readFileSync(file, "utf8")) as { name?: unknown }).name === "socialworld";
+  } catch {
+    return false;
   }
 }
 
 const cache = new Map<string, string>();
 
-export function promptTemplate(name: string): string {
-  let text = cache.get(name);
+/** The template at `path`, relative to the checkout's root ("worlds/tomi/prompts/tomi-vanilla.txt"). */
+export function promptTemplate(path: string): string {
+  let text = cache.get(path);
   if (text === undefined) {
-    text = readFileSync(join(packageRoot(), "benchmarks", "prompts", `${name}.txt`), "utf8");
-    cache.set(name, text);
+    text = readFileSync(join(packageRoot(), path), "utf8");
+    cache.set(path, text);
   }
   return text;
 }
 
 /**
- * Simulation mode's question (prompts/simulation-answer.txt) over a socialized context already
+ * Simulation mode's question (worlds/question/prompts/simulation-answer.txt) over a socialized context already
  * written out as text (the LLM agent sends JSON, the policies a line per timestep).
  */
 export function simulationAnswerText(task: { readonly question: string; readonly choices?: readonly string[] }, context: string): string {
   // A question that lists its options itself (FANToM's "(a) ... (b) ... Choose an answer from
   // above:") is not given them a second time.
   const choices = task.choices?.length && !task.choices.every((c) => task.question.includes(c)) ? `Choices: ${task.choices.join(", ")}\n` : "";
-  return fill(promptTemplate("simulation-answer"), { context, question: task.question, choices });
+  return fill(promptTemplate("worlds/question/prompts/simulation-answer.txt"), { context, question: task.question, choices });
 }
 
 /** A template split once into its literal parts and its `{name}` slots (odd indexes). */

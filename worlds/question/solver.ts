@@ -1,6 +1,6 @@
 /** The per-benchmark solvers of the simulation agent, by benchmark name. */
-import type { SocializedContext } from "../../worlds/core/socialized-context.js";
-import type { QuestionTask } from "../../worlds/question/world.js";
+import type { SocializedContext } from "../core/socialized-context.js";
+import type { QuestionTask } from "./world.js";
 
 export interface Solution {
   readonly answer: string;
@@ -13,9 +13,9 @@ export type Solver = (task: QuestionTask) => Solution | Promise<Solution>;
 
 // Each solver brings its own world model: a run loads only the one its benchmark needs.
 const LOADERS = new Map<string, () => Promise<Solver>>([
-  ["tomi", async () => (await import("./tomi-solver.js")).tomiSolver],
-  ["hitom", async () => (await import("./hitom-solver.js")).hitomSolver],
-  ["fantom", async () => (await import("./fantom-solver.js")).fantomSolver],
+  ["tomi", async () => (await import("../tomi/solver.js")).tomiSolver],
+  ["hitom", async () => (await import("../hitom/solver.js")).hitomSolver],
+  ["fantom", async () => (await import("../fantom/solver.js")).fantomSolver],
 ]);
 const loaded = new Map<string, Solver>();
 

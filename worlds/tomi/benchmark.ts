@@ -3,18 +3,18 @@
  * episode for every story, exact-match scoring (answers are single container tokens), and the
  * official labels that disagree with the world model grouped by cause.
  */
-import type { Benchmark, BenchItem, GroundTruth, Mode, Verdict } from "./benchmark.js";
-import { fill, promptTemplate } from "./prompts.js";
-import type { QuestionTask } from "../worlds/question/world.js";
-import { readTomiFile, TOMI_QUESTION_TYPES, type StoryLine, type TomiItem } from "../worlds/tomi/babi.js";
-import { playTomi } from "../worlds/tomi/replay.js";
-import type { SocializedContext } from "../worlds/core/socialized-context.js";
-import { questionType, worldModelAnswer } from "../worlds/tomi/questions.js";
-import { buildScenario, type SentenceAt } from "../worlds/tomi/story.js";
-import type { TomiState } from "../worlds/tomi/world.js";
-import { contextIdOf } from "./context-id.js";
-import { RecentCache } from "../worlds/core/recent-cache.js";
-import { placeKey } from "../worlds/core/place-name.js";
+import type { Benchmark, BenchItem, GroundTruth, Mode, Verdict } from "../question/benchmark.js";
+import { fill, promptTemplate } from "../question/prompts.js";
+import type { QuestionTask } from "../question/world.js";
+import { readTomiFile, TOMI_QUESTION_TYPES, type StoryLine, type TomiItem } from "./babi.js";
+import { playTomi } from "./replay.js";
+import type { SocializedContext } from "../core/socialized-context.js";
+import { questionType, worldModelAnswer } from "./questions.js";
+import { buildScenario, type SentenceAt } from "./story.js";
+import type { TomiState } from "./world.js";
+import { contextIdOf } from "../question/context-id.js";
+import { RecentCache } from "../core/recent-cache.js";
+import { placeKey } from "../core/place-name.js";
 
 export interface TomiBenchItem extends BenchItem {
   readonly answer: string;
@@ -108,7 +108,7 @@ export class TomiBenchmark implements Benchmark<TomiBenchItem> {
       story: item.storyText,
       question: item.question,
       candidates: containers,
-      prompt: fill(promptTemplate("tomi-vanilla"), { story: item.storyText, question: item.question }),
+      prompt: fill(promptTemplate("worlds/tomi/prompts/tomi-vanilla.txt"), { story: item.storyText, question: item.question }),
     };
   }
 

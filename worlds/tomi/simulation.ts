@@ -4,14 +4,14 @@
  * keep only what A and B both perceived (they were together, so each knows the other saw it) and
  * read B's view of that; the same rule extends to any depth.
  */
-import { DataError } from "../../worlds/core/errors.js";
-import { SAME_AS_STATE, stripMentalStates, type SocializedContext } from "../../worlds/core/socialized-context.js";
-import { parseSentence, type TomiQuestion } from "../../worlds/tomi/sentences.js";
-import { buildScenario, type SentenceAt } from "../../worlds/tomi/story.js";
-import type { Episode } from "../../worlds/core/episode.js";
-import { playScript } from "../../worlds/core/script.js";
-import { toSocializedContext } from "../../worlds/core/socialize.js";
-import { initialTomiState, TomiWorld } from "../../worlds/tomi/world.js";
+import { DataError } from "../core/errors.js";
+import { SAME_AS_STATE, stripMentalStates, type SocializedContext } from "../core/socialized-context.js";
+import { parseSentence, type TomiQuestion } from "./sentences.js";
+import { buildScenario, type SentenceAt } from "./story.js";
+import type { Episode } from "../core/episode.js";
+import { playScript } from "../core/script.js";
+import { toSocializedContext } from "../core/socialize.js";
+import { initialTomiState, TomiWorld } from "./world.js";
 
 const tomiWorldForAgent = new TomiWorld();
 

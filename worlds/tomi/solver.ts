@@ -1,11 +1,11 @@
-import type { QuestionTask } from "../../worlds/question/world.js";
-import { parseQuestion } from "../../worlds/tomi/sentences.js";
-import type { SocializedContext } from "../../worlds/core/socialized-context.js";
-import type { Solution } from "./index.js";
-import { RecentCache } from "../../worlds/core/recent-cache.js";
-import { toSocializedContext } from "../../worlds/core/socialize.js";
-import type { Episode } from "../../worlds/core/episode.js";
-import { answerTomi, Perspectives, simulateTomiEpisode } from "./tomi.js";
+import type { QuestionTask } from "../question/world.js";
+import { parseQuestion } from "./sentences.js";
+import type { SocializedContext } from "../core/socialized-context.js";
+import type { Solution } from "../question/solver.js";
+import { RecentCache } from "../core/recent-cache.js";
+import { toSocializedContext } from "../core/socialize.js";
+import type { Episode } from "../core/episode.js";
+import { answerTomi, Perspectives, simulateTomiEpisode } from "./simulation.js";
 
 interface Simulated {
   readonly episode: Episode;
