@@ -26,7 +26,7 @@ import { packageRoot } from "../worlds/question/prompts.js";
 import { scriptArgs } from "./script-args.js";
 import { tomDataPath } from "./tom-data.js";
 import type { BenchReport } from "../benchmarks/report.js";
-import { TomiBenchmark } from "../worlds/tomi/benchmark.js";
+import { loadBenchmark } from "../worlds/registry.js";
 import { DataError } from "../worlds/core/errors.js";
 
 const shared = tomDataPath("tomi", "original");
@@ -101,7 +101,7 @@ function socialworld(stage: string, args: string[]): Promise<void> {
 // 1. SFT data: every training question as the policy is asked it in simulation mode, with its official label.
 {
   const t0 = performance.now();
-  const bench = new TomiBenchmark();
+  const bench = await loadBenchmark("tomi");
   const lines: string[] = [];
   let items;
   try {

@@ -2,7 +2,7 @@
  * A new model: a preset architecture, a tokenizer (built from a corpus, or taken from another
  * checkpoint) and seeded random weights, with the files that make it a checkpoint.
  */
-import { generateTomi } from "../worlds/tomi/generator.js";
+import { generateTomi } from "../worlds/tomi/index.js";
 import { trainBpe, SPECIAL_TOKENS } from "./bpe-trainer.js";
 import { CHATML_TEMPLATE } from "./chat-template.js";
 import type { CheckpointFiles } from "./checkpoint.js";

@@ -10,7 +10,7 @@
 import { simulationAnswerText } from "../../worlds/question/prompts.js";
 import { NONE, SAME_AS_STATE, type SocializedContext } from "../../worlds/core/socialized-context.js";
 import type { QuestionTask } from "../../worlds/question/world.js";
-import { solverFor } from "../../worlds/question/solver.js";
+import { loadSolver } from "../../worlds/registry.js";
 
 /**
  * A socialized context as text, one line per timestep: its state, who perceives it, what is done.
@@ -53,8 +53,9 @@ function lineText(line: string, name: string): string {
 
 /** The world model's socialized context of the task's story (from the story text only). */
 export async function worldContext(task: QuestionTask): Promise<SocializedContext> {
-  const solver = await solverFor(task.benchmark);
-  if (!solver) throw new Error(`no world model writes socialized contexts for "${task.benchmark}"`);
+  const solver = await loadSolver(task.benchmark).catch((err: unknown) => {
+    throw new Error(`no world model writes socialized contexts for "${task.benchmark}": ${(err as Error).message}`);
+  });
   const solved = await solver({ ...task, mode: "simulation" });
   if (!solved.context) throw new Error(`the world model gave no socialized context for ${task.itemId}`);
   return solved.context;

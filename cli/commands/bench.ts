@@ -6,10 +6,10 @@
 import { z } from "zod";
 import { AgentSpecError } from "../../agents/agent-spec-error.js";
 import { loadAgent } from "../../agents/builtin-agents.js";
-import { BENCHMARK_NAMES, BenchmarkOptionError, loadBenchmark } from "../../benchmarks/catalog.js";
+import { loadBenchmark, WORLD_NAMES } from "../../worlds/registry.js";
 import { buildReport, renderReport, type BenchReport } from "../../benchmarks/report.js";
 import { RunAborted, runBenchmark, type ItemResult } from "../../benchmarks/runner.js";
-import { MODES } from "../../worlds/question/benchmark.js";
+import { BenchmarkOptionError, MODES } from "../../worlds/question/benchmark.js";
 import { EpisodeLog, readEpisodeLog } from "../../store/episode-log.js";
 import { RunStore } from "../../store/run-store.js";
 import { thisProcess } from "../../store/owner.js";
@@ -19,7 +19,7 @@ import { checkDistinctFiles, prepareOutput } from "../output-path.js";
 import { Progress } from "../progress.js";
 import { onStopSignal } from "../stop-signals.js";
 
-export const BENCH_HELP = `socialworld bench <${BENCHMARK_NAMES.join("|")}> --data FILE [options]
+export const BENCH_HELP = `socialworld bench <${WORLD_NAMES.join("|")}> --data FILE [options]
 
 Runs a benchmark file question by question with an agent in the respondent's seat, then prints
 accuracy by question type; official labels that disagree with the world model are listed by cause.
@@ -46,8 +46,8 @@ FANToM only:
 `;
 
 const Args = z.object({
-  _: z.tuple([z.enum(BENCHMARK_NAMES as [string, ...string[]], { error: `expected one of ${BENCHMARK_NAMES.join(", ")}` })], {
-    error: `expected the benchmark name: ${BENCHMARK_NAMES.join(", ")}`,
+  _: z.tuple([z.enum(WORLD_NAMES as [string, ...string[]], { error: `expected one of ${WORLD_NAMES.join(", ")}` })], {
+    error: `expected the benchmark name: ${WORLD_NAMES.join(", ")}`,
   }),
   data: z.string({ error: "is required" }).min(1),
   agent: z.string().min(1).default("simulation"),

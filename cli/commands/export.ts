@@ -103,7 +103,7 @@ export async function exportCommand(argv: readonly string[]): Promise<number> {
     if (statSync(args.out, { throwIfNoEntry: false })?.isFile()) {
       throw new UsageError(`--out: ${args.out} is a file; the sap export writes a folder of JSON files (one per episode)`);
     }
-    const { files, skipped } = exportSap(run, log, args.out, {
+    const { files, skipped } = await exportSap(run, log, args.out, {
       layout: args.layout,
       source: args.source,
       force: args.force,

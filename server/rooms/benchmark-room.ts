@@ -10,15 +10,13 @@ import { join } from "node:path";
 import type { Agent } from "../../worlds/core/agent.js";
 import { createAgent } from "../../agents/registry.js";
 import type { Benchmark, BenchItem, Mode } from "../../worlds/question/benchmark.js";
-import { createBenchmark } from "../../benchmarks/registry.js";
 import { buildReport } from "../../benchmarks/report.js";
 import { RunAborted, runBenchmark, type ItemResult } from "../../benchmarks/runner.js";
-import { GENERATORS } from "../../cli/commands/generate.js";
-import { Progress as ProgressBar } from "../../cli/progress.js";
 import { EpisodeLog } from "../../store/episode-log.js";
 import type { RunRecord } from "../../store/run-store.js";
 import { writeFileAtomic } from "../../store/write-atomic.js";
 import { QuestionWorld, type QuestionTask } from "../../worlds/question/world.js";
+import { loadBenchmark, loadGenerator } from "../../worlds/registry.js";
 import { resolveDataPath } from "../data-path.js";
 import { BaseRoom } from "./base-room.js";
 import { pause } from "./pause.js";
@@ -45,7 +43,9 @@ export class BenchmarkRoom extends BaseRoom {
   protected async create(raw: unknown): Promise<void> {
     const opts = parseOptions(BenchmarkOptionsSchema, raw, "benchmark room");
     this.opts = opts;
-    const benchmark = createBenchmark(opts.benchmark);
+    const benchmark = await loadBenchmark(opts.benchmark).catch((err: Error) => {
+      throw new OptionsError(`bad benchmark room options: benchmark: ${err.message}`);
+    });
     this.benchmark = benchmark;
     const human = opts.agent === "human";
     this.controller = human ? undefined : (createAgent(opts.agent) as Agent<unknown>);
@@ -99,16 +99,18 @@ export class BenchmarkRoom extends BaseRoom {
 
   /** A generated set, written once under the store (the same n and seed give the same file). */
   private async generated(opts: BenchmarkOptions): Promise<string> {
-    const gen = GENERATORS[opts.benchmark];
-    if (!gen) throw new OptionsError(`generate: the ${opts.benchmark} benchmark has no generator (generators: ${Object.keys(GENERATORS).join(", ")})`);
+    const gen = await loadGenerator(opts.benchmark).catch((err: Error) => {
+      throw new OptionsError(`generate: ${err.message}`);
+    });
     const { n, seed } = opts.generate!;
     if (gen.least && n < gen.least.n) throw new OptionsError(`generate.n: ${gen.least.why}`);
     const dir = join(this.ctx.store.root, "generated");
     mkdirSync(dir, { recursive: true });
     const out = join(dir, `${opts.benchmark}-n${n}-seed${seed}.txt`);
     if (existsSync(out)) return out;
-    const files = await gen.run(n, seed, out, new ProgressBar("generate", n, null));
-    return files[0]!;
+    const set = await gen.generate(n, seed, out);
+    for (const file of set.files) writeFileAtomic(file.path, file.text);
+    return set.data;
   }
 
   private async play(): Promise<void> {

@@ -14,12 +14,14 @@ import { BaseRoom } from "./base-room.js";
 import { pause } from "./pause.js";
 import { OptionsError, parseOptions, SimulationOptionsSchema, type SimulationOptions } from "./options.js";
 import type { SelfPlayPool } from "../self-play/pool.js";
-import { SCENARIOS, type Scenario } from "./scenarios.js";
+import type { Scenario, ScenarioFactory } from "../../worlds/core/scenario.js";
+import { loadScenario, loadWorld } from "../../worlds/registry.js";
 import { ControllerFallback, SeatAgent } from "./seat-agent.js";
 
 export class SimulationRoom extends BaseRoom {
   protected readonly roomType = "simulation";
   private opts!: SimulationOptions;
+  private scenarios!: ScenarioFactory;
   private run: RunRecord | undefined;
   private log: EpisodeLog | undefined;
   private playing: Promise<void> | undefined;
@@ -32,17 +34,20 @@ export class SimulationRoom extends BaseRoom {
     const opts = parseOptions(SimulationOptionsSchema, raw, "simulation room");
     this.opts = opts;
     const selfPlaySpec = opts.selfPlay ? trainedSpec(opts) : undefined;
-    const factory = SCENARIOS[opts.world]!;
+    const world = await loadWorld(opts.world);
+    this.scenarios = await loadScenario(opts.world).catch((err: Error) => {
+      throw new OptionsError(`bad simulation room options: world: ${err.message}`);
+    });
     this.setUp({
       private: opts.private,
       reconnectSeconds: opts.reconnectSeconds,
-      title: opts.title ?? `${factory.title} room`,
+      title: opts.title ?? `${world.title} room`,
       world: opts.world,
       tickMs: opts.tickMs,
       turnDeadlineMs: opts.turnDeadlineMs,
     });
     // The first scenario now, so that seats exist (and private seat tokens can be handed out) at creation.
-    const first = await factory.create(opts.seed);
+    const first = await this.scenarios.create(opts.seed);
     checkSeatNames(opts, first.world.agents(first.initialState));
     const controllers = this.beginEpisode(first, opts.seed);
     this.run = await this.ctx.store.create("room", this.state.title, {
@@ -117,7 +122,7 @@ export class SimulationRoom extends BaseRoom {
         await pause(this.opts.pauseMs, signal);
         if (signal.aborted) break;
         seed = (seed + 1) >>> 0;
-        scenario = await SCENARIOS[this.opts.world]!.create(seed);
+        scenario = await this.scenarios.create(seed);
         controllers = this.beginEpisode(scenario, seed);
       }
       if (!signal.aborted) {

@@ -31,14 +31,40 @@ export function castScript<S, A, X>(
   });
   const agents: Record<string, Agent<A>> = {};
   for (const name of world.agents(state)) agents[name] = new ScriptedAgent(byAgent.get(name) ?? new Map(), world.noop(state, name));
-  const director: Director<S, X> = {
+  return { agents, director: narrator(script) };
+}
+
+/**
+ * Scripted agents and a director for a script whose steps may have several actors at once (a
+ * group enters together): each agent plays its own actions, the director the narrator's sentences.
+ */
+export function castGroupScript<S, A, X>(
+  world: World<S, A, X>,
+  state: S,
+  script: readonly { readonly actions?: Readonly<Record<string, A>>; readonly narration?: X }[],
+): { agents: Record<string, Agent<A>>; director: Director<S, X> } {
+  const byAgent = new Map<string, Map<number, A>>();
+  script.forEach((step, i) => {
+    for (const [agent, action] of Object.entries(step.actions ?? {})) {
+      let m = byAgent.get(agent);
+      if (!m) byAgent.set(agent, (m = new Map()));
+      m.set(i + 1, action);
+    }
+  });
+  const agents: Record<string, Agent<A>> = {};
+  for (const name of world.agents(state)) agents[name] = new ScriptedAgent(byAgent.get(name) ?? new Map(), world.noop(state, name));
+  return { agents, director: narrator(script) };
+}
+
+/** The director that speaks a script's narration, one step per timestep, and ends with it. */
+function narrator<S, X>(script: readonly { readonly narration?: X }[]): Director<S, X> {
+  return {
     exogenous: (_s, t) => {
       const n = script[t - 1]?.narration;
       return n === undefined ? [] : [n];
     },
     done: (_s, t) => t > script.length,
   };
-  return { agents, director };
 }
 
 /**

@@ -166,6 +166,18 @@ export class FantomBenchmark implements Benchmark<FantomBenchItem> {
     };
   }
 
+  /** "(a) option" for multiple choice, names for lists, yes/no for binary questions, the text otherwise. */
+  answerText(item: FantomBenchItem, label: string | readonly string[]): string | undefined {
+    const { q } = item;
+    if (q.questionType.endsWith(":multiple-choice")) {
+      const i = ["a", "b"].indexOf(String(label));
+      return i < 0 || !q.choices ? undefined : `(${String(label)}) ${q.choices[i]!}`;
+    }
+    if (Array.isArray(label)) return label.length ? label.join(", ") : "None of them.";
+    if (q.questionType.endsWith(":binary")) return String(label).startsWith("no") ? "no" : String(label);
+    return String(label);
+  }
+
   judge(item: FantomBenchItem, answer: string): Verdict {
     const q = item.q;
     const response = parseResponse(answer);

@@ -170,6 +170,19 @@ export class HitomBenchmark implements Benchmark<HitomBenchItem> {
     return ofObject ? "other" : "label_from_another_object";
   }
 
+  /**
+   * "K. option" (VP) or a last line "Answer: K. option" (CoTP); in simulation mode, whose prompt
+   * (simulation-answer.txt) lists the options without letters and asks for the answer only, the option itself.
+   */
+  answerText(item: HitomBenchItem, label: string | readonly string[], mode: Mode): string | undefined {
+    const { raw } = item;
+    const i = raw.choices.indexOf(String(label));
+    if (i < 0) return undefined;
+    if (mode === "simulation") return raw.choices[i]!;
+    const choice = `${letterOf(i)}. ${raw.choices[i]!}`;
+    return raw.entry.prompting_type === "CoTP" ? `Answer: ${choice}` : choice;
+  }
+
   judge(item: HitomBenchItem, answer: string): Verdict {
     const chosen = chosenOption(answer, item.raw.choices);
     // The item's label (the report also judges against the world model's label in its place).

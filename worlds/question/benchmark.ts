@@ -55,6 +55,30 @@ export interface Benchmark<I extends BenchItem = BenchItem> {
   groundTruth(item: I): Promise<GroundTruth>;
   /** The official evaluator's rule for one answer. */
   judge(item: I, answer: string): Verdict;
+  /**
+   * A label written as the answer this benchmark's prompt asks for in `mode`, so that a model
+   * fine-tuned on it learns the format the judge reads (undefined when the label cannot be
+   * written so). The exporters and trainers check every such answer with `judge`.
+   */
+  answerText(item: I, label: string | readonly string[], mode: Mode): string | undefined;
   /** Benchmark-level metrics beyond accuracy by type (FANToM's set scores). */
   metrics?(items: readonly I[], verdicts: readonly Verdict[]): Readonly<Record<string, number>>;
+}
+
+/** Benchmark-specific settings (the `bench` command's --context, --embedder, --aggregation). */
+export interface BenchmarkOptions {
+  /** FANToM: the conversation given with each question, "short" (official default) or "full". */
+  readonly context?: "short" | "full";
+  /** FANToM: how free-form beliefs are judged, "lexical" or "onnx:DIR". */
+  readonly embedder?: string;
+  /** FANToM: what ALL* and ALL group by: "set", "part" or "conversation". */
+  readonly aggregation?: "set" | "part" | "conversation";
+}
+
+/** An option the benchmark does not take, or cannot use (an embedder folder that does not load). */
+export class BenchmarkOptionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "BenchmarkOptionError";
+  }
 }

@@ -162,6 +162,11 @@ export class TomiBenchmark implements Benchmark<TomiBenchItem> {
     return "label_is_final_location";
   }
 
+  /** The container itself. */
+  answerText(_item: TomiBenchItem, label: string | readonly string[]): string {
+    return Array.isArray(label) ? label.join(", ") : String(label);
+  }
+
   judge(item: TomiBenchItem, answer: string): Verdict {
     return { correct: sameAnswer(answer, item.answer) };
   }
