@@ -10,7 +10,7 @@ import { join } from "node:path";
 import protobuf from "protobufjs";
 import { describe, expect, it } from "vitest";
 import { Rng } from "../../worlds/core/rng.js";
-import { createEmbedder } from "../../worlds/fantom/embedder.js";
+import { createEmbedder } from "../../worlds/fantom/embedder-spec.js";
 import { FantomBenchmark } from "../../worlds/fantom/benchmark.js";
 import { generateFantom } from "../../worlds/fantom/generator.js";
 

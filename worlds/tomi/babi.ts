@@ -8,7 +8,8 @@
 import { existsSync } from "node:fs";
 import { basename } from "node:path";
 import { clip, DataError } from "../core/errors.js";
-import { parseQuestion, parseSentence, type TomiQuestion, type TomiSentence } from "./sentences.js";
+import type { TomiQuestion, TomiSentence } from "./sentence.js";
+import { parseQuestion, parseSentence } from "./sentences.js";
 import { readTextInput } from "../core/text-input.js";
 import { placeKey } from "../core/place-name.js";
 

@@ -1,6 +1,6 @@
 /** ToMi's questions answered by the world model (its labels), and their question types. */
 import type { TomiQuestionType } from "./babi.js";
-import type { TomiQuestion } from "./sentences.js";
+import type { TomiQuestion } from "./sentence.js";
 import { beliefOf, type TomiState } from "./world.js";
 
 /** The world model's answer after the story, or undefined when the world holds none. */

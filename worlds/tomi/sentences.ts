@@ -4,21 +4,7 @@
  * both reads stories and writes them, so generated files round-trip through the reader.
  */
 import { parseParaphrase } from "./paraphrase.js";
-
-export type TomiSentence =
-  | { readonly kind: "enter"; readonly agent: string; readonly room: string }
-  | { readonly kind: "exit"; readonly agent: string; readonly room: string }
-  | { readonly kind: "move"; readonly agent: string; readonly object: string; readonly container: string }
-  /** "The A is in the B.": an object in a container, or a container in a room; the story decides. */
-  | { readonly kind: "located"; readonly subject: string; readonly place: string }
-  | { readonly kind: "agents_at"; readonly agents: readonly string[]; readonly room: string }
-  | { readonly kind: "remark"; readonly agent: string; readonly verb: string; readonly thing: string; readonly period: boolean };
-
-export type TomiQuestion =
-  | { readonly kind: "first_order"; readonly agent: string; readonly object: string }
-  | { readonly kind: "second_order"; readonly agent: string; readonly other: string; readonly object: string }
-  | { readonly kind: "reality"; readonly object: string }
-  | { readonly kind: "memory"; readonly object: string };
+import type { TomiQuestion, TomiSentence } from "./sentence.js";
 
 const NAME = "([A-Z][A-Za-z'-]*)";
 const NOUN = "([A-Za-z0-9][A-Za-z0-9_'-]*)";

@@ -6,7 +6,8 @@
  */
 import { DataError } from "../core/errors.js";
 import { SAME_AS_STATE, stripMentalStates, type SocializedContext } from "../core/socialized-context.js";
-import { parseSentence, type TomiQuestion } from "./sentences.js";
+import type { TomiQuestion } from "./sentence.js";
+import { parseSentence } from "./sentences.js";
 import { buildScenario, type SentenceAt } from "./story.js";
 import type { Episode } from "../core/episode.js";
 import { playScript } from "../core/script.js";

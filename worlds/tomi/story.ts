@@ -9,7 +9,7 @@
  * the story moves), else an object.
  */
 import { DataError } from "../core/errors.js";
-import type { TomiSentence } from "./sentences.js";
+import type { TomiSentence } from "./sentence.js";
 import type { TomiAction, TomiInit, TomiNarration } from "./world.js";
 
 export interface ScriptStep {
