@@ -44,7 +44,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
 import { AgentSpecError } from "../agents/agent-spec-error.js";
-import { loadAgent } from "../agents/builtin-agents.js";
+import { checkAgentSpec } from "../agents/registry.js";
 import { intArg } from "../cli/args.js";
 import { OPTIMIZE_AFTER_ENV, optimizeAfterMs } from "../cli/optimizer-policy.js";
 import { instructionSharesOf, type InstructionShare } from "./instruction-profile.js";
@@ -92,7 +92,7 @@ if (!existsSync(data)) {
 }
 // A bad agent is a usage error now, not a failed timed run later.
 try {
-  await loadAgent(values.agent);
+  checkAgentSpec(values.agent);
 } catch (err) {
   if (!(err instanceof AgentSpecError)) throw err;
   process.stderr.write(`speed-tomi: --agent: ${err.message}\n`);

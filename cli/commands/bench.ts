@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { AgentSpecError } from "../../agents/agent-spec-error.js";
-import { loadAgent } from "../../agents/builtin-agents.js";
+import { loadAgent } from "../../agents/registry.js";
 import { loadBenchmark, WORLD_NAMES } from "../../worlds/registry.js";
 import { buildReport, renderReport, type BenchReport } from "../../benchmarks/report.js";
 import { RunAborted, runBenchmark, type ItemResult } from "../../benchmarks/runner.js";

@@ -8,7 +8,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Agent } from "../../worlds/core/agent.js";
-import { createAgent } from "../../agents/registry.js";
+import { loadAgent } from "../../agents/registry.js";
 import type { Benchmark, BenchItem, Mode } from "../../worlds/question/benchmark.js";
 import { buildReport } from "../../benchmarks/report.js";
 import { RunAborted, runBenchmark, type ItemResult } from "../../benchmarks/runner.js";
@@ -48,7 +48,7 @@ export class BenchmarkRoom extends BaseRoom {
     });
     this.benchmark = benchmark;
     const human = opts.agent === "human";
-    this.controller = human ? undefined : (createAgent(opts.agent) as Agent<unknown>);
+    this.controller = human ? undefined : ((await loadAgent(opts.agent)) as Agent<unknown>);
     this.agentId = human ? `human${opts.participant ? `:${opts.participant}` : ""}` : this.controller!.id;
 
     // Bad input stops here, before a run exists: a path outside the data folders, a bad file.

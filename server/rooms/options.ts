@@ -4,12 +4,15 @@
  * room exists.
  */
 import { z } from "zod";
-import { createAgent } from "../../agents/registry.js";
+import { checkAgentSpec } from "../../agents/registry.js";
 import { MODES } from "../../worlds/question/benchmark.js";
 import { WORLD_NAMES } from "../../worlds/registry.js";
 import { SelfPlayOptionsSchema } from "../self-play/options.js";
 
-/** An agent spec from the registry ("simulation", "random:3"); checked by building it once. */
+/**
+ * An agent spec from the registry ("simulation", "random:3", "policy:DIR?temperature=0.7"): its
+ * shape only. Checking has no side effects: a policy's checkpoint loads when the room starts.
+ */
 const agentSpec = z
   .string()
   .min(1)
@@ -17,7 +20,7 @@ const agentSpec = z
   .max(2000)
   .superRefine((spec, ctx) => {
     try {
-      createAgent(spec);
+      checkAgentSpec(spec);
     } catch (err) {
       ctx.addIssue({ code: "custom", message: (err as Error).message });
     }

@@ -5,7 +5,7 @@
  * the run's append-only log as its socialized context and turns, when it ends or is interrupted.
  */
 import type { Agent } from "../../worlds/core/agent.js";
-import { createAgent } from "../../agents/registry.js";
+import { loadAgent } from "../../agents/registry.js";
 import { EpisodeLog } from "../../store/episode-log.js";
 import type { RunRecord } from "../../store/run-store.js";
 import { runEpisode } from "../../worlds/core/loop.js";
@@ -49,7 +49,7 @@ export class SimulationRoom extends BaseRoom {
     // The first scenario now, so that seats exist (and private seat tokens can be handed out) at creation.
     const first = await this.scenarios.create(opts.seed);
     checkSeatNames(opts, first.world.agents(first.initialState));
-    const controllers = this.beginEpisode(first, opts.seed);
+    const controllers = await this.beginEpisode(first, opts.seed);
     this.run = await this.ctx.store.create("room", this.state.title, {
       room: this.roomId,
       type: "simulation",
@@ -92,7 +92,8 @@ export class SimulationRoom extends BaseRoom {
     }));
   }
 
-  private beginEpisode(scenario: Scenario, seed: number): Map<string, Agent<unknown> | undefined> {
+  /** The seats of a new episode, and their controllers (a policy's checkpoint loads here, the first time). */
+  private async beginEpisode(scenario: Scenario, seed: number): Promise<Map<string, Agent<unknown> | undefined>> {
     const seats = this.seatsFor(scenario);
     this.setAgents(scenario.world, scenario.initialState, seats);
     this.issueSeatTokens(seats.flatMap((s, i) => (s.human ? [i] : [])));
@@ -102,7 +103,7 @@ export class SimulationRoom extends BaseRoom {
     for (const s of seats) {
       controllers.set(
         s.agent,
-        s.controller === "scripted" ? scenario.scripted[s.agent] : s.controller === "none" ? undefined : createAgent(s.controller),
+        s.controller === "scripted" ? scenario.scripted[s.agent] : s.controller === "none" ? undefined : await loadAgent(s.controller),
       );
     }
     return controllers;
@@ -123,7 +124,7 @@ export class SimulationRoom extends BaseRoom {
         if (signal.aborted) break;
         seed = (seed + 1) >>> 0;
         scenario = await this.scenarios.create(seed);
-        controllers = this.beginEpisode(scenario, seed);
+        controllers = await this.beginEpisode(scenario, seed);
       }
       if (!signal.aborted) {
         this.setStatus("finished", `${this.episodes} episode${this.episodes === 1 ? "" : "s"} played`);
