@@ -6,7 +6,7 @@ import { loadBenchmark } from "../../worlds/registry.js";
 import { readEpisodeLog, resolveContexts } from "../../store/episode-log.js";
 import { RunStore } from "../../store/run-store.js";
 import { serializeSocializedContext, stripMentalStates, type SocializedContext } from "../../worlds/core/socialized-context.js";
-import { readSapFile } from "../../trainers/data/sap-file.js";
+import { readSapFile } from "../../worlds/core/sap-file.js";
 import { fileStem } from "../../trainers/data/sap-export.js";
 import { benchRun, capture, type Captured } from "./helpers.js";
 

@@ -22,7 +22,7 @@ import { join } from "node:path";
 import { DataError } from "../../worlds/core/errors.js";
 import { pythonJson, serializeSocializedContext, SocializedContextSchema, type SocializedContext } from "../../worlds/core/socialized-context.js";
 import type { RunRecord } from "../../store/run-store.js";
-import { dictLines } from "./sap-file.js";
+import { dictLines } from "../../worlds/core/sap-file.js";
 import { loadQuestionItems, type FoundItem } from "./examples.js";
 import type { KnownRecord, RunLog } from "./run-log.js";
 

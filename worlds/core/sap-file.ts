@@ -11,9 +11,9 @@
  * with zod; a bad file is a DataError naming the file and the field.
  */
 import { z } from "zod";
-import { DataError } from "../../worlds/core/errors.js";
-import { agentLine, NONE, validateSocializedContext, type SocializedContext } from "../../worlds/core/socialized-context.js";
-import { readTextInput } from "../../worlds/core/text-input.js";
+import { DataError } from "./errors.js";
+import { agentLine, NONE, validateSocializedContext, type SocializedContext } from "./socialized-context.js";
+import { readTextInput } from "./text-input.js";
 
 const Lines = z.union([z.array(z.string()), z.record(z.string(), z.string())], {
   error: 'expected a list of "Name: text" lines or a {"Name": "text"} object',
