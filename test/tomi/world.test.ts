@@ -137,7 +137,8 @@ describe("replaying a story", () => {
 
 describe("ToMi world, live play", () => {
   it("lets several agents act in one timestep, each seeing who is in the room by then", async () => {
-    const { TomiWorld, initialTomiState, beliefOf } = await import("../../worlds/tomi/world.js");
+    const { TomiWorld, initialTomiState } = await import("../../worlds/tomi/world.js");
+    const { beliefOf } = await import("../../worlds/core/rooms.js");
     const { Rng } = await import("../../worlds/core/rng.js");
     const world = new TomiWorld();
     const s0 = initialTomiState({
