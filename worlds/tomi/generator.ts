@@ -11,7 +11,7 @@ import { renderQuestion, renderSentence } from "./sentences.js";
 import { buildScenario } from "./story.js";
 import { replayTomi } from "./replay.js";
 import { questionType, worldModelAnswer } from "./questions.js";
-import { AGENT_NAMES, CONTAINERS, OBJECTS, REMARK_VERBS, ROOMS } from "./vocabulary.js";
+import { AGENT_NAMES, CONTAINERS, OBJECTS, REMARK_VERBS, ROOMS } from "../core/vocabulary.js";
 import type { TomiStoryType } from "./babi.js";
 
 export interface GeneratedQuestion {

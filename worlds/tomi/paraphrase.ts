@@ -21,7 +21,7 @@ import {
   ROOMS,
   TOMI_EXTRA_OBJECTS,
   TOMI_EXTRA_ROOMS,
-} from "./vocabulary.js";
+} from "../core/vocabulary.js";
 
 type Kind = "agent" | "room" | "container" | "object";
 
