@@ -2,7 +2,6 @@
 import { DataError } from "../worlds/core/errors.js";
 import { FileLockTimeout } from "../store/file-lock.js";
 import { UsageError } from "./args.js";
-import { deferOptimizingCompiler, optimizeAfterMs } from "./optimizer-policy.js";
 
 /** What a command module gives: its help text and its entry point. */
 interface Loaded {
@@ -106,22 +105,6 @@ ${Object.entries(COMMANDS)
 
 socialworld <command> --help shows a command's options.
 `;
-}
-
-/**
- * The command as `socialworld` runs it in a process of its own: `main` under the command's
- * compiler policy (see optimizer-policy.ts), which in-process callers such as tests do not want.
- */
-export async function cli(argv: readonly string[]): Promise<number> {
-  let afterMs: number;
-  try {
-    afterMs = optimizeAfterMs();
-  } catch (err) {
-    process.stderr.write(`socialworld: ${(err as Error).message}\n`);
-    return 2;
-  }
-  deferOptimizingCompiler(afterMs);
-  return main(argv);
 }
 
 export async function main(argv: readonly string[]): Promise<number> {

@@ -1,11 +1,12 @@
 /**
- * Speed of the whole ToMi benchmark run: `socialworld bench tomi` on a ToMi file with the
- * simulation agent, as a user runs it (the command itself, bin/socialworld.js, whose launcher line
- * starts Node with its flags; a fresh process: start-up, reading, the world model for every story,
- * the agent, scoring, the episode log and the report), pinned to one core.
- * Prints a table of wall and CPU time (user + system, from the kernel) over several runs.
+ * Speed of a whole benchmark run: `socialworld bench tomi` on a ToMi file (or another benchmark's
+ * file, `--benchmark hitom`) with the simulation agent, as a user runs it (the command itself,
+ * bin/socialworld.js, whose launcher line starts Node with its flags; a fresh process: start-up,
+ * reading, the world model for every story, the agent, scoring, the episode log and the report),
+ * pinned to one core. Prints a table of wall and CPU time (user + system, from the kernel) over
+ * several runs.
  *
- *   node dist/measurements/speed-tomi.js [--data FILE] [--runs N] [--agent NAME] [--against DIR] [--instructions]
+ *   node dist/measurements/speed-tomi.js [--data FILE] [--benchmark NAME] [--runs N] [--agent NAME] [--against DIR] [--instructions]
  *
  * --against DIR measures another built checkout (say, a `git worktree` of an older commit) in the
  * same run, alternating with this one, and prints the ratio: the fair comparison on a machine
@@ -23,9 +24,9 @@
  * Needs valgrind (apt-get install valgrind); about 1 minute, 2 with --against.
  *
  * Instructions are not CPU time where the optimizing compiler is concerned: its compiles run few
- * instructions per cycle. A run without it executed more instructions (4.12 G against 3.87 G) and
- * took 16-21% less CPU. So compare changes to when and what V8 compiles by CPU time, in alternating
- * runs (--against), and use the counts for changes to the work itself.
+ * instructions per cycle (a run that compiles less can execute more instructions in less time).
+ * So compare changes to when and what V8 compiles by CPU time, in alternating runs (--against),
+ * and use the counts for changes to the work itself.
  *
  * Between the runs it starts Node alone (`node -e 0`) and prints the run less that: the part that is
  * socialworld's. Where NODE_EXTRA_CA_CERTS is set, it also starts Node without it: Node then reads
@@ -35,7 +36,7 @@
  * busy: the guest counts the time its CPU is taken away as the process's own, so the same work
  * then shows more CPU, in Node's start and in the runs alike.
  *
- * Not a test: the target (the 5,994-question val file in well under one second of CPU on one
+ * Not a test: the target (the 5,994-question ToMi val file in under one second of CPU on one
  * core) is checked by reading the table.
  */
 import { spawnSync } from "node:child_process";
@@ -45,8 +46,8 @@ import { join } from "node:path";
 import { z } from "zod";
 import { AgentSpecError } from "../agents/agent-spec-error.js";
 import { checkAgentSpec } from "../agents/registry.js";
+import { WORLD_NAMES } from "../worlds/registry.js";
 import { intArg } from "../cli/args.js";
-import { OPTIMIZE_AFTER_ENV, optimizeAfterMs } from "../cli/optimizer-policy.js";
 import { instructionSharesOf, type InstructionShare } from "./instruction-profile.js";
 import { packageRoot } from "../worlds/question/prompts.js";
 import { scriptArgs } from "./script-args.js";
@@ -55,11 +56,13 @@ import { tomDataPath } from "./tom-data.js";
 
 const USAGE = `node dist/measurements/speed-tomi.js [options]
 
-Times \`socialworld bench tomi\` on a ToMi file as fresh processes pinned to one core and prints a
-table of wall and CPU time (median, min, max), Node's own start, and the run less that.
+Times \`socialworld bench tomi\` on a ToMi file (or another benchmark's) as fresh processes pinned to
+one core and prints a table of wall and CPU time (median, min, max), Node's own start, and the run
+less that.
 
 Options:
-  --data FILE       the ToMi file (default: the shared val file, fb_all_val.txt)
+  --data FILE       the benchmark file (default: the shared ToMi val file, fb_all_val.txt)
+  --benchmark NAME  the benchmark the file is of (default tomi; hitom, fantom)
   --runs N          runs to time (default 5)
   --agent NAME      the agent (default simulation)
   --against DIR     also time the built checkout at DIR, alternating, and print the ratio
@@ -76,6 +79,7 @@ const values = scriptArgs({
     agent: { type: "string" },
     instructions: { type: "boolean" },
     against: { type: "string" },
+    benchmark: { type: "string" },
   },
   schema: z.object({
     data: z.string().default(tomDataPath("tomi", "original", "fb_all_val.txt")),
@@ -83,6 +87,7 @@ const values = scriptArgs({
     agent: z.string().default("simulation"),
     instructions: z.boolean().default(false),
     against: z.string().optional(),
+    benchmark: z.enum(WORLD_NAMES as [string, ...string[]]).default("tomi"),
   }),
 });
 const data = values.data;
@@ -159,9 +164,9 @@ function askLauncher(cli: string): string[] {
   return JSON.parse(m[1]!) as string[];
 }
 
-/** The arguments of a `bench tomi` run into `store` (after the command). */
+/** The arguments of a `bench` run into `store` (after the command). */
 function benchArgs(store: string): string[] {
-  return ["bench", "tomi", "--data", data, "--agent", values.agent, "--store", store, "--quiet"];
+  return ["bench", values.benchmark, "--data", data, "--agent", values.agent, "--store", store, "--quiet"];
 }
 
 /** `f` given a fresh store folder, removed afterwards (so that no run sees another's). */
@@ -174,7 +179,7 @@ function inStore<T>(f: (store: string) => T): T {
   }
 }
 
-/** One timed `bench tomi` run of the checkout whose CLI is `cli` (writing its JSON report, as a user would). */
+/** One timed `bench` run of the checkout whose CLI is `cli` (writing its JSON report, as a user would). */
 function once(cli: string): Sample & { questions: number } {
   return inStore((store) => {
     // As users run it: the command itself (its launcher line starts Node), not `node` on it.
@@ -198,11 +203,11 @@ for (let i = 0; i < runs; i++) {
   if (certificates) bareWithout.push(time(process.execPath, ["-e", "0"], withoutCertificates));
 }
 const q = samples[0]!.questions;
-process.stdout.write(`socialworld bench tomi --agent ${values.agent} · ${data} · ${q} questions · ${runs} runs${pin ? " · pinned to core 0" : ""}\n\n`);
+process.stdout.write(`socialworld bench ${values.benchmark} --agent ${values.agent} · ${data} · ${q} questions · ${runs} runs${pin ? " · pinned to core 0" : ""}\n\n`);
 if (peer === undefined) process.stdout.write(speedTable(samples, bare));
 else process.stdout.write(`this checkout against ${values.against}, runs alternating\n\n${againstTable(samples, peerSamples, bare)}`);
 const cpu = median(samples.map((s) => s.user + s.sys));
-process.stdout.write(`\nquestions per CPU second: ${((1000 * q) / cpu).toFixed(0)}; target: the whole file in well under 1000 ms of CPU (now ${(cpu / 1000).toFixed(2)} s)\n`);
+process.stdout.write(`\nquestions per CPU second: ${((1000 * q) / cpu).toFixed(0)}; target: the whole val file in under 1000 ms of CPU (now ${(cpu / 1000).toFixed(2)} s)\n`);
 const note = certificatesNote(certificates, bare, bareWithout, samples);
 if (note) process.stdout.write(`\n${note}`);
 const busy = contentionNote(bare);
@@ -232,16 +237,10 @@ if (values.instructions) {
       if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
     }
   };
-  // Under valgrind a run uses some forty times its CPU, so the command would switch its optimizing
-  // compiler on early (cli/optimizer-policy.ts). Counted as it ran natively: held back for the whole
-  // run when the timed runs stayed under the threshold, else on from the start (closer to a long run).
-  const threshold = optimizeAfterMs();
-  const heldBack = threshold > 0 && cpu < threshold;
-  const policyEnv = { ...process.env, [OPTIMIZE_AFTER_ENV]: heldBack ? String(1e12) : "0" };
   // Valgrind runs Node itself, with the flags the command's launcher gives it (the shell's few
   // hundred thousand instructions before it are left out).
   const countRun = (cli: string, shares = false, flags: readonly string[] = []) =>
-    inStore((store) => count([...launcherFlags(cli), ...flags, cli, ...benchArgs(store)], shares, policyEnv));
+    inStore((store) => count([...launcherFlags(cli), ...flags, cli, ...benchArgs(store)], shares));
   const G = (n: number) => `${(n / 1e9).toFixed(2)} G`;
   // Like any V8 flag off its default (the launcher's too), it makes V8 reject the code cache Node
   // ships for its own modules, which are then compiled from source: compare these counts with
@@ -251,9 +250,6 @@ if (values.instructions) {
   const run = countRun(cli, true);
   const serial = countRun(cli, false, SERIAL).total;
   const start = count(["-e", "0"]).total;
-  process.stdout.write(
-    `\nCounted with V8's optimizing compiler ${heldBack ? `held back for the whole run, as in the timed runs (under ${threshold} ms of CPU)` : "on from the start (the timed runs went past the command's threshold, or it is 0)"}.\n`,
-  );
   process.stdout.write("\n| instructions (cachegrind, one run) | count |\n|---|---:|\n");
   process.stdout.write(`| the run | ${G(run.total)} |\n| the run, ${serialRow} | ${G(serial)} |\n`);
   process.stdout.write(`| \`node -e 0\` | ${G(start)} |\n| the run less node's own start | ${G(run.total - start)} |\n`);
