@@ -9,7 +9,7 @@ import type { Answer, QuestionTask } from "../worlds/question/world.js";
 import type { Solution, Solver } from "../worlds/question/solver.js";
 import { loadSolver } from "../worlds/registry.js";
 
-/** Solvers already loaded: synchronous where they can be (thousands of questions should not each cost a promise). */
+/** Solvers already loaded: a synchronous solver answers at once (the game loop then awaits nothing). */
 const solvers = new Map<string, Solver>();
 
 export class SimulationAgent implements Agent<Answer> {
@@ -34,8 +34,8 @@ export class SimulationAgent implements Agent<Answer> {
         solvers.set(task.benchmark, s);
         return solve(s);
       },
-      (err: unknown) => {
-        throw new Error(`the simulation agent cannot answer: ${(err as Error).message}`);
+      (err: Error) => {
+        throw new Error(`the simulation agent cannot answer: ${err.message}`);
       },
     );
   }

@@ -114,13 +114,15 @@ describe("ToMi world model", () => {
 });
 
 describe("replaying a story", () => {
-  it("gives the same episode as a pure fold (playScript) and through the game loop", async () => {
+  it("gives the same episode as a pure fold (playScript) and through the game loop, which replays from its actions alone", async () => {
     const story = ["Ella entered the garage.", "The apple is in the red_box.", "Mia entered the garage.", "Ella exited the garage.", "Mia moved the apple to the blue_crate.", "Ella loves the apple"]
       .map((l, i) => `${i + 1} ${l}`)
       .join("\n");
     const scenario = buildScenario(readStoryText(story), "test");
     const folded = await replayTomi(scenario, "test");
-    const looped = await replayTomi(scenario, "test", { onTimestep: () => undefined });
+    const shown: number[] = [];
+    const looped = await replayTomi(scenario, "test", { onTimestep: (rec) => void shown.push(rec.timestep) });
+    expect(shown).toEqual([1, 2, 3, 4, 5, 6, 7]);
     // Everything but the measured latencies.
     const plain = (e: unknown) => JSON.parse(JSON.stringify(e, (k, v: unknown) => (k === "latencyMs" ? undefined : v)));
     expect(plain(folded.episode)).toEqual(plain(looped.episode));

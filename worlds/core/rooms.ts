@@ -8,7 +8,8 @@
  * common knowledge among them: a seen event updates every perspective made of its witnesses.
  *
  * Everything keyed by a story's names (rooms, containers, objects, agents, perspectives) is a Map,
- * so that a room or an object called "constructor" is a name like any other.
+ * so that a room or an object called "constructor" is a name like any other. The loops here are
+ * indexed: they run per agent and timestep of every story a benchmark run replays.
  */
 import type { Observation, WorldEvent } from "./world.js";
 
@@ -66,17 +67,21 @@ export function beliefOf(state: Pick<Places, "beliefs">, path: readonly string[]
 
 /** Agents in `room`, in agent order. */
 export function agentsIn(state: Pick<Places, "agents" | "agentRoom">, room: string | undefined): string[] {
-  if (room === undefined) return [];
-  return state.agents.filter((a) => state.agentRoom.get(a) === room);
+  const out: string[] = [];
+  if (room === undefined) return out;
+  const agents = state.agents;
+  for (let i = 0; i < agents.length; i++) if (state.agentRoom.get(agents[i]!) === room) out.push(agents[i]!);
+  return out;
 }
 
 /** Objects visible in `room` (in containers placed there), in layout order. */
 export function visibleFacts(state: Pick<Places, "layout" | "objectContainer" | "containerRoom">, room: string | undefined): Fact[] {
   const facts: Fact[] = [];
   if (room === undefined) return facts;
-  for (const object of state.layout.objects) {
-    const c = state.objectContainer.get(object);
-    if (c !== undefined && state.containerRoom.get(c) === room) facts.push([object, c]);
+  const objects = state.layout.objects;
+  for (let i = 0; i < objects.length; i++) {
+    const c = state.objectContainer.get(objects[i]!);
+    if (c !== undefined && state.containerRoom.get(c) === room) facts.push([objects[i]!, c]);
   }
   return facts;
 }
@@ -99,12 +104,16 @@ export function allChains(agents: readonly string[], depth: number): string[][] 
 
 /** An event's sentence followed by what the witnesses now see ("Ella entered the garage. The apple is in the box."). */
 export function withFacts(text: string, facts: readonly Fact[]): string {
-  return text + facts.map(([object, container]) => ` The ${object} is in the ${container}.`).join("");
+  for (let i = 0; i < facts.length; i++) text += ` The ${facts[i]![0]} is in the ${facts[i]![1]}.`;
+  return text;
 }
 
 /** The socialized context's state field: the events that led to the state ("none" when there were none). */
 export function describeEvents(state: Pick<Places, "last">): string {
-  return state.last.length === 0 ? "none" : state.last.map((e) => e.text).join(" ");
+  const last = state.last;
+  if (last.length === 0) return "none";
+  if (last.length === 1) return last[0]!.text;
+  return last.map((e) => e.text).join(" ");
 }
 
 /**
@@ -113,25 +122,30 @@ export function describeEvents(state: Pick<Places, "last">): string {
  * only when read: a replay observes every agent at every timestep, and only live agents look.
  */
 export function observePlaces<S extends Places>(state: S, agent: string, perceive: (state: S, agent: string) => Perception): Observation {
-  const seen = state.last.filter((e) => e.observers.includes(agent));
-  const text = seen.length === 0 ? "" : seen.length === state.last.length ? describeEvents(state) : seen.map((e) => e.text).join(" ");
-  return new PlacesObservation(text, seen.length > 0 && seen.length === state.last.length, () => perceive(state, agent));
+  const last = state.last;
+  let seen = 0;
+  for (let i = 0; i < last.length; i++) if (last[i]!.observers.includes(agent)) seen++;
+  const all = seen > 0 && seen === last.length;
+  const text = seen === 0 ? "" : all ? describeEvents(state) : last.filter((e) => e.observers.includes(agent)).map((e) => e.text).join(" ");
+  return new PlacesObservation(text, all, state, agent, perceive);
 }
 
-class PlacesObservation implements Observation {
+class PlacesObservation<S extends Places> implements Observation {
   readonly sameAsState: true | undefined;
   private perceived: Perception | undefined;
 
   constructor(
     readonly text: string,
     sameAsState: boolean,
-    private readonly perceive: () => Perception,
+    private readonly state: S,
+    private readonly agent: string,
+    private readonly perceive: (state: S, agent: string) => Perception,
   ) {
     this.sameAsState = sameAsState ? true : undefined;
   }
 
   get data(): Perception {
-    return (this.perceived ??= this.perceive());
+    return (this.perceived ??= this.perceive(this.state, this.agent));
   }
 
   toJSON(): Observation {
@@ -143,12 +157,13 @@ class PlacesObservation implements Observation {
 export function beliefsText(state: Pick<Places, "beliefs" | "layout">, agent: string): string | undefined {
   const mine = state.beliefs.get(agent);
   if (!mine) return undefined;
-  const parts: string[] = [];
-  for (const object of state.layout.objects) {
-    const c = mine.get(object);
-    if (c !== undefined) parts.push(`I believe the ${object} is in the ${c}.`);
+  let text = "";
+  const objects = state.layout.objects;
+  for (let i = 0; i < objects.length; i++) {
+    const c = mine.get(objects[i]!);
+    if (c !== undefined) text += `${text ? " " : ""}I believe the ${objects[i]!} is in the ${c}.`;
   }
-  return parts.length ? parts.join(" ") : undefined;
+  return text === "" ? undefined : text;
 }
 
 /**
@@ -218,16 +233,17 @@ export class PlacesDraft {
     const visit = (key: string) => {
       this.believeAt(key, facts);
       if (path.length >= depth) return;
-      for (const next of observers) {
+      for (let i = 0; i < observers.length; i++) {
+        const next = observers[i]!;
         if (path.includes(next)) continue;
         path.push(next);
         visit(`${key}>${next}`);
         path.pop();
       }
     };
-    for (const a of observers) {
-      path.push(a);
-      visit(a);
+    for (let i = 0; i < observers.length; i++) {
+      path.push(observers[i]!);
+      visit(observers[i]!);
       path.pop();
     }
   }
@@ -245,11 +261,6 @@ export class PlacesDraft {
       beliefs.set(key, b);
       this.copied.set(key, b);
     }
-    for (const [object, container] of facts) b.set(object, container);
-  }
-
-  /** The places and beliefs after this transition, and its events. */
-  places(): Pick<Places, "containerRoom" | "objectContainer" | "agentRoom" | "beliefs" | "last"> {
-    return { containerRoom: this.containerRoom, objectContainer: this.objectContainer, agentRoom: this.agentRoom, beliefs: this.beliefs, last: this.events };
+    for (let i = 0; i < facts.length; i++) b.set(facts[i]![0], facts[i]![1]);
   }
 }

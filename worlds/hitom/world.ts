@@ -409,6 +409,16 @@ class HitomDraft extends PlacesDraft {
   }
 
   finish(): HitomState {
-    return { ...this.base, ...this.places(), clock: this.clock, roster: this.roster, lastExit: this.lastExit };
+    return {
+      ...this.base,
+      containerRoom: this.containerRoom,
+      objectContainer: this.objectContainer,
+      agentRoom: this.agentRoom,
+      beliefs: this.beliefs,
+      last: this.events,
+      clock: this.clock,
+      roster: this.roster,
+      lastExit: this.lastExit,
+    };
   }
 }

@@ -8,5 +8,8 @@ export interface Solution {
   readonly context?: SocializedContext;
 }
 
-/** Synchronous where it can be: thousands of questions should not each cost a promise. */
+/**
+ * Synchronous where it can be (ToMi's): a run asks thousands of questions, and a promise per
+ * question made the simulation agent's part of a ToMi val run a tenth more work.
+ */
 export type Solver = (task: QuestionTask) => Solution | Promise<Solution>;

@@ -63,16 +63,10 @@ export class TomiBenchmark implements Benchmark<TomiBenchItem> {
     // Questions about one story come together in the file and share its lines: one text per story.
     let story: readonly StoryLine[] | undefined;
     let storyText = "";
-    const all = parsed.items;
-    for (let i = 0; i < all.length; i++) {
-      const raw = all[i]!;
+    for (const raw of parsed.items) {
       if (raw.story !== story) {
         story = raw.story;
-        // Joined, not concatenated line by line: one flat string per story instead of a tree of a
-        // few dozen, which would live (and be copied by the garbage collector) for the whole run.
-        const lines: string[] = [];
-        for (let k = 0; k < story.length; k++) lines.push(`${story[k]!.n} ${story[k]!.text}`);
-        storyText = lines.join("\n");
+        storyText = story.map((s) => `${s.n} ${s.text}`).join("\n");
       }
       items.push({
         id: raw.id,
@@ -116,15 +110,13 @@ export class TomiBenchmark implements Benchmark<TomiBenchItem> {
   replay(item: TomiBenchItem): StoryTruth {
     let r = this.replays.get(item.storyText);
     if (!r) {
-      // Built the way the simulation agent builds its own (push, not map): arrays built two ways can
-      // differ in V8's element kind, and a second kind sent the optimized buildScenario back to the
-      // compiler (seen with --trace-deopt).
+      // Pushed one by one, as the simulation agent's reader builds its own: V8 recompiled
+      // buildScenario for an array built by map() (another elements kind), a few percent of a run.
       const sentences: SentenceAt[] = [];
       for (const s of item.raw.story) sentences.push({ sentence: s.sentence, text: s.text, line: s.fileLine });
-      const contextId = contextIdOf(item.storyText);
       const { episode, context } = playTomi(buildScenario(sentences, item.raw.file), item.raw.file);
-      r = { state: episode.finalState, context, contextId };
-      // Stories are contiguous in ToMi files, so a few suffice; a big cache only feeds the GC.
+      r = { state: episode.finalState, context, contextId: contextIdOf(item.storyText) };
+      // Stories are contiguous in ToMi files, so a few suffice.
       this.replays.set(item.storyText, r);
     }
     return r;

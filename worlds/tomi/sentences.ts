@@ -71,22 +71,18 @@ function readOnce<T>(memo: Map<string, T | null>, text: string, read: (text: str
 
 function readSentence(text: string): TomiSentence | undefined {
   const s = text.trim();
-  // Indexed, not `for (const [re, build] of ...)`: in V8's baseline code the loop and the
-  // destructuring are each an iterator, a call and an object per pattern tried.
-  for (let i = 0; i < PATTERNS.length; i++) {
-    const pattern = PATTERNS[i]!;
-    const m = pattern[0].exec(s);
-    if (m) return pattern[1](m);
+  for (const [re, build] of PATTERNS) {
+    const m = re.exec(s);
+    if (m) return build(m);
   }
   return parseParaphrase(s);
 }
 
 function readQuestion(text: string): TomiQuestion | undefined {
   const s = text.trim();
-  for (let i = 0; i < QUESTIONS.length; i++) {
-    const pattern = QUESTIONS[i]!;
-    const m = pattern[0].exec(s);
-    if (m) return pattern[1](m);
+  for (const [re, build] of QUESTIONS) {
+    const m = re.exec(s);
+    if (m) return build(m);
   }
   return undefined;
 }

@@ -20,7 +20,7 @@ const tomiWorldForAgent = new TomiWorld();
 export function readStoryText(story: string, source = "story"): SentenceAt[] {
   const out: SentenceAt[] = [];
   const lines = story.split("\n");
-  // An indexed loop, not forEach: a closure and a call per line in V8's baseline code, per story.
+  // Indexed loops in this file: they run per line of every story, or per question.
   for (let i = 0; i < lines.length; i++) {
     const text = withoutLineNumber(lines[i]!);
     if (text === "") continue;
@@ -106,7 +106,6 @@ export class Perspectives {
   /** From the episode records the context is written from (the same observations, unformatted). */
   static fromEpisode(episode: Pick<Episode, "agents" | "steps">): Perspectives {
     const p = new Perspectives();
-    // Indexed loops: V8's baseline code runs a for-of as iterator calls, once per story of a run.
     const { steps, agents } = episode;
     for (let s = 0; s < steps.length; s++) {
       const step = steps[s]!;

@@ -14,21 +14,21 @@ interface Simulated {
   context?: SocializedContext;
 }
 
-const contexts = new RecentCache<string, Simulated>(8);
+// Questions about one story come together (a file's six, or a few at once): a few stories suffice.
+const simulations = new RecentCache<string, Simulated>(8);
 
 /** Answers a ToMi question from the story text alone (one simulation per distinct story). */
 export function tomiSolver(task: QuestionTask): Solution {
-  let ctx = contexts.get(task.story);
-  if (!ctx) {
+  let sim = simulations.get(task.story);
+  if (!sim) {
     const episode = simulateTomiEpisode(task.story);
-    ctx = { episode, views: Perspectives.fromEpisode(episode), context: undefined };
-    // Questions about one story come together; a big cache only feeds the GC.
-    contexts.set(task.story, ctx);
+    sim = { episode, views: Perspectives.fromEpisode(episode) };
+    simulations.set(task.story, sim);
   }
   const q = parseQuestion(task.question);
   if (!q) throw new Error(`not a ToMi question: "${task.question}"`);
-  const answer = answerTomi(ctx.views, q) ?? "";
+  const answer = answerTomi(sim.views, q) ?? "";
   if (task.mode !== "simulation") return { answer };
-  ctx.context ??= toSocializedContext(ctx.episode, { mentalStates: false });
-  return { answer, context: ctx.context };
+  sim.context ??= toSocializedContext(sim.episode, { mentalStates: false });
+  return { answer, context: sim.context };
 }

@@ -284,7 +284,19 @@ class TomiDraft extends PlacesDraft {
   }
 
   finish(): TomiState {
-    return { ...this.base, ...this.places() };
+    // Field by field, not spread: a run makes a state per timestep of every story it replays.
+    const b = this.base;
+    return {
+      layout: b.layout,
+      agents: b.agents,
+      depth: b.depth,
+      containerRoom: this.containerRoom,
+      objectContainer: this.objectContainer,
+      initialContainer: b.initialContainer,
+      agentRoom: this.agentRoom,
+      beliefs: this.beliefs,
+      last: this.events,
+    };
   }
 }
 
