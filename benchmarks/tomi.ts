@@ -3,10 +3,11 @@
  * episode for every story, exact-match scoring (answers are single container tokens), and the
  * official labels that disagree with the world model grouped by cause.
  */
+import { basename } from "node:path";
 import type { Benchmark, BenchItem, GroundTruth, Mode, Verdict } from "./benchmark.js";
 import { fill, promptTemplate } from "./prompts.js";
 import type { QuestionTask } from "../worlds/question/world.js";
-import { readTomiFile, TOMI_QUESTION_TYPES, type StoryLine, type TomiItem } from "../worlds/tomi/babi.js";
+import { readTomiFile, readTomiFileInSlices, TOMI_QUESTION_TYPES, type StoryLine, type TomiFile, type TomiItem } from "../worlds/tomi/babi.js";
 import { playTomi } from "../worlds/tomi/replay.js";
 import type { SocializedContext } from "../worlds/core/socialized-context.js";
 import { questionType, worldModelAnswer } from "../worlds/tomi/questions.js";
@@ -57,8 +58,23 @@ export class TomiBenchmark implements Benchmark<TomiBenchItem> {
   /** Candidate answers per story (the containers it names). */
   private readonly candidates = new WeakMap<object, readonly string[]>();
 
+  warnings: string[] = [];
+
   load(file: string): TomiBenchItem[] {
-    const parsed = readTomiFile(file);
+    return this.itemsOf(file, readTomiFile(file));
+  }
+
+  /** load(), reading the file a slice at a time (a server's event loop stays free meanwhile). */
+  async loadInSlices(file: string): Promise<TomiBenchItem[]> {
+    return this.itemsOf(file, await readTomiFileInSlices(file));
+  }
+
+  private itemsOf(file: string, parsed: TomiFile): TomiBenchItem[] {
+    this.warnings = parsed.traceFile
+      ? []
+      : [
+          `${file}: no ${basename(file).replace(/\.txt$/, "")}.trace beside it: each question's type (the report's rows) is the world model's reading of its story, not ToMi's own, and can differ from it; put the .trace file beside the .txt for the official types`,
+        ];
     const items: TomiBenchItem[] = [];
     // Questions about one story come together in the file and share its lines: one text per story.
     let story: readonly StoryLine[] | undefined;

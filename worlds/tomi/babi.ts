@@ -22,6 +22,9 @@ export const TOMI_QUESTION_TYPES = [
 ] as const;
 export type TomiQuestionType = (typeof TOMI_QUESTION_TYPES)[number];
 
+/** The longest line a ToMi file may have: sentences are short, and a file of one huge line is something else. */
+const MAX_LINE = 64 * 1024;
+
 export const TOMI_STORY_TYPES = ["true_belief", "false_belief", "second_order_false_belief"] as const;
 export type TomiStoryType = (typeof TOMI_STORY_TYPES)[number];
 
@@ -66,17 +69,59 @@ export interface TomiFile {
 
 /** Reads `path` and, when present, the `.trace` beside it (or `tracePath`). */
 export function readTomiFile(path: string, opts: { tracePath?: string | null } = {}): TomiFile {
+  const { text, tracePath, traceText } = readFiles(path, opts);
+  return parseTomi(text, path, traceText, tracePath);
+}
+
+function readFiles(path: string, opts: { tracePath?: string | null }): { text: string; tracePath?: string; traceText?: string } {
   const text = readTextInput(path);
   let tracePath = opts.tracePath === undefined ? path.replace(/\.txt$/, "") + ".trace" : opts.tracePath;
   if (tracePath !== null && (tracePath === path || !existsSync(tracePath))) {
     if (opts.tracePath) throw new DataError(tracePath, {}, "trace file not found");
     tracePath = null;
   }
-  const traceText = tracePath ? readTextInput(tracePath) : undefined;
-  return parseTomi(text, path, traceText, tracePath ?? undefined);
+  return tracePath ? { text, tracePath, traceText: readTextInput(tracePath) } : { text };
 }
 
 export function parseTomi(text: string, file: string, traceText?: string, traceFile?: string): TomiFile {
+  const reading = startReading(text, file, traceText, traceFile);
+  const { reader } = reading;
+  // Lines are cut out of the text one at a time (no array of every line up front: at 40,000
+  // lines, that array and its strings were most of the reading's garbage). The loop stays this
+  // small on purpose: V8 compiles a hot loop's whole function while it runs (on-stack
+  // replacement), and with the line's work written inline here that one compile cost more CPU
+  // than reading a val file takes without it.
+  for (let start = 0; start < text.length; ) start = reader.line(start);
+  return reading.finish();
+}
+
+/**
+ * parseTomi a slice at a time, giving the event loop back between slices of about `sliceMs`: a
+ * server reading a large set (a room's 10,000 generated questions take a few hundred
+ * milliseconds) keeps its rooms' timesteps on time meanwhile. The same items, the same errors.
+ */
+export async function parseTomiInSlices(text: string, file: string, traceText?: string, traceFile?: string, sliceMs = 10): Promise<TomiFile> {
+  const reading = startReading(text, file, traceText, traceFile);
+  const { reader } = reading;
+  for (let start = 0; start < text.length; ) {
+    const until = performance.now() + sliceMs;
+    for (let n = 0; start < text.length; n++) {
+      start = reader.line(start);
+      if ((n & 63) === 63 && performance.now() >= until) break;
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return reading.finish();
+}
+
+/** readTomiFile, parsed in slices (parseTomiInSlices). */
+export function readTomiFileInSlices(path: string): Promise<TomiFile> {
+  const { text, tracePath, traceText } = readFiles(path, {});
+  return parseTomiInSlices(text, path, traceText, tracePath);
+}
+
+/** A file being read: its reader, and the checks made once every line is read. */
+function startReading(text: string, file: string, traceText?: string, traceFile?: string): { reader: BabiReader; finish(): TomiFile } {
   // The trace is read first so that each item is made whole (adding its trace afterwards would
   // change every item's hidden class mid-run); its errors wait until the text has been checked.
   let traces: readonly TomiTrace[] = [];
@@ -89,12 +134,10 @@ export function parseTomi(text: string, file: string, traceText?: string, traceF
     }
   }
   const reader = new BabiReader(text, file, traces);
-  // Lines are cut out of the text one at a time (no array of every line up front: at 40,000
-  // lines, that array and its strings were most of the reading's garbage). The loop stays this
-  // small on purpose: V8 compiles a hot loop's whole function while it runs (on-stack
-  // replacement), and with the line's work written inline here that one compile cost more CPU
-  // than reading a val file takes without it.
-  for (let start = 0; start < text.length; ) start = reader.line(start);
+  return { reader, finish: () => finishReading(reader, file, traces, traceText, traceFile, traceError) };
+}
+
+function finishReading(reader: BabiReader, file: string, traces: readonly TomiTrace[], traceText: string | undefined, traceFile: string | undefined, traceError: unknown): TomiFile {
   const { items } = reader;
   if (reader.dangling) throw new DataError(file, { line: reader.dangling }, "the file ends inside a story (no question after this line): truncated file?");
   if (items.length === 0) throw new DataError(file, {}, "no questions found");
@@ -166,6 +209,7 @@ class BabiReader {
     const { text, file } = this;
     let end = text.indexOf("\n", from);
     if (end < 0) end = text.length;
+    if (end - from > MAX_LINE) throw new DataError(file, { line: this.fileLine + 1 }, `a line of ${end - from} characters (a ToMi line is one sentence or question, at most ${MAX_LINE}): not a ToMi file?`);
     let stop = end;
     if (stop > from && text.charCodeAt(stop - 1) === 13) stop--;
     const fileLine = ++this.fileLine;
