@@ -5,7 +5,7 @@
  * human baseline, in the same report format. Progress and scores stream to the room's state and
  * to the socket.io `/progress` namespace.
  */
-import { existsSync, mkdirSync } from "node:fs";
+import { createHmac, randomBytes } from "node:crypto";
 import { join } from "node:path";
 import type { Agent } from "../../agents/agent.js";
 import { createAgent } from "../../agents/registry.js";
@@ -14,13 +14,14 @@ import { createBenchmark } from "../../benchmarks/registry.js";
 import { buildReport } from "../../benchmarks/report.js";
 import { RunAborted, runBenchmark, type ItemResult } from "../../benchmarks/runner.js";
 import { GENERATORS } from "../../cli/commands/generate.js";
-import { Progress as ProgressBar } from "../../cli/progress.js";
 import { EpisodeLog } from "../../store/episode-log.js";
 import type { RunRecord } from "../../store/run-store.js";
 import { writeFileAtomic } from "../../store/write-atomic.js";
-import { QuestionWorld, type QuestionTask } from "../../worlds/question/world.js";
+import { QuestionWorld, questionTaskOf, type QuestionTask } from "../../worlds/question/world.js";
 import { resolveDataPath } from "../data-path.js";
 import { BaseRoom } from "./base-room.js";
+import { generatedSet } from "./generated-set.js";
+import { loggedRun, type LoggedRun } from "./benchmark-resume.js";
 import { pause } from "./pause.js";
 import { BenchmarkOptionsSchema, OptionsError, parseOptions, type BenchmarkOptions } from "./options.js";
 import { SeatAgent } from "./seat-agent.js";
@@ -41,6 +42,10 @@ export class BenchmarkRoom extends BaseRoom {
   private log: EpisodeLog | undefined;
   private playing: Promise<void> | undefined;
   private readonly questionWorld = new QuestionWorld(() => 0);
+  /** Questions a restored room's run answered before its server was killed. */
+  private prior: LoggedRun = { done: new Map(), contexts: new Set() };
+  /** Keys the opaque item ids clients see (one per room). */
+  private readonly idKey = randomBytes(16);
 
   protected async create(raw: unknown): Promise<void> {
     const opts = parseOptions(BenchmarkOptionsSchema, raw, "benchmark room");
@@ -53,8 +58,10 @@ export class BenchmarkRoom extends BaseRoom {
 
     // Bad input stops here, before a run exists: a path outside the data folders, a bad file.
     const file = opts.data !== undefined ? resolveDataPath(opts.data, this.ctx.dataRoots) : await this.generated(opts);
-    this.data = opts.data ?? file;
-    let items = benchmark.load(file);
+    // As clients may see it: from the data folder or the store, never the server's absolute path.
+    this.data = this.paths.path(file);
+    let items = benchmark.loadInSlices ? await benchmark.loadInSlices(file) : benchmark.load(file);
+    for (const warning of benchmark.warnings ?? []) console.warn(`[room ${this.roomId}] warning: ${warning}`);
     if (opts.limit !== undefined) items = items.slice(0, opts.limit);
     if (items.length === 0) throw new OptionsError(`${file}: no questions`);
     this.items = items;
@@ -82,9 +89,10 @@ export class BenchmarkRoom extends BaseRoom {
     this.state.progress = progress;
     this.state.episode = 1;
 
-    this.run = await this.ctx.store.create("bench", this.state.title, {
+    this.run = (await this.reopenRun()) ?? await this.ctx.store.create("bench", this.state.title, {
       benchmark: benchmark.name,
       data: this.data,
+      generate: opts.generate ?? null,
       agent: this.agentId,
       mode: opts.mode,
       limit: opts.limit ?? null,
@@ -92,29 +100,48 @@ export class BenchmarkRoom extends BaseRoom {
       visibility: this.state.visibility,
     });
     this.state.runId = this.run.id;
+    // A restored room's run goes on where its log ends (read before the log is opened again,
+    // which sets a torn last line aside).
+    if (this.restoring) this.prior = loggedRun(this.ctx.store.episodesPath(this.run));
     this.log = new EpisodeLog(this.ctx.store.episodesPath(this.run));
+    items.forEach((item, i) => {
+      const r = this.prior.done.get(item.id);
+      if (r) this.tally(i + 1, r, this.sourceOf(r));
+    });
     this.playing = this.play();
     this.register();
   }
 
-  /** A generated set, written once under the store (the same n and seed give the same file). */
+  protected resolvedOptions(): Record<string, unknown> {
+    return { ...this.opts };
+  }
+
+  /** A generated set, written once under the store (the same n and seed give the same file), off the event loop. */
   private async generated(opts: BenchmarkOptions): Promise<string> {
     const gen = GENERATORS[opts.benchmark];
     if (!gen) throw new OptionsError(`generate: the ${opts.benchmark} benchmark has no generator (generators: ${Object.keys(GENERATORS).join(", ")})`);
     const { n, seed } = opts.generate!;
     if (gen.least && n < gen.least.n) throw new OptionsError(`generate.n: ${gen.least.why}`);
-    const dir = join(this.ctx.store.root, "generated");
-    mkdirSync(dir, { recursive: true });
-    const out = join(dir, `${opts.benchmark}-n${n}-seed${seed}.txt`);
-    if (existsSync(out)) return out;
-    const files = await gen.run(n, seed, out, new ProgressBar("generate", n, null));
-    return files[0]!;
+    return generatedSet(this.ctx.store.root, opts.benchmark, n, seed);
+  }
+
+  /**
+   * A question's id as clients see it while the run is live: opaque. The real one (a generated
+   * file's name holds its size and seed) would let a person regenerate the set with its labels.
+   */
+  private opaqueId(itemId: string): string {
+    return `q-${createHmac("sha256", this.idKey).update(itemId).digest("base64url").slice(0, 12)}`;
+  }
+
+  protected override shownData(data: unknown): unknown {
+    const task = questionTaskOf(data);
+    return task ? { ...task, itemId: this.opaqueId(task.itemId) } : data;
   }
 
   private async play(): Promise<void> {
     const signal = this.abort.signal;
     const results: ItemResult[] = [];
-    const loggedContexts = new Set<string>();
+    const loggedContexts = this.prior.contexts;
     const startedAt = new Date();
     const human = this.controller === undefined;
     const host = {
@@ -126,6 +153,11 @@ export class BenchmarkRoom extends BaseRoom {
     let failed: Error | undefined;
     try {
       for (let i = 0; i < this.items.length && !signal.aborted; i++) {
+        const logged = this.prior.done.get(this.items[i]!.id);
+        if (logged) {
+          results.push(logged);
+          continue;
+        }
         if (human) await this.waitForPerson(signal);
         if (signal.aborted) break;
         this.setStatus("running");
@@ -172,17 +204,21 @@ export class BenchmarkRoom extends BaseRoom {
 
   private showQuestion(n: number, item: BenchItem, task: QuestionTask): { world: PerspectiveStep; mine: PerspectiveStep } {
     pushBounded(this.state.timeline, tickNow(n), RECENT * 5);
-    const world = perspectiveStep({ timestep: n, text: item.question, sameAsState: true, data: JSON.stringify({ id: item.id, type: item.type, question: item.question, story: task.story }) });
-    const mine = perspectiveStep({ timestep: n, text: task.prompt, sameAsState: false, data: JSON.stringify(task) });
+    const world = perspectiveStep({ timestep: n, text: item.question, sameAsState: true, data: JSON.stringify({ id: this.opaqueId(item.id), type: item.type, question: item.question, story: task.story }) });
+    const mine = perspectiveStep({ timestep: n, text: task.prompt, sameAsState: false, data: JSON.stringify(this.shownData(task)) });
     pushBounded(this.state.perspectives.get(WORLD_PERSPECTIVE)?.steps, world, RECENT * 5);
     pushBounded(this.state.perspectives.get(RESPONDENT)?.steps, mine, RECENT * 5);
     this.broadcastPatch();
     return { world, mine };
   }
 
+  /** Who answered: the agent or the person, or nobody in time ("timeout") or well ("error": the fallback answered). */
+  private sourceOf(r: ItemResult): string {
+    return r.error ? (r.failure === "timeout" ? "timeout" : "error") : this.controller ? "agent" : "human";
+  }
+
   private showResult(n: number, steps: { world: PerspectiveStep; mine: PerspectiveStep }, r: ItemResult): void {
-    // Unanswered: past the deadline ("timeout") or the agent failed ("error"); the loop's fallback answered.
-    const source = r.error ? (r.failure === "timeout" ? "timeout" : "error") : this.controller ? "agent" : "human";
+    const source = this.sourceOf(r);
     steps.mine.action = r.answer === "" ? "none" : `answers: ${r.answer}`;
     steps.mine.source = r.error ? "fallback" : source;
     steps.world.data = JSON.stringify({
@@ -193,6 +229,16 @@ export class BenchmarkRoom extends BaseRoom {
       correct: r.correct,
       ...(r.error ? { error: r.error } : {}),
     });
+    this.tally(n, r, source);
+    this.broadcastPatch();
+    this.ctx.hub.publish("progress", {
+      ...this.progressEvent(),
+      last: { index: n, type: r.type, correct: r.correct, source },
+    });
+  }
+
+  /** Counts question `n`'s result in the score table. */
+  private tally(n: number, r: ItemResult, source: string): void {
     const p = this.state.progress!;
     p.done++;
     if (r.correct) p.correct++;
@@ -212,11 +258,6 @@ export class BenchmarkRoom extends BaseRoom {
     outcome.correct = r.correct;
     outcome.source = source;
     pushBounded(p.recent, outcome, RECENT);
-    this.broadcastPatch();
-    this.ctx.hub.publish("progress", {
-      ...this.progressEvent(),
-      last: { index: n, type: r.type, correct: r.correct, source },
-    });
   }
 
   private progressEvent() {
