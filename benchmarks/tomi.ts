@@ -7,7 +7,7 @@ import { basename } from "node:path";
 import type { Benchmark, BenchItem, GroundTruth, Mode, Verdict } from "./benchmark.js";
 import { fill, promptTemplate } from "./prompts.js";
 import type { QuestionTask } from "../worlds/question/world.js";
-import { readTomiFile, readTomiFileInSlices, TOMI_QUESTION_TYPES, type StoryLine, type TomiFile, type TomiItem } from "../worlds/tomi/babi.js";
+import { nextTurn, readTomiFile, readTomiFileInSlices, TOMI_QUESTION_TYPES, type StoryLine, type TomiFile, type TomiItem } from "../worlds/tomi/babi.js";
 import { playTomi } from "../worlds/tomi/replay.js";
 import type { SocializedContext } from "../worlds/core/socialized-context.js";
 import { questionType, worldModelAnswer } from "../worlds/tomi/questions.js";
@@ -66,7 +66,9 @@ export class TomiBenchmark implements Benchmark<TomiBenchItem> {
 
   /** load(), reading the file a slice at a time (a server's event loop stays free meanwhile). */
   async loadInSlices(file: string): Promise<TomiBenchItem[]> {
-    return this.itemsOf(file, await readTomiFileInSlices(file));
+    const parsed = await readTomiFileInSlices(file);
+    await nextTurn();
+    return this.itemsOf(file, parsed);
   }
 
   private itemsOf(file: string, parsed: TomiFile): TomiBenchItem[] {

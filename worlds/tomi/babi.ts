@@ -101,7 +101,26 @@ export function parseTomi(text: string, file: string, traceText?: string, traceF
  * milliseconds) keeps its rooms' timesteps on time meanwhile. The same items, the same errors.
  */
 export async function parseTomiInSlices(text: string, file: string, traceText?: string, traceFile?: string, sliceMs = 10): Promise<TomiFile> {
-  const reading = startReading(text, file, traceText, traceFile);
+  // The trace a slice at a time too (the slices only read: its errors are raised in order below).
+  let traces: readonly TomiTrace[] | undefined;
+  let traceError: unknown;
+  if (traceText !== undefined && traceFile !== undefined) {
+    const t = new TraceReader(traceText, traceFile);
+    try {
+      for (let i = 0; i < t.lines.length; ) {
+        const until = performance.now() + sliceMs;
+        for (; i < t.lines.length && ((i & 63) !== 63 || performance.now() < until); i++) t.line(i);
+        await nextTurn();
+      }
+      traces = t.out;
+    } catch (err) {
+      traceError = err;
+    }
+  }
+  const reading = startReading(text, file, traceText, traceFile, () => {
+    if (traceError !== undefined) throw traceError;
+    return traces!;
+  });
   const { reader } = reading;
   for (let start = 0; start < text.length; ) {
     const until = performance.now() + sliceMs;
@@ -109,9 +128,14 @@ export async function parseTomiInSlices(text: string, file: string, traceText?: 
       start = reader.line(start);
       if ((n & 63) === 63 && performance.now() >= until) break;
     }
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
   }
   return reading.finish();
+}
+
+/** Gives the event loop back (what is waiting runs) before going on. */
+export function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** readTomiFile, parsed in slices (parseTomiInSlices). */
@@ -121,14 +145,20 @@ export function readTomiFileInSlices(path: string): Promise<TomiFile> {
 }
 
 /** A file being read: its reader, and the checks made once every line is read. */
-function startReading(text: string, file: string, traceText?: string, traceFile?: string): { reader: BabiReader; finish(): TomiFile } {
+function startReading(
+  text: string,
+  file: string,
+  traceText?: string,
+  traceFile?: string,
+  read: (text: string, file: string) => readonly TomiTrace[] = parseTrace,
+): { reader: BabiReader; finish(): TomiFile } {
   // The trace is read first so that each item is made whole (adding its trace afterwards would
   // change every item's hidden class mid-run); its errors wait until the text has been checked.
   let traces: readonly TomiTrace[] = [];
   let traceError: unknown;
   if (traceText !== undefined && traceFile !== undefined) {
     try {
-      traces = parseTrace(traceText, traceFile);
+      traces = read(traceText, traceFile);
     } catch (err) {
       traceError = err;
     }
@@ -390,19 +420,35 @@ function namesOf(story: readonly StoryLine[]): StoryNames {
 }
 
 function parseTrace(text: string, file: string): TomiTrace[] {
-  const lines = text.split("\n");
-  if (lines.length && lines[lines.length - 1] === "") lines.pop();
+  const reader = new TraceReader(text, file);
+  for (let i = 0; i < reader.lines.length; i++) reader.line(i);
+  return reader.out;
+}
+
+/** The state of reading a .trace file, a line at a time. */
+class TraceReader {
+  readonly lines: string[];
+  readonly out: TomiTrace[] = [];
   // The six questions of a story differ only in their question type: its events are read once.
-  let lastEvents = "";
-  let events: readonly string[] = [];
+  private lastEvents = "";
+  private events: readonly string[] = [];
   // A file has a dozen distinct question types over thousands of lines: each is merged once, and
   // every line keeps the first line's string for its type (the items live for the whole run, and
   // each string cut out of the file is one more object for the garbage collector to copy).
-  const merged = new Map<string, { readonly raw: string; readonly type: TomiQuestionType | undefined }>();
-  const out: TomiTrace[] = [];
-  for (let i = 0; i < lines.length; i++) {
+  private readonly merged = new Map<string, { readonly raw: string; readonly type: TomiQuestionType | undefined }>();
+
+  constructor(
+    text: string,
+    private readonly file: string,
+  ) {
+    this.lines = text.split("\n");
+    if (this.lines.length && this.lines[this.lines.length - 1] === "") this.lines.pop();
+  }
+
+  line(i: number): void {
+    const { file } = this;
     const line = i + 1;
-    let raw = lines[i]!;
+    let raw = this.lines[i]!;
     if (raw.endsWith("\r")) raw = raw.slice(0, -1);
     const last = raw.lastIndexOf(",");
     const before = last > 0 ? raw.lastIndexOf(",", last - 1) : -1;
@@ -414,22 +460,21 @@ function parseTrace(text: string, file: string): TomiTrace[] {
     }
     const storyType = TOMI_STORY_TYPES[typeIndex]!;
     const rawText = raw.slice(before + 1, last).trim();
-    let known = merged.get(rawText);
+    let known = this.merged.get(rawText);
     if (known === undefined) {
       known = { raw: rawText, type: mergeQuestionType(rawText) };
-      merged.set(rawText, known);
+      this.merged.set(rawText, known);
     }
     const rawQuestionType = known.raw;
     const questionType = known.type;
     if (!questionType) throw new DataError(file, { line }, `unknown question type "${rawQuestionType}"`);
     const eventText = raw.slice(0, before);
-    if (eventText !== lastEvents || i === 0) {
-      events = eventText.split(",").map((f) => f.trim());
-      lastEvents = eventText;
+    if (eventText !== this.lastEvents || i === 0) {
+      this.events = eventText.split(",").map((f) => f.trim());
+      this.lastEvents = eventText;
     }
-    out.push({ events, rawQuestionType, questionType, storyType, line });
+    this.out.push({ events: this.events, rawQuestionType, questionType, storyType, line });
   }
-  return out;
 }
 
 /** The question kind a (merged) question type belongs to. */
