@@ -16,7 +16,7 @@ export interface Posted {
 }
 
 /** Status 0: the server hung up before answering (as a server may on an upload it refused). */
-export function postFrom(url: string, body: string, localAddress = "127.0.0.1", headers: Record<string, string> = {}): Promise<Posted> {
+export function postFrom(url: string, body: string | Buffer, localAddress = "127.0.0.1", headers: Record<string, string> = {}): Promise<Posted> {
   const t0 = performance.now();
   return new Promise((done) => {
     const req = request(url, { method: "POST", localAddress, headers: { "content-type": "application/json", ...headers } }, (res) => {
