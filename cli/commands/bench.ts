@@ -110,6 +110,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   const mode = args.mode as "vanilla" | "simulation";
   // Bad input fails here, before any run or report exists.
   let items = benchmark.load(args.data);
+  for (const warning of benchmark.warnings ?? []) process.stderr.write(`warning: ${warning}\n`);
   if (args.limit !== undefined) items = items.slice(0, args.limit);
 
   const options = Object.fromEntries(

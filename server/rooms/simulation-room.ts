@@ -46,23 +46,31 @@ export class SimulationRoom extends BaseRoom {
       tickMs: opts.tickMs,
       turnDeadlineMs: opts.turnDeadlineMs,
     });
+    // A room restored after its server was killed plays the episode it was in again, from its start.
+    const restored = this.restoring?.episode;
+    const firstSeed = restored?.seed ?? opts.seed;
+    if (restored) this.episodes = restored.number - 1;
     // The first scenario now, so that seats exist (and private seat tokens can be handed out) at creation.
-    const first = await this.scenarios.create(opts.seed);
+    const first = await this.scenarios.create(firstSeed);
     checkSeatNames(opts, first.world.agents(first.initialState));
-    const controllers = await this.beginEpisode(first, opts.seed);
-    this.run = await this.ctx.store.create("room", this.state.title, {
+    const controllers = await this.beginEpisode(first, firstSeed);
+    this.run = (await this.reopenRun()) ?? (await this.ctx.store.create("room", this.state.title, {
       room: this.roomId,
       type: "simulation",
       world: opts.world,
       seed: opts.seed,
       loop: opts.loop,
       visibility: this.state.visibility,
-    });
+    }));
     this.state.runId = this.run.id;
     this.log = new EpisodeLog(this.ctx.store.episodesPath(this.run));
     if (selfPlaySpec) this.joinSelfPlay(opts, selfPlaySpec);
-    this.playing = this.play(first, controllers);
+    this.playing = this.play(first, firstSeed, controllers);
     this.register();
+  }
+
+  protected resolvedOptions(): Record<string, unknown> {
+    return { ...this.opts };
   }
 
   /**
@@ -98,7 +106,10 @@ export class SimulationRoom extends BaseRoom {
     this.setAgents(scenario.world, scenario.initialState, seats);
     this.issueSeatTokens(seats.flatMap((s, i) => (s.human ? [i] : [])));
     this.state.episode = ++this.episodes;
-    this.state.seed = String(seed);
+    this.ctx.persisted.episode(this.roomId, this.episodes, seed);
+    // Withheld while the run is live (a seated client could replay the stories offline and read
+    // the other agents' minds); published when it ends.
+    this.state.seed = "";
     const controllers = new Map<string, Agent<unknown> | undefined>();
     for (const s of seats) {
       controllers.set(
@@ -109,9 +120,9 @@ export class SimulationRoom extends BaseRoom {
     return controllers;
   }
 
-  private async play(first: Scenario, firstControllers: Map<string, Agent<unknown> | undefined>): Promise<void> {
+  private async play(first: Scenario, firstSeed: number, firstControllers: Map<string, Agent<unknown> | undefined>): Promise<void> {
     let scenario = first;
-    let seed = this.opts.seed;
+    let seed = firstSeed;
     let controllers = firstControllers;
     const signal = this.abort.signal;
     try {
@@ -127,6 +138,7 @@ export class SimulationRoom extends BaseRoom {
         controllers = await this.beginEpisode(scenario, seed);
       }
       if (!signal.aborted) {
+        this.state.seed = String(this.opts.seed);
         this.setStatus("finished", `${this.episodes} episode${this.episodes === 1 ? "" : "s"} played`);
         await this.closeRun("done");
         // A finished room stays open for viewing, then closes.

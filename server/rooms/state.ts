@@ -161,6 +161,7 @@ export const RoomState = schema(
     visibility: t.string(),
     runId: t.string(),
     episode: t.uint32(),
+    /** The run's first seed (episode n plays seed + n - 1), published when the run ends: "" while it is live (it would tell a seated client the stories). */
     seed: t.string(),
     tickMs: t.uint32(),
     turnDeadlineMs: t.uint32(),

@@ -51,6 +51,10 @@ export interface Benchmark<I extends BenchItem = BenchItem> {
   readonly causes: Readonly<Record<string, string>>;
   /** Reads a data file; throws DataError naming the file and line or field. */
   load(file: string): I[];
+  /** load(), giving the event loop back now and then (a server reading a large set); absent: load() it is. */
+  loadInSlices?(file: string): Promise<I[]>;
+  /** What the last load() found that does not stop a run but changes what it means (ToMi without its .trace). */
+  readonly warnings?: readonly string[];
   task(item: I, mode: Mode): QuestionTask;
   groundTruth(item: I): Promise<GroundTruth>;
   /** The official evaluator's rule for one answer. */
