@@ -33,6 +33,8 @@ export interface GroundTruth {
   readonly agrees: boolean;
   /** Why not, as a key of the benchmark's `causes`. */
   readonly cause?: string;
+  /** What else explains this item's disagreement ("generated: green_box": the label before a hand edit). */
+  readonly note?: string;
 }
 
 export interface Verdict {

@@ -13,6 +13,8 @@ export interface BenchmarkOptions {
   readonly embedder?: string;
   /** FANToM: what ALL* and ALL group by: "set", "part" or "conversation". */
   readonly aggregation?: "set" | "part" | "conversation";
+  /** Hi-ToM: what VP entries are scored against, "cotp" (the CoTP twin's label: upstream's evaluator) or "own". */
+  readonly vpLabels?: "cotp" | "own";
 }
 
 /**
@@ -22,7 +24,7 @@ export interface BenchmarkOptions {
  */
 export const BENCHMARK_OPTIONS = {
   tomi: [],
-  hitom: [],
+  hitom: ["vpLabels"],
   fantom: ["context", "embedder", "aggregation"],
 } as const satisfies Readonly<Record<string, readonly (keyof BenchmarkOptions)[]>>;
 
@@ -48,14 +50,19 @@ export function checkBenchmarkOptions(name: string, opts: BenchmarkOptions): ass
   for (const key of Object.keys(opts) as (keyof BenchmarkOptions)[]) {
     if (opts[key] !== undefined && !takes(name, key)) {
       const takers = BENCHMARK_NAMES.filter((n) => takes(n, key));
-      throw new BenchmarkOptionError(`--${key} does not apply to ${name} (it applies to ${takers.join(", ")})`);
+      throw new BenchmarkOptionError(`--${flagOf(key)} does not apply to ${name} (it applies to ${takers.join(", ")})`);
     }
   }
 }
 
+/** An option's command-line flag: vpLabels -> vp-labels. */
+export function flagOf(key: keyof BenchmarkOptions): string {
+  return key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
+
 const LOADERS: Readonly<Record<BenchmarkName, (opts: BenchmarkOptions) => Promise<Benchmark>>> = {
   tomi: async () => new (await import("./tomi.js")).TomiBenchmark() as unknown as Benchmark,
-  hitom: async () => new (await import("./hitom.js")).HitomBenchmark() as unknown as Benchmark,
+  hitom: async (o) => new (await import("./hitom.js")).HitomBenchmark(o) as unknown as Benchmark,
   fantom: async (o) => {
     const benchmark = new (await import("./fantom.js")).FantomBenchmark(o);
     // The ONNX embedder's folder is checked and its model loaded now: a bad folder should stop the

@@ -14,7 +14,7 @@ export type { BenchmarkOptions } from "./catalog.js";
 /** Each benchmark's constructor by name (the options each takes are in catalog.ts). */
 export const BENCHMARKS: Readonly<Record<BenchmarkName, (opts: BenchmarkOptions) => Benchmark>> = {
   tomi: () => new TomiBenchmark() as unknown as Benchmark,
-  hitom: () => new HitomBenchmark() as unknown as Benchmark,
+  hitom: (o) => new HitomBenchmark(o) as unknown as Benchmark,
   fantom: (o) => new FantomBenchmark(o) as unknown as Benchmark,
 };
 
