@@ -84,7 +84,8 @@ describe("ToMi story types", () => {
     }
     const table: Record<string, Record<string, number>> = {};
     for (const { story, agents } of stories.values()) {
-      const { episode } = await replayTomi(buildScenario(story.story, file), file, { mentalStates: false });
+      const lines = story.story.map((l) => ({ sentence: l.sentence, text: l.text, line: l.fileLine }));
+      const { episode } = await replayTomi(buildScenario(lines, file), file, { mentalStates: false });
       const ours = storyTypeOf(episode.finalState, [...agents] as [string, string], story.parsedQuestion.object);
       const row = (table[story.trace!.storyType] ??= {});
       row[ours] = (row[ours] ?? 0) + 1;
