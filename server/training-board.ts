@@ -44,6 +44,7 @@ export const StepMetricsSchema = z
     rolloutSeconds: finite.optional(),
     tokensPerSecond: finite.optional(),
     tooLong: z.number().int().min(0).optional(),
+    leakRate: finite.optional(),
   })
   .strip();
 export type BoardMetrics = z.infer<typeof StepMetricsSchema>;

@@ -8,8 +8,10 @@ import type { Agent } from "../../agents/agent.js";
 import { createAgent } from "../../agents/registry.js";
 import { EpisodeLog } from "../../store/episode-log.js";
 import type { RunRecord } from "../../store/run-store.js";
+import { auditContext, LeakAuditor } from "../../worlds/core/leak-audit.js";
 import { runEpisode } from "../../worlds/core/loop.js";
 import { toSocializedContext } from "../../worlds/core/socialize.js";
+import { FACT_SOURCES } from "../../worlds/fact-vocabularies.js";
 import { BaseRoom } from "./base-room.js";
 import { pause } from "./pause.js";
 import { OptionsError, parseOptions, SimulationOptionsSchema, type SimulationOptions } from "./options.js";
@@ -161,6 +163,9 @@ export class SimulationRoom extends BaseRoom {
     for (const [name, controller] of controllers) agents[name] = new SeatAgent(name, controller, host);
     const names = [...controllers.keys()];
     const signal = this.abort.signal;
+    // The live audit reads each timestep as it is recorded (names and truths from the initial state).
+    const facts = this.opts.audit ? FACT_SOURCES[world.name]?.forEpisode({ agents_names: names, socialized_context: [] }, scenario.initialState) : undefined;
+    const auditor = facts ? new LeakAuditor(names, facts.vocabulary, facts.initialTruths) : undefined;
     const episode = await runEpisode(world, {
       seed,
       initialState: scenario.initialState,
@@ -172,7 +177,8 @@ export class SimulationRoom extends BaseRoom {
       signal,
       onTimestep: async (rec, next) => {
         this.current = next;
-        this.recordTimestep(rec, this.sourcesAt(rec.timestep, names));
+        const leaks = auditor?.step(toSocializedContext({ agents: names, steps: [rec] }, { mentalStates: false }).socialized_context[0]!) ?? [];
+        this.recordTimestep(rec, this.sourcesAt(rec.timestep, names), leaks.length ? JSON.stringify(leaks) : "");
         await pause(this.opts.tickMs, signal);
       },
     });
@@ -186,6 +192,14 @@ export class SimulationRoom extends BaseRoom {
         turns: episode.turns.filter((t) => trained.has(t.agent)).map((t) => ({ agent: t.agent, timestep: t.timestep, observation: t.observation.text })),
       });
     }
+    const context = toSocializedContext(episode);
+    // Logged with the structured actions and raw replies the live audit did not have.
+    const audit = facts
+      ? auditContext(context, facts.vocabulary, {
+          initialTruths: facts.initialTruths,
+          turns: episode.turns.map((t) => ({ agent: t.agent, timestep: t.timestep, action: t.action, actionText: t.actionText, ...(t.raw ? { raw: t.raw } : {}) })),
+        })
+      : undefined;
     this.log?.append({
       kind: "room_episode",
       run: this.run?.id ?? null,
@@ -198,7 +212,8 @@ export class SimulationRoom extends BaseRoom {
       seats: Object.fromEntries(
         names.map((n) => [n, { controller: this.state.seats.get(n)?.controller ?? "", person: this.state.seats.get(n)?.occupant || null }]),
       ),
-      socialized_context: toSocializedContext(episode),
+      socialized_context: context,
+      ...(audit ? { audit } : {}),
       turns: episode.turns.map((t) => ({
         agent: t.agent,
         timestep: t.timestep,
@@ -206,6 +221,7 @@ export class SimulationRoom extends BaseRoom {
         action: t.action,
         actionText: t.actionText,
         source: t.source,
+        ...(t.raw ? { raw: t.raw } : {}),
         ...(t.error ? { error: t.error } : {}),
         latencyMs: Math.round(t.latencyMs * 1000) / 1000,
         ...(t.info ? { info: t.info } : {}),

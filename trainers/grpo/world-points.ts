@@ -22,6 +22,8 @@ import { sameAction } from "../../worlds/core/rewards/exact-match.js";
 import { toSocializedContext } from "../../worlds/core/socialize.js";
 import type { SocializedContext } from "../../worlds/core/socialized-context.js";
 import type { AnyWorld } from "../../worlds/core/world.js";
+import { LeakAuditor } from "../../worlds/core/leak-audit.js";
+import { FACT_SOURCES } from "../../worlds/fact-vocabularies.js";
 import type { DecisionPoint, PointSource, ScoredReply } from "./decision-point.js";
 import { grpoInfo } from "./bench-points.js";
 
@@ -101,6 +103,7 @@ export class WorldPoints implements PointSource {
         },
       });
       const context = toSocializedContext(episode, { mentalStates: false });
+      const facts = FACT_SOURCES[world]?.forEpisode(context, scenario.initialState);
       const last = episode.steps.length;
       const wanted: readonly TurnSpec[] = spec.turns ?? episode.steps.slice(0, last - 1).flatMap((rec) => episode.agents.map((agent) => ({ agent, timestep: rec.timestep })));
       for (const t of wanted) {
@@ -127,6 +130,7 @@ export class WorldPoints implements PointSource {
           reference: render(referenceAction),
           exact: (a) => (sameAction(a, referenceAction) ? 1 : 0),
           answerText: render,
+          ...(facts ? { leaks: leakCounter(context, facts, t.agent, t.timestep) } : {}),
         });
       }
     }
@@ -168,4 +172,22 @@ export class WorldPoints implements PointSource {
       })),
     });
   }
+}
+
+/**
+ * The leak audit of a reply at one decision point: the facts its action and its text state that
+ * the agent never perceived up to this timestep (worlds/core/leak-audit.ts). The auditor is built
+ * on first use: only runs with a leak penalty pay for it.
+ */
+function leakCounter(
+  context: SocializedContext,
+  facts: ReturnType<NonNullable<(typeof FACT_SOURCES)[string]>["forEpisode"]>,
+  agent: string,
+  timestep: number,
+): (action: unknown, text: string) => number {
+  let auditor: LeakAuditor | undefined;
+  return (action, text) => {
+    auditor ??= LeakAuditor.at(context, facts.vocabulary, facts.initialTruths, timestep);
+    return auditor.check({ agent, action, raw: text }).length;
+  };
 }
