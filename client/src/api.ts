@@ -62,6 +62,32 @@ export interface SocializedContext {
   socialized_context: { timestep: string; state: string; observations: string[]; actions: string[] }[];
 }
 
+/** A leak the audit found (server/run-audit.ts, worlds/core/leak-audit.ts). */
+export interface Leak {
+  agent: string;
+  timestep: number;
+  sample?: number;
+  fact: { id: string; text: string };
+  via: "action" | "text";
+  since: number;
+  source?: string;
+  sourceAt?: number;
+  perceivedBy: string[];
+  why: string;
+}
+
+/** One episode's leak audit (`GET api/runs/ID/episodes/N/audit`). */
+export interface EpisodeAudit {
+  index: number;
+  kind: string;
+  world: string | null;
+  audited: boolean;
+  reason?: string;
+  actions: number;
+  leaks: Leak[];
+  byAgent: Record<string, { actions: number; leaks: number }>;
+}
+
 export type { TrainingMetrics, TrainingRun };
 
 async function get<T>(path: string): Promise<T> {
@@ -79,5 +105,6 @@ export const api = {
   episodes: (id: string, offset: number, limit: number) =>
     get<{ total: number; episodes: Record<string, unknown>[]; torn: boolean }>(`api/runs/${encodeURIComponent(id)}/episodes?offset=${offset}&limit=${limit}`),
   episode: (id: string, index: number) => get<SocializedContext>(`api/runs/${encodeURIComponent(id)}/episodes/${index}`),
+  audit: (id: string, index: number) => get<EpisodeAudit>(`api/runs/${encodeURIComponent(id)}/episodes/${index}/audit`),
   training: () => get<{ runs: TrainingRun[] }>("api/training").then((r) => r.runs),
 };

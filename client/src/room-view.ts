@@ -20,6 +20,8 @@ interface Step {
   action: string;
   source: string;
   data: string;
+  /** World steps of an audited room: the leaks found in this timestep's actions (JSON). */
+  leaks?: string;
 }
 
 interface SeatJson {
@@ -247,8 +249,9 @@ function simulationTimeline(s: StateJson, perspective: string | undefined): HTML
     const byAgent = new Map(agents.map((a) => [a, stepsOf(s, a)]));
     return h(
       "ol.steps",
-      world.map((w) =>
-        h(
+      world.map((w) => {
+        const leaks = w.leaks ? (safeJson(`{"l":${w.leaks}}`).l as { agent: string; fact: { text: string }; why: string }[] | undefined) ?? [] : [];
+        return h(
           "li.step",
           { dataset: { timestep: String(w.timestep) } },
           h("div.t", `t${w.timestep}`),
@@ -262,12 +265,17 @@ function simulationTimeline(s: StateJson, perspective: string | undefined): HTML
                 "tr",
                 h("th", a),
                 h("td", observation(mine, w.text), mind(mine, prev)),
-                h("td.act", mine.action === "none" ? h("span.muted", "—") : mine.action, sourceBadge(mine.source)),
+                h(
+                  "td.act",
+                  mine.action === "none" ? h("span.muted", "—") : mine.action,
+                  sourceBadge(mine.source),
+                  leaks.filter((l) => l.agent === a).map((l) => h("div.leak", { title: l.why }, h("strong", "leak"), ` states that ${l.fact.text}`)),
+                ),
               );
             }),
           )),
-        ),
-      ),
+        );
+      }),
     );
   }
   const steps = s.perspectives[perspective]?.steps ?? [];
