@@ -1,6 +1,6 @@
 /**
- * /api/runs: the store's runs, a run's episodes page by page, and one episode as socialized-context
- * JSON. A run id is looked up in the store's registry; only then is its folder (from the store,
+ * /api/runs: the store's runs, a run's episodes page by page, one episode as socialized-context
+ * JSON, and one episode's information-leak audit (what the web client's replay marks). A run id is looked up in the store's registry; only then is its folder (from the store,
  * not from the request) read. Runs of private rooms are shown only with the admin token, and a
  * human baseline's episodes only once it has ended.
  */
@@ -15,6 +15,7 @@ import { SocializedContextSchema, serializeSocializedContext } from "../../world
 import type { ServerContext } from "../context.js";
 import { PathShower, publicRecords, publicRun } from "../security/public-run.js";
 import { isAdmin } from "./admin.js";
+import { auditRecord } from "../run-audit.js";
 import { HttpError, parseOr400 } from "./errors.js";
 
 const RunIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,120}$/, "not a run id");
@@ -80,6 +81,16 @@ export function runsRouter(ctx: ServerContext, adminToken: string): Router {
     // Benchmark logs write each story's context once; the page fills it in where a record names it.
     const page = pageOf(run, offset, limit);
     res.json({ total: page.total, offset, limit, torn: page.torn, episodes: publicRecords(run, page.records, paths, isAdmin(req, adminToken)) });
+  });
+
+  /** The leak audit of one episode (server/run-audit.ts): as readable as the episode itself. */
+  r.get("/:runId/episodes/:index/audit", async (req, res) => {
+    const run = episodesOf(req);
+    const index = parseOr400(z.coerce.number().int().min(0), req.params.index, "path parameter index");
+    const world = parseOr400(z.object({ world: z.string().regex(/^[a-z0-9_-]{1,40}$/).optional() }), req.query, "query").world;
+    const page = pageOf(run, index, 1);
+    if (index >= page.total) throw new HttpError(404, `run ${run.id} has ${page.total} episodes; there is no episode ${index}`);
+    res.json(await auditRecord(page.records[0] as Parameters<typeof auditRecord>[0], index, world ? { world } : {}));
   });
 
   r.get("/:runId/episodes/:index", (req, res) => {

@@ -329,10 +329,11 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
   }
 
   /** Appends a recorded timestep: the public tick, the world's view, and each agent's own view. */
-  protected recordTimestep(rec: TimestepRecord, sources: Readonly<Record<string, string>>): void {
+  /** `leaks`: the live audit's findings in this timestep's actions (JSON), shown with the world's step. */
+  protected recordTimestep(rec: TimestepRecord, sources: Readonly<Record<string, string>>, leaks = ""): void {
     const state = this.state;
     pushBounded(state.timeline, tickNow(rec.timestep), MAX_HISTORY);
-    const world = perspectiveStep({ timestep: rec.timestep, text: rec.state, sameAsState: true });
+    const world = perspectiveStep({ timestep: rec.timestep, text: rec.state, sameAsState: true, leaks });
     pushBounded(state.perspectives.get(WORLD_PERSPECTIVE)?.steps, world, MAX_HISTORY);
     for (const a of [...state.agents]) {
       const obs = rec.observations[a];

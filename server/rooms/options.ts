@@ -75,6 +75,11 @@ export const SimulationOptionsSchema = z
     reconnectSeconds: z.number().int().min(0).max(3600).default(60),
     /** Keep a finished room open this long for viewing, then close it. */
     lingerSeconds: z.number().int().min(0).max(86_400).default(600),
+    /**
+     * Audit every action live for information leaks (facts its agent never perceived): marked on the
+     * world's timeline (spectators only) and logged with each episode.
+     */
+    audit: z.boolean().default(false),
     /** Train the seats' `policy:DIR` on the room's episodes on a schedule, and play each new checkpoint (server/self-play/). */
     selfPlay: SelfPlayOptionsSchema.optional(),
   })

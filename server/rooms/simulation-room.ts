@@ -8,6 +8,7 @@ import type { Agent } from "../../worlds/core/agent.js";
 import { loadAgent } from "../../agents/registry.js";
 import { EpisodeLog } from "../../store/episode-log.js";
 import type { RunRecord } from "../../store/run-store.js";
+import { auditContext, LeakAuditor, type FactSource } from "../../worlds/core/leak-audit.js";
 import { runEpisode } from "../../worlds/core/loop.js";
 import { toSocializedContext } from "../../worlds/core/socialize.js";
 import { BaseRoom } from "./base-room.js";
@@ -22,6 +23,8 @@ export class SimulationRoom extends BaseRoom {
   protected readonly roomType = "simulation";
   private opts!: SimulationOptions;
   private scenarios!: ScenarioFactory;
+  /** The world's fact vocabulary, for a room with `audit: true` (none: nothing to audit with). */
+  private facts: FactSource | undefined;
   private run: RunRecord | undefined;
   private log: EpisodeLog | undefined;
   private playing: Promise<void> | undefined;
@@ -35,6 +38,7 @@ export class SimulationRoom extends BaseRoom {
     this.opts = opts;
     const selfPlaySpec = opts.selfPlay ? trainedSpec(opts) : undefined;
     const world = await loadWorld(opts.world);
+    this.facts = world.facts;
     this.scenarios = await loadScenario(opts.world).catch((err: Error) => {
       throw new OptionsError(`bad simulation room options: world: ${err.message}`);
     });
@@ -179,6 +183,9 @@ export class SimulationRoom extends BaseRoom {
     for (const [name, controller] of controllers) agents[name] = new SeatAgent(name, controller, host);
     const names = [...controllers.keys()];
     const signal = this.abort.signal;
+    // The live audit reads each timestep as it is recorded (names and truths from the initial state).
+    const facts = this.opts.audit ? this.facts?.forEpisode({ agents_names: names, socialized_context: [] }, scenario.initialState) : undefined;
+    const auditor = facts ? new LeakAuditor(names, facts.vocabulary, facts.initialTruths) : undefined;
     const episode = await runEpisode(world, {
       seed,
       initialState: scenario.initialState,
@@ -190,7 +197,8 @@ export class SimulationRoom extends BaseRoom {
       signal,
       onTimestep: async (rec, next) => {
         this.current = next;
-        this.recordTimestep(rec, this.sourcesAt(rec.timestep, names));
+        const leaks = auditor?.step(toSocializedContext({ agents: names, steps: [rec] }, { mentalStates: false }).socialized_context[0]!) ?? [];
+        this.recordTimestep(rec, this.sourcesAt(rec.timestep, names), leaks.length ? JSON.stringify(leaks) : "");
         await pause(this.opts.tickMs, signal);
       },
     });
@@ -204,6 +212,14 @@ export class SimulationRoom extends BaseRoom {
         turns: episode.turns.filter((t) => trained.has(t.agent)).map((t) => ({ agent: t.agent, timestep: t.timestep, observation: t.observation.text })),
       });
     }
+    const context = toSocializedContext(episode);
+    // Logged with the structured actions and raw replies the live audit did not have.
+    const audit = facts
+      ? auditContext(context, facts.vocabulary, {
+          initialTruths: facts.initialTruths,
+          turns: episode.turns.map((t) => ({ agent: t.agent, timestep: t.timestep, action: t.action, actionText: t.actionText, ...(t.raw ? { raw: t.raw } : {}) })),
+        })
+      : undefined;
     this.log?.append({
       kind: "room_episode",
       run: this.run?.id ?? null,
@@ -216,7 +232,8 @@ export class SimulationRoom extends BaseRoom {
       seats: Object.fromEntries(
         names.map((n) => [n, { controller: this.state.seats.get(n)?.controller ?? "", person: this.state.seats.get(n)?.occupant || null }]),
       ),
-      socialized_context: toSocializedContext(episode),
+      socialized_context: context,
+      ...(audit ? { audit } : {}),
       turns: episode.turns.map((t) => ({
         agent: t.agent,
         timestep: t.timestep,
@@ -224,6 +241,7 @@ export class SimulationRoom extends BaseRoom {
         action: t.action,
         actionText: t.actionText,
         source: t.source,
+        ...(t.raw ? { raw: t.raw } : {}),
         ...(t.error ? { error: t.error } : {}),
         latencyMs: Math.round(t.latencyMs * 1000) / 1000,
         ...(t.info ? { info: t.info } : {}),
