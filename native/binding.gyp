@@ -12,7 +12,8 @@
         "src/thread_pool.cpp",
         "src/kernels/cpu_backend.cpp",
         "src/kernels/gemm.cpp",
-        "src/kernels/peak.cpp"
+        "src/kernels/peak.cpp",
+        "src/kernels/cuda/cuda_absent.cpp"
       ],
       "dependencies": ["<!(node -p \"require('node-addon-api').targets\"):node_addon_api_except_all"],
       "cflags!": ["-fno-exceptions", "-O2", "-O3"],

@@ -4,7 +4,7 @@
  * and the logits a parity check needs; generation lives in generate.ts.
  */
 import { engineConfig, type Qwen2Config } from "./config.js";
-import { loadNative, type AdamWOptions, type Dtype, type EngineConfig, type FloatArray, type NativeModel, type PassResult, type PolicyPassOptions, type TensorInfo } from "./native.js";
+import { loadNative, type AdamWOptions, type Device, type Dtype, type EngineConfig, type FloatArray, type ModelOptions, type NativeModel, type PassResult, type PolicyPassOptions, type TensorInfo } from "./native.js";
 
 /** Rectangular token batch for a teacher-forced pass: row-major [batch, seqLen]. */
 export interface TokenBatch {
@@ -26,15 +26,19 @@ export class PolicyModel {
 
   constructor(
     readonly config: Qwen2Config,
-    opts: { dtype?: Dtype } = {},
+    opts: ModelOptions = {},
   ) {
     this.engine = engineConfig(config);
     const { Model } = loadNative();
-    this.native = new Model(this.engine, { dtype: opts.dtype ?? "float32" });
+    this.native = new Model(this.engine, { ...opts, dtype: opts.dtype ?? "float32" });
   }
 
   get dtype(): Dtype {
     return this.native.dtype;
+  }
+
+  get device(): Device {
+    return this.native.device;
   }
 
   get numParams(): number {
@@ -49,9 +53,42 @@ export class PolicyModel {
     return this.native.tensors();
   }
 
-  /** The parameters, as a view over the engine's memory. */
+  /** The parameters, as a view over the engine's memory (CPU models; see readParams). */
   params(): FloatArray {
     return this.native.params();
+  }
+
+  /**
+   * The parameters on the host, to read: on the CPU a view over the engine's memory (no copy:
+   * do not keep it across updates), on a GPU a copy.
+   */
+  readParams(): FloatArray {
+    return this.device === "cpu" ? this.native.params() : this.native.readParams();
+  }
+
+  /**
+   * Changes the parameters through a host array: on the CPU the engine's own memory, on a GPU a
+   * copy that is written back after `edit`. With `overwrite`, edit sets every value, so a GPU
+   * copy starts as zeros instead of the current values.
+   */
+  updateParams(edit: (params: FloatArray) => void, opts: { overwrite?: boolean } = {}): void {
+    if (this.device === "cpu") return edit(this.native.params());
+    const host = opts.overwrite ? (this.dtype === "float64" ? new Float64Array(this.numParams) : new Float32Array(this.numParams)) : this.native.readParams();
+    edit(host);
+    this.native.writeParams(host);
+  }
+
+  /** The AdamW moments on the host, to read (views on the CPU, copies on a GPU). */
+  readMoments(): { m: FloatArray; v: FloatArray } {
+    return this.device === "cpu" ? this.native.moments() : this.native.readMoments();
+  }
+
+  /** Changes the AdamW moments through host arrays (written back on a GPU), as updateParams. */
+  updateMoments(edit: (moments: { m: FloatArray; v: FloatArray }) => void): void {
+    if (this.device === "cpu") return edit(this.native.moments());
+    const host = this.native.readMoments();
+    edit(host);
+    this.native.writeMoments(host.m, host.v);
   }
 
   /** Logits at every position of one sequence: [ids.length * vocab]. */
