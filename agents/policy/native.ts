@@ -176,6 +176,12 @@ export interface NativeModule {
    * tf32, bf16 (fp32 operands, bf16 tensor cores) or bf16-operands (operands stored as bf16).
    */
   cudaGemmSeconds(mode: MatmulPrecision | "bf16-operands", ta: boolean, tb: boolean, M: number, N: number, K: number, reps: number): number;
+  /**
+   * "start": time each kind of GPU kernel (matrix products, attention forward, ...) of every CUDA
+   * model, waiting for each (so slower than an untimed run); "stop": stop and return the totals.
+   */
+  cudaProfile(action: "start"): void;
+  cudaProfile(action: "stop"): { what: string; calls: number; seconds: number }[];
 }
 
 let loaded: NativeModule | undefined;

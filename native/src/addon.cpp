@@ -833,6 +833,32 @@ Napi::Value CudaGemmSeconds(const Napi::CallbackInfo& info) {
   }
 }
 
+// cudaProfile("start") starts timing each kind of GPU kernel (every CUDA model; each timed kernel is
+// waited for); cudaProfile("stop") stops and returns [{what, calls, seconds}].
+Napi::Value CudaProfile(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const std::string action = info[0].ToString().Utf8Value();
+  try {
+    if (action == "start") {
+      cuda_profile_start();
+      return env.Undefined();
+    }
+    if (action != "stop") throw type_error(env, "cudaProfile: expected start or stop (got " + action + ")");
+    const std::vector<CudaProfileEntry> entries = cuda_profile_stop();
+    Napi::Array out = Napi::Array::New(env, entries.size());
+    for (size_t i = 0; i < entries.size(); i++) {
+      Napi::Object o = Napi::Object::New(env);
+      o.Set("what", entries[i].what);
+      o.Set("calls", static_cast<double>(entries[i].calls));
+      o.Set("seconds", entries[i].seconds);
+      out.Set(i, o);
+    }
+    return out;
+  } catch (const std::runtime_error& e) {
+    throw Napi::Error::New(env, e.what());
+  }
+}
+
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   Napi::Function model = ModelWrap::Define(env);
   ModelWrap::constructor = Napi::Persistent(model);
@@ -846,6 +872,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("peakGflops", Napi::Function::New(env, PeakGflops, "peakGflops"));
   exports.Set("cuda", Napi::Function::New(env, Cuda, "cuda"));
   exports.Set("cudaGemmSeconds", Napi::Function::New(env, CudaGemmSeconds, "cudaGemmSeconds"));
+  exports.Set("cudaProfile", Napi::Function::New(env, CudaProfile, "cudaProfile"));
   return exports;
 }
 

@@ -3,9 +3,11 @@
 // these functions; cuda_absent.cpp implements them for builds without nvcc.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "../backend.h"
 
@@ -53,5 +55,15 @@ std::unique_ptr<Backend<float>> make_cuda_backend(MatmulPrecision precision);
 // bf16-operands (operands stored as bf16, fp32 result): the last is what true bf16 activations
 // and weight copies would cost.
 double cuda_gemm_seconds(const std::string& mode, bool ta, bool tb, int M, int N, int K, int reps);
+
+// Time per kind of kernel (matrix products, attention forward, ...) over every CUDA model, while
+// profiling is on. Each timed kernel is waited for, so the run is slower than an untimed one.
+struct CudaProfileEntry {
+  std::string what;
+  int64_t calls = 0;
+  double seconds = 0;
+};
+void cuda_profile_start();
+std::vector<CudaProfileEntry> cuda_profile_stop();
 
 }  // namespace sw

@@ -19,4 +19,8 @@ std::unique_ptr<Backend<float>> make_cuda_backend(MatmulPrecision) { throw std::
 
 double cuda_gemm_seconds(const std::string&, bool, bool, int, int, int, int) { throw std::runtime_error(cuda_status().reason); }
 
+void cuda_profile_start() { throw std::runtime_error(cuda_status().reason); }
+
+std::vector<CudaProfileEntry> cuda_profile_stop() { return {}; }
+
 }  // namespace sw
