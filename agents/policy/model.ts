@@ -4,7 +4,7 @@
  * and the logits a parity check needs; generation lives in generate.ts.
  */
 import { engineConfig, type Qwen2Config } from "./config.js";
-import { loadNative, type AdamWOptions, type Device, type Dtype, type EngineConfig, type FloatArray, type ModelOptions, type NativeModel, type PassResult, type PolicyPassOptions, type TensorInfo } from "./native.js";
+import { loadNative, resolveDevice, type AdamWOptions, type Device, type Dtype, type EngineConfig, type FloatArray, type MatmulPrecision, type ModelOptions, type NativeModel, type PassResult, type PolicyPassOptions, type TensorInfo } from "./native.js";
 
 /** Rectangular token batch for a teacher-forced pass: row-major [batch, seqLen]. */
 export interface TokenBatch {
@@ -20,6 +20,22 @@ export interface TokenBatch {
   readonly seqLen: number;
 }
 
+/** Where models go when their maker does not say (a command's --device and --precision). */
+let defaults: ModelOptions = {};
+
+/**
+ * Sets the device (and, on a GPU, the matrix-product precision: default bf16) of the models
+ * made from now on without one, as --threads sets the CPU's threads. Returns the device ("auto"
+ * resolved); "cuda" fails with the reason where it cannot run.
+ */
+export function setModelDevice(choice: Device | "auto", precision?: MatmulPrecision): Device {
+  const device = resolveDevice(choice);
+  if (device === "cpu" && precision !== undefined && precision !== "fp32")
+    throw new Error(`precision ${precision} is for the cuda device (the policy runs on the cpu, in fp32)`);
+  defaults = device === "cuda" ? { device, precision: precision ?? "bf16" } : {};
+  return device;
+}
+
 export class PolicyModel {
   readonly engine: EngineConfig;
   readonly native: NativeModel;
@@ -30,7 +46,7 @@ export class PolicyModel {
   ) {
     this.engine = engineConfig(config);
     const { Model } = loadNative();
-    this.native = new Model(this.engine, { ...opts, dtype: opts.dtype ?? "float32" });
+    this.native = new Model(this.engine, { ...defaults, ...opts, dtype: opts.dtype ?? "float32" });
   }
 
   get dtype(): Dtype {

@@ -7,6 +7,7 @@ import { resolve } from "node:path";
 import { z } from "zod";
 import { ConfigError, configFromEnv, type ServerConfig } from "../../server/config.js";
 import { intArg, parseCommand, UsageError } from "../args.js";
+import { DEVICE_HELP, deviceArgs, deviceOptions, useDevice } from "../device.js";
 
 export const SERVE_HELP = `socialworld serve [options]
 
@@ -24,6 +25,7 @@ Options:
   --api-key K        the key requests to /v1 (the policies' OpenAI-compatible API) must carry
                      (default: $SOCIALWORLD_OPENAI_API_KEY, else none asked)
   --no-demo          start without the demo rooms
+${DEVICE_HELP}
 
 Environment: also $SOCIALWORLD_POLICIES (policies served at /v1 besides <store>/policies/: DIR or
 ID=DIR, separated like PATH).
@@ -38,6 +40,7 @@ const Args = z.object({
   "admin-token": z.string().min(16, "must have at least 16 characters").optional(),
   "api-key": z.string().min(1).optional(),
   "no-demo": z.boolean().default(false),
+  ...deviceArgs,
 });
 
 export async function serveCommand(argv: readonly string[]): Promise<number> {
@@ -51,9 +54,11 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
       "admin-token": { type: "string" },
       "api-key": { type: "string" },
       "no-demo": { type: "boolean" },
+      ...deviceOptions,
     },
     Args,
   );
+  await useDevice(args);
   let env: ServerConfig;
   try {
     env = configFromEnv(args.store ? { ...process.env, SOCIALWORLD_DATA: args.store } : process.env);
