@@ -7,8 +7,8 @@
 #                                              shapes (no GPU, no PyTorch needed), to check this script
 #
 # It uses what was built and carried: native/build (the addon, compiled with nvcc for sm_90) and
-# .device/node.xz (a node binary; the GPU machine has none). If the addon cannot run kernels on
-# the GPU it recompiles the CUDA units there with nvcc and relinks. Every stage has its own
+# .device/node.xz (a node binary; the GPU machine has none). If the addon's kernels were not
+# compiled for the GPU found, it recompiles the CUDA units there with nvcc and relinks. Every stage has its own
 # timeout and the whole run a deadline (RUN_SECONDS, default 330): a stage that would start too
 # late is skipped and says so. Seven files go to $OUT: env.log, parity.log, parity.json,
 # results.jsonl, bench.log, torch.log, summary.md (the tables, also printed last).
@@ -77,7 +77,7 @@ else
   GRPO_SHAPES=()
   PARITY_ARGS=()
   BIG=0.5b
-  (nvidia-smi; nvidia-smi --query-gpu=name,compute_cap,driver_version,memory.total,clocks.max.sm,power.limit --format=csv) >>"$ENV_LOG" 2>&1
+  (nvidia-smi; nvidia-smi --query-gpu=name,compute_cap,driver_version,memory.total,clocks.max.sm,power.limit --format=csv; head -2 /etc/os-release; ldd --version | head -1) >>"$ENV_LOG" 2>&1
   if [ -z "${SOCIALWORLD_CUBLAS:-}" ]; then
     SOCIALWORLD_CUBLAS=$("$PY" - <<'EOF' 2>/dev/null
 import glob, os, site
@@ -100,8 +100,9 @@ probe() { "$NODE" -e 'const s = require(require("path").resolve(process.argv[1])
 STATUS=$(probe)
 PROBE_RC=$?
 log "cuda: $STATUS"
-if [ "$PROBE_RC" -ne 0 ] && [ "$SELF_TEST" = 0 ]; then
-  # Recompile the CUDA units for this GPU with nvcc and relink the addon from the carried objects.
+if [ "$PROBE_RC" -ne 0 ] && [ "$SELF_TEST" = 0 ] && [[ "$STATUS" == *"cannot run this build's kernels"* ]]; then
+  # The GPU is not one the kernels were compiled for: recompile the CUDA units for it with nvcc
+  # and relink the addon from the carried objects. (No GPU, no driver or no cuBLAS: nothing to do.)
   ARCH=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d '. ')
   NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
   CUDA_HOME_=$(dirname "$(dirname "$(readlink -f "$NVCC")")")
