@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "attention_tensor_cores.cuh"
 #include "reduce.cuh"
 
 namespace sw::cuda {
@@ -410,6 +411,19 @@ void forward_dense(const AttentionArgs<float>& a, cudaStream_t stream) {
             a.lse, S, a.heads, group, static_cast<float>(1.0 / std::sqrt(static_cast<double>(HD))));
 }
 
+// The tensor-core kernels read float4 rows: strides and starts must be 16-byte aligned.
+bool aligned4(const void* p, int64_t stride) { return reinterpret_cast<uintptr_t>(p) % 16 == 0 && stride % 4 == 0; }
+
+template <int HD>
+void forward_dense_tc(const AttentionArgs<float>& a, cudaStream_t stream) {
+  const int S = a.dense_seq_len, batch = a.rows / S, group = a.heads / a.kv_heads;
+  constexpr size_t smem = tc::forward_shared<HD>();
+  allow_shared(tc::k_forward<HD>, smem);
+  const dim3 grid((S + tc::kTile - 1) / tc::kTile, a.heads, batch);
+  SW_LAUNCH(tc::k_forward<HD>, grid, tc::kThreads, smem, stream, a.q, a.q_stride, a.k, a.v, a.kv_pos_stride, a.kv_seq_stride, a.out,
+            a.out_stride, a.lse, S, a.heads, group, static_cast<float>(tc::kLog2e / std::sqrt(static_cast<double>(HD))));
+}
+
 template <int HD>
 void forward_rows(const AttentionArgs<float>& a, cudaStream_t stream) {
   const int group = a.heads / a.kv_heads;
@@ -421,12 +435,39 @@ void forward_rows(const AttentionArgs<float>& a, cudaStream_t stream) {
 }
 
 template <int HD>
-void backward(const AttentionGradArgs<float>& a, float* D, cudaStream_t stream) {
+void backward(const AttentionGradArgs<float>& a, bool tensor_cores, float* scratch, cudaStream_t stream) {
   const int S = a.seq_len, group = a.heads / a.kv_heads;
   const int64_t rows = static_cast<int64_t>(a.batch) * S;
   const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(HD)));
   const int64_t warps = rows * a.heads;
+  float* D = scratch;
   SW_LAUNCH(k_attention_delta<HD>, static_cast<unsigned>((warps + 7) / 8), 256, 0, stream, a.out, a.dout, a.out_stride, D, rows, a.heads);
+  if (tensor_cores) {
+    const int tiles = (S + tc::kTile - 1) / tc::kTile;
+    const float scale_log2 = scale * tc::kLog2e;
+    constexpr size_t kv_smem = tc::backward_kv_shared<HD>(), q_smem = tc::backward_q_shared<HD>();
+    allow_shared(tc::k_backward_kv<HD>, kv_smem);
+    allow_shared(tc::k_backward_q<HD>, q_smem);
+    // Each query head's dK/dV share, summed over the group afterwards in head order (no atomics).
+    float* dk = a.dk;
+    float* dv = a.dv;
+    int64_t stride = a.kv_pos_stride;
+    if (group > 1) {
+      dk = D + rows * a.heads;
+      dv = dk + rows * a.heads * HD;
+      stride = static_cast<int64_t>(a.heads) * HD;
+    }
+    SW_LAUNCH(tc::k_backward_kv<HD>, dim3(tiles, a.heads, a.batch), tc::kThreads, kv_smem, stream, a.q, a.q_stride, a.k, a.v, a.kv_pos_stride,
+              a.dout, a.out_stride, a.lse, D, dk, dv, stride, S, a.heads, group, scale_log2, scale);
+    if (group > 1) {
+      const int64_t n = rows * a.kv_heads * HD;
+      const unsigned blocks = static_cast<unsigned>(std::min<int64_t>((n + 255) / 256, int64_t(1) << 16));
+      SW_LAUNCH(tc::k_sum_group<HD>, blocks, 256, 0, stream, a.dk, a.dv, a.kv_pos_stride, dk, dv, rows, a.kv_heads, group);
+    }
+    SW_LAUNCH(tc::k_backward_q<HD>, dim3(tiles, a.heads, a.batch), tc::kThreads, q_smem, stream, a.q, a.q_stride, a.k, a.v, a.kv_pos_stride,
+              a.dout, a.out_stride, a.lse, D, a.dq, S, a.heads, group, scale_log2, scale);
+    return;
+  }
   const size_t smem = sizeof(float) * BackwardTiles<HD>::kFloats;
   allow_shared(k_flash_backward_kv<HD>, smem);
   allow_shared(k_flash_backward_q<HD>, smem);
@@ -460,12 +501,33 @@ bool attention_head_dim_supported(int hd) { return hd == 16 || hd == 32 || hd ==
       unsupported(hd);             \
   }
 
-void attention_forward_dense(const AttentionArgs<float>& a, cudaStream_t stream) { SW_HEAD_DIMS(a.head_dim, forward_dense, (a, stream)) }
+bool attention_tensor_cores_apply(const AttentionArgs<float>& a) {
+  return aligned4(a.q, a.q_stride) && aligned4(a.k, a.kv_pos_stride) && aligned4(a.v, a.kv_seq_stride) && aligned4(a.out, a.out_stride);
+}
+
+bool attention_tensor_cores_apply(const AttentionGradArgs<float>& a) {
+  return aligned4(a.q, a.q_stride) && aligned4(a.k, a.kv_pos_stride) && aligned4(a.v, a.kv_pos_stride) && aligned4(a.dout, a.out_stride) &&
+         aligned4(a.dq, a.q_stride) && aligned4(a.dk, a.kv_pos_stride) && aligned4(a.dv, a.kv_pos_stride);
+}
+
+void attention_forward_dense(const AttentionArgs<float>& a, bool tensor_cores, cudaStream_t stream) {
+  if (tensor_cores && attention_tensor_cores_apply(a)) {
+    SW_HEAD_DIMS(a.head_dim, forward_dense_tc, (a, stream))
+  }
+  SW_HEAD_DIMS(a.head_dim, forward_dense, (a, stream))
+}
 
 void attention_forward_rows(const AttentionArgs<float>& a, cudaStream_t stream) { SW_HEAD_DIMS(a.head_dim, forward_rows, (a, stream)) }
 
-void attention_backward(const AttentionGradArgs<float>& a, float* scratch, cudaStream_t stream) {
-  SW_HEAD_DIMS(a.head_dim, backward, (a, scratch, stream))
+size_t attention_backward_scratch_floats(const AttentionGradArgs<float>& a, bool tensor_cores) {
+  const size_t rows = static_cast<size_t>(a.batch) * a.seq_len;
+  const bool partials = tensor_cores && attention_tensor_cores_apply(a) && a.heads > a.kv_heads;
+  return rows * a.heads * (partials ? 1 + 2 * static_cast<size_t>(a.head_dim) : 1);
+}
+
+void attention_backward(const AttentionGradArgs<float>& a, bool tensor_cores, float* scratch, cudaStream_t stream) {
+  const bool tc = tensor_cores && attention_tensor_cores_apply(a);
+  SW_HEAD_DIMS(a.head_dim, backward, (a, tc, scratch, stream))
 }
 
 }  // namespace sw::cuda

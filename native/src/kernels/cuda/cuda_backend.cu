@@ -626,15 +626,16 @@ class CudaBackend final : public Backend<float> {
     if (a.rows == 0) return;
     Scope scope("attention forward", stream_);
     if (a.dense_seq_len > 0)
-      attention_forward_dense(a, stream_);
+      attention_forward_dense(a, tensor_core_attention(), stream_);
     else
       attention_forward_rows(a, stream_);
   }
 
   void attention_backward(const AttentionGradArgs<float>& a) override {
     Scope scope("attention backward", stream_);
-    float* D = static_cast<float*>(attention_scratch_.get(sizeof(float) * static_cast<size_t>(a.batch) * a.seq_len * a.heads));
-    cuda::attention_backward(a, D, stream_);
+    const bool tc = tensor_core_attention();
+    float* scratch = static_cast<float*>(attention_scratch_.get(sizeof(float) * attention_backward_scratch_floats(a, tc)));
+    cuda::attention_backward(a, tc, scratch, stream_);
   }
 
   void swiglu_forward(float* out, const float* gu, int rows, int dim) override {
@@ -775,6 +776,9 @@ class CudaBackend final : public Backend<float> {
   }
 
  private:
+  // Training attention on the tensor cores (bf16 operands) in the tf32 and bf16 modes.
+  bool tensor_core_attention() const { return precision_ != MatmulPrecision::fp32; }
+
   static int compute_type(MatmulPrecision p) {
     return p == MatmulPrecision::tf32 ? kCompute32FFastTF32 : p == MatmulPrecision::bf16 ? kCompute32FFast16BF : kCompute32F;
   }

@@ -27,6 +27,7 @@ namespace {
 
 constexpr size_t kStack = 128 * 1024;
 constexpr int kWarp = 32;
+constexpr size_t kGatherBytes = 64;
 
 enum class Wait { none, block, warp, done };
 
@@ -50,6 +51,7 @@ struct Block {
   std::vector<std::vector<unsigned char>> statics;
   std::vector<uint64_t> exchange;  // one slot per thread
   std::vector<unsigned> ballots;   // one per warp
+  std::vector<unsigned char> gather;  // kGatherBytes per thread
   const std::function<void()>* body = nullptr;
   const char* name = "";
 };
@@ -205,6 +207,18 @@ unsigned ballot(bool pred) {
   return out;
 }
 
+int lane_id() { return g_current->lane; }
+
+void warp_gather(const void* mine, void* all, size_t bytes) {
+  if (bytes > kGatherBytes) die("warp_gather moves at most 64 bytes a lane");
+  Fiber* f = g_current;
+  unsigned char* base = g_block->gather.data() + static_cast<size_t>(f->warp) * kWarp * kGatherBytes;
+  std::memcpy(base + static_cast<size_t>(f->lane) * kGatherBytes, mine, bytes);
+  yield(Wait::warp);
+  for (int l = 0; l < kWarp; l++) std::memcpy(static_cast<unsigned char*>(all) + static_cast<size_t>(l) * bytes, base + static_cast<size_t>(l) * kGatherBytes, bytes);
+  yield(Wait::warp);  // nobody overwrites a slot before every lane has read
+}
+
 void* dynamic_shared() { return g_block->dynamic.data(); }
 
 void* static_shared(size_t bytes) {
@@ -231,6 +245,7 @@ void launch(const char* name, dim3 grid, dim3 block, size_t shared_bytes, const 
   b.name = name;
   b.exchange.assign(n, 0);
   b.ballots.assign((n + kWarp - 1) / kWarp, 0);
+  b.gather.assign(((n + kWarp - 1) / kWarp) * kWarp * kGatherBytes, 0);
   for (size_t i = 0; i < n; i++) b.fibers.push_back(g_pool[i].get());
   const int warps = static_cast<int>((n + kWarp - 1) / kWarp);
   g_block = &b;

@@ -17,6 +17,10 @@
 using std::max;
 using std::min;
 
+struct alignas(8) float2 {
+  float x, y;
+};
+
 struct alignas(16) float4 {
   float x, y, z, w;
 };
@@ -108,6 +112,11 @@ void syncwarp();
 // Exchanges 8 bytes with lane `src` (or lane ^ mask) of the warp; every lane of the warp must call.
 uint64_t exchange(uint64_t value, int src_lane, bool xor_mask);
 unsigned ballot(bool pred);
+// The running thread's lane in its warp.
+int lane_id();
+// Every lane's `bytes` (at most 64) from `mine` into all[lane * bytes]: a warp-wide exchange for
+// the emulated tensor-core instructions (mma.cuh). Every lane of the warp must call.
+void warp_gather(const void* mine, void* all, size_t bytes);
 
 template <typename T>
 T shfl(T v, int lane, bool xor_mask) {
