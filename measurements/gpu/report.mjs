@@ -45,9 +45,9 @@ if (train.length) {
     const here = train.filter((r) => r.config === config);
     const eager = here.find((r) => r.engine === "pytorch-eager");
     for (const r of here)
-      rows.push([config, `${r.engine}${r.engine === "native" ? ` ${r.precision}` : ""}`, `${r.batch} x ${r.seq}`, f(r.msPerStep), f(r.tokensPerS, 0), f(r.tflops), pct(r.mfu), eager ? `${f(r.tokensPerS / eager.tokensPerS, 2)}x` : "-"]);
+      rows.push([config, `${r.engine}${r.engine === "native" ? ` ${r.precision}` : ""}`, `${r.batch} x ${r.seq}`, f(r.msPerStep), f(r.tokensPerS, 0), f(r.tflops), pct(r.mfu), eager ? `${f(r.tokensPerS / eager.tokensPerS, 2)}x` : "-", f(r.compileS)]);
   }
-  out.push("### Training step (forward + backward + AdamW)\n\n" + table(["config", "engine", "batch x tokens", "ms / step", "tokens/s", "TFLOP/s", "MFU (989 bf16)", "vs PyTorch eager"], rows));
+  out.push("### Training step (forward + backward + AdamW)\n\n" + table(["config", "engine", "batch x tokens", "ms / step", "tokens/s", "TFLOP/s", "MFU (989 bf16)", "vs PyTorch eager", "compile s"], rows));
 }
 
 const gen = records.filter((r) => r.stage === "generate" && !r.error);

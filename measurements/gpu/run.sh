@@ -1,26 +1,50 @@
 #!/usr/bin/env bash
 # The GPU run: parity of the CUDA backend with the CPU backend, then the speed benchmark against
-# PyTorch, on one lent machine, in about six minutes. Run from the checkout's root:
+# PyTorch, on one lent machine. Run from the checkout's root:
 #
 #   bash measurements/gpu/run.sh              on the GPU machine (OUT: where logs go, default $OUT)
 #   bash measurements/gpu/run.sh --self-test  here: the same stages on the CUDA emulator with tiny
 #                                              shapes (no GPU, no PyTorch needed), to check this script
+#   --stages a,b,...   only these stages, in the order below (default: all):
+#                      parity, train-0.5b, train-100m, train-10m, torch-eager (PyTorch training at
+#                      the chosen train-* sizes), profile, generate, torch-generate, grpo,
+#                      train-precisions (tf32 and fp32 at the chosen sizes), gemm, torch-compile
+#                      (PyTorch compiled at 0.5B only, its compile time reported apart)
+#   --deadline SECONDS the whole run's wall-clock budget (default 330; RUN_SECONDS too)
 #
 # It uses what was built and carried: native/build (the addon, compiled with nvcc for sm_90) and
 # .device/node.xz (a node binary; the GPU machine has none). If the addon's kernels were not
 # compiled for the GPU found, it recompiles the CUDA units there with nvcc and relinks. Every stage has its own
-# timeout and the whole run a deadline (RUN_SECONDS, default 330): a stage that would start too
-# late is skipped and says so. Seven files go to $OUT: env.log, parity.log, parity.json,
-# results.jsonl, bench.log, torch.log, summary.md (the tables, also printed last).
+# timeout and the whole run a deadline: a stage that would start too late is skipped and says so;
+# torch-compile runs last and takes what is left. Seven files go to $OUT: env.log, parity.log,
+# parity.json, results.jsonl, bench.log, torch.log, summary.md (the tables, also printed last).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
 SELF_TEST=0
-[ "${1:-}" = "--self-test" ] && SELF_TEST=1
+STAGES=all
+BUDGET=${RUN_SECONDS:-330}
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --self-test) SELF_TEST=1 ;;
+    --stages) STAGES=$2; shift ;;
+    --deadline) BUDGET=$2; shift ;;
+    *) echo "run.sh: unknown argument $1 (--self-test, --stages LIST, --deadline SECONDS)" >&2; exit 2 ;;
+  esac
+  shift
+done
+KNOWN=",parity,train-0.5b,train-100m,train-10m,torch-eager,profile,generate,torch-generate,grpo,train-precisions,gemm,torch-compile,"
+if [ "$STAGES" != all ]; then
+  for s in ${STAGES//,/ }; do
+    [[ "$KNOWN" == *",$s,"* ]] || { echo "run.sh: unknown stage $s (one of ${KNOWN:1:-1})" >&2; exit 2; }
+  done
+fi
+# wanted NAME: whether the stage was selected.
+wanted() { [ "$STAGES" = all ] || [[ ",$STAGES," == *",$1,"* ]]; }
 OUT="${OUT:-/tmp/socialworld-gpu-run}"
 mkdir -p "$OUT"
 START=$(date +%s)
-DEADLINE=$((START + ${RUN_SECONDS:-330}))
+DEADLINE=$((START + BUDGET))
 ENV_LOG="$OUT/env.log" BENCH_LOG="$OUT/bench.log" TORCH_LOG="$OUT/torch.log" RESULTS="$OUT/results.jsonl"
 : >"$ENV_LOG"; : >"$BENCH_LOG"; : >"$TORCH_LOG"; : >"$RESULTS"; : >"$OUT/parity.log"; rm -f "$OUT/parity.json"
 
@@ -120,37 +144,57 @@ if [ "$PROBE_RC" -ne 0 ] && [ "$SELF_TEST" = 0 ] && [[ "$STATUS" == *"cannot run
 fi
 
 # ---- parity ----
-stage parity 150 "$OUT/parity.log" "$OUT/parity.log" "$NODE" measurements/gpu/parity.mjs --addon "$ADDON" --json "$OUT/parity.json" "${PARITY_ARGS[@]}"
-grep -E '^(FAIL|SKIPPED)|checks pass' "$OUT/parity.log"
+if wanted parity; then
+  stage parity 150 "$OUT/parity.log" "$OUT/parity.log" "$NODE" measurements/gpu/parity.mjs --addon "$ADDON" --json "$OUT/parity.json" "${PARITY_ARGS[@]}"
+  grep -E '^(FAIL|SKIPPED)|checks pass' "$OUT/parity.log"
+fi
 
 # ---- speed ----
 BENCH=("$NODE" measurements/gpu/bench.mjs --addon "$ADDON")
 TORCH=("$PY" measurements/gpu/torch_reference.py)
-if ! "$PY" -c 'import torch, transformers' 2>>"$TORCH_LOG"; then
+if (wanted torch-eager || wanted torch-generate || wanted torch-compile) && ! "$PY" -c 'import torch, transformers' 2>>"$TORCH_LOG"; then
   echo "{\"engine\":\"pytorch\",\"stage\":\"versions\",\"error\":\"$PY cannot import torch and transformers\"}" >>"$RESULTS"
   TORCH=(true)
 fi
+# The training sizes chosen (the self-test runs them all at the tiny shape).
+SIZES=()
+for c in 0.5b 100m 10m; do wanted "train-$c" && SIZES+=("$c"); done
 if [ "$SELF_TEST" = 1 ]; then
-  TORCH_TRAIN=train:tiny GEN_BATCHES=(1 2) T_ARGS=(--batch 2 --seq 64 --gen-config tiny --prompt 16 --new 8)
+  [ ${#SIZES[@]} -gt 0 ] && SIZES=(tiny)
+  GEN_BATCHES=(1 2) T_ARGS=(--batch 2 --seq 64 --gen-config tiny --prompt 16 --new 8)
 else
-  TORCH_TRAIN=train:10m,train:100m,train:0.5b GEN_BATCHES=(1 32) T_ARGS=()
+  GEN_BATCHES=(1 32) T_ARGS=()
 fi
 run() { stage "$1" "$2" "$RESULTS" "$3" "${@:4}"; }
+size_args() { [ "$SELF_TEST" = 1 ] && echo "${SHAPES[@]}"; }
 
-run "train $BIG bf16" 60 "$BENCH_LOG" "${BENCH[@]}" --stage train --config "$BIG" --precision bf16 "${SHAPES[@]}"
-run "pytorch eager" 150 "$TORCH_LOG" "${TORCH[@]}" --stages "$TORCH_TRAIN,generate:${GEN_BATCHES[0]},generate:${GEN_BATCHES[1]}" "${T_ARGS[@]}"
-for b in "${GEN_BATCHES[@]}"; do run "generate $BIG batch $b" 60 "$BENCH_LOG" "${BENCH[@]}" --stage generate --config "$BIG" --batch "$b" "${GEN_SHAPES[@]}"; done
-run "grpo $BIG" 90 "$BENCH_LOG" "${BENCH[@]}" --stage grpo --config "$BIG" --precision bf16 "${GRPO_SHAPES[@]}"
-run "profile $BIG" 60 "$BENCH_LOG" "${BENCH[@]}" --stage profile --config "$BIG" --precision bf16 "${SHAPES[@]}"
-if [ "$SELF_TEST" = 0 ]; then
-  for c in 10m 100m; do
-    for p in bf16 tf32 fp32; do run "train $c $p" 45 "$BENCH_LOG" "${BENCH[@]}" --stage train --config "$c" --precision "$p"; done
+for c in "${SIZES[@]}"; do
+  # shellcheck disable=SC2046
+  run "train $c bf16" 60 "$BENCH_LOG" "${BENCH[@]}" --stage train --config "$c" --precision bf16 $(size_args)
+done
+TORCH_STAGES=()
+if wanted torch-eager; then for c in "${SIZES[@]}"; do TORCH_STAGES+=("train:$c"); done; fi
+if wanted torch-generate; then TORCH_STAGES+=("generate:${GEN_BATCHES[0]}" "generate:${GEN_BATCHES[1]}"); fi
+if [ ${#TORCH_STAGES[@]} -gt 0 ]; then
+  LIST=$(IFS=,; echo "${TORCH_STAGES[*]}")
+  run "pytorch eager" 150 "$TORCH_LOG" "${TORCH[@]}" --stages "$LIST" "${T_ARGS[@]}"
+fi
+wanted profile && run "profile $BIG" 60 "$BENCH_LOG" "${BENCH[@]}" --stage profile --config "$BIG" --precision bf16 "${SHAPES[@]}"
+if wanted generate; then
+  for b in "${GEN_BATCHES[@]}"; do run "generate $BIG batch $b" 60 "$BENCH_LOG" "${BENCH[@]}" --stage generate --config "$BIG" --batch "$b" "${GEN_SHAPES[@]}"; done
+fi
+wanted grpo && run "grpo $BIG" 90 "$BENCH_LOG" "${BENCH[@]}" --stage grpo --config "$BIG" --precision bf16 "${GRPO_SHAPES[@]}"
+if wanted train-precisions; then
+  for c in "${SIZES[@]}"; do
+    for p in tf32 fp32; do
+      # shellcheck disable=SC2046
+      run "train $c $p" 60 "$BENCH_LOG" "${BENCH[@]}" --stage train --config "$c" --precision "$p" --steps 3 $(size_args)
+    done
   done
 fi
-run "train $BIG tf32" 60 "$BENCH_LOG" "${BENCH[@]}" --stage train --config "$BIG" --precision tf32 "${SHAPES[@]}"
-run "train $BIG fp32" 60 "$BENCH_LOG" "${BENCH[@]}" --stage train --config "$BIG" --precision fp32 --steps 3 "${SHAPES[@]}"
-[ "$SELF_TEST" = 0 ] && run "gemm modes" 60 "$BENCH_LOG" "${BENCH[@]}" --stage gemm --config 0.5b --reps 10
-run "pytorch compile" 170 "$TORCH_LOG" "${TORCH[@]}" --compile --stages "${TORCH_TRAIN##*,}" "${T_ARGS[@]}"
+[ "$SELF_TEST" = 0 ] && wanted gemm && run "gemm modes" 60 "$BENCH_LOG" "${BENCH[@]}" --stage gemm --config 0.5b --reps 10
+# Last, with whatever time is left: compiling the 0.5B model takes minutes.
+wanted torch-compile && run "pytorch compile" 600 "$TORCH_LOG" "${TORCH[@]}" --compile --stages "train:$BIG" "${T_ARGS[@]}"
 
 # ---- tables ----
 "$NODE" measurements/gpu/report.mjs "$RESULTS" "$OUT/parity.json" >"$OUT/summary.md" 2>&1
