@@ -58,7 +58,7 @@ if (gen.length) {
     const hf = here.find((r) => r.engine.startsWith("pytorch"));
     for (const r of here) rows.push([r.config, batch, `${r.engine} ${r.precision}`, `${r.prompt} + ${r.new}`, f(r.seconds, 2), f(r.tokensPerS, 0), hf ? `${f(r.tokensPerS / hf.tokensPerS, 2)}x` : "-"]);
   }
-  out.push("### Generation (greedy; the native engine keeps fp32 weights, transformers runs the model in bf16)\n\n" + table(["config", "batch", "engine", "prompt + new", "seconds", "new tokens/s", "vs transformers"], rows));
+  out.push("### Generation (greedy; native bf16: bf16 copies of the fp32 weights in the products; transformers runs the model in bf16)\n\n" + table(["config", "batch", "engine", "prompt + new", "seconds", "new tokens/s", "vs transformers"], rows));
 }
 
 const grpo = records.filter((r) => r.stage === "grpo" && !r.error);

@@ -80,6 +80,7 @@ Qwen2Model<T>::Qwen2Model(const ModelConfig& config, std::unique_ptr<Backend<T>>
   num_params_ = off;
   be_->check_fits(num_params_ * sizeof(T), "the parameters");
   params_ = be_->alloc(num_params_);
+  be_->set_parameters(params_.get(), num_params_);
 }
 
 template <typename T>

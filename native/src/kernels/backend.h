@@ -83,6 +83,13 @@ class Backend {
   virtual size_t logit_budget() const = 0;
   virtual void zero(T* x, size_t n) = 0;
   virtual void copy(T* dst, const T* src, size_t n) = 0;
+  // The model's parameters, n elements, which change only through upload, copy, zero and adamw:
+  // a backend whose products read lower-precision operands may keep its own copy of them in that
+  // precision (the CUDA backend's bf16 mode). Nothing to do by default.
+  virtual void set_parameters(const T* params, size_t n) {
+    (void)params;
+    (void)n;
+  }
 
   // C[M,N] = alpha * op(A)[M,K] * op(B)[K,N] + beta * C; op transposes when ta / tb.
   // With beta == 0, C is not read.

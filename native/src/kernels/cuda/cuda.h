@@ -13,12 +13,13 @@
 
 namespace sw {
 
-// How the GPU computes matrix products. Storage, master weights, AdamW moments, gradients and
-// every other kernel stay fp32 in all three; fp32 is the parity mode.
+// How the GPU computes matrix products and training attention. Master weights, AdamW moments,
+// gradients, stored activations and every other kernel stay fp32 in all three; fp32 is the
+// parity mode (native/README.md says exactly what is bf16 where).
 enum class MatmulPrecision {
-  fp32,  // fp32 FMA (CUBLAS_COMPUTE_32F, no TF32)
-  tf32,  // tensor cores on tf32-rounded operands, fp32 accumulation
-  bf16,  // tensor cores on bf16-rounded operands, fp32 accumulation
+  fp32,  // fp32 FMA (CUBLAS_COMPUTE_32F, no TF32); attention on the CUDA cores
+  tf32,  // tensor cores on tf32-rounded operands, fp32 accumulation; attention on the tensor cores
+  bf16,  // tensor cores on bf16-stored operands (a bf16 copy of the weights), fp32 accumulation
 };
 
 inline const char* precision_name(MatmulPrecision p) {
