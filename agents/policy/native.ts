@@ -7,6 +7,7 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { TokenAutomaton, TokenAutomatonData } from "../../models/grammar/index.js";
 
 export type Dtype = "float32" | "float64";
 export type FloatArray = Float32Array | Float64Array;
@@ -97,6 +98,19 @@ export interface GenerationOptions {
   readonly seed?: number;
   readonly seeds?: readonly number[];
   readonly stopTokenIds?: readonly number[];
+  /**
+   * One grammar (or null) per prompt: each step samples only what the grammar allows and can
+   * still finish within the sequence's budget; the log-probs are then under that masked
+   * distribution (softmax over the allowed tokens).
+   */
+  readonly constraints?: readonly (NativeConstraint | null)[];
+  /** One budget per prompt (default maxNewTokens): the tokens a constrained sequence must finish within. */
+  readonly budgets?: readonly number[];
+}
+
+/** A grammar's token automaton in native memory (models/grammar/token-automaton.ts's flat arrays, checked). */
+export interface NativeConstraint {
+  readonly numStates: number;
 }
 
 export type FinishReason = "stop_token" | "length" | "stopped";
@@ -115,6 +129,7 @@ export interface NativeGeneration {
 export interface NativeModule {
   Model: new (config: EngineConfig, options?: { dtype?: Dtype }) => NativeModel;
   Generation: new (model: NativeModel, prompts: readonly Int32Array[], options: GenerationOptions) => NativeGeneration;
+  Constraint: new (automaton: TokenAutomatonData) => NativeConstraint;
   /** C = alpha op(A) op(B) + beta C, row-major (tests and benchmarks). */
   gemm<A extends FloatArray>(ta: boolean, tb: boolean, M: number, N: number, K: number, alpha: number, A: A, lda: number, B: A, ldb: number, beta: number, C: A, ldc: number): void;
   isa(): { current: string; best: string };
@@ -145,4 +160,16 @@ export function loadNative(): NativeModule {
   if (!existsSync(file)) throw new Error(`the native engine is not built (${file} is missing): run \`npm run build:native\``);
   loaded = createRequire(import.meta.url)(file) as NativeModule;
   return loaded;
+}
+
+const nativeConstraints = new WeakMap<TokenAutomaton, NativeConstraint>();
+
+/** The native copy of a token automaton (made once per automaton). */
+export function nativeConstraint(automaton: TokenAutomaton): NativeConstraint {
+  let c = nativeConstraints.get(automaton);
+  if (!c) {
+    c = new (loadNative().Constraint)(automaton);
+    nativeConstraints.set(automaton, c);
+  }
+  return c;
 }

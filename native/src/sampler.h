@@ -2,6 +2,7 @@
 // generator per sequence.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -36,5 +37,43 @@ struct Sample {
 // distribution that top-k left (renormalised). `scratch` is reused between calls.
 template <typename T>
 Sample sample_token(const T* logits, int vocab, const SamplingParams& params, Rng64& rng, std::vector<std::pair<double, int32_t>>& scratch);
+
+// Draws one of `candidates` (n token ids, increasing) from the logits masked to them: the same
+// steps on softmax over the candidates only. The log-prob is under that masked distribution (0
+// when n is 1); `*index` receives the position of the token drawn among the candidates.
+template <typename T>
+Sample sample_among(const T* logits, const int32_t* candidates, int n, const SamplingParams& params, Rng64& rng,
+                    std::vector<std::pair<double, int32_t>>& scratch, int* index);
+
+// A grammar's token automaton, as models/grammar/token-automaton.ts lays it out (CSR):
+// per state {row, count, room, stride, distance, accepts}; row r's entries are
+// [row_start[r], row_start[r + 1]), each {token, target, units, lo, hi}. An entry applies when
+// lo <= count <= hi; its next state is target (units < 0) or state + min(units, room) * stride +
+// target (a token that stays inside a counted string, whose states share rows).
+class TokenConstraint {
+ public:
+  static constexpr int kStateFields = 6;
+  static constexpr int kEntryFields = 5;
+
+  // Checks the layout (every row and absolute target in range, tokens below vocab_size).
+  TokenConstraint(int32_t vocab_size, int32_t start, std::vector<int32_t> states, std::vector<int32_t> row_start, std::vector<int32_t> entries);
+
+  int32_t vocab_size() const { return vocab_size_; }
+  int32_t start() const { return start_; }
+  int32_t num_states() const { return static_cast<int32_t>(states_.size() / kStateFields); }
+  // Tokens to the end from `state` (an upper bound).
+  int32_t distance(int32_t state) const { return states_[static_cast<size_t>(state) * kStateFields + 4]; }
+
+  // The tokens allowed in `state` with `remaining` tokens left, this one included: the entries
+  // that apply and whose next state can still finish in remaining - 1 tokens (stop tokens never
+  // inside the text), then the stop tokens when the state accepts (next state -1). `tokens`
+  // comes out increasing except for the stop tokens at its end.
+  void allowed(int32_t state, int remaining, const std::vector<int32_t>& stops, const std::vector<uint8_t>& is_stop, std::vector<int32_t>& tokens,
+               std::vector<int32_t>& next) const;
+
+ private:
+  int32_t vocab_size_, start_;
+  std::vector<int32_t> states_, row_start_, entries_;
+};
 
 }  // namespace sw
