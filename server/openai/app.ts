@@ -20,6 +20,8 @@ export interface PolicyServerOptions {
   readonly apiKey?: string;
   readonly maxBatch?: number;
   readonly maxWaiting?: number;
+  /** false: response_format is checked after sampling, not enforced while sampling. */
+  readonly enforceFormat?: boolean;
 }
 
 export interface PolicyServer {
@@ -39,6 +41,7 @@ export async function startPolicyServer(opts: PolicyServerOptions): Promise<Poli
     ...(opts.apiKey ? { apiKey: opts.apiKey } : {}),
     ...(opts.maxBatch !== undefined ? { maxBatch: opts.maxBatch } : {}),
     ...(opts.maxWaiting !== undefined ? { maxWaiting: opts.maxWaiting } : {}),
+    ...(opts.enforceFormat !== undefined ? { enforceFormat: opts.enforceFormat } : {}),
   });
   service.preload();
   const app = express();

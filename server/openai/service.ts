@@ -12,8 +12,10 @@ import { CancelledError, PolicyEngine, QueueFullError, type EngineChoice, type E
 import { errorHandler, notFound, OpenAiError, requestError, sendError } from "./errors.js";
 import { sameSecret } from "../secret.js";
 import { formatChecker, type FormatCheck, type FormatChecker } from "./format-check.js";
+import { checkBudget, responseGrammar } from "./response-grammar.js";
 import type { ServedModel } from "./models.js";
 import { ChatRequestSchema, chatMessages, type ChatRequest } from "./schemas.js";
+import type { TokenAutomaton } from "../../models/grammar/index.js";
 
 /** Without max_tokens a completion may use the rest of the context, up to this many tokens. */
 export const DEFAULT_MAX_TOKENS = 4096;
@@ -27,6 +29,11 @@ export interface OpenAiServiceOptions {
   readonly maxWaiting?: number;
   /** Request bodies up to this size (default 8 MB: long conversations fit). */
   readonly bodyLimit?: string;
+  /**
+   * Hold replies to response_format while sampling (default true); false: only check them after
+   * (format_check), to measure how well a policy keeps a format on its own.
+   */
+  readonly enforceFormat?: boolean;
 }
 
 interface Loaded {
@@ -144,6 +151,8 @@ export class OpenAiService {
     const tok = engine.tokenizer;
     const prompt = tok.encode(tok.applyChatTemplate(messages, { addGenerationPrompt: true }));
     const sampling = this.sampling(body, prompt.length, engine.contextLength);
+    const constraint = this.opts.enforceFormat === false ? undefined : responseGrammar(body.response_format, tok);
+    if (constraint) checkBudget(constraint, sampling.maxTokens, body.max_completion_tokens != null ? "max_completion_tokens" : "max_tokens");
     const controller = new AbortController();
     this.inflight.add(controller);
     // A client that hangs up stops its generation (the batch goes on without it).
@@ -157,9 +166,9 @@ export class OpenAiService {
       if (body.stream) {
         // Once the stream's 200 is out, a refusal could only travel as an event: refuse first.
         engine.admit();
-        await this.stream(res, engine, body, prompt, sampling, controller.signal, check, head);
+        await this.stream(res, engine, body, prompt, { ...sampling, ...(constraint ? { constraint } : {}) }, controller.signal, check, head);
       } else {
-        const choices = await engine.generate({ prompt, ...sampling, signal: controller.signal });
+        const choices = await engine.generate({ prompt, ...sampling, ...(constraint ? { constraint } : {}), signal: controller.signal });
         res.json({
           ...head,
           object: "chat.completion",
@@ -212,7 +221,7 @@ export class OpenAiService {
     engine: PolicyEngine,
     body: ChatRequest,
     prompt: number[],
-    sampling: ReturnType<OpenAiService["sampling"]>,
+    sampling: ReturnType<OpenAiService["sampling"]> & { constraint?: TokenAutomaton },
     signal: AbortSignal,
     check: FormatChecker | undefined,
     head: { id: string; created: number; model: string },

@@ -36,7 +36,9 @@ let slowDir: string;
 beforeAll(async () => {
   v = await vanillaPolicy();
   slowDir = await slowPolicy();
-  server = await serve({ policy: v.dir });
+  // The agent's repair path needs replies that break the format: the server only checks it, as
+  // an endpoint without constrained decoding does.
+  server = await serve({ policy: v.dir }, { enforceFormat: false });
 }, 60_000);
 afterAll(async () => {
   await server?.close();
@@ -113,6 +115,18 @@ describe("llm agent: structured output", () => {
     expect(failed).toMatchObject({ model: "policy", endpoint: server.baseUrl, calls: [{ purpose: "answer", attempts: 1 }] });
     expect(failed.rejected).toEqual([{ purpose: "answer", reply: PROSE_REPLY, error: expect.stringMatching(/^the reply is not valid JSON/) }]);
     expect(failed.usage.completion_tokens).toBeGreaterThan(0);
+  });
+
+  it("needs no repair from a server that enforces the format: the first reply is read", async () => {
+    const enforcing = await serve({ policy: v.dir });
+    try {
+      const turn = await ask(llm(`llm:policy@${enforcing.baseUrl}?repair=false`), v.q2);
+      expect(turn.source).toBe("agent");
+      expect(typeof (turn.action as Answer).answer).toBe("string");
+      expect((turn.info as any).calls.map((c: { purpose: string }) => c.purpose)).toEqual(["answer"]);
+    } finally {
+      await enforcing.close();
+    }
   });
 
   it("runs a benchmark from the command line and logs every turn", async () => {
