@@ -9,6 +9,7 @@
  * 1 with and without the grammar, alternating runs; the table gives decode throughput (prefill
  * excluded) and the grammar's overhead per token, with the grammar's compile time and size.
  */
+import { grammarVocabulary } from "../agents/policy/action-grammar.js";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
@@ -71,7 +72,7 @@ async function main(): Promise<void> {
   for (const preset of ["tiny", "10m"]) {
     const corpus = preset === "10m" ? [...(await defaultCorpus(1)), ...sourceLines(join(process.cwd(), "agents")), ...sourceLines(join(process.cwd(), "worlds"))] : undefined;
     const m = await createFromScratch({ preset, seed: 1, ...(corpus ? { corpus } : {}) });
-    const vocab = m.tokenizer.vocabulary();
+    const vocab = grammarVocabulary(m.tokenizer);
     const prompt = Int32Array.from(m.tokenizer.encode(m.tokenizer.applyChatTemplate([{ role: "user", content: "Act now." }], { addGenerationPrompt: true })));
     const stops = [...m.tokenizer.stopTokenIds];
     process.stderr.write(`${preset}: vocabulary ${vocab.size}, ${m.model.numParams} parameters\n`);

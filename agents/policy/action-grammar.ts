@@ -14,7 +14,7 @@
  * after turn).
  */
 import { z } from "zod";
-import { compileConstraint, type ConstraintSpec, type TokenAutomaton } from "../../models/grammar/index.js";
+import { compileConstraint, Vocabulary, type ConstraintSpec, type TokenAutomaton } from "../../models/grammar/index.js";
 import { actionText, parseAction } from "./action.js";
 import type { PolicyTokenizer } from "./tokenizer.js";
 
@@ -23,6 +23,15 @@ export type ConstrainMode = (typeof CONSTRAIN_MODES)[number];
 
 const CACHE_SIZE = 64;
 const caches = new WeakMap<PolicyTokenizer, Map<string, TokenAutomaton>>();
+
+const vocabularies = new WeakMap<PolicyTokenizer, Vocabulary>();
+
+/** A tokenizer's vocabulary as the grammars read it (its trie built once). */
+export function grammarVocabulary(tokenizer: PolicyTokenizer): Vocabulary {
+  let v = vocabularies.get(tokenizer);
+  if (!v) vocabularies.set(tokenizer, (v = new Vocabulary(tokenizer.vocabulary())));
+  return v;
+}
 
 /** The grammar spec of an action (undefined: `off`). */
 export function actionSpec(schema: z.ZodType, options: readonly unknown[] | undefined, mode: ConstrainMode): ConstraintSpec | undefined {
@@ -45,7 +54,7 @@ export function actionConstraint(tokenizer: PolicyTokenizer, schema: z.ZodType, 
   if (automaton) {
     cache.delete(key);
   } else {
-    automaton = compileConstraint(spec, tokenizer.vocabulary());
+    automaton = compileConstraint(spec, grammarVocabulary(tokenizer));
     if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
   }
   cache.set(key, automaton);

@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { Tokenizer } from "@huggingface/tokenizers";
 import { z } from "zod";
-import { Vocabulary } from "../../models/grammar/index.js";
+import type { VocabularyInput } from "../../models/grammar/index.js";
 import { DataError } from "../../worlds/core/errors.js";
 import { readTextInput } from "../../worlds/core/text-input.js";
 import { bytesToUnicode } from "./bpe-trainer.js";
@@ -76,7 +76,6 @@ export class PolicyTokenizer {
   private readonly byteFallback: boolean;
   private readonly metaspace: boolean;
   private readonly addedIds: ReadonlySet<number>;
-  private grammarVocabulary: Vocabulary | undefined;
 
   constructor(
     readonly tokenizerJson: Record<string, unknown>,
@@ -163,14 +162,14 @@ export class PolicyTokenizer {
   }
 
   /**
-   * The vocabulary as constrained decoding reads it: each token's bytes, exactly as it writes
+   * The vocabulary as constrained decoding reads it (grammarVocabulary in action-grammar.ts
+   * builds and keeps its trie): each token's bytes, exactly as it writes
    * them inside a text (byte-level tokens through their alphabet, `<0xNN>` byte tokens, and
    * SentencePiece pieces with "\u2581" as a space); added and special tokens are never allowed
    * inside a text; the stop tokens end it. Throws for a tokenizer whose tokens have no fixed
    * bytes (a WordPiece vocabulary, say).
    */
-  vocabulary(): Vocabulary {
-    if (this.grammarVocabulary) return this.grammarVocabulary;
+  vocabulary(): VocabularyInput {
     if (!this.byteLevel && !this.byteFallback && !this.metaspace)
       throw new DataError(this.source, { field: "decoder" }, "constrained decoding needs a byte-level (GPT-2 / Qwen) or SentencePiece tokenizer");
     const tokens: (number[] | null)[] = [];
@@ -179,8 +178,7 @@ export class PolicyTokenizer {
       const bytes = piece === undefined ? null : this.byteBytes(piece);
       tokens.push(bytes ?? (piece !== undefined && !this.byteLevel && this.metaspace ? [...Buffer.from(piece.replace(/\u2581/g, " "), "utf8")] : null));
     }
-    this.grammarVocabulary = new Vocabulary({ tokens, eos: this.stopTokenIds });
-    return this.grammarVocabulary;
+    return { tokens, eos: this.stopTokenIds };
   }
 
   applyChatTemplate(messages: readonly ChatMessage[], opts: { addGenerationPrompt: boolean }): string {

@@ -12,6 +12,7 @@
  * request).
  */
 import { compileConstraint, GrammarError, type ConstraintSpec, type TokenAutomaton } from "../../models/grammar/index.js";
+import { grammarVocabulary } from "../../agents/policy/action-grammar.js";
 import type { PolicyTokenizer } from "../../agents/policy/tokenizer.js";
 import { OpenAiError } from "./errors.js";
 import type { ResponseFormat } from "./schemas.js";
@@ -39,7 +40,7 @@ export function responseGrammar(format: ResponseFormat | null | undefined, token
   if (automaton) cache.delete(key);
   else {
     try {
-      automaton = compileConstraint(spec, tokenizer.vocabulary());
+      automaton = compileConstraint(spec, grammarVocabulary(tokenizer));
     } catch (err) {
       if (err instanceof GrammarError) {
         const at = err.pointer ? `${param}${err.pointer}` : param;

@@ -6,6 +6,7 @@
  * end in a complete text, end-of-sequence is forced when nothing else fits, and the vocabulary
  * may split characters anywhere.
  */
+import { grammarVocabulary } from "../../agents/policy/action-grammar.js";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ByteAutomaton, DEAD } from "../../models/grammar/byte-automaton.js";
@@ -76,7 +77,7 @@ describe("allowed tokens", () => {
 
   it("match brute force over a real (tiny, byte-level BPE) tokenizer", async () => {
     const { tokenizer } = await tinyModel(2);
-    const vocab = tokenizer.vocabulary();
+    const vocab = grammarVocabulary(tokenizer);
     const tokens = Array.from({ length: tokenizer.vocabSize }, (_, id) => (vocab.eos.includes(id) ? null : Uint8Array.from(tokenizer.tokenBytes(id))));
     for (const name of ["tomi", "strings", "answer"]) check(SPECS[name]!, vocab, tokens, 6, `${name}-bpe`);
   });

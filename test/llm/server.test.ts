@@ -74,10 +74,10 @@ describe("serve-policy: chat completions", () => {
     expect(anyObject.status, anyObject.text).toBe(200);
     for (const c of anyObject.json.choices) expect(c.format_check).toEqual({ valid: true });
     // What cannot be enforced is refused up front, naming the part of the schema at fault.
-    const notSupported = { type: "json_schema", json_schema: { name: "x", schema: { type: "object", properties: { a: { type: "string", not: { const: "x" } } } } } };
+    const notSupported = { type: "json_schema", json_schema: { name: "x", schema: { type: "object", properties: { a: { type: "string", format: "uri" } } } } };
     const refused = await post(url, { model: "policy", messages: [{ role: "user", content: "hi" }], response_format: notSupported });
     expect(refused.status).toBe(400);
-    expect(refused.json.error).toMatchObject({ param: "response_format.json_schema.schema/properties/a/not", message: expect.stringMatching(/"not" is not supported/) });
+    expect(refused.json.error).toMatchObject({ param: "response_format.json_schema.schema/properties/a/format", message: expect.stringMatching(/the format "uri" is not supported/) });
     const tooFew = await post(url, { model: "policy", max_tokens: 2, messages: [{ role: "user", content: "hi" }], response_format: jsonSchema });
     expect(tooFew.status).toBe(400);
     expect(tooFew.json.error).toMatchObject({ param: "max_tokens", message: expect.stringMatching(/too few for a reply that matches response_format/) });

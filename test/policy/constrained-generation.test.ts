@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { actionConstraint } from "../../agents/policy/action-grammar.js";
+import { actionConstraint, grammarVocabulary } from "../../agents/policy/action-grammar.js";
 import { parseAction } from "../../agents/policy/action.js";
 import { NativeCompleter } from "../../agents/policy/generate.js";
 import { loadNative, nativeConstraint } from "../../agents/policy/native.js";
@@ -40,7 +40,7 @@ describe("the native engine under a grammar", () => {
   it("samples only allowed tokens, reports log-probs under the masked distribution, and finishes within the budget", async () => {
     const m = await tinyModel(31);
     const c = new NativeCompleter("t", m.model, m.tokenizer);
-    const grammar = compileConstraint({ type: "json_schema", schema: z.toJSONSchema(ORDER) }, m.tokenizer.vocabulary());
+    const grammar = compileConstraint({ type: "json_schema", schema: z.toJSONSchema(ORDER) }, grammarVocabulary(m.tokenizer));
     const prompt = m.tokenizer.encode("Where is the spinach?");
     const budget = grammar.minBudget + 6;
     const seeds = Array.from({ length: 24 }, (_, i) => i);
@@ -66,7 +66,7 @@ describe("the native engine under a grammar", () => {
   it("leaves the unconstrained sequences of a batch as they are alone, and forces the end when nothing else fits", async () => {
     const m = await tinyModel(32);
     const c = new NativeCompleter("t", m.model, m.tokenizer);
-    const choice = compileConstraint({ type: "choice", choices: ["box", "basket"] }, m.tokenizer.vocabulary());
+    const choice = compileConstraint({ type: "choice", choices: ["box", "basket"] }, grammarVocabulary(m.tokenizer));
     const prompts = ["Where is the spinach?", "Liam likes"];
     const s = { maxNewTokens: 10, temperature: 1, seed: 7 };
     const alone = await c.complete([prompts[1]!], s, [8]);
@@ -84,7 +84,7 @@ describe("the native engine under a grammar", () => {
 
   it("refuses a budget the grammar may not fit in, and a grammar compiled for a larger vocabulary", async () => {
     const m = await tinyModel(33);
-    const grammar = compileConstraint({ type: "json_schema", schema: z.toJSONSchema(ORDER) }, m.tokenizer.vocabulary());
+    const grammar = compileConstraint({ type: "json_schema", schema: z.toJSONSchema(ORDER) }, grammarVocabulary(m.tokenizer));
     const { Generation } = loadNative();
     const prompt = Int32Array.from(m.tokenizer.encode("hi"));
     const opts = { maxNewTokens: 64, stopTokenIds: [...m.tokenizer.stopTokenIds], seeds: [1] };
@@ -103,7 +103,7 @@ describe("the ONNX runner under a grammar", () => {
     exportOnnx(ck.model, ck.dir);
     const onnx = await OnnxCompleter.load(ck.dir, { threads: 1 });
     const native = new NativeCompleter("native", ck.model, ck.tokenizer);
-    const grammar = compileConstraint({ type: "json_schema", schema: z.toJSONSchema(TomiActionSchema) }, ck.tokenizer.vocabulary());
+    const grammar = compileConstraint({ type: "json_schema", schema: z.toJSONSchema(TomiActionSchema) }, grammarVocabulary(ck.tokenizer));
     const prompts = ["Where is the spinach?", "Ella moved the spinach"];
     const s = { maxNewTokens: grammar.minBudget + 10, temperature: 0 };
     const n = await native.complete(prompts, s, undefined, [grammar, grammar]);
