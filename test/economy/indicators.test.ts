@@ -1,5 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { okunCorrelation, pearson, phillipsCorrelation, yearlyIndicators, type MonthStats, type YearRow } from "../../worlds/economy/index.js";
+import {
+  economyParams,
+  heuristicPolicy,
+  okunCorrelation,
+  pearson,
+  phillipsCorrelation,
+  simulateEconomy,
+  yearlyIndicators,
+  type MonthStats,
+  type YearRow,
+} from "../../worlds/economy/index.js";
 
 /** A month with the fields the yearly indicators read; the rest zero. */
 function month(m: number, o: { price: number; priceAfter: number; wage: number; employed: number; production: number }): MonthStats {
@@ -75,5 +85,18 @@ describe("correlations", () => {
     expect(phillipsCorrelation(rows)).toBeCloseTo(pearson([0.05, 0.08, 0.06], [0.04, 0.01, 0.03])!, 12);
     expect(phillipsCorrelation(rows)!).toBeLessThan(0);
     expect(okunCorrelation(rows)).toBeCloseTo(pearson([-0.05, 0.03, -0.02], [0.06, -0.03, 0.02])!, 12);
+  });
+});
+
+describe("a simulated run's accounts", () => {
+  it("value real GDP at the first price: its growth is -change in unemployment / (1 - last year's), so Okun is near -1 by construction", () => {
+    const run = simulateEconomy({ params: economyParams({ households: 30, months: 72, skillBatches: 5 }), seed: 3, policy: heuristicPolicy(3) });
+    expect(run.years).toHaveLength(6);
+    for (let y = 1; y < run.years.length; y++) {
+      const r = run.years[y]!;
+      expect(r.realGdpGrowth!).toBeCloseTo(-r.unemploymentChange! / (1 - run.years[y - 1]!.unemployment), 12);
+    }
+    for (const m of run.months) expect(m.realGdp).toBeCloseTo(m.employed * 168 * run.final.initialPrice, 6);
+    expect(run.okun!).toBeLessThan(-0.95);
   });
 });

@@ -41,7 +41,7 @@ export {
   type HouseholdPolicy,
 } from "./policies.js";
 export { DECISION_REQUEST, describeEconomy, renderDecision, renderObservation } from "./prompts.js";
-export { FORMAT_FAILURE, decisionBounds, decisionUtility, normalizedUtility, pathUtility, scoreDecision, scoreReply, type DecisionScore } from "./reward.js";
+export { FORMAT_FAILURE, ceilingDecision, decisionBounds, decisionUtility, normalizedUtility, pathUtility, scoreDecision, scoreReply, type DecisionScore } from "./reward.js";
 export { simulateEconomy, summarizeRun, type EconomyRun, type SimulateOptions, type SimulatedMonth } from "./simulate.js";
 export { drawSkills, paretoSkill } from "./skills.js";
 export { householdNames, initialEconomy, type EconomyState, type Households, type MonthStats } from "./state.js";

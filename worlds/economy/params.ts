@@ -19,7 +19,7 @@ const MONTHS_PER_YEAR = 12;
 export const EconomyParamsFields = z.strictObject({
   households: z.number().int().min(1).max(1_000_000).default(100).describe("Number of households (n_agents; the paper runs 100)."),
   months: z.number().int().min(1).max(12_000).default(240).describe("Months simulated (episode_length: 240 = 20 years)."),
-  monthsPerYear: z.number().int().min(1).default(MONTHS_PER_YEAR).describe("Months in a year: taxes, interest and the Taylor rule work by year (period)."),
+  monthsPerYear: z.number().int().min(1).default(MONTHS_PER_YEAR).describe("Months in a year: interest, the Taylor rule and the yearly indicators work by year (period)."),
   hoursPerMonth: z.number().positive().default(168).describe("Hours a household works in a month when it works (num_labor_hours)."),
   paretoShape: z.number().positive().default(8).describe("Shape of the Pareto (Lomax) distribution of skills, i.e. initial hourly wages (pareto_param)."),
   maxSkill: z.number().gt(1).default(950).describe("Highest hourly skill; skills are min(maxSkill, (maxSkill - 1) x + 1) (payment_max_skill_multiplier)."),

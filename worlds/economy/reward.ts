@@ -138,3 +138,8 @@ export function decisionBounds(point: Pick<DecisionPoint, "params" | "savings" |
   }
   return { best, worst: { utility: worst } };
 }
+
+/** The simulation ceiling: the decision that knows the path ahead (the point's best decision). */
+export function ceilingDecision(point: Pick<DecisionPoint, "best">): HouseholdDecision {
+  return { work: point.best.work, consumption: point.best.consumption };
+}

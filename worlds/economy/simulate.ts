@@ -17,6 +17,8 @@ export interface SimulateOptions {
   readonly params: EconomyParams;
   readonly seed: number | string;
   readonly policy: HouseholdPolicy;
+  /** Where to start (default: initialEconomy(params, seed)); its params are the run's. */
+  readonly initialState?: EconomyState;
   /** After each month (progress bars, recorders). */
   readonly onMonth?: (month: SimulatedMonth) => void;
 }
@@ -45,11 +47,11 @@ export interface EconomyRun {
 }
 
 export function simulateEconomy(opts: SimulateOptions): EconomyRun {
-  const { params, seed, policy } = opts;
+  const { seed, policy } = opts;
   const rng = Rng.seeded(seed);
-  let state = initialEconomy(params, seed);
-  const n = params.households;
-  for (let t = 0; t < params.months; t++) {
+  let state = opts.initialState ?? initialEconomy(opts.params, seed);
+  const n = state.names.length;
+  for (let t = state.month; t < state.params.months; t++) {
     const economy = publicStats(state);
     const work = new Float64Array(n);
     const consumption = new Float64Array(n);
