@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import type { Agent } from "../../agents/agent.js";
 import { runEpisode } from "../../worlds/core/loop.js";
 import { toSocializedContext } from "../../worlds/core/socialize.js";
 import { validateSocializedContext } from "../../worlds/core/socialized-context.js";
@@ -13,27 +12,22 @@ import {
   HouseholdObservationSchema,
   initialEconomy,
   simulateEconomy,
-  type HouseholdDecision,
+  economyScenario,
+  householdAgent,
+  randomPolicy,
   type HouseholdObservation,
-  type HouseholdPolicy,
+  type SeatPolicy,
 } from "../../worlds/economy/index.js";
 
-/** A rule-based household as a loop agent: it decides from the observation's data, as it would in a room. */
-function asAgent(policy: HouseholdPolicy): Agent<HouseholdDecision> {
-  return { id: policy.id, trusted: true, act: (turn) => ({ action: policy.decide(turn.observation.data as HouseholdObservation) }) };
-}
-
-async function playLoop(households: number, months: number, seed: number, policy: HouseholdPolicy) {
-  const params = economyParams({ households, months, skillBatches: 20 });
-  const world = new EconomyWorld();
-  const initialState = initialEconomy(params, seed);
-  const agents = Object.fromEntries(initialState.names.map((name) => [name, asAgent(policy)]));
-  return { params, episode: await runEpisode(world, { seed, initialState, agents, maxSteps: months + 5 }) };
+async function playLoop(households: number, months: number, seed: number, seats: SeatPolicy) {
+  const s = economyScenario(seed, { households, months, skillBatches: 20 }, seats);
+  const episode = await runEpisode(s.world, { seed, initialState: s.initialState, agents: s.scripted, maxSteps: s.maxSteps });
+  return { params: s.initialState.params, episode };
 }
 
 describe("the economy world", () => {
   it("runs in the game loop exactly as the fast simulation runs it", async () => {
-    const { params, episode } = await playLoop(12, 30, 7, heuristicPolicy(7));
+    const { params, episode } = await playLoop(12, 30, 7, { kind: "heuristic" });
     const fast = simulateEconomy({ params, seed: 7, policy: heuristicPolicy(7) });
     expect(episode.end).toBe("terminal");
     expect(episode.finalState.month).toBe(30);
@@ -42,8 +36,19 @@ describe("the economy world", () => {
     expect(fast.years).toHaveLength(2);
   });
 
+  it("gives the same random households in the loop as in the fast simulation (they are asked in the same order)", async () => {
+    const { params, episode } = await playLoop(6, 12, 5, { kind: "random" });
+    const fast = simulateEconomy({ params, seed: 5, policy: randomPolicy(5) });
+    expect(episode.finalState.history).toEqual(fast.final.history);
+    expect(episode.turns[0]!.actionText).toMatch(/^decides to work with propensity 0\.\d\d and to spend 0\.\d\d of its money$/);
+  });
+
+  it("refuses to play a household from a turn that is not one", () => {
+    expect(() => householdAgent(randomPolicy(1)).act({ observation: { text: "hello" } })).toThrow(/random household: the turn has no household observation/);
+  });
+
   it("rewards each household with its month's utility", async () => {
-    const { params, episode } = await playLoop(5, 3, 2, fixedPolicy(1, 0.5));
+    const { params, episode } = await playLoop(5, 3, 2, { kind: "fixed", work: 1, consumption: 0.5 });
     // Everyone works every month; the last month's reward is u(goods / 168) - 0.5, from the goods it bought.
     const turns = episode.turns.filter((t) => t.timestep === 3);
     expect(turns).toHaveLength(5);
@@ -58,7 +63,7 @@ describe("the economy world", () => {
   });
 
   it("writes one socialized-context timestep per month, and a last one that only observes", async () => {
-    const { episode } = await playLoop(3, 4, 1, fixedPolicy(1, 0.5));
+    const { episode } = await playLoop(3, 4, 1, { kind: "fixed", work: 1, consumption: 0.5 });
     const ctx = toSocializedContext(episode);
     expect(validateSocializedContext(ctx)).toEqual([]);
     expect(ctx.agents_names).toEqual(["household-1", "household-2", "household-3"]);
@@ -70,7 +75,7 @@ describe("the economy world", () => {
   });
 
   it("shows a household its own finances and public statistics, nothing of the others'", async () => {
-    const { episode } = await playLoop(4, 13, 3, heuristicPolicy(3));
+    const { episode } = await playLoop(4, 13, 3, { kind: "heuristic" });
     const world = new EconomyWorld();
     const state = episode.finalState;
     const h = state.households;

@@ -42,6 +42,7 @@ export {
 } from "./policies.js";
 export { DECISION_REQUEST, describeEconomy, renderDecision, renderObservation } from "./prompts.js";
 export { FORMAT_FAILURE, ceilingDecision, decisionBounds, decisionUtility, normalizedUtility, pathUtility, scoreDecision, scoreReply, type DecisionScore } from "./reward.js";
+export { economyScenario, householdAgent, seatPolicy, type EconomyScenario, type HouseholdAgent, type SeatPolicy } from "./scenario.js";
 export { simulateEconomy, summarizeRun, type EconomyRun, type SimulateOptions, type SimulatedMonth } from "./simulate.js";
 export { drawSkills, paretoSkill } from "./skills.js";
 export { householdNames, initialEconomy, type EconomyState, type Households, type MonthStats } from "./state.js";
