@@ -21,7 +21,7 @@ import {
   type DecisionPoint,
   type DecisionReport,
 } from "../worlds/economy/index.js";
-import { scriptArgs } from "../benchmarks/script-args.js";
+import { scriptArgs } from "./script-args.js";
 
 const USAGE = `node dist/measurements/economy-baselines.js [--households N] [--months M] [--points K] [--seed S]
 

@@ -23,7 +23,7 @@ import {
   type HouseholdPolicy,
   type YearRow,
 } from "../worlds/economy/index.js";
-import { scriptArgs } from "../benchmarks/script-args.js";
+import { scriptArgs } from "./script-args.js";
 import { householdList } from "./economy-options.js";
 
 const USAGE = `node dist/measurements/economy-regularities.js [--households LIST] [--seeds N] [--months M] [--policy heuristic|random|fixed]

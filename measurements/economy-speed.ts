@@ -11,8 +11,8 @@
  */
 import { z } from "zod";
 import { economyParams, fixedPolicy, heuristicPolicy, initialEconomy, simulateEconomy, type HouseholdPolicy } from "../worlds/economy/index.js";
-import { median } from "../benchmarks/speed-table.js";
-import { scriptArgs } from "../benchmarks/script-args.js";
+import { median } from "./speed-table.js";
+import { scriptArgs } from "./script-args.js";
 import { householdList } from "./economy-options.js";
 
 const USAGE = `node dist/measurements/economy-speed.js [--households LIST] [--months M] [--runs R] [--seed S]
