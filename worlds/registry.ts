@@ -6,6 +6,7 @@
  */
 import type { BenchmarkEntry, Generator, WorldEntry } from "./core/world-entry.js";
 import type { ScenarioFactory } from "./core/scenario.js";
+import type { DecisionSet } from "./core/scored-decision.js";
 import { BenchmarkOptionError, type Benchmark, type BenchmarkOptions } from "./question/benchmark.js";
 import type { Solver } from "./question/solver.js";
 
@@ -13,6 +14,7 @@ const WORLDS = {
   tomi: () => import("./tomi/index.js"),
   hitom: () => import("./hitom/index.js"),
   fantom: () => import("./fantom/index.js"),
+  economy: () => import("./economy/index.js"),
 } as const satisfies Readonly<Record<string, () => Promise<{ readonly world: WorldEntry }>>>;
 
 export type WorldName = keyof typeof WORLDS;
@@ -48,8 +50,14 @@ export function loadWorlds(): Promise<WorldEntry[]> {
   return Promise.all(WORLD_NAMES.map(loadWorld));
 }
 
-type Part = "scenario" | "generator" | "benchmark" | "solver";
-const PART_NAMES: Readonly<Record<Part, string>> = { scenario: "scenario for rooms", generator: "generator", benchmark: "benchmark", solver: "solver" };
+type Part = "scenario" | "generator" | "benchmark" | "solver" | "decisions";
+const PART_NAMES: Readonly<Record<Part, string>> = {
+  scenario: "scenario for rooms",
+  generator: "generator",
+  benchmark: "benchmark",
+  solver: "solver",
+  decisions: "decision points of its own",
+};
 
 /** The worlds that have `part`. */
 export async function worldsWith(part: Part): Promise<WorldEntry[]> {
@@ -67,6 +75,7 @@ async function partOf<P extends Part>(name: string, part: P): Promise<NonNullabl
 export const loadScenario = (name: string): Promise<ScenarioFactory> => partOf(name, "scenario");
 export const loadGenerator = (name: string): Promise<Generator> => partOf(name, "generator");
 export const loadSolver = (name: string): Promise<Solver> => partOf(name, "solver");
+export const loadDecisions = (name: string): Promise<DecisionSet> => partOf(name, "decisions");
 
 /** The benchmark of world `name`, ready to judge; an option it does not take is a BenchmarkOptionError. */
 export async function loadBenchmark(name: string, opts: BenchmarkOptions = {}): Promise<Benchmark> {

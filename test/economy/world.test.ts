@@ -16,18 +16,17 @@ import {
   householdAgent,
   randomPolicy,
   type HouseholdObservation,
-  type SeatPolicy,
 } from "../../worlds/economy/index.js";
 
-async function playLoop(households: number, months: number, seed: number, seats: SeatPolicy) {
-  const s = economyScenario(seed, { households, months, skillBatches: 20 }, seats);
+async function playLoop(households: number, months: number, seed: number, rule: string) {
+  const s = economyScenario(seed, { households, months, skillBatches: 20 }, rule);
   const episode = await runEpisode(s.world, { seed, initialState: s.initialState, agents: s.scripted, maxSteps: s.maxSteps });
   return { params: s.initialState.params, episode };
 }
 
 describe("the economy world", () => {
   it("runs in the game loop exactly as the fast simulation runs it", async () => {
-    const { params, episode } = await playLoop(12, 30, 7, { kind: "heuristic" });
+    const { params, episode } = await playLoop(12, 30, 7, "heuristic");
     const fast = simulateEconomy({ params, seed: 7, policy: heuristicPolicy(7) });
     expect(episode.end).toBe("terminal");
     expect(episode.finalState.month).toBe(30);
@@ -37,7 +36,7 @@ describe("the economy world", () => {
   });
 
   it("gives the same random households in the loop as in the fast simulation (they are asked in the same order)", async () => {
-    const { params, episode } = await playLoop(6, 12, 5, { kind: "random" });
+    const { params, episode } = await playLoop(6, 12, 5, "random");
     const fast = simulateEconomy({ params, seed: 5, policy: randomPolicy(5) });
     expect(episode.finalState.history).toEqual(fast.final.history);
     expect(episode.turns[0]!.actionText).toMatch(/^decides to work with propensity 0\.\d\d and to spend 0\.\d\d of its money$/);
@@ -48,7 +47,7 @@ describe("the economy world", () => {
   });
 
   it("rewards each household with its month's utility", async () => {
-    const { params, episode } = await playLoop(5, 3, 2, { kind: "fixed", work: 1, consumption: 0.5 });
+    const { params, episode } = await playLoop(5, 3, 2, "fixed:1,0.5");
     // Everyone works every month; the last month's reward is u(goods / 168) - 0.5, from the goods it bought.
     const turns = episode.turns.filter((t) => t.timestep === 3);
     expect(turns).toHaveLength(5);
@@ -63,7 +62,7 @@ describe("the economy world", () => {
   });
 
   it("writes one socialized-context timestep per month, and a last one that only observes", async () => {
-    const { episode } = await playLoop(3, 4, 1, { kind: "fixed", work: 1, consumption: 0.5 });
+    const { episode } = await playLoop(3, 4, 1, "fixed:1,0.5");
     const ctx = toSocializedContext(episode);
     expect(validateSocializedContext(ctx)).toEqual([]);
     expect(ctx.agents_names).toEqual(["household-1", "household-2", "household-3"]);
@@ -75,7 +74,7 @@ describe("the economy world", () => {
   });
 
   it("shows a household its own finances and public statistics, nothing of the others'", async () => {
-    const { episode } = await playLoop(4, 13, 3, { kind: "heuristic" });
+    const { episode } = await playLoop(4, 13, 3, "heuristic");
     const world = new EconomyWorld();
     const state = episode.finalState;
     const h = state.households;

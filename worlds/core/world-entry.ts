@@ -6,6 +6,7 @@
 import type { Benchmark, BenchmarkOptions } from "../question/benchmark.js";
 import type { Solver } from "../question/solver.js";
 import type { ScenarioFactory } from "./scenario.js";
+import type { DecisionSet } from "./scored-decision.js";
 
 export interface WorldEntry {
   /** The name commands, rooms and logs use ("tomi"). */
@@ -19,6 +20,8 @@ export interface WorldEntry {
   readonly benchmark?: BenchmarkEntry;
   /** The simulation agent's answer to a question, from the story text alone. */
   readonly solver?: Solver;
+  /** Decision points the world scores itself (its reward for any action), for `train grpo --world`. */
+  readonly decisions?: DecisionSet;
 }
 
 export interface BenchmarkEntry {

@@ -17,8 +17,10 @@
  * credited at the month's end, and the household's own recorded propensities for the months
  * after (index 0 is the decision's month).
  */
+import { statSync } from "node:fs";
 import { z } from "zod";
 import { DataError } from "../core/errors.js";
+import { readTextInput } from "../core/text-input.js";
 import { HouseholdDecisionSchema } from "./action.js";
 import { HouseholdObservationSchema } from "./observation.js";
 import { checkBrackets, EconomyParamsFields } from "./params.js";
@@ -74,7 +76,18 @@ export type DecisionPoint = z.infer<typeof DecisionPointSchema>;
 
 /** Reads a JSON Lines file of decision points; a bad line is an error naming the file, line and field. */
 export function parseDecisionPoints(text: string, file: string): DecisionPoint[] {
-  const points: DecisionPoint[] = [];
+  return parseDecisionPointLines(text, file).map((p) => p.point);
+}
+
+/** A decision-point file's points with the line each came from (for reports that name it). */
+export function readDecisionPointFile(file: string): { point: DecisionPoint; line: number }[] {
+  // A device or a pipe would be read without end (or block): only regular files are data.
+  if (statSync(file, { throwIfNoEntry: false })?.isFile() === false) throw new DataError(file, {}, "not a regular file");
+  return parseDecisionPointLines(readTextInput(file), file);
+}
+
+export function parseDecisionPointLines(text: string, file: string): { point: DecisionPoint; line: number }[] {
+  const points: { point: DecisionPoint; line: number }[] = [];
   const seen = new Set<string>();
   const lines = text.split("\n");
   for (let i = 0; i < lines.length; i++) {
@@ -94,7 +107,7 @@ export function parseDecisionPoints(text: string, file: string): DecisionPoint[]
     }
     if (seen.has(r.data.id)) throw new DataError(file, { line: i + 1 }, `id: "${r.data.id}" appears twice`);
     seen.add(r.data.id);
-    points.push(r.data);
+    points.push({ point: r.data, line: i + 1 });
   }
   if (points.length === 0) throw new DataError(file, {}, "no decision points");
   return points;

@@ -15,6 +15,12 @@
  *   month worked. In the authors' code the rule draws the month's work itself and then uses the
  *   realized income y; here the world draws work after both propensities are chosen (as for the
  *   paper's LLM agents), so the rules use the expected income y = p^w y^max.
+ *
+ * And the responsive household: the heuristic, whose work propensity also answers the wage trend
+ * the prompt states (EconAgent's agents are told their pay "increased compared to the last month
+ * due to the inflation of labor market", or decreased "due to the deflation"): k more when the
+ * wage offer rose, k less when it fell. In this economy wages and prices move with the sign of the
+ * goods imbalance, so k decides the sign of the Phillips curve (docs/worlds/economy.md, Results).
  */
 import { hashString, Rng } from "../core/rng.js";
 import type { HouseholdDecision } from "./action.js";
@@ -95,8 +101,70 @@ export function fixedPolicy(work: number, consumption: number): HouseholdPolicy 
   return { id: `fixed:${work},${consumption}`, decide: () => d };
 }
 
-/** Uniform propensities, from its own stream (the same seed and call order give the same decisions). */
+/**
+ * Uniform propensities, drawn from the seed, the household and the month: the same decision
+ * whatever order households are asked in, and a resumed run draws what the whole run would have.
+ */
 export function randomPolicy(seed: number | string = 0): HouseholdPolicy {
-  const rng = Rng.seeded(`economy:random:${seed}`);
-  return { id: "random", decide: () => ({ work: rng.next(), consumption: rng.next() }) };
+  return {
+    id: "random",
+    decide(o) {
+      const rng = Rng.seeded(`economy:random:${seed}:${o.household}:${o.economy.month}`);
+      return { work: rng.next(), consumption: rng.next() };
+    },
+  };
+}
+
+/** The heuristic, with work moved by `strength` towards the wage trend the household reads (see above). */
+export function responsivePolicy(seed: number | string = 0, strength = RESPONSIVE_STRENGTH, opts: HeuristicOptions = HEURISTIC_DEFAULTS): HouseholdPolicy {
+  if (!(strength >= -1 && strength <= 1)) throw new RangeError(`responsive policy: the strength must be in [-1, 1], got ${strength}`);
+  const heuristic = heuristicPolicy(seed, opts);
+  return {
+    id: `responsive:${strength}`,
+    decide(o) {
+      const d = heuristic.decide(o);
+      const { wageOffer, previousWageOffer } = o.finances;
+      if (previousWageOffer === null || wageOffer === previousWageOffer) return d;
+      const work = Math.min(1, Math.max(0, d.work + strength * Math.sign(wageOffer - previousWageOffer)));
+      return { work, consumption: d.consumption };
+    },
+  };
+}
+
+/** The responsive household's default: 0.1 of work propensity per month of rising or falling pay. */
+export const RESPONSIVE_STRENGTH = 0.1;
+
+/** The rule-based households by name, as `simulate --agent` and a room's `rule` option take them. */
+export const HOUSEHOLD_RULES = ["heuristic", "responsive[:K]", "fixed[:W,C]", "random"] as const;
+
+/**
+ * A rule-based household from its spec: `heuristic`, `responsive` or `responsive:K` (K in
+ * [-1, 1]), `fixed` (work 1, consumption 0.5) or `fixed:W,C`, `random`; undefined when `spec`
+ * names no rule (it may name a model agent). A rule with a bad argument is a RangeError.
+ */
+export function householdRule(spec: string, seed: number | string): HouseholdPolicy | undefined {
+  const i = spec.indexOf(":");
+  const kind = i < 0 ? spec : spec.slice(0, i);
+  const arg = i < 0 ? undefined : spec.slice(i + 1);
+  const number = (text: string, what: string) => {
+    const x = text.trim() === "" ? NaN : Number(text);
+    if (!Number.isFinite(x)) throw new RangeError(`household rule "${spec}": ${what} must be a number, got "${text}"`);
+    return x;
+  };
+  switch (kind) {
+    case "heuristic":
+    case "random":
+      if (arg !== undefined) throw new RangeError(`household rule "${spec}": ${kind} takes no argument`);
+      return kind === "heuristic" ? heuristicPolicy(seed) : randomPolicy(seed);
+    case "responsive":
+      return responsivePolicy(seed, arg === undefined ? RESPONSIVE_STRENGTH : number(arg, "the strength K"));
+    case "fixed": {
+      if (arg === undefined) return fixedPolicy(1, 0.5);
+      const parts = arg.split(",");
+      if (parts.length !== 2) throw new RangeError(`household rule "${spec}": expected fixed:W,C (work and consumption propensities)`);
+      return fixedPolicy(number(parts[0]!, "W"), number(parts[1]!, "C"));
+    }
+    default:
+      return undefined;
+  }
 }

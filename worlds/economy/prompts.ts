@@ -72,12 +72,12 @@ function publicLine(e: PublicStats): string {
   return parts.length ? `Public statistics: ${parts.join("; ")}.` : "";
 }
 
-/** The socialized context's state: the month's public picture. */
-export function describeEconomy(e: PublicStats, inventory: number): string {
+/** The socialized context's state: the month's public picture (the firm's stock when known). */
+export function describeEconomy(e: PublicStats, inventory: number | null): string {
   const bits = [`month ${e.month} (year ${e.year})`, `price ${money(e.price)}`, `interest rate ${pct(e.rate)}`];
   if (e.unemployment !== null) bits.push(`unemployment last month ${pct(e.unemployment)}`);
   if (e.lastYear?.inflation !== undefined && e.lastYear.inflation !== null) bits.push(`inflation in year ${e.lastYear.year} ${signedPct(e.lastYear.inflation)}`);
-  bits.push(`goods in stock ${inventory.toFixed(0)}`);
+  if (inventory !== null) bits.push(`goods in stock ${inventory.toFixed(0)}`);
   return `Economy: ${bits.join(", ")}.`;
 }
 

@@ -1,14 +1,19 @@
 /**
  * The economy as a room plays it: the world, the seeded initial economy, and the rule-based
- * household that runs each seat nobody takes (the heuristic by default). Shaped like the rooms'
- * scenarios (a world, a title, an initial state, the scripted agents, a step limit), without
- * importing them: a household agent is any object with `id`, `trusted` and `act`.
+ * household that runs each seat nobody takes (the heuristic by default). A household agent is
+ * any object with `id`, `trusted` and `act`, as the game loop's agents are.
+ *
+ * A room's `worldOptions` are the economy's parameters (params.ts) and the seats' `rule`; a room
+ * shows every household's view to its spectators, so it has fewer households by default than a
+ * `simulate` run (ROOM_HOUSEHOLDS), and at most ROOM_MAX_HOUSEHOLDS.
  */
+import { z } from "zod";
+import type { Scenario, ScenarioFactory } from "../core/scenario.js";
 import type { Observation } from "../core/world.js";
 import type { HouseholdDecision } from "./action.js";
 import { HouseholdObservationSchema } from "./observation.js";
-import { economyParams, type EconomyParamsInput } from "./params.js";
-import { fixedPolicy, heuristicPolicy, randomPolicy, type HouseholdPolicy } from "./policies.js";
+import { checkBrackets, economyParams, EconomyParamsFields, type EconomyParamsInput } from "./params.js";
+import { HOUSEHOLD_RULES, householdRule, type HouseholdPolicy } from "./policies.js";
 import { initialEconomy, type EconomyState } from "./state.js";
 import { EconomyWorld } from "./world.js";
 
@@ -33,18 +38,15 @@ export function householdAgent(policy: HouseholdPolicy): HouseholdAgent {
   };
 }
 
-/** Which rule-based household plays the seats nobody takes. */
-export type SeatPolicy = { readonly kind: "heuristic" } | { readonly kind: "random" } | { readonly kind: "fixed"; readonly work: number; readonly consumption: number };
-
-export function seatPolicy(spec: SeatPolicy, seed: number): HouseholdPolicy {
-  if (spec.kind === "random") return randomPolicy(seed);
-  if (spec.kind === "fixed") return fixedPolicy(spec.work, spec.consumption);
-  return heuristicPolicy(seed);
+/** The rule named by `spec` (householdRule), or a RangeError naming the rules there are. */
+export function ruleOrThrow(spec: string, seed: number | string): HouseholdPolicy {
+  const policy = householdRule(spec, seed);
+  if (!policy) throw new RangeError(`unknown household rule "${spec}" (rules: ${HOUSEHOLD_RULES.join(", ")})`);
+  return policy;
 }
 
-export interface EconomyScenario {
+export interface EconomyScenario extends Scenario<EconomyState, HouseholdDecision> {
   readonly world: EconomyWorld;
-  readonly title: string;
   readonly initialState: EconomyState;
   readonly scripted: Readonly<Record<string, HouseholdAgent>>;
   readonly maxSteps: number;
@@ -53,10 +55,10 @@ export interface EconomyScenario {
 const world = new EconomyWorld();
 
 /** A new economy for `seed`: the same seed and parameters give the same economy. */
-export function economyScenario(seed: number, input: EconomyParamsInput = {}, seats: SeatPolicy = { kind: "heuristic" }): EconomyScenario {
+export function economyScenario(seed: number, input: EconomyParamsInput = {}, rule = "heuristic"): EconomyScenario {
   const params = economyParams(input);
   const initialState = initialEconomy(params, seed);
-  const policy = seatPolicy(seats, seed);
+  const policy = ruleOrThrow(rule, seed);
   const agent = householdAgent(policy);
   const scripted: Record<string, HouseholdAgent> = {};
   for (const name of initialState.names) scripted[name] = agent;
@@ -68,3 +70,40 @@ export function economyScenario(seed: number, input: EconomyParamsInput = {}, se
     maxSteps: params.months + 1,
   };
 }
+
+/** Households in a room unless its worldOptions say otherwise. */
+export const ROOM_HOUSEHOLDS = 20;
+/** The most a room takes: every household's view of every month goes to its spectators. */
+export const ROOM_MAX_HOUSEHOLDS = 100;
+
+/** A room's worldOptions: the economy's parameters and the rule of the seats nobody takes. */
+export const EconomyRoomOptionsSchema = EconomyParamsFields.extend({
+  households: z
+    .number()
+    .int()
+    .min(1)
+    .max(ROOM_MAX_HOUSEHOLDS)
+    .default(ROOM_HOUSEHOLDS)
+    .describe(`Number of households (a room sends every household's view to its spectators: ${ROOM_HOUSEHOLDS} by default, at most ${ROOM_MAX_HOUSEHOLDS}).`),
+  rule: z
+    .string()
+    .default("heuristic")
+    .superRefine((spec, ctx) => {
+      try {
+        ruleOrThrow(spec, 0);
+      } catch (err) {
+        ctx.addIssue({ code: "custom", message: (err as Error).message });
+      }
+    })
+    .describe(`The rule-based household that plays the seats nobody takes (${HOUSEHOLD_RULES.join(", ")}).`),
+}).superRefine(checkBrackets);
+
+export const economyScenarios: ScenarioFactory = {
+  episodes: "economies",
+  describe: "households deciding each month how much to work and spend (EconAgent's economy), rule-based households in the seats nobody takes",
+  options: EconomyRoomOptionsSchema,
+  async create(seed, options) {
+    const { rule, ...params } = EconomyRoomOptionsSchema.parse(options ?? {});
+    return economyScenario(seed, params, rule) as unknown as Scenario;
+  },
+};

@@ -13,10 +13,27 @@ import type { z } from "zod";
 import type { Observation, StepContext, StepResult, World, WorldEvent } from "../core/world.js";
 import { HouseholdDecisionSchema, IDLE, type HouseholdDecision } from "./action.js";
 import { stepEconomy } from "./dynamics.js";
+import { okunCorrelation, phillipsCorrelation, yearlyIndicators, type YearRow } from "./indicators.js";
 import { householdObservation, publicStats, type PublicStats } from "./observation.js";
 import { describeEconomy, renderDecision, renderObservation } from "./prompts.js";
 import { flowUtility } from "./utility.js";
-import type { EconomyState } from "./state.js";
+import type { EconomyState, MonthStats } from "./state.js";
+
+/**
+ * What a month's event carries for programs (a room's plots): the month's statistics and, when
+ * the month ends a year, that year's indicators and the Phillips and Okun correlations so far.
+ */
+export interface MonthEventData {
+  readonly stats: MonthStats;
+  readonly year: YearRow | null;
+  readonly phillips: number | null;
+  readonly okun: number | null;
+}
+
+const GRID_STEPS = [0, 0.25, 0.5, 0.75, 1];
+const DECISION_GRID: readonly HouseholdDecision[] = Object.freeze(
+  GRID_STEPS.flatMap((work) => GRID_STEPS.map((consumption) => Object.freeze({ work, consumption }))),
+);
 
 /** Household name -> index, once per population. */
 const indexCache = new WeakMap<readonly string[], Map<string, number>>();
@@ -56,6 +73,11 @@ export class EconomyWorld implements World<EconomyState, HouseholdDecision> {
     return IDLE;
   }
 
+  /** A grid of decisions (steps of 0.25): what the random agent picks from and a person's form offers as buttons. */
+  options(): readonly HouseholdDecision[] {
+    return DECISION_GRID;
+  }
+
   isNoop(action: HouseholdDecision): boolean {
     return action.work === 0 && action.consumption === 0;
   }
@@ -91,12 +113,20 @@ export class EconomyWorld implements World<EconomyState, HouseholdDecision> {
     const h = next.households;
     for (let i = 0; i < n; i++) rewards[state.names[i]!] = flowUtility(h.goods[i]!, h.worked[i]!, state.params);
     const unemployment = 1 - stats.employed / stats.households;
+    const yearEnd = stats.month % state.params.monthsPerYear === 0;
+    const years = yearEnd ? yearlyIndicators(next.history, state.params.monthsPerYear) : [];
+    const data: MonthEventData = {
+      stats,
+      year: years.at(-1) ?? null,
+      phillips: yearEnd ? phillipsCorrelation(years) : null,
+      okun: yearEnd ? okunCorrelation(years) : null,
+    };
     const event: WorldEvent = {
       text:
         `Month ${stats.month}: ${stats.employed} of ${stats.households} households worked (unemployment ${(unemployment * 100).toFixed(2)}%); ` +
         `${stats.sold.toFixed(0)} of ${stats.demand.toFixed(0)} goods wanted were sold at $${stats.price.toFixed(2)}; the price is now $${stats.priceAfter.toFixed(2)}.`,
       observers: state.names,
-      data: stats,
+      data,
     };
     return { state: next, events: [event], rewards };
   }
