@@ -4,7 +4,7 @@
  * read back as an action (parseAction). The exact prompt and raw reply go into the episode log,
  * so logged episodes can train the next policy. Sampling is seeded per turn.
  */
-import type { Agent, AgentReply, AgentTurn } from "../../worlds/core/agent.js";
+import { AgentFailure, type Agent, type AgentReply, type AgentTurn } from "../../worlds/core/agent.js";
 import { hashString } from "../../worlds/core/rng.js";
 import { parseAction, turnMessages } from "./action.js";
 import { questionText } from "./question-prompt.js";
@@ -35,6 +35,14 @@ export class LanguageModelAgent implements Agent {
       [seed],
     );
     const info = { promptTokens: c!.promptTokens, completionTokens: c!.tokens.length, logprob: c!.logprobs.reduce((a, b) => a + b, 0), finishReason: c!.finishReason };
-    return { action: parseAction(c!.text, turn.actionSchema), prompt, raw: c!.text, info };
+    // A reply that is no action still goes into the log with its prompt (the loop logs an
+    // AgentFailure's partial reply beside the fallback's action): a policy's mistakes are data too.
+    let action: unknown;
+    try {
+      action = parseAction(c!.text, turn.actionSchema);
+    } catch (err) {
+      throw new AgentFailure((err as Error).message, { prompt, raw: c!.text, info });
+    }
+    return { action, prompt, raw: c!.text, info };
   }
 }

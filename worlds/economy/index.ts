@@ -47,7 +47,7 @@ export {
 } from "./decision-point.js";
 export { stepEconomy, taylorRate, type MonthResult } from "./dynamics.js";
 export { generateDecisionPoints, type PointOptions } from "./generator.js";
-export { okunCorrelation, pearson, phillipsCorrelation, yearlyIndicators, type YearRow } from "./indicators.js";
+export { okunCorrelation, okunRelativeCorrelation, pearson, phillipsCorrelation, yearlyIndicators, type YearRow } from "./indicators.js";
 export { decisionReport, type DecisionReport } from "./metrics.js";
 export {
   HouseholdObservationSchema,
@@ -57,7 +57,7 @@ export {
   type HouseholdObservation,
   type PublicStats,
 } from "./observation.js";
-export { ECONOMY_DEFAULTS, EconomyParamsSchema, economyParams, type EconomyParams, type EconomyParamsInput } from "./params.js";
+export { ECONOMY_DEFAULTS, EconomyParamsFields, EconomyParamsSchema, economyParams, type EconomyParams, type EconomyParamsInput } from "./params.js";
 export {
   HEURISTIC_DEFAULTS,
   HOUSEHOLD_RULES,
@@ -91,3 +91,4 @@ export { householdNames, initialEconomy, type EconomyState, type Households, typ
 export { describeBrackets, taxDue, type TaxSchedule } from "./taxes.js";
 export { crra, flowUtility, type UtilityParams } from "./utility.js";
 export { EconomyWorld, householdIndex, type MonthEventData } from "./world.js";
+export { EconomyRunner, LOGGED_HOUSEHOLDS, type Deciders, type EconomyRunOptions, type ReplyCounts } from "./run.js";

@@ -151,3 +151,12 @@ export function phillipsCorrelation(rows: readonly YearRow[]): number | null {
 export function okunCorrelation(rows: readonly YearRow[]): number | null {
   return pearson(...pairs(rows, (r) => r.unemploymentChange, (r) => r.realGdpGrowth));
 }
+
+/**
+ * Okun's law with the relative change of unemployment (what EconAgent's code logs as
+ * "Unemployment Rate Growth"). In points, Okun is -1 by construction in this economy (real GDP
+ * is proportional to the hours worked); the relative change is not tied to it so exactly.
+ */
+export function okunRelativeCorrelation(rows: readonly YearRow[]): number | null {
+  return pearson(...pairs(rows, (r) => r.unemploymentGrowth, (r) => (r.unemploymentGrowth === null ? null : r.realGdpGrowth)));
+}

@@ -7,7 +7,7 @@
  */
 import { Rng } from "../core/rng.js";
 import { stepEconomy } from "./dynamics.js";
-import { okunCorrelation, phillipsCorrelation, yearlyIndicators, type YearRow } from "./indicators.js";
+import { okunCorrelation, okunRelativeCorrelation, phillipsCorrelation, yearlyIndicators, type YearRow } from "./indicators.js";
 import { householdObservation, publicStats, type PublicStats } from "./observation.js";
 import type { EconomyParams } from "./params.js";
 import type { HouseholdPolicy } from "./policies.js";
@@ -43,6 +43,8 @@ export interface EconomyRun {
   readonly phillips: number | null;
   /** corr(change in unemployment, real GDP growth). */
   readonly okun: number | null;
+  /** corr(relative change in unemployment, real GDP growth). */
+  readonly okunRelative: number | null;
   readonly final: EconomyState;
 }
 
@@ -70,5 +72,14 @@ export function simulateEconomy(opts: SimulateOptions): EconomyRun {
 /** The yearly table and the two correlations of a finished (or stopped) run. */
 export function summarizeRun(policy: string, seed: number | string, state: EconomyState): EconomyRun {
   const years = yearlyIndicators(state.history, state.params.monthsPerYear);
-  return { policy, seed, months: state.history, years, phillips: phillipsCorrelation(years), okun: okunCorrelation(years), final: state };
+  return {
+    policy,
+    seed,
+    months: state.history,
+    years,
+    phillips: phillipsCorrelation(years),
+    okun: okunCorrelation(years),
+    okunRelative: okunRelativeCorrelation(years),
+    final: state,
+  };
 }
