@@ -42,6 +42,11 @@ FANToM only:
   --embedder SPEC      lexical (default; offline, not the official numbers) or onnx:DIR (a sentence-
                        embedding model folder with tokenizer.json and model.onnx) to judge free-form beliefs
   --aggregation BY     set (default), part or conversation: what ALL* and ALL group by
+
+Hi-ToM only:
+  --vp-labels FROM     cotp (default) or own: score VP entries against the label of the CoTP entry
+                       asking the same question (upstream's evaluator reads every label from the
+                       CoT files) or against their own label
 `;
 
 const Args = z.object({
@@ -62,6 +67,7 @@ const Args = z.object({
   context: z.enum(["short", "full"]).optional(),
   embedder: z.string().regex(/^(lexical|onnx:.+)$/, "expected lexical or onnx:DIR").optional(),
   aggregation: z.enum(["set", "part", "conversation"]).optional(),
+  "vp-labels": z.enum(["cotp", "own"]).optional(),
 });
 
 export async function benchCommand(argv: readonly string[]): Promise<number> {
@@ -82,6 +88,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
       context: { type: "string" },
       embedder: { type: "string" },
       aggregation: { type: "string" },
+      "vp-labels": { type: "string" },
     },
     Args,
   );
@@ -95,7 +102,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   ]);
   let benchmark;
   try {
-    benchmark = await loadBenchmark(name, { context: args.context, embedder: args.embedder, aggregation: args.aggregation });
+    benchmark = await loadBenchmark(name, { context: args.context, embedder: args.embedder, aggregation: args.aggregation, vpLabels: args["vp-labels"] });
   } catch (err) {
     if (err instanceof BenchmarkOptionError || err instanceof RegistryError) throw new UsageError(err.message);
     throw err;
@@ -110,10 +117,11 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   const mode = args.mode as "vanilla" | "simulation";
   // Bad input fails here, before any run or report exists.
   let items = benchmark.load(args.data);
+  for (const warning of benchmark.warnings ?? []) process.stderr.write(`warning: ${warning}\n`);
   if (args.limit !== undefined) items = items.slice(0, args.limit);
 
   const options = Object.fromEntries(
-    Object.entries({ context: args.context, embedder: args.embedder, aggregation: args.aggregation }).filter(([, v]) => v !== undefined),
+    Object.entries({ context: args.context, embedder: args.embedder, aggregation: args.aggregation, vpLabels: args["vp-labels"] }).filter(([, v]) => v !== undefined),
   );
   let session;
   try {

@@ -5,6 +5,7 @@
  */
 import type { Benchmark, BenchmarkOptions } from "../question/benchmark.js";
 import type { Solver } from "../question/solver.js";
+import type { FactSource } from "./leak-audit.js";
 import type { ScenarioFactory } from "./scenario.js";
 import type { DecisionSet } from "./scored-decision.js";
 
@@ -22,6 +23,8 @@ export interface WorldEntry {
   readonly solver?: Solver;
   /** Decision points the world scores itself (its reward for any action), for `train grpo --world`. */
   readonly decisions?: DecisionSet;
+  /** Its fact vocabulary for the information-leak audit (worlds/core/leak-audit.ts): `audit`, audited rooms, GRPO's leak penalty. */
+  readonly facts?: FactSource;
 }
 
 export interface BenchmarkEntry {
