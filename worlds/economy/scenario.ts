@@ -96,7 +96,20 @@ export const EconomyRoomOptionsSchema = EconomyParamsFields.extend({
       }
     })
     .describe(`The rule-based household that plays the seats nobody takes (${HOUSEHOLD_RULES.join(", ")}).`),
-}).superRefine(checkBrackets);
+})
+  .superRefine(checkBrackets)
+  .superRefine(roomBounds);
+
+/** The most skill batches and tax brackets a room takes. */
+export const ROOM_MAX_SKILL_BATCHES = 1000;
+export const ROOM_MAX_BRACKETS = 64;
+
+// A room's options come from any client that may create rooms: what would hold the server's event
+// loop (drawing the skills, the brackets each month) is bounded below what a command allows.
+function roomBounds(p: { skillBatches: number; bracketCutoffs: readonly number[] }, ctx: z.RefinementCtx): void {
+  if (p.skillBatches > ROOM_MAX_SKILL_BATCHES) ctx.addIssue({ code: "custom", path: ["skillBatches"], message: `at most ${ROOM_MAX_SKILL_BATCHES} in a room` });
+  if (p.bracketCutoffs.length > ROOM_MAX_BRACKETS) ctx.addIssue({ code: "custom", path: ["bracketCutoffs"], message: `at most ${ROOM_MAX_BRACKETS} brackets in a room` });
+}
 
 export const economyScenarios: ScenarioFactory = {
   episodes: "economies",

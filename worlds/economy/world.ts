@@ -99,6 +99,15 @@ export class EconomyWorld implements World<EconomyState, HouseholdDecision> {
     return state.month >= state.params.months;
   }
 
+  /** The last month's statistics and, when it ended a year, the year's indicators and the correlations so far (a room's plots). */
+  view(state: EconomyState): MonthEventData | null {
+    const stats = state.history.at(-1);
+    if (!stats) return null;
+    const yearEnd = stats.month % state.params.monthsPerYear === 0;
+    const years = yearEnd ? yearlyIndicators(state.history, state.params.monthsPerYear) : [];
+    return { stats, year: years.at(-1) ?? null, phillips: yearEnd ? phillipsCorrelation(years) : null, okun: yearEnd ? okunCorrelation(years) : null };
+  }
+
   step(state: EconomyState, actions: ReadonlyMap<string, HouseholdDecision>, ctx: StepContext<never>): StepResult<EconomyState> {
     const n = state.names.length;
     const work = new Float64Array(n);
@@ -113,14 +122,7 @@ export class EconomyWorld implements World<EconomyState, HouseholdDecision> {
     const h = next.households;
     for (let i = 0; i < n; i++) rewards[state.names[i]!] = flowUtility(h.goods[i]!, h.worked[i]!, state.params);
     const unemployment = 1 - stats.employed / stats.households;
-    const yearEnd = stats.month % state.params.monthsPerYear === 0;
-    const years = yearEnd ? yearlyIndicators(next.history, state.params.monthsPerYear) : [];
-    const data: MonthEventData = {
-      stats,
-      year: years.at(-1) ?? null,
-      phillips: yearEnd ? phillipsCorrelation(years) : null,
-      okun: yearEnd ? okunCorrelation(years) : null,
-    };
+    const data = this.view(next)!;
     const event: WorldEvent = {
       text:
         `Month ${stats.month}: ${stats.employed} of ${stats.households} households worked (unemployment ${(unemployment * 100).toFixed(2)}%); ` +
