@@ -18,6 +18,7 @@ import { ScoredPoints } from "../../trainers/grpo/scored-points.js";
 import type { PointSource } from "../../trainers/grpo/decision-point.js";
 import { GRPO_PRESET_NAMES, GRPO_PRESETS, type GrpoPreset, type GrpoPresetName } from "../../trainers/grpo/presets.js";
 import { intArg, numArg, parseCommand, UsageError } from "../args.js";
+import { DEVICE_HELP, deviceArgs, useDevice } from "../device.js";
 import { Progress } from "../progress.js";
 import { onStopSignal } from "../stop-signals.js";
 import { FolderInUse } from "../../store/folder-claim.js";
@@ -73,6 +74,7 @@ Optimizer:
 
 Run:
   --seed S (0)  --save-every N (20)  --keep N (2)  --resume auto|DIR  --threads N  --quiet
+${DEVICE_HELP}
   --store DIR           where rollouts are logged (default: data/, or $SOCIALWORLD_DATA)
   --server URL          also publish each step's metrics to a running server's progress stream
                         (needs --admin-token T or $SOCIALWORLD_ADMIN_TOKEN)
@@ -134,6 +136,7 @@ const Args = z.object({
   keep: intArg(1).default(2),
   resume: z.string().min(1).optional(),
   threads: intArg(1, 1024).optional(),
+  ...deviceArgs,
   quiet: z.boolean().default(false),
   store: z.string().min(1).optional(),
   server: z.url().optional(),
@@ -206,6 +209,7 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
   }
   const config = parsed.data;
   if (a.threads) loadNative().setThreads(a.threads);
+  await useDevice(a);
 
   if (a.preset) {
     const p: GrpoPreset = GRPO_PRESETS[a.preset as GrpoPresetName];
