@@ -172,6 +172,7 @@ export async function simulateCommand(argv: readonly string[]): Promise<number> 
   if (a.threads) (await import("../../models/native.js")).loadNative().setThreads(a.threads);
   const store = await RunStore.open(a.store);
   const deciders = await decidersFor(a.agent, a.seed);
+  const started = performance.now();
   const sim = new EconomyRunner({
     params,
     seed: a.seed,
@@ -228,6 +229,7 @@ export async function simulateCommand(argv: readonly string[]): Promise<number> 
       `Phillips curve: corr(unemployment, wage inflation) = ${corr(result.phillips)}\n` +
       `Okun's law: corr(change in unemployment, real GDP growth) = ${corr(result.okun)}; with the relative change of unemployment ${corr(result.okunRelative)}\n` +
       (c.turns ? `replies: ${c.turns.toLocaleString("en-US")}, exactly the decision's JSON ${pct(c.strict / c.turns)}, fallbacks ${pct(c.fallbacks / c.turns)}\n` : "") +
+      `${n.toLocaleString("en-US")} households × ${sim.done} months in ${((performance.now() - started) / 1000).toFixed(1)} s (skills drawn, ${a.resume ? "logged months replayed, " : ""}months run and logged)\n` +
       `run ${session.run.id} in ${resolve(store.dirOf(session.run))}${a.json ? `; report in ${a.json}` : ""}\n`,
   );
   return 0;

@@ -71,7 +71,8 @@ describe("socialworld simulate economy", () => {
     expect(report.agent).toBe("responsive:0.2");
     expect(io.out).toContain("| year | real GDP | price level | inflation | unemployment | hourly wage | wage inflation | real GDP growth | interest rate |");
     expect(io.out).toMatch(/Phillips curve: corr\(unemployment, wage inflation\) = -?\d\.\d{3}\n/);
-    expect(io.out).toMatch(/Okun's law: corr\(change in unemployment, real GDP growth\) = -?\d\.\d{3}; with the relative change of unemployment (-?\d\.\d{3}|n\/a \(too few years\))\n/);
+    expect(io.out).toMatch(/6 households × 48 months in \d+\.\d s/);
+    expect(io.out).toMatch(/Okun.s law: corr\(change in unemployment, real GDP growth\) = -?\d\.\d{3}; with the relative change of unemployment (-?\d\.\d{3}|n\/a \(too few years\))\n/);
 
     const s = await RunStore.open(store);
     const run = s.get(report.run)!;
