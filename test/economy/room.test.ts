@@ -5,7 +5,7 @@
  * never the world's data, nor another household's finances (checked from the socket's bytes).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { framesOf, startTestServer, until, type TestServer } from "../server/harness.js";
+import { collect, framesOf, startTestServer, until, type TestServer } from "../server/harness.js";
 import { bytesContain, decodeFrames } from "../server/wire.js";
 
 let ts: TestServer;
@@ -72,5 +72,31 @@ describe("the economy room", () => {
     const spectatorViews = decodeFrames(all).perspectives.get("household-2")!.steps as unknown as { data: string; text: string }[];
     for (const s of spectatorViews.slice(0, 5)) expect(bytesContain(mine, s.text)).toBe(false);
     expect(bytesContain(mine, world[3]!.data)).toBe(false);
+  });
+
+  it("lets a person run a household: the decision's schema and grid, a bad decision refused, a good one applied", async () => {
+    const created = await create({ worldOptions: small, tickMs: 50, humanSeats: ["household-2"], turnDeadlineMs: 20_000 });
+    expect(created.status, created.text).toBe(201);
+    const roomId: string = created.json.roomId;
+    const room = await ts.join(roomId, { seat: "household-2", name: "alice" });
+    const turns = collect<{ agent: string; timestep: number; observation: { text: string }; actionSchema: { required: string[] }; options?: unknown[] }>(room, "turn");
+    const results = collect<{ ok: boolean; error?: string; timestep?: number }>(room, "action_result");
+    await until(() => turns.length > 0, 15_000, "a turn");
+    const turn = turns[0]!;
+    expect(turn.agent).toBe("household-2");
+    expect(turn.observation.text).toContain("Answer with JSON only");
+    expect([...turn.actionSchema.required].sort()).toEqual(["consumption", "work"]);
+    expect(turn.options).toHaveLength(25);
+    room.send("act", { action: { work: 2, consumption: 0.5 }, timestep: turn.timestep });
+    room.send("act", { action: { work: 0.25, consumption: 0.75 }, timestep: turn.timestep });
+    await until(() => results.length === 2, 5000, "the answers");
+    expect(results[0]!.ok).toBe(false);
+    expect(results[0]!.error).toMatch(/^invalid action: .*work/);
+    expect(results[1]).toEqual({ ok: true, timestep: turn.timestep });
+    const mine = () => (decodeFrames(framesOf(room)).perspectives.get("household-2")?.steps ?? []) as unknown as { timestep: number; action: string; source: string }[];
+    await until(() => mine().some((s) => s.timestep === turn.timestep), 5000, "the month");
+    const acted = mine().find((s) => s.timestep === turn.timestep)!;
+    expect(acted).toMatchObject({ source: "human", action: "decides to work with propensity 0.25 and to spend 0.75 of its money" });
+    await ts.api(`/api/rooms/${roomId}`, { method: "DELETE", admin: true });
   });
 });
