@@ -19,7 +19,8 @@ function el<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, 
   return e;
 }
 
-export function lineChart(title: string, series: readonly Series[], opts: { width?: number; height?: number; yMin?: number; yMax?: number } = {}): SVGSVGElement {
+/** `xLabel` names the x axis' unit ("step", the default: training steps; "month"). */
+export function lineChart(title: string, series: readonly Series[], opts: { width?: number; height?: number; yMin?: number; yMax?: number; xLabel?: string } = {}): SVGSVGElement {
   const W = opts.width ?? 360;
   const H = opts.height ?? 170;
   const pad = { l: 46, r: 12, t: 22, b: 24 };
@@ -47,8 +48,9 @@ export function lineChart(title: string, series: readonly Series[], opts: { widt
     svg.append(el("line", { x1: pad.l, x2: W - pad.r, y1: py(y), y2: py(y), class: "chart-grid" }));
     svg.append(el("text", { x: pad.l - 4, y: py(y) + 4, "text-anchor": "end", class: "chart-axis" }, fmt(y)));
   }
-  svg.append(el("text", { x: pad.l, y: H - 6, class: "chart-axis" }, `step ${x0}`));
-  svg.append(el("text", { x: W - pad.r, y: H - 6, "text-anchor": "end", class: "chart-axis" }, `step ${x1}`));
+  const unit = opts.xLabel ?? "step";
+  svg.append(el("text", { x: pad.l, y: H - 6, class: "chart-axis" }, `${unit} ${x0}`));
+  svg.append(el("text", { x: W - pad.r, y: H - 6, "text-anchor": "end", class: "chart-axis" }, `${unit} ${x1}`));
   series.forEach((s, i) => {
     const pts = s.points.filter((p) => Number.isFinite(p.y));
     if (pts.length === 0) return;

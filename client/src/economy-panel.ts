@@ -63,10 +63,10 @@ export class EconomyPanel {
       h("h3", "Economy"),
       h(
         "div.charts",
-        lineChart("price level", series("price", "#3558d4", (m) => m.stats.priceAfter)),
-        lineChart("real GDP", series("GDP", "#1f8a4c", (m) => m.stats.realGdp)),
-        lineChart("unemployment (monthly)", series("unemployment", "#c53030", (m) => 1 - m.stats.employed / m.stats.households, pct), { yMin: 0 }),
-        lineChart("inflation (yearly)", [{ name: "inflation", color: "#b7791f", points: years.flatMap((y) => (y.inflation === null ? [] : [{ x: y.year, y: y.inflation }])), format: pct }]),
+        lineChart("price level", series("price", "#3558d4", (m) => m.stats.priceAfter), { xLabel: "month" }),
+        lineChart("real GDP", series("GDP", "#1f8a4c", (m) => m.stats.realGdp), { xLabel: "month" }),
+        lineChart("unemployment (monthly)", series("unemployment", "#c53030", (m) => 1 - m.stats.employed / m.stats.households, pct), { yMin: 0, xLabel: "month" }),
+        lineChart("inflation (yearly)", [{ name: "inflation", color: "#b7791f", points: years.flatMap((y) => (y.inflation === null ? [] : [{ x: y.year, y: y.inflation }])), format: pct }], { xLabel: "year" }),
         scatterChart(
           "Phillips curve",
           "unemployment",

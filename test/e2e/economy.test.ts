@@ -28,6 +28,7 @@ describe.skipIf(!chromiumAvailable)("the economy room in Chromium", () => {
     await until(async () => (await dots("Phillips curve")) >= 2 && (await dots("Okun's law")) >= 2, 60_000, "two years in the scatters");
     expect(await page.locator(`#economy svg[aria-label="Phillips curve"] .chart-title`).textContent()).toMatch(/Phillips curve · corr -?\d\.\d\d/);
     expect(await page.locator(`#economy svg[aria-label="price level"] path.chart-line`).count()).toBe(1);
+    expect(await page.locator(`#economy svg[aria-label="price level"] .chart-axis`).allTextContents()).toContain("month 1");
 
     await page.click(`#perspectives button[data-perspective="household-2"]`);
     await page.waitForSelector("#timeline li.step .act");
