@@ -41,6 +41,27 @@ export class ResumeRefused extends Error {
   }
 }
 
+/**
+ * The interrupted run `id` of `store`, to be taken up with `params`: refused (ResumeRefused) when
+ * the store has no such run, when a process of this host is still running it, or when it was run
+ * with other `same` parameters.
+ */
+export function takeUpRun(store: RunStore, id: string, params: Readonly<Record<string, unknown>>, same: readonly string[]): RunRecord {
+  const run = store.get(id);
+  if (!run) throw new ResumeRefused(`no run "${id}" in ${store.root}`);
+  // A run another process of this host is still running would get two writers. (The store reads
+  // a run whose process died as interrupted; of a process elsewhere, nobody here can tell.)
+  if (run.status === "running" && run.owner?.host === thisProcess().host) {
+    throw new ResumeRefused(`run ${run.id} is still running (process ${run.owner.pid}); wait for it to end or stop it first`);
+  }
+  for (const k of same) {
+    const was = JSON.stringify(run.params[k] ?? {});
+    const now = JSON.stringify(params[k] ?? {});
+    if (was !== now) throw new ResumeRefused(`run ${run.id} has ${k}=${was}, not ${now}`);
+  }
+  return run;
+}
+
 /** What a resumed run must share with the one it continues. */
 const SAME_ON_RESUME = ["benchmark", "data", "agent", "mode", "options"] as const;
 
@@ -77,18 +98,7 @@ export class BenchmarkSession {
       const run = await o.store.create("bench", o.title ?? `${o.benchmark.title} · ${o.agentId} · ${o.mode}`, params);
       return new BenchmarkSession(o, run);
     }
-    const run = o.store.get(o.resume);
-    if (!run) throw new ResumeRefused(`no run "${o.resume}" in ${o.store.root}`);
-    // A run another process of this host is still running would get two writers. (The store reads
-    // a run whose process died as interrupted; of a process elsewhere, nobody here can tell.)
-    if (run.status === "running" && run.owner?.host === thisProcess().host) {
-      throw new ResumeRefused(`run ${run.id} is still running (process ${run.owner.pid}); wait for it to end or stop it first`);
-    }
-    for (const k of SAME_ON_RESUME) {
-      const was = JSON.stringify(run.params[k] ?? {});
-      const now = JSON.stringify(params[k] ?? {});
-      if (was !== now) throw new ResumeRefused(`run ${run.id} has ${k}=${was}, not ${now}`);
-    }
+    const run = takeUpRun(o.store, o.resume, params, SAME_ON_RESUME);
     const session = new BenchmarkSession(o, run);
     await o.store.update(run.id, { status: "running" });
     return session;

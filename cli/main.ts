@@ -30,6 +30,13 @@ const COMMANDS: Record<string, Command> = {
       return { help: m.generateHelp, run: m.generateCommand };
     },
   },
+  simulate: {
+    summary: "run a world's economy of households month by month (economy) and report its regularities",
+    load: async () => {
+      const m = await import("./commands/simulate.js");
+      return { help: m.SIMULATE_HELP, run: m.simulateCommand };
+    },
+  },
   runs: {
     summary: "list runs in the store and read their episodes",
     load: async () => {

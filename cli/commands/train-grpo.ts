@@ -4,7 +4,7 @@
 import { resolve } from "node:path";
 import { z } from "zod";
 import { loadNative } from "../../models/native.js";
-import { WORLD_NAMES } from "../../worlds/registry.js";
+import { loadWorld, WORLD_NAMES } from "../../worlds/registry.js";
 import { MODES } from "../../worlds/question/benchmark.js";
 import { RunStore } from "../../store/run-store.js";
 import { BenchPoints } from "../../trainers/grpo/bench-points.js";
@@ -14,6 +14,9 @@ import { MetricsPublisher } from "../../trainers/grpo/publisher.js";
 import { runGrpoSession, SettingsMismatch } from "../../trainers/grpo/session.js";
 import { PromptsTooLong } from "../../trainers/grpo/trainer.js";
 import { WorldPoints } from "../../trainers/grpo/world-points.js";
+import { ScoredPoints } from "../../trainers/grpo/scored-points.js";
+import type { PointSource } from "../../trainers/grpo/decision-point.js";
+import { GRPO_PRESET_NAMES, GRPO_PRESETS, type GrpoPreset, type GrpoPresetName } from "../../trainers/grpo/presets.js";
 import { intArg, numArg, parseCommand, UsageError } from "../args.js";
 import { DEVICE_HELP, deviceArgs, useDevice } from "../device.js";
 import { Progress } from "../progress.js";
@@ -35,7 +38,11 @@ Data:
   --bench NAME --data FILE a benchmark file (${WORLD_NAMES.join(", ")}); --mode vanilla (default) or
                            simulation (the socialized context, then the question), as \`bench\` asks; --limit N
   --world NAME             decision points from scripted episodes of a world (${WORLD_NAMES.join(", ")});
-                           --episodes N (default 200) from --world-seed S (default 0)
+                           --episodes N (default 200) from --world-seed S (default 0); a world that
+                           scores any action itself (economy) gives --points N (default 2000) of
+                           its own, rewarded with its graded reward (the exact part)
+  --preset NAME            named settings, which flags given beside it override:
+${GRPO_PRESET_NAMES.map((n) => `                           ${n}: ${GRPO_PRESETS[n].describe}`).join("\n")}
   --system TEXT            a system message before each prompt (as the agent's ?system=)
   --out DIR                output folder
 
@@ -81,7 +88,9 @@ const Args = z.object({
   mode: z.enum(MODES as [string, ...string[]]).default("vanilla"),
   limit: intArg(1).optional(),
   world: z.enum(WORLD_NAMES as [string, ...string[]]).optional(),
-  episodes: intArg(1, 1_000_000).default(200),
+  episodes: intArg(1, 1_000_000).optional(),
+  points: intArg(1, 1_000_000).optional(),
+  preset: z.enum(GRPO_PRESET_NAMES as [string, ...string[]]).optional(),
   "world-seed": intArg(0, 2 ** 32 - 1).default(0),
   system: z.string().min(1).optional(),
   out: z.string({ error: "is required" }).min(1),
@@ -156,13 +165,24 @@ export function configFromArgs(a: Args): GrpoConfigInput {
     ["overlong-buffer", "overlongBuffer"], ["overlong-penalty", "overlongPenalty"], ["format-failure", "formatFailure"], ["leak-penalty", "leakPenalty"], ["lr", "lr"], ["min-lr", "minLr"],
     ["warmup", "warmupSteps"], ["weight-decay", "weightDecay"], ["beta1", "beta1"], ["beta2", "beta2"], ["grad-clip", "gradClip"], ["seed", "seed"], ["keep-solved", "keepSolved"],
   ];
-  const c: Record<string, unknown> = {};
+  const c: Record<string, unknown> = { ...(a.preset ? GRPO_PRESETS[a.preset as GrpoPresetName].config : {}) };
   for (const [from, to] of pick) if (a[from] !== undefined) c[to] = a[from];
   if (a["dynamic-sampling"]) c.dynamicSampling = true;
   if (a["skip-solved"]) c.skipSolved = true;
   if (a["mask-truncated"]) c.maskTruncated = true;
   if (a.reward) c.rewards = parseRewardWeights(a.reward);
   return c as GrpoConfigInput;
+}
+
+/** A world's decision points: its own scored ones where it has them (--points), else its scripted turns (--episodes). */
+async function worldPoints(a: Args): Promise<PointSource> {
+  const world = a.world!;
+  if ((await loadWorld(world)).decisions) {
+    if (a.episodes !== undefined) throw new UsageError(`--episodes: the ${world} world gives decision points of its own: ask for --points N`);
+    return ScoredPoints.open(world, a.points ?? 2000, a["world-seed"], a.system);
+  }
+  if (a.points !== undefined) throw new UsageError(`--points: the ${world} world has no decision points of its own: ask for --episodes N of its scripted episodes`);
+  return WorldPoints.scripted(world, a.episodes ?? 200, a["world-seed"], a.system);
 }
 
 export async function grpoCommand(argv: readonly string[]): Promise<number> {
@@ -191,9 +211,13 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
   if (a.threads) loadNative().setThreads(a.threads);
   await useDevice(a);
 
+  if (a.preset) {
+    const p: GrpoPreset = GRPO_PRESETS[a.preset as GrpoPresetName];
+    if (p.unsupported) process.stderr.write(`note: --preset ${a.preset} leaves out ${p.unsupported}\n`);
+  }
   const source = a.bench
     ? await BenchPoints.open(a.bench, a.data!, a.mode as "vanilla" | "simulation", { ...(a.limit !== undefined ? { limit: a.limit } : {}), ...(a.system ? { system: a.system } : {}) })
-    : await WorldPoints.scripted(a.world!, a.episodes, a["world-seed"], a.system);
+    : await worldPoints(a);
   const store = await RunStore.open(a.store);
   const token = a["admin-token"] ?? process.env.SOCIALWORLD_ADMIN_TOKEN;
   if (a.server && !token) throw new UsageError("--server needs --admin-token T (or $SOCIALWORLD_ADMIN_TOKEN)");

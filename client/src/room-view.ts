@@ -21,6 +21,7 @@ import {
 } from "../../server/protocol.js";
 import { renderProgress } from "./benchmark-panel.js";
 import { h, myName, replace } from "./dom.js";
+import { EconomyPanel } from "./economy-panel.js";
 import { SeatPanel } from "./seat-panel.js";
 
 const WORLD = "world";
@@ -35,7 +36,8 @@ export function showRoom(app: HTMLElement, roomId: string, params: URLSearchPara
   const seatsBox = h("div.card#seats");
   const progressBox = h("div.card.progress#progress");
   const aside = h("aside");
-  app.append(header, h("div.room-grid", h("section.main", tabs, timeline), aside));
+  const plots = h("div.plots");
+  app.append(header, h("div.room-grid", h("section.main", tabs, plots, timeline), aside));
   replace(header, h("p.muted", "connecting…"));
 
   let room: Room | undefined;
@@ -43,6 +45,8 @@ export function showRoom(app: HTMLElement, roomId: string, params: URLSearchPara
   let perspective: string | undefined;
   let mySeat: string | undefined;
   let panel: SeatPanel | undefined;
+  // A world whose spectators get plots (its world perspective's data): the economy's.
+  let economy: EconomyPanel | undefined;
   let closed = false;
   let scheduled = false;
 
@@ -84,6 +88,12 @@ export function showRoom(app: HTMLElement, roomId: string, params: URLSearchPara
       ),
       order.length === 0 ? h("span.muted", "no perspective to show yet") : null,
     );
+    const worldSteps = s.perspectives[WORLD]?.steps;
+    if (s.kind === "simulation" && s.world === "economy" && worldSteps) {
+      economy ??= new EconomyPanel();
+      economy.update(s.episode, worldSteps);
+      if (plots.firstChild !== economy.element) replace(plots, economy.element);
+    }
     const atBottom = timeline.scrollHeight - timeline.scrollTop - timeline.clientHeight < 40;
     if (s.kind === "benchmark") replace(timeline, benchmarkTimeline(s, perspective));
     else replace(timeline, simulationTimeline(s, perspective));

@@ -329,11 +329,14 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
   }
 
   /** Appends a recorded timestep: the public tick, the world's view, and each agent's own view. */
-  /** `leaks`: the live audit's findings in this timestep's actions (JSON), shown with the world's step. */
-  protected recordTimestep(rec: TimestepRecord, sources: Readonly<Record<string, string>>, leaks = ""): void {
+  /**
+   * `leaks`: the live audit's findings in this timestep's actions (JSON), shown with the world's
+   * step; `view`: what the world's spectators plot after it (World.view), its data.
+   */
+  protected recordTimestep(rec: TimestepRecord, sources: Readonly<Record<string, string>>, leaks = "", view?: unknown): void {
     const state = this.state;
     pushBounded(state.timeline, tickNow(rec.timestep), MAX_HISTORY);
-    const world = perspectiveStep({ timestep: rec.timestep, text: rec.state, sameAsState: true, leaks });
+    const world = perspectiveStep({ timestep: rec.timestep, text: rec.state, sameAsState: true, leaks, ...(view !== undefined && view !== null ? { data: JSON.stringify(view) } : {}) });
     pushBounded(state.perspectives.get(WORLD_PERSPECTIVE)?.steps, world, MAX_HISTORY);
     for (const a of [...state.agents]) {
       const obs = rec.observations[a];

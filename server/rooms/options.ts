@@ -80,6 +80,8 @@ export const SimulationOptionsSchema = z
      * world's timeline (spectators only) and logged with each episode.
      */
     audit: z.boolean().default(false),
+    /** The world's own settings (its ScenarioFactory.options: the economy's parameters), checked when the room is created. */
+    worldOptions: z.preprocess(refuseProtoKey, z.record(z.string().min(1).max(64), z.unknown())).optional(),
     /** Train the seats' `policy:DIR` on the room's episodes on a schedule, and play each new checkpoint (server/self-play/). */
     selfPlay: SelfPlayOptionsSchema.optional(),
   })

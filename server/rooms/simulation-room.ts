@@ -32,6 +32,8 @@ export class SimulationRoom extends BaseRoom {
   private pool: SelfPlayPool | undefined;
   private selfPlayPool = "";
   private unlisten: (() => void) | undefined;
+  /** The world's settings, parsed by its scenario factory's schema (undefined: its defaults). */
+  private worldOptions: unknown;
 
   protected async create(raw: unknown): Promise<void> {
     const opts = parseOptions(SimulationOptionsSchema, raw, "simulation room");
@@ -42,6 +44,7 @@ export class SimulationRoom extends BaseRoom {
     this.scenarios = await loadScenario(opts.world).catch((err: Error) => {
       throw new OptionsError(`bad simulation room options: world: ${err.message}`);
     });
+    this.worldOptions = worldOptionsOf(opts, this.scenarios);
     this.setUp({
       private: opts.private,
       reconnectSeconds: opts.reconnectSeconds,
@@ -55,7 +58,7 @@ export class SimulationRoom extends BaseRoom {
     const firstSeed = restored?.seed ?? opts.seed;
     if (restored) this.episodes = restored.number - 1;
     // The first scenario now, so that seats exist (and private seat tokens can be handed out) at creation.
-    const first = await this.scenarios.create(firstSeed);
+    const first = await this.scenarios.create(firstSeed, this.worldOptions);
     checkSeatNames(opts, first.world.agents(first.initialState));
     const controllers = await this.beginEpisode(first, firstSeed);
     this.run = (await this.reopenRun()) ?? (await this.ctx.store.create("room", this.state.title, {
@@ -138,7 +141,7 @@ export class SimulationRoom extends BaseRoom {
         await pause(this.opts.pauseMs, signal);
         if (signal.aborted) break;
         seed = (seed + 1) >>> 0;
-        scenario = await this.scenarios.create(seed);
+        scenario = await this.scenarios.create(seed, this.worldOptions);
         controllers = await this.beginEpisode(scenario, seed);
       }
       if (!signal.aborted) {
@@ -198,7 +201,7 @@ export class SimulationRoom extends BaseRoom {
       onTimestep: async (rec, next) => {
         this.current = next;
         const leaks = auditor?.step(toSocializedContext({ agents: names, steps: [rec] }, { mentalStates: false }).socialized_context[0]!) ?? [];
-        this.recordTimestep(rec, this.sourcesAt(rec.timestep, names), leaks.length ? JSON.stringify(leaks) : "");
+        this.recordTimestep(rec, this.sourcesAt(rec.timestep, names), leaks.length ? JSON.stringify(leaks) : "", world.view?.(next));
         await pause(this.opts.tickMs, signal);
       },
     });
@@ -292,4 +295,14 @@ function checkSeatNames(opts: SimulationOptions, names: readonly string[]): void
   for (const name of Object.keys(opts.agents)) {
     if (!names.includes(name)) throw new OptionsError(`bad simulation room options: agents.${name}: no such seat (${known})`);
   }
+}
+
+/** A room's worldOptions parsed by its world's schema; an OptionsError naming the field at fault, or a world that takes none. */
+function worldOptionsOf(opts: SimulationOptions, factory: ScenarioFactory): unknown {
+  if (opts.worldOptions === undefined) return undefined;
+  if (!factory.options) throw new OptionsError(`bad simulation room options: worldOptions: the ${opts.world} world takes none`);
+  const parsed = factory.options.safeParse(opts.worldOptions);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw new OptionsError(`bad simulation room options: ${["worldOptions", ...issue.path].join(".")}: ${issue.message}`);
 }

@@ -2,7 +2,7 @@
  * A decision point: one place where a policy must act, with what it takes to score any reply. For
  * a benchmark it is a question (the prompt a policy is asked, the official judge); for a world, an
  * agent's turn (its observation, the world's action schema, and the action the story's script
- * took there as the reference).
+ * took there as the reference, or the world's own reward where it scores any action).
  */
 import type { z } from "zod";
 import type { ChatMessage } from "../../models/chat-template.js";
@@ -17,7 +17,10 @@ export interface DecisionPoint {
   readonly schema: z.ZodType<unknown>;
   /** The reference as text, for token F1 and ROUGE-L. */
   readonly reference: string;
-  /** Exact answer match of a well-formed action, in [0, 1]. */
+  /**
+   * How right a well-formed action is, in [0, 1]: exact answer match, or, where the world scores
+   * any action itself (scored-points.ts), its graded reward.
+   */
   exact(action: unknown): number;
   /** A well-formed action as text, for token F1 and ROUGE-L against the reference. */
   answerText(action: unknown): string;

@@ -7,6 +7,7 @@ import type { Benchmark, BenchmarkOptions } from "../question/benchmark.js";
 import type { Solver } from "../question/solver.js";
 import type { FactSource } from "./leak-audit.js";
 import type { ScenarioFactory } from "./scenario.js";
+import type { DecisionSet } from "./scored-decision.js";
 
 export interface WorldEntry {
   /** The name commands, rooms and logs use ("tomi"). */
@@ -20,6 +21,8 @@ export interface WorldEntry {
   readonly benchmark?: BenchmarkEntry;
   /** The simulation agent's answer to a question, from the story text alone. */
   readonly solver?: Solver;
+  /** Decision points the world scores itself (its reward for any action), for `train grpo --world`. */
+  readonly decisions?: DecisionSet;
   /** Its fact vocabulary for the information-leak audit (worlds/core/leak-audit.ts): `audit`, audited rooms, GRPO's leak penalty. */
   readonly facts?: FactSource;
 }
