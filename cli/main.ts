@@ -23,6 +23,13 @@ const COMMANDS: Record<string, Command> = {
       return { help: m.BENCH_HELP, run: m.benchCommand };
     },
   },
+  data: {
+    summary: "download the official ToMi, Hi-ToM and FANToM files (checked against their checksums)",
+    load: async () => {
+      const m = await import("./commands/data.js");
+      return { help: m.DATA_HELP, run: m.dataCommand };
+    },
+  },
   generate: {
     summary: "write new benchmark questions labelled by the world model",
     load: async () => {

@@ -1,11 +1,13 @@
 /**
- * `socialworld bench <tomi|hitom|fantom> --data FILE --agent NAME [--mode vanilla|simulation]
+ * `socialworld bench <tomi|hitom|fantom> [--data FILE] [--agent NAME] [--mode vanilla|simulation]
  *  [--limit N] [--concurrency N] [--json OUT.json] [--md OUT.md] [--timeout MS] [--store DIR]
  *  [--resume RUN_ID] [--quiet]`
  */
+import { existsSync } from "node:fs";
 import { z } from "zod";
 import { AgentSpecError } from "../../agents/agent-spec-error.js";
 import { loadAgent } from "../../agents/registry.js";
+import { defaultBenchFile } from "../../benchmarks/official-data.js";
 import { loadBenchmark, RegistryError, WORLD_NAMES } from "../../worlds/registry.js";
 import { renderReport } from "../../benchmarks/report.js";
 import { RunAborted, type ItemResult } from "../../benchmarks/runner.js";
@@ -18,13 +20,15 @@ import { checkDistinctFiles, prepareOutput } from "../output-path.js";
 import { Progress } from "../progress.js";
 import { onStopSignal } from "../stop-signals.js";
 
-export const BENCH_HELP = `socialworld bench <${WORLD_NAMES.join("|")}> --data FILE [options]
+export const BENCH_HELP = `socialworld bench <${WORLD_NAMES.join("|")}> [--data FILE] [options]
 
 Runs a benchmark file question by question with an agent in the respondent's seat, then prints
 accuracy by question type; official labels that disagree with the world model are listed by cause.
 
 Options:
-  --data FILE          the benchmark file (ToMi .txt with its .trace beside it; Hi-ToM .json; FANToM .json)
+  --data FILE          the benchmark file (ToMi .txt with its .trace beside it; Hi-ToM .json; FANToM .json);
+                       default: the official file \`socialworld data get NAME\` downloaded (ToMi's val split,
+                       Hi-ToM_data.json, fantom_v1.json under data/benchmarks/ of the checkout)
   --agent NAME         simulation (default), random[:SEED], policy:DIR, onnx:DIR, or
                        llm:MODEL[@BASE_URL][?options] (any OpenAI-compatible endpoint; see the README)
   --mode MODE          vanilla (story and question; default) or simulation (socialized context first)
@@ -53,7 +57,7 @@ const Args = z.object({
   _: z.tuple([z.enum(WORLD_NAMES as [string, ...string[]], { error: `expected one of ${WORLD_NAMES.join(", ")}` })], {
     error: `expected the benchmark name: ${WORLD_NAMES.join(", ")}`,
   }),
-  data: z.string({ error: "is required" }).min(1),
+  data: z.string().min(1).optional(),
   agent: z.string().min(1).default("simulation"),
   mode: z.enum(MODES as [string, ...string[]]).default("vanilla"),
   limit: intArg(1).optional(),
@@ -93,10 +97,16 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     Args,
   );
   const name = args._[0];
+  const data = args.data ?? defaultBenchFile(name);
+  if (data === undefined) throw new UsageError(`--data: is required (${name} has no official download)`);
+  if (args.data === undefined) {
+    if (!existsSync(data)) throw new UsageError(`--data: not given, and ${data} is not there: run 'socialworld data get ${name}' first, or give --data FILE`);
+    process.stderr.write(`data: ${data}\n`);
+  }
   if (args.json) prepareOutput("--json", args.json);
   if (args.md) prepareOutput("--md", args.md);
   checkDistinctFiles([
-    ["--data", args.data],
+    ["--data", data],
     ["--json", args.json],
     ["--md", args.md],
   ]);
@@ -116,7 +126,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   }
   const mode = args.mode as "vanilla" | "simulation";
   // Bad input fails here, before any run or report exists.
-  let items = benchmark.load(args.data);
+  let items = benchmark.load(data);
   for (const warning of benchmark.warnings ?? []) process.stderr.write(`warning: ${warning}\n`);
   if (args.limit !== undefined) items = items.slice(0, args.limit);
 
@@ -131,7 +141,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
       items,
       agentId: agent.id,
       mode,
-      data: args.data,
+      data,
       ...(args.limit !== undefined ? { limit: args.limit } : {}),
       params: { options },
       ...(args.resume ? { resume: args.resume } : {}),
