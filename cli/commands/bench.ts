@@ -4,6 +4,7 @@
  *  [--resume RUN_ID] [--quiet]`
  */
 import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import { z } from "zod";
 import { AgentSpecError } from "../../agents/agent-spec-error.js";
 import { loadAgent } from "../../agents/registry.js";
@@ -37,7 +38,7 @@ Options:
   --timeout MS         per-question deadline; past it the question counts as unanswered
   --json OUT.json      write the report as JSON
   --md OUT.md          write the report as Markdown
-  --store DIR          the embedded store (default: data/, or $SOCIALWORLD_DATA)
+  --store DIR          the embedded store (default: $SOCIALWORLD_DATA, else data/ of the checkout)
   --resume RUN_ID      continue an interrupted run: logged questions are not asked again
   --quiet              no progress bar
 
@@ -133,15 +134,16 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   const options = Object.fromEntries(
     Object.entries({ context: args.context, embedder: args.embedder, aggregation: args.aggregation, vpLabels: args["vp-labels"] }).filter(([, v]) => v !== undefined),
   );
+  const store = await RunStore.open(args.store);
   let session;
   try {
     session = await BenchmarkSession.start({
-      store: await RunStore.open(args.store),
+      store,
       benchmark,
       items,
       agentId: agent.id,
       mode,
-      data,
+      data: resolve(data),
       ...(args.limit !== undefined ? { limit: args.limit } : {}),
       params: { options },
       ...(args.resume ? { resume: args.resume } : {}),
@@ -151,6 +153,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     throw err;
   }
   const { log, run } = session;
+  process.stderr.write(`run ${run.id} in the store ${store.root}\n`);
   if (log.tornBytes > 0) {
     process.stderr.write(`note: the log ended in a line cut off mid-write; its ${log.tornBytes} bytes are kept in ${log.path}.torn, and that question is asked again\n`);
   }
