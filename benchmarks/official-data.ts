@@ -12,6 +12,7 @@
  * Cloud Storage, which this project's machines cannot reach, so it was not recomputed here; what
  * it unpacks to is checked for its format (a JSON array of question sets).
  */
+import { closeSync, openSync, readSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { packageRoot } from "../worlds/question/prompts.js";
 
@@ -125,4 +126,21 @@ export function defaultBenchmarkDir(env: NodeJS.ProcessEnv = process.env): strin
 export function defaultBenchFile(name: string, dir = defaultBenchmarkDir()): string | undefined {
   const d = officialData(name);
   return d ? join(dir, d.name, d.benchFile) : undefined;
+}
+
+/** The benchmark whose format `path` has, judged from its first 64 KB (undefined when none, or unreadable). */
+export function looksLike(path: string): OfficialData | undefined {
+  let head: string;
+  try {
+    const fd = openSync(path, "r");
+    try {
+      const buf = Buffer.alloc(65_536);
+      head = buf.toString("utf8", 0, readSync(fd, buf, 0, buf.length, 0));
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return undefined;
+  }
+  return OFFICIAL_DATA.find((d) => d.check?.(head) === undefined);
 }

@@ -8,7 +8,8 @@ import { resolve } from "node:path";
 import { z } from "zod";
 import { AgentSpecError } from "../../agents/agent-spec-error.js";
 import { loadAgent } from "../../agents/registry.js";
-import { defaultBenchFile } from "../../benchmarks/official-data.js";
+import { defaultBenchFile, looksLike } from "../../benchmarks/official-data.js";
+import { DataError } from "../../worlds/core/errors.js";
 import { loadBenchmark, RegistryError, WORLD_NAMES } from "../../worlds/registry.js";
 import { renderReport } from "../../benchmarks/report.js";
 import { RunAborted, type ItemResult } from "../../benchmarks/runner.js";
@@ -21,7 +22,7 @@ import { checkDistinctFiles, prepareOutput } from "../output-path.js";
 import { Progress } from "../progress.js";
 import { onStopSignal } from "../stop-signals.js";
 
-export const BENCH_HELP = `socialworld bench <${WORLD_NAMES.join("|")}> [--data FILE] [options]
+export const BENCH_HELP = `socialworld bench <${WORLD_NAMES.join("|")}> [--data FILE] [--agent NAME] [options]
 
 Runs a benchmark file question by question with an agent in the respondent's seat, then prints
 accuracy by question type; official labels that disagree with the world model are listed by cause.
@@ -30,7 +31,7 @@ Options:
   --data FILE          the benchmark file (ToMi .txt with its .trace beside it; Hi-ToM .json; FANToM .json);
                        default: the official file \`socialworld data get NAME\` downloaded (ToMi's val split,
                        Hi-ToM_data.json, fantom_v1.json under data/benchmarks/ of the checkout)
-  --agent NAME         simulation (default), random[:SEED], policy:DIR, onnx:DIR, or
+  --agent NAME         who answers (default: simulation): simulation, random[:SEED], policy:DIR, onnx:DIR, or
                        llm:MODEL[@BASE_URL][?options] (any OpenAI-compatible endpoint; see the README)
   --mode MODE          vanilla (story and question; default) or simulation (socialized context first)
   --limit N            only the first N questions
@@ -127,7 +128,15 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   }
   const mode = args.mode as "vanilla" | "simulation";
   // Bad input fails here, before any run or report exists.
-  let items = benchmark.load(data);
+  let items;
+  try {
+    items = benchmark.load(data);
+  } catch (err) {
+    // A file of another benchmark fails on its first line or field: say which benchmark it is.
+    const other = err instanceof DataError ? looksLike(data) : undefined;
+    if (!(err instanceof DataError) || !other || other.name === name) throw err;
+    throw new DataError(err.file, { ...(err.line !== undefined ? { line: err.line } : {}), ...(err.field !== undefined ? { field: err.field } : {}) }, `${err.reason}; it looks like a ${other.title.replace(/ \(.*$/, "")} file: run 'socialworld bench ${other.name} --data ${data}'`);
+  }
   for (const warning of benchmark.warnings ?? []) process.stderr.write(`warning: ${warning}\n`);
   if (args.limit !== undefined) items = items.slice(0, args.limit);
 
