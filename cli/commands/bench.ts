@@ -20,6 +20,7 @@ import { writeFileAtomic } from "../../store/write-atomic.js";
 import { intArg, parseCommand, UsageError } from "../args.js";
 import { checkDistinctFiles, prepareOutput } from "../output-path.js";
 import { Progress } from "../progress.js";
+import { DEVICE_HELP, deviceArgs, deviceOptions, useDevice } from "../device.js";
 import { onStopSignal } from "../stop-signals.js";
 
 export const BENCH_HELP = `socialworld bench <${WORLD_NAMES.join("|")}> [--data FILE] [--agent NAME] [options]
@@ -42,6 +43,7 @@ Options:
   --store DIR          the embedded store (default: $SOCIALWORLD_DATA, else data/ of the checkout)
   --resume RUN_ID      continue an interrupted run: logged questions are not asked again
   --quiet              no progress bar
+${DEVICE_HELP}
 
 FANToM only:
   --context MODE       short (the official default) or full: the conversation given with each question
@@ -74,6 +76,7 @@ const Args = z.object({
   embedder: z.string().regex(/^(lexical|onnx:.+)$/, "expected lexical or onnx:DIR").optional(),
   aggregation: z.enum(["set", "part", "conversation"]).optional(),
   "vp-labels": z.enum(["cotp", "own"]).optional(),
+  ...deviceArgs,
 });
 
 export async function benchCommand(argv: readonly string[]): Promise<number> {
@@ -95,9 +98,11 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
       embedder: { type: "string" },
       aggregation: { type: "string" },
       "vp-labels": { type: "string" },
+      ...deviceOptions,
     },
     Args,
   );
+  await useDevice(args);
   const name = args._[0];
   const data = args.data ?? defaultBenchFile(name);
   if (data === undefined) throw new UsageError(`--data: is required (${name} has no official download)`);
