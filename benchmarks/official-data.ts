@@ -12,7 +12,7 @@
  * Cloud Storage, which this project's machines cannot reach, so it was not recomputed here; what
  * it unpacks to is checked for its format (a JSON array of question sets).
  */
-import { closeSync, openSync, readSync } from "node:fs";
+import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { packageRoot } from "../worlds/question/prompts.js";
 
@@ -128,10 +128,12 @@ export function defaultBenchFile(name: string, dir = defaultBenchmarkDir()): str
   return d ? join(dir, d.name, d.benchFile) : undefined;
 }
 
-/** The benchmark whose format `path` has, judged from its first 64 KB (undefined when none, or unreadable). */
+/** The benchmark whose format `path` has, judged from its first 64 KB (undefined when none, unreadable or not a regular file). */
 export function looksLike(path: string): OfficialData | undefined {
   let head: string;
   try {
+    // Opening a pipe waits for a writer: only a regular file is read.
+    if (!statSync(path).isFile()) return undefined;
     const fd = openSync(path, "r");
     try {
       const buf = Buffer.alloc(65_536);
