@@ -5,7 +5,7 @@
  * with its status and its report (report.json beside the log). The command and the room only say
  * what to run, and show it.
  */
-import { join } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import { EpisodeLog, readEpisodeLog } from "../store/episode-log.js";
 import { thisProcess } from "../store/owner.js";
 import type { RunRecord, RunStore } from "../store/run-store.js";
@@ -55,7 +55,8 @@ export function takeUpRun(store: RunStore, id: string, params: Readonly<Record<s
     throw new ResumeRefused(`run ${run.id} is still running (process ${run.owner.pid}); wait for it to end or stop it first`);
   }
   for (const k of same) {
-    const was = JSON.stringify(run.params[k] ?? {});
+    // Runs of earlier versions recorded the data file as given, relative to where they started.
+    const was = JSON.stringify(k === "data" && typeof run.params.data === "string" && typeof params.data === "string" && isAbsolute(params.data) ? resolve(run.params.data) : (run.params[k] ?? {}));
     const now = JSON.stringify(params[k] ?? {});
     if (was !== now) throw new ResumeRefused(`run ${run.id} has ${k}=${was}, not ${now}`);
   }

@@ -1,11 +1,15 @@
 /**
- * `socialworld bench <tomi|hitom|fantom> --data FILE --agent NAME [--mode vanilla|simulation]
+ * `socialworld bench <tomi|hitom|fantom> [--data FILE] [--agent NAME] [--mode vanilla|simulation]
  *  [--limit N] [--concurrency N] [--json OUT.json] [--md OUT.md] [--timeout MS] [--store DIR]
  *  [--resume RUN_ID] [--quiet]`
  */
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import { z } from "zod";
 import { AgentSpecError } from "../../agents/agent-spec-error.js";
 import { loadAgent } from "../../agents/registry.js";
+import { defaultBenchFile, looksLike } from "../../benchmarks/official-data.js";
+import { DataError } from "../../worlds/core/errors.js";
 import { loadBenchmark, RegistryError, WORLD_NAMES } from "../../worlds/registry.js";
 import { renderReport } from "../../benchmarks/report.js";
 import { RunAborted, type ItemResult } from "../../benchmarks/runner.js";
@@ -19,14 +23,16 @@ import { Progress } from "../progress.js";
 import { DEVICE_HELP, deviceArgs, deviceOptions, useDevice } from "../device.js";
 import { onStopSignal } from "../stop-signals.js";
 
-export const BENCH_HELP = `socialworld bench <${WORLD_NAMES.join("|")}> --data FILE [options]
+export const BENCH_HELP = `socialworld bench <${WORLD_NAMES.join("|")}> [--data FILE] [--agent NAME] [options]
 
 Runs a benchmark file question by question with an agent in the respondent's seat, then prints
 accuracy by question type; official labels that disagree with the world model are listed by cause.
 
 Options:
-  --data FILE          the benchmark file (ToMi .txt with its .trace beside it; Hi-ToM .json; FANToM .json)
-  --agent NAME         simulation (default), random[:SEED], policy:DIR, onnx:DIR, or
+  --data FILE          the benchmark file (ToMi .txt with its .trace beside it; Hi-ToM .json; FANToM .json);
+                       default: the official file \`socialworld data get NAME\` downloaded (ToMi's val split,
+                       Hi-ToM_data.json, fantom_v1.json under data/benchmarks/ of the checkout)
+  --agent NAME         who answers (default: simulation): simulation, random[:SEED], policy:DIR, onnx:DIR, or
                        llm:MODEL[@BASE_URL][?options] (any OpenAI-compatible endpoint; see the README)
   --mode MODE          vanilla (story and question; default) or simulation (socialized context first)
   --limit N            only the first N questions
@@ -34,7 +40,7 @@ Options:
   --timeout MS         per-question deadline; past it the question counts as unanswered
   --json OUT.json      write the report as JSON
   --md OUT.md          write the report as Markdown
-  --store DIR          the embedded store (default: data/, or $SOCIALWORLD_DATA)
+  --store DIR          the embedded store (default: $SOCIALWORLD_DATA, else data/ of the checkout)
   --resume RUN_ID      continue an interrupted run: logged questions are not asked again
   --quiet              no progress bar
 ${DEVICE_HELP}
@@ -55,7 +61,7 @@ const Args = z.object({
   _: z.tuple([z.enum(WORLD_NAMES as [string, ...string[]], { error: `expected one of ${WORLD_NAMES.join(", ")}` })], {
     error: `expected the benchmark name: ${WORLD_NAMES.join(", ")}`,
   }),
-  data: z.string({ error: "is required" }).min(1),
+  data: z.string().min(1).optional(),
   agent: z.string().min(1).default("simulation"),
   mode: z.enum(MODES as [string, ...string[]]).default("vanilla"),
   limit: intArg(1).optional(),
@@ -98,10 +104,16 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   );
   await useDevice(args);
   const name = args._[0];
+  const data = args.data ?? defaultBenchFile(name);
+  if (data === undefined) throw new UsageError(`--data: is required (${name} has no official download)`);
+  if (args.data === undefined) {
+    if (!existsSync(data)) throw new UsageError(`--data: not given, and ${data} is not there: run 'socialworld data get ${name}' first, or give --data FILE`);
+    process.stderr.write(`data: ${data}\n`);
+  }
   if (args.json) prepareOutput("--json", args.json);
   if (args.md) prepareOutput("--md", args.md);
   checkDistinctFiles([
-    ["--data", args.data],
+    ["--data", data],
     ["--json", args.json],
     ["--md", args.md],
   ]);
@@ -121,22 +133,31 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   }
   const mode = args.mode as "vanilla" | "simulation";
   // Bad input fails here, before any run or report exists.
-  let items = benchmark.load(args.data);
+  let items;
+  try {
+    items = benchmark.load(data);
+  } catch (err) {
+    // A file of another benchmark fails on its first line or field: say which benchmark it is.
+    const other = err instanceof DataError ? looksLike(data) : undefined;
+    if (!(err instanceof DataError) || !other || other.name === name) throw err;
+    throw new DataError(err.file, { ...(err.line !== undefined ? { line: err.line } : {}), ...(err.field !== undefined ? { field: err.field } : {}) }, `${err.reason}; it looks like a ${other.title.replace(/ \(.*$/, "")} file: run 'socialworld bench ${other.name} --data ${data}'`);
+  }
   for (const warning of benchmark.warnings ?? []) process.stderr.write(`warning: ${warning}\n`);
   if (args.limit !== undefined) items = items.slice(0, args.limit);
 
   const options = Object.fromEntries(
     Object.entries({ context: args.context, embedder: args.embedder, aggregation: args.aggregation, vpLabels: args["vp-labels"] }).filter(([, v]) => v !== undefined),
   );
+  const store = await RunStore.open(args.store);
   let session;
   try {
     session = await BenchmarkSession.start({
-      store: await RunStore.open(args.store),
+      store,
       benchmark,
       items,
       agentId: agent.id,
       mode,
-      data: args.data,
+      data: resolve(data),
       ...(args.limit !== undefined ? { limit: args.limit } : {}),
       params: { options },
       ...(args.resume ? { resume: args.resume } : {}),
@@ -146,6 +167,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     throw err;
   }
   const { log, run } = session;
+  process.stderr.write(`run ${run.id} in the store ${store.root}\n`);
   if (log.tornBytes > 0) {
     process.stderr.write(`note: the log ended in a line cut off mid-write; its ${log.tornBytes} bytes are kept in ${log.path}.torn, and that question is asked again\n`);
   }

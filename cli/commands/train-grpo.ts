@@ -75,7 +75,7 @@ Optimizer:
 Run:
   --seed S (0)  --save-every N (20)  --keep N (2)  --resume auto|DIR  --threads N  --quiet
 ${DEVICE_HELP}
-  --store DIR           where rollouts are logged (default: data/, or $SOCIALWORLD_DATA)
+  --store DIR           where rollouts are logged (default: $SOCIALWORLD_DATA, else data/ of the checkout)
   --server URL          also publish each step's metrics to a running server's progress stream
                         (needs --admin-token T or $SOCIALWORLD_ADMIN_TOKEN)
 `;
@@ -216,7 +216,7 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
     if (p.unsupported) process.stderr.write(`note: --preset ${a.preset} leaves out ${p.unsupported}\n`);
   }
   const source = a.bench
-    ? await BenchPoints.open(a.bench, a.data!, a.mode as "vanilla" | "simulation", { ...(a.limit !== undefined ? { limit: a.limit } : {}), ...(a.system ? { system: a.system } : {}) })
+    ? await BenchPoints.open(a.bench, resolve(a.data!), a.mode as "vanilla" | "simulation", { ...(a.limit !== undefined ? { limit: a.limit } : {}), ...(a.system ? { system: a.system } : {}) })
     : await worldPoints(a);
   const store = await RunStore.open(a.store);
   const token = a["admin-token"] ?? process.env.SOCIALWORLD_ADMIN_TOKEN;
@@ -231,7 +231,7 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
   let warnedTooLong = false;
   try {
     const r = await runGrpoSession({
-      out: a.out,
+      out: resolve(a.out),
       ...(a.model ? { model: a.model } : {}),
       source,
       config,
@@ -245,7 +245,7 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
         if (config.skipSolved) filterBar.finish();
         runId = info.runId;
         if (info.resumedFrom) process.stderr.write(`resuming from ${info.resumedFrom} (step ${info.startStep} of ${config.steps})\n`);
-        process.stderr.write(`${info.source}; rollouts logged as run ${info.runId}\n`);
+        process.stderr.write(`${info.source}; rollouts logged as run ${info.runId} in the store ${store.root}\n`);
         progress.update(info.startStep);
       },
       onStep: (m: StepMetrics) => {
