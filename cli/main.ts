@@ -30,6 +30,13 @@ const COMMANDS: Record<string, Command> = {
       return { help: m.generateHelp, run: m.generateCommand };
     },
   },
+  questions: {
+    summary: "write ToM questions about a logged run's episodes, labelled by the world model",
+    load: async () => {
+      const m = await import("./commands/questions.js");
+      return { help: m.questionsHelp, run: m.questionsCommand };
+    },
+  },
   runs: {
     summary: "list runs in the store and read their episodes",
     load: async () => {

@@ -7,6 +7,7 @@
  */
 import type { BenchmarkEntry, Generator, WorldEntry } from "./core/world-entry.js";
 import { sentencesOf, type FactSource } from "./core/leak-audit.js";
+import type { QuestionMaker } from "./core/episode-questions.js";
 import type { ScenarioFactory } from "./core/scenario.js";
 import type { SocializedContext } from "./core/socialized-context.js";
 import { BenchmarkOptionError, flagOf, type Benchmark, type BenchmarkOptions } from "./question/benchmark.js";
@@ -51,8 +52,15 @@ export function loadWorlds(): Promise<WorldEntry[]> {
   return Promise.all(WORLD_NAMES.map(loadWorld));
 }
 
-type Part = "scenario" | "generator" | "benchmark" | "solver" | "facts";
-const PART_NAMES: Readonly<Record<Part, string>> = { scenario: "scenario for rooms", generator: "generator", benchmark: "benchmark", solver: "solver", facts: "fact vocabulary" };
+type Part = "scenario" | "generator" | "benchmark" | "solver" | "facts" | "questions";
+const PART_NAMES: Readonly<Record<Part, string>> = {
+  scenario: "scenario for rooms",
+  generator: "generator",
+  benchmark: "benchmark",
+  solver: "solver",
+  facts: "fact vocabulary",
+  questions: "questions about its episodes",
+};
 
 /** The worlds that have `part`. */
 export async function worldsWith(part: Part): Promise<WorldEntry[]> {
@@ -71,6 +79,7 @@ export const loadScenario = (name: string): Promise<ScenarioFactory> => partOf(n
 export const loadGenerator = (name: string): Promise<Generator> => partOf(name, "generator");
 export const loadSolver = (name: string): Promise<Solver> => partOf(name, "solver");
 export const loadFacts = (name: string): Promise<FactSource> => partOf(name, "facts");
+export const loadQuestionMaker = (name: string): Promise<QuestionMaker> => partOf(name, "questions");
 
 /**
  * The world whose fact vocabulary reads most of a context's world sentences (an imported context
