@@ -29,6 +29,8 @@ export interface EpisodeQuiz {
 export interface QuestionMaker {
   /** Every question type it asks (the benchmark's report rows). */
   readonly types: readonly string[];
+  /** The data file's extension (".txt"), for files named by the program (a room's quiz). */
+  readonly extension: string;
   /**
    * The questions about an episode of the world's scenario (a room's, replayed from its log) that
    * began in `initialState`. Labels come from the story the file will tell, checked against the

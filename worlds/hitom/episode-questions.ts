@@ -115,6 +115,7 @@ function storyOf(episode: Episode, initial: HitomState): HitomSentence[] {
 
 export const hitomQuestions: QuestionMaker = {
   types: HITOM_TYPES,
+  extension: ".json",
 
   async fromEpisode(episode: Episode, initialState: unknown, source: string): Promise<HitomQuiz> {
     const initial = initialState as HitomState;

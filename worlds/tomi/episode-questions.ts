@@ -99,6 +99,7 @@ function storyOf(episode: Episode, initial: TomiState): TomiSentence[] {
 
 export const tomiQuestions: QuestionMaker = {
   types: TOMI_QUESTION_TYPES,
+  extension: ".txt",
 
   async fromEpisode(episode: Episode, initialState: unknown, source: string): Promise<TomiQuiz> {
     const sentences = storyOf(episode, initialState as TomiState);
