@@ -9,8 +9,9 @@
  *
  * Who sees what: a seat's questions go to that seat's client only, and its labels only once its
  * quiz has closed; the room's state shows scores alone. The episode's own record (every agent's
- * observations and mind) is logged when the quiz closes, so that nobody reads the answers off the
- * run's log meanwhile.
+ * observations and mind) is logged at the episode's end, after a `room_quiz_open` record, and
+ * clients are not shown it until the quiz's `room_quiz` record closes it
+ * (server/security/open-quizzes.ts), so that nobody reads the answers off the run's log meanwhile.
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";

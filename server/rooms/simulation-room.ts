@@ -24,6 +24,7 @@ import { ControllerFallback, SeatAgent } from "./seat-agent.js";
 import { agentAnswers, personAnswers, prepareQuiz, quizMessage, type AnsweredQuestion, type SeatQuestions } from "./quiz.js";
 import { S2C, type QuizAnswerResultMessage, type QuizResultMessage } from "../protocol.js";
 import { QuizScore, pushBounded } from "./state.js";
+import { quizOpenRecord } from "../security/open-quizzes.js";
 import { relative } from "node:path";
 import type { Client } from "@colyseus/core";
 
@@ -235,8 +236,11 @@ export class SimulationRoom extends BaseRoom {
         turns: episode.turns.filter((t) => trained.has(t.agent)).map((t) => ({ agent: t.agent, timestep: t.timestep, observation: t.observation.text })),
       });
     }
-    // The quiz first: the episode's record holds every mind, and is logged once the quiz is closed.
-    const quiz = this.quizzer && episode.end !== "aborted" ? await this.askQuiz(episode, scenario, seed, controllers) : undefined;
+    // The episode's record holds every mind (the quiz's answers): the quiz is logged open first, so
+    // that clients are not shown the record until it closes, and the record is logged now, so that
+    // a server killed mid-quiz loses nothing (server/security/open-quizzes.ts).
+    const quizDeadline = this.quizzer && episode.end !== "aborted" ? Date.now() + this.opts.quiz!.deadlineMs : undefined;
+    if (quizDeadline !== undefined) this.log?.append(quizOpenRecord({ run: this.run?.id ?? null, room: this.roomId, episode: this.state.episode, deadline: quizDeadline }));
     const context = toSocializedContext(episode);
     // Logged with the structured actions and raw replies the live audit did not have.
     const audit = facts
@@ -272,7 +276,20 @@ export class SimulationRoom extends BaseRoom {
         ...(t.info ? { info: t.info } : {}),
       })),
     });
-    if (quiz) this.log?.append(quiz);
+    if (quizDeadline !== undefined) {
+      const number = this.state.episode;
+      // Closed whatever happens: an open quiz keeps the episode from clients for as long as this server runs.
+      const closed = await this.askQuiz(episode, scenario, seed, controllers, quizDeadline).catch((err: Error) => ({
+        kind: "room_quiz",
+        run: this.run?.id ?? null,
+        room: this.roomId,
+        world: world.name,
+        seed,
+        episode: number,
+        error: this.paths.text(err.message),
+      }));
+      this.log?.append(closed);
+    }
   }
 
   /**
@@ -281,7 +298,7 @@ export class SimulationRoom extends BaseRoom {
    * seat's questions go to the symbolic agent, which reads the story as the world model does);
    * scores each seat in the room's state and returns the record the run's log keeps.
    */
-  private async askQuiz(episode: Episode, scenario: Scenario, seed: number, controllers: Map<string, Agent<unknown> | undefined>): Promise<Record<string, unknown>> {
+  private async askQuiz(episode: Episode, scenario: Scenario, seed: number, controllers: Map<string, Agent<unknown> | undefined>, deadline: number): Promise<Record<string, unknown>> {
     const { maker, benchmark } = this.quizzer!;
     const opts = this.opts.quiz!;
     const number = this.state.episode;
@@ -306,7 +323,6 @@ export class SimulationRoom extends BaseRoom {
       return { ...base, error: this.paths.text((err as Error).message) };
     }
     if (!prepared) return { ...base, error: "the episode gives no question of the types asked" };
-    const deadline = Date.now() + opts.deadlineMs;
     const signal = this.abort.signal;
     const seats = await Promise.all(
       prepared.seats.map(async (seat) => {

@@ -25,8 +25,8 @@ async function create(options: Record<string, unknown>): Promise<{ roomId: strin
   return { roomId: res.json.roomId, runId: res.json.runId, agents: res.json.seats.map((s: { agent: string }) => s.agent) };
 }
 
-async function episodes(runId: string): Promise<any[]> {
-  const res = await ts.api(`/api/runs/${runId}/episodes?limit=100`, { admin: true });
+async function episodes(runId: string, admin = true): Promise<any[]> {
+  const res = await ts.api(`/api/runs/${runId}/episodes?limit=100`, { admin });
   expect(res.status, res.text).toBe(200);
   return res.json.episodes;
 }
@@ -50,11 +50,13 @@ describe("the quiz room option", () => {
     const spectator = await ts.join(roomId);
     await until(() => (decodeFrames(framesOf(spectator)).state as any)?.quiz?.length >= agents.length, 20_000, "the first episode's quiz scores");
     const log = await episodes(runId);
-    expect(log[0].kind).toBe("room_episode");
-    expect(log[1]).toMatchObject({ kind: "room_quiz", episode: 1, file: "quiz/episode-1.txt" });
+    // The quiz opened (before any question went out), the episode's record, the quiz closed.
+    expect(log[0]).toMatchObject({ kind: "room_quiz_open", episode: 1, deadline: expect.any(Number) });
+    expect(log[1]).toMatchObject({ kind: "room_episode", episode: 1 });
+    expect(log[2]).toMatchObject({ kind: "room_quiz", episode: 1, file: "quiz/episode-1.txt" });
     expect(existsSync(join(ts.store, "runs", runId, "quiz", "episode-1.txt"))).toBe(true);
-    for (const agent of Object.keys(log[1].seats)) {
-      const seat = log[1].seats[agent];
+    for (const agent of Object.keys(log[2].seats)) {
+      const seat = log[2].seats[agent];
       // A scripted seat's questions go to the symbolic agent, which reads the story as the world model does.
       expect(seat).toMatchObject({ answeredBy: "simulation", asked: expect.any(Number) });
       expect(seat.correct).toBe(seat.asked);
@@ -62,7 +64,7 @@ describe("the quiz room option", () => {
     }
     const state = decodeFrames(framesOf(spectator)).state as any;
     const first = state.quiz.filter((s: { episode: number }) => s.episode === 1);
-    expect(first.map((s: { agent: string }) => s.agent).sort()).toEqual(Object.keys(log[1].seats).sort());
+    expect(first.map((s: { agent: string }) => s.agent).sort()).toEqual(Object.keys(log[2].seats).sort());
     // Public: who answered and how many right; never a question or a label.
     expect(Object.keys(first[0]).sort()).toEqual(["agent", "answeredBy", "asked", "correct", "episode"]);
     spectator.leave();
@@ -86,8 +88,20 @@ describe("the quiz room option", () => {
     expect(bobQuiz[0]!.agent).toBe(other);
     // No label in what a person is sent.
     for (const q of quiz.questions) expect(Object.keys(q).sort()).toEqual(["choices", "id", "question", "type"]);
-    // The episode's record (every agent's mind) is not in the log while the quiz is open.
-    expect((await episodes(runId)).filter((r) => r.kind === "room_episode")).toHaveLength(0);
+    // The episode's record (every agent's mind) is in the log, but no client but the admin is
+    // shown it while the quiz is open: not in the page, not as one episode, not through its audit.
+    const logged = await episodes(runId);
+    const at = logged.findIndex((r) => r.kind === "room_episode");
+    expect(logged[at]).toMatchObject({ episode: quiz.episode, socialized_context: expect.anything(), turns: expect.anything() });
+    const shown = await episodes(runId, false);
+    expect(shown[at]).toMatchObject({ kind: "room_episode", episode: quiz.episode, withheld: expect.stringMatching(/quiz is open/) });
+    expect(Object.keys(shown[at]).sort()).toEqual(["end", "episode", "kind", "room", "run", "withheld", "world"]);
+    expect(JSON.stringify(shown)).not.toMatch(/socialized_context|believes|observation/);
+    for (const path of [`/api/runs/${runId}/episodes/${at}`, `/api/runs/${runId}/episodes/${at}?format=record`, `/api/runs/${runId}/episodes/${at}/audit`]) {
+      const res = await ts.api(path);
+      expect(res.status, path).toBe(403);
+      expect(res.json.error).toMatch(/readable when its quiz closes/);
+    }
 
     // Attacks: a spectator answers; alice answers bob's episode number, a question she was not asked, twice.
     spectator.send("quiz_answer", { episode: quiz.episode, id: 0, answer: "x" });
@@ -107,7 +121,10 @@ describe("the quiz room option", () => {
     expect(result).toMatchObject({ episode: quiz.episode, agent: me, asked: quiz.questions.length });
     expect(result.questions.every((q) => typeof q.label === "string" && q.answer === quiz.questions[q.id]!.choices![0])).toBe(true);
     await until(async () => (await episodes(runId)).some((r) => r.kind === "room_quiz"), 10_000, "the quiz record");
-    const log = await episodes(runId);
+    const log = await episodes(runId, false);
+    // Closed: the episode's record is everyone's to read.
+    expect(log[at]).toMatchObject({ kind: "room_episode", episode: quiz.episode, socialized_context: expect.anything() });
+    expect((await ts.api(`/api/runs/${runId}/episodes/${at}`)).status).toBe(200);
     const record = log.find((r) => r.kind === "room_quiz");
     expect(record.seats[me]).toMatchObject({ answeredBy: "human:alice", asked: quiz.questions.length });
     expect(record.seats[other]).toMatchObject({ answeredBy: "human:bob", correct: 0 });
