@@ -7,6 +7,7 @@
  */
 import type { BenchmarkEntry, Generator, WorldEntry } from "./core/world-entry.js";
 import { sentencesOf, type FactSource } from "./core/leak-audit.js";
+import type { QuestionMaker } from "./core/episode-questions.js";
 import type { ScenarioFactory } from "./core/scenario.js";
 import type { DecisionSet } from "./core/scored-decision.js";
 import type { SocializedContext } from "./core/socialized-context.js";
@@ -53,7 +54,7 @@ export function loadWorlds(): Promise<WorldEntry[]> {
   return Promise.all(WORLD_NAMES.map(loadWorld));
 }
 
-type Part = "scenario" | "generator" | "benchmark" | "solver" | "decisions" | "facts";
+type Part = "scenario" | "generator" | "benchmark" | "solver" | "decisions" | "facts" | "questions";
 const PART_NAMES: Readonly<Record<Part, string>> = {
   scenario: "scenario for rooms",
   generator: "generator",
@@ -61,6 +62,7 @@ const PART_NAMES: Readonly<Record<Part, string>> = {
   solver: "solver",
   decisions: "decision points of its own",
   facts: "fact vocabulary",
+  questions: "questions about its episodes",
 };
 
 /** The worlds that have `part`. */
@@ -81,6 +83,7 @@ export const loadGenerator = (name: string): Promise<Generator> => partOf(name, 
 export const loadSolver = (name: string): Promise<Solver> => partOf(name, "solver");
 export const loadDecisions = (name: string): Promise<DecisionSet> => partOf(name, "decisions");
 export const loadFacts = (name: string): Promise<FactSource> => partOf(name, "facts");
+export const loadQuestionMaker = (name: string): Promise<QuestionMaker> => partOf(name, "questions");
 
 /**
  * The world whose fact vocabulary reads most of a context's world sentences (an imported context

@@ -12,6 +12,9 @@ import {
   S2C,
   type ActionResultMessage,
   type JoinOptions,
+  type QuizAnswerResultMessage,
+  type QuizMessage,
+  type QuizResultMessage,
   type Leak,
   type PerspectiveStepJson as Step,
   type RoomStateJson as StateJson,
@@ -23,6 +26,7 @@ import { renderProgress } from "./benchmark-panel.js";
 import { h, myName, replace } from "./dom.js";
 import { EconomyPanel } from "./economy-panel.js";
 import { SeatPanel } from "./seat-panel.js";
+import { QuizForm, renderQuizScores } from "./quiz-panel.js";
 
 const WORLD = "world";
 const tokenKey = (roomId: string) => `sw-seat:${roomId}`;
@@ -35,6 +39,8 @@ export function showRoom(app: HTMLElement, roomId: string, params: URLSearchPara
   const timeline = h("div.timeline#timeline");
   const seatsBox = h("div.card#seats");
   const progressBox = h("div.card.progress#progress");
+  const quizBox = h("div.card#quiz-box");
+  let quizForm: QuizForm | undefined;
   const aside = h("aside");
   const plots = h("div.plots");
   app.append(header, h("div.room-grid", h("section.main", tabs, plots, timeline), aside));
@@ -124,7 +130,8 @@ export function showRoom(app: HTMLElement, roomId: string, params: URLSearchPara
       ),
     );
     if (s.kind === "benchmark") renderProgress(progressBox, s.progress);
-    replace(aside, panel?.element, s.kind === "benchmark" ? progressBox : null, seatsBox);
+    renderQuizScores(quizBox, s.quiz);
+    replace(aside, quizForm?.element, panel?.element, s.kind === "benchmark" ? progressBox : null, s.quiz?.length ? quizBox : null, seatsBox);
   };
   const schedule = () => {
     if (!scheduled) {
@@ -185,6 +192,13 @@ export function showRoom(app: HTMLElement, roomId: string, params: URLSearchPara
     r.onMessage(S2C.turn, (m: TurnMessage) => panel?.setTurn(m));
     r.onMessage(S2C.turnOver, (m: TurnOverMessage) => panel?.turnOver(m));
     r.onMessage(S2C.actionResult, (m: ActionResultMessage) => panel?.result(m));
+    const form = () => (quizForm ??= new QuizForm((episode, id, answer) => r.send(C2S.quizAnswer, { episode, id, answer })));
+    r.onMessage(S2C.quiz, (m: QuizMessage) => {
+      form().open(m);
+      schedule();
+    });
+    r.onMessage(S2C.quizAnswerResult, (m: QuizAnswerResultMessage) => form().acknowledged(m));
+    r.onMessage(S2C.quizResult, (m: QuizResultMessage) => form().closed(m));
     r.onMessage(S2C.error, (m: { error: string }) => console.warn(`room: ${m.error}`));
     r.onLeave((code: number) => {
       if (closed) return;

@@ -124,6 +124,7 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
     this.maxMessagesPerSecond = Infinity;
 
     this.onMessage(C2S.act, (client, message: unknown) => this.onAct(client, message));
+    this.onMessage(C2S.quizAnswer, (client, message: unknown) => this.onQuizAnswer(client, message));
     this.onMessage("*", (client, type: unknown) => {
       client.send(S2C.error, { error: `unknown message type "${String(type)}" (this room accepts: ${Object.values(C2S).join(", ")})` });
     });
@@ -579,6 +580,25 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
     const agent = this.state.agents[h.index];
     if (agent === undefined || !this.turns) return reply({ ok: false, error: "your seat has no agent in this episode" });
     reply(this.turns.submit(agent, parsed.data.action, parsed.data.timestep));
+  }
+
+  /** A seated person's quiz answer; a room that asks no quiz says so. */
+  protected onQuizAnswer(client: Client, _message: unknown): void {
+    client.send(S2C.quizAnswerResult, { ok: false, error: "this room asks no quiz" });
+  }
+
+  /** The agent whose seat `client` holds, if it holds one. */
+  protected seatAgentOf(client: Client): string | undefined {
+    const h = this.holders.get(client.sessionId);
+    return h ? this.state.agents[h.index] : undefined;
+  }
+
+  /** Sends `message` to the person in `agent`'s seat alone (false when nobody connected holds it). */
+  protected sendToSeat(agent: string, type: string, message: unknown): boolean {
+    const h = this.holderOf(agent);
+    if (!h?.connected) return false;
+    h.client.send(type, message);
+    return true;
   }
 
   // ---- lifecycle ----------------------------------------------------------------------------

@@ -155,7 +155,8 @@ export class BenchmarkRoom extends BaseRoom {
         if (human) await this.waitForPerson(signal);
         if (signal.aborted) break;
         this.setStatus("running");
-        if (this.opts.tickMs > 0) await pause(this.opts.tickMs, signal);
+        // A turn of the event loop even at tickMs 0 (pause.ts): a synchronous agent would hold it.
+        await pause(this.opts.tickMs, signal);
         if (signal.aborted) break;
         const item = this.items[i]!;
         const task = this.benchmark.task(item, this.opts.mode as Mode);

@@ -171,6 +171,20 @@ export const Progress = schema(
 );
 export type Progress = SchemaType<typeof Progress>;
 
+/** One seat's quiz at the end of one episode, as far as it is public: who answered, how many right. */
+export const QuizScore = schema(
+  {
+    episode: t.uint32(),
+    agent: t.string(),
+    /** Who answered: "human:NAME", a registry agent ("policy:DIR", "llm:..."), or "simulation" for a scripted seat. */
+    answeredBy: t.string(),
+    asked: t.uint32(),
+    correct: t.uint32(),
+  },
+  "QuizScore",
+);
+export type QuizScore = SchemaType<typeof QuizScore>;
+
 export const RoomState = schema(
   {
     /** "simulation" or "benchmark". */
@@ -194,6 +208,8 @@ export const RoomState = schema(
     timeline: t.array(Tick),
     perspectives: t.map(Perspective).view(),
     progress: Progress,
+    /** Quiz scores, one per seat per episode, newest last (a room with `quiz`). */
+    quiz: t.array(QuizScore),
   },
   "RoomState",
 );

@@ -5,7 +5,11 @@
  */
 import type { Benchmark, BenchmarkOptions } from "../question/benchmark.js";
 import type { Solver } from "../question/solver.js";
+import type { QuestionMaker } from "./episode-questions.js";
 import type { FactSource } from "./leak-audit.js";
+import type { GeneratedSet } from "./generated-set.js";
+
+export type { GeneratedSet };
 import type { ScenarioFactory } from "./scenario.js";
 import type { DecisionSet } from "./scored-decision.js";
 
@@ -25,6 +29,8 @@ export interface WorldEntry {
   readonly decisions?: DecisionSet;
   /** Its fact vocabulary for the information-leak audit (worlds/core/leak-audit.ts): `audit`, audited rooms, GRPO's leak penalty. */
   readonly facts?: FactSource;
+  /** ToM questions about any of its episodes, labelled by its world model, in its benchmark's format (`questions`, a room's quiz). */
+  readonly questions?: QuestionMaker;
 }
 
 export interface BenchmarkEntry {
@@ -42,9 +48,3 @@ export interface Generator {
   generate(n: number, seed: number, out: string, onProgress?: (done: number) => void): Promise<GeneratedSet>;
 }
 
-export interface GeneratedSet {
-  /** The file a benchmark reads (`bench --data`). */
-  readonly data: string;
-  /** Every file, in the order to write them (a ToMi .txt after its .trace: a reader never finds one without the other). */
-  readonly files: readonly { readonly path: string; readonly text: string }[];
-}
