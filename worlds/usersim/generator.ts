@@ -225,12 +225,16 @@ function personaOf(user: GeneratedUser, history: readonly { completion: string }
   };
 }
 
-/** Record i of the run with `seed`, its user drawn from a pool of about n/4 users. */
-export function generateRecord(seed: number, i: number, n: number): GeneratedRecord {
+/**
+ * Record i of the run with `seed`, its user drawn from a pool of about n/4 users (`users` keeps
+ * those already made: each is made once, whatever the number of its records).
+ */
+export function generateRecord(seed: number, i: number, n: number, users = new Map<number, GeneratedUser>()): GeneratedRecord {
   const rng = Rng.seeded(`usersim:${seed}:record:${i}`);
   const offset = Rng.seeded(`usersim:${seed}:names`).int(HANDLES);
-  const pool = Math.max(1, Math.ceil(n / 4));
-  const user = generateUser(seed, rng.int(pool), offset);
+  const k = rng.int(Math.max(1, Math.ceil(n / 4)));
+  let user = users.get(k);
+  if (!user) users.set(k, (user = generateUser(seed, k, offset)));
   const topics = topicsOf(user.platform);
   const history = Array.from({ length: 3 }, () => {
     const topic = rng.pick(topics);
@@ -265,8 +269,9 @@ export interface GeneratedUsersim {
 
 export function generateUsersim(n: number, seed: number, onProgress?: (done: number) => void): GeneratedUsersim {
   const records: GeneratedRecord[] = [];
+  const users = new Map<number, GeneratedUser>();
   for (let i = 0; i < n; i++) {
-    records.push(generateRecord(seed, i, n));
+    records.push(generateRecord(seed, i, n, users));
     if (onProgress && (i % 256 === 255 || i === n - 1)) onProgress(i + 1);
   }
   return { records, jsonl: records.map((r) => JSON.stringify(r)).join("\n") + (records.length ? "\n" : "") };

@@ -138,11 +138,13 @@ export function readEmotions(text: string): Emotion[] | undefined {
   return out.length && out.length <= MAX_ITEMS ? out : undefined;
 }
 
+const sentenceIndexes = new WeakMap<readonly string[], ReadonlyMap<string, number>>();
+
 /** The index of the list's sentence the text is (case, final stop and spacing aside), or undefined. */
 export function readSentence(text: string, list: readonly string[]): number | undefined {
-  const n = normalizeSentence(text);
-  const i = list.findIndex((s) => normalizeSentence(s) === n);
-  return i < 0 ? undefined : i;
+  let index = sentenceIndexes.get(list);
+  if (!index) sentenceIndexes.set(list, (index = new Map(list.map((s, i) => [normalizeSentence(s), i]))));
+  return index.get(normalizeSentence(text));
 }
 
 const GOAL_RES: readonly (readonly [GoalKind, RegExp])[] = GOAL_KINDS.map((k) => [k, new RegExp(`^${GOAL_TEMPLATES[k].replace("{t}", "(.+)")}$`, "i")] as const);
