@@ -1,8 +1,9 @@
-import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
+import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_HIERARCHY, hierarchyJson, isResponseOnly, parseHierarchy, readHierarchyFile, readLevelPrompt, tags } from "../../worlds/usersim/hierarchy.js";
+import { DEFAULT_HIERARCHY, DEFAULT_HIERARCHY_JSON, RESPONSE_ONLY_HIERARCHY, hierarchyJson, isResponseOnly, parseHierarchy, readHierarchyFile, readLevelPrompt, tags } from "../../worlds/usersim/hierarchy.js";
 import { levelPrompt } from "../../worlds/usersim/prompts.js";
 import { errorOf } from "../data-error.js";
 
@@ -39,6 +40,14 @@ describe("hierarchy files (HumanLM's layout)", () => {
     expect(isResponseOnly(r)).toBe(true);
     expect(isResponseOnly(DEFAULT_HIERARCHY)).toBe(false);
     expect(tags(DEFAULT_HIERARCHY)).toEqual(["stance", "emotion", "belief", "value", "goal", "communication", "response"]);
+  });
+
+  it("ships the default and the response-only recipes as files in that layout", () => {
+    const here = join(fileURLToPath(import.meta.url), "..", "..", "..", "worlds", "usersim", "hierarchies");
+    const file = readHierarchyFile(join(here, "default.json"));
+    expect(hierarchyJson(file)).toEqual(hierarchyJson(DEFAULT_HIERARCHY));
+    expect(JSON.parse(readFileSync(join(here, "default.json"), "utf8"))).toEqual(DEFAULT_HIERARCHY_JSON);
+    expect(hierarchyJson(readHierarchyFile(join(here, "response-only.json")))).toEqual(hierarchyJson(RESPONSE_ONLY_HIERARCHY));
   });
 
   it("names the file and the field of every mistake", () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { playScript } from "../../worlds/core/script.js";
 import { toSocializedContext } from "../../worlds/core/socialize.js";
 import { LazyRng, TimestepContext } from "../../worlds/core/step-context.js";
@@ -103,6 +104,11 @@ describe("the user-simulation world", () => {
     expect(world.actionSchema(s, other).safeParse({ type: "say", text: "Nice." }).success).toBe(true);
     expect(world.actionSchema(s, other).safeParse(reply()).success).toBe(false);
     expect(world.actionSchema(s, "a stranger").safeParse({ type: "say", text: "hi" }).success).toBe(false);
+    // The JSON Schema a constrained decoder compiles: the reply's tags in order, with their patterns.
+    const json = JSON.stringify(z.toJSONSchema(userSchema));
+    const order = DEFAULT_HIERARCHY.states.map((d) => json.indexOf(`"${d.name}":{`));
+    expect(order.every((i) => i > 0) && [...order].sort((a, b) => a - b).join() === order.join()).toBe(true);
+    expect(json).toContain('"pattern"');
     // An action check refuses is not applied, even from a trusted agent.
     const r = step(s, { [other]: reply() });
     expect(r.state.thread).toEqual(s.thread);
