@@ -60,6 +60,7 @@ describe("hierarchy files (HumanLM's layout)", () => {
     expect(errorOf(() => parseHierarchy({ stance: { desc: "x", max_tokens: 2.5 } }, "g.json")).message).toBe("g.json (stance.max_tokens): expected a positive integer");
     expect(errorOf(() => parseHierarchy({ stance: "agreement" }, "h.json")).message).toBe('h.json (stance): expected an object {"desc", "max_tokens"}');
     expect(errorOf(() => parseHierarchy({ stance: { desc: "x", max_tokens: 4, threshold: "high" } }, "i.json")).message).toBe("i.json (stance.threshold): expected a number or null");
+    expect(errorOf(() => parseHierarchy({ constructor: { desc: "x", max_tokens: 4 } }, "k.json")).message).toBe('k.json (constructor): "constructor" cannot be a tag name');
     const many = Object.fromEntries(Array.from({ length: 18 }, (_, i) => [`s${i}`, { desc: "x", max_tokens: 4 }]));
     expect(errorOf(() => parseHierarchy(many, "j.json")).message).toBe("j.json (top level): 18 tags: at most 16 states and the response");
   });

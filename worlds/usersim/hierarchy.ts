@@ -132,6 +132,8 @@ export function parseHierarchy(json: unknown, file: string, dir?: string): Hiera
   const dims: Dimension[] = [];
   names.forEach((name, i) => {
     if (!NAME_RE.test(name)) throw new DataError(file, { field: name }, "a tag name must be a lowercase identifier (a-z, 0-9, _; starting with a letter)");
+    // Tags are keys of plain objects: one that every object already has would read as present.
+    if (name in Object.prototype) throw new DataError(file, { field: name }, `"${name}" cannot be a tag name`);
     if (name === RESPONSE && i !== names.length - 1) throw new DataError(file, { field: name }, `"response" must be the last tag (the reply is written from the states before it); it is tag ${i + 1} of ${names.length}`);
     const value = (json as Record<string, unknown>)[name];
     const entry = EntrySchema.safeParse(value);
