@@ -12,40 +12,13 @@
  *
  * The user's profile, history and conversation are its observation (world.ts), the user message.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { z } from "zod";
+import { fill, promptTemplate } from "../question/prompts.js";
 import { isResponseOnly, readLevelPrompt, type Dimension, type Hierarchy } from "./hierarchy.js";
 import { truthOf, type Reference } from "./judge.js";
 
-let folder: string | undefined;
-
-/** worlds/usersim/prompts, found upward from this module (the sources, dist/ or the bundle). */
-function promptsFolder(): string {
-  if (folder) return folder;
-  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
-    const here = join(dir, "worlds", "usersim", "prompts");
-    if (existsSync(join(here, "judge.txt"))) return (folder = here);
-    if (dirname(dir) === dir) throw new Error("cannot find worlds/usersim/prompts above the program's folder");
-  }
-}
-
-const templates = new Map<string, string>();
-
-export function usersimTemplate(name: string): string {
-  let t = templates.get(name);
-  if (t === undefined) {
-    t = readFileSync(join(promptsFolder(), `${name}.txt`), "utf8").trimEnd();
-    templates.set(name, t);
-  }
-  return t;
-}
-
-/** Fills `{name}` slots; slots without a value stay as they are. */
-export function fillTemplate(template: string, values: Readonly<Record<string, string>>): string {
-  return template.replace(/\{(\w+)\}/g, (slot, key: string) => values[key] ?? slot);
-}
+/** The template worlds/usersim/prompts/NAME.txt. */
+const template = (name: string): string => promptTemplate(`worlds/usersim/prompts/${name}.txt`);
 
 /** The tags as the prompt shows them: each around its description. */
 export function formatBlock(dims: readonly Dimension[]): string {
@@ -62,7 +35,7 @@ const where = (s: Speaker) => (s.platform ? ` on ${s.platform}` : "");
 /** The simulated user's system prompt: the whole reply, tags in the hierarchy's order. */
 export function systemPrompt(h: Hierarchy, s: Speaker): string {
   const name = isResponseOnly(h) ? "system-response-only" : "system";
-  return fillTemplate(usersimTemplate(name), { user: s.user, where: where(s), format: formatBlock([...h.states, h.response]) });
+  return fill(template(name), { user: s.user, where: where(s), format: formatBlock([...h.states, h.response]) });
 }
 
 /**
@@ -75,16 +48,16 @@ export function levelPrompt(h: Hierarchy, tag: string, s: Speaker & { readonly p
   const d = dims.find((x) => x.name === tag);
   if (!d) throw new Error(`"${tag}" is not a tag of the hierarchy (${dims.map((x) => x.name).join(", ")})`);
   const own = readLevelPrompt(h, tag);
-  if (own !== undefined) return fillTemplate(own.trimEnd(), { persona: s.persona ?? "", name: s.user, platform: s.platform ?? "" });
+  if (own !== undefined) return fill(own, { persona: s.persona ?? "", name: s.user, platform: s.platform ?? "" });
   const before = dims.slice(0, dims.indexOf(d)).filter((x) => previous[x.name] !== undefined);
   const written = before.length ? `\nWhat you have already written down about yourself:\n${before.map((x) => `<${x.name}>\n${previous[x.name]}\n</${x.name}>`).join("\n")}\n` : "";
-  return fillTemplate(usersimTemplate("level"), { user: s.user, where: where(s), previous: written, format: formatBlock([d]) });
+  return fill(template("level"), { user: s.user, where: where(s), previous: written, format: formatBlock([d]) });
 }
 
 const RUBRICS = new Set(["stance", "emotion", "belief", "value", "goal", "communication", "response"]);
 
 export function rubricFor(tag: string): string {
-  return usersimTemplate(`rubric-${RUBRICS.has(tag) ? tag : "other"}`);
+  return template(`rubric-${RUBRICS.has(tag) ? tag : "other"}`).trimEnd();
 }
 
 /** What a tag's generations are judged against: its true text, else (as HumanLM does) the real reply. */
@@ -110,7 +83,7 @@ export function judgePrompt(r: JudgeRequest): string {
   if (!d) throw new Error(`"${r.tag}" is not a tag of the hierarchy`);
   if (r.generations.length === 0) throw new Error("nothing to judge");
   const ref = judgeReference(r.hierarchy, r.tag, r.reference);
-  return fillTemplate(usersimTemplate("judge"), {
+  return fill(template("judge"), {
     dimension: r.tag,
     description: d.desc,
     rubric: rubricFor(r.tag),
