@@ -69,7 +69,7 @@ export async function runBenchmark<I extends BenchItem>(opts: RunOptions<I>): Pr
   const loggedContexts = opts.loggedContexts ?? new Set<string>();
   const world = new QuestionWorld((task, answer) => {
     const item = byId.get(task.itemId);
-    return item && benchmark.judge(item, answer).correct ? 1 : 0;
+    return item ? rewardOf(benchmark, benchmark.judge(item, answer)) : 0;
   });
 
   const runOne = async (i: number): Promise<void> => {
@@ -88,13 +88,22 @@ export async function runBenchmark<I extends BenchItem>(opts: RunOptions<I>): Pr
     // place): the question was not asked to the end, so it is not logged; a resumed run asks it.
     const turn = episode.turns[0];
     if (opts.signal?.aborted && (!turn || turn.error !== undefined)) return;
-    settle(i, item, gt, episode, started);
+    const answer = episode.finalState.answer ?? "";
+    let verdict: Verdict;
+    if (benchmark.assess) {
+      try {
+        verdict = (await benchmark.assess(item, [answer], opts.signal))[0]!;
+      } catch (err) {
+        // Stopped while the judge was asked: not judged, so not logged; a resumed run asks it again.
+        if (opts.signal?.aborted) return;
+        throw err;
+      }
+    } else verdict = benchmark.judge(item, answer);
+    settle(i, item, gt, episode, started, answer, verdict);
   };
 
-  /** Scores one answered item, logs it and reports it (synchronous: the async part is above). */
-  const settle = (i: number, item: I, gt: GroundTruth, episode: Episode<QuestionState>, started: number): void => {
-    const answer = episode.finalState.answer ?? "";
-    const verdict: Verdict = benchmark.judge(item, answer);
+  /** Logs one judged item and reports it (synchronous: the async part is above). */
+  const settle = (i: number, item: I, gt: GroundTruth, episode: Episode<QuestionState>, started: number, answer: string, verdict: Verdict): void => {
     const turn = episode.turns[0];
     const result = itemResult(item, gt, answer, verdict, turn, Math.round((performance.now() - started) * 1000) / 1000);
     opts.log?.append({
@@ -107,7 +116,8 @@ export async function runBenchmark<I extends BenchItem>(opts: RunOptions<I>): Pr
       context_id: gt.contextId,
       // Each story's context is written once per log; later questions about it name it by id.
       socialized_context: loggedContexts.has(gt.contextId) ? undefined : gt.context,
-      turns: episode.turns.map(turnLog),
+      // The respondent's reward is the verdict's (an LLM judge's, when the benchmark asks one).
+      turns: episode.turns.map((t) => turnLog(t, rewardOf(benchmark, verdict))),
     });
     loggedContexts.add(gt.contextId);
     results[i] = result;
@@ -128,8 +138,13 @@ export async function runBenchmark<I extends BenchItem>(opts: RunOptions<I>): Pr
   return results as ItemResult[];
 }
 
+/** What an answer is worth as a reward: the verdict's own, else its score (graded) or 1/0. */
+export function rewardOf(benchmark: Pick<Benchmark, "graded">, v: Verdict): number {
+  return v.reward ?? (benchmark.graded ? (v.score ?? 0) : v.correct ? 1 : 0);
+}
+
 /** A turn as the log writes it. */
-function turnLog(t: TurnRecord): Record<string, unknown> {
+function turnLog(t: TurnRecord, reward: number): Record<string, unknown> {
   return {
     agent: t.agent,
     timestep: t.timestep,
@@ -137,7 +152,7 @@ function turnLog(t: TurnRecord): Record<string, unknown> {
     prompt: t.prompt,
     raw: t.raw,
     action: t.action,
-    reward: t.reward ?? 0,
+    reward,
     source: t.source,
     error: t.error,
     failure: t.failure,

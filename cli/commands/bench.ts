@@ -1,5 +1,5 @@
 /**
- * `socialworld bench <tomi|hitom|fantom> --data FILE --agent NAME [--mode vanilla|simulation]
+ * `socialworld bench <world> --data FILE --agent NAME [--mode vanilla|simulation]
  *  [--limit N] [--concurrency N] [--json OUT.json] [--md OUT.md] [--timeout MS] [--store DIR]
  *  [--resume RUN_ID] [--quiet]`
  */
@@ -10,7 +10,7 @@ import { loadBenchmark, RegistryError, WORLD_NAMES } from "../../worlds/registry
 import { renderReport } from "../../benchmarks/report.js";
 import { RunAborted, type ItemResult } from "../../benchmarks/runner.js";
 import { BenchmarkSession, reportJson, ResumeRefused } from "../../benchmarks/session.js";
-import { BenchmarkOptionError, MODES } from "../../worlds/question/benchmark.js";
+import { BenchmarkOptionError, MODES, type JudgeModel } from "../../worlds/question/benchmark.js";
 import { RunStore } from "../../store/run-store.js";
 import { writeFileAtomic } from "../../store/write-atomic.js";
 import { intArg, parseCommand, UsageError } from "../args.js";
@@ -24,7 +24,8 @@ Runs a benchmark file question by question with an agent in the respondent's sea
 accuracy by question type; official labels that disagree with the world model are listed by cause.
 
 Options:
-  --data FILE          the benchmark file (ToMi .txt with its .trace beside it; Hi-ToM .json; FANToM .json)
+  --data FILE          the benchmark file (ToMi .txt with its .trace beside it; Hi-ToM .json; FANToM .json;
+                       usersim conversation records, .jsonl or .parquet)
   --agent NAME         simulation (default), random[:SEED], policy:DIR, onnx:DIR, or
                        llm:MODEL[@BASE_URL][?options] (any OpenAI-compatible endpoint; see the README)
   --mode MODE          vanilla (story and question; default) or simulation (socialized context first)
@@ -36,6 +37,15 @@ Options:
   --store DIR          the embedded store (default: data/, or $SOCIALWORLD_DATA)
   --resume RUN_ID      continue an interrupted run: logged questions are not asked again
   --quiet              no progress bar
+
+usersim only:
+  --hierarchy FILE     the hierarchy of the reply (HumanLM's layout; default: stance, emotion, belief,
+                       value, goal, communication, then the response)
+  --weights SPEC       the judge's weights, TAG=WEIGHT,... (default 1 each, the response included)
+  --split NAME         only the records of this split (train, val, test)
+  --judge SPEC         judge with a model: llm:MODEL@BASE_URL[?options] (any OpenAI-compatible endpoint;
+                       rpm=N paces requests); default: the offline judge (exact on the generator's
+                       states, ROUGE-L on free text)
 
 FANToM only:
   --context MODE       short (the official default) or full: the conversation given with each question
@@ -62,6 +72,10 @@ const Args = z.object({
   context: z.enum(["short", "full"]).optional(),
   embedder: z.string().regex(/^(lexical|onnx:.+)$/, "expected lexical or onnx:DIR").optional(),
   aggregation: z.enum(["set", "part", "conversation"]).optional(),
+  hierarchy: z.string().min(1).optional(),
+  weights: z.string().min(1).optional(),
+  split: z.string().min(1).optional(),
+  judge: z.string().min(1).optional(),
 });
 
 export async function benchCommand(argv: readonly string[]): Promise<number> {
@@ -82,6 +96,10 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
       context: { type: "string" },
       embedder: { type: "string" },
       aggregation: { type: "string" },
+      hierarchy: { type: "string" },
+      weights: { type: "string" },
+      split: { type: "string" },
+      judge: { type: "string" },
     },
     Args,
   );
@@ -93,9 +111,10 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     ["--json", args.json],
     ["--md", args.md],
   ]);
+  const given = { context: args.context, embedder: args.embedder, aggregation: args.aggregation, hierarchy: args.hierarchy, weights: args.weights, split: args.split };
   let benchmark;
   try {
-    benchmark = await loadBenchmark(name, { context: args.context, embedder: args.embedder, aggregation: args.aggregation });
+    benchmark = await loadBenchmark(name, { ...given, judgeModel: args.judge !== undefined ? await judgeModel(args.judge) : undefined });
   } catch (err) {
     if (err instanceof BenchmarkOptionError || err instanceof RegistryError) throw new UsageError(err.message);
     throw err;
@@ -108,13 +127,12 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     throw err;
   }
   const mode = args.mode as "vanilla" | "simulation";
+  if (benchmark.modes && !benchmark.modes.includes(mode)) throw new UsageError(`--mode: ${name} is asked in ${benchmark.modes.join(" or ")} mode only`);
   // Bad input fails here, before any run or report exists.
-  let items = benchmark.load(args.data);
+  let items = await benchmark.load(args.data);
   if (args.limit !== undefined) items = items.slice(0, args.limit);
 
-  const options = Object.fromEntries(
-    Object.entries({ context: args.context, embedder: args.embedder, aggregation: args.aggregation }).filter(([, v]) => v !== undefined),
-  );
+  const options = Object.fromEntries(Object.entries({ ...given, judge: args.judge }).filter(([, v]) => v !== undefined));
   let session;
   try {
     session = await BenchmarkSession.start({
@@ -139,7 +157,10 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   const progress = new Progress(`${name} ${agent.id}`, items.length, args.quiet ? null : process.stderr);
   const controller = new AbortController();
   const signals = onStopSignal(() => controller.abort());
-  let correct = [...session.done.values()].filter((r) => r.correct).length;
+  // The running figure: the share answered right, or a graded benchmark's mean score.
+  const value = (r: ItemResult) => (benchmark.graded ? (r.score ?? 0) : r.correct ? 1 : 0);
+  let sum = [...session.done.values()].reduce((a, r) => a + value(r), 0);
+  const label = benchmark.graded ? benchmark.graded.score.slice(0, 5) : "acc";
   let results: ItemResult[];
   try {
     results = await session.ask({
@@ -148,8 +169,8 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
       ...(args.timeout !== undefined ? { turnTimeoutMs: args.timeout } : {}),
       signal: controller.signal,
       onResult: (r, finished) => {
-        if (r.correct) correct++;
-        progress.update(finished, () => `acc ${((100 * correct) / finished).toFixed(1)}%`);
+        sum += value(r);
+        progress.update(finished, () => (benchmark.graded ? `${label} ${(sum / finished).toFixed(3)}` : `${label} ${((100 * sum) / finished).toFixed(1)}%`));
       },
     });
   } catch (err) {
@@ -171,4 +192,15 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   if (args.md) writeFileAtomic(args.md, md);
   process.stdout.write(md);
   return 0;
+}
+
+/** The model `--judge` names (agents/llm/, loaded only when asked for). */
+async function judgeModel(spec: string): Promise<JudgeModel> {
+  const { llmJudgeModel } = await import("../../agents/llm/judge-model.js");
+  try {
+    return llmJudgeModel(spec);
+  } catch (err) {
+    if (err instanceof AgentSpecError) throw new UsageError(`--judge: ${err.message}`);
+    throw err;
+  }
 }

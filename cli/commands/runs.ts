@@ -44,7 +44,9 @@ export async function runsCommand(argv: readonly string[]): Promise<number> {
       return 0;
     }
     for (const r of runs) {
-      const acc = typeof r.summary?.accuracy === "number" ? ` acc ${(100 * r.summary.accuracy).toFixed(1)}%` : "";
+      const a = r.summary?.accuracy;
+      const graded = r.summary?.graded;
+      const acc = typeof a !== "number" ? "" : typeof graded === "string" ? ` ${graded} ${a.toFixed(3)}` : ` acc ${(100 * a).toFixed(1)}%`;
       process.stdout.write(`${r.id}  ${r.status.padEnd(11)} ${r.title}${acc}\n`);
     }
     return 0;

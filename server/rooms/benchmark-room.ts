@@ -51,7 +51,7 @@ export class BenchmarkRoom extends BaseRoom {
     // Bad input stops here, before a run exists: a path outside the data folders, a bad file.
     const file = opts.data !== undefined ? resolveDataPath(opts.data, this.ctx.dataRoots) : await this.generated(opts);
     this.data = opts.data ?? file;
-    let items = benchmark.load(file);
+    let items = await benchmark.load(file);
     if (opts.limit !== undefined) items = items.slice(0, opts.limit);
     if (items.length === 0) throw new OptionsError(`${file}: no questions`);
     this.items = items;

@@ -135,7 +135,7 @@ describe("the user-simulation world", () => {
     expect(world.observe(s, "u_42").text).toContain("u_42 (you) wrote:\nEarlier");
     const a = usersimScenario(4);
     expect(usersimScenario(4)).toEqual(a);
-    expect(a.initialState.maxReplies).toBeUndefined();
+    expect(a.initialState.maxReplies).toBe(4);
     expect(step(a.initialState, { [a.initialState.user]: reply(a.truth) }).rewards).toEqual({ [a.initialState.user]: 1 });
   });
 });

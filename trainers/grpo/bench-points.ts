@@ -34,19 +34,20 @@ export class BenchPoints implements PointSource {
 
   /** The questions of `file`; bad input fails here (DataError naming the file and line), before anything runs. */
   static async open(benchmarkName: string, file: string, mode: Mode, opts: { limit?: number; system?: string } = {}): Promise<BenchPoints> {
-    return new BenchPoints(await loadBenchmark(benchmarkName), benchmarkName, file, mode, opts);
+    const benchmark = await loadBenchmark(benchmarkName);
+    return new BenchPoints(benchmark, await benchmark.load(file), benchmarkName, file, mode, opts);
   }
 
   private constructor(
     benchmark: Benchmark,
+    items: BenchItem[],
     readonly benchmarkName: string,
     readonly file: string,
     readonly mode: Mode,
     opts: { limit?: number; system?: string } = {},
   ) {
     this.benchmark = benchmark;
-    this.items = this.benchmark.load(file);
-    if (opts.limit !== undefined) this.items = this.items.slice(0, opts.limit);
+    this.items = opts.limit !== undefined ? items.slice(0, opts.limit) : items;
     this.size = this.items.length;
     this.system = opts.system;
     this.description = `${this.benchmark.title} ${file} (${mode} mode, ${this.size} questions)`;

@@ -230,6 +230,17 @@ function personaOf(user: GeneratedUser, history: readonly { completion: string }
  * those already made: each is made once, whatever the number of its records).
  */
 export function generateRecord(seed: number, i: number, n: number, users = new Map<number, GeneratedUser>()): GeneratedRecord {
+  return generateConversation(seed, i, n, users).record;
+}
+
+/** A record with the user who wrote it and the topic of its thread (a room's simulated user keeps talking from them). */
+export interface GeneratedConversation {
+  readonly record: GeneratedRecord;
+  readonly user: GeneratedUser;
+  readonly topic: Topic;
+}
+
+export function generateConversation(seed: number, i: number, n: number, users = new Map<number, GeneratedUser>()): GeneratedConversation {
   const rng = Rng.seeded(`usersim:${seed}:record:${i}`);
   const offset = Rng.seeded(`usersim:${seed}:names`).int(HANDLES);
   const k = rng.int(Math.max(1, Math.ceil(n / 4)));
@@ -246,7 +257,7 @@ export function generateRecord(seed: number, i: number, n: number, users = new M
   const prompt = threadFor(user, topic, poster, rng, offset);
   const latent = latentFor(user, topic, poster, rng);
   const u = rng.next();
-  return {
+  const record: GeneratedRecord = {
     id: `usersim-${seed}-${i}`,
     split: u < 0.8 ? "train" : u < 0.9 ? "val" : "test",
     platform: user.platform,
@@ -259,6 +270,7 @@ export function generateRecord(seed: number, i: number, n: number, users = new M
     persona: personaOf(user, history),
     history,
   };
+  return { record, user, topic };
 }
 
 export interface GeneratedUsersim {

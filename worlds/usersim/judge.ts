@@ -61,7 +61,8 @@ export interface JudgeOptions {
   readonly freeText?: (generated: string, reference: string) => number;
 }
 
-export type Method = "structured" | "free-text" | "malformed" | "none";
+/** How a state was scored: exactly, by text similarity, by a model (the LLM judge), or not at all. */
+export type Method = "structured" | "free-text" | "llm" | "malformed" | "none";
 
 export interface StateScore {
   /** In [0, 1]; null when there is no ground truth to judge against. */
@@ -98,7 +99,7 @@ export function checkWeights(weights: Weights | undefined, h: Hierarchy): string
   return undefined;
 }
 
-const weightOf = (name: string, opts: JudgeOptions) => opts.weights?.[name] ?? 1;
+const weightOf = (name: string, opts: Pick<JudgeOptions, "weights">) => opts.weights?.[name] ?? 1;
 
 /** The best one-to-one pairing of two short lists (exhaustive), summed, over the longer length. */
 export function pairedScore<T>(generated: readonly T[], reference: readonly T[], pair: (g: T, r: T) => number): number {
@@ -193,7 +194,8 @@ function clamp01(x: number): number {
   return Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 0;
 }
 
-function combine(states: Readonly<Record<string, StateScore>>, response: number, h: Hierarchy, opts: JudgeOptions): number {
+/** The weighted mean of the judged scores (states without a ground truth left out). */
+export function combine(states: Readonly<Record<string, StateScore>>, response: number, h: Hierarchy, opts: Pick<JudgeOptions, "weights">): number {
   let sum = weightOf(h.response.name, opts) * response;
   let total = weightOf(h.response.name, opts);
   for (const d of h.states) {

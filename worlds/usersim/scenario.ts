@@ -3,14 +3,18 @@
  * once, against the record's ground truth), and a generated conversation for a room (the same
  * first reply is scored; the conversation then goes on as long as the room lets it).
  */
+import type { Agent } from "../core/agent.js";
 import { Rng } from "../core/rng.js";
+import type { Scenario, ScenarioFactory } from "../core/scenario.js";
+import { ScriptedAgent } from "../core/scripted-agent.js";
 import { DEFAULT_HIERARCHY, type Hierarchy } from "./hierarchy.js";
 import type { Reference } from "./judge.js";
-import { generateRecord } from "./generator.js";
+import { generateConversation } from "./generator.js";
 import { parseConversationsJsonl, type ConversationRecord } from "./records.js";
-import { renderReply } from "./reply.js";
+import { renderReply, type Reply } from "./reply.js";
 import { simulationReply } from "./baselines.js";
-import { initialUsersimState, type UsersimState } from "./world.js";
+import { FollowUpAgent, SimulatedUser } from "./simulated-user.js";
+import { initialUsersimState, UsersimWorld, type UsersimAction, type UsersimState } from "./world.js";
 
 export function referenceOf(record: ConversationRecord): Reference {
   return { states: record.states, ...(record.latent ? { latent: record.latent } : {}), response: record.reply };
@@ -59,22 +63,53 @@ export function stateOfRecord(record: ConversationRecord, h: Hierarchy = DEFAULT
   });
 }
 
-export interface UsersimScenario {
-  readonly title: string;
+export interface UsersimScenario extends Scenario<UsersimState, UsersimAction> {
   readonly record: ConversationRecord;
-  readonly initialState: UsersimState;
-  /** What the simulated user would really reply first (its states and response). */
-  readonly truth: ReturnType<typeof simulationReply>;
+  /** What the simulated user really replies first (its states and response): what its first reply is scored against. */
+  readonly truth: Reply;
 }
 
-/** A generated conversation for a room: a person can take the user's seat or talk to it. */
+/** The user's replies in a generated room conversation: the first, then one per follow-up. */
+const FOLLOW_UPS = 3;
+
+/**
+ * A generated conversation for a room: the simulated user (SimulatedUser, which keeps replying as
+ * the generator's user would) and the others of the thread; the author the user replies to
+ * answers it a few times (FollowUpAgent). A person can take the user's seat (its first reply is
+ * scored against the truth) or another seat, and talk to the simulated user.
+ */
 export function usersimScenario(seed: number, h: Hierarchy = DEFAULT_HIERARCHY): UsersimScenario {
-  const generated = generateRecord(Rng.seeded(`room:usersim:${seed}`).uint32(), 0, 1);
+  const conv = generateConversation(Rng.seeded(`room:usersim:${seed}`).uint32(), 0, 1);
+  const generated = conv.record;
   const record = parseConversationsJsonl(JSON.stringify(generated), `usersim scenario ${seed}`)[0]!;
+  const initialState = { ...stateOfRecord(record, h, { live: true }), maxReplies: 1 + FOLLOW_UPS };
+  const user = initialState.user;
+  const others = initialState.participants.filter((p) => p !== LISTING);
+  // Who the user answers: the last one who wrote.
+  const answerer = [...initialState.thread].reverse().find((m) => others.includes(m.author))?.author;
+  const scripted: Record<string, Agent<UsersimAction>> = { [user]: new SimulatedUser(conv.user, conv.topic, generated.latent, h, seed) };
+  for (const p of initialState.participants) scripted[p] = p === answerer ? new FollowUpAgent(user, conv.topic, FOLLOW_UPS, seed) : new ScriptedAgent(new Map(), WORLD.noop());
   return {
-    title: `User simulation: ${generated.user_id} replies on a ${generated.platform} thread`,
+    world: WORLD as UsersimWorld,
+    title: `User simulation: ${generated.user_id} on a ${generated.platform} thread, "${conv.topic.title}"`,
+    initialState,
+    scripted,
+    // Two timesteps an exchange (a message, then the reply to it), and one to spare.
+    maxSteps: 2 * (1 + FOLLOW_UPS) + 2,
     record,
-    initialState: stateOfRecord(record, h, { live: true }),
     truth: simulationReply(generated.latent, h, record.states),
   };
 }
+
+/** The product a review thread is about: it posts the listing, and says nothing after. */
+const LISTING = "listing";
+
+const WORLD = new UsersimWorld();
+
+export const usersimScenarios: ScenarioFactory = {
+  episodes: "conversations",
+  describe: "a generated conversation (a forum thread, reviews, a chat with an assistant, an e-mail thread) and a simulated user who replies with its latent states; a person can take the user's seat or talk to it",
+  async create(seed) {
+    return usersimScenario(seed) as Scenario;
+  },
+};
