@@ -52,6 +52,11 @@ FANToM only:
   --embedder SPEC      lexical (default; offline, not the official numbers) or onnx:DIR (a sentence-
                        embedding model folder with tokenizer.json and model.onnx) to judge free-form beliefs
   --aggregation BY     set (default), part or conversation: what ALL* and ALL group by
+
+Hi-ToM only:
+  --vp-labels FROM     cotp (default) or own: score VP entries against the label of the CoTP entry
+                       asking the same question (upstream's evaluator reads every label from the
+                       CoT files) or against their own label
 `;
 
 const Args = z.object({
@@ -76,6 +81,7 @@ const Args = z.object({
   weights: z.string().min(1).optional(),
   split: z.string().min(1).optional(),
   judge: z.string().min(1).optional(),
+  "vp-labels": z.enum(["cotp", "own"]).optional(),
 });
 
 export async function benchCommand(argv: readonly string[]): Promise<number> {
@@ -100,6 +106,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
       weights: { type: "string" },
       split: { type: "string" },
       judge: { type: "string" },
+      "vp-labels": { type: "string" },
     },
     Args,
   );
@@ -111,7 +118,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     ["--json", args.json],
     ["--md", args.md],
   ]);
-  const given = { context: args.context, embedder: args.embedder, aggregation: args.aggregation, hierarchy: args.hierarchy, weights: args.weights, split: args.split };
+  const given = { context: args.context, embedder: args.embedder, aggregation: args.aggregation, vpLabels: args["vp-labels"], hierarchy: args.hierarchy, weights: args.weights, split: args.split };
   let benchmark;
   try {
     benchmark = await loadBenchmark(name, { ...given, judgeModel: args.judge !== undefined ? await judgeModel(args.judge) : undefined });
@@ -130,6 +137,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   if (benchmark.modes && !benchmark.modes.includes(mode)) throw new UsageError(`--mode: ${name} is asked in ${benchmark.modes.join(" or ")} mode only`);
   // Bad input fails here, before any run or report exists.
   let items = await benchmark.load(args.data);
+  for (const warning of benchmark.warnings ?? []) process.stderr.write(`warning: ${warning}\n`);
   if (args.limit !== undefined) items = items.slice(0, args.limit);
 
   const options = Object.fromEntries(Object.entries({ ...given, judge: args.judge }).filter(([, v]) => v !== undefined));

@@ -5,6 +5,7 @@
  */
 import type { Benchmark, BenchmarkOptions } from "../question/benchmark.js";
 import type { Solver } from "../question/solver.js";
+import type { FactSource } from "./leak-audit.js";
 import type { ScenarioFactory } from "./scenario.js";
 
 export interface WorldEntry {
@@ -19,6 +20,8 @@ export interface WorldEntry {
   readonly benchmark?: BenchmarkEntry;
   /** The simulation agent's answer to a question, from the story text alone. */
   readonly solver?: Solver;
+  /** Its fact vocabulary for the information-leak audit (worlds/core/leak-audit.ts): `audit`, audited rooms, GRPO's leak penalty. */
+  readonly facts?: FactSource;
 }
 
 export interface BenchmarkEntry {

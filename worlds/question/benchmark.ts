@@ -34,6 +34,8 @@ export interface GroundTruth {
   readonly agrees: boolean;
   /** Why not, as a key of the benchmark's `causes`. */
   readonly cause?: string;
+  /** What else explains this item's disagreement ("generated: green_box": the label before a hand edit). */
+  readonly note?: string;
 }
 
 export interface Verdict {
@@ -65,6 +67,10 @@ export interface Benchmark<I extends BenchItem = BenchItem> {
   readonly causes: Readonly<Record<string, string>>;
   /** Reads a data file; throws (or rejects with) a DataError naming the file and line or field. */
   load(file: string): I[] | Promise<I[]>;
+  /** load(), giving the event loop back now and then (a server reading a large set); absent: load() it is. */
+  loadInSlices?(file: string): Promise<I[]>;
+  /** What the last load() found that does not stop a run but changes what it means (ToMi without its .trace). */
+  readonly warnings?: readonly string[];
   task(item: I, mode: Mode): QuestionTask;
   groundTruth(item: I): Promise<GroundTruth>;
   /** The official evaluator's rule for one answer. */
@@ -100,6 +106,8 @@ export interface BenchmarkOptions {
   readonly embedder?: string;
   /** FANToM: what ALL* and ALL group by: "set", "part" or "conversation". */
   readonly aggregation?: "set" | "part" | "conversation";
+  /** Hi-ToM: what VP entries are scored against, "cotp" (the CoTP twin's label: upstream's evaluator) or "own". */
+  readonly vpLabels?: "cotp" | "own";
   /** usersim: the hierarchy file (HumanLM's layout); default: the six states of HumanLM's paper. */
   readonly hierarchy?: string;
   /** usersim: the judge's weights, "tag=weight,..." (default 1 each). */
@@ -122,6 +130,14 @@ export interface JudgeModel {
    * the endpoint fails for good (its retries spent); an answer that does not read is the judge's to handle.
    */
   ask(prompt: string, schema: z.ZodType, opts?: { readonly signal?: AbortSignal }): Promise<string>;
+}
+
+/** Options whose flag is not their name's kebab case: the judge is given as a spec (`--judge llm:...`). */
+const FLAGS: Partial<Record<keyof BenchmarkOptions, string>> = { judgeModel: "judge" };
+
+/** An option's command-line flag: vpLabels -> vp-labels. */
+export function flagOf(key: keyof BenchmarkOptions): string {
+  return FLAGS[key] ?? key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 }
 
 /** An option the benchmark does not take, or cannot use (an embedder folder that does not load). */
