@@ -10,10 +10,11 @@ import { loadBenchmark, RegistryError, WORLD_NAMES } from "../../worlds/registry
 import { renderReport } from "../../benchmarks/report.js";
 import { RunAborted, type ItemResult } from "../../benchmarks/runner.js";
 import { BenchmarkSession, reportJson, ResumeRefused } from "../../benchmarks/session.js";
-import { BenchmarkOptionError, MODES, type JudgeModel } from "../../worlds/question/benchmark.js";
+import { BenchmarkOptionError, MODES } from "../../worlds/question/benchmark.js";
 import { RunStore } from "../../store/run-store.js";
 import { writeFileAtomic } from "../../store/write-atomic.js";
 import { intArg, parseCommand, UsageError } from "../args.js";
+import { judgeModelArg } from "../judge-arg.js";
 import { checkDistinctFiles, prepareOutput } from "../output-path.js";
 import { Progress } from "../progress.js";
 import { onStopSignal } from "../stop-signals.js";
@@ -121,7 +122,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   const given = { context: args.context, embedder: args.embedder, aggregation: args.aggregation, vpLabels: args["vp-labels"], hierarchy: args.hierarchy, weights: args.weights, split: args.split };
   let benchmark;
   try {
-    benchmark = await loadBenchmark(name, { ...given, judgeModel: args.judge !== undefined ? await judgeModel(args.judge) : undefined });
+    benchmark = await loadBenchmark(name, { ...given, judgeModel: args.judge !== undefined ? await judgeModelArg(args.judge) : undefined });
   } catch (err) {
     if (err instanceof BenchmarkOptionError || err instanceof RegistryError) throw new UsageError(err.message);
     throw err;
@@ -202,13 +203,3 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   return 0;
 }
 
-/** The model `--judge` names (agents/llm/, loaded only when asked for). */
-async function judgeModel(spec: string): Promise<JudgeModel> {
-  const { llmJudgeModel } = await import("../../agents/llm/judge-model.js");
-  try {
-    return llmJudgeModel(spec);
-  } catch (err) {
-    if (err instanceof AgentSpecError) throw new UsageError(`--judge: ${err.message}`);
-    throw err;
-  }
-}
