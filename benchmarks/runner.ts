@@ -73,6 +73,9 @@ export async function runBenchmark<I extends BenchItem>(opts: RunOptions<I>): Pr
     return item ? rewardOf(benchmark, benchmark.judge(item, answer)) : 0;
   });
 
+  /** Why the benchmark's judge (an LLM judge) failed for good, which stops the run. */
+  let judgeError: unknown;
+
   const runOne = async (i: number): Promise<void> => {
     const item = items[i]!;
     const gt = await benchmark.groundTruth(item);
@@ -95,9 +98,10 @@ export async function runBenchmark<I extends BenchItem>(opts: RunOptions<I>): Pr
       try {
         verdict = (await benchmark.assess(item, [answer], opts.signal))[0]!;
       } catch (err) {
-        // Stopped while the judge was asked: not judged, so not logged; a resumed run asks it again.
-        if (opts.signal?.aborted) return;
-        throw err;
+        // Stopped while the judge was asked, or the judge failed for good: not judged, so not
+        // logged; a resumed run asks it again. A failed judge stops the run (JudgeFailed).
+        if (!opts.signal?.aborted) judgeError ??= err;
+        return;
       }
     } else verdict = benchmark.judge(item, answer);
     settle(i, item, gt, episode, started, answer, verdict);
@@ -128,13 +132,14 @@ export async function runBenchmark<I extends BenchItem>(opts: RunOptions<I>): Pr
 
   let next = 0;
   const worker = async (): Promise<void> => {
-    while (next < todo.length && !opts.signal?.aborted) {
+    while (next < todo.length && !opts.signal?.aborted && judgeError === undefined) {
       const i = todo[next++]!;
       await runOne(i);
     }
   };
   const n = Math.max(1, Math.min(opts.concurrency ?? 1, todo.length || 1));
   await Promise.all(Array.from({ length: n }, worker));
+  if (judgeError !== undefined) throw new JudgeFailed(finished, items.length, judgeError);
   if (opts.signal?.aborted) throw new RunAborted(finished, items.length);
   return results as ItemResult[];
 }
@@ -207,6 +212,18 @@ export class RunAborted extends Error {
   ) {
     super(`interrupted after ${finished} of ${total} items`);
     this.name = "RunAborted";
+  }
+}
+
+/** The benchmark's judge (an LLM judge's endpoint) failed for good: the questions judged so far are logged. */
+export class JudgeFailed extends Error {
+  constructor(
+    readonly finished: number,
+    readonly total: number,
+    override readonly cause: unknown,
+  ) {
+    super(`the judge failed after ${finished} of ${total} items: ${errorMessage(cause)}`);
+    this.name = "JudgeFailed";
   }
 }
 

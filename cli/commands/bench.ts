@@ -8,7 +8,7 @@ import { AgentSpecError } from "../../agents/agent-spec-error.js";
 import { loadAgent } from "../../agents/registry.js";
 import { loadBenchmark, RegistryError, WORLD_NAMES } from "../../worlds/registry.js";
 import { renderReport } from "../../benchmarks/report.js";
-import { RunAborted, type ItemResult } from "../../benchmarks/runner.js";
+import { JudgeFailed, RunAborted, type ItemResult } from "../../benchmarks/runner.js";
 import { BenchmarkSession, reportJson, ResumeRefused } from "../../benchmarks/session.js";
 import { BenchmarkOptionError, MODES } from "../../worlds/question/benchmark.js";
 import { RunStore } from "../../store/run-store.js";
@@ -188,6 +188,11 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
       await session.close("interrupted");
       process.stderr.write(`interrupted: ${err.finished}/${err.total} questions logged; continue with --resume ${run.id}\n`);
       return signals.exitCode;
+    }
+    if (err instanceof JudgeFailed) {
+      await session.close("interrupted");
+      process.stderr.write(`${err.message}\n${err.finished}/${err.total} questions logged; continue with --resume ${run.id}\n`);
+      return 1;
     }
     await session.close("failed", { error: String(err) });
     throw err;
