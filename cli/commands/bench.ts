@@ -17,6 +17,7 @@ import { intArg, parseCommand, UsageError } from "../args.js";
 import { judgeModelArg } from "../judge-arg.js";
 import { checkDistinctFiles, prepareOutput } from "../output-path.js";
 import { Progress } from "../progress.js";
+import { DEVICE_HELP, deviceArgs, deviceOptions, useDevice } from "../device.js";
 import { onStopSignal } from "../stop-signals.js";
 
 export const BENCH_HELP = `socialworld bench <${WORLD_NAMES.join("|")}> --data FILE [options]
@@ -38,6 +39,7 @@ Options:
   --store DIR          the embedded store (default: data/, or $SOCIALWORLD_DATA)
   --resume RUN_ID      continue an interrupted run: logged questions are not asked again
   --quiet              no progress bar
+${DEVICE_HELP}
 
 usersim only:
   --hierarchy FILE     the hierarchy of the reply (HumanLM's layout; default: stance, emotion, belief,
@@ -83,6 +85,7 @@ const Args = z.object({
   split: z.string().min(1).optional(),
   judge: z.string().min(1).optional(),
   "vp-labels": z.enum(["cotp", "own"]).optional(),
+  ...deviceArgs,
 });
 
 export async function benchCommand(argv: readonly string[]): Promise<number> {
@@ -108,9 +111,11 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
       split: { type: "string" },
       judge: { type: "string" },
       "vp-labels": { type: "string" },
+      ...deviceOptions,
     },
     Args,
   );
+  await useDevice(args);
   const name = args._[0];
   if (args.json) prepareOutput("--json", args.json);
   if (args.md) prepareOutput("--md", args.md);

@@ -20,6 +20,7 @@ import { runGrpoSession, SettingsMismatch } from "../../trainers/grpo/session.js
 import { PromptsTooLong } from "../../trainers/grpo/trainer.js";
 import { WorldPoints } from "../../trainers/grpo/world-points.js";
 import { intArg, numArg, parseCommand, UsageError } from "../args.js";
+import { DEVICE_HELP, deviceArgs, useDevice } from "../device.js";
 import { Progress } from "../progress.js";
 import { onStopSignal } from "../stop-signals.js";
 import { FolderInUse } from "../../store/folder-claim.js";
@@ -79,6 +80,7 @@ Optimizer:
 
 Run:
   --seed S (0)  --save-every N (20)  --keep N (2)  --resume auto|DIR  --threads N  --quiet
+${DEVICE_HELP}
   --store DIR           where rollouts are logged (default: data/, or $SOCIALWORLD_DATA)
   --server URL          also publish each step's metrics to a running server's progress stream
                         (needs --admin-token T or $SOCIALWORLD_ADMIN_TOKEN)
@@ -142,6 +144,7 @@ const Args = z.object({
   keep: intArg(1).default(2),
   resume: z.string().min(1).optional(),
   threads: intArg(1, 1024).optional(),
+  ...deviceArgs,
   quiet: z.boolean().default(false),
   store: z.string().min(1).optional(),
   server: z.url().optional(),
@@ -203,6 +206,7 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
   }
   const config = parsed.data;
   if (a.threads) loadNative().setThreads(a.threads);
+  await useDevice(a);
 
   const store = await RunStore.open(a.store);
   const source = await pointsOf(a, store.root);
