@@ -165,9 +165,9 @@ describe.skipIf(!chromiumAvailable)("the web client in Chromium", () => {
     await page.fill("#name", "uma");
     await page.press("#name", "Tab");
     await page.click(`#rooms tr[data-room="${id}"] a.seat.open`);
-    await page.waitForSelector("#seat-panel #observation", { timeout: 15_000 });
+    await page.waitForSelector("#seat-panel #observation", { timeout: 30_000 });
     expect(await page.textContent("#seat-panel h3")).toBe(`You play ${user}`);
-    await page.waitForSelector("#seat-panel .turn-head", { timeout: 15_000 });
+    await page.waitForSelector("#seat-panel .turn-head", { timeout: 30_000 });
     const variants = await page.locator("#seat-panel select[name=variant] option").allTextContents();
     await page.selectOption("#seat-panel select[name=variant]", String(variants.findIndex((v) => v.startsWith("reply:"))));
     // One field per state of the hierarchy, in its order, then the response.
@@ -176,11 +176,12 @@ describe.skipIf(!chromiumAvailable)("the web client in Chromium", () => {
     for (const n of names) await page.fill(`#seat-panel textarea[name="${n}"]`, `my own ${n.slice(7)}`);
     await page.fill("#seat-panel textarea[name=response]", "I typed this reply myself.");
     await page.click("#seat-panel button.primary");
-    await page.waitForSelector("#action-note.ok");
+    await page.waitForSelector("#action-note.ok", { timeout: 30_000 });
+    // (Generous waits: on a loaded machine the room's next timesteps can take seconds.)
     const applied = page.locator("#timeline li.step .act", { hasText: "I typed this reply myself." });
-    await applied.first().waitFor({ timeout: 10_000 });
+    await applied.first().waitFor({ timeout: 30_000 });
     // The seat's own mental state is the states it wrote.
-    await page.locator("#timeline li.step", { hasText: "Stance: my own stance." }).first().waitFor({ timeout: 10_000 });
+    await page.locator("#timeline li.step", { hasText: "Stance: my own stance." }).first().waitFor({ timeout: 30_000 });
     await ts.api(`/api/rooms/${id}`, { method: "DELETE", admin: true });
-  });
+  }, 120_000);
 });
