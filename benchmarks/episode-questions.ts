@@ -104,7 +104,7 @@ export async function questionsOfRun(store: RunStore, run: RunRecord, onProgress
     const benchmark = await loadBenchmark(world);
     let items;
     try {
-      items = benchmark.load(dataFile);
+      items = await benchmark.load(dataFile);
     } catch (err) {
       throw new QuestionsError(`run ${run.id} asked questions of ${dataFile}, which cannot be read now: ${(err as Error).message}`);
     }
@@ -188,7 +188,7 @@ export async function writeQuestions(world: string, quizzes: readonly EpisodeQui
 
 /** Reads the file as `bench` does: every question, each label the world model's own. */
 async function checkFile(benchmark: Benchmark, file: string, expected: number): Promise<void> {
-  const items = benchmark.load(file);
+  const items = await benchmark.load(file);
   if (items.length !== expected) throw new Error(`${file}: wrote ${expected} questions, the ${benchmark.title} reader finds ${items.length}`);
   for (const item of items) {
     const gt = await benchmark.groundTruth(item);

@@ -158,7 +158,7 @@ export function reportJson(report: BenchReport): string {
   return JSON.stringify(report, null, 2) + "\n";
 }
 
-/** What the store's run list shows of a report. */
-export function summaryOf(r: BenchReport): { total: number; correct: number; accuracy: number; disagreements: number } {
-  return { total: r.total, correct: r.correct, accuracy: r.accuracy, disagreements: r.disagreements.total };
+/** What the store's run list shows of a report (`graded`: what a graded benchmark's accuracy is the mean of). */
+export function summaryOf(r: BenchReport): { total: number; correct: number; accuracy: number; disagreements: number; graded?: string } {
+  return { total: r.total, correct: r.correct, accuracy: r.accuracy, disagreements: r.disagreements.total, ...(r.graded ? { graded: r.graded.score } : {}) };
 }

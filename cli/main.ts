@@ -44,6 +44,8 @@ const COMMANDS: Record<string, Command> = {
     load: async () => {
       const m = await import("./commands/simulate.js");
       return { help: m.SIMULATE_HELP, run: m.simulateCommand };
+    },
+  },
   questions: {
     summary: "write ToM questions about a logged run's episodes, labelled by the world model",
     load: async () => {

@@ -19,6 +19,7 @@ const WORLDS = {
   hitom: () => import("./hitom/index.js"),
   fantom: () => import("./fantom/index.js"),
   economy: () => import("./economy/index.js"),
+  usersim: () => import("./usersim/index.js"),
 } as const satisfies Readonly<Record<string, () => Promise<{ readonly world: WorldEntry }>>>;
 
 export type WorldName = keyof typeof WORLDS;

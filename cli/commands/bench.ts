@@ -1,5 +1,5 @@
 /**
- * `socialworld bench <tomi|hitom|fantom> [--data FILE] [--agent NAME] [--mode vanilla|simulation]
+ * `socialworld bench <world> [--data FILE] [--agent NAME] [--mode vanilla|simulation]
  *  [--limit N] [--concurrency N] [--json OUT.json] [--md OUT.md] [--timeout MS] [--store DIR]
  *  [--resume RUN_ID] [--quiet]`
  */
@@ -12,12 +12,13 @@ import { defaultBenchFile, looksLike } from "../../benchmarks/official-data.js";
 import { DataError } from "../../worlds/core/errors.js";
 import { loadBenchmark, RegistryError, WORLD_NAMES } from "../../worlds/registry.js";
 import { renderReport } from "../../benchmarks/report.js";
-import { RunAborted, type ItemResult } from "../../benchmarks/runner.js";
+import { JudgeFailed, RunAborted, type ItemResult } from "../../benchmarks/runner.js";
 import { BenchmarkSession, reportJson, ResumeRefused } from "../../benchmarks/session.js";
 import { BenchmarkOptionError, MODES } from "../../worlds/question/benchmark.js";
 import { RunStore } from "../../store/run-store.js";
 import { writeFileAtomic } from "../../store/write-atomic.js";
 import { intArg, parseCommand, UsageError } from "../args.js";
+import { judgeModelArg } from "../judge-arg.js";
 import { checkDistinctFiles, prepareOutput } from "../output-path.js";
 import { Progress } from "../progress.js";
 import { DEVICE_HELP, deviceArgs, deviceOptions, useDevice } from "../device.js";
@@ -29,7 +30,8 @@ Runs a benchmark file question by question with an agent in the respondent's sea
 accuracy by question type; official labels that disagree with the world model are listed by cause.
 
 Options:
-  --data FILE          the benchmark file (ToMi .txt with its .trace beside it; Hi-ToM .json; FANToM .json);
+  --data FILE          the benchmark file (ToMi .txt with its .trace beside it; Hi-ToM .json; FANToM .json;
+                       usersim conversation records, .jsonl or .parquet);
                        default: the official file \`socialworld data get NAME\` downloaded (ToMi's val split,
                        Hi-ToM_data.json, fantom_v1.json under data/benchmarks/ of the checkout)
   --agent NAME         who answers (default: simulation): simulation, random[:SEED], policy:DIR, onnx:DIR, or
@@ -44,6 +46,15 @@ Options:
   --resume RUN_ID      continue an interrupted run: logged questions are not asked again
   --quiet              no progress bar
 ${DEVICE_HELP}
+
+usersim only:
+  --hierarchy FILE     the hierarchy of the reply (HumanLM's layout; default: stance, emotion, belief,
+                       value, goal, communication, then the response)
+  --weights SPEC       the judge's weights, TAG=WEIGHT,... (default 1 each, the response included)
+  --split NAME         only the records of this split (train, val, test)
+  --judge SPEC         judge with a model: llm:MODEL@BASE_URL[?options] (any OpenAI-compatible endpoint;
+                       rpm=N paces requests); default: the offline judge (exact on the generator's
+                       states, ROUGE-L on free text)
 
 FANToM only:
   --context MODE       short (the official default) or full: the conversation given with each question
@@ -75,6 +86,10 @@ const Args = z.object({
   context: z.enum(["short", "full"]).optional(),
   embedder: z.string().regex(/^(lexical|onnx:.+)$/, "expected lexical or onnx:DIR").optional(),
   aggregation: z.enum(["set", "part", "conversation"]).optional(),
+  hierarchy: z.string().min(1).optional(),
+  weights: z.string().min(1).optional(),
+  split: z.string().min(1).optional(),
+  judge: z.string().min(1).optional(),
   "vp-labels": z.enum(["cotp", "own"]).optional(),
   ...deviceArgs,
 });
@@ -97,6 +112,10 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
       context: { type: "string" },
       embedder: { type: "string" },
       aggregation: { type: "string" },
+      hierarchy: { type: "string" },
+      weights: { type: "string" },
+      split: { type: "string" },
+      judge: { type: "string" },
       "vp-labels": { type: "string" },
       ...deviceOptions,
     },
@@ -117,9 +136,10 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     ["--json", args.json],
     ["--md", args.md],
   ]);
+  const given = { context: args.context, embedder: args.embedder, aggregation: args.aggregation, vpLabels: args["vp-labels"], hierarchy: args.hierarchy, weights: args.weights, split: args.split };
   let benchmark;
   try {
-    benchmark = await loadBenchmark(name, { context: args.context, embedder: args.embedder, aggregation: args.aggregation, vpLabels: args["vp-labels"] });
+    benchmark = await loadBenchmark(name, { ...given, judgeModel: args.judge !== undefined ? await judgeModelArg(args.judge) : undefined });
   } catch (err) {
     if (err instanceof BenchmarkOptionError || err instanceof RegistryError) throw new UsageError(err.message);
     throw err;
@@ -132,10 +152,11 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     throw err;
   }
   const mode = args.mode as "vanilla" | "simulation";
+  if (benchmark.modes && !benchmark.modes.includes(mode)) throw new UsageError(`--mode: ${name} is asked in ${benchmark.modes.join(" or ")} mode only`);
   // Bad input fails here, before any run or report exists.
   let items;
   try {
-    items = benchmark.load(data);
+    items = await benchmark.load(data);
   } catch (err) {
     // A file of another benchmark fails on its first line or field: say which benchmark it is.
     const other = err instanceof DataError ? looksLike(data) : undefined;
@@ -145,9 +166,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   for (const warning of benchmark.warnings ?? []) process.stderr.write(`warning: ${warning}\n`);
   if (args.limit !== undefined) items = items.slice(0, args.limit);
 
-  const options = Object.fromEntries(
-    Object.entries({ context: args.context, embedder: args.embedder, aggregation: args.aggregation, vpLabels: args["vp-labels"] }).filter(([, v]) => v !== undefined),
-  );
+  const options = Object.fromEntries(Object.entries({ ...given, judge: args.judge }).filter(([, v]) => v !== undefined));
   const store = await RunStore.open(args.store);
   let session;
   try {
@@ -174,7 +193,10 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   const progress = new Progress(`${name} ${agent.id}`, items.length, args.quiet ? null : process.stderr);
   const controller = new AbortController();
   const signals = onStopSignal(() => controller.abort());
-  let correct = [...session.done.values()].filter((r) => r.correct).length;
+  // The running figure: the share answered right, or a graded benchmark's mean score.
+  const value = (r: ItemResult) => (benchmark.graded ? (r.score ?? 0) : r.correct ? 1 : 0);
+  let sum = [...session.done.values()].reduce((a, r) => a + value(r), 0);
+  const label = benchmark.graded ? benchmark.graded.score.slice(0, 5) : "acc";
   let results: ItemResult[];
   try {
     results = await session.ask({
@@ -183,8 +205,8 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
       ...(args.timeout !== undefined ? { turnTimeoutMs: args.timeout } : {}),
       signal: controller.signal,
       onResult: (r, finished) => {
-        if (r.correct) correct++;
-        progress.update(finished, () => `acc ${((100 * correct) / finished).toFixed(1)}%`);
+        sum += value(r);
+        progress.update(finished, () => (benchmark.graded ? `${label} ${(sum / finished).toFixed(3)}` : `${label} ${((100 * sum) / finished).toFixed(1)}%`));
       },
     });
   } catch (err) {
@@ -193,6 +215,11 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
       await session.close("interrupted");
       process.stderr.write(`interrupted: ${err.finished}/${err.total} questions logged; continue with --resume ${run.id}\n`);
       return signals.exitCode;
+    }
+    if (err instanceof JudgeFailed) {
+      await session.close("interrupted");
+      process.stderr.write(`${err.message}\n${err.finished}/${err.total} questions logged; continue with --resume ${run.id}\n`);
+      return 1;
     }
     await session.close("failed", { error: String(err) });
     throw err;
@@ -207,3 +234,4 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   process.stdout.write(md);
   return 0;
 }
+

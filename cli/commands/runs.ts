@@ -66,9 +66,16 @@ export async function runsCommand(argv: readonly string[]): Promise<number> {
   return 0;
 }
 
+/** A graded run (usersim's alignment) shows its mean score as it is, an exact-match run its accuracy in percent. */
+function accuracyCell(r: RunRecord): string {
+  const a = r.summary?.accuracy;
+  if (typeof a !== "number") return "-";
+  return typeof r.summary?.graded === "string" ? `${r.summary.graded} ${a.toFixed(3)}` : `${(100 * a).toFixed(1)}%`;
+}
+
 /** One line a run under a header, columns aligned; the title, of any length, last. */
 export function runsTable(runs: readonly RunRecord[]): string {
-  const rows = runs.map((r) => [r.id, r.kind, r.status, typeof r.summary?.accuracy === "number" ? `${(100 * r.summary.accuracy).toFixed(1)}%` : "-", r.createdAt.replace("T", " ").replace(/\.\d+Z$|Z$/, ""), r.title]);
+  const rows = runs.map((r) => [r.id, r.kind, r.status, accuracyCell(r), r.createdAt.replace("T", " ").replace(/\.\d+Z$|Z$/, ""), r.title]);
   const header = ["RUN ID", "KIND", "STATUS", "ACCURACY", "STARTED (UTC)", "TITLE"];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   // Accuracy is a number: right-aligned.

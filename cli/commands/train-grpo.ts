@@ -1,11 +1,15 @@
 /**
  * `socialworld train grpo --model DIR (--world W | --bench B --data FILE) --out DIR [options]`
  */
-import { resolve } from "node:path";
+import { existsSync, mkdirSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { z } from "zod";
 import { loadNative } from "../../models/native.js";
-import { loadWorld, WORLD_NAMES } from "../../worlds/registry.js";
-import { MODES } from "../../worlds/question/benchmark.js";
+import { loadBenchmark, loadWorld, RegistryError, WORLD_NAMES } from "../../worlds/registry.js";
+import { BenchmarkOptionError, flagOf, MODES, type BenchmarkOptions, type Mode } from "../../worlds/question/benchmark.js";
+import type { Generator } from "../../worlds/core/world-entry.js";
+import { writeFileAtomic } from "../../store/write-atomic.js";
+import { judgeModelArg } from "../judge-arg.js";
 import { RunStore } from "../../store/run-store.js";
 import { BenchPoints } from "../../trainers/grpo/bench-points.js";
 import { ADVANTAGE_STD, GrpoConfigSchema, KL_ESTIMATORS, KL_PLACEMENTS, LOSS_AGGREGATIONS, type GrpoConfigInput } from "../../trainers/grpo/config.js";
@@ -40,9 +44,17 @@ Data:
   --world NAME             decision points from scripted episodes of a world (${WORLD_NAMES.join(", ")});
                            --episodes N (default 200) from --world-seed S (default 0); a world that
                            scores any action itself (economy) gives --points N (default 2000) of
-                           its own, rewarded with its graded reward (the exact part)
+                           its own, rewarded with its graded reward (the exact part); a world whose
+                           benchmark is graded (usersim) learns from N of its generator's records
+                           from seed S (written under the store's generated/), the train split
   --preset NAME            named settings, which flags given beside it override:
 ${GRPO_PRESET_NAMES.map((n) => `                           ${n}: ${GRPO_PRESETS[n].describe}`).join("\n")}
+  --hierarchy FILE         usersim: the reply's hierarchy (HumanLM's layout): hierarchical GRPO with the
+                           default (six states, then the response); response-only GRPO with
+                           worlds/usersim/hierarchies/response-only.json
+  --weights SPEC  --split NAME   usersim: the judge's weights (TAG=W,...); the records' split
+  --judge SPEC             usersim: score with an LLM judge, llm:MODEL@BASE_URL[?options] (default: the
+                           offline judge, exact on the generator's states); a group is judged together
   --system TEXT            a system message before each prompt (as the agent's ?system=)
   --out DIR                output folder
 
@@ -92,6 +104,10 @@ const Args = z.object({
   points: intArg(1, 1_000_000).optional(),
   preset: z.enum(GRPO_PRESET_NAMES as [string, ...string[]]).optional(),
   "world-seed": intArg(0, 2 ** 32 - 1).default(0),
+  hierarchy: z.string().min(1).optional(),
+  weights: z.string().min(1).optional(),
+  split: z.string().min(1).optional(),
+  judge: z.string().min(1).optional(),
   system: z.string().min(1).optional(),
   out: z.string({ error: "is required" }).min(1),
   steps: intArg(1).optional(),
@@ -174,17 +190,6 @@ export function configFromArgs(a: Args): GrpoConfigInput {
   return c as GrpoConfigInput;
 }
 
-/** A world's decision points: its own scored ones where it has them (--points), else its scripted turns (--episodes). */
-async function worldPoints(a: Args): Promise<PointSource> {
-  const world = a.world!;
-  if ((await loadWorld(world)).decisions) {
-    if (a.episodes !== undefined) throw new UsageError(`--episodes: the ${world} world gives decision points of its own: ask for --points N`);
-    return ScoredPoints.open(world, a.points ?? 2000, a["world-seed"], a.system);
-  }
-  if (a.points !== undefined) throw new UsageError(`--points: the ${world} world has no decision points of its own: ask for --episodes N of its scripted episodes`);
-  return WorldPoints.scripted(world, a.episodes ?? 200, a["world-seed"], a.system);
-}
-
 export async function grpoCommand(argv: readonly string[]): Promise<number> {
   const str = { type: "string" } as const;
   const bool = { type: "boolean" } as const;
@@ -215,10 +220,8 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
     const p: GrpoPreset = GRPO_PRESETS[a.preset as GrpoPresetName];
     if (p.unsupported) process.stderr.write(`note: --preset ${a.preset} leaves out ${p.unsupported}\n`);
   }
-  const source = a.bench
-    ? await BenchPoints.open(a.bench, resolve(a.data!), a.mode as "vanilla" | "simulation", { ...(a.limit !== undefined ? { limit: a.limit } : {}), ...(a.system ? { system: a.system } : {}) })
-    : await worldPoints(a);
   const store = await RunStore.open(a.store);
+  const source = await pointsOf(a, store.root);
   const token = a["admin-token"] ?? process.env.SOCIALWORLD_ADMIN_TOKEN;
   if (a.server && !token) throw new UsageError("--server needs --admin-token T (or $SOCIALWORLD_ADMIN_TOKEN)");
   const publisher = a.server ? new MetricsPublisher(a.server, token!, (msg) => process.stderr.write(`note: ${msg}\n`)) : undefined;
@@ -278,4 +281,47 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
   } finally {
     signals.dispose();
   }
+}
+
+/** Where the decision points come from: a benchmark file, a graded world's generated records, or a world's scripted episodes. */
+async function pointsOf(a: z.infer<typeof Args>, storeRoot: string): Promise<PointSource> {
+  const given = { hierarchy: a.hierarchy, weights: a.weights, split: a.split };
+  const options: BenchmarkOptions = {
+    ...Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)),
+    ...(a.judge !== undefined ? { judgeModel: await judgeModelArg(a.judge) } : {}),
+  };
+  const common = { ...(a.limit !== undefined ? { limit: a.limit } : {}), ...(a.system ? { system: a.system } : {}) };
+  try {
+    if (a.bench) return await BenchPoints.open(a.bench, resolve(a.data!), a.mode as Mode, { ...common, options });
+    const name = a.world!;
+    const world = await loadWorld(name);
+    // A world that scores any action itself (economy) gives decision points of its own.
+    if (world.decisions) {
+      if (a.episodes !== undefined) throw new UsageError(`--episodes: the ${name} world gives decision points of its own: ask for --points N`);
+      return await ScoredPoints.open(name, a.points ?? 2000, a["world-seed"], a.system);
+    }
+    if (a.points !== undefined) throw new UsageError(`--points: the ${name} world has no decision points of its own: ask for --episodes N of its scripted episodes`);
+    const episodes = a.episodes ?? 200;
+    const graded = world.benchmark && world.generator ? (await loadBenchmark(name, options)).graded !== undefined : false;
+    if (graded) {
+      const data = await generatedRecords(storeRoot, name, world.generator!, episodes, a["world-seed"]);
+      return await BenchPoints.open(name, data, a.mode as Mode, { ...common, options: { ...options, split: options.split ?? "train" } });
+    }
+    const extra = Object.keys(options);
+    if (extra.length) throw new UsageError(`--${flagOf(extra[0] as keyof BenchmarkOptions)} goes with a graded benchmark (usersim), not with ${name}'s scripted episodes`);
+    return await WorldPoints.scripted(name, episodes, a["world-seed"], a.system);
+  } catch (err) {
+    if (err instanceof BenchmarkOptionError || err instanceof RegistryError) throw new UsageError(err.message);
+    throw err;
+  }
+}
+
+/** A graded world's generated records, written once under the store (the same N and seed, the same file). */
+async function generatedRecords(storeRoot: string, world: string, generator: Generator, n: number, seed: number): Promise<string> {
+  const out = join(storeRoot, "generated", `${world}-n${n}-seed${seed}.jsonl`);
+  if (existsSync(out)) return out;
+  mkdirSync(dirname(out), { recursive: true });
+  const set = await generator.generate(n, seed, out);
+  for (const file of set.files) writeFileAtomic(file.path, file.text);
+  return set.data;
 }

@@ -80,7 +80,7 @@ export async function prepareQuiz(a: {
     join(a.dir, "quiz", `episode-${a.number}${a.maker.extension}`),
     a.seed,
   );
-  const items = a.benchmark.load(written.set.data);
+  const items = await a.benchmark.load(written.set.data);
   let at = 0;
   const seats = perSeat.map(({ agent, quiz: q }) => {
     const mine = items.slice(at, at + q.questions.length);

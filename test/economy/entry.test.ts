@@ -155,7 +155,7 @@ describe("decision points through the registry", () => {
     const file = join(tmp(), "p.jsonl");
     writeFileSync(file, serializeDecisionPoints(points));
     const b = await loadBenchmark("economy");
-    const items = b.load(file);
+    const items = await b.load(file);
     expect(items.map((i) => [i.id, i.source.line, i.answer])).toEqual(points.map((p, k) => [p.id, k + 1, decisionJson(p.best)]));
     const item = items[0]!;
     expect(b.judge(item, item.answer as string)).toMatchObject({ correct: true, score: 1 });
@@ -182,7 +182,7 @@ describe("decision points through the registry", () => {
     writeFileSync(file, serializeDecisionPoints(points));
     const b = await loadBenchmark("economy");
     const solver = await loadSolver("economy");
-    for (const item of b.load(file) as EconomyBenchItem[]) {
+    for (const item of (await b.load(file)) as EconomyBenchItem[]) {
       const answer = (await solver(b.task(item, "vanilla"))).answer;
       expect(answer).toBe(decisionJson(heuristicPolicy(0).decide(item.point.view)));
     }

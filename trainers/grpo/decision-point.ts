@@ -30,6 +30,26 @@ export interface DecisionPoint {
    * read the whole story).
    */
   leaks?(action: unknown, text: string): number;
+  /**
+   * A world's own judge of the replies to this point, a group at a time (an LLM judge scores a
+   * group in one request): where there is one, it replaces the strict JSON format check and the
+   * exact / F1 / ROUGE-L parts. The reply is the world's text form (usersim's tagged hierarchy);
+   * a reply it finds malformed gets --format-failure, a well-formed one the judge's reward.
+   */
+  judge?(texts: readonly string[]): Promise<readonly Judged[]>;
+}
+
+/** A judge's verdict on one reply (DecisionPoint.judge). */
+export interface Judged {
+  /** Whether the reply keeps the world's format. */
+  readonly format: boolean;
+  readonly formatError?: string;
+  /** The reply as the world reads it (logged; absent when malformed). */
+  readonly action?: unknown;
+  /** The judge's reward of a well-formed reply. */
+  readonly reward: number;
+  /** The judge's score in [0, 1] (what `exact` reports: 1 is a perfect reply). */
+  readonly score: number;
 }
 
 /** One sampled reply, scored. */

@@ -7,7 +7,7 @@ import type { NativeCompleter } from "../../models/generate.js";
 import type { PolicyTokenizer } from "../../models/tokenizer.js";
 import type { GrpoConfig } from "./config.js";
 import type { DecisionPoint, ScoredReply } from "./decision-point.js";
-import { scoreReply } from "./reward.js";
+import { scoreGroup } from "./reward.js";
 
 export interface Reply {
   readonly ids: readonly number[];
@@ -72,17 +72,18 @@ export async function rollout(points: readonly DecisionPoint[], o: RolloutOption
     ? await o.completer.complete(prompts, { maxNewTokens: c.maxNewTokens, temperature: c.temperature, topK: c.topK, topP: c.topP }, seeds)
     : [];
   let generatedTokens = 0;
-  const groups = prepared.map((p, g): Group => {
-    const replies = completions.slice(g * c.groupSize, (g + 1) * c.groupSize).map((comp): Reply => {
-      generatedTokens += comp.tokens.length;
-      const scored = scoreReply(
+  const groups = await Promise.all(
+    prepared.map(async (p, g): Promise<Group> => {
+      const comps = completions.slice(g * c.groupSize, (g + 1) * c.groupSize);
+      for (const comp of comps) generatedTokens += comp.tokens.length;
+      const scored = await scoreGroup(
         p.point,
-        { text: comp.text, tokens: comp.tokens.length, finish: comp.finishReason, logprob: comp.logprobs.reduce((a, b) => a + b, 0) },
+        comps.map((comp) => ({ text: comp.text, tokens: comp.tokens.length, finish: comp.finishReason, logprob: comp.logprobs.reduce((a, b) => a + b, 0) })),
         c,
       );
-      return { ids: comp.tokens, truncated: comp.finishReason === "length", scored };
-    });
-    return { point: p.point, prompt: p.prompt, promptIds: p.ids, replies, rewards: replies.map((r) => r.scored.reward) };
-  });
+      const replies = comps.map((comp, j): Reply => ({ ids: comp.tokens, truncated: comp.finishReason === "length", scored: scored[j]! }));
+      return { point: p.point, prompt: p.prompt, promptIds: p.ids, replies, rewards: replies.map((r) => r.scored.reward) };
+    }),
+  );
   return { groups, tooLong, seconds: (performance.now() - t0) / 1000, generatedTokens };
 }

@@ -42,6 +42,8 @@ export interface BenchmarkEntry {
 
 export interface Generator {
   readonly describe: string;
+  /** What N counts ("questions", the default; "conversation records"). */
+  readonly unit?: string;
   /** The fewest questions it can write, and why (checked by `generate --n` and a room's `generate.n`). */
   readonly least?: { readonly n: number; readonly why: string };
   /** N questions from `seed`, as the files to write for `out`. */
