@@ -45,6 +45,9 @@ describe("which quizzes are open, from the log", () => {
     appendFileSync(path, JSON.stringify(other(4, now + 1)).slice(0, 30));
     expect([...openQuizEpisodes(path, { now })]).toEqual([2]);
     expect(openQuizEpisodes(join(tmpdir(), "no-such-log.jsonl")).size).toBe(0);
+    // The log read so far is remembered; one rewritten shorter is read again from the start.
+    writeFileSync(path, JSON.stringify(other(5, now + 1)) + "\n");
+    expect([...openQuizEpisodes(path, { now })]).toEqual([5]);
   });
 
   it("keeps this server's own open quiz open past its deadline (its agents may still be answering)", () => {
