@@ -511,7 +511,15 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
     const agent = this.state.agents[h.index];
     const p = agent === undefined ? undefined : this.turns?.pending(agent);
     if (p && h.connected) h.client.send(S2C.turn, this.turnMessage(p));
+    if (agent !== undefined && h.connected) this.seatBack(agent, h.token);
   }
+
+  /**
+   * A person is back in `agent`'s seat: reconnected, or the same seat token on a new connection
+   * (`token`: the seat token it holds the seat with). A subclass sends again what it still waits
+   * for from that person.
+   */
+  protected seatBack(_agent: string, _token: string): void {}
 
   override onDrop(client: Client): void {
     const h = this.holders.get(client.sessionId);

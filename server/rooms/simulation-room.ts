@@ -25,12 +25,16 @@ import { agentAnswers, personAnswers, prepareQuiz, quizMessage, type AnsweredQue
 import { S2C, type QuizAnswerResultMessage, type QuizResultMessage } from "../protocol.js";
 import { QuizScore, pushBounded } from "./state.js";
 import { quizOpenRecord } from "../security/open-quizzes.js";
+import { sameSecret } from "../secret.js";
 import { relative } from "node:path";
 import type { Client } from "@colyseus/core";
 
 /** A person's quiz in progress: their questions, the answers so far, and who waits for the last one. */
 interface OpenQuiz {
   readonly episode: number;
+  readonly deadline: number;
+  /** The seat token of the person asked: only they are sent the quiz again when they come back. */
+  readonly token: string;
   readonly seat: SeatQuestions;
   readonly given: Map<number, string>;
   readonly done: () => void;
@@ -374,9 +378,16 @@ export class SimulationRoom extends BaseRoom {
       const timer = this.clock.setTimeout(close, Math.max(0, deadline - Date.now()));
       if (this.abort.signal.aborted) return close();
       this.abort.signal.addEventListener("abort", close, { once: true });
-      this.openQuizzes.set(seat.agent, { episode, seat, given, done: close });
+      this.openQuizzes.set(seat.agent, { episode, deadline, token: this.holderOf(seat.agent)?.token ?? "", seat, given, done: close });
       this.sendToSeat(seat.agent, S2C.quiz, quizMessage(benchmark, seat, episode, deadline));
     });
+  }
+
+  /** The person asked, back in the seat before the quiz closed (a dropped connection): its quiz again. */
+  protected override seatBack(agent: string, token: string): void {
+    const open = this.openQuizzes.get(agent);
+    if (!open || !open.token || !sameSecret(open.token, token)) return;
+    this.sendToSeat(agent, S2C.quiz, quizMessage(this.quizzer!.benchmark, open.seat, open.episode, open.deadline));
   }
 
   /** One answer of a seated person to one of its own open quiz questions; the first answer counts. */

@@ -11,8 +11,9 @@
  * restart until its deadline has passed, or while the restored room plays that episode again (the
  * same seed: the old record would tell the new story).
  */
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, fstatSync, openSync } from "node:fs";
 import { randomUUID } from "node:crypto";
+import { readRange } from "../../store/log-index.js";
 
 /** This server process, as the quizzes it opens name it. */
 export const SERVER_INSTANCE = randomUUID();
@@ -40,59 +41,76 @@ const LINE_START = Buffer.from(`{"kind":"${QUIZ_CLOSED}`);
 
 /**
  * The episodes of a room's log whose quiz is open now. `liveEpisode`: the episode the run's room
- * is playing in this process, if any. Only the quiz records' lines are parsed (the episodes'
- * records, the bulk of the log, are skipped by their first bytes).
+ * is playing in this process, if any.
  */
 export function openQuizEpisodes(logPath: string, opts: { now?: number; liveEpisode?: number } = {}): Set<number> {
   const now = opts.now ?? Date.now();
-  const open = new Map<number, QuizOpenRecord>();
-  for (const record of quizRecords(logPath)) {
-    if (typeof record.episode !== "number") continue;
-    if (record.kind === QUIZ_OPEN) open.set(record.episode, record as unknown as QuizOpenRecord);
-    else if (record.kind === QUIZ_CLOSED) open.delete(record.episode);
-  }
   const out = new Set<number>();
-  for (const [episode, r] of open) {
+  for (const [episode, r] of openRecords(logPath)) {
     if (r.server === SERVER_INSTANCE || now < r.deadline || episode === opts.liveEpisode) out.add(episode);
   }
   return out;
 }
 
-/** The `room_quiz_open` and `room_quiz` records of a log, in order (a torn last line skipped). */
-function quizRecords(logPath: string): { kind: string; episode?: unknown }[] {
+/** How far a log has been read, and the quizzes it leaves open. */
+interface Scan {
+  ino: number;
+  /** Where the last complete line read ends (after its newline). */
+  end: number;
+  readonly open: Map<number, QuizOpenRecord>;
+}
+
+/**
+ * Each log is read once, then only what was appended since (every page of the runs API asks), and
+ * only the quiz records' lines are parsed: the episodes' records, the bulk of a log, are skipped
+ * by their first bytes. A log replaced or cut back is read again from the start.
+ */
+const scans = new Map<string, Scan>();
+
+function openRecords(logPath: string): ReadonlyMap<number, QuizOpenRecord> {
   let fd: number;
   try {
     fd = openSync(logPath, "r");
   } catch {
-    return [];
+    scans.delete(logPath);
+    return new Map();
   }
-  let buf: Buffer;
   try {
-    const size = fstatSync(fd).size;
-    buf = Buffer.allocUnsafe(size);
-    for (let at = 0; at < size; ) {
-      const n = readSync(fd, buf, at, size - at, at);
-      if (n === 0) {
-        buf = buf.subarray(0, at);
-        break;
-      }
-      at += n;
+    const { size, ino } = fstatSync(fd);
+    let scan = scans.get(logPath);
+    if (!scan || scan.ino !== ino || size < scan.end || (scan.end > 0 && readRange(fd, scan.end - 1, scan.end)[0] !== 0x0a)) {
+      scan = { ino, end: 0, open: new Map() };
+      scans.set(logPath, scan);
     }
+    if (size > scan.end) {
+      const buf = readRange(fd, scan.end, size);
+      // Up to the last newline: a line still being written is read with the next call.
+      const complete = buf.subarray(0, buf.lastIndexOf(0x0a) + 1);
+      applyQuizLines(complete, scan.open);
+      scan.end += complete.length;
+    }
+    return scan.open;
   } finally {
     closeSync(fd);
   }
-  const out: { kind: string; episode?: unknown }[] = [];
+}
+
+/** Opens and closes quizzes by the `room_quiz_open` and `room_quiz` lines of `buf` (whole lines). */
+function applyQuizLines(buf: Buffer, open: Map<number, QuizOpenRecord>): void {
   for (let at = buf.indexOf(LINE_START); at >= 0; at = buf.indexOf(LINE_START, at + 1)) {
     if (at > 0 && buf[at - 1] !== 0x0a) continue;
     const end = buf.indexOf(0x0a, at);
-    if (end < 0) break;
+    let record: { kind?: unknown; episode?: unknown };
     try {
-      out.push(JSON.parse(buf.toString("utf8", at, end)) as { kind: string; episode?: unknown });
+      record = JSON.parse(buf.toString("utf8", at, end)) as typeof record;
     } catch {
       // A damaged line: the page reader reports it; it opens or closes nothing.
+      continue;
     }
+    if (typeof record.episode !== "number") continue;
+    if (record.kind === QUIZ_OPEN) open.set(record.episode, record as unknown as QuizOpenRecord);
+    else if (record.kind === QUIZ_CLOSED) open.delete(record.episode);
   }
-  return out;
 }
 
 /** What a client is shown of an episode's record while its quiz is open. */

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openQuizEpisodes, quizOpenRecord } from "../../server/security/open-quizzes.js";
-import { ADMIN, serve, type Served } from "./child-server.js";
+import { ADMIN, serve, simulationWithReservedSeat, type Served } from "./child-server.js";
 import { connect, until } from "./raw-client.js";
 
 async function api(s: Served, path: string, admin = false) {
@@ -45,6 +45,9 @@ describe("which quizzes are open, from the log", () => {
     appendFileSync(path, JSON.stringify(other(4, now + 1)).slice(0, 30));
     expect([...openQuizEpisodes(path, { now })]).toEqual([2]);
     expect(openQuizEpisodes(join(tmpdir(), "no-such-log.jsonl")).size).toBe(0);
+    // The log read so far is remembered; one rewritten shorter is read again from the start.
+    writeFileSync(path, JSON.stringify(other(5, now + 1)) + "\n");
+    expect([...openQuizEpisodes(path, { now })]).toEqual([5]);
   });
 
   it("keeps this server's own open quiz open past its deadline (its agents may still be answering)", () => {
@@ -56,17 +59,12 @@ describe("which quizzes are open, from the log", () => {
 describe("a server killed with kill -9 mid-quiz", () => {
   it("has the episode's record in its log, and after the restart still shows clients none of it while the quiz may be open", async () => {
     const first = await serve();
-    const created = await fetch(`${first.base}/api/rooms`, {
-      method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${ADMIN}` },
-      body: JSON.stringify({ type: "simulation", options: { world: "tomi", seed: 4, humanSeats: [0], tickMs: 800, turnDeadlineMs: 200, quiz: { questions: 2, deadlineMs: 120_000 } } }),
-    });
-    expect(created.status).toBe(201);
-    const { roomId, runId } = (await created.json()) as { roomId: string; runId: string };
-    const reserved = (await (
-      await fetch(`${first.base}/matchmake/joinById/${roomId}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ seat: "0", name: "mallory" }) })
-    ).json()) as { sessionId: string; processId: string; roomId: string };
-    const person = connect(`${first.base.replace(/^http/, "ws")}/${reserved.processId}/${reserved.roomId}?sessionId=${reserved.sessionId}`);
+    const { roomId, runId, url } = await simulationWithReservedSeat(
+      first.base,
+      { world: "tomi", seed: 4, humanSeats: [0], tickMs: 800, turnDeadlineMs: 200, quiz: { questions: 2, deadlineMs: 120_000 } },
+      "mallory",
+    );
+    const person = connect(url);
     await until(() => person.seen.token !== "", 10_000, "the person's join");
     // The person lets every turn time out and does not answer the quiz: it stays open.
     await until(async () => (await api(first, `/api/rooms/${roomId}`)).json.status === "quiz", 30_000, "the quiz");
