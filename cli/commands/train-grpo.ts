@@ -12,7 +12,7 @@ import { writeFileAtomic } from "../../store/write-atomic.js";
 import { judgeModelArg } from "../judge-arg.js";
 import { RunStore } from "../../store/run-store.js";
 import { BenchPoints } from "../../trainers/grpo/bench-points.js";
-import { ADVANTAGE_STD, GrpoConfigSchema, KL_ESTIMATORS, KL_PLACEMENTS, LOSS_AGGREGATIONS, type GrpoConfigInput } from "../../trainers/grpo/config.js";
+import { ADVANTAGE_STD, GRPO_CONSTRAIN_MODES, GrpoConfigSchema, KL_ESTIMATORS, KL_PLACEMENTS, LOSS_AGGREGATIONS, type GrpoConfigInput } from "../../trainers/grpo/config.js";
 import { progressNote, type StepMetrics } from "../../trainers/grpo/metrics.js";
 import { MetricsPublisher } from "../../trainers/grpo/publisher.js";
 import { runGrpoSession, SettingsMismatch } from "../../trainers/grpo/session.js";
@@ -61,6 +61,9 @@ ${GRPO_PRESET_NAMES.map((n) => `                           ${n}: ${GRPO_PRESETS[
 Sampling and batch:
   --steps N (100)  --prompts N per step (8)  --group-size G (8)
   --temperature X (1)  --top-k K (0: off)  --top-p P (1)  --max-new-tokens N (64)
+  --constrain schema|off (schema)  sample each reply under its action's grammar (the action
+                           schema's JSON, or a bare answer), so replies parse; the loss then uses
+                           the masked distributions they were drawn from. off: the whole vocabulary
   --epochs N (1: updates per batch = epochs x prompts / mini-batch)  --mini-batch N (0: whole batch)
   --micro-batch N (16 sequences per pass; memory only)
 
@@ -117,6 +120,7 @@ const Args = z.object({
   "top-k": intArg(0).optional(),
   "top-p": numArg().positive().max(1).optional(),
   "max-new-tokens": intArg(1).optional(),
+  constrain: z.enum(GRPO_CONSTRAIN_MODES).optional(),
   epochs: intArg(1).optional(),
   "mini-batch": intArg(0).optional(),
   "micro-batch": intArg(1).optional(),
@@ -174,7 +178,7 @@ export function parseRewardWeights(spec: string): Record<string, number> {
 /** The trainer's config from the command line (only what was given; the schema fills the defaults). */
 export function configFromArgs(a: Args): GrpoConfigInput {
   const pick: [keyof Args, keyof GrpoConfigInput][] = [
-    ["steps", "steps"], ["prompts", "prompts"], ["group-size", "groupSize"], ["temperature", "temperature"], ["top-k", "topK"], ["top-p", "topP"],
+    ["steps", "steps"], ["prompts", "prompts"], ["group-size", "groupSize"], ["temperature", "temperature"], ["top-k", "topK"], ["top-p", "topP"], ["constrain", "constrain"],
     ["max-new-tokens", "maxNewTokens"], ["epochs", "epochs"], ["mini-batch", "miniBatch"], ["micro-batch", "microBatch"], ["advantage-std", "advantageStd"],
     ["advantage-eps", "advantageEps"], ["clip-low", "clipLow"], ["clip-high", "clipHigh"], ["dual-clip", "dualClip"], ["loss-agg", "lossAggregation"],
     ["kl", "klCoef"], ["kl-estimator", "klEstimator"], ["kl-in", "klIn"], ["entropy", "entropyCoef"], ["max-rollout-batches", "maxRolloutBatches"],

@@ -19,7 +19,7 @@ import { readJsonFile } from "../common/checkpoint-folders.js";
 import type { GrpoConfig } from "./config.js";
 import type { DecisionPoint, PointSource, ScoredReply } from "./decision-point.js";
 import { scoreGroup } from "./reward.js";
-import { preparePrompt } from "./rollout.js";
+import { pointGrammar, preparePrompt } from "./rollout.js";
 
 const UnsolvedFileSchema = z.object({ data: z.string(), total: z.number().int(), unsolved: z.array(z.number().int().nonnegative()) });
 
@@ -49,7 +49,9 @@ export async function unsolvedPoints(
     const prepared = points.map((p) => preparePrompt(p, tokenizer, c.maxNewTokens, maxPositions));
     const fits = prepared.map((p) => p.fits);
     const asked = prepared.filter((p) => p.fits).map((p) => p.ids);
-    const replies = asked.length ? await completer.complete(asked, { maxNewTokens: c.maxNewTokens, temperature: 0 }) : [];
+    // Under the grammar the rollouts sample with, so that "solved" means what training would see.
+    const grammars = points.filter((_, i) => fits[i]).map((p) => pointGrammar(p, tokenizer, c));
+    const replies = asked.length ? await completer.complete(asked, { maxNewTokens: c.maxNewTokens, temperature: 0 }, undefined, grammars.some((g) => g) ? grammars : undefined) : [];
     let k = 0;
     await Promise.all(
       points.map(async (p, i) => {
