@@ -3,6 +3,7 @@
  */
 import { resolve } from "node:path";
 import { z } from "zod";
+import { LORA_HELP } from "../../agents/policy/lora-settings.js";
 import { loadNative } from "../../agents/policy/native.js";
 import { BENCHMARK_NAMES } from "../../benchmarks/catalog.js";
 import { MODES } from "../../benchmarks/benchmark.js";
@@ -17,6 +18,7 @@ import { PromptsTooLong } from "../../trainers/grpo/trainer.js";
 import { WorldPoints } from "../../trainers/grpo/world-points.js";
 import { intArg, numArg, parseCommand, UsageError } from "../args.js";
 import { DEVICE_HELP, deviceArgs, useDevice } from "../device.js";
+import { loraArg } from "../lora-option.js";
 import { Progress } from "../progress.js";
 import { onStopSignal } from "../stop-signals.js";
 import { FolderInUse } from "../../store/folder-claim.js";
@@ -66,6 +68,8 @@ Optimizer:
 
 Run:
   --seed S (0)  --save-every N (20)  --keep N (2)  --resume auto|DIR  --threads N  --quiet
+  ${LORA_HELP}
+                         (the reference policy is then the base model itself; resuming needs --model)
 ${DEVICE_HELP}
   --store DIR           where rollouts are logged (default: data/, or $SOCIALWORLD_DATA)
   --server URL          also publish each step's metrics to a running server's progress stream
@@ -124,6 +128,7 @@ const Args = z.object({
   "save-every": intArg(1).default(20),
   keep: intArg(1).default(2),
   resume: z.string().min(1).optional(),
+  lora: z.string().min(1).optional(),
   threads: intArg(1, 1024).optional(),
   ...deviceArgs,
   quiet: z.boolean().default(false),
@@ -186,6 +191,8 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
     throw new UsageError(`${issue.path.join(".") || "options"}: ${issue.message}`);
   }
   const config = parsed.data;
+  const lora = loraArg(a.lora);
+  if (lora && !a.model) throw new UsageError("--lora needs --model DIR, the base model (also when resuming)");
   if (a.threads) loadNative().setThreads(a.threads);
   await useDevice(a);
 
@@ -207,6 +214,7 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
     const r = await runGrpoSession({
       out: a.out,
       ...(a.model ? { model: a.model } : {}),
+      ...(lora ? { lora } : {}),
       source,
       config,
       ...(a.resume ? { resume: a.resume } : {}),
@@ -219,6 +227,7 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
         if (config.skipSolved) filterBar.finish();
         runId = info.runId;
         if (info.resumedFrom) process.stderr.write(`resuming from ${info.resumedFrom} (step ${info.startStep} of ${config.steps})\n`);
+        process.stderr.write(`${info.trainable}\n`);
         process.stderr.write(`${info.source}; rollouts logged as run ${info.runId}\n`);
         progress.update(info.startStep);
       },
@@ -241,7 +250,7 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
     process.stdout.write(
       `trained ${r.steps} GRPO steps on ${source.description}` +
         (m ? `: last reward ${m.reward.toFixed(3)}, accuracy ${(100 * m.accuracy).toFixed(1)}%` : "") +
-        `; model in ${resolve(a.out)}; rollouts in run ${r.runId}\n`,
+        `; ${lora ? "LoRA adapter (PEFT layout)" : "model"} in ${resolve(a.out)}; rollouts in run ${r.runId}\n`,
     );
     return 0;
   } catch (err) {
