@@ -3,12 +3,12 @@
  * through the game loop with the agent under test in the respondent's seat, the official scorer
  * on the answer, and one append-only log line per item.
  */
-import type { Agent } from "../agents/agent.js";
+import type { Agent } from "../worlds/core/agent.js";
 import { runEpisode, errorMessage } from "../worlds/core/loop.js";
 import { QuestionWorld, type Answer, type QuestionState } from "../worlds/question/world.js";
 import type { EpisodeLog } from "../store/episode-log.js";
 import type { Episode, TurnFailure, TurnRecord } from "../worlds/core/episode.js";
-import type { Benchmark, BenchItem, GroundTruth, Mode, Verdict } from "./benchmark.js";
+import type { Benchmark, BenchItem, GroundTruth, Mode, Verdict } from "../worlds/question/benchmark.js";
 
 export interface ItemResult {
   readonly id: string;
@@ -27,6 +27,7 @@ export interface ItemResult {
   readonly worldModel: string | readonly string[] | null;
   readonly agrees: boolean;
   readonly cause?: string;
+  readonly note?: string;
   /** Why the agent's own answer was not used (timeout, error); the fallback's answer counts. */
   readonly error?: string;
   /** That failure's kind: "timeout", "error" or "invalid" (an answer the question refused). */
@@ -177,6 +178,7 @@ export function itemResult(
     worldModel: gt.label ?? null,
     agrees: gt.agrees,
     cause: gt.cause,
+    note: gt.note,
     error: turn?.error,
     failure: turn?.failure,
     latencyMs,

@@ -19,7 +19,7 @@ export const deviceOptions = { device: { type: "string" }, precision: { type: "s
 export async function useDevice(a: { device: "cpu" | "cuda" | "auto"; precision?: "fp32" | "tf32" | "bf16" | undefined }): Promise<void> {
   if (a.device === "cpu" && a.precision === undefined) return; // the default
   try {
-    const { setModelDevice } = await import("../agents/policy/model.js");
+    const { setModelDevice } = await import("../models/model.js");
     setModelDevice(a.device, a.precision);
   } catch (err) {
     throw new UsageError(`--device ${a.device}: ${(err as Error).message}`);

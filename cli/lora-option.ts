@@ -1,5 +1,5 @@
 /** The --lora option of `train sft` and `train grpo`: its text as LoRA settings. */
-import { parseLoraOption, type LoraSettings } from "../agents/policy/lora-settings.js";
+import { parseLoraOption, type LoraSettings } from "../models/lora-settings.js";
 import { UsageError } from "./args.js";
 
 /** --lora's text as settings (undefined when not given); a usage error naming what is wrong. */

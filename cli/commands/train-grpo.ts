@@ -3,11 +3,10 @@
  */
 import { resolve } from "node:path";
 import { z } from "zod";
-import { LORA_HELP } from "../../agents/policy/lora-settings.js";
-import { loadNative } from "../../agents/policy/native.js";
-import { BENCHMARK_NAMES } from "../../benchmarks/catalog.js";
-import { MODES } from "../../benchmarks/benchmark.js";
-import { SCENARIOS } from "../../server/rooms/scenarios.js";
+import { LORA_HELP } from "../../models/lora-settings.js";
+import { loadNative } from "../../models/native.js";
+import { WORLD_NAMES } from "../../worlds/registry.js";
+import { MODES } from "../../worlds/question/benchmark.js";
 import { RunStore } from "../../store/run-store.js";
 import { BenchPoints } from "../../trainers/grpo/bench-points.js";
 import { ADVANTAGE_STD, GrpoConfigSchema, KL_ESTIMATORS, KL_PLACEMENTS, LOSS_AGGREGATIONS, type GrpoConfigInput } from "../../trainers/grpo/config.js";
@@ -35,9 +34,9 @@ OUT/checkpoint-STEP/; the frozen reference to OUT/reference/; the final model to
 
 Data:
   --model DIR              the policy to start from (a checkpoint folder)
-  --bench NAME --data FILE a benchmark file (${BENCHMARK_NAMES.join(", ")}); --mode vanilla (default) or
+  --bench NAME --data FILE a benchmark file (${WORLD_NAMES.join(", ")}); --mode vanilla (default) or
                            simulation (the socialized context, then the question), as \`bench\` asks; --limit N
-  --world NAME             decision points from scripted episodes of a world (${Object.keys(SCENARIOS).join(", ")});
+  --world NAME             decision points from scripted episodes of a world (${WORLD_NAMES.join(", ")});
                            --episodes N (default 200) from --world-seed S (default 0)
   --system TEXT            a system message before each prompt (as the agent's ?system=)
   --out DIR                output folder
@@ -61,6 +60,8 @@ Objective:
   --overlong-buffer N (0: off)  --overlong-penalty X (1)  --mask-truncated
   --reward exact=1,f1=0,rougeL=0,format=0   weights of the reward parts
   --format-failure X (-1)   the reward of a reply that fails the strict format
+  --leak-penalty X (0)      subtracted for each fact a reply states that its agent never perceived
+                            (the leak audit; world decision points: --world or self-play)
 
 Optimizer:
   --lr X (1e-6)  --min-lr X (lr: constant)  --warmup N (0)  --weight-decay X (0.01)
@@ -79,11 +80,11 @@ ${DEVICE_HELP}
 const Args = z.object({
   _: z.tuple([]),
   model: z.string().min(1).optional(),
-  bench: z.enum(BENCHMARK_NAMES as [string, ...string[]]).optional(),
+  bench: z.enum(WORLD_NAMES as [string, ...string[]]).optional(),
   data: z.string().min(1).optional(),
   mode: z.enum(MODES as [string, ...string[]]).default("vanilla"),
   limit: intArg(1).optional(),
-  world: z.enum(Object.keys(SCENARIOS) as [string, ...string[]]).optional(),
+  world: z.enum(WORLD_NAMES as [string, ...string[]]).optional(),
   episodes: intArg(1, 1_000_000).default(200),
   "world-seed": intArg(0, 2 ** 32 - 1).default(0),
   system: z.string().min(1).optional(),
@@ -117,6 +118,7 @@ const Args = z.object({
   "mask-truncated": z.boolean().default(false),
   reward: z.string().min(1).optional(),
   "format-failure": numArg().optional(),
+  "leak-penalty": numArg().min(0).optional(),
   lr: numArg().positive().optional(),
   "min-lr": numArg().min(0).optional(),
   warmup: intArg(0).optional(),
@@ -156,7 +158,7 @@ export function configFromArgs(a: Args): GrpoConfigInput {
     ["max-new-tokens", "maxNewTokens"], ["epochs", "epochs"], ["mini-batch", "miniBatch"], ["micro-batch", "microBatch"], ["advantage-std", "advantageStd"],
     ["advantage-eps", "advantageEps"], ["clip-low", "clipLow"], ["clip-high", "clipHigh"], ["dual-clip", "dualClip"], ["loss-agg", "lossAggregation"],
     ["kl", "klCoef"], ["kl-estimator", "klEstimator"], ["kl-in", "klIn"], ["entropy", "entropyCoef"], ["max-rollout-batches", "maxRolloutBatches"],
-    ["overlong-buffer", "overlongBuffer"], ["overlong-penalty", "overlongPenalty"], ["format-failure", "formatFailure"], ["lr", "lr"], ["min-lr", "minLr"],
+    ["overlong-buffer", "overlongBuffer"], ["overlong-penalty", "overlongPenalty"], ["format-failure", "formatFailure"], ["leak-penalty", "leakPenalty"], ["lr", "lr"], ["min-lr", "minLr"],
     ["warmup", "warmupSteps"], ["weight-decay", "weightDecay"], ["beta1", "beta1"], ["beta2", "beta2"], ["grad-clip", "gradClip"], ["seed", "seed"], ["keep-solved", "keepSolved"],
   ];
   const c: Record<string, unknown> = {};
@@ -197,7 +199,7 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
   await useDevice(a);
 
   const source = a.bench
-    ? new BenchPoints(a.bench, a.data!, a.mode as "vanilla" | "simulation", { ...(a.limit !== undefined ? { limit: a.limit } : {}), ...(a.system ? { system: a.system } : {}) })
+    ? await BenchPoints.open(a.bench, a.data!, a.mode as "vanilla" | "simulation", { ...(a.limit !== undefined ? { limit: a.limit } : {}), ...(a.system ? { system: a.system } : {}) })
     : await WorldPoints.scripted(a.world!, a.episodes, a["world-seed"], a.system);
   const store = await RunStore.open(a.store);
   const token = a["admin-token"] ?? process.env.SOCIALWORLD_ADMIN_TOKEN;

@@ -7,46 +7,21 @@
  * offers just that one.
  */
 import { Client, type Room } from "@colyseus/sdk";
-import { C2S, S2C, type ActionResultMessage, type JoinOptions, type SeatMessage, type TurnMessage, type TurnOverMessage } from "../../server/protocol.js";
-import { renderProgress, type ProgressJson } from "./benchmark-panel.js";
+import {
+  C2S,
+  S2C,
+  type ActionResultMessage,
+  type JoinOptions,
+  type Leak,
+  type PerspectiveStepJson as Step,
+  type RoomStateJson as StateJson,
+  type SeatMessage,
+  type TurnMessage,
+  type TurnOverMessage,
+} from "../../server/protocol.js";
+import { renderProgress } from "./benchmark-panel.js";
 import { h, myName, replace } from "./dom.js";
 import { SeatPanel } from "./seat-panel.js";
-
-interface Step {
-  timestep: number;
-  text: string;
-  sameAsState: boolean;
-  mentalState: string;
-  action: string;
-  source: string;
-  data: string;
-}
-
-interface SeatJson {
-  agent: string;
-  controller: string;
-  human: boolean;
-  occupant: string;
-  connected: boolean;
-  waiting: boolean;
-  deadline: number;
-}
-
-interface StateJson {
-  kind: string;
-  title: string;
-  world: string;
-  status: string;
-  note: string;
-  visibility: string;
-  runId: string;
-  episode: number;
-  agents: string[];
-  seats: Record<string, SeatJson>;
-  timeline: { timestep: number; at: number }[];
-  perspectives: Record<string, { name: string; steps: Step[] }>;
-  progress?: ProgressJson;
-}
 
 const WORLD = "world";
 const tokenKey = (roomId: string) => `sw-seat:${roomId}`;
@@ -247,8 +222,9 @@ function simulationTimeline(s: StateJson, perspective: string | undefined): HTML
     const byAgent = new Map(agents.map((a) => [a, stepsOf(s, a)]));
     return h(
       "ol.steps",
-      world.map((w) =>
-        h(
+      world.map((w) => {
+        const leaks = w.leaks ? (safeJson(`{"l":${w.leaks}}`).l as Leak[] | undefined) ?? [] : [];
+        return h(
           "li.step",
           { dataset: { timestep: String(w.timestep) } },
           h("div.t", `t${w.timestep}`),
@@ -262,12 +238,17 @@ function simulationTimeline(s: StateJson, perspective: string | undefined): HTML
                 "tr",
                 h("th", a),
                 h("td", observation(mine, w.text), mind(mine, prev)),
-                h("td.act", mine.action === "none" ? h("span.muted", "—") : mine.action, sourceBadge(mine.source)),
+                h(
+                  "td.act",
+                  mine.action === "none" ? h("span.muted", "—") : mine.action,
+                  sourceBadge(mine.source),
+                  leaks.filter((l) => l.agent === a).map((l) => h("div.leak", { title: l.why }, h("strong", "leak"), ` states that ${l.fact.text}`)),
+                ),
               );
             }),
           )),
-        ),
-      ),
+        );
+      }),
     );
   }
   const steps = s.perspectives[perspective]?.steps ?? [];

@@ -27,7 +27,7 @@ export const PEAK_BF16 = 989e12;
 /** The benchmark's architectures (Hugging Face's Qwen2 fields in engine form). */
 export const BENCH_CONFIGS = {
   tiny: PARITY_PRESETS.tiny,
-  // agents/policy/presets.ts's 10m at its full vocabulary
+  // models/presets.ts's 10m at its full vocabulary
   "10m": { vocabSize: 4096, hiddenSize: 256, numLayers: 12, numHeads: 4, numKvHeads: 2, headDim: 64, intermediateSize: 768, maxPositionEmbeddings: 1024, rmsNormEps: 1e-6, ropeTheta: 10000, tieWordEmbeddings: true, attentionBias: true },
   // about 100M parameters (75M in the blocks, 25M in the tied embedding)
   "100m": { vocabSize: 32768, hiddenSize: 768, numLayers: 12, numHeads: 12, numKvHeads: 4, headDim: 64, intermediateSize: 2048, maxPositionEmbeddings: 4096, rmsNormEps: 1e-6, ropeTheta: 10000, tieWordEmbeddings: true, attentionBias: true },

@@ -1,5 +1,5 @@
 // Types of parity.mjs for the TypeScript tests that run it.
-import type { EngineConfig, NativeModule } from "../../agents/policy/native.js";
+import type { EngineConfig, NativeModule } from "../../models/native.js";
 
 export interface ParityResult {
   readonly preset: string;

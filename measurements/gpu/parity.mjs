@@ -23,7 +23,7 @@ import { fileURLToPath } from "node:url";
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const DEFAULT_ADDON = join(ROOT, "native", "build", "Release", "socialworld_native.node");
 
-/** agents/policy/presets.ts's tiny and 1m architectures at their full vocabularies (the test checks they agree). */
+/** models/presets.ts's tiny and 1m architectures at their full vocabularies (the test checks they agree). */
 export const PARITY_PRESETS = {
   tiny: { vocabSize: 512, hiddenSize: 64, numLayers: 2, numHeads: 4, numKvHeads: 2, headDim: 16, intermediateSize: 128, maxPositionEmbeddings: 512, rmsNormEps: 1e-6, ropeTheta: 10000, tieWordEmbeddings: true, attentionBias: true },
   "1m": { vocabSize: 4096, hiddenSize: 128, numLayers: 4, numHeads: 4, numKvHeads: 2, headDim: 32, intermediateSize: 384, maxPositionEmbeddings: 1024, rmsNormEps: 1e-6, ropeTheta: 10000, tieWordEmbeddings: true, attentionBias: true },

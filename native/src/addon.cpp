@@ -11,6 +11,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,13 +27,23 @@ using namespace sw;
 
 namespace {
 
+// One pool for the process: the addon may be loaded by several JavaScript threads (the server
+// serves each model from a worker thread), and they share the machine's cores.
+std::mutex g_pool_mutex;
 std::shared_ptr<ThreadPool> g_pool;
 int g_threads = 0;
 
 std::shared_ptr<ThreadPool> shared_pool() {
+  std::lock_guard<std::mutex> lock(g_pool_mutex);
   if (!g_pool) g_pool = std::make_shared<ThreadPool>(g_threads);
   return g_pool;
 }
+
+// What belongs to one JavaScript environment (the main thread's, a worker thread's): a reference
+// made in one environment cannot be used from another, so it is kept per environment, not static.
+struct AddonData {
+  Napi::FunctionReference model, adapter;
+};
 
 // ---- argument helpers ----
 
@@ -283,8 +294,6 @@ Napi::Value buffer_method(const Napi::CallbackInfo& info, std::atomic<bool>& bus
 
 class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
  public:
-  static Napi::FunctionReference constructor;
-
   static Napi::Function Define(Napi::Env env) {
     return DefineClass(env, "Model",
                        {
@@ -571,7 +580,6 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
   Napi::ObjectReference adapter_ref_;  // keeps the attached adapter's JavaScript object alive
 };
 
-Napi::FunctionReference ModelWrap::constructor;
 
 // ---- LoraAdapter ----
 
@@ -595,8 +603,6 @@ uint32_t lora_targets_arg(const Napi::Value& v) {
 // live beside the model's, on its device; model.setAdapter(adapter) makes the passes use it.
 class AdapterWrap : public Napi::ObjectWrap<AdapterWrap> {
  public:
-  static Napi::FunctionReference constructor;
-
   static Napi::Function Define(Napi::Env env) {
     return DefineClass(env, "LoraAdapter",
                        {
@@ -622,7 +628,7 @@ class AdapterWrap : public Napi::ObjectWrap<AdapterWrap> {
 
   explicit AdapterWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<AdapterWrap>(info) {
     Napi::Env env = info.Env();
-    if (!info[0].IsObject() || !info[0].As<Napi::Object>().InstanceOf(ModelWrap::constructor.Value()))
+    if (!info[0].IsObject() || !info[0].As<Napi::Object>().InstanceOf(env.GetInstanceData<AddonData>()->model.Value()))
       throw type_error(env, "new LoraAdapter(model, spec): model must be a Model");
     if (!info[1].IsObject()) throw type_error(env, "new LoraAdapter(model, spec): spec must be an object");
     model_ = Napi::ObjectWrap<ModelWrap>::Unwrap(info[0].As<Napi::Object>());
@@ -690,12 +696,10 @@ class AdapterWrap : public Napi::ObjectWrap<AdapterWrap> {
   std::shared_ptr<LoraAdapter<double>> a64_;
 };
 
-Napi::FunctionReference AdapterWrap::constructor;
-
 // The adapter argument of setAdapter and Generation: an AdapterWrap of `model`, or null.
 AdapterWrap* adapter_arg(const Napi::Value& v, ModelWrap* model, const char* what) {
   if (v.IsUndefined() || v.IsNull()) return nullptr;
-  if (!v.IsObject() || !v.As<Napi::Object>().InstanceOf(AdapterWrap::constructor.Value()))
+  if (!v.IsObject() || !v.As<Napi::Object>().InstanceOf(v.Env().GetInstanceData<AddonData>()->adapter.Value()))
     throw type_error(v.Env(), std::string(what) + " must be a LoraAdapter or null");
   AdapterWrap* a = Napi::ObjectWrap<AdapterWrap>::Unwrap(v.As<Napi::Object>());
   if (a->model() != model) throw Napi::Error::New(v.Env(), std::string(what) + ": the LoRA adapter was made for another model");
@@ -746,7 +750,7 @@ class GenerationWrap : public Napi::ObjectWrap<GenerationWrap> {
   // seeds (one per prompt) gives each sequence its own stream; else sequence i uses seed + i.
   explicit GenerationWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<GenerationWrap>(info) {
     Napi::Env env = info.Env();
-    if (!info[0].IsObject() || !info[0].As<Napi::Object>().InstanceOf(ModelWrap::constructor.Value()))
+    if (!info[0].IsObject() || !info[0].As<Napi::Object>().InstanceOf(env.GetInstanceData<AddonData>()->model.Value()))
       throw type_error(env, "new Generation(model, prompts, options): model must be a Model");
     model_ = Napi::ObjectWrap<ModelWrap>::Unwrap(info[0].As<Napi::Object>());
     model_ref_ = Napi::Persistent(info[0].As<Napi::Object>());
@@ -957,7 +961,9 @@ Napi::Value Threads(const Napi::CallbackInfo& info) { return Napi::Number::New(i
 
 // setThreads(n): the pool for models created from now on (0: one per hardware thread).
 Napi::Value SetThreads(const Napi::CallbackInfo& info) {
-  g_threads = static_cast<int>(int_arg(info[0], "threads", 0, 1024));
+  const int threads = static_cast<int>(int_arg(info[0], "threads", 0, 1024));
+  std::lock_guard<std::mutex> lock(g_pool_mutex);
+  g_threads = threads;
   g_pool.reset();
   return info.Env().Undefined();
 }
@@ -1027,10 +1033,12 @@ Napi::Value CudaProfile(const Napi::CallbackInfo& info) {
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   Napi::Function model = ModelWrap::Define(env);
-  ModelWrap::constructor = Napi::Persistent(model);
+  auto* data = new AddonData();
+  data->model = Napi::Persistent(model);
+  env.SetInstanceData<AddonData>(data);
   exports.Set("Model", model);
   Napi::Function adapter = AdapterWrap::Define(env);
-  AdapterWrap::constructor = Napi::Persistent(adapter);
+  data->adapter = Napi::Persistent(adapter);
   exports.Set("LoraAdapter", adapter);
   exports.Set("Generation", GenerationWrap::Define(env));
   exports.Set("gemm", Napi::Function::New(env, Gemm, "gemm"));

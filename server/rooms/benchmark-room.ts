@@ -1,26 +1,22 @@
 /**
  * The `benchmark` room: runs a benchmark file (or a generated set) question by question with the
- * agent under test in the respondent's seat, through the same runner, log and report as
- * `socialworld bench`. With `agent: "human"` a person takes the seat and answers: the run is a
- * human baseline, in the same report format. Progress and scores stream to the room's state and
- * to the socket.io `/progress` namespace.
+ * agent under test in the respondent's seat, in a run session as `socialworld bench` does
+ * (benchmarks/session.ts: the same run, log and report). With `agent: "human"` a person takes the
+ * seat and answers: the run is a human baseline, in the same report format. Progress and scores
+ * stream to the room's state and to the socket.io `/progress` namespace. A room the server brings
+ * back after a restart takes its run up where its log ends, as `bench --resume` does.
  */
-import { existsSync, mkdirSync } from "node:fs";
-import { join } from "node:path";
-import type { Agent } from "../../agents/agent.js";
-import { createAgent } from "../../agents/registry.js";
-import type { Benchmark, BenchItem, Mode } from "../../benchmarks/benchmark.js";
-import { createBenchmark } from "../../benchmarks/registry.js";
-import { buildReport } from "../../benchmarks/report.js";
-import { RunAborted, runBenchmark, type ItemResult } from "../../benchmarks/runner.js";
-import { GENERATORS } from "../../cli/commands/generate.js";
-import { Progress as ProgressBar } from "../../cli/progress.js";
-import { EpisodeLog } from "../../store/episode-log.js";
-import type { RunRecord } from "../../store/run-store.js";
-import { writeFileAtomic } from "../../store/write-atomic.js";
-import { QuestionWorld, type QuestionTask } from "../../worlds/question/world.js";
+import { createHmac, randomBytes } from "node:crypto";
+import type { Agent } from "../../worlds/core/agent.js";
+import { loadAgent } from "../../agents/registry.js";
+import type { Benchmark, BenchItem, Mode } from "../../worlds/question/benchmark.js";
+import { RunAborted, type ItemResult } from "../../benchmarks/runner.js";
+import { BenchmarkSession, summaryOf } from "../../benchmarks/session.js";
+import { QuestionWorld, questionTaskOf, type QuestionTask } from "../../worlds/question/world.js";
+import { loadBenchmark, loadGenerator } from "../../worlds/registry.js";
 import { resolveDataPath } from "../data-path.js";
 import { BaseRoom } from "./base-room.js";
+import { generatedSet } from "./generated-set.js";
 import { pause } from "./pause.js";
 import { BenchmarkOptionsSchema, OptionsError, parseOptions, type BenchmarkOptions } from "./options.js";
 import { SeatAgent } from "./seat-agent.js";
@@ -37,24 +33,29 @@ export class BenchmarkRoom extends BaseRoom {
   private data = "";
   private agentId = "";
   private controller: Agent<unknown> | undefined;
-  private run: RunRecord | undefined;
-  private log: EpisodeLog | undefined;
+  private session!: BenchmarkSession;
   private playing: Promise<void> | undefined;
   private readonly questionWorld = new QuestionWorld(() => 0);
+  /** Keys the opaque item ids clients see (one per room). */
+  private readonly idKey = randomBytes(16);
 
   protected async create(raw: unknown): Promise<void> {
     const opts = parseOptions(BenchmarkOptionsSchema, raw, "benchmark room");
     this.opts = opts;
-    const benchmark = createBenchmark(opts.benchmark);
+    const benchmark = await loadBenchmark(opts.benchmark).catch((err: Error) => {
+      throw new OptionsError(`bad benchmark room options: benchmark: ${err.message}`);
+    });
     this.benchmark = benchmark;
     const human = opts.agent === "human";
-    this.controller = human ? undefined : (createAgent(opts.agent) as Agent<unknown>);
+    this.controller = human ? undefined : ((await loadAgent(opts.agent)) as Agent<unknown>);
     this.agentId = human ? `human${opts.participant ? `:${opts.participant}` : ""}` : this.controller!.id;
 
     // Bad input stops here, before a run exists: a path outside the data folders, a bad file.
     const file = opts.data !== undefined ? resolveDataPath(opts.data, this.ctx.dataRoots) : await this.generated(opts);
-    this.data = opts.data ?? file;
-    let items = benchmark.load(file);
+    // As clients may see it: from the data folder or the store, never the server's absolute path.
+    this.data = this.paths.path(file);
+    let items = benchmark.loadInSlices ? await benchmark.loadInSlices(file) : benchmark.load(file);
+    for (const warning of benchmark.warnings ?? []) console.warn(`[room ${this.roomId}] warning: ${warning}`);
     if (opts.limit !== undefined) items = items.slice(0, opts.limit);
     if (items.length === 0) throw new OptionsError(`${file}: no questions`);
     this.items = items;
@@ -82,40 +83,60 @@ export class BenchmarkRoom extends BaseRoom {
     this.state.progress = progress;
     this.state.episode = 1;
 
-    this.run = await this.ctx.store.create("bench", this.state.title, {
-      benchmark: benchmark.name,
+    // A restored room's run goes on where its log ends: the session takes it up as `bench --resume`
+    // does (the questions logged before the server was killed are not asked again).
+    const resume = this.restoring?.runId && this.ctx.store.get(this.restoring.runId) ? this.restoring.runId : undefined;
+    this.session = await BenchmarkSession.start({
+      store: this.ctx.store,
+      benchmark,
+      items,
+      agentId: this.agentId,
+      mode: opts.mode as Mode,
       data: this.data,
-      agent: this.agentId,
-      mode: opts.mode,
-      limit: opts.limit ?? null,
-      room: this.roomId,
-      visibility: this.state.visibility,
+      ...(opts.limit !== undefined ? { limit: opts.limit } : {}),
+      title: this.state.title,
+      params: { generate: opts.generate ?? null, room: this.roomId, visibility: this.state.visibility },
+      ...(resume ? { resume } : {}),
     });
-    this.state.runId = this.run.id;
-    this.log = new EpisodeLog(this.ctx.store.episodesPath(this.run));
+    this.state.runId = this.session.run.id;
+    items.forEach((item, i) => {
+      const r = this.session.done.get(item.id);
+      if (r) this.tally(i + 1, r, this.sourceOf(r));
+    });
     this.playing = this.play();
     this.register();
   }
 
-  /** A generated set, written once under the store (the same n and seed give the same file). */
+  protected resolvedOptions(): Record<string, unknown> {
+    return { ...this.opts };
+  }
+
+  /** A generated set, written once under the store (the same n and seed give the same file), off the event loop. */
   private async generated(opts: BenchmarkOptions): Promise<string> {
-    const gen = GENERATORS[opts.benchmark];
-    if (!gen) throw new OptionsError(`generate: the ${opts.benchmark} benchmark has no generator (generators: ${Object.keys(GENERATORS).join(", ")})`);
+    const gen = await loadGenerator(opts.benchmark).catch((err: Error) => {
+      throw new OptionsError(`generate: ${err.message}`);
+    });
     const { n, seed } = opts.generate!;
     if (gen.least && n < gen.least.n) throw new OptionsError(`generate.n: ${gen.least.why}`);
-    const dir = join(this.ctx.store.root, "generated");
-    mkdirSync(dir, { recursive: true });
-    const out = join(dir, `${opts.benchmark}-n${n}-seed${seed}.txt`);
-    if (existsSync(out)) return out;
-    const files = await gen.run(n, seed, out, new ProgressBar("generate", n, null));
-    return files[0]!;
+    return generatedSet(this.ctx.store.root, opts.benchmark, n, seed);
+  }
+
+  /**
+   * A question's id as clients see it while the run is live: opaque. The real one (a generated
+   * file's name holds its size and seed) would let a person regenerate the set with its labels.
+   */
+  private opaqueId(itemId: string): string {
+    return `q-${createHmac("sha256", this.idKey).update(itemId).digest("base64url").slice(0, 12)}`;
+  }
+
+  protected override shownData(data: unknown): unknown {
+    const task = questionTaskOf(data);
+    return task ? { ...task, itemId: this.opaqueId(task.itemId) } : data;
   }
 
   private async play(): Promise<void> {
     const signal = this.abort.signal;
     const results: ItemResult[] = [];
-    const loggedContexts = new Set<string>();
-    const startedAt = new Date();
     const human = this.controller === undefined;
     const host = {
       personIn: (agent: string) => this.personIn(agent),
@@ -126,6 +147,11 @@ export class BenchmarkRoom extends BaseRoom {
     let failed: Error | undefined;
     try {
       for (let i = 0; i < this.items.length && !signal.aborted; i++) {
+        const logged = this.session.done.get(this.items[i]!.id);
+        if (logged) {
+          results.push(logged);
+          continue;
+        }
         if (human) await this.waitForPerson(signal);
         if (signal.aborted) break;
         this.setStatus("running");
@@ -136,15 +162,10 @@ export class BenchmarkRoom extends BaseRoom {
         this.current = QuestionWorld.initial(task, RESPONDENT);
         const steps = this.showQuestion(i + 1, item, task);
         const timeout = human ? this.opts.turnDeadlineMs : this.opts.timeoutMs;
-        const [result] = await runBenchmark({
-          benchmark: this.benchmark,
+        const [result] = await this.session.ask({
           items: [item],
           agent: seat as Agent,
-          mode: this.opts.mode as Mode,
           ...(timeout !== undefined ? { turnTimeoutMs: timeout } : {}),
-          log: this.log!,
-          runId: this.run!.id,
-          loggedContexts,
           signal,
         });
         results.push(result!);
@@ -156,7 +177,7 @@ export class BenchmarkRoom extends BaseRoom {
         console.error(`[room ${this.roomId}] ${failed.stack ?? String(failed)}`);
       }
     }
-    this.finishRun(results, startedAt, failed);
+    this.finishRun(results, failed);
   }
 
   /** A person's turn is the question's number (every question is a one-timestep episode). */
@@ -172,17 +193,21 @@ export class BenchmarkRoom extends BaseRoom {
 
   private showQuestion(n: number, item: BenchItem, task: QuestionTask): { world: PerspectiveStep; mine: PerspectiveStep } {
     pushBounded(this.state.timeline, tickNow(n), RECENT * 5);
-    const world = perspectiveStep({ timestep: n, text: item.question, sameAsState: true, data: JSON.stringify({ id: item.id, type: item.type, question: item.question, story: task.story }) });
-    const mine = perspectiveStep({ timestep: n, text: task.prompt, sameAsState: false, data: JSON.stringify(task) });
+    const world = perspectiveStep({ timestep: n, text: item.question, sameAsState: true, data: JSON.stringify({ id: this.opaqueId(item.id), type: item.type, question: item.question, story: task.story }) });
+    const mine = perspectiveStep({ timestep: n, text: task.prompt, sameAsState: false, data: JSON.stringify(this.shownData(task)) });
     pushBounded(this.state.perspectives.get(WORLD_PERSPECTIVE)?.steps, world, RECENT * 5);
     pushBounded(this.state.perspectives.get(RESPONDENT)?.steps, mine, RECENT * 5);
     this.broadcastPatch();
     return { world, mine };
   }
 
+  /** Who answered: the agent or the person, or nobody in time ("timeout") or well ("error": the fallback answered). */
+  private sourceOf(r: ItemResult): string {
+    return r.error ? (r.failure === "timeout" ? "timeout" : "error") : this.controller ? "agent" : "human";
+  }
+
   private showResult(n: number, steps: { world: PerspectiveStep; mine: PerspectiveStep }, r: ItemResult): void {
-    // Unanswered: past the deadline ("timeout") or the agent failed ("error"); the loop's fallback answered.
-    const source = r.error ? (r.failure === "timeout" ? "timeout" : "error") : this.controller ? "agent" : "human";
+    const source = this.sourceOf(r);
     steps.mine.action = r.answer === "" ? "none" : `answers: ${r.answer}`;
     steps.mine.source = r.error ? "fallback" : source;
     steps.world.data = JSON.stringify({
@@ -193,6 +218,16 @@ export class BenchmarkRoom extends BaseRoom {
       correct: r.correct,
       ...(r.error ? { error: r.error } : {}),
     });
+    this.tally(n, r, source);
+    this.broadcastPatch();
+    this.ctx.hub.publish("progress", {
+      ...this.progressEvent(),
+      last: { index: n, type: r.type, correct: r.correct, source },
+    });
+  }
+
+  /** Counts question `n`'s result in the score table. */
+  private tally(n: number, r: ItemResult, source: string): void {
     const p = this.state.progress!;
     p.done++;
     if (r.correct) p.correct++;
@@ -212,11 +247,6 @@ export class BenchmarkRoom extends BaseRoom {
     outcome.correct = r.correct;
     outcome.source = source;
     pushBounded(p.recent, outcome, RECENT);
-    this.broadcastPatch();
-    this.ctx.hub.publish("progress", {
-      ...this.progressEvent(),
-      last: { index: n, type: r.type, correct: r.correct, source },
-    });
   }
 
   private progressEvent() {
@@ -241,32 +271,17 @@ export class BenchmarkRoom extends BaseRoom {
 
   private finalized: Promise<void> | undefined;
 
-  private finishRun(results: ItemResult[], startedAt: Date, failed: Error | undefined): void {
+  private finishRun(results: ItemResult[], failed: Error | undefined): void {
     const aborted = this.abort.signal.aborted;
-    const report = buildReport({
-      benchmark: this.benchmark,
-      items: this.items,
-      results,
-      agent: this.agentId,
-      mode: this.opts.mode as Mode,
-      data: this.data,
-      runId: this.run!.id,
-      startedAt,
-      finishedAt: new Date(),
-    });
-    this.log?.close();
-    const path = join(this.ctx.store.dirOf(this.run!), "report.json");
-    writeFileAtomic(path, JSON.stringify(report, null, 2) + "\n");
     const status = failed ? "failed" : aborted || results.length < this.items.length ? "interrupted" : "done";
+    const closed = this.session.close(status, { results, ...(failed ? { error: failed.message } : {}) });
     this.state.progress!.finished = true;
-    if (!aborted) this.setStatus(failed ? "failed" : "finished", failed ? failed.message : `${report.correct}/${report.total} correct`);
-    this.broadcastPatch();
-    const summary = { total: report.total, correct: report.correct, accuracy: report.accuracy, disagreements: report.disagreements.total };
-    this.finalized = this.ctx.store
-      .update(this.run!.id, { status, finishedAt: report.finishedAt, summary, ...(failed ? { error: failed.message } : {}) })
-      .then(() => undefined);
-    this.ctx.hub.publish("finished", { ...this.progressEvent(), status, report: summary });
-    if (!aborted) this.clock.setTimeout(() => void this.disconnect(), this.opts.lingerSeconds * 1000);
+    this.finalized = closed.then((report) => {
+      if (!aborted) this.setStatus(failed ? "failed" : "finished", failed ? failed.message : `${report!.correct}/${report!.total} correct`);
+      this.broadcastPatch();
+      this.ctx.hub.publish("finished", { ...this.progressEvent(), status, report: summaryOf(report!) });
+      if (!aborted) this.clock.setTimeout(() => void this.disconnect(), this.opts.lingerSeconds * 1000);
+    });
   }
 
   protected async finish(): Promise<void> {

@@ -10,8 +10,8 @@ import { join } from "node:path";
 import protobuf from "protobufjs";
 import { describe, expect, it } from "vitest";
 import { Rng } from "../../worlds/core/rng.js";
-import { createEmbedder } from "../../worlds/fantom/embedder.js";
-import { FantomBenchmark } from "../../benchmarks/fantom.js";
+import { createEmbedder } from "../../worlds/fantom/embedder-spec.js";
+import { FantomBenchmark } from "../../worlds/fantom/benchmark.js";
 import { generateFantom } from "../../worlds/fantom/generator.js";
 
 const VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "david", "does", "not", "know", "believes", "that", "linda", "'", "s", "dog", "is", "a", "beagle", "what", "breed", "."];

@@ -10,8 +10,8 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadNative, nativeDir, type NativeModule } from "../../agents/policy/native.js";
-import { PRESETS } from "../../agents/policy/presets.js";
+import { loadNative, nativeDir, type NativeModule } from "../../models/native.js";
+import { PRESETS } from "../../models/presets.js";
 import { PARITY_PRESETS, parityTable, runParity } from "../../measurements/gpu/parity.mjs";
 
 const native = loadNative();
@@ -22,7 +22,7 @@ function failures(results: Awaited<ReturnType<typeof runParity>>): string[] {
 }
 
 describe("the CUDA parity checks", () => {
-  it("use agents/policy/presets.ts's tiny and 1m architectures", () => {
+  it("use models/presets.ts's tiny and 1m architectures", () => {
     for (const name of ["tiny", "1m"] as const) {
       const p = PRESETS[name]!;
       const c = PARITY_PRESETS[name];

@@ -5,7 +5,7 @@
  * W + scale B A, and generation with an adapter chosen per Generation.
  */
 import { describe, expect, it } from "vitest";
-import { loadNative, type EngineConfig, type NativeAdapter, type NativeModel } from "../../agents/policy/native.js";
+import { loadNative, type EngineConfig, type NativeAdapter, type NativeModel } from "../../models/native.js";
 import { Rng } from "../../worlds/core/rng.js";
 import { centralDifferences } from "./finite-differences.js";
 import { randomize, TINY, weightedBatch } from "./tiny-model.js";

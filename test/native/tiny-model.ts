@@ -3,7 +3,7 @@
  * positive, negative and zero weights and ignored targets (the per-token-weighted loss a
  * policy-gradient trainer uses).
  */
-import type { EngineConfig, NativeModel } from "../../agents/policy/native.js";
+import type { EngineConfig, NativeModel } from "../../models/native.js";
 import type { Rng } from "../../worlds/core/rng.js";
 
 export const TINY: EngineConfig = {

@@ -2,9 +2,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { captureOutput } from "../capture.js";
-import { loadCheckpoint } from "../../agents/policy/checkpoint.js";
-import { setModelDevice } from "../../agents/policy/model.js";
-import { loadNative } from "../../agents/policy/native.js";
+import { loadCheckpoint } from "../../models/checkpoint.js";
+import { setModelDevice } from "../../models/model.js";
+import { loadNative } from "../../models/native.js";
 import { main } from "../../cli/main.js";
 import { tempDir } from "./fixtures.js";
 

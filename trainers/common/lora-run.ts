@@ -4,10 +4,10 @@
  * AdamW moments. The base model is frozen; only the adapter is trained and checkpointed.
  */
 import { resolve } from "node:path";
-import { loadCheckpoint, type Checkpoint } from "../../agents/policy/checkpoint.js";
-import type { LoraSettings } from "../../agents/policy/lora-settings.js";
-import type { PolicyModel } from "../../agents/policy/model.js";
-import { isAdapterFolder, loadAdapter } from "../../agents/policy/peft-adapter.js";
+import { loadCheckpoint, type Checkpoint } from "../../models/checkpoint.js";
+import type { LoraSettings } from "../../models/lora-settings.js";
+import type { PolicyModel } from "../../models/model.js";
+import { isAdapterFolder, loadAdapter } from "../../models/peft-adapter.js";
 import { DataError } from "../../worlds/core/errors.js";
 import { loadMoments } from "./checkpoint-folders.js";
 

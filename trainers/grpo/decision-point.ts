@@ -5,7 +5,7 @@
  * took there as the reference).
  */
 import type { z } from "zod";
-import type { ChatMessage } from "../../agents/policy/chat-template.js";
+import type { ChatMessage } from "../../models/chat-template.js";
 import type { EpisodeLog } from "../../store/episode-log.js";
 
 export interface DecisionPoint {
@@ -21,6 +21,12 @@ export interface DecisionPoint {
   exact(action: unknown): number;
   /** A well-formed action as text, for token F1 and ROUGE-L against the reference. */
   answerText(action: unknown): string;
+  /**
+   * How many facts a reply states (its action, and its text) that the acting agent never
+   * perceived (the leak audit). Absent where a reply cannot leak (a benchmark's respondent has
+   * read the whole story).
+   */
+  leaks?(action: unknown, text: string): number;
 }
 
 /** One sampled reply, scored. */
@@ -36,6 +42,8 @@ export interface ScoredReply {
   readonly f1: number;
   readonly rougeL: number;
   readonly overlong: number;
+  /** Facts the reply states that its agent never perceived (counted when the leak penalty is on). */
+  readonly leaks?: number;
   /** Sum of the sampler's log-probs of the reply's tokens. */
   readonly logprob: number;
 }

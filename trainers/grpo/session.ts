@@ -6,8 +6,8 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { checkpointFiles, loadCheckpoint, saveCheckpoint } from "../../agents/policy/checkpoint.js";
-import { PolicyModel } from "../../agents/policy/model.js";
+import { checkpointFiles, loadCheckpoint, saveCheckpoint } from "../../models/checkpoint.js";
+import { PolicyModel } from "../../models/model.js";
 import { EpisodeLog, setTornLineAsideIn } from "../../store/episode-log.js";
 import { DataError } from "../../worlds/core/errors.js";
 import type { RunStore } from "../../store/run-store.js";
@@ -16,13 +16,13 @@ import { writeFileAtomic } from "../../store/write-atomic.js";
 import { claimFolder } from "../../store/folder-claim.js";
 import { loadMoments, resumeFolder, settingsMismatch } from "../common/checkpoint-folders.js";
 import { loraCheckpoint, trainableSummary } from "../common/lora-run.js";
-import type { LoraSettings } from "../../agents/policy/lora-settings.js";
+import type { LoraSettings } from "../../models/lora-settings.js";
 import type { GrpoConfig } from "./config.js";
 import type { PointSource } from "./decision-point.js";
 import type { StepMetrics } from "./metrics.js";
 import { readGrpoState, referenceDir } from "./state.js";
 import { loadOrFindUnsolved, SubsetSource, unsolvedPoints } from "./difficulty.js";
-import { NativeCompleter } from "../../agents/policy/generate.js";
+import { NativeCompleter } from "../../models/generate.js";
 import { grpoSettings, trainGrpo, type GrpoResult } from "./trainer.js";
 
 export class SettingsMismatch extends Error {

@@ -9,10 +9,10 @@
  */
 import { appendFileSync } from "node:fs";
 import { join } from "node:path";
-import type { CheckpointFiles } from "../../agents/policy/checkpoint.js";
-import { NativeCompleter } from "../../agents/policy/generate.js";
-import type { PolicyModel } from "../../agents/policy/model.js";
-import type { PolicyTokenizer } from "../../agents/policy/tokenizer.js";
+import type { CheckpointFiles } from "../../models/checkpoint.js";
+import { NativeCompleter } from "../../models/generate.js";
+import type { PolicyModel } from "../../models/model.js";
+import type { PolicyTokenizer } from "../../models/tokenizer.js";
 import type { EpisodeLog } from "../../store/episode-log.js";
 import { naming } from "../../store/io-error.js";
 import { hashString, Rng } from "../../worlds/core/rng.js";
@@ -66,9 +66,14 @@ export interface GrpoResult {
   readonly last: StepMetrics | null;
 }
 
-/** What a resumed run must share with the run that wrote the checkpoint. */
+/**
+ * What a resumed run must share with the run that wrote the checkpoint. The leak penalty is
+ * named only when on, so that checkpoints written before it existed resume as they were; so is
+ * a LoRA run's adapter settings and base.
+ */
 export function grpoSettings(config: GrpoConfig, dataId: string, lora?: LoraRunSettings): Record<string, unknown> {
-  return { ...config, data: dataId, ...(lora ? { lora } : {}) };
+  const { leakPenalty, ...rest } = config;
+  return { ...rest, ...(leakPenalty > 0 ? { leakPenalty } : {}), data: dataId, ...(lora ? { lora } : {}) };
 }
 
 /**
@@ -310,6 +315,7 @@ export async function trainGrpo(run: GrpoRun): Promise<GrpoResult> {
       rewardStd: unbiasedStd(raw),
       accuracy: mean(replies.map((r) => r.exact)),
       formatRate: mean(replies.map((r) => (r.format ? 1 : 0))),
+      ...(c.leakPenalty > 0 ? { leakRate: mean(replies.map((r) => ((r.leaks ?? 0) > 0 ? 1 : 0))) } : {}),
       f1: mean(replies.map((r) => r.f1)),
       rougeL: mean(replies.map((r) => r.rougeL)),
       kl: run.reference && c.klCoef > 0 ? (klN ? klTok / klN : 0) : null,
