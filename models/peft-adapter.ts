@@ -14,6 +14,7 @@ import { DataError } from "../worlds/core/errors.js";
 import { PolicyAdapter } from "./adapter.js";
 import { writeJson } from "./checkpoint.js";
 import { loraTargetParent, loraTargets, LoraSettingsSchema, type LoraSettings } from "./lora-settings.js";
+import type { PolicyModel } from "./model.js";
 import { LORA_TARGETS, type NativeModel } from "./native.js";
 import { readSafetensors, readTensorInto, writeSafetensors } from "./safetensors.js";
 
@@ -160,6 +161,16 @@ export function saveAdapter(dir: string, adapter: PolicyAdapter): void {
     join(dir, ADAPTER_WEIGHTS),
     adapter.native.tensors().map((t) => ({ name: t.name, shape: t.shape, data: p.subarray(t.offset, t.offset + t.size) })),
   );
+}
+
+/**
+ * Loads an adapter folder onto a loaded base checkpoint and puts it in use (the folder's config
+ * must suit the base: the tensors' shapes are checked against its layers).
+ */
+export function useAdapterFolder(model: PolicyModel, dir: string): PolicyAdapter {
+  const { adapter } = loadAdapter(dir, model.native, model.engine.numLayers);
+  model.useAdapter(adapter);
+  return adapter;
 }
 
 /** Whether DIR holds an adapter (not a whole model). */
