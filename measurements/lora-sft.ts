@@ -20,7 +20,7 @@ import { intArg, numArg } from "../cli/args.js";
 import { questionText } from "../agents/policy/question-prompt.js";
 import { packageRoot } from "../worlds/question/prompts.js";
 import { loadBenchmark } from "../worlds/registry.js";
-import { generateTomi } from "../worlds/tomi/generator.js";
+import { generateTomi } from "../worlds/tomi/index.js";
 import { socialworld, type StageTiming } from "./cli-process.js";
 import { scriptArgs } from "./script-args.js";
 

@@ -173,6 +173,19 @@ export function useAdapterFolder(model: PolicyModel, dir: string): PolicyAdapter
   return adapter;
 }
 
+/**
+ * The base model an adapter folder's config names (base_model_name_or_path, as written: a folder,
+ * or a hub id), or null when it names none or cannot be read. A cheap look, for finding the base.
+ */
+export function adapterBaseModel(dir: string): string | null {
+  try {
+    const c = JSON.parse(readFileSync(join(dir, ADAPTER_CONFIG), "utf8")) as { base_model_name_or_path?: unknown };
+    return typeof c.base_model_name_or_path === "string" ? c.base_model_name_or_path : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Whether DIR holds an adapter (not a whole model). */
 export function isAdapterFolder(dir: string): boolean {
   return existsSync(join(dir, ADAPTER_CONFIG));

@@ -11,8 +11,9 @@
  * read again on each request, and the base's thread loads an adapter when it is first asked for
  * and drops it when it is no longer listed.
  */
-import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { existsSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
+import { adapterBaseModel } from "../../models/peft-adapter.js";
 import type { ServedAdapter } from "./worker-protocol.js";
 
 export type { ServedAdapter };
@@ -56,16 +57,6 @@ function samePath(a: string, b: string): boolean {
   }
 }
 
-/** The base folder an adapter's config names (null when unreadable or not a path). */
-function adapterBase(dir: string): string | null {
-  try {
-    const c = JSON.parse(readFileSync(join(dir, "adapter_config.json"), "utf8")) as { base_model_name_or_path?: unknown };
-    return typeof c.base_model_name_or_path === "string" ? c.base_model_name_or_path : null;
-  } catch {
-    return null;
-  }
-}
-
 /**
  * Splits served folders into bases and adapters and attaches each adapter to its base: the one
  * its id names (`BASE:NAME`), else the served base whose folder its config names. Adapters with
@@ -78,7 +69,7 @@ export function attachAdapters(entries: readonly ServedModel[]): { models: Serve
   for (const a of entries.filter((m) => isAdapter(m.dir))) {
     const colon = a.id.lastIndexOf(":");
     const named = colon > 0 ? bases.find((b) => b.id === a.id.slice(0, colon)) : undefined;
-    const base = adapterBase(a.dir);
+    const base = adapterBaseModel(a.dir);
     const found = named ?? (base !== null ? bases.find((b) => samePath(b.dir, base)) : undefined);
     if (!found) {
       unattached.push(a);

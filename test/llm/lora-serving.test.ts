@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadCheckpoint } from "../../models/checkpoint.js";
 import { NativeCompleter } from "../../models/generate.js";
 import { DEFAULT_LORA } from "../../models/lora-settings.js";
-import { saveAdapter, useAdapterFolder } from "../../models/peft-adapter.js";
+import { loadAdapter, saveAdapter, useAdapterFolder } from "../../models/peft-adapter.js";
+import { loadAgent } from "../../agents/registry.js";
 import { main } from "../../cli/main.js";
 import { startPolicyServer, type PolicyServer } from "../../server/openai/app.js";
 import { discoverPolicies } from "../../server/openai/models.js";
@@ -46,6 +47,10 @@ async function direct(adapterDir: string | null, prompt: string): Promise<string
   const text = ck.tokenizer.applyChatTemplate([{ role: "user", content: prompt }], { addGenerationPrompt: true });
   const [c] = await new NativeCompleter("direct", ck.model, ck.tokenizer).complete([text], { maxNewTokens: 12, temperature: 0 });
   return c!.text;
+}
+
+function loadAdapterOf(ck: ReturnType<typeof loadCheckpoint>, dir: string) {
+  return loadAdapter(dir, ck.model.native, ck.model.engine.numLayers).adapter;
 }
 
 const ask = (model: string, prompt = "Where is the spinach?") => post(url, { model, temperature: 0, max_tokens: 12, messages: [{ role: "user", content: prompt }] });
@@ -115,6 +120,24 @@ describe("LoRA adapters under /v1", () => {
   it("serve-policy refuses an adapter whose base is not served", async () => {
     expect(await main(["serve-policy", adapterA, "--port", "0"])).toBe(2);
     expect(io.err).toMatch(/is a LoRA adapter whose base model is not served here: give its base folder too, or name it BASE:/);
+  });
+
+  it("share one model and its queue as policy agents: each adapter decodes with its own, concurrently", async () => {
+    const ck = loadCheckpoint(base);
+    const completer = new NativeCompleter("base", ck.model, ck.tokenizer);
+    const a = completer.withAdapter("a", loadAdapterOf(ck, adapterA));
+    const b = completer.withAdapter("b", loadAdapterOf(ck, adapterB));
+    const prompt = ck.tokenizer.applyChatTemplate([{ role: "user", content: "Where is the spinach?" }], { addGenerationPrompt: true });
+    const settings = { maxNewTokens: 12, temperature: 0 };
+    const got = await Promise.all([completer, a, b, a, completer, b].map((c) => c.complete([prompt], settings).then((r) => r[0]!.text)));
+    const want = [await direct(null, "Where is the spinach?"), await direct(adapterA, "Where is the spinach?"), await direct(adapterB, "Where is the spinach?")];
+    expect(got).toEqual([want[0], want[1], want[2], want[1], want[0], want[2]]);
+    // policy:ADIR loads the base its config names; a base that is not there is bad input, named.
+    await expect(loadAgent(`policy:${adapterA}`)).resolves.toBeDefined();
+    const lost = tempDir("sw-lost-");
+    cpSync(adapterA, lost, { recursive: true });
+    writeFileSync(join(lost, "adapter_config.json"), JSON.stringify({ peft_type: "LORA", r: 4, lora_alpha: 16, target_modules: ["q_proj"], base_model_name_or_path: "Qwen/Qwen2.5-0.5B" }));
+    await expect(loadAgent(`policy:${lost}`)).rejects.toThrow(/adapter_config\.json.*base_model_name_or_path.*"Qwen\/Qwen2\.5-0\.5B", not a checkpoint folder here/);
   });
 
   it("are found beside their base in <store>/policies", () => {
