@@ -3,7 +3,7 @@
  * in use, new (PEFT's initialisation, seeded) or, when resuming, the checkpoint's adapter with its
  * AdamW moments. The base model is frozen; only the adapter is trained and checkpointed.
  */
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { loadCheckpoint, type Checkpoint } from "../../models/checkpoint.js";
 import type { LoraSettings } from "../../models/lora-settings.js";
 import type { PolicyModel } from "../../models/model.js";
@@ -11,13 +11,21 @@ import { isAdapterFolder, loadAdapter } from "../../models/peft-adapter.js";
 import { DataError } from "../../worlds/core/errors.js";
 import { loadMoments } from "./checkpoint-folders.js";
 
-export function loraCheckpoint(base: string, settings: LoraSettings, seed: number, resumeDir?: string): Checkpoint {
+/**
+ * `startFrom`: an adapter folder a new run starts from instead of a new adapter (self-play's
+ * previous round: its weights, a fresh optimizer).
+ */
+export function loraCheckpoint(base: string, settings: LoraSettings, seed: number, resumeDir?: string, startFrom?: string): Checkpoint {
   const ck = loadCheckpoint(base);
   const model = ck.model;
-  if (resumeDir) {
-    if (!isAdapterFolder(resumeDir)) throw new DataError(resumeDir, {}, "holds a whole model, not a LoRA adapter: that run did not train with --lora");
-    model.useAdapter(loadAdapter(resumeDir, model.native, model.engine.numLayers).adapter);
-    loadMoments(resumeDir, model);
+  const saved = resumeDir ?? startFrom;
+  if (saved) {
+    if (!isAdapterFolder(saved)) throw new DataError(saved, {}, "holds a whole model, not a LoRA adapter: that run did not train with --lora");
+    const { adapter } = loadAdapter(saved, model.native, model.engine.numLayers);
+    if (JSON.stringify(adapter.settings) !== JSON.stringify(settings))
+      throw new DataError(join(saved, "adapter_config.json"), {}, `its LoRA settings ${JSON.stringify(adapter.settings)} are not this run's ${JSON.stringify(settings)}`);
+    model.useAdapter(adapter);
+    if (resumeDir) loadMoments(resumeDir, model);
   } else {
     model.useAdapter(model.newAdapter(settings, `${seed}`, resolve(base)));
   }

@@ -44,6 +44,8 @@ export interface SessionOptions {
    * aside for its passes), so no copy of it is kept.
    */
   readonly lora?: LoraSettings;
+  /** A LoRA run's starting adapter (self-play's previous round) instead of a new one (ignored when resuming). */
+  readonly loraFrom?: string;
   readonly source: PointSource & { markLogged?(contextIds: Iterable<string>): void };
   readonly config: GrpoConfig;
   /** "auto": OUT's latest checkpoint if there is one; or a checkpoint folder. */
@@ -99,7 +101,7 @@ async function runClaimed(o: SessionOptions): Promise<SessionResult> {
     runId = state.runId;
   } else {
     if (!o.model) throw new Error("a GRPO run needs a model to start from");
-    ck = lora ? loraCheckpoint(lora.base, lora.settings, c.seed) : loadCheckpoint(o.model);
+    ck = lora ? loraCheckpoint(lora.base, lora.settings, c.seed, undefined, o.loraFrom) : loadCheckpoint(o.model);
   }
   const files = checkpointFiles(ck);
 
