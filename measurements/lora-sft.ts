@@ -1,9 +1,9 @@
 /**
  * LoRA against full fine-tuning, as a user runs them: a base policy of the `10m` preset trained
- * from scratch on generated ToMi questions (one seed), then fine-tuned on other generated ToMi
- * questions (another seed) twice from that same base, with the same data order and steps: once
- * every weight (`train sft --model BASE`), once a LoRA adapter (`train sft --model BASE --lora
- * ...`). Prints, and writes to OUT/results.md, the table
+ * from scratch on generated ToMi questions, then fine-tuned on a task it was not trained on
+ * (generated Hi-ToM questions, by default) twice from that same base, with the same data order
+ * and steps: once every weight (`train sft --model BASE`), once a LoRA adapter (`train sft --model
+ * BASE --lora ...`). Prints, and writes to OUT/results.md, the table
  * `| run | trainable parameters | weights, gradients and AdamW moments | final loss | vs full | s/step |`
  * where the final loss is the mean of the last 10 steps' losses. The acceptance line of issue 26:
  * LoRA's final loss within 10% of full fine-tuning's.
@@ -19,8 +19,7 @@ import { z } from "zod";
 import { intArg, numArg } from "../cli/args.js";
 import { questionText } from "../agents/policy/question-prompt.js";
 import { packageRoot } from "../worlds/question/prompts.js";
-import { loadBenchmark } from "../worlds/registry.js";
-import { generateTomi } from "../worlds/tomi/index.js";
+import { loadBenchmark, loadGenerator } from "../worlds/registry.js";
 import { socialworld, type StageTiming } from "./cli-process.js";
 import { scriptArgs } from "./script-args.js";
 
@@ -36,6 +35,9 @@ Options:
   --base-steps N     SFT steps of the base, from scratch (default 150)
   --steps N          fine-tuning steps of each run (default 100)
   --questions N      generated questions of each set (default 1200)
+  --finetune WORLD   the fine-tuning task's generated questions: hitom (default) or tomi (the
+                     base's own task, other stories)
+  --base DIR         a base trained before (by this script: OUT/base) instead of training one
   --lora SPEC        the adapter (default r=8,alpha=16,dropout=0.05,targets=all-linear)
   --lr-full X        full fine-tuning's peak learning rate (default 3e-4)
   --lr-lora X        LoRA's peak learning rate (default 2e-3)
@@ -52,6 +54,8 @@ const values = scriptArgs({
     "base-steps": { type: "string" },
     steps: { type: "string" },
     questions: { type: "string" },
+    finetune: { type: "string" },
+    base: { type: "string" },
     lora: { type: "string" },
     "lr-full": { type: "string" },
     "lr-lora": { type: "string" },
@@ -64,6 +68,8 @@ const values = scriptArgs({
     "base-steps": intArg(1).default(150),
     steps: intArg(10).default(100),
     questions: intArg(10).default(1200),
+    finetune: z.enum(["hitom", "tomi"]).default("hitom"),
+    base: z.string().min(1).optional(),
     lora: z.string().default("r=8,alpha=16,dropout=0.05,targets=all-linear"),
     "lr-full": numArg().positive().default(3e-4),
     "lr-lora": numArg().positive().default(2e-3),
@@ -77,28 +83,30 @@ const timings: StageTiming[] = [];
 const run = (stage: string, args: string[]) => socialworld(stage, args, timings);
 const seed = String(values.seed);
 
-// 1. Data: generated ToMi questions as the policy is asked them (vanilla mode), with their labels;
-// the base's set and the fine-tuning set come from different seeds.
-const bench = await loadBenchmark("tomi");
-async function questions(name: string, genSeed: number): Promise<string> {
-  const files = await generateTomi(values.questions, genSeed);
-  writeFileSync(join(out, `${name}.txt`), files.txt);
-  writeFileSync(join(out, `${name}.trace`), files.trace);
+// 1. Data: generated questions as the policy is asked them (vanilla mode), with their labels; the
+// base's set (ToMi) and the fine-tuning set come from different seeds.
+async function questions(world: string, name: string, genSeed: number): Promise<string> {
+  const generator = await loadGenerator(world);
+  const made = await generator.generate(values.questions, genSeed, join(out, world === "tomi" ? `${name}.txt` : `${name}.json`));
+  for (const f of made.files) writeFileSync(f.path, f.text);
+  const bench = await loadBenchmark(world);
   const lines: string[] = [];
-  for (const item of bench.load(join(out, `${name}.txt`))) lines.push(JSON.stringify({ prompt: await questionText(bench.task(item, "vanilla")), response: item.answer }));
+  for (const item of bench.load(made.data)) lines.push(JSON.stringify({ prompt: await questionText(bench.task(item, "vanilla")), response: item.answer }));
   const file = join(out, `${name}.jsonl`);
   writeFileSync(file, lines.join("\n") + "\n");
   return file;
 }
-const pre = await questions("base-data", values.seed);
-const ft = await questions("finetune-data", values.seed + 1000);
+const pre = await questions("tomi", "base-data", values.seed);
+const ft = await questions(values.finetune, "finetune-data", values.seed + 1000);
 
 // 2. The base, then the two fine-tuning runs from it.
 const init = join(out, "init");
-const base = join(out, "base");
-await run("init", ["model", "init", "--preset", values.preset, "--corpus", pre, "--seed", seed, "--out", init, "--force"]);
+const base = values.base ? resolve(values.base) : join(out, "base");
 const common = ["--batch", String(values.batch), "--seed", seed, "--save-every", "100000", "--quiet"];
-await run("base", ["train", "sft", "--model", init, "--data", pre, "--out", base, "--steps", String(values["base-steps"]), "--lr", "3e-3", "--min-lr", "3e-4", ...common]);
+if (!values.base) {
+  await run("init", ["model", "init", "--preset", values.preset, "--corpus", pre, "--seed", seed, "--out", init, "--force"]);
+  await run("base", ["train", "sft", "--model", init, "--data", pre, "--out", base, "--steps", String(values["base-steps"]), "--lr", "3e-3", "--min-lr", "3e-4", ...common]);
+}
 const fine = ["--data", ft, "--steps", String(values.steps), "--warmup", String(Math.floor(values.steps / 10)), ...common];
 const fullErr = await run("full", ["train", "sft", "--model", base, "--out", join(out, "full"), "--lr", String(values["lr-full"]), ...fine]);
 const loraErr = await run("lora", ["train", "sft", "--model", base, "--out", join(out, "lora"), "--lora", values.lora, "--lr", String(values["lr-lora"]), ...fine]);
@@ -138,8 +146,8 @@ const table = [
   `|---|---|---|---|---|---|---|`,
   ...[full, lora].map((r) => `| ${r.run} | ${r.trainable} | ${r.memory} | ${r.first.toFixed(4)} | ${r.loss.toFixed(4)} | ${(r.loss / full.loss).toFixed(3)} | ${r.secondsPerStep.toFixed(2)} |`),
   "",
-  `Base: the ${values.preset} preset, ${values["base-steps"]} SFT steps from scratch on ${values.questions} generated ToMi questions (seed ${values.seed}); ` +
-    `fine-tuning: ${values.steps} steps of ${values.batch} on ${values.questions} others (seed ${values.seed + 1000}), peak lr ${values["lr-full"]} (full) and ${values["lr-lora"]} (LoRA). ` +
+  `Base: ${values.base ? base : `the ${values.preset} preset, ${values["base-steps"]} SFT steps from scratch on ${values.questions} generated ToMi questions (seed ${values.seed})`}; ` +
+    `fine-tuning: ${values.steps} steps of ${values.batch} on ${values.questions} generated ${values.finetune === "hitom" ? "Hi-ToM" : "ToMi"} questions (seed ${values.seed + 1000}), peak lr ${values["lr-full"]} (full) and ${values["lr-lora"]} (LoRA). ` +
     `LoRA's final loss is ${((ratio - 1) * 100).toFixed(1)}% ${ratio >= 1 ? "above" : "below"} full fine-tuning's (target: within 10%): ${Math.abs(ratio - 1) <= 0.1 || ratio < 1 ? "met" : "not met"}.`,
   `Wall time: ${timings.map((t) => `${t.stage} ${t.seconds.toFixed(0)} s`).join(", ")}.`,
 ].join("\n");
