@@ -6,9 +6,10 @@
  * adapters of the model share its queue (withAdapter): a batch decodes with one adapter or none.
  */
 import type { PolicyAdapter } from "./adapter.js";
+import type { TokenAutomaton } from "./grammar/index.js";
 import { BatchQueue } from "./batch-queue.js";
 import type { PolicyModel } from "./model.js";
-import { loadNative } from "./native.js";
+import { loadNative, nativeConstraint } from "./native.js";
 import { cutAtStopString, SamplingSchema, type Completer, type Completion, type SamplingInput } from "./sampling.js";
 import type { PolicyTokenizer } from "./tokenizer.js";
 
@@ -20,7 +21,7 @@ const STOP_CHECK_STEPS = 8;
 const ADAPTER = "loraAdapter";
 
 export class NativeCompleter implements Completer {
-  private readonly queue = new BatchQueue((p, s, seeds) => this.run(p, s, seeds));
+  private readonly queue = new BatchQueue((p, s, seeds, constraints) => this.run(p, s, seeds, constraints));
   private readonly adapters = new Map<string, PolicyAdapter>();
 
   constructor(
@@ -30,8 +31,8 @@ export class NativeCompleter implements Completer {
   ) {}
 
   /** Completes with whatever the model runs with (its adapter in use, or the base alone). */
-  complete(prompts: readonly (string | readonly number[])[], sampling: SamplingInput, seeds?: readonly number[]): Promise<Completion[]> {
-    return this.queue.submit(prompts, sampling, seeds);
+  complete(prompts: readonly (string | readonly number[])[], sampling: SamplingInput, seeds?: readonly number[], constraints?: readonly (TokenAutomaton | undefined)[]): Promise<Completion[]> {
+    return this.queue.submit(prompts, sampling, seeds, constraints);
   }
 
   /** A completer of the same model and queue that decodes with `adapter` (one of this model's), known as `name`. */
@@ -40,11 +41,11 @@ export class NativeCompleter implements Completer {
     this.adapters.set(name, adapter);
     return {
       id: `${this.id}:${name}`,
-      complete: (prompts, sampling, seeds) => this.queue.submit(prompts, { ...sampling, [ADAPTER]: name } as SamplingInput, seeds),
+      complete: (prompts, sampling, seeds, constraints) => this.queue.submit(prompts, { ...sampling, [ADAPTER]: name } as SamplingInput, seeds, constraints),
     };
   }
 
-  private async run(prompts: readonly (string | readonly number[])[], input: SamplingInput, seeds?: readonly number[]): Promise<Completion[]> {
+  private async run(prompts: readonly (string | readonly number[])[], input: SamplingInput, seeds?: readonly number[], constraints?: readonly (TokenAutomaton | undefined)[]): Promise<Completion[]> {
     const name = (input as Record<string, unknown>)[ADAPTER] as string | undefined;
     const adapter = name === undefined ? undefined : this.adapters.get(name)!;
     const s = SamplingSchema.parse(input);
@@ -60,6 +61,7 @@ export class NativeCompleter implements Completer {
       seeds: seeds ?? ids.map((_, i) => s.seed + i),
       ...(adapter ? { adapter: adapter.native } : {}),
       stopTokenIds,
+      ...(constraints ? { constraints: constraints.map((c) => (c ? nativeConstraint(c) : null)) } : {}),
     });
     const decode = (t: readonly number[]) => this.tokenizer.decode(t);
     const chunk = s.stop.length > 0 ? STOP_CHECK_STEPS : s.maxNewTokens;

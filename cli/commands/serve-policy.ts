@@ -1,7 +1,7 @@
 /**
  * `socialworld serve-policy DIR... [--adapters ROOT] [--port N] [--host H] [--api-key K]
- *  [--max-batch N] [--max-waiting N] [--threads N]`: trained policies, and LoRA adapters of them,
- *  behind an OpenAI-compatible API.
+ *  [--max-batch N] [--max-waiting N] [--threads N] [--no-enforce-format]`: trained policies, and
+ *  LoRA adapters of them, behind an OpenAI-compatible API.
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
@@ -16,7 +16,9 @@ behind an OpenAI-compatible API: GET /v1/models, POST /v1/chat/completions (stre
 server-sent events). Any OpenAI client can use them with base URL http://HOST:PORT/v1.
 
 A model's id is its folder's name; ID=DIR names it. Concurrent requests with the same sampling
-settings are decoded together as one batch.
+settings are decoded together as one batch. A request's response_format (json_schema, strict or
+not, or json_object) is enforced while sampling: every reply matches it, unless a stop string cuts
+it short.
 
 LoRA adapters (folders in PEFT's layout, as \`train sft|grpo --lora\` and PEFT write them) are
 served over their base model as BASE:NAME, from the base's weights: give an adapter folder as a
@@ -35,6 +37,9 @@ Options:
   --max-batch N     sequences decoded together at most (default 32)
   --max-waiting N   requests that may wait; past it the server answers 429 with Retry-After (default 256)
   --threads N       native engine threads (default: one per core)
+  --no-enforce-format
+                    only check replies against response_format after sampling (format_check),
+                    to measure how well a policy keeps the format on its own
 ${DEVICE_HELP}
 `;
 
@@ -50,6 +55,7 @@ const Args = z.object({
   "max-waiting": intArg(0, 1_000_000).optional(),
   threads: intArg(1, 1024).optional(),
   ...deviceArgs,
+  "no-enforce-format": z.boolean().default(false),
 });
 
 export async function servePolicyCommand(argv: readonly string[]): Promise<number> {
@@ -66,6 +72,7 @@ export async function servePolicyCommand(argv: readonly string[]): Promise<numbe
       "max-waiting": { type: "string" },
       threads: { type: "string" },
       ...deviceOptions,
+      "no-enforce-format": { type: "boolean" },
     },
     Args,
   );
@@ -105,6 +112,7 @@ export async function servePolicyCommand(argv: readonly string[]): Promise<numbe
       ...(apiKey ? { apiKey } : {}),
       ...(args["max-batch"] !== undefined ? { maxBatch: args["max-batch"] } : {}),
       ...(args["max-waiting"] !== undefined ? { maxWaiting: args["max-waiting"] } : {}),
+      ...(args["no-enforce-format"] ? { enforceFormat: false } : {}),
     });
   } catch (err) {
     if (err instanceof ConfigError) throw new UsageError(err.message);
@@ -119,6 +127,7 @@ export async function servePolicyCommand(argv: readonly string[]): Promise<numbe
   if (args.adapters !== undefined) out(`  adapters in ${resolve(args.adapters)} are served as they come and go`);
   out(apiKey ? "  requests need the API key (Authorization: Bearer ...)" : "  no API key needed");
   if (server.exposure === "open") process.stderr.write(`${openV1Warning(args.host)}\n`);
+  if (args["no-enforce-format"]) out("  response_format is checked, not enforced");
   out("  Ctrl-C to stop");
   await new Promise<void>((done) => {
     const stop = () => {
