@@ -90,7 +90,7 @@ const started = performance.now();
   const lines: string[] = [];
   let items;
   try {
-    items = bench.load(train);
+    items = await bench.load(train);
   } catch (err) {
     // Bad input is one line naming the file and line, as the command line says it.
     if (!(err instanceof DataError)) throw err;

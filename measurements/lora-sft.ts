@@ -91,7 +91,7 @@ async function questions(world: string, name: string, genSeed: number): Promise<
   for (const f of made.files) writeFileSync(f.path, f.text);
   const bench = await loadBenchmark(world);
   const lines: string[] = [];
-  for (const item of bench.load(made.data)) lines.push(JSON.stringify({ prompt: await questionText(bench.task(item, "vanilla")), response: item.answer }));
+  for (const item of await bench.load(made.data)) lines.push(JSON.stringify({ prompt: await questionText(bench.task(item, "vanilla")), response: item.answer }));
   const file = join(out, `${name}.jsonl`);
   writeFileSync(file, lines.join("\n") + "\n");
   return file;

@@ -18,7 +18,7 @@ describe("train grpo --lora", () => {
     const { dir: model } = await pretrainedCheckpoint(9);
     const baseBytes = readFileSync(join(model, "model.safetensors"));
     const args = (out: string) => ["train", "grpo", "--model", model, "--lora", "r=4,alpha=8,dropout=0.1", "--world", "tomi", "--episodes", "2", "--out", out, "--store", tempDir("sw-grpo-store-"),
-      "--steps", "3", "--prompts", "2", "--group-size", "3", "--max-new-tokens", "6", "--temperature", "1.5", "--lr", "5e-3", "--kl", "0.05", "--entropy", "0.05", "--save-every", "1", "--keep", "5", "--quiet"];
+      "--steps", "3", "--prompts", "2", "--group-size", "3", "--max-new-tokens", "16", "--temperature", "1.5", "--lr", "5e-3", "--kl", "0.05", "--entropy", "0.05", "--save-every", "1", "--keep", "5", "--quiet"];
     const whole = tempDir("sw-grpo-lora-");
     expect(await main(args(whole)), io.err).toBe(0);
     expect(io.err).toMatch(/LoRA r=4 alpha=8 dropout=0\.1 on q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj: [\d.]+ k trainable parameters/);

@@ -35,7 +35,7 @@ describe("self-play", () => {
   it("trains the room's policy on its episodes and swaps it in between episodes without dropping the spectator", async () => {
     const { dir } = await tinyCheckpoint(21);
     const spec = `policy:${dir}?max_new_tokens=12&temperature=0.7`;
-    const res = await selfPlayRoom(spec, 3, { everyEpisodes: 2, trainer: { steps: 2, prompts: 2, groupSize: 2, maxNewTokens: 8, lr: 1e-3, klCoef: 0.01 } });
+    const res = await selfPlayRoom(spec, 3, { everyEpisodes: 2, trainer: { steps: 2, prompts: 2, groupSize: 2, maxNewTokens: 16, lr: 1e-3, klCoef: 0.01 } });
     expect(res.status, res.text).toBe(201);
     const roomId: string = res.json.roomId;
     const spectator = await ts.join(roomId);
@@ -90,7 +90,7 @@ describe("self-play", () => {
   it("with lora, makes each round an adapter of the base policy, continuing the previous round's", async () => {
     const { dir } = await tinyCheckpoint(22);
     const spec = `policy:${dir}?max_new_tokens=8&temperature=1.5`;
-    const res = await selfPlayRoom(spec, 4, { everyEpisodes: 1, lora: "r=4,alpha=8,dropout=0", trainer: { steps: 1, prompts: 2, groupSize: 2, maxNewTokens: 8, lr: 1e-2, klCoef: 0.01, entropyCoef: 0.1 } });
+    const res = await selfPlayRoom(spec, 4, { everyEpisodes: 1, lora: "r=4,alpha=8,dropout=0", trainer: { steps: 1, prompts: 2, groupSize: 2, maxNewTokens: 16, lr: 1e-2, klCoef: 0.01, entropyCoef: 0.1 } });
     expect(res.status, res.text).toBe(201);
     const roomId: string = res.json.roomId;
     await until(async () => (await ts.api("/api/training")).json.runs.some((r: any) => r.title === `Self-play ${roomId}: round 2` && r.status === "done"), 90_000, "two LoRA rounds");

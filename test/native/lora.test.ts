@@ -27,11 +27,27 @@ function randomModel(cfg: EngineConfig, rng: Rng, dtype: "float32" | "float64" =
 
 const batch = weightedBatch;
 
+/** A grammar's masks as the trainer passes them: each predicted position allows its target and a few others (one only its target). */
+function randomMasks(rng: Rng, targets: Int32Array, vocab: number): { rows: Int32Array; tokens: Int32Array } {
+  const rows = new Int32Array(2 * targets.length);
+  const tokens: number[] = [];
+  targets.forEach((t, r) => {
+    if (t < 0) return;
+    const allowed = new Set([t]);
+    if (r % 4 !== 1) for (let k = 0; k < 3; k++) allowed.add(rng.int(vocab));
+    rows[2 * r] = tokens.length;
+    rows[2 * r + 1] = allowed.size;
+    tokens.push(...[...allowed].sort((x, y) => x - y));
+  });
+  return { rows, tokens: Int32Array.from(tokens) };
+}
+
 describe("LoRA gradients against finite differences (float64)", () => {
-  const cases: [string, { targets: string[]; dropout: number; rank: number; policy?: boolean }][] = [
+  const cases: [string, { targets: string[]; dropout: number; rank: number; policy?: boolean; masked?: boolean }][] = [
     ["every linear layer, rank 3, no dropout", { targets: ALL, dropout: 0, rank: 3 }],
     ["every linear layer, rank 2, dropout 0.3 (the mask drawn again in backward)", { targets: ALL, dropout: 0.3, rank: 2 }],
     ["q_proj and v_proj only, through the policy-gradient head", { targets: ["q_proj", "v_proj"], dropout: 0.2, rank: 4, policy: true }],
+    ["every linear layer through the policy head under grammar masks", { targets: ALL, dropout: 0.2, rank: 2, policy: true, masked: true }],
   ];
   for (const [name, c] of cases) {
     it(name, async () => {
@@ -42,13 +58,24 @@ describe("LoRA gradients against finite differences (float64)", () => {
       fill(a.params(), rng, 0.9);
       m.setAdapter(a);
       const b = batch(rng, 2, 6, base.vocabSize);
-      const options = { dropoutSeed: 1234, ...(c.policy ? { temperature: 0.8, entropyWeights: Float32Array.from(b.weights, (w) => w / 3) } : {}) };
+      const options = {
+        dropoutSeed: 1234,
+        ...(c.policy ? { temperature: 0.8, entropyWeights: Float32Array.from(b.weights, (w) => w / 3) } : {}),
+        ...(c.masked ? { masks: randomMasks(rng, b.targets, base.vocabSize) } : {}),
+      };
       m.zeroGrad();
       a.zeroGrad();
       m.forwardBackward(b.tokens, b.targets, b.weights, b.B, b.T, true, options);
       const grads = Float64Array.from(a.grads());
       // The base model is frozen: nothing reached its gradients.
       expect(m.grads().every((g) => g === 0)).toBe(true);
+      if (c.masked) {
+        // The masks are applied: a forced token (its target alone allowed) has log-prob 0.
+        const { logprobs } = m.forwardBackward(b.tokens, b.targets, b.weights, b.B, b.T, false, options);
+        const forced = [...b.targets.keys()].filter((r) => b.targets[r]! >= 0 && r % 4 === 1);
+        expect(forced.length).toBeGreaterThan(0);
+        for (const r of forced) expect(logprobs[r]).toBe(0);
+      }
       const loss = () => m.forwardBackward(b.tokens, b.targets, b.weights, b.B, b.T, false, options).loss;
       const p = a.params();
       const kinds = new Set<string>();

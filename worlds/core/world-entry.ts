@@ -5,8 +5,13 @@
  */
 import type { Benchmark, BenchmarkOptions } from "../question/benchmark.js";
 import type { Solver } from "../question/solver.js";
+import type { QuestionMaker } from "./episode-questions.js";
 import type { FactSource } from "./leak-audit.js";
+import type { GeneratedSet } from "./generated-set.js";
+
+export type { GeneratedSet };
 import type { ScenarioFactory } from "./scenario.js";
+import type { DecisionSet } from "./scored-decision.js";
 
 export interface WorldEntry {
   /** The name commands, rooms and logs use ("tomi"). */
@@ -20,8 +25,12 @@ export interface WorldEntry {
   readonly benchmark?: BenchmarkEntry;
   /** The simulation agent's answer to a question, from the story text alone. */
   readonly solver?: Solver;
+  /** Decision points the world scores itself (its reward for any action), for `train grpo --world`. */
+  readonly decisions?: DecisionSet;
   /** Its fact vocabulary for the information-leak audit (worlds/core/leak-audit.ts): `audit`, audited rooms, GRPO's leak penalty. */
   readonly facts?: FactSource;
+  /** ToM questions about any of its episodes, labelled by its world model, in its benchmark's format (`questions`, a room's quiz). */
+  readonly questions?: QuestionMaker;
 }
 
 export interface BenchmarkEntry {
@@ -33,15 +42,11 @@ export interface BenchmarkEntry {
 
 export interface Generator {
   readonly describe: string;
+  /** What N counts ("questions", the default; "conversation records"). */
+  readonly unit?: string;
   /** The fewest questions it can write, and why (checked by `generate --n` and a room's `generate.n`). */
   readonly least?: { readonly n: number; readonly why: string };
   /** N questions from `seed`, as the files to write for `out`. */
   generate(n: number, seed: number, out: string, onProgress?: (done: number) => void): Promise<GeneratedSet>;
 }
 
-export interface GeneratedSet {
-  /** The file a benchmark reads (`bench --data`). */
-  readonly data: string;
-  /** Every file, in the order to write them (a ToMi .txt after its .trace: a reader never finds one without the other). */
-  readonly files: readonly { readonly path: string; readonly text: string }[];
-}

@@ -1,0 +1,27 @@
+/**
+ * Named GRPO settings (`train grpo --preset NAME`): a published recipe's numbers in one place, so
+ * a run that follows it says so by name. Flags given beside a preset win over its values.
+ */
+import type { GrpoConfigInput } from "./config.js";
+
+export interface GrpoPreset {
+  readonly describe: string;
+  readonly config: GrpoConfigInput;
+  /** The recipe's LoRA adapter, as --lora's text (a --lora given beside the preset wins). */
+  readonly lora?: string;
+  /** What of the recipe this trainer does not do (printed when the preset is used). */
+  readonly unsupported?: string;
+}
+
+export const GRPO_PRESETS = {
+  // The economic decision agent's recipe (issue 29): rollout n = 2, temperature 0.7, entropy
+  // 0.02, KL 0.005, batch 4, with a LoRA adapter of rank 8, alpha 16 on all linear layers.
+  econagent: {
+    describe: "the economic decision agent's recipe: group size 2, temperature 0.7, entropy 0.02, KL 0.005, 4 prompts a step, LoRA r=8 alpha=16 on all linear layers",
+    config: { groupSize: 2, temperature: 0.7, entropyCoef: 0.02, klCoef: 0.005, prompts: 4 },
+    lora: "r=8,alpha=16,targets=all-linear",
+  },
+} as const satisfies Readonly<Record<string, GrpoPreset>>;
+
+export type GrpoPresetName = keyof typeof GRPO_PRESETS;
+export const GRPO_PRESET_NAMES = Object.keys(GRPO_PRESETS) as GrpoPresetName[];
