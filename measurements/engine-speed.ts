@@ -135,10 +135,10 @@ async function main(): Promise<void> {
     const weights = new Float32Array(n).fill(1 / n);
     let step = 0;
     const s = timeIt(minT, () => {
-      m.zeroGrad();
+      m.trained.zeroGrad();
       m.native.forwardBackward(tokens, targets, weights, batch, seq, true);
-      m.gradNorm();
-      m.adamwStep({ lr: 1e-5, step: ++step });
+      m.trained.gradNorm();
+      m.trained.adamwStep({ lr: 1e-5, step: ++step });
     });
     const flops = 3 * (n * linearFlopsPerToken(e) + batch * attentionFlops(e, (seq * (seq + 1)) / 2 / 1));
     const gf = flops / s / 1e9;

@@ -16,13 +16,13 @@
  * type; the script prints each command, its wall time, and at the end the table
  * `| question type | base | SFT | GRPO |` (also written to OUT/results.md). Not a test.
  */
-import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
 import { intArg } from "../cli/args.js";
 import { questionText } from "../agents/policy/question-prompt.js";
 import { packageRoot } from "../worlds/question/prompts.js";
+import { socialworld, type StageTiming } from "./cli-process.js";
 import { scriptArgs } from "./script-args.js";
 import { tomDataPath } from "./tom-data.js";
 import type { BenchReport } from "../benchmarks/report.js";
@@ -78,25 +78,10 @@ for (const f of [train, val]) {
   }
 }
 mkdirSync(out, { recursive: true });
-const cli = join(packageRoot(), "bin", "socialworld.js");
 const store = join(out, "store");
-const timings: { stage: string; seconds: number }[] = [];
+const timings: StageTiming[] = [];
+const run = (stage: string, args: string[]) => socialworld(stage, args, timings);
 const started = performance.now();
-
-/** Runs `socialworld ARGS` (progress on this terminal), timing it. */
-function socialworld(stage: string, args: string[]): Promise<void> {
-  process.stderr.write(`\n[${stage}] socialworld ${args.join(" ")}\n`);
-  const t0 = performance.now();
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [cli, ...args], { stdio: ["ignore", "inherit", "inherit"] });
-    child.on("error", fail);
-    child.on("exit", (code) => {
-      timings.push({ stage, seconds: (performance.now() - t0) / 1000 });
-      if (code === 0) done();
-      else fail(new Error(`${stage}: socialworld exited with ${code}`));
-    });
-  });
-}
 
 // 1. SFT data: every training question as the policy is asked it in simulation mode, with its official label.
 {
@@ -122,12 +107,12 @@ const seed = String(values.seed);
 const base = join(out, "base");
 const sft = join(out, "sft");
 const grpo = join(out, "grpo");
-await socialworld("base", ["model", "init", "--preset", "1m", "--corpus", join(out, "sft.jsonl"), "--seed", seed, "--out", base, "--force"]);
-await socialworld("sft", [
+await run("base", ["model", "init", "--preset", "1m", "--corpus", join(out, "sft.jsonl"), "--seed", seed, "--out", base, "--force"]);
+await run("sft", [
   "train", "sft", "--model", base, "--data", join(out, "sft.jsonl"), "--out", sft, "--steps", String(values["sft-steps"]), "--batch", "16",
   "--lr", "3e-3", "--min-lr", "3e-4", "--warmup", "30", "--weight-decay", "0.01", "--seed", seed, "--save-every", "100000",
 ]);
-await socialworld("grpo", [
+await run("grpo", [
   "train", "grpo", "--model", sft, "--bench", "tomi", "--data", train, "--mode", "simulation", "--out", grpo, "--store", store,
   "--steps", String(values["grpo-steps"]), "--prompts", "16", "--group-size", "8", "--max-new-tokens", "8", "--temperature", "1",
   "--lr", "1e-4", "--kl", "0.001", "--clip-high", "0.28", "--loss-agg", "token-mean", "--dynamic-sampling", "--max-rollout-batches", "3",
@@ -137,7 +122,7 @@ await socialworld("grpo", [
 const reports: Record<string, BenchReport> = {};
 for (const [name, dir] of [["base", base], ["SFT", sft], ["GRPO", grpo]] as const) {
   const json = join(out, `eval-${name.toLowerCase()}.json`);
-  await socialworld(`eval ${name}`, [
+  await run(`eval ${name}`, [
     "bench", "tomi", "--data", val, "--agent", `policy:${dir}?max_new_tokens=8`, "--mode", "simulation", "--concurrency", "32",
     "--store", store, "--json", json, "--quiet", ...(values["val-limit"] !== undefined ? ["--limit", String(values["val-limit"])] : []),
   ]);

@@ -4,7 +4,10 @@
  * and the logits a parity check needs; generation lives in generate.ts.
  */
 import { engineConfig, type Qwen2Config } from "./config.js";
-import { loadNative, resolveDevice, type AdamWOptions, type Device, type Dtype, type EngineConfig, type FloatArray, type MatmulPrecision, type ModelOptions, type NativeModel, type PassResult, type PolicyPassOptions, type TensorInfo } from "./native.js";
+import { PolicyAdapter } from "./adapter.js";
+import type { LoraSettings } from "./lora-settings.js";
+import { loadNative, resolveDevice, type AdapterPassOptions, type Device, type Dtype, type EngineConfig, type FloatArray, type MatmulPrecision, type ModelOptions, type NativeModel, type PassResult, type PolicyPassOptions, type TensorInfo } from "./native.js";
+import { ParamSet } from "./param-set.js";
 
 /** Rectangular token batch for a teacher-forced pass: row-major [batch, seqLen]. */
 export interface TokenBatch {
@@ -45,6 +48,10 @@ export class PolicyModel {
   readonly engine: EngineConfig;
   readonly native: NativeModel;
 
+  /** The base model's parameters. */
+  readonly weights: ParamSet;
+  private active: PolicyAdapter | undefined;
+
   constructor(
     readonly config: Qwen2Config,
     opts: ModelOptions = {},
@@ -52,6 +59,7 @@ export class PolicyModel {
     this.engine = engineConfig(config);
     const { Model } = loadNative();
     this.native = new Model(this.engine, { ...defaults, ...opts, dtype: opts.dtype ?? "float32" });
+    this.weights = new ParamSet(this.native, this.native.device, this.native.dtype);
   }
 
   get dtype(): Dtype {
@@ -79,37 +87,67 @@ export class PolicyModel {
     return this.native.params();
   }
 
-  /**
-   * The parameters on the host, to read: on the CPU a view over the engine's memory (no copy:
-   * do not keep it across updates), on a GPU a copy.
-   */
+  /** The base model's parameters on the host, to read (ParamSet.readParams). */
   readParams(): FloatArray {
-    return this.device === "cpu" ? this.native.params() : this.native.readParams();
+    return this.weights.readParams();
+  }
+
+  /** Changes the base model's parameters through a host array (ParamSet.updateParams). */
+  updateParams(edit: (params: FloatArray) => void, opts: { overwrite?: boolean } = {}): void {
+    this.weights.updateParams(edit, opts);
+  }
+
+  /** The base model's AdamW moments on the host, to read (ParamSet.readMoments). */
+  readMoments(): { m: FloatArray; v: FloatArray } {
+    return this.weights.readMoments();
+  }
+
+  /** Changes the base model's AdamW moments through host arrays (ParamSet.updateMoments). */
+  updateMoments(edit: (moments: { m: FloatArray; v: FloatArray }) => void): void {
+    this.weights.updateMoments(edit);
   }
 
   /**
-   * Changes the parameters through a host array: on the CPU the engine's own memory, on a GPU a
-   * copy that is written back after `edit`. With `overwrite`, edit sets every value, so a GPU
-   * copy starts as zeros instead of the current values.
+   * A new LoRA adapter of this model (PEFT's initialisation, seeded), not yet in use; `base` is
+   * this model's folder, as the adapter's config will name it.
    */
-  updateParams(edit: (params: FloatArray) => void, opts: { overwrite?: boolean } = {}): void {
-    if (this.device === "cpu") return edit(this.native.params());
-    const host = opts.overwrite ? (this.dtype === "float64" ? new Float64Array(this.numParams) : new Float32Array(this.numParams)) : this.native.readParams();
-    edit(host);
-    this.native.writeParams(host);
+  newAdapter(settings: LoraSettings, seed: number | string, base: string | null = null): PolicyAdapter {
+    return new PolicyAdapter(this.native, settings, base).initialise(seed);
   }
 
-  /** The AdamW moments on the host, to read (views on the CPU, copies on a GPU). */
-  readMoments(): { m: FloatArray; v: FloatArray } {
-    return this.device === "cpu" ? this.native.moments() : this.native.readMoments();
+  /** The LoRA adapter the passes and generation run with (undefined: the base model alone). */
+  get adapter(): PolicyAdapter | undefined {
+    return this.active;
   }
 
-  /** Changes the AdamW moments through host arrays (written back on a GPU), as updateParams. */
-  updateMoments(edit: (moments: { m: FloatArray; v: FloatArray }) => void): void {
-    if (this.device === "cpu") return edit(this.native.moments());
-    const host = this.native.readMoments();
-    edit(host);
-    this.native.writeMoments(host.m, host.v);
+  /**
+   * Runs the passes and generation with `adapter` from now on (undefined: the base model). With
+   * one in use, training updates the adapter alone: see `trained`.
+   */
+  useAdapter(adapter: PolicyAdapter | undefined): void {
+    if (adapter && adapter.model !== this.native) throw new Error("the LoRA adapter was made for another model");
+    this.native.setAdapter(adapter ? adapter.native : null);
+    this.active = adapter;
+  }
+
+  /**
+   * What training updates: the adapter's tensors when one is in use (the base model is frozen:
+   * it gets no gradients and no AdamW moments), else the model's parameters.
+   */
+  get trained(): ParamSet {
+    return this.active ? this.active.weights : this.weights;
+  }
+
+  /** Runs `f` on the base model alone (the adapter set aside meanwhile): a LoRA run's reference policy. */
+  async withoutAdapter<T>(f: () => Promise<T>): Promise<T> {
+    const adapter = this.active;
+    if (!adapter) return f();
+    this.useAdapter(undefined);
+    try {
+      return await f();
+    } finally {
+      this.useAdapter(adapter);
+    }
   }
 
   /** Logits at every position of one sequence: [ids.length * vocab]. */
@@ -124,9 +162,12 @@ export class PolicyModel {
     return all.subarray((ids.length - 1) * this.vocabSize);
   }
 
-  /** Forward (and with backward, gradient accumulation); runs off the main thread. */
-  pass(batch: TokenBatch, backward: boolean): Promise<PassResult> {
-    return this.native.forwardBackwardAsync(batch.tokens, batch.targets, batch.weights, batch.batch, batch.seqLen, backward);
+  /**
+   * Forward (and with backward, gradient accumulation into `trained`); runs off the main thread.
+   * opts.dropoutSeed makes it a training pass of the adapter (its dropout draws from the seed).
+   */
+  pass(batch: TokenBatch, backward: boolean, opts: AdapterPassOptions = {}): Promise<PassResult> {
+    return this.native.forwardBackwardAsync(batch.tokens, batch.targets, batch.weights, batch.batch, batch.seqLen, backward, opts);
   }
 
   /**
@@ -139,17 +180,5 @@ export class PolicyModel {
 
   passSync(batch: TokenBatch, backward: boolean): PassResult {
     return this.native.forwardBackward(batch.tokens, batch.targets, batch.weights, batch.batch, batch.seqLen, backward);
-  }
-
-  zeroGrad(): void {
-    this.native.zeroGrad();
-  }
-
-  gradNorm(): number {
-    return this.native.gradNorm();
-  }
-
-  adamwStep(opts: AdamWOptions): void {
-    this.native.adamwStep(opts);
   }
 }

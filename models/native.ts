@@ -79,11 +79,11 @@ export interface PassResult<A extends FloatArray = FloatArray> {
 }
 
 /**
- * The policy-gradient head of a pass: log-probs (and entropies) under softmax(logits /
- * temperature), as the sampler computes them, and an entropy term in the loss,
- * loss = -sum w * logp - sum entropyWeights * entropy.
+ * The policy-gradient head of a pass (when any of temperature, entropy, entropyWeights, masks is given):
+ * log-probs (and entropies) under softmax(logits / temperature), as the sampler computes them,
+ * and an entropy term in the loss, loss = -sum w * logp - sum entropyWeights * entropy.
  */
-export interface PolicyPassOptions {
+export interface PolicyPassOptions extends AdapterPassOptions {
   readonly temperature?: number;
   /** Return the entropy of every position. */
   readonly entropy?: boolean;
@@ -103,22 +103,47 @@ export interface TokenMasks {
   readonly tokens: Int32Array;
 }
 
-export interface AdamWOptions {
-  readonly lr: number;
-  readonly beta1?: number;
-  readonly beta2?: number;
-  readonly eps?: number;
-  readonly weightDecay?: number;
-  /** 1-based step count (bias correction). */
-  readonly step: number;
-  /** Multiplies every gradient before the update (clipping). */
-  readonly gradScale?: number;
+/** How a pass runs the attached LoRA adapter. */
+export interface AdapterPassOptions {
+  /**
+   * A training pass: the adapter's dropout draws its masks from this seed (the same seed, the
+   * same masks, on every device). Without it, no dropout (evaluation).
+   */
+  readonly dropoutSeed?: number;
 }
 
-export interface NativeModel {
-  readonly dtype: Dtype;
-  readonly device: Device;
-  readonly precision: MatmulPrecision;
+/** The linear layers a LoRA adapter can target, as Hugging Face's Qwen2 / Llama name them. */
+export const LORA_TARGETS = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"] as const;
+export type LoraTargetName = (typeof LORA_TARGETS)[number];
+
+export interface AdapterSpec {
+  readonly rank: number;
+  /** Multiplies B A x: alpha / rank (PEFT), alpha / sqrt(rank) (rsLoRA). */
+  readonly scale: number;
+  /** Input dropout of training passes, in [0, 1). */
+  readonly dropout?: number;
+  readonly targets: readonly string[];
+}
+
+/**
+ * A LoRA adapter of one model (y = x W^T + scale * dropout(x) A^T B^T on every targeted linear
+ * layer of every layer): its own flat buffers of parameters, gradients and AdamW moments, on the
+ * model's device, with the tensors named as PEFT saves them
+ * (base_model.model.model.layers.N.self_attn.q_proj.lora_A.weight, A [rank, in], B [out, rank]).
+ * The methods are the model's, over the adapter's buffers.
+ */
+export interface NativeAdapter extends NativeParams {
+  readonly rank: number;
+  readonly scale: number;
+  readonly dropout: number;
+  readonly targets: LoraTargetName[];
+}
+
+/**
+ * A set of trainable tensors in one flat buffer, with gradients and AdamW moments in the same
+ * layout: a model's parameters, or a LoRA adapter's.
+ */
+export interface NativeParams {
   readonly numParams: number;
   tensors(): TensorInfo[];
   /**
@@ -135,15 +160,38 @@ export interface NativeModel {
   /** Copies values (of the model's dtype) into the parameters from `offset` on. */
   writeParams(values: FloatArray, offset?: number): void;
   writeMoments(m: FloatArray, v: FloatArray): void;
+  zeroGrad(): void;
+  gradNorm(): number;
+  adamwStep(options: AdamWOptions): void;
+}
+
+export interface AdamWOptions {
+  readonly lr: number;
+  readonly beta1?: number;
+  readonly beta2?: number;
+  readonly eps?: number;
+  readonly weightDecay?: number;
+  /** 1-based step count (bias correction). */
+  readonly step: number;
+  /** Multiplies every gradient before the update (clipping). */
+  readonly gradScale?: number;
+}
+
+export interface NativeModel extends NativeParams {
+  readonly dtype: Dtype;
+  readonly device: Device;
+  readonly precision: MatmulPrecision;
   /** Waits until the device has finished every kernel issued so far (timing); a no-op on the CPU. */
   synchronize(): void;
+  /**
+   * The LoRA adapter every pass and generation runs with from now on (null: the base model). With
+   * one attached, backward passes compute the adapter's gradients only: the base is frozen.
+   */
+  setAdapter(adapter: NativeAdapter | null): void;
   forwardBackward(tokens: Int32Array, targets: Int32Array, weights: Float32Array | null, batch: number, seqLen: number, backward: boolean, options?: PolicyPassOptions): PassResult;
   forwardBackwardAsync(tokens: Int32Array, targets: Int32Array, weights: Float32Array | null, batch: number, seqLen: number, backward: boolean, options?: PolicyPassOptions): Promise<PassResult>;
   /** Logits at every position: [batch * seqLen * vocab]. */
   logits(tokens: Int32Array, batch: number, seqLen: number): FloatArray;
-  zeroGrad(): void;
-  gradNorm(): number;
-  adamwStep(options: AdamWOptions): void;
 }
 
 export interface GenerationOptions {
@@ -156,6 +204,8 @@ export interface GenerationOptions {
   readonly seed?: number;
   readonly seeds?: readonly number[];
   readonly stopTokenIds?: readonly number[];
+  /** The LoRA adapter to decode with (null: the base model); default: the one the model has attached now. */
+  readonly adapter?: NativeAdapter | null;
   /**
    * One grammar (or null) per prompt: each step samples only what the grammar allows and can
    * still finish within the sequence's budget; the log-probs are then under that masked
@@ -186,6 +236,7 @@ export interface NativeGeneration {
 
 export interface NativeModule {
   Model: new (config: EngineConfig, options?: ModelOptions) => NativeModel;
+  LoraAdapter: new (model: NativeModel, spec: AdapterSpec) => NativeAdapter;
   Generation: new (model: NativeModel, prompts: readonly Int32Array[], options: GenerationOptions) => NativeGeneration;
   Constraint: new (automaton: TokenAutomatonData) => NativeConstraint;
   /** C = alpha op(A) op(B) + beta C, row-major (tests and benchmarks). */

@@ -15,6 +15,7 @@
       "src/addon.cpp",
       "src/generation.cpp",
       "src/model.cpp",
+      "src/lora.cpp",
       "src/sampler.cpp",
       "src/thread_pool.cpp",
       "src/kernels/cpu_backend.cpp",

@@ -1,8 +1,10 @@
 /**
- * `socialworld serve-policy DIR... [--port N] [--host H] [--api-key K] [--max-batch N]
- *  [--max-waiting N] [--threads N] [--no-enforce-format]`: trained policies behind an
- *  OpenAI-compatible API.
+ * `socialworld serve-policy DIR... [--adapters ROOT] [--port N] [--host H] [--api-key K]
+ *  [--max-batch N] [--max-waiting N] [--threads N] [--no-enforce-format]`: trained policies, and
+ *  LoRA adapters of them, behind an OpenAI-compatible API.
  */
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import { z } from "zod";
 import { intArg, parseCommand, UsageError } from "../args.js";
 import { DEVICE_HELP, deviceArgs, deviceOptions, useDevice } from "../device.js";
@@ -18,7 +20,14 @@ settings are decoded together as one batch. A request's response_format (json_sc
 not, or json_object) is enforced while sampling: every reply matches it, unless a stop string cuts
 it short.
 
+LoRA adapters (folders in PEFT's layout, as \`train sft|grpo --lora\` and PEFT write them) are
+served over their base model as BASE:NAME, from the base's weights: give an adapter folder as a
+DIR (its base is the served folder its adapter_config.json names, or BASE:NAME=DIR names it), or
+put adapter folders in --adapters ROOT, read again on every request: adapters added there are
+served at once, and removed ones are unloaded, without a restart.
+
 Options:
+  --adapters ROOT   serve the adapter folders in ROOT too (each as BASE:FOLDER), as they come and go
   --port N          port (default 8000, or $SOCIALWORLD_POLICY_PORT; 0 picks a free one)
   --host H          interface (default 127.0.0.1; 0.0.0.0 for every one)
   --api-key K       requests must carry "Authorization: Bearer K" (default: $SOCIALWORLD_OPENAI_API_KEY;
@@ -36,6 +45,7 @@ ${DEVICE_HELP}
 
 const Args = z.object({
   _: z.array(z.string().min(1)).min(1, "give at least one checkpoint folder (DIR or ID=DIR)"),
+  adapters: z.string().min(1).optional(),
   port: intArg(0, 65535).optional(),
   host: z.string().min(1).default("127.0.0.1"),
   "api-key": z.string().min(1).optional(),
@@ -52,6 +62,7 @@ export async function servePolicyCommand(argv: readonly string[]): Promise<numbe
   const args = parseCommand(
     argv,
     {
+      adapters: { type: "string" },
       port: { type: "string" },
       host: { type: "string" },
       "api-key": { type: "string" },
@@ -66,7 +77,7 @@ export async function servePolicyCommand(argv: readonly string[]): Promise<numbe
     Args,
   );
   await useDevice(args);
-  const { parseModelArg, repeatedId } = await import("../../server/openai/models.js");
+  const { attachAdapters, parseModelArg, repeatedId } = await import("../../server/openai/models.js");
   const { ConfigError, portFromEnv } = await import("../../server/config.js");
   const { startPolicyServer } = await import("../../server/openai/app.js");
   const { openV1Warning } = await import("../../server/security/v1-exposure.js");
@@ -83,12 +94,17 @@ export async function servePolicyCommand(argv: readonly string[]): Promise<numbe
   }
   const apiKey = args["api-key"] ?? process.env.SOCIALWORLD_OPENAI_API_KEY;
   const models = args._.map(parseModelArg);
-  const twice = repeatedId(models);
+  const { models: attached, unattached } = attachAdapters(models);
+  if (unattached.length > 0)
+    throw new UsageError(`${unattached[0]!.dir} is a LoRA adapter whose base model is not served here: give its base folder too, or name it BASE:${unattached[0]!.id}=DIR`);
+  const twice = repeatedId(attached);
   if (twice !== undefined) throw new UsageError(`two models are served as "${twice}": name them apart (ID=DIR)`);
+  if (args.adapters !== undefined && !existsSync(args.adapters)) throw new UsageError(`--adapters: ${args.adapters} does not exist`);
   let server;
   try {
     server = await startPolicyServer({
       models,
+      ...(args.adapters !== undefined ? { adapterRoot: resolve(args.adapters) } : {}),
       port: args.port ?? envPort ?? 8000,
       host: args.host,
       open: args.open,
@@ -104,7 +120,11 @@ export async function servePolicyCommand(argv: readonly string[]): Promise<numbe
   }
   const out = (s: string) => process.stdout.write(s + "\n");
   out(`socialworld policy server on ${server.baseUrl}`);
-  for (const m of server.service.health()) out(`  model ${m.id}: ${m.dir}`);
+  for (const m of server.service.health()) {
+    out(`  model ${m.id}: ${m.dir}`);
+    for (const a of m.adapters ?? []) out(`  model ${m.id}:${a.name}: LoRA adapter ${a.dir}`);
+  }
+  if (args.adapters !== undefined) out(`  adapters in ${resolve(args.adapters)} are served as they come and go`);
   out(apiKey ? "  requests need the API key (Authorization: Bearer ...)" : "  no API key needed");
   if (server.exposure === "open") process.stderr.write(`${openV1Warning(args.host)}\n`);
   if (args["no-enforce-format"]) out("  response_format is checked, not enforced");

@@ -4,6 +4,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { z } from "zod";
+import { LORA_HELP } from "../../models/lora-settings.js";
 import { loadNative } from "../../models/native.js";
 import { loadBenchmark, loadWorld, RegistryError, WORLD_NAMES } from "../../worlds/registry.js";
 import { BenchmarkOptionError, flagOf, MODES, type BenchmarkOptions, type Mode } from "../../worlds/question/benchmark.js";
@@ -23,6 +24,7 @@ import type { PointSource } from "../../trainers/grpo/decision-point.js";
 import { GRPO_PRESET_NAMES, GRPO_PRESETS, type GrpoPreset, type GrpoPresetName } from "../../trainers/grpo/presets.js";
 import { intArg, numArg, parseCommand, UsageError } from "../args.js";
 import { DEVICE_HELP, deviceArgs, useDevice } from "../device.js";
+import { loraArg } from "../lora-option.js";
 import { Progress } from "../progress.js";
 import { onStopSignal } from "../stop-signals.js";
 import { FolderInUse } from "../../store/folder-claim.js";
@@ -89,6 +91,8 @@ Optimizer:
 
 Run:
   --seed S (0)  --save-every N (20)  --keep N (2)  --resume auto|DIR  --threads N  --quiet
+  ${LORA_HELP}
+                         (the reference policy is then the base model itself; resuming needs --model)
 ${DEVICE_HELP}
   --store DIR           where rollouts are logged (default: $SOCIALWORLD_DATA, else data/ of the checkout)
   --server URL          also publish each step's metrics to a running server's progress stream
@@ -155,6 +159,7 @@ const Args = z.object({
   "save-every": intArg(1).default(20),
   keep: intArg(1).default(2),
   resume: z.string().min(1).optional(),
+  lora: z.string().min(1).optional(),
   threads: intArg(1, 1024).optional(),
   ...deviceArgs,
   quiet: z.boolean().default(false),
@@ -217,13 +222,16 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
     throw new UsageError(`${issue.path.join(".") || "options"}: ${issue.message}`);
   }
   const config = parsed.data;
+  const preset: GrpoPreset | undefined = a.preset ? GRPO_PRESETS[a.preset as GrpoPresetName] : undefined;
+  const lora = loraArg(a.lora ?? preset?.lora);
+  if (lora && !a.model) {
+    const why = a.lora === undefined ? `--preset ${a.preset} trains a LoRA adapter (${preset?.lora}), which` : "--lora";
+    throw new UsageError(`${why} needs --model DIR, the base model (also when resuming)`);
+  }
   if (a.threads) loadNative().setThreads(a.threads);
   await useDevice(a);
 
-  if (a.preset) {
-    const p: GrpoPreset = GRPO_PRESETS[a.preset as GrpoPresetName];
-    if (p.unsupported) process.stderr.write(`note: --preset ${a.preset} leaves out ${p.unsupported}\n`);
-  }
+  if (preset?.unsupported) process.stderr.write(`note: --preset ${a.preset} leaves out ${preset.unsupported}\n`);
   const store = await RunStore.open(a.store);
   const source = await pointsOf(a, store.root);
   const token = a["admin-token"] ?? process.env.SOCIALWORLD_ADMIN_TOKEN;
@@ -240,6 +248,7 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
     const r = await runGrpoSession({
       out: resolve(a.out),
       ...(a.model ? { model: a.model } : {}),
+      ...(lora ? { lora } : {}),
       source,
       config,
       ...(a.resume ? { resume: a.resume } : {}),
@@ -252,6 +261,7 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
         if (config.skipSolved) filterBar.finish();
         runId = info.runId;
         if (info.resumedFrom) process.stderr.write(`resuming from ${info.resumedFrom} (step ${info.startStep} of ${config.steps})\n`);
+        process.stderr.write(`${info.trainable}\n`);
         process.stderr.write(`${info.source}; rollouts logged as run ${info.runId} in the store ${store.root}\n`);
         progress.update(info.startStep);
       },
@@ -274,7 +284,7 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
     process.stdout.write(
       `trained ${r.steps} GRPO steps on ${source.description}` +
         (m ? `: last reward ${m.reward.toFixed(3)}, accuracy ${(100 * m.accuracy).toFixed(1)}%` : "") +
-        `; model in ${resolve(a.out)}; rollouts in run ${r.runId}\n`,
+        `; ${lora ? "LoRA adapter (PEFT layout)" : "model"} in ${resolve(a.out)}; rollouts in run ${r.runId}\n`,
     );
     return 0;
   } catch (err) {

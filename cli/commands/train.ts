@@ -6,16 +6,19 @@ import { resolve } from "node:path";
 import { z } from "zod";
 import { checkpointFiles, loadCheckpoint } from "../../models/checkpoint.js";
 import { createFromScratch } from "../../models/from-scratch.js";
+import { LORA_HELP, type LoraSettings } from "../../models/lora-settings.js";
 import { loadNative } from "../../models/native.js";
 import { PRESETS } from "../../models/presets.js";
 import { encodeExamples } from "../../trainers/sft/batches.js";
 import { readExamplesFile, type SftExample } from "../../trainers/sft/examples.js";
 import { loadMoments, resumeFolder, settingsMismatch } from "../../trainers/common/checkpoint-folders.js";
+import { loraCheckpoint, trainableSummary } from "../../trainers/common/lora-run.js";
 import { readTrainerState } from "../../trainers/sft/state.js";
 import { dataId, stateSettings, trainSft, type SftSettings } from "../../trainers/sft/trainer.js";
 import { claimFolder, FolderInUse, type FolderClaim } from "../../store/folder-claim.js";
 import { intArg, numArg, parseCommand, UsageError } from "../args.js";
 import { DEVICE_HELP, deviceArgs, deviceOptions, useDevice } from "../device.js";
+import { loraArg } from "../lora-option.js";
 import { Progress } from "../progress.js";
 import { GRPO_HELP, grpoCommand } from "./train-grpo.js";
 import { onStopSignal } from "../stop-signals.js";
@@ -61,6 +64,8 @@ Options:
   --save-every N         checkpoint every N steps (default 100)
   --keep N               checkpoints kept (default 2)
   --resume auto|DIR      continue from OUT's latest checkpoint (auto; starts fresh if none) or DIR
+  ${LORA_HELP}
+                         (needs --model; OUT then holds the adapter and the tokenizer)
   --min-reward X         episode logs: only turns with at least this reward
   --threads N            CPU threads (default: all)
 ${DEVICE_HELP}
@@ -88,6 +93,7 @@ const Args = z.object({
   "save-every": intArg(1).default(100),
   keep: intArg(1).default(2),
   resume: z.string().min(1).optional(),
+  lora: z.string().min(1).optional(),
   "min-reward": numArg().optional(),
   threads: intArg(1, 1024).optional(),
   ...deviceArgs,
@@ -102,13 +108,15 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
     argv,
     {
       model: str, init: str, data: str, out: str, steps: str, lr: str, "min-lr": str, warmup: str, batch: str, "grad-accum": str, "max-len": str,
-      "weight-decay": str, beta1: str, beta2: str, clip: str, seed: str, "save-every": str, keep: str, resume: str, "min-reward": str, threads: str,
+      "weight-decay": str, beta1: str, beta2: str, clip: str, seed: str, "save-every": str, keep: str, resume: str, lora: str, "min-reward": str, threads: str,
       ...deviceOptions,
       quiet: { type: "boolean" },
     },
     Args,
   );
   if (!a.model === !a.init) throw new UsageError("give exactly one of --model DIR and --init PRESET");
+  const lora = loraArg(a.lora);
+  if (lora && !a.model) throw new UsageError("--lora adapts an existing model: give --model DIR (train one first with --init)");
   if (a.threads) loadNative().setThreads(a.threads);
   await useDevice(a);
   const examples = await readExamplesFile(a.data, a["min-reward"] !== undefined ? { minReward: a["min-reward"] } : {});
@@ -131,14 +139,14 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
   mkdirSync(a.out, { recursive: true });
   const claim = await claimOut(a.out);
   try {
-    return await trainSftInto(a, settings, examples, id);
+    return await trainSftInto(a, settings, examples, id, lora && { settings: lora, base: resolve(a.model!) });
   } finally {
     claim.release();
   }
 }
 
 /** The training itself, into a claimed OUT. */
-async function trainSftInto(a: Args, settings: SftSettings, examples: SftExample[], id: string): Promise<number> {
+async function trainSftInto(a: Args, settings: SftSettings, examples: SftExample[], id: string, lora: LoraRun | undefined): Promise<number> {
   // Where to start: a checkpoint to resume, the given model, or a new one.
   if (a.resume && a.resume !== "auto" && !existsSync(a.resume)) throw new UsageError(`--resume: ${a.resume} does not exist`);
   const resumeDir = resumeFolder(a.out, a.resume);
@@ -146,16 +154,21 @@ async function trainSftInto(a: Args, settings: SftSettings, examples: SftExample
   let model, files, tokenizer;
   if (resumeDir) {
     const state = readTrainerState(resumeDir);
-    const why = settingsMismatch(resumeDir, state.settings, stateSettings({ settings, dataId: id }));
+    const why = settingsMismatch(resumeDir, state.settings, stateSettings({ settings, dataId: id, lora }));
     if (why) throw new UsageError(`--resume: ${why} (or start a new run with --model ${resumeDir})`);
-    const ck = loadCheckpoint(resumeDir);
-    loadMoments(resumeDir, ck.model);
+    if (state.settings.lora !== undefined && !lora) throw new UsageError(`--resume: ${resumeDir} was trained with --lora: resume with the same --lora and --model`);
+    let ck;
+    if (lora) ck = loraCheckpoint(lora.base, lora.settings, settings.seed, resumeDir);
+    else {
+      ck = loadCheckpoint(resumeDir);
+      loadMoments(resumeDir, ck.model);
+    }
     ({ model, tokenizer } = ck);
     files = checkpointFiles(ck);
     start = state.step;
     process.stderr.write(`resuming from ${resumeDir} (step ${start} of ${a.steps})\n`);
   } else if (a.model) {
-    const ck = loadCheckpoint(a.model);
+    const ck = lora ? loraCheckpoint(a.model, lora.settings, settings.seed) : loadCheckpoint(a.model);
     ({ model, tokenizer } = ck);
     files = checkpointFiles(ck);
   } else {
@@ -169,6 +182,7 @@ async function trainSftInto(a: Args, settings: SftSettings, examples: SftExample
   if (encoded.tooLong) process.stderr.write(`note: ${encoded.tooLong} example(s) longer than --max-len ${settings.maxLen} left out\n`);
   if (encoded.examples.length < settings.batch) process.stderr.write(`note: ${encoded.examples.length} example(s), fewer than --batch ${settings.batch}: batches repeat examples\n`);
 
+  process.stderr.write(`${trainableSummary(model)}\n`);
   const progress = new Progress("sft", a.steps, a.quiet ? null : process.stderr);
   progress.update(start);
   const controller = new AbortController();
@@ -182,6 +196,7 @@ async function trainSftInto(a: Args, settings: SftSettings, examples: SftExample
       examples: encoded.examples,
       settings,
       dataId: id,
+      ...(lora ? { lora } : {}),
       saveEvery: a["save-every"],
       keep: a.keep,
       startStep: start,
@@ -197,11 +212,18 @@ async function trainSftInto(a: Args, settings: SftSettings, examples: SftExample
       process.stderr.write(`interrupted after step ${r.steps}: checkpoint saved; continue with --resume auto\n`);
       return signals.exitCode;
     }
-    process.stdout.write(`trained ${r.steps} steps on ${encoded.examples.length} examples: final loss ${r.lastLoss?.toFixed(4)}, ${fmtRate(r.tokensPerSecond)} tokens/s; model in ${resolve(a.out)}\n`);
+    process.stdout.write(
+      `trained ${r.steps} steps on ${encoded.examples.length} examples: final loss ${r.lastLoss?.toFixed(4)}, ${fmtRate(r.tokensPerSecond)} tokens/s; ${lora ? "LoRA adapter (PEFT layout)" : "model"} in ${resolve(a.out)}\n`,
+    );
     return 0;
   } finally {
     signals.dispose();
   }
+}
+
+interface LoraRun {
+  readonly settings: LoraSettings;
+  readonly base: string;
 }
 
 /** OUT for this run alone: a second run on it by mistake stops here, before writing anything. */

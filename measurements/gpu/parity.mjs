@@ -287,6 +287,55 @@ export async function runParity({ addon, presets = Object.keys(PARITY_PRESETS), 
       return { ...row, pass: row.pass && exact, detail: `${row.detail}; ${forced.length} forced positions at log-prob 0: ${exact}` };
     });
 
+    // A LoRA adapter on every linear layer (base frozen), its dropout drawn from the same seed on
+    // both devices: logits, the training pass's loss and the adapter's gradients, its AdamW step,
+    // and greedy decoding with the adapter named by the Generation.
+    await check(preset, "LoRA adapter: logits, loss, adapter gradients with dropout, AdamW, greedy tokens (fp32)", () => {
+      cpu.writeParams(p0);
+      gpu.writeParams(p0);
+      const spec = { rank: 4, scale: 2, dropout: 0.1, targets: ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"] };
+      const ac = new addon.LoraAdapter(cpu, spec);
+      const ag = new addon.LoraAdapter(gpu, spec);
+      const adapterTensors = ac.tensors();
+      const a0 = randomParams(adapterTensors, ac.numParams, 4321);
+      ac.writeParams(a0);
+      ag.writeParams(a0);
+      cpu.setAdapter(ac);
+      gpu.setAdapter(ag);
+      try {
+        const Bl = 2, Sl = quick ? 12 : 40;
+        const t = tokens(Bl * Sl, cfg.vocabSize, 31);
+        ac.zeroGrad();
+        ag.zeroGrad();
+        const a = cpu.forwardBackward(tok, tgt, w, B, S, true, { dropoutSeed: 5 });
+        const b = gpu.forwardBackward(tok, tgt, w, B, S, true, { dropoutSeed: 5 });
+        const grads = worstTensor(adapterTensors, ag.readGrads(), ac.readGrads(), relError);
+        const step = { lr: 1e-3, weightDecay: 0.01, step: 1 };
+        ac.adamwStep(step);
+        ag.adamwStep(step);
+        const prompt = [tokens(5, cfg.vocabSize, 32), tokens(3, cfg.vocabSize, 33)];
+        const greedy = (model, adapter) => {
+          const g = new addon.Generation(model, prompt, { maxNewTokens: 6, temperature: 0, adapter });
+          g.step(7);
+          return prompt.map((_, i) => Array.from(g.result(i).tokens).join(","));
+        };
+        const figures = {
+          logits: relError(gpu.logits(t, Bl, Sl), cpu.logits(t, Bl, Sl)),
+          loss: Math.abs(b.loss - a.loss) / Math.abs(a.loss),
+          gradients: grads.value,
+          adamw: worstTensor(adapterTensors, ag.readParams(), ac.readParams(), relError).value,
+          "base untouched": relError(gpu.readParams(), p0),
+        };
+        const sameTokens = greedy(cpu, ac).join(";") === greedy(gpu, ag).join(";");
+        const value = Math.max(...Object.values(figures));
+        const r = within(value, FP32_LIMIT);
+        return { ...r, pass: r.pass && sameTokens, detail: Object.entries(figures).map(([k, v]) => `${k} ${v.toExponential(2)}`).join(", ") + `; worst gradient ${grads.name}; greedy tokens ${sameTokens ? "identical" : "differ"}` };
+      } finally {
+        cpu.setAdapter(null);
+        gpu.setAdapter(null);
+      }
+    });
+
     // Generation from the starting parameters, ragged prompts.
     cpu.writeParams(p0);
     gpu.writeParams(p0);

@@ -86,6 +86,20 @@ if (gemm) {
   );
 }
 
+const peft = records.find((r) => r.stage === "peft" && !r.error);
+if (peft) {
+  out.push(
+    "### LoRA adapters against transformers (stage peft)\n\n" +
+      table(
+        ["check", "how", "max abs difference / max abs logit", "limit"],
+        [
+          ["our adapter (our trainer's PEFT layout) in transformers", peft.a_loaded_by, typeof peft.a_ours_vs_transformers === "number" ? peft.a_ours_vs_transformers.toExponential(2) : "-", "1e-4"],
+          ["an adapter as PEFT writes it, for our engine", peft.b_written_by, "peft-check.js check, with OUT brought back", "1e-4"],
+        ],
+      ),
+  );
+}
+
 const profile = records.find((r) => r.stage === "profile" && !r.error);
 if (profile)
   out.push(

@@ -9,14 +9,18 @@
 #                      parity, train-0.5b, train-100m, train-10m, torch-eager (PyTorch training at
 #                      the chosen train-* sizes), profile, generate, torch-generate, grpo,
 #                      train-precisions (tf32 and fp32 at the chosen sizes), gemm, torch-compile
-#                      (PyTorch compiled at 0.5B only, its compile time reported apart)
+#                      (PyTorch compiled at 0.5B only, its compile time reported apart), peft (our LoRA
+#                      adapter in transformers and a PEFT-layout adapter for ours: needs .device/peft
+#                      from `node dist/measurements/peft-check.js prepare --out .device/peft`; then
+#                      `node dist/measurements/peft-check.js check --base .device/peft/base --adapter OUT/peft/py-adapter`
+#                      here, with OUT brought back)
 #   --deadline SECONDS the whole run's wall-clock budget (default 330; RUN_SECONDS too)
 #
 # It uses what was built and carried: native/build (the addon, compiled with nvcc for sm_90) and
 # .device/node.xz (a node binary; the GPU machine has none). If the addon's kernels were not
 # compiled for the GPU found, it recompiles the CUDA units there with nvcc and relinks. Every stage has its own
 # timeout and the whole run a deadline: a stage that would start too late is skipped and says so;
-# torch-compile runs last and takes what is left. Seven files go to $OUT: env.log, parity.log,
+# torch-compile runs last and takes what is left. Seven files (and peft/, with that stage) go to $OUT: env.log, parity.log,
 # parity.json, results.jsonl, bench.log, torch.log, summary.md (the tables, also printed last).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -33,7 +37,7 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-KNOWN=",parity,train-0.5b,train-100m,train-10m,torch-eager,profile,generate,torch-generate,grpo,train-precisions,gemm,torch-compile,"
+KNOWN=",parity,train-0.5b,train-100m,train-10m,torch-eager,profile,generate,torch-generate,grpo,train-precisions,gemm,peft,torch-compile,"
 if [ "$STAGES" != all ]; then
   for s in ${STAGES//,/ }; do
     [[ "$KNOWN" == *",$s,"* ]] || { echo "run.sh: unknown stage $s (one of ${KNOWN:1:-1})" >&2; exit 2; }
@@ -193,6 +197,15 @@ if wanted train-precisions; then
   done
 fi
 [ "$SELF_TEST" = 0 ] && wanted gemm && run "gemm modes" 60 "$BENCH_LOG" "${BENCH[@]}" --stage gemm --config 0.5b --reps 10
+if wanted peft; then
+  if [ ! -f .device/peft/ours.json ]; then
+    echo '{"engine":"run.sh","stage":"peft","error":"no .device/peft: run node dist/measurements/peft-check.js prepare --out .device/peft before the run"}' >>"$RESULTS"
+  elif ! "$PY" -c 'import torch, transformers, safetensors' 2>>"$TORCH_LOG"; then
+    echo "{\"engine\":\"pytorch\",\"stage\":\"peft\",\"error\":\"$PY cannot import torch, transformers and safetensors\"}" >>"$RESULTS"
+  else
+    run "peft round trip" 120 "$TORCH_LOG" "$PY" measurements/gpu/peft_parity.py --dir .device/peft --out "$OUT/peft"
+  fi
+fi
 # Last, with whatever time is left: compiling the 0.5B model takes minutes.
 wanted torch-compile && run "pytorch compile" 600 "$TORCH_LOG" "${TORCH[@]}" --compile --stages "train:$BIG" "${T_ARGS[@]}"
 

@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,7 +42,7 @@ std::shared_ptr<ThreadPool> shared_pool() {
 // What belongs to one JavaScript environment (the main thread's, a worker thread's): a reference
 // made in one environment cannot be used from another, so it is kept per environment, not static.
 struct AddonData {
-  Napi::FunctionReference model;
+  Napi::FunctionReference model, adapter;
   Napi::FunctionReference constraint;
 };
 
@@ -163,6 +164,133 @@ class Task : public Napi::AsyncWorker {
   std::function<Napi::Value(Napi::Env)> done_;
 };
 
+// ---- parameter buffers (a model's, or a LoRA adapter's) ----
+
+Napi::Value tensors_value(Napi::Env env, const std::vector<TensorInfo>& ts) {
+  Napi::Array out = Napi::Array::New(env, ts.size());
+  for (size_t i = 0; i < ts.size(); i++) {
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("name", ts[i].name);
+    Napi::Array shape = Napi::Array::New(env, ts[i].shape.size());
+    for (size_t d = 0; d < ts[i].shape.size(); d++) shape.Set(d, Napi::Number::New(env, static_cast<double>(ts[i].shape[d])));
+    o.Set("shape", shape);
+    o.Set("offset", Napi::Number::New(env, static_cast<double>(ts[i].offset)));
+    o.Set("size", Napi::Number::New(env, static_cast<double>(ts[i].size)));
+    o.Set("decay", Napi::Boolean::New(env, ts[i].decay));
+    out.Set(i, o);
+  }
+  return out;
+}
+
+// The JavaScript methods over a ParamBuffers, which Model and LoraAdapter share:
+//   params() / grads() / moments(): zero-copy views (host memory only)
+//   readParams(offset?, length?) / readGrads(offset?, length?) / readMoments() -> copies
+//   writeParams(values, offset?) / writeMoments(m, v), zeroGrad(), gradNorm(), adamwStep(options)
+enum class BufferCall { view_params, view_grads, view_moments, read_params, write_params, read_grads, read_moments, write_moments, zero_grad, grad_norm, adamw_step };
+
+// [offset, offset + length) of a buffer of `total` elements; length defaults to the rest.
+std::pair<size_t, size_t> range_args(const Napi::CallbackInfo& info, size_t total_size, size_t first) {
+  const int64_t total = static_cast<int64_t>(total_size);
+  const int64_t offset = info.Length() > first && !info[first].IsUndefined() ? int_arg(info[first], "offset", 0, total) : 0;
+  const int64_t length =
+      info.Length() > first + 1 && !info[first + 1].IsUndefined() ? int_arg(info[first + 1], "length", 0, total - offset) : total - offset;
+  return {static_cast<size_t>(offset), static_cast<size_t>(length)};
+}
+
+template <typename T>
+Napi::Value read_copy(Napi::Env env, ParamBuffers<T>& b, typename ParamBuffers<T>::Buffer which, size_t offset, size_t n) {
+  auto out = Napi::TypedArrayOf<T>::New(env, n);
+  if (n) b.read(which, offset, n, out.Data());
+  return out;
+}
+
+// The typed array `v` of the buffers' element type, written at `offset`.
+template <typename T>
+void write_from(Napi::Env env, ParamBuffers<T>& b, typename ParamBuffers<T>::Buffer which, const Napi::Value& v, size_t offset, const char* what) {
+  const bool f32 = std::is_same_v<T, float>;
+  auto arr = typed_arg<Napi::TypedArrayOf<T>>(v, f32 ? napi_float32_array : napi_float64_array, f32 ? "Float32Array" : "Float64Array",
+                                              std::string(what) + " (the model's dtype)");
+  if (offset > b.size() || arr.ElementLength() > b.size() - offset)
+    throw Napi::RangeError::New(env, std::string(what) + ": " + std::to_string(arr.ElementLength()) + " values at offset " + std::to_string(offset) +
+                                         " run past the " + std::to_string(b.size()) + " parameters");
+  if (arr.ElementLength()) b.write(which, offset, arr.ElementLength(), arr.Data());
+}
+
+AdamWArgs adamw_args(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!info[0].IsObject()) throw type_error(env, "adamwStep(options): options must be an object");
+  Napi::Object o = info[0].As<Napi::Object>();
+  AdamWArgs a;
+  a.lr = num_field(o, "lr", a.lr);
+  a.beta1 = num_field(o, "beta1", a.beta1);
+  a.beta2 = num_field(o, "beta2", a.beta2);
+  a.eps = num_field(o, "eps", a.eps);
+  a.weight_decay = num_field(o, "weightDecay", a.weight_decay);
+  a.grad_scale = num_field(o, "gradScale", a.grad_scale);
+  a.step = int_arg(o.Get("step"), "step", 1, INT64_C(1) << 50);
+  return a;
+}
+
+// `wrap.with_buffers(f)` calls f(buffers, host_memory) with the wrapped object's ParamBuffers.
+template <typename W>
+Napi::Value buffer_method(const Napi::CallbackInfo& info, std::atomic<bool>& busy, const std::string& device, BufferCall call, W& wrap) {
+  Napi::Env env = info.Env();
+  const bool view = call == BufferCall::view_params || call == BufferCall::view_grads || call == BufferCall::view_moments;
+  std::optional<BusyGuard> guard;
+  if (!view) guard.emplace(env, busy);
+  return wrap.with_buffers([&](auto& b, bool host_memory) -> Napi::Value {
+    using T = std::remove_reference_t<decltype(*b.params())>;
+    using B = typename ParamBuffers<T>::Buffer;
+    if (view && !host_memory)
+      throw Napi::Error::New(env, "params(), grads() and moments() are views over host memory, and this model lives on the " + device +
+                                      " device: use readParams()/writeParams(), readGrads() and readMoments()/writeMoments() instead");
+    switch (call) {
+      case BufferCall::view_params:
+        return view_of(env, b.storage(B::params), b.size());
+      case BufferCall::view_grads:
+        return view_of(env, b.storage(B::grads), b.size());
+      case BufferCall::view_moments: {
+        Napi::Object o = Napi::Object::New(env);
+        o.Set("m", view_of(env, b.storage(B::m), b.size()));
+        o.Set("v", view_of(env, b.storage(B::v), b.size()));
+        return o;
+      }
+      case BufferCall::read_params:
+      case BufferCall::read_grads: {
+        auto [offset, n] = range_args(info, b.size(), 0);
+        return read_copy(env, b, call == BufferCall::read_params ? B::params : B::grads, offset, n);
+      }
+      case BufferCall::write_params: {
+        const size_t offset = info.Length() > 1 && !info[1].IsUndefined() ? static_cast<size_t>(int_arg(info[1], "offset", 0, INT64_C(1) << 50)) : 0;
+        write_from(env, b, B::params, info[0], offset, "writeParams");
+        return env.Undefined();
+      }
+      case BufferCall::read_moments: {
+        Napi::Object o = Napi::Object::New(env);
+        o.Set("m", read_copy(env, b, B::m, 0, b.size()));
+        o.Set("v", read_copy(env, b, B::v, 0, b.size()));
+        return o;
+      }
+      case BufferCall::write_moments:
+        for (int i = 0; i < 2; i++)
+          if (!info[i].IsTypedArray() || info[i].As<Napi::TypedArray>().ElementLength() != b.size())
+            throw Napi::RangeError::New(env, std::string("writeMoments: ") + (i ? "v" : "m") + " must hold all " + std::to_string(b.size()) + " values");
+        write_from(env, b, B::m, info[0], 0, "writeMoments");
+        write_from(env, b, B::v, info[1], 0, "writeMoments");
+        return env.Undefined();
+      case BufferCall::zero_grad:
+        b.zero_grad();
+        return env.Undefined();
+      case BufferCall::grad_norm:
+        return Napi::Number::New(env, b.grad_norm());
+      case BufferCall::adamw_step:
+        b.adamw_step(adamw_args(info));
+        return env.Undefined();
+    }
+    return env.Undefined();
+  });
+}
+
 // ---- Model ----
 
 class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
@@ -190,6 +318,7 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
                            InstanceMethod<&ModelWrap::ZeroGrad>("zeroGrad"),
                            InstanceMethod<&ModelWrap::GradNorm>("gradNorm"),
                            InstanceMethod<&ModelWrap::AdamwStep>("adamwStep"),
+                           InstanceMethod<&ModelWrap::SetAdapter>("setAdapter"),
                        });
   }
 
@@ -257,156 +386,40 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
   Qwen2Model<float>* f32() { return f32_.get(); }
   Qwen2Model<double>* f64() { return f64_.get(); }
   std::atomic<bool>& busy() { return busy_; }
+  const std::string& device() const { return device_; }
 
  private:
   Napi::Value Dtype(const Napi::CallbackInfo& info) { return Napi::String::New(info.Env(), f32_ ? "float32" : "float64"); }
   Napi::Value Device(const Napi::CallbackInfo& info) { return Napi::String::New(info.Env(), device_); }
   Napi::Value Precision(const Napi::CallbackInfo& info) { return Napi::String::New(info.Env(), precision_); }
 
-  // Zero-copy views exist only where the model's memory is the host's.
-  template <typename M>
-  void require_host(M& m, const char* what, const char* instead) {
-    if (!m.backend().host_memory())
-      throw Napi::Error::New(Env(), std::string(what) + "() is a view over host memory, and this model lives on the " + device_ + " device: use " +
-                                        instead + " instead");
-  }
-
   Napi::Value NumParams(const Napi::CallbackInfo& info) {
     return visit([&](auto& m) -> Napi::Value { return Napi::Number::New(info.Env(), static_cast<double>(m.num_params())); });
   }
 
   Napi::Value Tensors(const Napi::CallbackInfo& info) {
-    Napi::Env env = info.Env();
-    return visit([&](auto& m) -> Napi::Value {
-      const auto& ts = m.tensors();
-      Napi::Array out = Napi::Array::New(env, ts.size());
-      for (size_t i = 0; i < ts.size(); i++) {
-        Napi::Object o = Napi::Object::New(env);
-        o.Set("name", ts[i].name);
-        Napi::Array shape = Napi::Array::New(env, ts[i].shape.size());
-        for (size_t d = 0; d < ts[i].shape.size(); d++) shape.Set(d, Napi::Number::New(env, static_cast<double>(ts[i].shape[d])));
-        o.Set("shape", shape);
-        o.Set("offset", Napi::Number::New(env, static_cast<double>(ts[i].offset)));
-        o.Set("size", Napi::Number::New(env, static_cast<double>(ts[i].size)));
-        o.Set("decay", Napi::Boolean::New(env, ts[i].decay));
-        out.Set(i, o);
-      }
-      return out;
-    });
+    return visit([&](auto& m) { return tensors_value(info.Env(), m.tensors()); });
   }
 
-  Napi::Value Params(const Napi::CallbackInfo& info) {
-    return visit([&](auto& m) {
-      require_host(m, "params", "readParams()/writeParams()");
-      return view_of(info.Env(), m.params_storage(), m.num_params());
-    });
+  // The parameter methods, shared with LoraAdapter (see the ParamBuffers helpers above).
+ public:
+  template <typename F>
+  Napi::Value with_buffers(F&& f) {
+    return visit([&](auto& m) { return f(m.buffers(), m.backend().host_memory()); });
   }
 
-  Napi::Value Grads(const Napi::CallbackInfo& info) {
-    return visit([&](auto& m) {
-      require_host(m, "grads", "readGrads()");
-      return view_of(info.Env(), m.grads_storage(), m.num_params());
-    });
-  }
-
-  Napi::Value Moments(const Napi::CallbackInfo& info) {
-    Napi::Env env = info.Env();
-    return visit([&](auto& m) -> Napi::Value {
-      require_host(m, "moments", "readMoments()/writeMoments()");
-      Napi::Object o = Napi::Object::New(env);
-      o.Set("m", view_of(env, m.m_storage(), m.num_params()));
-      o.Set("v", view_of(env, m.v_storage(), m.num_params()));
-      return o;
-    });
-  }
-
-  // [offset, offset + length) of the flat buffers; length defaults to the rest.
-  template <typename M>
-  std::pair<size_t, size_t> range_args(M& m, const Napi::CallbackInfo& info, size_t first) {
-    const int64_t total = static_cast<int64_t>(m.num_params());
-    const int64_t offset = info.Length() > first && !info[first].IsUndefined() ? int_arg(info[first], "offset", 0, total) : 0;
-    const int64_t length =
-        info.Length() > first + 1 && !info[first + 1].IsUndefined() ? int_arg(info[first + 1], "length", 0, total - offset) : total - offset;
-    return {static_cast<size_t>(offset), static_cast<size_t>(length)};
-  }
-
-  template <typename M>
-  static Napi::Value read_copy(Napi::Env env, M& m, typename std::remove_reference_t<M>::Buffer which, size_t offset, size_t n) {
-    using T = std::remove_reference_t<decltype(*m.params())>;
-    auto out = Napi::TypedArrayOf<T>::New(env, n);
-    if (n) m.read(which, offset, n, out.Data());
-    return out;
-  }
-
-  // The typed array `v` of the model's element type, written at `offset`.
-  template <typename M>
-  static void write_from(Napi::Env env, M& m, typename std::remove_reference_t<M>::Buffer which, const Napi::Value& v, size_t offset,
-                         const char* what) {
-    using T = std::remove_reference_t<decltype(*m.params())>;
-    const bool f32 = std::is_same_v<T, float>;
-    auto arr = typed_arg<Napi::TypedArrayOf<T>>(v, f32 ? napi_float32_array : napi_float64_array, f32 ? "Float32Array" : "Float64Array",
-                                                std::string(what) + " (the model's dtype)");
-    if (offset > m.num_params() || arr.ElementLength() > m.num_params() - offset)
-      throw Napi::RangeError::New(env, std::string(what) + ": " + std::to_string(arr.ElementLength()) + " values at offset " + std::to_string(offset) +
-                                           " run past the " + std::to_string(m.num_params()) + " parameters");
-    if (arr.ElementLength()) m.write(which, offset, arr.ElementLength(), arr.Data());
-  }
-
-  // (offset?, length?) of the parameters, or of the gradients -> a copy
-  Napi::Value read_range(const Napi::CallbackInfo& info, bool grads) {
-    BusyGuard guard(info.Env(), busy_);
-    return visit([&](auto& m) -> Napi::Value {
-      using B = typename std::remove_reference_t<decltype(m)>::Buffer;
-      auto [offset, n] = range_args(m, info, 0);
-      return read_copy(info.Env(), m, grads ? B::grads : B::params, offset, n);
-    });
-  }
-
-  // readParams(offset?, length?) -> a copy
-  Napi::Value ReadParams(const Napi::CallbackInfo& info) { return read_range(info, false); }
-
-  // writeParams(values, offset?)
-  Napi::Value WriteParams(const Napi::CallbackInfo& info) {
-    BusyGuard guard(info.Env(), busy_);
-    visit([&](auto& m) -> Napi::Value {
-      const size_t offset = info.Length() > 1 && !info[1].IsUndefined() ? static_cast<size_t>(int_arg(info[1], "offset", 0, INT64_C(1) << 50)) : 0;
-      write_from(info.Env(), m, std::remove_reference_t<decltype(m)>::Buffer::params, info[0], offset, "writeParams");
-      return info.Env().Undefined();
-    });
-    return info.Env().Undefined();
-  }
-
-  // readGrads(offset?, length?) -> a copy
-  Napi::Value ReadGrads(const Napi::CallbackInfo& info) { return read_range(info, true); }
-
-  // readMoments() -> {m, v}, copies
-  Napi::Value ReadMoments(const Napi::CallbackInfo& info) {
-    Napi::Env env = info.Env();
-    BusyGuard guard(env, busy_);
-    return visit([&](auto& m) -> Napi::Value {
-      using B = typename std::remove_reference_t<decltype(m)>::Buffer;
-      Napi::Object o = Napi::Object::New(env);
-      o.Set("m", read_copy(env, m, B::m, 0, m.num_params()));
-      o.Set("v", read_copy(env, m, B::v, 0, m.num_params()));
-      return o;
-    });
-  }
-
-  // writeMoments(m, v): both whole buffers
-  Napi::Value WriteMoments(const Napi::CallbackInfo& info) {
-    Napi::Env env = info.Env();
-    BusyGuard guard(env, busy_);
-    visit([&](auto& m) -> Napi::Value {
-      using B = typename std::remove_reference_t<decltype(m)>::Buffer;
-      for (int i = 0; i < 2; i++)
-        if (!info[i].IsTypedArray() || info[i].As<Napi::TypedArray>().ElementLength() != m.num_params())
-          throw Napi::RangeError::New(env, std::string("writeMoments: ") + (i ? "v" : "m") + " must hold all " + std::to_string(m.num_params()) + " values");
-      write_from(env, m, B::m, info[0], 0, "writeMoments");
-      write_from(env, m, B::v, info[1], 0, "writeMoments");
-      return env.Undefined();
-    });
-    return env.Undefined();
-  }
+ private:
+  Napi::Value Params(const Napi::CallbackInfo& info) { return buffer_method(info, busy_, device_, BufferCall::view_params, *this); }
+  Napi::Value Grads(const Napi::CallbackInfo& info) { return buffer_method(info, busy_, device_, BufferCall::view_grads, *this); }
+  Napi::Value Moments(const Napi::CallbackInfo& info) { return buffer_method(info, busy_, device_, BufferCall::view_moments, *this); }
+  Napi::Value ReadParams(const Napi::CallbackInfo& info) { return buffer_method(info, busy_, device_, BufferCall::read_params, *this); }
+  Napi::Value WriteParams(const Napi::CallbackInfo& info) { return buffer_method(info, busy_, device_, BufferCall::write_params, *this); }
+  Napi::Value ReadGrads(const Napi::CallbackInfo& info) { return buffer_method(info, busy_, device_, BufferCall::read_grads, *this); }
+  Napi::Value ReadMoments(const Napi::CallbackInfo& info) { return buffer_method(info, busy_, device_, BufferCall::read_moments, *this); }
+  Napi::Value WriteMoments(const Napi::CallbackInfo& info) { return buffer_method(info, busy_, device_, BufferCall::write_moments, *this); }
+  Napi::Value ZeroGrad(const Napi::CallbackInfo& info) { return buffer_method(info, busy_, device_, BufferCall::zero_grad, *this); }
+  Napi::Value GradNorm(const Napi::CallbackInfo& info) { return buffer_method(info, busy_, device_, BufferCall::grad_norm, *this); }
+  Napi::Value AdamwStep(const Napi::CallbackInfo& info) { return buffer_method(info, busy_, device_, BufferCall::adamw_step, *this); }
 
   // Waits for the device (timing); a no-op on the CPU.
   Napi::Value Synchronize(const Napi::CallbackInfo& info) {
@@ -424,9 +437,12 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
     bool has_weights = false;
     int batch = 0, seq_len = 0;
     bool backward = false;
-    // The policy-gradient head (an options object was given): temperature, entropies, entropy term.
+    // The policy-gradient head (options name a temperature, entropy, entropyWeights or masks):
+    // temperature, entropies, entropy term.
     bool policy = false, want_entropy = false, has_entropy_weights = false;
     double temperature = 1.0;
+    // A training pass of the attached adapter: its dropout draws from this seed.
+    std::optional<uint64_t> dropout_seed;
     // The policy head's masks: each position's (offset, length) into mask_tokens.
     std::vector<int32_t> mask_rows, mask_tokens;
     bool has_masks = false;
@@ -451,11 +467,14 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
       a.has_weights = true;
     }
     a.backward = info[5].ToBoolean().Value();
-    // options: {temperature?, entropy?: boolean, entropyWeights?: Float32Array, masks?: {rows: Int32Array, tokens: Int32Array}}
+    // options: {temperature?, entropy?: boolean, entropyWeights?: Float32Array, masks?: {rows: Int32Array, tokens: Int32Array},
+    //           dropoutSeed?}
     if (info.Length() > 6 && !info[6].IsUndefined() && !info[6].IsNull()) {
       if (!info[6].IsObject()) throw type_error(env, "options must be an object");
       Napi::Object o = info[6].As<Napi::Object>();
-      a.policy = true;
+      auto given = [&](const char* key) { return !o.Get(key).IsUndefined(); };
+      a.policy = given("temperature") || given("entropy") || given("entropyWeights") || given("masks");
+      if (given("dropoutSeed")) a.dropout_seed = static_cast<uint64_t>(int_arg(o.Get("dropoutSeed"), "dropoutSeed", 0, INT64_C(1) << 53));
       a.temperature = num_field(o, "temperature", 1.0);
       if (!(a.temperature > 0)) throw Napi::RangeError::New(env, "temperature must be positive");
       a.want_entropy = bool_field(o, "entropy", false);
@@ -492,14 +511,14 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
     out.logp.assign(n, T(0));
     const float* w = a.has_weights ? a.weights.data() : nullptr;
     if (!a.policy) {
-      out.loss = m.forward_backward(a.tokens.data(), a.targets.data(), w, a.batch, a.seq_len, out.logp.data(), a.backward);
+      out.loss = m.forward_backward(a.tokens.data(), a.targets.data(), w, a.batch, a.seq_len, out.logp.data(), a.backward, a.dropout_seed);
       return;
     }
     if (a.want_entropy) out.entropy.assign(n, T(0));
     const PolicyMasks masks = a.has_masks ? PolicyMasks{a.mask_rows.data(), a.mask_tokens.data(), a.mask_tokens.size()} : PolicyMasks{};
     out.loss = m.forward_backward_policy(a.tokens.data(), a.targets.data(), w, a.has_entropy_weights ? a.entropy_weights.data() : nullptr,
                                          a.temperature, masks, a.batch, a.seq_len, out.logp.data(), a.want_entropy ? out.entropy.data() : nullptr,
-                                         a.backward);
+                                         a.backward, a.dropout_seed);
   }
 
   template <typename T>
@@ -567,46 +586,152 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
     });
   }
 
-  Napi::Value ZeroGrad(const Napi::CallbackInfo& info) {
-    BusyGuard guard(info.Env(), busy_);
-    visit([&](auto& m) -> Napi::Value {
-      m.zero_grad();
-      return info.Env().Undefined();
-    });
-    return info.Env().Undefined();
-  }
-
-  Napi::Value GradNorm(const Napi::CallbackInfo& info) {
-    BusyGuard guard(info.Env(), busy_);
-    return visit([&](auto& m) -> Napi::Value { return Napi::Number::New(info.Env(), m.grad_norm()); });
-  }
-
-  // adamwStep({lr, beta1, beta2, eps, weightDecay, step, gradScale})
-  Napi::Value AdamwStep(const Napi::CallbackInfo& info) {
-    Napi::Env env = info.Env();
-    BusyGuard guard(env, busy_);
-    if (!info[0].IsObject()) throw type_error(env, "adamwStep(options): options must be an object");
-    Napi::Object o = info[0].As<Napi::Object>();
-    AdamWArgs a;
-    a.lr = num_field(o, "lr", a.lr);
-    a.beta1 = num_field(o, "beta1", a.beta1);
-    a.beta2 = num_field(o, "beta2", a.beta2);
-    a.eps = num_field(o, "eps", a.eps);
-    a.weight_decay = num_field(o, "weightDecay", a.weight_decay);
-    a.grad_scale = num_field(o, "gradScale", a.grad_scale);
-    a.step = int_arg(o.Get("step"), "step", 1, INT64_C(1) << 50);
-    visit([&](auto& m) -> Napi::Value {
-      m.adamw_step(a);
-      return env.Undefined();
-    });
-    return env.Undefined();
-  }
+  // setAdapter(adapter | null): the LoRA adapter every pass and generation runs with from now on.
+  Napi::Value SetAdapter(const Napi::CallbackInfo& info);
 
   std::unique_ptr<Qwen2Model<float>> f32_;
   std::unique_ptr<Qwen2Model<double>> f64_;
   std::string device_, precision_;
   std::atomic<bool> busy_{false};
+  Napi::ObjectReference adapter_ref_;  // keeps the attached adapter's JavaScript object alive
 };
+
+
+// ---- LoraAdapter ----
+
+uint32_t lora_targets_arg(const Napi::Value& v) {
+  Napi::Env env = v.Env();
+  if (!v.IsArray() || v.As<Napi::Array>().Length() == 0) throw type_error(env, "targets must be a non-empty array of module names");
+  Napi::Array arr = v.As<Napi::Array>();
+  uint32_t mask = 0;
+  for (uint32_t i = 0; i < arr.Length(); i++) {
+    const std::string name = arr.Get(i).ToString().Utf8Value();
+    int t = 0;
+    while (t < kLoraTargets && name != lora_target_name(t)) t++;
+    if (t == kLoraTargets)
+      throw Napi::RangeError::New(env, "targets: unknown module " + name + " (the linear layers are q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj)");
+    mask |= 1u << t;
+  }
+  return mask;
+}
+
+// A LoRA adapter of a model: new LoraAdapter(model, {rank, scale, dropout, targets}). Its tensors
+// live beside the model's, on its device; model.setAdapter(adapter) makes the passes use it.
+class AdapterWrap : public Napi::ObjectWrap<AdapterWrap> {
+ public:
+  static Napi::Function Define(Napi::Env env) {
+    return DefineClass(env, "LoraAdapter",
+                       {
+                           InstanceAccessor<&AdapterWrap::Rank>("rank"),
+                           InstanceAccessor<&AdapterWrap::Scale>("scale"),
+                           InstanceAccessor<&AdapterWrap::Dropout>("dropout"),
+                           InstanceAccessor<&AdapterWrap::Targets>("targets"),
+                           InstanceAccessor<&AdapterWrap::NumParams>("numParams"),
+                           InstanceMethod<&AdapterWrap::Tensors>("tensors"),
+                           InstanceMethod<&AdapterWrap::Params>("params"),
+                           InstanceMethod<&AdapterWrap::Grads>("grads"),
+                           InstanceMethod<&AdapterWrap::Moments>("moments"),
+                           InstanceMethod<&AdapterWrap::ReadParams>("readParams"),
+                           InstanceMethod<&AdapterWrap::WriteParams>("writeParams"),
+                           InstanceMethod<&AdapterWrap::ReadGrads>("readGrads"),
+                           InstanceMethod<&AdapterWrap::ReadMoments>("readMoments"),
+                           InstanceMethod<&AdapterWrap::WriteMoments>("writeMoments"),
+                           InstanceMethod<&AdapterWrap::ZeroGrad>("zeroGrad"),
+                           InstanceMethod<&AdapterWrap::GradNorm>("gradNorm"),
+                           InstanceMethod<&AdapterWrap::AdamwStep>("adamwStep"),
+                       });
+  }
+
+  explicit AdapterWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<AdapterWrap>(info) {
+    Napi::Env env = info.Env();
+    if (!info[0].IsObject() || !info[0].As<Napi::Object>().InstanceOf(env.GetInstanceData<AddonData>()->model.Value()))
+      throw type_error(env, "new LoraAdapter(model, spec): model must be a Model");
+    if (!info[1].IsObject()) throw type_error(env, "new LoraAdapter(model, spec): spec must be an object");
+    model_ = Napi::ObjectWrap<ModelWrap>::Unwrap(info[0].As<Napi::Object>());
+    model_ref_ = Napi::Persistent(info[0].As<Napi::Object>());
+    Napi::Object o = info[1].As<Napi::Object>();
+    LoraSpec spec;
+    spec.rank = static_cast<int>(int_arg(o.Get("rank"), "rank", 1, 1 << 16));
+    spec.scale = num_field(o, "scale", 1.0);
+    spec.dropout = num_field(o, "dropout", 0.0);
+    spec.targets = lora_targets_arg(o.Get("targets"));
+    BusyGuard guard(env, model_->busy());
+    try {
+      if (model_->is_f32())
+        a32_ = model_->f32()->new_adapter(spec);
+      else
+        a64_ = model_->f64()->new_adapter(spec);
+    } catch (const std::invalid_argument& e) {
+      throw Napi::RangeError::New(env, e.what());
+    } catch (const std::runtime_error& e) {
+      throw Napi::Error::New(env, e.what());
+    }
+  }
+
+  std::shared_ptr<LoraAdapter<float>> f32() const { return a32_; }
+  std::shared_ptr<LoraAdapter<double>> f64() const { return a64_; }
+  ModelWrap* model() const { return model_; }
+
+  template <typename F>
+  Napi::Value with_buffers(F&& f) {
+    if (a32_) return f(a32_->buffers(), a32_->backend()->host_memory());
+    return f(a64_->buffers(), a64_->backend()->host_memory());
+  }
+
+ private:
+  const LoraSpec& spec() const { return a32_ ? a32_->spec() : a64_->spec(); }
+  Napi::Value Rank(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), spec().rank); }
+  Napi::Value Scale(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), spec().scale); }
+  Napi::Value Dropout(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), spec().dropout); }
+  Napi::Value Targets(const Napi::CallbackInfo& info) {
+    Napi::Array out = Napi::Array::New(info.Env());
+    for (int t = 0; t < kLoraTargets; t++)
+      if ((spec().targets >> t) & 1u) out.Set(out.Length(), Napi::String::New(info.Env(), lora_target_name(t)));
+    return out;
+  }
+  Napi::Value NumParams(const Napi::CallbackInfo& info) {
+    return Napi::Number::New(info.Env(), static_cast<double>(a32_ ? a32_->num_params() : a64_->num_params()));
+  }
+  Napi::Value Tensors(const Napi::CallbackInfo& info) { return tensors_value(info.Env(), a32_ ? a32_->tensors() : a64_->tensors()); }
+  Napi::Value call(const Napi::CallbackInfo& info, BufferCall c) { return buffer_method(info, model_->busy(), model_->device(), c, *this); }
+  Napi::Value Params(const Napi::CallbackInfo& info) { return call(info, BufferCall::view_params); }
+  Napi::Value Grads(const Napi::CallbackInfo& info) { return call(info, BufferCall::view_grads); }
+  Napi::Value Moments(const Napi::CallbackInfo& info) { return call(info, BufferCall::view_moments); }
+  Napi::Value ReadParams(const Napi::CallbackInfo& info) { return call(info, BufferCall::read_params); }
+  Napi::Value WriteParams(const Napi::CallbackInfo& info) { return call(info, BufferCall::write_params); }
+  Napi::Value ReadGrads(const Napi::CallbackInfo& info) { return call(info, BufferCall::read_grads); }
+  Napi::Value ReadMoments(const Napi::CallbackInfo& info) { return call(info, BufferCall::read_moments); }
+  Napi::Value WriteMoments(const Napi::CallbackInfo& info) { return call(info, BufferCall::write_moments); }
+  Napi::Value ZeroGrad(const Napi::CallbackInfo& info) { return call(info, BufferCall::zero_grad); }
+  Napi::Value GradNorm(const Napi::CallbackInfo& info) { return call(info, BufferCall::grad_norm); }
+  Napi::Value AdamwStep(const Napi::CallbackInfo& info) { return call(info, BufferCall::adamw_step); }
+
+  ModelWrap* model_ = nullptr;
+  Napi::ObjectReference model_ref_;
+  std::shared_ptr<LoraAdapter<float>> a32_;
+  std::shared_ptr<LoraAdapter<double>> a64_;
+};
+
+// The adapter argument of setAdapter and Generation: an AdapterWrap of `model`, or null.
+AdapterWrap* adapter_arg(const Napi::Value& v, ModelWrap* model, const char* what) {
+  if (v.IsUndefined() || v.IsNull()) return nullptr;
+  if (!v.IsObject() || !v.As<Napi::Object>().InstanceOf(v.Env().GetInstanceData<AddonData>()->adapter.Value()))
+    throw type_error(v.Env(), std::string(what) + " must be a LoraAdapter or null");
+  AdapterWrap* a = Napi::ObjectWrap<AdapterWrap>::Unwrap(v.As<Napi::Object>());
+  if (a->model() != model) throw Napi::Error::New(v.Env(), std::string(what) + ": the LoRA adapter was made for another model");
+  return a;
+}
+
+Napi::Value ModelWrap::SetAdapter(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  BusyGuard guard(env, busy_);
+  AdapterWrap* a = adapter_arg(info[0], this, "setAdapter");
+  if (f32_) f32_->set_adapter(a ? a->f32() : nullptr);
+  else f64_->set_adapter(a ? a->f64() : nullptr);
+  adapter_ref_.Reset();
+  if (a) adapter_ref_ = Napi::Persistent(info[0].As<Napi::Object>());
+  return env.Undefined();
+}
 
 // ---- Constraint ----
 
@@ -714,8 +839,21 @@ class GenerationWrap : public Napi::ObjectWrap<GenerationWrap> {
       Napi::Array sa = sv.As<Napi::Array>();
       for (uint32_t i = 0; i < sa.Length(); i++) stops.push_back(static_cast<int32_t>(int_arg(sa.Get(i), "stopTokenIds[i]", 0)));
     }
+    // The adapter it decodes with: options.adapter (null: the base model alone), else the one the
+    // model has now; each step runs with it, whatever the model has attached meanwhile.
+    Napi::Value av = o.Get("adapter");
+    if (!av.IsUndefined()) {
+      AdapterWrap* a = adapter_arg(av, model_, "adapter");
+      if (a) adapter_ref_ = Napi::Persistent(av.As<Napi::Object>());
+      lora32_ = a ? a->f32() : nullptr;
+      lora64_ = a ? a->f64() : nullptr;
+    } else {
+      lora32_ = model_->is_f32() ? model_->f32()->adapter() : nullptr;
+      lora64_ = model_->is_f32() ? nullptr : model_->f64()->adapter();
+    }
     std::vector<SequenceConstraint> constraints = constraint_args(o, prompts.size(), max_new);
     BusyGuard guard(env, model_->busy());
+    AdapterScope scope(*this);
     try {
       if (model_->is_f32())
         g32_ = std::make_unique<Generation<float>>(*model_->f32(), std::move(prompts), sp, seeds, max_new, std::move(stops), std::move(constraints));
@@ -729,6 +867,33 @@ class GenerationWrap : public Napi::ObjectWrap<GenerationWrap> {
   }
 
  private:
+  // Attaches the generation's adapter to the model for the scope, then the one that was there.
+  class AdapterScope {
+   public:
+    explicit AdapterScope(GenerationWrap& g) : g_(g) {
+      if (g_.model_->is_f32()) {
+        prev32_ = g_.model_->f32()->adapter();
+        g_.model_->f32()->set_adapter(g_.lora32_);
+      } else {
+        prev64_ = g_.model_->f64()->adapter();
+        g_.model_->f64()->set_adapter(g_.lora64_);
+      }
+    }
+    ~AdapterScope() {
+      if (g_.model_->is_f32()) g_.model_->f32()->set_adapter(prev32_);
+      else g_.model_->f64()->set_adapter(prev64_);
+    }
+
+   private:
+    GenerationWrap& g_;
+    std::shared_ptr<LoraAdapter<float>> prev32_;
+    std::shared_ptr<LoraAdapter<double>> prev64_;
+  };
+
+  int do_step(int n) {
+    AdapterScope scope(*this);
+    return g32_ ? g32_->step(n) : g64_->step(n);
+  }
   static std::vector<SequenceConstraint> constraint_args(const Napi::Object& o, size_t n, int max_new) {
     Napi::Env env = o.Env();
     std::vector<SequenceConstraint> out;
@@ -753,7 +918,6 @@ class GenerationWrap : public Napi::ObjectWrap<GenerationWrap> {
     return out;
   }
 
-  int do_step(int n) { return g32_ ? g32_->step(n) : g64_->step(n); }
   int size() const { return g32_ ? g32_->size() : g64_->size(); }
 
   Napi::Value Size(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), size()); }
@@ -801,7 +965,9 @@ class GenerationWrap : public Napi::ObjectWrap<GenerationWrap> {
   }
 
   ModelWrap* model_ = nullptr;
-  Napi::ObjectReference model_ref_;
+  Napi::ObjectReference model_ref_, adapter_ref_;
+  std::shared_ptr<LoraAdapter<float>> lora32_;
+  std::shared_ptr<LoraAdapter<double>> lora64_;
   std::unique_ptr<Generation<float>> g32_;
   std::unique_ptr<Generation<double>> g64_;
 };
@@ -952,6 +1118,9 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   data->constraint = Napi::Persistent(constraint);
   env.SetInstanceData<AddonData>(data);
   exports.Set("Model", model);
+  Napi::Function adapter = AdapterWrap::Define(env);
+  data->adapter = Napi::Persistent(adapter);
+  exports.Set("LoraAdapter", adapter);
   exports.Set("Generation", GenerationWrap::Define(env));
   exports.Set("Constraint", constraint);
   exports.Set("gemm", Napi::Function::New(env, Gemm, "gemm"));

@@ -38,6 +38,20 @@ struct Qwen2Model<T>::Activations {
   int logit_rows = 0;
 };
 
+// The attached adapter's work space (see lora_work).
+template <typename T>
+struct Qwen2Model<T>::LoraWork {
+  int capacity = 0, rank = 0, max_in = 0;
+  uint32_t targets = 0;
+  bool dropout = false;
+  // u = dropout(x) A^T, [rows, rank]: one per (layer, target) in training, kept for the backward
+  // pass ([layer * kLoraTargets + target]); one in inference.
+  std::vector<std::shared_ptr<T>> u;
+  std::shared_ptr<T> xd;   // [rows, max_in] dropout(x) (training with dropout)
+  std::shared_ptr<T> dxd;  // [rows, max_in] d(loss)/d(dropout(x)) (training with dropout)
+  std::shared_ptr<T> g;    // [rows, rank] scale * dy B (training)
+};
+
 template <typename T>
 Qwen2Model<T>::Qwen2Model(const ModelConfig& config, std::unique_ptr<Backend<T>> backend) : cfg_(config), be_(std::move(backend)) {
   cfg_.validate();
@@ -45,10 +59,11 @@ Qwen2Model<T>::Qwen2Model(const ModelConfig& config, std::unique_ptr<Backend<T>>
   const int64_t H = cfg_.num_heads, KV = cfg_.num_kv_heads;
   qkv_dim_ = static_cast<int>((H + 2 * KV) * hd);
   size_t off = 0;
+  std::vector<TensorInfo> tensors;
   auto add = [&](const std::string& name, std::vector<int64_t> shape, bool decay) {
     size_t n = 1;
     for (int64_t d : shape) n *= static_cast<size_t>(d);
-    tensors_.push_back({name, std::move(shape), off, n, decay});
+    tensors.push_back({name, std::move(shape), off, n, decay});
     off += n;
     return off - n;
   };
@@ -77,68 +92,12 @@ Qwen2Model<T>::Qwen2Model(const ModelConfig& config, std::unique_ptr<Backend<T>>
   }
   norm_ = add("model.norm.weight", {C}, false);
   lm_head_ = cfg_.tie_word_embeddings ? embed_ : add("lm_head.weight", {V, C}, true);
-  num_params_ = off;
-  be_->check_fits(num_params_ * sizeof(T), "the parameters");
-  params_ = be_->alloc(num_params_);
-  be_->set_parameters(params_.get(), num_params_);
+  buf_ = std::make_unique<ParamBuffers<T>>(*be_, std::move(tensors), "the model");
+  be_->set_parameters(buf_->params(), buf_->size());
 }
 
 template <typename T>
 Qwen2Model<T>::~Qwen2Model() = default;
-
-template <typename T>
-std::shared_ptr<T> Qwen2Model<T>::grads_storage() {
-  if (!grads_) {
-    be_->check_fits(num_params_ * sizeof(T), "the gradients");
-    grads_ = be_->alloc(num_params_);
-  }
-  return grads_;
-}
-template <typename T>
-std::shared_ptr<T> Qwen2Model<T>::m_storage() {
-  if (!m_) {
-    be_->check_fits(2 * num_params_ * sizeof(T), "the AdamW moments");
-    m_ = be_->alloc(num_params_);
-  }
-  return m_;
-}
-template <typename T>
-std::shared_ptr<T> Qwen2Model<T>::v_storage() {
-  if (!v_) {
-    be_->check_fits(num_params_ * sizeof(T), "the AdamW second moments");
-    v_ = be_->alloc(num_params_);
-  }
-  return v_;
-}
-
-template <typename T>
-std::shared_ptr<T>& Qwen2Model<T>::buffer(Buffer which) {
-  switch (which) {
-    case Buffer::grads:
-      grads_storage();
-      return grads_;
-    case Buffer::m:
-      m_storage();
-      return m_;
-    case Buffer::v:
-      v_storage();
-      return v_;
-    default:
-      return params_;
-  }
-}
-
-template <typename T>
-void Qwen2Model<T>::read(Buffer which, size_t offset, size_t n, T* host) {
-  if (offset > num_params_ || n > num_params_ - offset) throw std::out_of_range("read past the end of the parameter buffer");
-  be_->download(host, buffer(which).get() + offset, n * sizeof(T));
-}
-
-template <typename T>
-void Qwen2Model<T>::write(Buffer which, size_t offset, size_t n, const T* host) {
-  if (offset > num_params_ || n > num_params_ - offset) throw std::out_of_range("write past the end of the parameter buffer");
-  be_->upload(buffer(which).get() + offset, host, n * sizeof(T));
-}
 
 template <typename T>
 template <typename X>
@@ -263,6 +222,114 @@ typename Qwen2Model<T>::Activations& Qwen2Model<T>::activations(int rows, bool t
 }
 
 template <typename T>
+std::shared_ptr<LoraAdapter<T>> Qwen2Model<T>::new_adapter(const LoraSpec& spec) {
+  return std::make_shared<LoraAdapter<T>>(cfg_, spec, *be_);
+}
+
+template <typename T>
+void Qwen2Model<T>::set_adapter(std::shared_ptr<LoraAdapter<T>> adapter) {
+  if (adapter && (adapter->backend() != be_.get() || adapter->num_layers() != cfg_.num_layers))
+    throw std::invalid_argument("the LoRA adapter was made for another model");
+  lora_ = std::move(adapter);
+}
+
+template <typename T>
+typename Qwen2Model<T>::LoraWork& Qwen2Model<T>::lora_work(int rows, bool training) {
+  std::unique_ptr<LoraWork>& slot = training ? lora_train_work_ : lora_infer_work_;
+  const LoraSpec& spec = lora_->spec();
+  const bool dropout = training && spec.dropout > 0;
+  if (slot && slot->capacity >= rows && slot->rank == spec.rank && slot->max_in == lora_->max_in() && slot->targets == spec.targets &&
+      slot->dropout == dropout)
+    return *slot;
+  slot.reset();
+  auto w = std::make_unique<LoraWork>();
+  w->capacity = rows;
+  w->rank = spec.rank;
+  w->max_in = lora_->max_in();
+  w->targets = spec.targets;
+  w->dropout = dropout;
+  const size_t N = rows, r = spec.rank, in = w->max_in;
+  const size_t slots = training ? static_cast<size_t>(cfg_.num_layers) * kLoraTargets : 1;
+  size_t total = (training ? N * r : 0) + (dropout ? 2 * N * in : 0);
+  for (size_t i = 0; i < slots; i++)
+    if (!training || lora_->has(static_cast<int>(i % kLoraTargets))) total += N * r;
+  be_->check_fits(total * sizeof(T), "the LoRA adapter's work space for " + std::to_string(rows) + " tokens");
+  w->u.resize(slots);
+  for (size_t i = 0; i < slots; i++)
+    if (!training || lora_->has(static_cast<int>(i % kLoraTargets))) w->u[i] = be_->alloc(N * r);
+  if (training) w->g = be_->alloc(N * r);
+  if (dropout) {
+    w->xd = be_->alloc(N * in);
+    w->dxd = be_->alloc(N * in);
+  }
+  slot = std::move(w);
+  return *slot;
+}
+
+// Each (layer, target) draws its own dropout mask, as each of PEFT's LoRA modules has its own
+// nn.Dropout.
+template <typename T>
+uint64_t Qwen2Model<T>::lora_dropout_seed(int l, int target) const {
+  return dropout_mix64(*lora_dropout_seed_ + 0x632be59bd9b4e019ULL * static_cast<uint64_t>(l * kLoraTargets + target + 1));
+}
+
+template <typename T>
+void Qwen2Model<T>::lora_forward(int l, int target, const T* x, int rows, T* y, int64_t ld_y, bool training) {
+  if (!lora_ || !lora_->has(target)) return;
+  Backend<T>& be = *be_;
+  const LoraSpec& spec = lora_->spec();
+  const auto& s = lora_->slot(l, target);
+  const int r = spec.rank;
+  LoraWork& w = lora_work(rows, training);
+  const T* A = lora_->buffers().params() + s.a;  // [r, in]
+  const T* B = lora_->buffers().params() + s.b;  // [out, r]
+  const T* xd = x;                                // [rows, in]
+  if (training && spec.dropout > 0 && lora_dropout_seed_) {
+    be.dropout(w.xd.get(), x, static_cast<size_t>(rows) * s.in, spec.dropout, lora_dropout_seed(l, target));
+    xd = w.xd.get();
+  }
+  T* u = w.u[training ? static_cast<size_t>(l) * kLoraTargets + target : 0].get();  // [rows, r]
+  be.gemm(false, true, rows, r, s.in, T(1), xd, s.in, A, s.in, T(0), u, r);
+  be.gemm(false, true, rows, s.out, r, static_cast<T>(spec.scale), u, r, B, r, T(1), y, ld_y);
+}
+
+template <typename T>
+void Qwen2Model<T>::lora_backward(int l, int target, const T* x, const T* dy, int64_t ld_dy, T* dx, int rows) {
+  if (!lora_ || !lora_->has(target)) return;
+  Backend<T>& be = *be_;
+  const LoraSpec& spec = lora_->spec();
+  const auto& s = lora_->slot(l, target);
+  const int r = spec.rank;
+  const T scale = static_cast<T>(spec.scale);
+  LoraWork& w = lora_work(rows, true);
+  T* P = lora_->buffers().params();
+  T* G = lora_->buffers().storage(Buffer::grads).get();
+  const T* u = w.u[static_cast<size_t>(l) * kLoraTargets + target].get();  // [rows, r], the forward's dropout(x) A^T
+  T* g = w.g.get();                                                        // [rows, r]
+  const bool dropout = spec.dropout > 0 && lora_dropout_seed_;
+  // dB[out, r] += scale * dy^T u
+  be.gemm(true, false, s.out, r, rows, scale, dy, ld_dy, u, r, T(1), G + s.b, r);
+  // g = scale * dy B
+  be.gemm(false, false, rows, r, s.out, scale, dy, ld_dy, P + s.b, r, T(0), g, r);
+  // dA[r, in] += g^T dropout(x): the same mask as the forward pass (same seed), drawn again.
+  const T* xd = x;
+  if (dropout) {
+    be.dropout(w.xd.get(), x, static_cast<size_t>(rows) * s.in, spec.dropout, lora_dropout_seed(l, target));
+    xd = w.xd.get();
+  }
+  be.gemm(true, false, r, s.in, rows, T(1), g, r, xd, s.in, T(1), G + s.a, s.in);
+  // dx[rows, in] += dropout'(g A): dropout is linear in its input, so its backward is itself.
+  if (!dropout) {
+    be.gemm(false, false, rows, s.in, r, T(1), g, r, P + s.a, s.in, T(1), dx, s.in);
+    return;
+  }
+  T* dxd = w.dxd.get();  // [rows, in]
+  be.gemm(false, false, rows, s.in, r, T(1), g, r, P + s.a, s.in, T(0), dxd, s.in);
+  be.dropout(dxd, dxd, static_cast<size_t>(rows) * s.in, spec.dropout, lora_dropout_seed(l, target));
+  be.add(dx, dxd, static_cast<size_t>(rows) * s.in);
+}
+
+template <typename T>
 void Qwen2Model<T>::layer_forward(int l, Activations& a, const T* x, T* out, int rows, const int32_t* pos, const AttentionArgs<T>& shape,
                                   KvCache<T>* cache, const int32_t* seq) {
   Backend<T>& be = *be_;
@@ -270,7 +337,7 @@ void Qwen2Model<T>::layer_forward(int l, Activations& a, const T* x, T* out, int
   const int s = cache ? 0 : l;  // which activation set
   const int C = cfg_.hidden_size, F = cfg_.intermediate_size, H = cfg_.num_heads, KV = cfg_.num_kv_heads, hd = cfg_.head_dim;
   const int QKV = qkv_dim_;
-  T* P = params_.get();
+  T* P = params();
   T* h1 = a.h1[s].get();
   T* qkv = a.qkv[s].get();
   T* att = a.att[s].get();
@@ -279,8 +346,13 @@ void Qwen2Model<T>::layer_forward(int l, Activations& a, const T* x, T* out, int
   T* gu = a.gu[s].get();
   T* act = a.act[s].get();
 
+  const bool training = !cache;
+
   be.rmsnorm_forward(h1, a.rstd1[s].get(), x, P + L.ln1, rows, C, cfg_.rms_norm_eps);
   be.gemm(false, true, rows, QKV, C, T(1), h1, C, P + L.wqkv, C, T(0), qkv, QKV);
+  lora_forward(l, q_proj, h1, rows, qkv, QKV, training);
+  lora_forward(l, k_proj, h1, rows, qkv + static_cast<int64_t>(H) * hd, QKV, training);
+  lora_forward(l, v_proj, h1, rows, qkv + static_cast<int64_t>(H + KV) * hd, QKV, training);
   if (cfg_.attention_bias) be.add_bias(qkv, QKV, P + L.bqkv, rows, QKV);
   be.rope(qkv, QKV, pos, rows, H, hd, rope_cos_.get(), rope_sin_.get(), false);
   be.rope(qkv + static_cast<int64_t>(H) * hd, QKV, pos, rows, KV, hd, rope_cos_.get(), rope_sin_.get(), false);
@@ -306,25 +378,29 @@ void Qwen2Model<T>::layer_forward(int l, Activations& a, const T* x, T* out, int
 
   be.copy(xmid, x, static_cast<size_t>(rows) * C);
   be.gemm(false, true, rows, C, H * hd, T(1), att, H * hd, P + L.wo, H * hd, T(1), xmid, C);
+  lora_forward(l, o_proj, att, rows, xmid, C, training);
   be.rmsnorm_forward(h2, a.rstd2[s].get(), xmid, P + L.ln2, rows, C, cfg_.rms_norm_eps);
   be.gemm(false, true, rows, 2 * F, C, T(1), h2, C, P + L.wgu, C, T(0), gu, 2 * F);
+  lora_forward(l, gate_proj, h2, rows, gu, 2 * F, training);
+  lora_forward(l, up_proj, h2, rows, gu + F, 2 * F, training);
   be.swiglu_forward(act, gu, rows, F);
   be.copy(out, xmid, static_cast<size_t>(rows) * C);
   be.gemm(false, true, rows, C, F, T(1), act, F, P + L.wd, F, T(1), out, C);
+  lora_forward(l, down_proj, act, rows, out, C, training);
 }
 
 template <typename T>
 double Qwen2Model<T>::forward_backward(const int32_t* tokens, const int32_t* targets, const float* weights, int B, int S, T* logp,
-                                       bool backward) {
-  return pass(tokens, targets, weights, nullptr, 1.0, PolicyMasks{}, B, S, logp, nullptr, backward, false);
+                                       bool backward, std::optional<uint64_t> dropout_seed) {
+  return pass(tokens, targets, weights, nullptr, 1.0, PolicyMasks{}, B, S, logp, nullptr, backward, false, dropout_seed);
 }
 
 template <typename T>
 double Qwen2Model<T>::forward_backward_policy(const int32_t* tokens, const int32_t* targets, const float* weights,
                                               const float* entropy_weights, double temperature, const PolicyMasks& masks, int B, int S,
-                                              T* logp, T* entropy, bool backward) {
+                                              T* logp, T* entropy, bool backward, std::optional<uint64_t> dropout_seed) {
   if (!(temperature > 0) || !std::isfinite(temperature)) throw std::invalid_argument("temperature must be a positive number");
-  return pass(tokens, targets, weights, entropy_weights, temperature, masks, B, S, logp, entropy, backward, true);
+  return pass(tokens, targets, weights, entropy_weights, temperature, masks, B, S, logp, entropy, backward, true, dropout_seed);
 }
 
 template <typename T>
@@ -350,7 +426,8 @@ void Qwen2Model<T>::check_masks(const PolicyMasks& masks, const int32_t* targets
 
 template <typename T>
 double Qwen2Model<T>::pass(const int32_t* tokens, const int32_t* targets, const float* weights, const float* entropy_weights,
-                           double temperature, const PolicyMasks& masks, int B, int S, T* logp, T* entropy, bool backward, bool policy_head) {
+                           double temperature, const PolicyMasks& masks, int B, int S, T* logp, T* entropy, bool backward, bool policy_head,
+                           std::optional<uint64_t> dropout_seed) {
   if (B <= 0 || S <= 0) throw std::invalid_argument("batch and sequence length must be positive");
   if (S > cfg_.max_position)
     throw std::invalid_argument("sequence length " + std::to_string(S) + " exceeds max_position_embeddings " + std::to_string(cfg_.max_position));
@@ -379,7 +456,7 @@ double Qwen2Model<T>::pass(const int32_t* tokens, const int32_t* targets, const 
   const int32_t* mask_tokens = stage(masks.tokens, masks.num_tokens, in_mask_tokens_);
   T* lp = output(logp, N, out_logp_);
   T* ent = output(entropy, N, out_entropy_);
-  T* P = params_.get();
+  T* P = params();
 
   AttentionArgs<T> shape;
   shape.rows = N;
@@ -394,12 +471,21 @@ double Qwen2Model<T>::pass(const int32_t* tokens, const int32_t* targets, const 
   shape.out_stride = static_cast<int64_t>(H) * hd;
   shape.dense_seq_len = S;
 
+  // The adapter's dropout seed, for this pass only (cleared however it ends).
+  struct SeedScope {
+    std::optional<uint64_t>& slot;
+    ~SeedScope() { slot.reset(); }
+  } seed_scope{lora_dropout_seed_};
+  lora_dropout_seed_ = lora_ ? dropout_seed : std::nullopt;
+
   be.embedding_forward(a.x[0].get(), tok, P + embed_, N, C);
   for (int l = 0; l < Lc; l++) layer_forward(l, a, a.x[l].get(), a.x[l + 1].get(), N, pos, shape, nullptr, nullptr);
   T* hf = a.hf.get();
   be.rmsnorm_forward(hf, a.rstdf.get(), a.x[Lc].get(), P + norm_, N, C, cfg_.rms_norm_eps);
 
-  T* G = backward ? grads_storage().get() : nullptr;
+  // With an adapter attached the base model is frozen: G is null and its gradients are skipped.
+  T* G = backward && !lora_ ? buf_->storage(Buffer::grads).get() : nullptr;
+  if (backward && lora_) lora_->buffers().storage(Buffer::grads);
   double loss = 0;
   for (int r0 = 0; r0 < N; r0 += a.logit_rows) {
     const int rc = std::min(a.logit_rows, N - r0);
@@ -413,7 +499,7 @@ double Qwen2Model<T>::pass(const int32_t* tokens, const int32_t* targets, const 
       loss += be.cross_entropy(z, tgt + r0, wt ? wt + r0 : nullptr, lp + r0, rc, V, backward);
     if (backward) {
       be.gemm(false, false, rc, C, V, T(1), z, V, P + lm_head_, C, T(0), a.dhf.get() + static_cast<int64_t>(r0) * C, C);
-      be.gemm(true, false, V, C, rc, T(1), z, V, hf + static_cast<int64_t>(r0) * C, C, T(1), G + lm_head_, C);
+      if (G) be.gemm(true, false, V, C, rc, T(1), z, V, hf + static_cast<int64_t>(r0) * C, C, T(1), G + lm_head_, C);
     }
   }
   fetch(logp, lp, N);
@@ -427,19 +513,23 @@ double Qwen2Model<T>::pass(const int32_t* tokens, const int32_t* targets, const 
   T* dgu = a.dgu.get();
   T* dact = a.dact.get();
   be.zero(dx, static_cast<size_t>(N) * C);
-  be.rmsnorm_backward(dx, G + norm_, a.dhf.get(), a.x[Lc].get(), P + norm_, a.rstdf.get(), N, C);
+  be.rmsnorm_backward(dx, G ? G + norm_ : nullptr, a.dhf.get(), a.x[Lc].get(), P + norm_, a.rstdf.get(), N, C);
   for (int l = Lc - 1; l >= 0; l--) {
     const Layer& L = layers_[l];
-    // dx holds d(loss)/d(layer output). MLP: out = xmid + act Wd^T.
+    // dx holds d(loss)/d(layer output). MLP: out = xmid + act Wd^T (+ the adapter's down_proj term).
     be.gemm(false, false, N, F, C, T(1), dx, C, P + L.wd, F, T(0), dact, F);
-    be.gemm(true, false, C, F, N, T(1), dx, C, a.act[l].get(), F, T(1), G + L.wd, F);
+    if (G) be.gemm(true, false, C, F, N, T(1), dx, C, a.act[l].get(), F, T(1), G + L.wd, F);
+    lora_backward(l, down_proj, a.act[l].get(), dx, C, dact, N);
     be.swiglu_backward(dgu, dact, a.gu[l].get(), N, F);
     be.gemm(false, false, N, C, 2 * F, T(1), dgu, 2 * F, P + L.wgu, C, T(0), dh, C);
-    be.gemm(true, false, 2 * F, C, N, T(1), dgu, 2 * F, a.h2[l].get(), C, T(1), G + L.wgu, C);
-    be.rmsnorm_backward(dx, G + L.ln2, dh, a.xmid[l].get(), P + L.ln2, a.rstd2[l].get(), N, C);
-    // dx now holds d(loss)/d(xmid). Attention: xmid = x + att Wo^T.
+    if (G) be.gemm(true, false, 2 * F, C, N, T(1), dgu, 2 * F, a.h2[l].get(), C, T(1), G + L.wgu, C);
+    lora_backward(l, gate_proj, a.h2[l].get(), dgu, 2 * F, dh, N);
+    lora_backward(l, up_proj, a.h2[l].get(), dgu + F, 2 * F, dh, N);
+    be.rmsnorm_backward(dx, G ? G + L.ln2 : nullptr, dh, a.xmid[l].get(), P + L.ln2, a.rstd2[l].get(), N, C);
+    // dx now holds d(loss)/d(xmid). Attention: xmid = x + att Wo^T (+ the adapter's o_proj term).
     be.gemm(false, false, N, H * hd, C, T(1), dx, C, P + L.wo, H * hd, T(0), datt, H * hd);
-    be.gemm(true, false, C, H * hd, N, T(1), dx, C, a.att[l].get(), H * hd, T(1), G + L.wo, H * hd);
+    if (G) be.gemm(true, false, C, H * hd, N, T(1), dx, C, a.att[l].get(), H * hd, T(1), G + L.wo, H * hd);
+    lora_backward(l, o_proj, a.att[l].get(), dx, C, datt, N);
     AttentionGradArgs<T> g;
     g.batch = B;
     g.seq_len = S;
@@ -462,12 +552,16 @@ double Qwen2Model<T>::pass(const int32_t* tokens, const int32_t* targets, const 
     be.attention_backward(g);
     be.rope(dqkv, QKV, pos, N, H, hd, rope_cos_.get(), rope_sin_.get(), true);
     be.rope(dqkv + static_cast<int64_t>(H) * hd, QKV, pos, N, KV, hd, rope_cos_.get(), rope_sin_.get(), true);
-    if (cfg_.attention_bias) be.bias_backward(G + L.bqkv, dqkv, QKV, N, QKV);
+    // dqkv holds d(loss)/d(q, k, v before rotation): the products' (and the adapter's) output.
+    if (G && cfg_.attention_bias) be.bias_backward(G + L.bqkv, dqkv, QKV, N, QKV);
     be.gemm(false, false, N, C, QKV, T(1), dqkv, QKV, P + L.wqkv, C, T(0), dh, C);
-    be.gemm(true, false, QKV, C, N, T(1), dqkv, QKV, a.h1[l].get(), C, T(1), G + L.wqkv, C);
-    be.rmsnorm_backward(dx, G + L.ln1, dh, a.x[l].get(), P + L.ln1, a.rstd1[l].get(), N, C);
+    if (G) be.gemm(true, false, QKV, C, N, T(1), dqkv, QKV, a.h1[l].get(), C, T(1), G + L.wqkv, C);
+    lora_backward(l, q_proj, a.h1[l].get(), dqkv, QKV, dh, N);
+    lora_backward(l, k_proj, a.h1[l].get(), dqkv + static_cast<int64_t>(H) * hd, QKV, dh, N);
+    lora_backward(l, v_proj, a.h1[l].get(), dqkv + static_cast<int64_t>(H + KV) * hd, QKV, dh, N);
+    be.rmsnorm_backward(dx, G ? G + L.ln1 : nullptr, dh, a.x[l].get(), P + L.ln1, a.rstd1[l].get(), N, C);
   }
-  be.embedding_backward(G + embed_, tok, dx, N, C, V);
+  if (G) be.embedding_backward(G + embed_, tok, dx, N, C, V);
   return loss;
 }
 
@@ -485,29 +579,6 @@ void Qwen2Model<T>::logits(const int32_t* tokens, int B, int S, T* out) {
   T* o = output(out, static_cast<size_t>(N) * cfg_.vocab_size, out_logits_);
   forward_cached(cache, tokens, seq.data(), pos.data(), N, rows.data(), N, o);
   fetch(out, o, static_cast<size_t>(N) * cfg_.vocab_size);
-}
-
-template <typename T>
-void Qwen2Model<T>::zero_grad() {
-  be_->zero(grads_storage().get(), num_params_);
-}
-
-template <typename T>
-double Qwen2Model<T>::grad_norm() {
-  return std::sqrt(be_->sum_squares(grads_storage().get(), num_params_));
-}
-
-template <typename T>
-void Qwen2Model<T>::adamw_step(const AdamWArgs& args) {
-  T* P = params_.get();
-  T* G = grads_storage().get();
-  T* M = m_storage().get();
-  T* Vv = v_storage().get();
-  for (const TensorInfo& t : tensors_) {
-    AdamWArgs a = args;
-    if (!t.decay) a.weight_decay = 0;
-    be_->adamw(P + t.offset, G + t.offset, M + t.offset, Vv + t.offset, t.size, a);
-  }
 }
 
 template <typename T>
@@ -542,7 +613,7 @@ void Qwen2Model<T>::forward_cached(KvCache<T>& cache, const int32_t* tokens, con
   Backend<T>& be = *be_;
   Activations& a = activations(rows, false);
   const int C = cfg_.hidden_size;
-  T* P = params_.get();
+  T* P = params();
   tokens = stage(tokens, rows, in_tokens_);
   seq = stage(seq, rows, in_seq_);
   pos = stage(pos, rows, in_pos_);

@@ -6,14 +6,21 @@
 // tensor in all four. q/k/v weights are adjacent (one [q+k+v, hidden] matrix, one GEMM) and so are
 // gate/up. All arithmetic goes through a Backend, and every buffer lives in its memory: the
 // methods below take host arrays and stage them (in place when the backend's memory is the host's).
+//
+// A LoRA adapter (lora.h) may be attached: every pass then adds its low-rank terms to the linear
+// layers it targets, and a training pass computes the gradients of the adapter's tensors only
+// (the base model is frozen: it gets no gradients and needs no AdamW moments).
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "kernels/backend.h"
+#include "lora.h"
+#include "param_buffers.h"
 
 namespace sw {
 
@@ -33,14 +40,6 @@ struct ModelConfig {
 
   // Throws std::invalid_argument naming the offending field.
   void validate() const;
-};
-
-struct TensorInfo {
-  std::string name;  // Hugging Face name, e.g. model.layers.0.self_attn.q_proj.weight
-  std::vector<int64_t> shape;
-  size_t offset = 0;  // in elements, into params / grads / moments
-  size_t size = 0;
-  bool decay = false;  // weight decay applies (matrices and embeddings; not norms or biases)
 };
 
 // The policy head's masks as a caller gives them, in host memory: rows [batch * seq_len * 2], each
@@ -66,40 +65,43 @@ class Qwen2Model {
   ~Qwen2Model();
 
   const ModelConfig& config() const { return cfg_; }
-  const std::vector<TensorInfo>& tensors() const { return tensors_; }
-  size_t num_params() const { return num_params_; }
+  const std::vector<TensorInfo>& tensors() const { return buf_->tensors(); }
+  size_t num_params() const { return buf_->size(); }
   Backend<T>& backend() { return *be_; }
 
-  // The flat buffers, in the backend's memory. Gradients and moments are allocated on first use
-  // (an inference-only model never pays for them).
-  T* params() { return params_.get(); }
-  std::shared_ptr<T> params_storage() { return params_; }
-  std::shared_ptr<T> grads_storage();
-  std::shared_ptr<T> m_storage();
-  std::shared_ptr<T> v_storage();
-  // Copies n elements from `offset` of a flat buffer to host memory, or from host memory into it.
-  enum class Buffer { params, grads, m, v };
-  void read(Buffer which, size_t offset, size_t n, T* host);
-  void write(Buffer which, size_t offset, size_t n, const T* host);
+  // The flat buffers (ParamBuffers), in the backend's memory. Gradients and moments are
+  // allocated on first use (an inference-only model never pays for them).
+  using Buffer = typename ParamBuffers<T>::Buffer;
+  ParamBuffers<T>& buffers() { return *buf_; }
+  T* params() { return buf_->params(); }
+
+  // The adapter every pass runs with from now on (null: the base model alone). It must have been
+  // made for this model (new_adapter).
+  void set_adapter(std::shared_ptr<LoraAdapter<T>> adapter);
+  const std::shared_ptr<LoraAdapter<T>>& adapter() const { return lora_; }
+  std::shared_ptr<LoraAdapter<T>> new_adapter(const LoraSpec& spec);
 
   // Teacher-forced pass over tokens [batch, seq_len]: logp[r] = log p(targets[r] | tokens up to r)
   // (0 where targets[r] < 0). Returns loss = -sum_r weights[r] * logp[r]; with backward, adds
-  // d(loss)/d(params) to the gradients (so micro-batches accumulate).
+  // d(loss)/d(params) to the gradients (so micro-batches accumulate): the adapter's gradients when
+  // one is attached. A dropout seed makes it a training pass of the adapter: its dropout draws
+  // from that seed (see Backend::dropout); without one, no dropout.
   double forward_backward(const int32_t* tokens, const int32_t* targets, const float* weights, int batch, int seq_len, T* logp,
-                          bool backward);
+                          bool backward, std::optional<uint64_t> dropout_seed = std::nullopt);
   // The same pass through the policy-gradient head (Backend::token_loss): log-probs under
   // softmax(logits / temperature), over each position's mask where `masks` gives one,
   // per-position entropies (where entropy is not null) and an entropy term
   // -sum entropy_weights[r] * entropy[r] in the loss (where entropy_weights is not null).
   double forward_backward_policy(const int32_t* tokens, const int32_t* targets, const float* weights, const float* entropy_weights,
-                                 double temperature, const PolicyMasks& masks, int batch, int seq_len, T* logp, T* entropy, bool backward);
+                                 double temperature, const PolicyMasks& masks, int batch, int seq_len, T* logp, T* entropy, bool backward,
+                                 std::optional<uint64_t> dropout_seed = std::nullopt);
   // Logits at every position: out is [batch, seq_len, vocab].
   void logits(const int32_t* tokens, int batch, int seq_len, T* out);
 
-  void zero_grad();
-  double grad_norm();
+  void zero_grad() { buf_->zero_grad(); }
+  double grad_norm() { return buf_->grad_norm(); }
   // One AdamW step over every tensor (weight decay only where TensorInfo::decay).
-  void adamw_step(const AdamWArgs& args);
+  void adamw_step(const AdamWArgs& args) { buf_->adamw_step(args); }
 
   KvCache<T> new_cache(int batch, int max_len);
   // Runs `rows` new tokens through the model with a KV cache: row r is token tokens[r] of cache
@@ -115,6 +117,7 @@ class Qwen2Model {
     size_t ln1, wqkv, bqkv, wo, ln2, wgu, wd;  // offsets
   };
   struct Activations;
+  struct LoraWork;
   // Backend memory for a host input or output (reused between calls; grows as needed).
   struct Staged {
     std::shared_ptr<void> buf;
@@ -134,22 +137,34 @@ class Qwen2Model {
   std::shared_ptr<T>& buffer(Buffer which);
 
   double pass(const int32_t* tokens, const int32_t* targets, const float* weights, const float* entropy_weights, double temperature,
-              const PolicyMasks& masks, int batch, int seq_len, T* logp, T* entropy, bool backward, bool policy_head);
+              const PolicyMasks& masks, int batch, int seq_len, T* logp, T* entropy, bool backward, bool policy_head,
+              std::optional<uint64_t> dropout_seed);
   void check_masks(const PolicyMasks& masks, const int32_t* targets, int n) const;
   void check_tokens(const int32_t* tokens, size_t n, const char* what) const;
   void ensure_rope(int max_pos);
   Activations& activations(int rows, bool training);
   void layer_forward(int l, Activations& a, const T* x, T* out, int rows, const int32_t* pos, const AttentionArgs<T>& attn_shape,
                      KvCache<T>* cache, const int32_t* seq);
+  // The attached adapter's work space for `rows` rows (training: the products A x of every
+  // layer, kept for the backward pass).
+  LoraWork& lora_work(int rows, bool training);
+  // y[rows, out] (rows ld_y apart) += scale * dropout(x)[rows, in] A^T B^T for `target` of layer l,
+  // when the attached adapter has that target.
+  void lora_forward(int l, int target, const T* x, int rows, T* y, int64_t ld_y, bool training);
+  // Its backward: d(A), d(B) accumulate into the adapter's gradients, and dx[rows, in] +=
+  // d(loss)/d(x) through the adapter (dy: d(loss)/d(y), rows ld_dy apart).
+  void lora_backward(int l, int target, const T* x, const T* dy, int64_t ld_dy, T* dx, int rows);
+  uint64_t lora_dropout_seed(int l, int target) const;
 
   ModelConfig cfg_;
   std::unique_ptr<Backend<T>> be_;
-  std::vector<TensorInfo> tensors_;
   std::vector<Layer> layers_;
   size_t embed_ = 0, norm_ = 0, lm_head_ = 0;
-  size_t num_params_ = 0;
   int qkv_dim_ = 0;  // (heads + 2 * kv_heads) * head_dim
-  std::shared_ptr<T> params_, grads_, m_, v_;
+  std::unique_ptr<ParamBuffers<T>> buf_;
+  std::shared_ptr<LoraAdapter<T>> lora_;
+  std::optional<uint64_t> lora_dropout_seed_;  // set during a training pass with dropout
+  std::unique_ptr<LoraWork> lora_train_work_, lora_infer_work_;
   std::shared_ptr<T> rope_cos_, rope_sin_;  // [position, head_dim / 2], backend memory
   int rope_len_ = 0;
   Staged in_tokens_, in_targets_, in_weights_, in_entropy_weights_, in_seq_, in_pos_, in_rows_, in_mask_rows_, in_mask_tokens_, out_logp_,

@@ -3,19 +3,22 @@
  * server of its own (no rooms, no store), so that Sotopia, the social-world-model scripts or any
  * OpenAI client can use a trained policy at http://HOST:PORT/v1.
  *
- *   GET  /v1/models, /v1/models/:id
+ *   GET  /v1/models, /v1/models/:id  (LoRA adapters as BASE:ADAPTER, with `parent`)
  *   POST /v1/chat/completions        (stream: true for server-sent events)
- *   GET  /health                     {ok, models: [{id, dir, loaded, stats}]}
+ *   GET  /health                     {ok, models: [{id, dir, loaded, stats, adapters}]}
  */
 import { createServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import express from "express";
-import { repeatedId, type ServedModel } from "./models.js";
+import { adapterFolders, attachAdapters, repeatedId, type ServedModel } from "./models.js";
 import { OpenAiService } from "./service.js";
 import { v1Exposure, type V1Exposure } from "../security/v1-exposure.js";
 
 export interface PolicyServerOptions {
+  /** Checkpoint folders, and adapter folders of them (see attachAdapters). */
   readonly models: readonly ServedModel[];
+  /** A folder whose adapter folders are served too, read again on every request (added and removed live). */
+  readonly adapterRoot?: string;
   readonly port: number;
   readonly host: string;
   readonly apiKey?: string;
@@ -40,12 +43,18 @@ export interface PolicyServer {
 }
 
 export async function startPolicyServer(opts: PolicyServerOptions): Promise<PolicyServer> {
-  const twice = repeatedId(opts.models);
+  const fixed = attachAdapters(opts.models);
+  if (fixed.unattached.length > 0) {
+    const a = fixed.unattached[0]!;
+    throw new Error(`${a.dir}: the LoRA adapter's base model is not served here: serve its base too, or name it as BASE:${a.id}=DIR`);
+  }
+  const twice = repeatedId(fixed.models);
   if (twice !== undefined) throw new Error(`two models are served as "${twice}": name them apart (ID=DIR)`);
   const exposure = v1Exposure(opts.host, opts.apiKey, opts.open ?? false, "--open");
-  const models = [...opts.models];
+  const root = opts.adapterRoot;
+  const models = root ? () => attachAdapters([...opts.models, ...adapterFolders(root)]).models : () => fixed.models;
   const service = new OpenAiService({
-    models: () => models,
+    models,
     ...(opts.apiKey ? { apiKey: opts.apiKey } : {}),
     ...(opts.maxBatch !== undefined ? { maxBatch: opts.maxBatch } : {}),
     ...(opts.maxWaiting !== undefined ? { maxWaiting: opts.maxWaiting } : {}),

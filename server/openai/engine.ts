@@ -1,8 +1,10 @@
 /**
- * Serves one policy checkpoint on the native engine to many HTTP clients at once.
+ * Serves one policy checkpoint, and LoRA adapters of it, on the native engine to many HTTP
+ * clients at once.
  *
- * Requests wait in a queue; whenever the model is free, the waiting requests that share sampling
- * settings (temperature, top-p, top-k) run together as one KV-cached batch, each sequence with its
+ * Requests wait in a queue; whenever the model is free, the waiting requests that share an
+ * adapter (or none) and sampling settings (temperature, top-p, top-k) run together as one
+ * KV-cached batch, each sequence with its
  * own seed, token budget and stop strings (the engine lets the caller end any sequence, so those
  * need not match). Decoding advances a few tokens at a time so that streamed text goes out as it
  * is made, a client that hangs up stops its sequences, and a stop string ends a sequence early.
@@ -12,6 +14,7 @@
  */
 import type { TokenAutomaton } from "../../models/grammar/index.js";
 import type { PolicyModel } from "../../models/model.js";
+import type { PolicyAdapter } from "../../models/adapter.js";
 import { loadNative, nativeConstraint, type NativeGeneration } from "../../models/native.js";
 import { cutAtStopString } from "../../models/sampling.js";
 import type { PolicyTokenizer } from "../../models/tokenizer.js";
@@ -35,6 +38,8 @@ export interface EngineRequest {
   readonly signal?: AbortSignal;
   /** Streaming: new text of a choice as soon as it is certain (never part of a stop string). */
   readonly onDelta?: (choice: number, text: string, logprobs: readonly TokenLogprob[]) => void;
+  /** The LoRA adapter of the model to decode with (none: the base model); requests batch per adapter. */
+  readonly adapter?: PolicyAdapter;
 }
 
 export interface TokenLogprob {
@@ -148,7 +153,7 @@ export class PolicyEngine {
     if (req.signal?.aborted) return Promise.reject(new CancelledError());
     this.stats.requests++;
     return new Promise((resolve, reject) => {
-      const key = `${req.temperature}|${req.topP}|${req.topK}`;
+      const key = `${req.adapter ? adapterKey(req.adapter) : "base"}|${req.temperature}|${req.topP}|${req.topK}`;
       this.waiting.push({ req, key, resolve, reject, choices: new Array(req.n), left: req.n, cancelled: false });
       this.stats.waiting = this.waiting.length;
       if (!this.busy) void this.loop();
@@ -174,7 +179,7 @@ export class PolicyEngine {
     }
   }
 
-  /** The oldest waiting request and every later one with the same sampling settings, up to maxBatch sequences. */
+  /** The oldest waiting request and every later one with the same adapter and sampling settings, up to maxBatch sequences. */
   private takeBatch(): Pending[] {
     // Requests whose clients left while waiting go no further.
     for (let i = this.waiting.length - 1; i >= 0; i--) {
@@ -221,6 +226,7 @@ export class PolicyEngine {
         topP: head.topP,
         seeds: seqs.map((s) => s.p.req.seeds[s.choice]!),
         stopTokenIds: [...this.tokenizer.stopTokenIds],
+        adapter: head.adapter?.native ?? null,
         ...(seqs.some((s) => s.p.req.constraint)
           ? { constraints: seqs.map((s) => (s.p.req.constraint ? nativeConstraint(s.p.req.constraint) : null)), budgets: seqs.map((s) => s.p.req.maxTokens) }
           : {}),
@@ -342,6 +348,15 @@ export class PolicyEngine {
       return { token: this.decode([t]), logprob: logprobs[i]!, bytes: this.tokenizer.tokenBytes(t) };
     });
   }
+}
+
+// Batches group requests by adapter: each adapter object gets a number of its own.
+const adapterKeys = new WeakMap<PolicyAdapter, number>();
+let nextAdapterKey = 0;
+function adapterKey(a: PolicyAdapter): number {
+  let k = adapterKeys.get(a);
+  if (k === undefined) adapterKeys.set(a, (k = nextAdapterKey++));
+  return k;
 }
 
 /**

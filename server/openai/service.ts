@@ -2,7 +2,8 @@
  * The OpenAI-compatible API of our policies: `GET /models`, `GET /models/:id` and
  * `POST /chat/completions` (with server-sent events when `stream` is true), as an express router
  * mounted at /v1 by the main server and by `socialworld serve-policy`. Each checkpoint is served
- * by a worker thread of its own (worker.ts), whose PolicyEngine batches concurrent requests.
+ * by a worker thread of its own (worker.ts), whose PolicyEngine batches concurrent requests; its
+ * LoRA adapters (`model: "BASE:ADAPTER"`) are served by the same thread, over the same weights.
  *
  * What runs here, on the server's event loop, is bounded before it runs: a request body is read
  * only up to what the served models' contexts can hold (a longer prompt could never be answered),
@@ -23,7 +24,7 @@ import { errorHandler, notFound, OpenAiError, requestError, sendError } from "./
 import type { ServedModel } from "./models.js";
 import { ChatRequestSchema, chatMessages, type ChatRequest } from "./schemas.js";
 import { ModelWorker, RequestCancelled } from "./worker-client.js";
-import type { GenerateParams, ModelMeta, WorkerChoice } from "./worker-protocol.js";
+import type { GenerateParams, ModelMeta, ServedAdapter, WorkerChoice } from "./worker-protocol.js";
 
 export { DEFAULT_MAX_TOKENS } from "./sampling-params.js";
 
@@ -62,11 +63,11 @@ export class OpenAiService {
     const r = Router();
     r.use((req, res, next) => (this.authorized(req) ? next() : sendError(res, new OpenAiError(401, "Incorrect API key provided.", { code: "invalid_api_key" }))));
     r.get("/models", (_req, res) => {
-      res.json({ object: "list", data: this.opts.models().map((m) => this.modelCard(m)) });
+      res.json({ object: "list", data: this.opts.models().flatMap((m) => [this.modelCard(m), ...(m.adapters ?? []).map((a) => this.modelCard(m, a))]) });
     });
     r.get("/models/:id", (req, res) => {
-      const m = this.find(req.params.id);
-      res.json(this.modelCard(m));
+      const { model, adapter } = this.find(req.params.id);
+      res.json(this.modelCard(model, adapter ?? undefined));
     });
     r.post(
       "/chat/completions",
@@ -83,17 +84,23 @@ export class OpenAiService {
     this.router = r;
   }
 
-  /** Loads every model now (serve-policy: a bad folder fails at start, not at the first request). */
+  /** Loads every model and adapter now (serve-policy: a bad folder fails at start, not at the first request). */
   async preload(): Promise<void> {
-    for (const m of this.opts.models()) await this.worker(m).preload();
+    for (const m of this.opts.models()) {
+      const w = this.worker(m);
+      await w.preload();
+      for (const a of m.adapters ?? []) await w.preloadAdapter(a);
+    }
   }
 
-  /** Per model: whether it is loaded and its engine's counters. */
-  health(): { id: string; dir: string; loaded: boolean; stats?: EngineStats }[] {
+  /** Per model: whether it is loaded, its engine's counters and the adapters served over it. */
+  health(): { id: string; dir: string; loaded: boolean; stats?: EngineStats; adapters?: ServedAdapter[] }[] {
     return this.opts.models().map((m) => {
       const w = this.workers.get(m.id);
       const loaded = w !== undefined && w.dir === m.dir && w.loaded;
-      return { id: m.id, dir: m.dir, loaded, ...(loaded && w.stats ? { stats: { ...w.stats } } : {}) };
+      // The thread drops adapters no longer listed even when nobody asks for a model.
+      if (w && !w.dead) w.setAdapters(m.adapters ?? []);
+      return { id: m.id, dir: m.dir, loaded, ...(loaded && w.stats ? { stats: { ...w.stats } } : {}), ...(m.adapters?.length ? { adapters: [...m.adapters] } : {}) };
     });
   }
 
@@ -113,25 +120,38 @@ export class OpenAiService {
     return sameSecret(given, key);
   }
 
-  private find(id: string): ServedModel {
-    const m = this.opts.models().find((x) => x.id === id);
-    if (!m) {
-      const known = this.opts.models().map((x) => x.id);
-      throw new OpenAiError(404, `The model \`${id}\` does not exist (served here: ${known.join(", ") || "none"}).`, { param: "model", code: "model_not_found" });
+  /** The served model `id` names: a base model, or `BASE:ADAPTER`, a LoRA adapter over one. */
+  private find(id: string): { model: ServedModel; adapter: ServedAdapter | null } {
+    const models = this.opts.models();
+    const exact = models.find((x) => x.id === id);
+    if (exact) return { model: exact, adapter: null };
+    for (let colon = id.lastIndexOf(":"); colon > 0; colon = id.lastIndexOf(":", colon - 1)) {
+      const model = models.find((x) => x.id === id.slice(0, colon));
+      const adapter = model?.adapters?.find((a) => a.name === id.slice(colon + 1));
+      if (model && adapter) return { model, adapter };
     }
-    return m;
+    const known = models.flatMap((x) => [x.id, ...(x.adapters ?? []).map((a) => `${x.id}:${a.name}`)]);
+    throw new OpenAiError(404, `The model \`${id}\` does not exist (served here: ${known.join(", ") || "none"}).`, { param: "model", code: "model_not_found" });
   }
 
-  private modelCard(m: ServedModel): { id: string; object: "model"; created: number; owned_by: string; max_model_len?: number } {
+  /** A model's card; an adapter's names its base as `parent` (as vLLM lists LoRA adapters). */
+  private modelCard(m: ServedModel, adapter?: ServedAdapter): { id: string; object: "model"; created: number; owned_by: string; max_model_len?: number; parent?: string } {
     let created = 0;
     try {
-      created = Math.floor(statSync(m.dir).mtimeMs / 1000);
+      created = Math.floor(statSync(adapter?.dir ?? m.dir).mtimeMs / 1000);
     } catch {
       // A folder gone since it was listed: the request for it will say so.
     }
     const w = this.workers.get(m.id);
     const meta = w?.loaded ? w.metaNow : undefined;
-    return { id: m.id, object: "model", created, owned_by: "socialworld", ...(meta ? { max_model_len: meta.contextLength } : {}) };
+    return {
+      id: adapter ? `${m.id}:${adapter.name}` : m.id,
+      object: "model",
+      created,
+      owned_by: "socialworld",
+      ...(meta ? { max_model_len: meta.contextLength } : {}),
+      ...(adapter ? { parent: m.id } : {}),
+    };
   }
 
   /** The model's thread, started the first time (and again when its folder changed or its thread died). */
@@ -197,14 +217,15 @@ export class OpenAiService {
     const parsed = ChatRequestSchema.safeParse(req.body);
     if (!parsed.success) throw requestError(parsed.error);
     const body = parsed.data;
-    const model = this.find(body.model);
+    const { model, adapter } = this.find(body.model);
     const worker = this.worker(model);
+    worker.setAdapters(model.adapters ?? []);
     const meta = await worker.meta().catch((err: Error) => {
       throw err instanceof OpenAiError ? err : new OpenAiError(500, `the model \`${model.id}\` cannot be loaded: ${err.message}`, { code: "model_load_failed" });
     });
     const messages = chatMessages(body);
     refuseOverlong(messages, meta);
-    const params = generateParams(body);
+    const params = generateParams(body, adapter);
     const controller = new AbortController();
     this.inflight.add(controller);
     // A client that hangs up stops its generation (the batch goes on without it).
@@ -311,8 +332,9 @@ function refuseOverlong(messages: readonly ChatMessage[], meta: ModelMeta): void
   }
 }
 
-function generateParams(body: ChatRequest): GenerateParams {
+function generateParams(body: ChatRequest, adapter: ServedAdapter | null): GenerateParams {
   return {
+    adapter,
     n: body.n ?? 1,
     seed: body.seed ?? null,
     temperature: body.temperature ?? null,

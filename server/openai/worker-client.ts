@@ -10,7 +10,7 @@ import { DataError } from "../../worlds/core/errors.js";
 import { startModuleWorker } from "../module-worker.js";
 import type { EngineStats, TokenLogprob } from "./engine.js";
 import { OpenAiError } from "./errors.js";
-import type { FromWorker, GenerateParams, ModelMeta, ModelWorkerData, ToWorker, WorkerChoice, WorkerError } from "./worker-protocol.js";
+import type { FromWorker, GenerateParams, ModelMeta, ModelWorkerData, ServedAdapter, ToWorker, WorkerChoice, WorkerError } from "./worker-protocol.js";
 
 export interface GenerateHooks {
   /** The prompt was tokenized and the request queued (a stream sends its 200 now). */
@@ -51,6 +51,8 @@ export class ModelWorker {
   metaNow: ModelMeta | undefined;
   /** Set when the thread stopped; the service starts a new one. */
   dead = false;
+  /** The adapter list last sent to the thread. */
+  private adaptersSent = "[]";
 
   constructor(
     readonly id: string,
@@ -120,6 +122,24 @@ export class ModelWorker {
   /** The bounds requests are checked against before they reach the thread. */
   meta(): Promise<ModelMeta> {
     return this.metaPromise;
+  }
+
+  /** Tells the thread which adapters are served now (when that changed): it drops the others. */
+  setAdapters(adapters: readonly ServedAdapter[]): void {
+    const key = JSON.stringify(adapters);
+    if (key === this.adaptersSent) return;
+    this.adaptersSent = key;
+    this.send({ type: "adapters", adapters });
+  }
+
+  /** Loads an adapter now (serve-policy: a bad folder fails at start, naming it). */
+  async preloadAdapter(adapter: ServedAdapter): Promise<void> {
+    if (this.dead) throw new OpenAiError(500, `the model \`${this.id}\` stopped`, { code: "model_failed" });
+    const id = this.nextId++;
+    await new Promise<Generated>((resolve, reject) => {
+      this.calls.set(id, { hooks: {}, resolve, reject });
+      this.send({ type: "load_adapter", id, adapter });
+    });
   }
 
   /** Loads the weights now (serve-policy: a bad folder fails at start, not at the first request). */

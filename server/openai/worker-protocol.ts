@@ -31,8 +31,16 @@ export interface ModelMeta {
   readonly maxTokenBytes: number;
 }
 
+/** A LoRA adapter of a served model: served as `MODEL:name`, read from `dir` (PEFT's layout). */
+export interface ServedAdapter {
+  readonly name: string;
+  readonly dir: string;
+}
+
 /** The sampling fields of a chat request, as validated on the event loop. */
 export interface GenerateParams {
+  /** The adapter to decode with (null: the base model). */
+  readonly adapter: ServedAdapter | null;
   readonly n: number;
   readonly seed: number | null;
   readonly temperature: number | null;
@@ -51,6 +59,10 @@ export type ToWorker =
   | { readonly type: "load" }
   | { readonly type: "generate"; readonly id: number; readonly messages: readonly ChatMessage[]; readonly params: GenerateParams }
   | { readonly type: "cancel"; readonly id: number }
+  /** The adapters served now: the thread drops any other it has loaded (they load when first asked for). */
+  | { readonly type: "adapters"; readonly adapters: readonly ServedAdapter[] }
+  /** Load an adapter now (and the weights if not yet): answered by `done` (no choices) or `failed`. */
+  | { readonly type: "load_adapter"; readonly id: number; readonly adapter: ServedAdapter }
   /** Cancel everything and end the thread once the engine has stopped (a native step in flight must finish first). */
   | { readonly type: "close" };
 

@@ -1,7 +1,7 @@
 /**
  * One served model in a worker thread of its own (started by worker-client.ts): its tokenizer,
- * its PolicyEngine (which batches concurrent requests) and everything whose cost grows with what
- * a client sends. The server's event loop only forwards requests and streams replies, so a long
+ * its PolicyEngine (which batches concurrent requests), the LoRA adapters served over it, and
+ * everything whose cost grows with what a client sends. The server's event loop only forwards requests and streams replies, so a long
  * prompt or a long generation never delays a room's timestep.
  *
  * It reads config.json and the tokenizer first and reports the bounds the event loop checks
@@ -10,7 +10,9 @@
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { parentPort, workerData } from "node:worker_threads";
+import type { PolicyAdapter } from "../../models/adapter.js";
 import { loadCheckpoint } from "../../models/checkpoint.js";
+import { ADAPTER_WEIGHTS, loadAdapter } from "../../models/peft-adapter.js";
 import type { TokenAutomaton } from "../../models/grammar/index.js";
 import { readConfig } from "../../models/config.js";
 import { PolicyTokenizer } from "../../models/tokenizer.js";
@@ -19,7 +21,7 @@ import { CancelledError, PolicyEngine, QueueFullError, type EngineStats } from "
 import { OpenAiError } from "./errors.js";
 import { formatChecker } from "./format-check.js";
 import { samplingOf } from "./sampling-params.js";
-import type { FromWorker, GenerateParams, ModelMeta, ModelWorkerData, ToWorker, WorkerError } from "./worker-protocol.js";
+import type { FromWorker, GenerateParams, ModelMeta, ModelWorkerData, ServedAdapter, ToWorker, WorkerError } from "./worker-protocol.js";
 
 const port = parentPort;
 if (!port) throw new Error("server/openai/worker.ts runs as a worker thread (worker-client.ts starts it)");
@@ -66,6 +68,31 @@ function load(): Promise<PolicyEngine> {
   return loading;
 }
 
+/**
+ * The LoRA adapters loaded, by name: read from their folder when first asked for, again when the
+ * folder's weights changed, dropped when the server no longer lists them (a batch decoding with
+ * one keeps it until it ends).
+ */
+const adapters = new Map<string, { dir: string; mtimeMs: number; adapter: PolicyAdapter }>();
+
+function adapterFor(e: PolicyEngine, spec: ServedAdapter): PolicyAdapter {
+  let mtimeMs = -1;
+  try {
+    mtimeMs = statSync(join(spec.dir, ADAPTER_WEIGHTS)).mtimeMs;
+  } catch {
+    // loadAdapter says what is missing.
+  }
+  const had = adapters.get(spec.name);
+  if (had && had.dir === spec.dir && had.mtimeMs === mtimeMs) return had.adapter;
+  try {
+    const { adapter } = loadAdapter(spec.dir, e.model.native, e.model.engine.numLayers);
+    adapters.set(spec.name, { dir: spec.dir, mtimeMs, adapter });
+    return adapter;
+  } catch (err) {
+    throw new OpenAiError(500, `the LoRA adapter \`${spec.name}\` cannot be loaded: ${(err as Error).message}`, { code: "model_load_failed" });
+  }
+}
+
 const inflight = new Map<number, AbortController>();
 
 async function generate(id: number, messages: Parameters<PolicyTokenizer["applyChatTemplate"]>[0], params: GenerateParams): Promise<void> {
@@ -81,6 +108,7 @@ async function generate(id: number, messages: Parameters<PolicyTokenizer["applyC
       throw new OpenAiError(500, (err as Error).message, { code: "model_load_failed" });
     }
     if (controller.signal.aborted) throw new CancelledError();
+    const adapter = params.adapter ? adapterFor(e, params.adapter) : undefined;
     const tok = e.tokenizer;
     const prompt = tok.encode(tok.applyChatTemplate(messages, { addGenerationPrompt: true }));
     const sampling = samplingOf(params, prompt.length, e.contextLength);
@@ -99,6 +127,7 @@ async function generate(id: number, messages: Parameters<PolicyTokenizer["applyC
     const choices = await e.generate({
       prompt,
       ...sampling,
+      ...(adapter ? { adapter } : {}),
       ...(constraint ? { constraint } : {}),
       signal: controller.signal,
       ...(params.stream ? { onDelta: (choice: number, text: string, logprobs: Parameters<NonNullable<Parameters<PolicyEngine["generate"]>[0]["onDelta"]>>[2]) => post({ type: "delta", id, choice, text, logprobs }) } : {}),
@@ -143,6 +172,16 @@ port.on("message", (msg: ToWorker) => {
     void generate(msg.id, msg.messages, msg.params);
   } else if (msg.type === "cancel") {
     inflight.get(msg.id)?.abort();
+  } else if (msg.type === "adapters") {
+    const served = new Map(msg.adapters.map((a) => [a.name, a.dir]));
+    for (const [name, a] of adapters) if (served.get(name) !== a.dir) adapters.delete(name);
+  } else if (msg.type === "load_adapter") {
+    load()
+      .then((e) => {
+        adapterFor(e, msg.adapter);
+        post({ type: "done", id: msg.id, promptTokens: 0, choices: [] });
+      })
+      .catch((err: unknown) => post({ type: "failed", id: msg.id, error: workerError(err) }));
   } else if (msg.type === "close") {
     for (const c of inflight.values()) c.abort();
     // The thread ends when nothing is left to run: a native step still in flight calls back into

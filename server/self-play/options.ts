@@ -5,6 +5,7 @@
  * together on all their episodes.
  */
 import { z } from "zod";
+import { parseLoraOption } from "../../models/lora-settings.js";
 import { GrpoConfigSchema } from "../../trainers/grpo/config.js";
 
 /** A round's trainer settings when the room does not say: a short, gentle update. */
@@ -22,12 +23,25 @@ export const SelfPlayOptionsSchema = z
     recentEpisodes: z.number().int().min(1).max(10_000).default(50),
     /** The GRPO settings of a round (trainers/grpo/config.ts; camelCase names as there). */
     trainer: z.record(z.string(), z.unknown()).default({}),
+    /**
+     * Rounds train a LoRA adapter of the seats' policy (`--lora`'s text, e.g. "r=8,alpha=16"):
+     * each round continues the previous round's adapter, the base stays frozen (and is the KL's
+     * reference), and the rooms play every round over one copy of the base's weights.
+     */
+    lora: z.string().min(1).optional(),
   })
   .strict()
   .refine((o) => o.everyEpisodes !== undefined || o.everyMinutes !== undefined, { message: "give everyEpisodes or everyMinutes (or both)", path: ["everyEpisodes"] })
   .superRefine((o, ctx) => {
     const r = GrpoConfigSchema.safeParse({ ...SELF_PLAY_TRAINER_DEFAULTS, ...o.trainer });
     if (!r.success) for (const issue of r.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: ["trainer", ...issue.path.map(String)] });
+    if (o.lora !== undefined) {
+      try {
+        parseLoraOption(o.lora);
+      } catch (err) {
+        ctx.addIssue({ code: "custom", message: (err as Error).message, path: ["lora"] });
+      }
+    }
   });
 export type SelfPlayOptions = z.infer<typeof SelfPlayOptionsSchema>;
 

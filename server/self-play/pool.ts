@@ -3,7 +3,8 @@
  * episode they finish; on the schedule (every N new episodes, or every T minutes when there are
  * new ones) the pool runs a GRPO round on the decision points of the most recent episodes (its
  * policy seats' turns, with the observations they actually had, the story's script as the
- * reference), writes the round's checkpoint to <store>/selfplay/<pool>/round-K/, and from then on
+ * reference), writes the round's checkpoint to <store>/selfplay/<pool>/round-K/ (with the `lora`
+ * option: the round's adapter of the base policy, continuing the previous round's), and from then on
  * hands rooms the new policy when they start their next episode: nobody is disconnected, and no
  * episode changes policy halfway. Each round is a store run (kind "grpo") with its rollouts, and its
  * metrics go to the training board (the dashboard and the socket.io stream).
@@ -11,6 +12,7 @@
 import { join, resolve } from "node:path";
 import { releasePolicy } from "../../agents/policy/agents.js";
 import { parseAgentTarget } from "../../agents/policy/options.js";
+import { parseLoraOption } from "../../models/lora-settings.js";
 import type { RunStore } from "../../store/run-store.js";
 import { runGrpoSession } from "../../trainers/grpo/session.js";
 import { WorldPoints, type EpisodeSpec } from "../../trainers/grpo/world-points.js";
@@ -118,10 +120,12 @@ export class SelfPlayPool {
     try {
       const source = await WorldPoints.fromEpisodes(this.world, specs, this.system);
       const currentDir = this.dirs.at(-1) ?? this.baseDir;
+      const lora = this.options.lora !== undefined ? parseLoraOption(this.options.lora) : undefined;
       const r = await runGrpoSession({
         out,
-        model: currentDir,
-        referenceModel: this.baseDir,
+        // A LoRA pool trains an adapter of the base, from the previous round's; the base is then
+        // the reference itself.
+        ...(lora ? { model: this.baseDir, lora, ...(this.dirs.length > 0 ? { loraFrom: currentDir } : {}) } : { model: currentDir, referenceModel: this.baseDir }),
         source,
         config,
         saveEvery: config.steps,

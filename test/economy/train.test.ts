@@ -3,6 +3,8 @@
  * the decision's normalized utility), the strict format's -1, the seed's settings as a preset, and
  * a run whose rollouts are logged with their rewards.
  */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { configFromArgs } from "../../cli/commands/train-grpo.js";
 import { main } from "../../cli/main.js";
@@ -62,9 +64,11 @@ describe("train grpo --world economy", () => {
     saveCheckpoint(model, m.model, m.files);
     const out = tempDir("sw-econ-grpo-");
     const store = tempDir("sw-econ-store-");
-    const argv = ["train", "grpo", "--model", model, "--world", "economy", "--points", "8", "--preset", "econagent", "--out", out, "--store", store, "--steps", "1", "--max-new-tokens", "24", "--quiet"];
+    const argv = ["train", "grpo", "--model", model, "--world", "economy", "--points", "8", "--preset", "econagent", "--out", out, "--store", store, "--steps", "1", "--max-new-tokens", "16", "--quiet"];
     expect(await main(argv)).toBe(0);
-    expect(io.err).toContain("note: --preset econagent leaves out its LoRA");
+    // The recipe's LoRA adapter: the base stays as it was, the adapter is saved in PEFT's layout.
+    expect(io.err).toMatch(/LoRA r=8 alpha=16 dropout=\S+ on q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj/);
+    expect(existsSync(join(out, "adapter_config.json"))).toBe(true);
     expect(io.err).toMatch(/world economy \(8 decision points it scores itself from seed 0/);
     const runId = /rollouts in run (\S+)/.exec(io.out)![1]!;
     const s = await RunStore.open(store);

@@ -82,7 +82,7 @@ describe("the GRPO update is the objective's gradient", () => {
 
       const res = await objective();
       const w = sequenceBatch(seqs, res.weights, res.entropyWeights);
-      policy.zeroGrad();
+      policy.trained.zeroGrad();
       await policy.policyPass(w.batch, true, { temperature: c.temperature, entropyWeights: w.entropyWeights!, ...(w.masks ? { masks: w.masks } : {}) });
       const grad = Float64Array.from(policy.native.grads());
       expect(res.clipFraction).toBeGreaterThan(0);

@@ -5,7 +5,7 @@
  * metrics reach the training board (REST) and the socket.io progress stream. A `train grpo --server`
  * run elsewhere posts its metrics through the admin API.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MetricsPublisher } from "../../trainers/grpo/publisher.js";
@@ -25,21 +25,17 @@ afterAll(async () => {
   await ts.close();
 });
 
+/** A looping ToMi room whose seats `spec` plays, on the self-play schedule `selfPlay`. */
+function selfPlayRoom(spec: string, seed: number, selfPlay: Record<string, unknown>) {
+  const options = { world: "tomi", seed, defaultAgent: spec, loop: true, tickMs: 0, pauseMs: 0, turnDeadlineMs: 20_000, title: "self-play", selfPlay };
+  return ts.api("/api/rooms", { method: "POST", admin: true, body: { type: "simulation", options } });
+}
+
 describe("self-play", () => {
   it("trains the room's policy on its episodes and swaps it in between episodes without dropping the spectator", async () => {
     const { dir } = await tinyCheckpoint(21);
     const spec = `policy:${dir}?max_new_tokens=12&temperature=0.7`;
-    const res = await ts.api("/api/rooms", {
-      method: "POST",
-      admin: true,
-      body: {
-        type: "simulation",
-        options: {
-          world: "tomi", seed: 3, defaultAgent: spec, loop: true, tickMs: 0, pauseMs: 0, turnDeadlineMs: 20_000, title: "self-play",
-          selfPlay: { everyEpisodes: 2, trainer: { steps: 2, prompts: 2, groupSize: 2, maxNewTokens: 16, lr: 1e-3, klCoef: 0.01 } },
-        },
-      },
-    });
+    const res = await selfPlayRoom(spec, 3, { everyEpisodes: 2, trainer: { steps: 2, prompts: 2, groupSize: 2, maxNewTokens: 16, lr: 1e-3, klCoef: 0.01 } });
     expect(res.status, res.text).toBe(201);
     const roomId: string = res.json.roomId;
     const spectator = await ts.join(roomId);
@@ -86,6 +82,30 @@ describe("self-play", () => {
     const badTrainer = await ts.api("/api/rooms", { method: "POST", admin: true, body: { type: "simulation", options: { world: "tomi", selfPlay: { everyEpisodes: 1, trainer: { clipLow: 3 } } } } });
     expect(badTrainer.status).toBe(400);
     expect(badTrainer.json.error).toContain("selfPlay.trainer.clipLow");
+    const badLora = await ts.api("/api/rooms", { method: "POST", admin: true, body: { type: "simulation", options: { world: "tomi", selfPlay: { everyEpisodes: 1, lora: "r=x" } } } });
+    expect(badLora.status).toBe(400);
+    expect(badLora.json.error).toContain("selfPlay.lora: r must be a number");
+  });
+
+  it("with lora, makes each round an adapter of the base policy, continuing the previous round's", async () => {
+    const { dir } = await tinyCheckpoint(22);
+    const spec = `policy:${dir}?max_new_tokens=8&temperature=1.5`;
+    const res = await selfPlayRoom(spec, 4, { everyEpisodes: 1, lora: "r=4,alpha=8,dropout=0", trainer: { steps: 1, prompts: 2, groupSize: 2, maxNewTokens: 16, lr: 1e-2, klCoef: 0.01, entropyCoef: 0.1 } });
+    expect(res.status, res.text).toBe(201);
+    const roomId: string = res.json.roomId;
+    await until(async () => (await ts.api("/api/training")).json.runs.some((r: any) => r.title === `Self-play ${roomId}: round 2` && r.status === "done"), 90_000, "two LoRA rounds");
+    const rounds = [1, 2].map((k) => join(ts.store, "selfplay", roomId, `round-${k}`));
+    for (const r of rounds) {
+      for (const f of ["adapter_config.json", "adapter_model.safetensors", "tokenizer.json"]) expect(existsSync(join(r, f)), `${r}/${f}`).toBe(true);
+      for (const f of ["model.safetensors", "reference"]) expect(existsSync(join(r, f)), `${r}/${f}`).toBe(false);
+      expect(JSON.parse(readFileSync(join(r, "adapter_config.json"), "utf8")).base_model_name_or_path).toBe(dir);
+    }
+    // Round 2 trained on: its adapter is not round 1's.
+    const b = (r: string) => readFileSync(join(r, "adapter_model.safetensors"));
+    expect(b(rounds[1]!)).not.toEqual(b(rounds[0]!));
+    const swapped = `policy:${rounds[1]}?max_new_tokens=8&temperature=1.5`;
+    await until(async () => (await ts.api(`/api/rooms/${roomId}`)).json.seats.every((s: any) => s.controller === swapped), 60_000, "the swap to round 2's adapter");
+    expect((await ts.api(`/api/rooms/${roomId}`, { method: "DELETE", admin: true })).status).toBe(200);
   });
 
   it("takes the metrics of a training run elsewhere (admin only) onto the board and the stream", async () => {

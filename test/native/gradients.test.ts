@@ -7,39 +7,16 @@
  * targets, so the hook a policy-gradient trainer uses is what gets checked.
  */
 import { describe, expect, it } from "vitest";
-import { loadNative, type EngineConfig, type NativeModel } from "../../models/native.js";
+import { loadNative, type EngineConfig } from "../../models/native.js";
 import { Rng } from "../../worlds/core/rng.js";
 import { centralDifferences } from "./finite-differences.js";
+import { randomize as randomizeParams, TINY, weightedBatch } from "./tiny-model.js";
 
 const { Model } = loadNative();
 
-const base: EngineConfig = {
-  vocabSize: 13,
-  hiddenSize: 8,
-  numLayers: 2,
-  numHeads: 4,
-  numKvHeads: 2,
-  headDim: 4,
-  intermediateSize: 12,
-  maxPositionEmbeddings: 32,
-  rmsNormEps: 1e-6,
-  ropeTheta: 50,
-  tieWordEmbeddings: false,
-  attentionBias: true,
-};
-
-function randomize(m: NativeModel, rng: Rng): void {
-  const p = m.params();
-  for (let i = 0; i < p.length; i++) p[i] = (rng.next() - 0.5) * 0.9;
-  for (const t of m.tensors()) if (t.name.endsWith("norm.weight")) for (let i = t.offset; i < t.offset + t.size; i++) p[i] = 0.7 + rng.next() * 0.6;
-}
-
-function batch(rng: Rng, B: number, T: number, V: number) {
-  const tokens = Int32Array.from({ length: B * T }, () => rng.int(V));
-  const targets = Int32Array.from({ length: B * T }, (_, i) => (i % 5 === 4 ? -1 : rng.int(V)));
-  const weights = Float32Array.from({ length: B * T }, (_, i) => (i % 7 === 3 ? 0 : rng.next() * 2 - 0.7));
-  return { tokens, targets, weights, B, T };
-}
+const base = TINY;
+const randomize = randomizeParams;
+const batch = weightedBatch;
 
 describe("gradients against finite differences (float64)", () => {
   const cases: [string, Partial<EngineConfig>][] = [

@@ -4,6 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { saveCheckpoint } from "../../models/checkpoint.js";
 import { createFromScratch, type ScratchModel } from "../../models/from-scratch.js";
+import { encodeExamples } from "../../trainers/sft/batches.js";
+import { trainSft } from "../../trainers/sft/trainer.js";
 
 export const CORPUS = [
   "Ella entered the garage. Avery entered the garage. The spinach is in the green_crate.",
@@ -35,5 +37,23 @@ export async function tinyCheckpoint(seed = 1): Promise<{ dir: string } & Scratc
   const m = await tinyModel(seed);
   const dir = tempDir();
   saveCheckpoint(dir, m.model, m.files);
+  return { dir, ...m };
+}
+
+/**
+ * A tiny checkpoint with some training behind it (100 SFT steps continuing the corpus' sentences
+ * and answering PAIRS the other way round), so that adapting it to PAIRS starts from a model that
+ * knows the tokens: what a LoRA run starts from.
+ */
+export async function pretrainedCheckpoint(seed = 1): Promise<{ dir: string } & ScratchModel> {
+  const m = await tinyModel(seed);
+  const turn = (user: string, assistant: string) => ({ messages: [{ role: "user" as const, content: user }, { role: "assistant" as const, content: assistant }], line: 1 });
+  const examples = [
+    ...CORPUS.flatMap((text) => text.split(". ").map((s, i, all) => turn(all[i - 1] ?? "Go on.", s))),
+    ...PAIRS.map((p) => turn(p.response, p.prompt)),
+  ];
+  const dir = tempDir();
+  const settings = { steps: 100, lr: 3e-3, minLr: 3e-4, warmupSteps: 5, batch: 6, gradAccum: 1, weightDecay: 0, beta1: 0.9, beta2: 0.99, eps: 1e-8, clip: 1, seed, maxLen: 256 };
+  await trainSft({ out: dir, model: m.model, files: m.files, examples: encodeExamples(m.tokenizer, examples, 256).examples, settings, dataId: "pretraining", saveEvery: 1000, keep: 1 });
   return { dir, ...m };
 }

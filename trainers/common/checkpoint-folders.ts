@@ -1,7 +1,8 @@
 /**
  * Checkpoint folders shared by every trainer: OUT/checkpoint-STEP/ holds the model as a Hugging
- * Face folder, the AdamW moments (optimizer.safetensors: exp_avg and exp_avg_sq over the flat
- * parameter buffer) and trainer_state.json (whatever the trainer needs to continue exactly).
+ * Face folder (a LoRA run: the adapter in PEFT's layout, and the tokenizer), the AdamW moments of
+ * what is trained (optimizer.safetensors: exp_avg and exp_avg_sq over the flat parameter buffer,
+ * or the adapter's) and trainer_state.json (whatever the trainer needs to continue exactly).
  * Folders are written under a temporary name and renamed when complete, so a crash never leaves a
  * half checkpoint that resume would pick.
  */
@@ -11,6 +12,7 @@ import type { z } from "zod";
 import { DataError } from "../../worlds/core/errors.js";
 import { saveCheckpoint, writeJson, type CheckpointFiles } from "../../models/checkpoint.js";
 import type { PolicyModel } from "../../models/model.js";
+import { saveAdapter } from "../../models/peft-adapter.js";
 import { readSafetensors, readTensorInto, writeSafetensors } from "../../models/safetensors.js";
 
 const PREFIX = "checkpoint-";
@@ -59,8 +61,8 @@ export function saveTrainerCheckpoint<S extends { step: number }>(
   const final = checkpointDir(out, state.step);
   const tmp = join(out, `.${PREFIX}${state.step}.tmp-${process.pid}`);
   rmSync(tmp, { recursive: true, force: true });
-  saveCheckpoint(tmp, model, files);
-  const { m, v } = model.readMoments();
+  saveTrainedModel(tmp, model, files);
+  const { m, v } = model.trained.readMoments();
   writeSafetensors(join(tmp, "optimizer.safetensors"), [
     { name: "exp_avg", shape: [m.length], data: m },
     { name: "exp_avg_sq", shape: [v.length], data: v },
@@ -91,10 +93,21 @@ export function readJsonFile<S>(file: string, schema: z.ZodType<S>, what: string
   return r.data;
 }
 
-/** Loads the AdamW moments saved beside a checkpoint's weights into the model. */
+/**
+ * What a run trained: the model as a Hugging Face folder, or, when it trains a LoRA adapter, the
+ * adapter in PEFT's layout with the tokenizer's files beside it (the base model stays where it is).
+ */
+export function saveTrainedModel(dir: string, model: PolicyModel, files: CheckpointFiles): void {
+  if (!model.adapter) return saveCheckpoint(dir, model, files);
+  saveAdapter(dir, model.adapter);
+  writeJson(join(dir, "tokenizer.json"), files.tokenizerJson);
+  writeJson(join(dir, "tokenizer_config.json"), files.tokenizerConfig);
+}
+
+/** Loads the AdamW moments saved beside a checkpoint's weights into what the model trains. */
 export function loadMoments(dir: string, model: PolicyModel): void {
   const file = readSafetensors(join(dir, "optimizer.safetensors"));
-  model.updateMoments(({ m, v }) => {
+  model.trained.updateMoments(({ m, v }) => {
     readTensorInto(file, "exp_avg", [m.length], m, 0);
     readTensorInto(file, "exp_avg_sq", [v.length], v, 0);
   });

@@ -7,18 +7,19 @@ import type { GrpoConfigInput } from "./config.js";
 export interface GrpoPreset {
   readonly describe: string;
   readonly config: GrpoConfigInput;
+  /** The recipe's LoRA adapter, as --lora's text (a --lora given beside the preset wins). */
+  readonly lora?: string;
   /** What of the recipe this trainer does not do (printed when the preset is used). */
   readonly unsupported?: string;
 }
 
 export const GRPO_PRESETS = {
   // The economic decision agent's recipe (issue 29): rollout n = 2, temperature 0.7, entropy
-  // 0.02, KL 0.005, batch 4. Its LoRA (rank 8, alpha 16, all linear layers) is not here: this
-  // trainer updates every weight.
+  // 0.02, KL 0.005, batch 4, with a LoRA adapter of rank 8, alpha 16 on all linear layers.
   econagent: {
-    describe: "the economic decision agent's recipe: group size 2, temperature 0.7, entropy 0.02, KL 0.005, 4 prompts a step",
+    describe: "the economic decision agent's recipe: group size 2, temperature 0.7, entropy 0.02, KL 0.005, 4 prompts a step, LoRA r=8 alpha=16 on all linear layers",
     config: { groupSize: 2, temperature: 0.7, entropyCoef: 0.02, klCoef: 0.005, prompts: 4 },
-    unsupported: "its LoRA (rank 8, alpha 16, all linear layers): this trainer updates every weight",
+    lora: "r=8,alpha=16,targets=all-linear",
   },
 } as const satisfies Readonly<Record<string, GrpoPreset>>;
 

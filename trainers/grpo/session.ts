@@ -5,7 +5,7 @@
  * and close the run with its outcome.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { checkpointFiles, loadCheckpoint, saveCheckpoint } from "../../models/checkpoint.js";
 import { PolicyModel } from "../../models/model.js";
 import { EpisodeLog, setTornLineAsideIn } from "../../store/episode-log.js";
@@ -15,6 +15,8 @@ import { naming } from "../../store/io-error.js";
 import { writeFileAtomic } from "../../store/write-atomic.js";
 import { claimFolder } from "../../store/folder-claim.js";
 import { loadMoments, resumeFolder, settingsMismatch } from "../common/checkpoint-folders.js";
+import { loraCheckpoint, trainableSummary } from "../common/lora-run.js";
+import type { LoraSettings } from "../../models/lora-settings.js";
 import type { GrpoConfig } from "./config.js";
 import type { PointSource } from "./decision-point.js";
 import type { StepMetrics } from "./metrics.js";
@@ -36,6 +38,14 @@ export interface SessionOptions {
   readonly model?: string;
   /** The reference policy for the KL (default: the starting model). Self-play keeps its first policy. */
   readonly referenceModel?: string;
+  /**
+   * Train a LoRA adapter of `model` instead of every weight: the base is frozen, the adapter alone
+   * is checkpointed (PEFT's layout), and the reference policy is the base itself (the adapter set
+   * aside for its passes), so no copy of it is kept.
+   */
+  readonly lora?: LoraSettings;
+  /** A LoRA run's starting adapter (self-play's previous round) instead of a new one (ignored when resuming). */
+  readonly loraFrom?: string;
   readonly source: PointSource & { markLogged?(contextIds: Iterable<string>): void };
   readonly config: GrpoConfig;
   /** "auto": OUT's latest checkpoint if there is one; or a checkpoint folder. */
@@ -46,7 +56,7 @@ export interface SessionOptions {
   readonly store?: RunStore;
   readonly title?: string;
   readonly onStep?: (m: StepMetrics) => void;
-  readonly onStart?: (info: { runId: string | null; startStep: number; resumedFrom: string | null; source: string }) => void;
+  readonly onStart?: (info: { runId: string | null; startStep: number; resumedFrom: string | null; source: string; trainable: string }) => void;
   /** Progress of the difficulty filter (skipSolved). */
   readonly onFilter?: (done: number, total: number) => void;
   readonly signal?: AbortSignal;
@@ -75,22 +85,31 @@ async function runClaimed(o: SessionOptions): Promise<SessionResult> {
   let ck;
   let start = { step: 0, cursor: 0, updates: 0 };
   let runId: string | null = null;
+  const lora = o.lora && o.model ? { settings: o.lora, base: resolve(o.model) } : undefined;
+  if (o.lora && !o.model) throw new Error("a LoRA run needs its base model");
   if (resumeDir) {
     const state = readGrpoState(resumeDir);
-    const why = settingsMismatch(resumeDir, state.settings, grpoSettings(c, o.source.dataId));
+    const why = settingsMismatch(resumeDir, state.settings, grpoSettings(c, o.source.dataId, lora));
     if (why) throw new SettingsMismatch(`${why} (or start a new run from it with --model ${resumeDir})`);
-    ck = loadCheckpoint(resumeDir);
-    loadMoments(resumeDir, ck.model);
+    if (state.settings.lora !== undefined && !lora) throw new SettingsMismatch(`${resumeDir} was trained with --lora: resume with the same --lora and --model`);
+    if (lora) ck = loraCheckpoint(lora.base, lora.settings, c.seed, resumeDir);
+    else {
+      ck = loadCheckpoint(resumeDir);
+      loadMoments(resumeDir, ck.model);
+    }
     start = { step: state.step, cursor: state.cursor, updates: state.updates };
     runId = state.runId;
   } else {
     if (!o.model) throw new Error("a GRPO run needs a model to start from");
-    ck = loadCheckpoint(o.model);
+    ck = lora ? loraCheckpoint(lora.base, lora.settings, c.seed, undefined, o.loraFrom) : loadCheckpoint(o.model);
   }
   const files = checkpointFiles(ck);
 
-  let reference: PolicyModel | undefined;
-  if (c.klCoef > 0) {
+  let reference: Pick<PolicyModel, "policyPass"> | undefined;
+  if (c.klCoef > 0 && lora) {
+    const policy = ck.model;
+    reference = { policyPass: (batch, backward, opts) => policy.withoutAdapter(() => policy.policyPass(batch, backward, opts)) };
+  } else if (c.klCoef > 0) {
     const dir = referenceDir(o.out);
     if (resumeDir) {
       if (!existsSync(join(dir, "config.json"))) throw new SettingsMismatch(`${dir} is missing: the run's reference policy is needed to resume`);
@@ -102,8 +121,9 @@ async function runClaimed(o: SessionOptions): Promise<SessionResult> {
     } else {
       saveCheckpoint(dir, ck.model, files);
       const policy = ck.model;
-      reference = new PolicyModel(ck.config, { device: policy.device });
-      reference.updateParams((p) => p.set(policy.readParams()), { overwrite: true });
+      const copy = new PolicyModel(ck.config, { device: policy.device });
+      copy.updateParams((p) => p.set(policy.readParams()), { overwrite: true });
+      reference = copy;
     }
   }
 
@@ -129,7 +149,7 @@ async function runClaimed(o: SessionOptions): Promise<SessionResult> {
     runId = run.id;
     log = new EpisodeLog(o.store.episodesPath(run));
   }
-  o.onStart?.({ runId, startStep: start.step, resumedFrom: resumeDir ?? null, source: source.description });
+  o.onStart?.({ runId, startStep: start.step, resumedFrom: resumeDir ?? null, source: source.description, trainable: trainableSummary(ck.model) });
   let result: GrpoResult;
   try {
     result = await trainGrpo({
@@ -138,6 +158,7 @@ async function runClaimed(o: SessionOptions): Promise<SessionResult> {
       tokenizer: ck.tokenizer,
       files,
       ...(reference ? { reference } : {}),
+      ...(lora ? { lora } : {}),
       source,
       config: c,
       saveEvery: o.saveEvery,

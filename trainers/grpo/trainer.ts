@@ -9,7 +9,7 @@
  */
 import { appendFileSync } from "node:fs";
 import { join } from "node:path";
-import { saveCheckpoint, type CheckpointFiles } from "../../models/checkpoint.js";
+import type { CheckpointFiles } from "../../models/checkpoint.js";
 import { NativeCompleter } from "../../models/generate.js";
 import type { PolicyModel } from "../../models/model.js";
 import type { PolicyTokenizer } from "../../models/tokenizer.js";
@@ -25,7 +25,8 @@ import { allowedTokens, MaskPool } from "./grammar-masks.js";
 import { klValue } from "./kl.js";
 import { aggregationShares, lossTokens, policyLoss, type LossSequence } from "./loss.js";
 import { type StepMetrics } from "./metrics.js";
-import { saveTrainerCheckpoint } from "../common/checkpoint-folders.js";
+import { saveTrainedModel, saveTrainerCheckpoint } from "../common/checkpoint-folders.js";
+import { dropoutSeed } from "../common/dropout-seed.js";
 import { trimStepLog } from "../common/step-log.js";
 import { rollout, type Group } from "./rollout.js";
 import { replyValues, sequenceBatch, sequenceLength, type Sequence } from "./sequences.js";
@@ -36,10 +37,15 @@ export interface GrpoRun {
   readonly model: PolicyModel;
   readonly tokenizer: PolicyTokenizer;
   readonly files: CheckpointFiles;
-  /** The frozen reference policy (needed when klCoef > 0). */
-  readonly reference?: PolicyModel;
+  /**
+   * The frozen reference policy (needed when klCoef > 0): a model of its own, or, in a LoRA run,
+   * the base model with the adapter set aside (PolicyModel.withoutAdapter).
+   */
+  readonly reference?: Pick<PolicyModel, "policyPass">;
   readonly source: PointSource;
   readonly config: GrpoConfig;
+  /** A LoRA run: its settings and base model (saved in the state; resume refuses others). */
+  readonly lora?: LoraRunSettings;
   readonly saveEvery: number;
   readonly keep: number;
   /** Where a resumed run starts. */
@@ -50,6 +56,11 @@ export interface GrpoRun {
   readonly signal?: AbortSignal;
 }
 
+export interface LoraRunSettings {
+  readonly settings: unknown;
+  readonly base: string;
+}
+
 export interface GrpoResult {
   readonly steps: number;
   readonly interrupted: boolean;
@@ -58,11 +69,12 @@ export interface GrpoResult {
 
 /**
  * What a resumed run must share with the run that wrote the checkpoint. The leak penalty is
- * named only when on, so that checkpoints written before it existed resume as they were.
+ * named only when on, so that checkpoints written before it existed resume as they were; so is
+ * a LoRA run's adapter settings and base.
  */
-export function grpoSettings(config: GrpoConfig, dataId: string): Record<string, unknown> {
+export function grpoSettings(config: GrpoConfig, dataId: string, lora?: LoraRunSettings): Record<string, unknown> {
   const { leakPenalty, ...rest } = config;
-  return { ...rest, ...(leakPenalty > 0 ? { leakPenalty } : {}), data: dataId };
+  return { ...rest, ...(leakPenalty > 0 ? { leakPenalty } : {}), data: dataId, ...(lora ? { lora } : {}) };
 }
 
 /**
@@ -111,7 +123,7 @@ export async function trainGrpo(run: GrpoRun): Promise<GrpoResult> {
   trimStepLog(metricsFile, step);
   const perBatch = updatesPerBatch(c);
   const schedule = { lr: c.lr, minLr: c.minLr ?? c.lr, warmupSteps: c.warmupSteps, totalSteps: c.steps * perBatch };
-  const settings = grpoSettings(c, run.source.dataId);
+  const settings = grpoSettings(c, run.source.dataId, run.lora);
   const checkpoint = (done: number) => {
     const state: GrpoState = { format: GRPO_STATE_FORMAT, step: done, cursor, updates, runId: run.log?.runId ?? null, settings };
     saveTrainerCheckpoint(run.out, model, run.files, state, run.keep);
@@ -234,11 +246,11 @@ export async function trainGrpo(run: GrpoRun): Promise<GrpoResult> {
             c.lossAggregation,
             c.maxNewTokens,
           );
-          model.zeroGrad();
+          model.trained.zeroGrad();
           let loss = 0;
           let policy = 0;
           let offset = 0;
-          for (const mb of chunks(mini, c.microBatch)) {
+          for (const [k, mb] of chunks(mini, c.microBatch).entries()) {
             const mbShares = shares.slice(offset, offset + mb.length);
             offset += mb.length;
             let logp: Float64Array[];
@@ -269,13 +281,20 @@ export async function trainGrpo(run: GrpoRun): Promise<GrpoResult> {
             tokenSum += res.tokens;
             if (res.tokens === 0) continue;
             const { batch, entropyWeights, masks } = sequenceBatch(mb, res.weights, c.entropyCoef > 0 ? res.entropyWeights : undefined);
-            await model.policyPass(batch, true, { temperature: c.temperature, ...(entropyWeights ? { entropyWeights } : {}), ...(masks ? { masks } : {}) });
+            // A LoRA adapter's dropout acts in this pass only: the ratios above are of the policy
+            // without dropout (the rollout's), its gradient of the dropout-perturbed objective.
+            await model.policyPass(batch, true, {
+              temperature: c.temperature,
+              ...(entropyWeights ? { entropyWeights } : {}),
+              ...(masks ? { masks } : {}),
+              dropoutSeed: dropoutSeed(c.seed, updates, k),
+            });
             passTokens += mb.reduce((a, s) => a + sequenceLength(s), 0);
           }
-          gradNorm = model.gradNorm();
+          gradNorm = model.trained.gradNorm();
           lr = learningRate(schedule, updates);
           const gradScale = c.gradClip > 0 && gradNorm > c.gradClip ? c.gradClip / gradNorm : 1;
-          model.adamwStep({ lr, beta1: c.beta1, beta2: c.beta2, eps: c.eps, weightDecay: c.weightDecay, step: updates + 1, gradScale });
+          model.trained.adamwStep({ lr, beta1: c.beta1, beta2: c.beta2, eps: c.eps, weightDecay: c.weightDecay, step: updates + 1, gradScale });
           updates++;
           lastLoss = loss;
           lastPolicyLoss = policy;
@@ -336,7 +355,7 @@ export async function trainGrpo(run: GrpoRun): Promise<GrpoResult> {
     if ((step + 1) % run.saveEvery === 0 && step + 1 < c.steps) checkpoint(step + 1);
   }
   checkpoint(step);
-  saveCheckpoint(run.out, model, run.files);
+  saveTrainedModel(run.out, model, run.files);
   return { steps: step, interrupted: false, last };
 }
 

@@ -2,18 +2,21 @@
  * Supervised fine-tuning: mean cross-entropy on the assistant's tokens, AdamW with decoupled
  * weight decay, global-norm gradient clipping, gradient accumulation, linear warmup then cosine
  * decay. Checkpoints (with optimizer state) every `saveEvery` steps; a run resumed from one
- * continues exactly as the uninterrupted run would have.
+ * continues exactly as the uninterrupted run would have. What is trained is `model.trained`: every
+ * weight, or the LoRA adapter in use (its dropout masks seeded by step and micro-batch, so a
+ * resumed run draws the same ones).
  */
 import { createHash } from "node:crypto";
 import { appendFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { naming } from "../../store/io-error.js";
-import { saveCheckpoint, type CheckpointFiles } from "../../models/checkpoint.js";
+import type { CheckpointFiles } from "../../models/checkpoint.js";
 import type { PolicyModel } from "../../models/model.js";
 import { batchExamples, makeBatch, type EncodedExample } from "./batches.js";
 import { learningRate } from "./schedule.js";
 import { TRAINER_STATE_FORMAT, type TrainerState } from "./state.js";
-import { saveTrainerCheckpoint } from "../common/checkpoint-folders.js";
+import { saveTrainedModel, saveTrainerCheckpoint } from "../common/checkpoint-folders.js";
+import { dropoutSeed } from "../common/dropout-seed.js";
 import { trimStepLog } from "../common/step-log.js";
 
 export interface SftSettings {
@@ -52,6 +55,8 @@ export interface SftRun {
   readonly settings: SftSettings;
   /** Identifies the training data (resume refuses other data). */
   readonly dataId: string;
+  /** A LoRA run: its settings and base model (resume refuses others). */
+  readonly lora?: { readonly settings: unknown; readonly base: string };
   readonly saveEvery: number;
   readonly keep: number;
   /** Steps already done (resume). */
@@ -68,8 +73,8 @@ export interface SftResult {
 }
 
 /** What a resumed run must share with the run that wrote the checkpoint. */
-export function stateSettings(run: Pick<SftRun, "settings" | "dataId">): Record<string, unknown> {
-  return { ...run.settings, data: run.dataId };
+export function stateSettings(run: Pick<SftRun, "settings" | "dataId" | "lora">): Record<string, unknown> {
+  return { ...run.settings, data: run.dataId, ...(run.lora ? { lora: run.lora } : {}) };
 }
 
 export function dataId(file: string): string {
@@ -102,18 +107,18 @@ export async function trainSft(run: SftRun): Promise<SftResult> {
     const micro = Array.from({ length: s.gradAccum }, (_, k) => batchExamples(run.examples.length, s.batch, step * s.gradAccum + k, s.seed).map((i) => run.examples[i]!));
     // Mean over every trained token of the optimizer step, across its micro-batches.
     const trained = micro.flat().reduce((a, e) => a + e.trained, 0);
-    model.zeroGrad();
+    model.trained.zeroGrad();
     let loss = 0;
     let tokens = 0;
-    for (const exs of micro) {
-      const r = await model.pass(makeBatch(exs, trained), true);
+    for (const [k, exs] of micro.entries()) {
+      const r = await model.pass(makeBatch(exs, trained), true, { dropoutSeed: dropoutSeed(s.seed, step, k) });
       loss += r.loss;
       tokens += exs.reduce((a, e) => a + e.tokens.length, 0);
     }
-    const gradNorm = model.gradNorm();
+    const gradNorm = model.trained.gradNorm();
     const lr = learningRate(schedule, step);
     const gradScale = s.clip > 0 && gradNorm > s.clip ? s.clip / gradNorm : 1;
-    model.adamwStep({ lr, beta1: s.beta1, beta2: s.beta2, eps: s.eps, weightDecay: s.weightDecay, step: step + 1, gradScale });
+    model.trained.adamwStep({ lr, beta1: s.beta1, beta2: s.beta2, eps: s.eps, weightDecay: s.weightDecay, step: step + 1, gradScale });
     const seconds = (performance.now() - t0) / 1000;
     tokensTotal += tokens;
     last = loss;
@@ -123,6 +128,6 @@ export async function trainSft(run: SftRun): Promise<SftResult> {
     if ((step + 1) % run.saveEvery === 0 && step + 1 < s.steps) checkpoint(step + 1, loss);
   }
   checkpoint(step, last);
-  saveCheckpoint(run.out, model, run.files);
+  saveTrainedModel(run.out, model, run.files);
   return { steps: step, lastLoss: last, interrupted: false, tokensPerSecond: tokensTotal / ((performance.now() - started) / 1000) };
 }

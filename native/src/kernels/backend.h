@@ -113,7 +113,7 @@ class Backend {
 
   // out = x / sqrt(mean(x^2) + eps) * w; rstd (if not null) keeps 1 / sqrt(mean(x^2) + eps) per row.
   virtual void rmsnorm_forward(T* out, T* rstd, const T* x, const T* w, int rows, int dim, double eps) = 0;
-  // dx += d(out)/dx * dout; dw += sum over rows of dout * x * rstd.
+  // dx += d(out)/dx * dout; dw += sum over rows of dout * x * rstd (dw null: a frozen weight, skipped).
   virtual void rmsnorm_backward(T* dx, T* dw, const T* dout, const T* x, const T* w, const T* rstd, int rows, int dim) = 0;
 
   // x[r, 0:cols] += bias; dbias += column sums of dout[:, 0:cols] (rows ld apart).
@@ -134,6 +134,12 @@ class Backend {
 
   // y += x
   virtual void add(T* y, const T* x, size_t n) = 0;
+
+  // Inverted dropout: out[i] = x[i] / (1 - p) where element i is kept, else 0 (out may be x).
+  // Element i is kept when dropout_uniform(seed, i) >= p, so the mask is a function of (seed, i)
+  // alone: every backend draws the same one, and the backward pass applies the same call to the
+  // gradient instead of keeping a mask.
+  virtual void dropout(T* out, const T* x, size_t n, double p, uint64_t seed) = 0;
 
   // Stores rows' keys and values in a KV cache: row r's `width` values at src + r * ld + k_off
   // (and + v_off) go to k (and v) + seq[r] * seq_stride + pos[r] * width.
@@ -167,6 +173,23 @@ class Backend {
   // AdamW (PyTorch's update, decoupled weight decay) on n parameters with their moments.
   virtual void adamw(T* params, const T* grads, T* m, T* v, size_t n, const AdamWArgs& args) = 0;
 };
+
+#if defined(__CUDACC__)
+#define SW_HOST_DEVICE __host__ __device__
+#else
+#define SW_HOST_DEVICE
+#endif
+
+// The uniform in [0, 1) that dropout draws for element i under `seed`: 24 bits of a splitmix64
+// hash (exact in float and double, so a float kernel compares the same value).
+SW_HOST_DEVICE inline uint64_t dropout_mix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+SW_HOST_DEVICE inline double dropout_uniform(uint64_t seed, uint64_t i) {
+  return static_cast<double>(dropout_mix64(seed * 0x9e3779b97f4a7c15ULL + i) >> 40) * (1.0 / 16777216.0);
+}
 
 class ThreadPool;
 

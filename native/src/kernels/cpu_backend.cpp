@@ -115,6 +115,7 @@ class CpuBackend final : public Backend<T> {
         for (int c = 0; c < dim; c++) dxr[c] += s * (gr[c] * w[c]) - k * xr[c];
       }
     });
+    if (!dw) return;
     pool_->parallel_for(dim, kColGrain, [&](int64_t c0, int64_t c1, int) {
       for (int r = 0; r < rows; r++) {
         const T* xr = x + static_cast<int64_t>(r) * dim;
@@ -323,6 +324,13 @@ class CpuBackend final : public Backend<T> {
   void add(T* y, const T* x, size_t n) override {
     pool_->parallel_for(static_cast<int64_t>(n), 1 << 14, [&](int64_t b, int64_t e, int) {
       for (int64_t i = b; i < e; i++) y[i] += x[i];
+    });
+  }
+
+  void dropout(T* out, const T* x, size_t n, double p, uint64_t seed) override {
+    const T inv = static_cast<T>(1.0 / (1.0 - p));
+    pool_->parallel_for(static_cast<int64_t>(n), 1 << 14, [&](int64_t b, int64_t e, int) {
+      for (int64_t i = b; i < e; i++) out[i] = dropout_uniform(seed, static_cast<uint64_t>(i)) >= p ? x[i] * inv : T(0);
     });
   }
 

@@ -216,6 +216,10 @@ __global__ void k_add(float* __restrict__ y, const float* __restrict__ x, int64_
   SW_GRID_STRIDE(i, n) y[i] += x[i];
 }
 
+__global__ void k_dropout(float* out, const float* x, int64_t n, double p, uint64_t seed, float inv) {
+  SW_GRID_STRIDE(i, n) { out[i] = dropout_uniform(seed, static_cast<uint64_t>(i)) >= p ? x[i] * inv : 0.0f; }
+}
+
 __global__ void k_cache_store(float* __restrict__ k, float* __restrict__ v, const float* __restrict__ src, int64_t ld, int64_t k_off,
                               int64_t v_off, int width, const int32_t* __restrict__ seq, const int32_t* __restrict__ pos, int64_t seq_stride) {
   const int64_t r = blockIdx.x;
@@ -676,7 +680,7 @@ class CudaBackend final : public Backend<float> {
     if (rows == 0) return;
     Scope scope = op("norms");
     SW_LAUNCH(k_rmsnorm_backward_dx, rows, kThreads, 0, stream_, dx, dout, x, w, rstd, dim);
-    column_sums(dw, dout, dim, x, rstd, rows, dim);
+    if (dw) column_sums(dw, dout, dim, x, rstd, rows, dim);
   }
 
   void add_bias(float* x, int64_t ld, const float* bias, int rows, int cols) override {
@@ -733,6 +737,13 @@ class CudaBackend final : public Backend<float> {
     if (n == 0) return;
     Scope scope = op("elementwise");
     SW_LAUNCH(k_add, grid_for(static_cast<int64_t>(n)), kThreads, 0, stream_, y, x, static_cast<int64_t>(n));
+  }
+
+  void dropout(float* out, const float* x, size_t n, double p, uint64_t seed) override {
+    if (n == 0) return;
+    Scope scope = op("elementwise");
+    SW_LAUNCH(k_dropout, grid_for(static_cast<int64_t>(n)), kThreads, 0, stream_, out, x, static_cast<int64_t>(n), p, seed,
+              static_cast<float>(1.0 / (1.0 - p)));
   }
 
   void cache_store(float* k, float* v, const float* src, int64_t ld, int64_t k_off, int64_t v_off, int width, const int32_t* seq, const int32_t* pos,

@@ -1,0 +1,33 @@
+/**
+ * Runs the `socialworld` command line in a child process, as a user types it, for the scripts
+ * that measure whole runs (grpo-demo, lora-sft): its progress goes to this terminal, its wall time
+ * to `timings`, and its standard error is also kept (what a stage printed about itself).
+ */
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { packageRoot } from "../worlds/question/prompts.js";
+
+export interface StageTiming {
+  readonly stage: string;
+  readonly seconds: number;
+}
+
+/** `socialworld ARGS` for `stage`; resolves with what it wrote to standard error, rejects when it fails. */
+export function socialworld(stage: string, args: readonly string[], timings: StageTiming[]): Promise<string> {
+  process.stderr.write(`\n[${stage}] socialworld ${args.join(" ")}\n`);
+  const t0 = performance.now();
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [join(packageRoot(), "bin", "socialworld.js"), ...args], { stdio: ["ignore", "inherit", "pipe"] });
+    let err = "";
+    child.stderr.on("data", (chunk: Buffer) => {
+      err += chunk.toString();
+      process.stderr.write(chunk);
+    });
+    child.on("error", fail);
+    child.on("exit", (code) => {
+      timings.push({ stage, seconds: (performance.now() - t0) / 1000 });
+      if (code === 0) done(err);
+      else fail(new Error(`${stage}: socialworld exited with ${code}`));
+    });
+  });
+}
