@@ -147,3 +147,16 @@ describe("the GRPO reward", () => {
     expect(socialReward('{"action": "comment", "target": "p", "content": "I agree"}', t, { type: 1, rougeL: 0.5, formatFailure: -2 }).reward).toBeCloseTo(1 + 0.5 * ((2 * 1 * (2 / 6)) / (1 + 2 / 6)), 12);
   });
 });
+
+describe("label replies", () => {
+  it("write each label as the answer a model should give, which the strict reward takes as right", async () => {
+    const { labelReply } = await import("../../worlds/social/tasks.js");
+    expect(tasks.map(labelReply)).toEqual([
+      '{"action":"comment","target":"p","content":"I agree, nuclear power is safe"}',
+      '{"action":"repost","target":"p"}',
+      '{"action":"ignore","target":"p"}',
+      '{"action":"comment","target":"x","content":"thanks"}',
+    ]);
+    for (const t of tasks) expect(socialReward(labelReply(t), t)).toMatchObject({ format: true, type: 1 });
+  });
+});

@@ -12,11 +12,11 @@
  *   likely decision (what a model that learned the latent probabilities perfectly could reach).
  */
 import { Rng } from "../core/rng.js";
-import { REACTION_TYPES, type ReactionAction, type ReactionType } from "./action.js";
+import { REACTION_TYPES, type ReactionType } from "./action.js";
 import { decide, IGNORE, likeliestDecision, type Decision } from "./behavior.js";
 import type { Latent, SocialTree } from "./format.js";
 import { COMMENT, REPOST } from "./items.js";
-import type { SocialTask } from "./tasks.js";
+import { replyFor as reply, type SocialTask } from "./tasks.js";
 import { writeText } from "./text.js";
 import { styleIndex, topicIndex } from "./vocabulary.js";
 
@@ -24,18 +24,6 @@ export interface SocialPredictor {
   readonly id: string;
   /** The reply, as a model would write it. */
   predict(task: SocialTask): string;
-}
-
-function reply(task: SocialTask, type: ReactionType, content: string): string {
-  const a: ReactionAction =
-    type === "comment"
-      ? { action: "comment", target: task.parent, content: content.trim() === "" ? "..." : content }
-      : type === "repost"
-        ? content === ""
-          ? { action: "repost", target: task.parent }
-          : { action: "repost", target: task.parent, content }
-        : { action: type, target: task.parent };
-  return JSON.stringify(a);
 }
 
 export class RandomPredictor implements SocialPredictor {

@@ -25,6 +25,6 @@ export { socialScenario, type SocialScenario, type SocialScenarioOptions } from 
 export { contentRougeL, macroF1, readReply, scoreSocial, scoreTask, type DepthScores, type ScoredTask, type SocialScores } from "./scoring.js";
 export { renderScreen, screenOf, type Screen, type ScreenEntry, type ScreenItem } from "./screen.js";
 export { DEFAULT_SIM_CONFIG, SocialSim, VIA_NAMES, type SimConfig } from "./sim.js";
-export { tasksOf, type SocialTask } from "./tasks.js";
+export { labelReply, replyFor, tasksOf, type SocialTask } from "./tasks.js";
 export { STYLES, TOPICS } from "./vocabulary.js";
 export { initialSocialState, intentActions, ruleAction, SocialWorld, type SocialObservation, type SocialPost, type SocialState } from "./world.js";

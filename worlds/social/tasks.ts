@@ -6,7 +6,7 @@
  * repost. Candidates are the tree's `candidates` plus every user with an interaction on an item
  * (except on their own item).
  */
-import type { ReactionType } from "./action.js";
+import type { ReactionAction, ReactionType } from "./action.js";
 import type { Interaction, SocialTree, SourcedTree } from "./format.js";
 
 export interface SocialTask {
@@ -66,4 +66,27 @@ export function tasksOf(trees: readonly SourcedTree[]): SocialTask[] {
     }
   }
   return out;
+}
+
+/**
+ * An answer to a task as JSON text: `type` on the task's item, with `content` for a comment (a
+ * comment without text, which imported data can have, says "...": the schema wants some) and,
+ * when there is any, for a repost.
+ */
+export function replyFor(task: SocialTask, type: ReactionType, content: string): string {
+  const target = task.parent;
+  const a: ReactionAction =
+    type === "comment"
+      ? { action: "comment", target, content: content.trim() === "" ? "..." : content }
+      : type === "repost"
+        ? content === ""
+          ? { action: "repost", target }
+          : { action: "repost", target, content }
+        : { action: type, target };
+  return JSON.stringify(a);
+}
+
+/** The label as the answer a model should write (the SFT target, the reference of exports). */
+export function labelReply(task: SocialTask): string {
+  return replyFor(task, task.label.type, task.label.content);
 }
