@@ -3,7 +3,7 @@
  * the turn (world, agent, timestep, and the question's id), so results do not depend on the order
  * in which concurrent items run.
  */
-import type { Agent, AgentReply, AgentTurn } from "./agent.js";
+import type { Agent, AgentReply, AgentTurn } from "../worlds/core/agent.js";
 import { Rng } from "../worlds/core/rng.js";
 
 export class RandomAgent<A = unknown> implements Agent<A> {

@@ -20,7 +20,7 @@ import { readdirSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { DataError } from "../worlds/core/errors.js";
 import { validateSocializedContext } from "../worlds/core/socialized-context.js";
-import { ForeignContextSchema, locateContext, normalizeContext, readSapFile, type SapMeta } from "../trainers/data/sap-file.js";
+import { ForeignContextSchema, locateContext, normalizeContext, readSapFile, type SapMeta } from "../worlds/core/sap-file.js";
 import { structuralScore, type StructuralScore } from "./context-eval/structure.js";
 import { observationAccuracy, type ObservationScore } from "./context-eval/observation.js";
 import type { ContextJudge } from "./context-eval/judge.js";

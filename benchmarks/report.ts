@@ -3,7 +3,7 @@
  * metrics, and the official labels that disagree with the world model, grouped by cause.
  * Written as JSON (the machine-readable record), a terminal table and Markdown.
  */
-import type { Benchmark, BenchItem, Mode, Verdict } from "./benchmark.js";
+import type { Benchmark, BenchItem, Mode, Verdict } from "../worlds/question/benchmark.js";
 import type { ItemResult } from "./runner.js";
 import type { TurnFailure } from "../worlds/core/episode.js";
 

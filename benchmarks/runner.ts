@@ -3,12 +3,12 @@
  * through the game loop with the agent under test in the respondent's seat, the official scorer
  * on the answer, and one append-only log line per item.
  */
-import type { Agent } from "../agents/agent.js";
+import type { Agent } from "../worlds/core/agent.js";
 import { runEpisode, errorMessage } from "../worlds/core/loop.js";
 import { QuestionWorld, type Answer, type QuestionState } from "../worlds/question/world.js";
 import type { EpisodeLog } from "../store/episode-log.js";
 import type { Episode, TurnFailure, TurnRecord } from "../worlds/core/episode.js";
-import type { Benchmark, BenchItem, GroundTruth, Mode, Verdict } from "./benchmark.js";
+import type { Benchmark, BenchItem, GroundTruth, Mode, Verdict } from "../worlds/question/benchmark.js";
 
 export interface ItemResult {
   readonly id: string;

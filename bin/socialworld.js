@@ -39,10 +39,10 @@ for (const stream of [process.stdout, process.stderr]) {
     throw err;
   });
 }
-// cli() is main() under the command's compiler policy (cli/optimizer-policy.ts). A failure it does
-// not turn into an exit status rejects, and Node reports it and exits with status 1.
+// A failure main() does not turn into an exit status rejects, and Node reports it and exits with
+// status 1.
 (fromBundle ? Promise.resolve(require(bundled)) : import(pathToFileURL(compiled).href))
-  .then(({ cli }) => cli(process.argv.slice(2)))
+  .then(({ main }) => main(process.argv.slice(2)))
   .then((code) => {
     process.exitCode = code;
   });

@@ -2,11 +2,10 @@
 import { DataError } from "../worlds/core/errors.js";
 import { FileLockTimeout } from "../store/file-lock.js";
 import { UsageError } from "./args.js";
-import { deferOptimizingCompiler, optimizeAfterMs } from "./optimizer-policy.js";
 
 /** What a command module gives: its help text and its entry point. */
 interface Loaded {
-  readonly help: string;
+  readonly help: string | (() => Promise<string>);
   readonly run: (argv: readonly string[]) => Promise<number>;
 }
 
@@ -28,7 +27,7 @@ const COMMANDS: Record<string, Command> = {
     summary: "write new benchmark questions labelled by the world model",
     load: async () => {
       const m = await import("./commands/generate.js");
-      return { help: m.generateHelp(), run: m.generateCommand };
+      return { help: m.generateHelp, run: m.generateCommand };
     },
   },
   runs: {
@@ -108,27 +107,11 @@ socialworld <command> --help shows a command's options.
 `;
 }
 
-/**
- * The command as `socialworld` runs it in a process of its own: `main` under the command's
- * compiler policy (see optimizer-policy.ts), which in-process callers such as tests do not want.
- */
-export async function cli(argv: readonly string[]): Promise<number> {
-  let afterMs: number;
-  try {
-    afterMs = optimizeAfterMs();
-  } catch (err) {
-    process.stderr.write(`socialworld: ${(err as Error).message}\n`);
-    return 2;
-  }
-  deferOptimizingCompiler(afterMs);
-  return main(argv);
-}
-
 export async function main(argv: readonly string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
     const topic = name === "help" ? rest[0] : undefined;
-    process.stdout.write(topic && COMMANDS[topic] ? (await COMMANDS[topic].load()).help : usage());
+    process.stdout.write(topic && COMMANDS[topic] ? await helpOf(await COMMANDS[topic].load()) : usage());
     return 0;
   }
   const entry = COMMANDS[name];
@@ -138,14 +121,14 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   const command = await entry.load();
   if (rest.includes("--help") || rest.includes("-h")) {
-    process.stdout.write(command.help);
+    process.stdout.write(await helpOf(command));
     return 0;
   }
   try {
     return await command.run(rest);
   } catch (err) {
     if (err instanceof UsageError) {
-      process.stderr.write(`socialworld ${name}: ${err.message}\n\n${command.help}`);
+      process.stderr.write(`socialworld ${name}: ${err.message}\n\n${await helpOf(command)}`);
       return 2;
     }
     if (err instanceof DataError) {
@@ -160,6 +143,11 @@ export async function main(argv: readonly string[]): Promise<number> {
     }
     throw err;
   }
+}
+
+/** A command's help text (some list what the world registry holds, and load it to say so). */
+async function helpOf(command: Loaded): Promise<string> {
+  return typeof command.help === "string" ? command.help : command.help();
 }
 
 function isSystemError(err: unknown): err is NodeJS.ErrnoException {

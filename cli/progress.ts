@@ -2,8 +2,6 @@
  * A progress bar on stderr: redrawn in place on a terminal, a line every 10% otherwise (CI logs),
  * silent when disabled.
  */
-import { optimizerCheckpoint } from "./optimizer-policy.js";
-
 export class Progress {
   private readonly started = performance.now();
   private lastDraw = 0;
@@ -19,9 +17,6 @@ export class Progress {
 
   /** `note` may be a function: called only when a line is drawn (a run of thousands of items draws a few). */
   update(done: number, note: string | (() => string) = ""): void {
-    // Long work reports here, often from loops that never yield to timers; how far it is tells the
-    // compiler policy whether optimizing the rest is worth it.
-    optimizerCheckpoint(done, this.total);
     this.done = done;
     this.note = note;
     if (!this.stream) return;

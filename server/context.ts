@@ -4,27 +4,10 @@
  * they find this through `serverContext()` rather than through their options (which clients send).
  */
 import type { RunStore } from "../store/run-store.js";
+import type { RoomSummary } from "./protocol.js";
 import type { ProgressHub } from "./progress-hub.js";
 import type { SelfPlayPools } from "./self-play/pools.js";
 import type { TrainingBoard } from "./training-board.js";
-
-export interface RoomSummary {
-  readonly roomId: string;
-  readonly type: string;
-  readonly title: string;
-  readonly world: string;
-  readonly status: string;
-  readonly note: string;
-  readonly visibility: "public" | "private";
-  readonly runId: string;
-  readonly episode: number;
-  readonly timestep: number;
-  readonly spectators: number;
-  /** `occupied`: a person holds the seat; `connected`: and is connected now (false while the seat waits for them to reconnect). */
-  readonly seats: readonly { agent: string; controller: string; human: boolean; occupied: boolean; connected: boolean }[];
-  readonly progress?: { done: number; total: number; correct: number };
-  readonly createdAt: string;
-}
 
 export interface LiveRoom {
   readonly roomId: string;

@@ -5,23 +5,23 @@
  */
 import { matchMaker } from "@colyseus/core";
 import type { BenchmarkOptionsInput, SimulationOptionsInput } from "./rooms/options.js";
-import { SCENARIOS } from "./rooms/scenarios.js";
+import { worldsWith } from "../worlds/registry.js";
 
-export function demoRooms(): { type: "simulation" | "benchmark"; options: SimulationOptionsInput | BenchmarkOptionsInput }[] {
+export async function demoRooms(): Promise<{ type: "simulation" | "benchmark"; options: SimulationOptionsInput | BenchmarkOptionsInput }[]> {
   const rooms: { type: "simulation" | "benchmark"; options: SimulationOptionsInput | BenchmarkOptionsInput }[] = [];
-  for (const [name, f] of Object.entries(SCENARIOS)) {
+  for (const w of await worldsWith("scenario")) {
     for (const seed of [1, 2]) {
       rooms.push({
         type: "simulation",
         options: {
-          world: name,
+          world: w.name,
           seed: seed * 1000,
           loop: true,
           tickMs: 1500,
           pauseMs: 4000,
           humanSeats: "all",
           turnDeadlineMs: 30_000,
-          title: `${f.title} ${f.episodes}, live (${seed})`,
+          title: `${w.title} ${w.scenario!.episodes}, live (${seed})`,
         },
       });
     }
@@ -39,7 +39,7 @@ export function demoRooms(): { type: "simulation" | "benchmark"; options: Simula
 
 export async function startDemoRooms(): Promise<string[]> {
   const ids: string[] = [];
-  for (const { type, options } of demoRooms()) {
+  for (const { type, options } of await demoRooms()) {
     const room = await matchMaker.createRoom(type, options);
     ids.push(room.roomId);
   }

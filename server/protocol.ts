@@ -1,8 +1,11 @@
 /**
- * The room protocol beyond the synchronized state: room names, join options and the messages
- * exchanged with a room. Types and constants only (the web client imports this file too).
+ * The room protocol: room names, join options, the messages exchanged with a room, and the shapes
+ * of the synchronized state and of the API's answers as clients see them. Types and constants
+ * only, so the web client imports this file as it is (its types come from the server's own).
  * The README's "Live server protocol" section documents the same for clients in other languages.
  */
+import type { ToJSON } from "@colyseus/schema";
+import type { PerspectiveStep, Progress, RoomState, Seat } from "./rooms/state.js";
 
 export const ROOM_TYPES = ["simulation", "benchmark"] as const;
 export type RoomType = (typeof ROOM_TYPES)[number];
@@ -81,35 +84,32 @@ export interface ErrorMessage {
 }
 
 /**
- * One step's metrics of a training run, as `GET /api/training` and the socket.io `progress`
- * events of kind "trainer" carry them (trainers/grpo/metrics.ts; the server's StepMetricsSchema
- * in training-board.ts lists every field it keeps).
+ * A room's synchronized state as a client holds it (`room.state.toJSON()`), typed from the schema
+ * the server encodes (rooms/state.ts): what the server adds to the state, clients see in their types.
  */
-export interface TrainingMetrics {
-  step: number;
-  reward: number;
-  accuracy: number;
-  kl: number | null;
-  entropy: number;
-  clipFraction: number;
-  loss: number;
-  responseLength: number;
-  [field: string]: unknown;
+export type RoomStateJson = ToJSON<RoomState>;
+export type SeatJson = ToJSON<Seat>;
+export type PerspectiveStepJson = ToJSON<PerspectiveStep>;
+export type ProgressJson = ToJSON<Progress>;
+
+/** A live room as `GET /api/rooms` lists it. */
+export interface RoomSummary {
+  readonly roomId: string;
+  readonly type: RoomType;
+  readonly title: string;
+  readonly world: string;
+  readonly status: string;
+  readonly note: string;
+  readonly visibility: "public" | "private";
+  readonly runId: string;
+  readonly episode: number;
+  readonly timestep: number;
+  readonly spectators: number;
+  /** `occupied`: a person holds the seat; `connected`: and is connected now (false while the seat waits for them to reconnect). */
+  readonly seats: readonly { agent: string; controller: string; human: boolean; occupied: boolean; connected: boolean }[];
+  readonly progress?: { done: number; total: number; correct: number };
+  readonly createdAt: string;
 }
 
-/** A training run on the dashboard, as `GET /api/training` lists it. */
-export interface TrainingRun<M extends TrainingMetrics = TrainingMetrics> {
-  readonly runId: string;
-  title: string;
-  source: string;
-  steps: number;
-  status: "running" | "done" | "interrupted" | "failed";
-  /** Rooms whose policy the run trains (self-play). */
-  roomIds: string[];
-  /** Self-play: the round, and the checkpoint the rooms now play. */
-  round?: number;
-  checkpoint?: string;
-  readonly startedAt: string;
-  updatedAt: string;
-  history: M[];
-}
+/** Training runs as `GET /api/training` and the progress stream's "trainer" events carry them (one type, the board's). */
+export type { TrainingMetrics, TrainingRun } from "./training-board.js";

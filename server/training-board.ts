@@ -6,7 +6,6 @@
  */
 import { z } from "zod";
 import type { ProgressHub } from "./progress-hub.js";
-import type { TrainingRun as WireTrainingRun } from "./protocol.js";
 
 /** The most steps kept per run (older ones are dropped from the plots, never from the run's own files). */
 const MAX_HISTORY = 5000;
@@ -46,7 +45,8 @@ export const StepMetricsSchema = z
     tooLong: z.number().int().min(0).optional(),
   })
   .strip();
-export type BoardMetrics = z.infer<typeof StepMetricsSchema>;
+/** One step's metrics of a training run (trainers/grpo/metrics.ts), as the board keeps and serves them. */
+export type TrainingMetrics = z.infer<typeof StepMetricsSchema>;
 
 const Id = z.string().min(1).max(200);
 
@@ -59,8 +59,22 @@ export const TrainingPostSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("finished"), event: z.object({ runId: Id, status: z.enum(["done", "interrupted", "failed"]) }).strip() }),
 ]);
 
-/** A run as the board keeps it: the wire shape of protocol.ts, with the metrics as validated. */
-export type TrainingRun = WireTrainingRun<BoardMetrics>;
+/** A training run on the dashboard, as `GET /api/training` lists it and the board keeps it. */
+export interface TrainingRun {
+  readonly runId: string;
+  title: string;
+  source: string;
+  steps: number;
+  status: "running" | "done" | "interrupted" | "failed";
+  /** Rooms whose policy the run trains (self-play). */
+  roomIds: string[];
+  /** Self-play: the round, and the checkpoint the rooms now play. */
+  round?: number;
+  checkpoint?: string;
+  readonly startedAt: string;
+  updatedAt: string;
+  history: TrainingMetrics[];
+}
 
 export class TrainingBoard {
   private readonly runs = new Map<string, TrainingRun>();
@@ -76,7 +90,7 @@ export class TrainingBoard {
   }
 
   /** A step of a run (registering the run on its first step). */
-  step(info: { runId: string; title: string; source: string; steps: number; roomIds?: readonly string[]; round?: number }, metrics: BoardMetrics): void {
+  step(info: { runId: string; title: string; source: string; steps: number; roomIds?: readonly string[]; round?: number }, metrics: TrainingMetrics): void {
     const now = new Date().toISOString();
     let run = this.runs.get(info.runId);
     if (!run) {

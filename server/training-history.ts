@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { z } from "zod";
 import type { RunRecord, RunStore } from "../store/run-store.js";
-import { MAX_RUNS, StepMetricsSchema, type BoardMetrics, type TrainingBoard } from "./training-board.js";
+import { MAX_RUNS, StepMetricsSchema, type TrainingMetrics, type TrainingBoard } from "./training-board.js";
 
 const GrpoParams = z.looseObject({
   out: z.string().min(1),
@@ -17,9 +17,9 @@ const GrpoParams = z.looseObject({
   config: z.looseObject({ steps: z.number().int().min(1) }).optional(),
 });
 
-function readMetrics(file: string): BoardMetrics[] {
+function readMetrics(file: string): TrainingMetrics[] {
   if (!existsSync(file)) return [];
-  const out: BoardMetrics[] = [];
+  const out: TrainingMetrics[] = [];
   for (const line of readFileSync(file, "utf8").split("\n")) {
     if (!line.trim()) continue;
     let json: unknown;

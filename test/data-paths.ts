@@ -3,7 +3,7 @@
  * `shared/data/tom` folder beside the checkout or one level further up (benchmarks/tom-data.ts).
  */
 import { join } from "node:path";
-import { findTomData } from "../benchmarks/tom-data.js";
+import { findTomData } from "../measurements/tom-data.js";
 
 export const TOM_DATA = findTomData();
 

@@ -9,7 +9,7 @@
  */
 import { z } from "zod";
 import { Backoff, retryAfterMs } from "./backoff.js";
-import type { ChatMessage } from "../policy/chat-template.js";
+import type { ChatMessage } from "../../models/chat-template.js";
 import { Limiter } from "./limiter.js";
 
 export type { ChatMessage };

@@ -18,7 +18,7 @@
  * after the repair) the agent throws: the game loop logs the error with the turn and acts with
  * its fallback, and the episode goes on.
  */
-import { AgentFailure, type Agent, type AgentReply, type AgentTurn } from "../agent.js";
+import { AgentFailure, type Agent, type AgentReply, type AgentTurn } from "../../worlds/core/agent.js";
 import { errorMessage } from "../../worlds/core/loop.js";
 import { parseAction } from "../policy/action.js";
 import { hashString } from "../../worlds/core/rng.js";

@@ -1,5 +1,5 @@
 /**
- * The messages the llm agent sends, built from the prompt files in benchmarks/prompts/:
+ * The messages the llm agent sends, built from prompt files (agents/llm/prompts/, worlds/question/prompts/ and each world's prompts/):
  *
  * - a benchmark question in vanilla mode: the benchmark's own prompt (story and question);
  * - in simulation mode, first `socialized-context.txt` (the story, the world's rules from
@@ -11,15 +11,15 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import type { AgentTurn } from "../agent.js";
-import { fill, packageRoot, promptTemplate, simulationAnswerText } from "../../benchmarks/prompts.js";
+import type { AgentTurn } from "../../worlds/core/agent.js";
+import { fill, packageRoot, promptTemplate, simulationAnswerText } from "../../worlds/question/prompts.js";
 import type { SocializedContext } from "../../worlds/core/socialized-context.js";
 import type { QuestionTask } from "../../worlds/question/world.js";
 import type { ChatMessage } from "./client.js";
 
 /** The format instruction for a JSON schema ("" when the reply is plain text). */
 export function formatInstruction(schema: Record<string, unknown> | undefined): string {
-  return schema ? fill(promptTemplate("llm-format"), { schema: JSON.stringify(schema) }) : "";
+  return schema ? fill(promptTemplate("agents/llm/prompts/llm-format.txt"), { schema: JSON.stringify(schema) }) : "";
 }
 
 /** System message(s): the user's own, then the format instruction. */
@@ -30,7 +30,7 @@ export function systemMessages(system: string | undefined, format: string): Chat
 
 /** The conversation continued by a repair request. */
 export function repairMessages(messages: readonly ChatMessage[], reply: string, error: string, format: string): ChatMessage[] {
-  return [...messages, { role: "assistant", content: reply }, { role: "user", content: fill(promptTemplate("llm-repair"), { error, format }) }];
+  return [...messages, { role: "assistant", content: reply }, { role: "user", content: fill(promptTemplate("agents/llm/prompts/llm-repair.txt"), { error, format }) }];
 }
 
 /** The user message of an ordinary world's turn. */
@@ -41,7 +41,7 @@ export function turnPrompt(turn: AgentTurn): string {
         .map((o) => `- ${JSON.stringify(o)}`)
         .join("\n")}${turn.options.length > 50 ? `\n- ... (${turn.options.length - 50} more)` : ""}\n`
     : "";
-  return fill(promptTemplate("llm-turn"), {
+  return fill(promptTemplate("agents/llm/prompts/llm-turn.txt"), {
     agent: turn.agent,
     world: turn.world,
     timestep: String(turn.timestep),
@@ -50,15 +50,16 @@ export function turnPrompt(turn: AgentTurn): string {
   });
 }
 
-/** The benchmark's rules for writing a context (empty for a benchmark without a rules file). */
+/** The benchmark's rules for writing a context (empty for a world without a rules file). */
 export function worldRules(benchmark: string): string {
-  const name = `context-rules-${benchmark}`;
-  return existsSync(join(packageRoot(), "benchmarks", "prompts", `${name}.txt`)) ? promptTemplate(name).trimEnd() : "";
+  if (!/^[a-z0-9-]+$/.test(benchmark)) return "";
+  const path = `worlds/${benchmark}/prompts/context-rules-${benchmark}.txt`;
+  return existsSync(join(packageRoot(), path)) ? promptTemplate(path).trimEnd() : "";
 }
 
 /** Simulation mode, step 1: write the story's socialized context. */
 export function contextPrompt(task: QuestionTask, schema: Record<string, unknown>): string {
-  return fill(promptTemplate("socialized-context"), { world_rules: worldRules(task.benchmark), schema: JSON.stringify(schema), story: task.story });
+  return fill(promptTemplate("worlds/question/prompts/socialized-context.txt"), { world_rules: worldRules(task.benchmark), schema: JSON.stringify(schema), story: task.story });
 }
 
 /** Simulation mode, step 2: answer from the context. */

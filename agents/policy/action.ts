@@ -3,7 +3,7 @@
  * and the action read back from what it wrote.
  */
 import { z } from "zod";
-import type { ChatMessage } from "./chat-template.js";
+import type { ChatMessage } from "../../models/chat-template.js";
 
 /**
  * The conversation a policy answers: an optional system message, then what the turn shows it

@@ -7,13 +7,14 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { DataError } from "../../worlds/core/errors.js";
-import { loadCheckpoint } from "./checkpoint.js";
-import { readConfig } from "./config.js";
-import { NativeCompleter } from "./generate.js";
-import { LanguageModelAgent, parseAgentTarget } from "./lm-agent.js";
-import { OnnxCompleter } from "./onnx/session.js";
-import type { Completer } from "./sampling.js";
-import { PolicyTokenizer } from "./tokenizer.js";
+import { loadCheckpoint } from "../../models/checkpoint.js";
+import { readConfig } from "../../models/config.js";
+import { NativeCompleter } from "../../models/generate.js";
+import { LanguageModelAgent } from "./lm-agent.js";
+import { parseAgentTarget } from "./options.js";
+import { OnnxCompleter } from "../../models/onnx/session.js";
+import type { Completer } from "../../models/sampling.js";
+import { PolicyTokenizer } from "../../models/tokenizer.js";
 
 type Backend = { completer: Completer; tokenizer: PolicyTokenizer };
 const natives = new Map<string, Backend>();

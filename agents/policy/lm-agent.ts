@@ -4,41 +4,14 @@
  * read back as an action (parseAction). The exact prompt and raw reply go into the episode log,
  * so logged episodes can train the next policy. Sampling is seeded per turn.
  */
-import { AgentSpecError } from "../agent-spec-error.js";
-import { z } from "zod";
-import type { Agent, AgentReply, AgentTurn } from "../agent.js";
+import type { Agent, AgentReply, AgentTurn } from "../../worlds/core/agent.js";
 import { hashString } from "../../worlds/core/rng.js";
 import { parseAction, turnMessages } from "./action.js";
 import { questionText } from "./question-prompt.js";
 import { questionTaskOf } from "../../worlds/question/world.js";
-import type { Completer } from "./sampling.js";
-import type { PolicyTokenizer } from "./tokenizer.js";
-
-export const LmAgentOptionsSchema = z.object({
-  temperature: z.coerce.number().nonnegative().default(0),
-  top_k: z.coerce.number().int().nonnegative().default(0),
-  top_p: z.coerce.number().positive().max(1).default(1),
-  max_new_tokens: z.coerce.number().int().positive().default(256),
-  seed: z.coerce.number().int().nonnegative().default(0),
-  system: z.string().optional(),
-  /** onnx agents: onnxruntime intra-op threads. */
-  threads: z.coerce.number().int().positive().optional(),
-});
-export type LmAgentOptions = z.infer<typeof LmAgentOptionsSchema>;
-
-/** `DIR` or `DIR?temperature=0.7&max_new_tokens=64&seed=3&system=...` */
-export function parseAgentTarget(spec: string, target: string): { dir: string; options: LmAgentOptions } {
-  const q = target.indexOf("?");
-  const dir = q < 0 ? target : target.slice(0, q);
-  if (!dir) throw new AgentSpecError(`${spec}: the agent needs a checkpoint folder`);
-  const params = Object.fromEntries(new URLSearchParams(q < 0 ? "" : target.slice(q + 1)));
-  const r = LmAgentOptionsSchema.strict().safeParse(params);
-  if (!r.success) {
-    const issue = r.error.issues[0]!;
-    throw new AgentSpecError(`${spec}: ${issue.path.join(".") || "option"}: ${issue.message}`);
-  }
-  return { dir, options: r.data };
-}
+import type { Completer } from "../../models/sampling.js";
+import type { PolicyTokenizer } from "../../models/tokenizer.js";
+import type { LmAgentOptions } from "./options.js";
 
 export class LanguageModelAgent implements Agent {
   constructor(

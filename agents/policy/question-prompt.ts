@@ -2,15 +2,15 @@
  * What a policy is asked for a benchmark question. Vanilla mode: the benchmark's own prompt (story
  * and question). Simulation mode: the question asked over the story's socialized context, which the
  * world model writes from the story text alone (the simulation agent's context, never a label),
- * filled into benchmarks/prompts/simulation-answer.txt. A small policy cannot write a socialized
+ * filled into worlds/question/prompts/simulation-answer.txt. A small policy cannot write a socialized
  * context itself; this is the social-world-model project's simulation mode with the world model
  * as the context writer. The trainer builds its prompts here too, so training and evaluation ask
  * the very same text.
  */
-import { simulationAnswerText } from "../../benchmarks/prompts.js";
+import { simulationAnswerText } from "../../worlds/question/prompts.js";
 import { NONE, SAME_AS_STATE, type SocializedContext } from "../../worlds/core/socialized-context.js";
 import type { QuestionTask } from "../../worlds/question/world.js";
-import { solverFor } from "../simulation/index.js";
+import { loadSolver } from "../../worlds/registry.js";
 
 /**
  * A socialized context as text, one line per timestep: its state, who perceives it, what is done.
@@ -53,8 +53,9 @@ function lineText(line: string, name: string): string {
 
 /** The world model's socialized context of the task's story (from the story text only). */
 export async function worldContext(task: QuestionTask): Promise<SocializedContext> {
-  const solver = await solverFor(task.benchmark);
-  if (!solver) throw new Error(`no world model writes socialized contexts for "${task.benchmark}"`);
+  const solver = await loadSolver(task.benchmark).catch((err: unknown) => {
+    throw new Error(`no world model writes socialized contexts for "${task.benchmark}": ${(err as Error).message}`);
+  });
   const solved = await solver({ ...task, mode: "simulation" });
   if (!solved.context) throw new Error(`the world model gave no socialized context for ${task.itemId}`);
   return solved.context;

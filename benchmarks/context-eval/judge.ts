@@ -2,14 +2,14 @@
  * The optional LLM judge of the context evaluation, as the social-world-model project grades
  * observation accuracy: a model reads both contexts (and the story and question, when the files
  * carry them) and answers {"score": 0..1, "reasoning": "..."}. The prompt lives in
- * benchmarks/prompts/context-judge.txt. `EndpointJudge` asks any OpenAI-compatible chat endpoint
+ * benchmarks/context-eval/prompts/context-judge.txt. `EndpointJudge` asks any OpenAI-compatible chat endpoint
  * (with retries); anything else that can grade implements `ContextJudge`.
  *
  * As upstream, a judge that fails for good (the endpoint after its retries, an unreadable reply)
  * scores the file 0 with the error as its reasoning: the evaluation goes on, and the table shows it.
  */
 import { z } from "zod";
-import { fill, promptTemplate } from "../prompts.js";
+import { fill, promptTemplate } from "../../worlds/question/prompts.js";
 import { pythonJson } from "../../worlds/core/socialized-context.js";
 import { ChatClient } from "../../agents/llm/client.js";
 
@@ -35,7 +35,7 @@ export interface ContextJudge {
 }
 
 export function judgePrompt(input: JudgeInput): string {
-  return fill(promptTemplate("context-judge"), {
+  return fill(promptTemplate("benchmarks/context-eval/prompts/context-judge.txt"), {
     story: input.story?.trim() || "(not given)",
     question: input.question?.trim() || "(not given)",
     ground_truth: pythonJson(input.groundTruth),

@@ -5,21 +5,20 @@
  */
 import { z } from "zod";
 import { AgentSpecError } from "../../agents/agent-spec-error.js";
-import { loadAgent } from "../../agents/builtin-agents.js";
-import { BENCHMARK_NAMES, BenchmarkOptionError, loadBenchmark } from "../../benchmarks/catalog.js";
-import { buildReport, renderReport, type BenchReport } from "../../benchmarks/report.js";
-import { RunAborted, runBenchmark, type ItemResult } from "../../benchmarks/runner.js";
-import { MODES } from "../../benchmarks/benchmark.js";
-import { EpisodeLog, readEpisodeLog } from "../../store/episode-log.js";
+import { loadAgent } from "../../agents/registry.js";
+import { loadBenchmark, RegistryError, WORLD_NAMES } from "../../worlds/registry.js";
+import { renderReport } from "../../benchmarks/report.js";
+import { RunAborted, type ItemResult } from "../../benchmarks/runner.js";
+import { BenchmarkSession, reportJson, ResumeRefused } from "../../benchmarks/session.js";
+import { BenchmarkOptionError, MODES } from "../../worlds/question/benchmark.js";
 import { RunStore } from "../../store/run-store.js";
-import { thisProcess } from "../../store/owner.js";
 import { writeFileAtomic } from "../../store/write-atomic.js";
 import { intArg, parseCommand, UsageError } from "../args.js";
 import { checkDistinctFiles, prepareOutput } from "../output-path.js";
 import { Progress } from "../progress.js";
 import { onStopSignal } from "../stop-signals.js";
 
-export const BENCH_HELP = `socialworld bench <${BENCHMARK_NAMES.join("|")}> --data FILE [options]
+export const BENCH_HELP = `socialworld bench <${WORLD_NAMES.join("|")}> --data FILE [options]
 
 Runs a benchmark file question by question with an agent in the respondent's seat, then prints
 accuracy by question type; official labels that disagree with the world model are listed by cause.
@@ -46,8 +45,8 @@ FANToM only:
 `;
 
 const Args = z.object({
-  _: z.tuple([z.enum(BENCHMARK_NAMES as [string, ...string[]], { error: `expected one of ${BENCHMARK_NAMES.join(", ")}` })], {
-    error: `expected the benchmark name: ${BENCHMARK_NAMES.join(", ")}`,
+  _: z.tuple([z.enum(WORLD_NAMES as [string, ...string[]], { error: `expected one of ${WORLD_NAMES.join(", ")}` })], {
+    error: `expected the benchmark name: ${WORLD_NAMES.join(", ")}`,
   }),
   data: z.string({ error: "is required" }).min(1),
   agent: z.string().min(1).default("simulation"),
@@ -98,7 +97,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   try {
     benchmark = await loadBenchmark(name, { context: args.context, embedder: args.embedder, aggregation: args.aggregation });
   } catch (err) {
-    if (err instanceof BenchmarkOptionError) throw new UsageError(err.message);
+    if (err instanceof BenchmarkOptionError || err instanceof RegistryError) throw new UsageError(err.message);
     throw err;
   }
   let agent;
@@ -113,59 +112,40 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   let items = benchmark.load(args.data);
   if (args.limit !== undefined) items = items.slice(0, args.limit);
 
-  const store = await RunStore.open(args.store);
   const options = Object.fromEntries(
     Object.entries({ context: args.context, embedder: args.embedder, aggregation: args.aggregation }).filter(([, v]) => v !== undefined),
   );
-  const params = { benchmark: name, data: args.data, agent: agent.id, mode, limit: args.limit ?? null, options };
-  let run;
-  const done = new Map<string, ItemResult>();
-  const loggedContexts = new Set<string>();
-  if (args.resume) {
-    run = store.get(args.resume);
-    if (!run) throw new UsageError(`--resume: no run "${args.resume}" in ${store.root}`);
-    // A run another process of this host is still running would get two writers. (The store reads
-    // a run whose process died as interrupted; of a process elsewhere, nobody here can tell.)
-    if (run.status === "running" && run.owner?.host === thisProcess().host) {
-      throw new UsageError(`--resume: run ${run.id} is still running (process ${run.owner.pid}); wait for it to end or stop it first`);
-    }
-    for (const k of ["benchmark", "data", "agent", "mode", "options"] as const) {
-      const was = JSON.stringify(run.params[k] ?? {});
-      const now = JSON.stringify(params[k]);
-      if (was !== now) throw new UsageError(`--resume: run ${run.id} has ${k}=${was}, not ${now}`);
-    }
-    const logged = readEpisodeLog<{ result: ItemResult; context_id?: string; socialized_context?: unknown }>(store.episodesPath(run));
-    for (const rec of logged.records) {
-      done.set(rec.result.id, rec.result);
-      if (rec.context_id && rec.socialized_context) loggedContexts.add(rec.context_id);
-    }
-    run = await store.update(run.id, { status: "running" });
-  } else {
-    run = await store.create("bench", `${benchmark.title} · ${agent.id} · ${mode}`, params);
+  let session;
+  try {
+    session = await BenchmarkSession.start({
+      store: await RunStore.open(args.store),
+      benchmark,
+      items,
+      agentId: agent.id,
+      mode,
+      data: args.data,
+      ...(args.limit !== undefined ? { limit: args.limit } : {}),
+      params: { options },
+      ...(args.resume ? { resume: args.resume } : {}),
+    });
+  } catch (err) {
+    if (err instanceof ResumeRefused) throw new UsageError(`--resume: ${err.message}`);
+    throw err;
   }
-
-  const log = new EpisodeLog(store.episodesPath(run));
+  const { log, run } = session;
   if (log.tornBytes > 0) {
     process.stderr.write(`note: the log ended in a line cut off mid-write; its ${log.tornBytes} bytes are kept in ${log.path}.torn, and that question is asked again\n`);
   }
   const progress = new Progress(`${name} ${agent.id}`, items.length, args.quiet ? null : process.stderr);
   const controller = new AbortController();
   const signals = onStopSignal(() => controller.abort());
-  const startedAt = new Date();
-  let correct = [...done.values()].filter((r) => r.correct).length;
+  let correct = [...session.done.values()].filter((r) => r.correct).length;
   let results: ItemResult[];
   try {
-    results = await runBenchmark({
-      benchmark,
-      items,
+    results = await session.ask({
       agent,
-      mode,
       concurrency: args.concurrency,
       ...(args.timeout !== undefined ? { turnTimeoutMs: args.timeout } : {}),
-      log,
-      runId: run.id,
-      done,
-      loggedContexts,
       signal: controller.signal,
       onResult: (r, finished) => {
         if (r.correct) correct++;
@@ -173,32 +153,22 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
       },
     });
   } catch (err) {
-    log.close();
     progress.finish();
     if (err instanceof RunAborted) {
-      await store.update(run.id, { status: "interrupted", finishedAt: new Date().toISOString() });
+      await session.close("interrupted");
       process.stderr.write(`interrupted: ${err.finished}/${err.total} questions logged; continue with --resume ${run.id}\n`);
       return signals.exitCode;
     }
-    await store.update(run.id, { status: "failed", finishedAt: new Date().toISOString(), error: String(err) });
+    await session.close("failed", { error: String(err) });
     throw err;
   } finally {
     signals.dispose();
   }
-  log.close();
   progress.finish();
-  const report = buildReport({ benchmark, items, results, agent: agent.id, mode, data: args.data, runId: run.id, startedAt, finishedAt: new Date() });
-  const reportPath = `${store.dirOf(run)}/report.json`;
-  const reportJson = JSON.stringify(report, null, 2) + "\n";
-  writeFileAtomic(reportPath, reportJson);
-  if (args.json) writeFileAtomic(args.json, reportJson);
+  const report = (await session.close("done", { results }))!;
+  if (args.json) writeFileAtomic(args.json, reportJson(report));
   const md = renderReport(report);
   if (args.md) writeFileAtomic(args.md, md);
-  await store.update(run.id, { status: "done", finishedAt: report.finishedAt, summary: summaryOf(report) });
   process.stdout.write(md);
   return 0;
-}
-
-function summaryOf(r: BenchReport): Record<string, unknown> {
-  return { total: r.total, correct: r.correct, accuracy: r.accuracy, disagreements: r.disagreements.total };
 }

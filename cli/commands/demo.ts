@@ -8,13 +8,10 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
 import { SimulationAgent } from "../../agents/simulation-agent.js";
-import { fill, promptTemplate } from "../../benchmarks/prompts.js";
+import { fill, promptTemplate } from "../../worlds/question/prompts.js";
 import { Rng } from "../../worlds/core/rng.js";
 import { toSocializedContext } from "../../worlds/core/socialize.js";
-import { generateTomiStory } from "../../worlds/tomi/generator.js";
-import { replayTomi } from "../../worlds/tomi/replay.js";
-import { renderSentence } from "../../worlds/tomi/sentences.js";
-import { buildScenario } from "../../worlds/tomi/story.js";
+import { buildScenario, generateTomiStory, renderSentence, replayTomi } from "../../worlds/tomi/index.js";
 import { EpisodeLog } from "../../store/episode-log.js";
 import { RunStore } from "../../store/run-store.js";
 import { intArg, parseCommand } from "../args.js";
@@ -83,7 +80,7 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
           mode: "vanilla" as const,
           story: storyText,
           question: q.text,
-          prompt: fill(promptTemplate("tomi-vanilla"), { story: storyText, question: q.text }),
+          prompt: fill(promptTemplate("worlds/tomi/prompts/tomi-vanilla.txt"), { story: storyText, question: q.text }),
         };
         const reply = await agent.act({ world: "question", agent: "respondent", timestep: 1, observation: { text: task.prompt, data: task }, actionSchema: z.any() });
         const ok = reply.action.answer === q.answer;

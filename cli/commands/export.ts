@@ -4,7 +4,7 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { z } from "zod";
-import { MODES, type Mode } from "../../benchmarks/benchmark.js";
+import { MODES, type Mode } from "../../worlds/question/benchmark.js";
 import { defaultStoreRoot, RunStore } from "../../store/run-store.js";
 import { replaceFile } from "../../store/write-atomic.js";
 import { DataError } from "../../worlds/core/errors.js";
@@ -103,7 +103,7 @@ export async function exportCommand(argv: readonly string[]): Promise<number> {
     if (statSync(args.out, { throwIfNoEntry: false })?.isFile()) {
       throw new UsageError(`--out: ${args.out} is a file; the sap export writes a folder of JSON files (one per episode)`);
     }
-    const { files, skipped } = exportSap(run, log, args.out, {
+    const { files, skipped } = await exportSap(run, log, args.out, {
       layout: args.layout,
       source: args.source,
       force: args.force,

@@ -4,12 +4,12 @@
  */
 import { existsSync, readdirSync } from "node:fs";
 import { z } from "zod";
-import { loadCheckpoint, saveCheckpoint } from "../../agents/policy/checkpoint.js";
-import { createFromScratch } from "../../agents/policy/from-scratch.js";
-import { NativeCompleter } from "../../agents/policy/generate.js";
-import { exportOnnx } from "../../agents/policy/onnx/export.js";
-import { PRESETS } from "../../agents/policy/presets.js";
-import { PolicyTokenizer } from "../../agents/policy/tokenizer.js";
+import { loadCheckpoint, saveCheckpoint } from "../../models/checkpoint.js";
+import { createFromScratch } from "../../models/from-scratch.js";
+import { NativeCompleter } from "../../models/generate.js";
+import { exportOnnx } from "../../models/onnx/export.js";
+import { PRESETS } from "../../models/presets.js";
+import { PolicyTokenizer } from "../../models/tokenizer.js";
 import { DataError } from "../../worlds/core/errors.js";
 import { intArg, numArg, parseCommand, UsageError } from "../args.js";
 import { readTextInput } from "../../worlds/core/text-input.js";

@@ -51,7 +51,7 @@ export async function servePolicyCommand(argv: readonly string[]): Promise<numbe
   const { ConfigError, portFromEnv } = await import("../../server/config.js");
   const { startPolicyServer } = await import("../../server/openai/app.js");
   if (args.threads !== undefined) {
-    const { loadNative } = await import("../../agents/policy/native.js");
+    const { loadNative } = await import("../../models/native.js");
     loadNative().setThreads(args.threads);
   }
   let envPort: number | undefined;

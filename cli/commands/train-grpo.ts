@@ -3,10 +3,9 @@
  */
 import { resolve } from "node:path";
 import { z } from "zod";
-import { loadNative } from "../../agents/policy/native.js";
-import { BENCHMARK_NAMES } from "../../benchmarks/catalog.js";
-import { MODES } from "../../benchmarks/benchmark.js";
-import { SCENARIOS } from "../../server/rooms/scenarios.js";
+import { loadNative } from "../../models/native.js";
+import { WORLD_NAMES } from "../../worlds/registry.js";
+import { MODES } from "../../worlds/question/benchmark.js";
 import { RunStore } from "../../store/run-store.js";
 import { BenchPoints } from "../../trainers/grpo/bench-points.js";
 import { ADVANTAGE_STD, GrpoConfigSchema, KL_ESTIMATORS, KL_PLACEMENTS, LOSS_AGGREGATIONS, type GrpoConfigInput } from "../../trainers/grpo/config.js";
@@ -32,9 +31,9 @@ OUT/checkpoint-STEP/; the frozen reference to OUT/reference/; the final model to
 
 Data:
   --model DIR              the policy to start from (a checkpoint folder)
-  --bench NAME --data FILE a benchmark file (${BENCHMARK_NAMES.join(", ")}); --mode vanilla (default) or
+  --bench NAME --data FILE a benchmark file (${WORLD_NAMES.join(", ")}); --mode vanilla (default) or
                            simulation (the socialized context, then the question), as \`bench\` asks; --limit N
-  --world NAME             decision points from scripted episodes of a world (${Object.keys(SCENARIOS).join(", ")});
+  --world NAME             decision points from scripted episodes of a world (${WORLD_NAMES.join(", ")});
                            --episodes N (default 200) from --world-seed S (default 0)
   --system TEXT            a system message before each prompt (as the agent's ?system=)
   --out DIR                output folder
@@ -73,11 +72,11 @@ Run:
 const Args = z.object({
   _: z.tuple([]),
   model: z.string().min(1).optional(),
-  bench: z.enum(BENCHMARK_NAMES as [string, ...string[]]).optional(),
+  bench: z.enum(WORLD_NAMES as [string, ...string[]]).optional(),
   data: z.string().min(1).optional(),
   mode: z.enum(MODES as [string, ...string[]]).default("vanilla"),
   limit: intArg(1).optional(),
-  world: z.enum(Object.keys(SCENARIOS) as [string, ...string[]]).optional(),
+  world: z.enum(WORLD_NAMES as [string, ...string[]]).optional(),
   episodes: intArg(1, 1_000_000).default(200),
   "world-seed": intArg(0, 2 ** 32 - 1).default(0),
   system: z.string().min(1).optional(),
@@ -186,7 +185,7 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
   if (a.threads) loadNative().setThreads(a.threads);
 
   const source = a.bench
-    ? new BenchPoints(a.bench, a.data!, a.mode as "vanilla" | "simulation", { ...(a.limit !== undefined ? { limit: a.limit } : {}), ...(a.system ? { system: a.system } : {}) })
+    ? await BenchPoints.open(a.bench, a.data!, a.mode as "vanilla" | "simulation", { ...(a.limit !== undefined ? { limit: a.limit } : {}), ...(a.system ? { system: a.system } : {}) })
     : await WorldPoints.scripted(a.world!, a.episodes, a["world-seed"], a.system);
   const store = await RunStore.open(a.store);
   const token = a["admin-token"] ?? process.env.SOCIALWORLD_ADMIN_TOKEN;

@@ -4,10 +4,10 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { z } from "zod";
-import { checkpointFiles, loadCheckpoint } from "../../agents/policy/checkpoint.js";
-import { createFromScratch } from "../../agents/policy/from-scratch.js";
-import { loadNative } from "../../agents/policy/native.js";
-import { PRESETS } from "../../agents/policy/presets.js";
+import { checkpointFiles, loadCheckpoint } from "../../models/checkpoint.js";
+import { createFromScratch } from "../../models/from-scratch.js";
+import { loadNative } from "../../models/native.js";
+import { PRESETS } from "../../models/presets.js";
 import { encodeExamples } from "../../trainers/sft/batches.js";
 import { readExamplesFile, type SftExample } from "../../trainers/sft/examples.js";
 import { loadMoments, resumeFolder, settingsMismatch } from "../../trainers/common/checkpoint-folders.js";

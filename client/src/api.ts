@@ -1,32 +1,6 @@
-import type { TrainingMetrics, TrainingRun } from "../../server/protocol.js";
+import type { RoomSummary, TrainingMetrics, TrainingRun } from "../../server/protocol.js";
 
 /** The REST API (see the README's protocol section). */
-export interface SeatSummary {
-  agent: string;
-  controller: string;
-  human: boolean;
-  occupied: boolean;
-  /** False while a seated person is away and the seat waits for them to reconnect. */
-  connected: boolean;
-}
-
-export interface RoomSummary {
-  roomId: string;
-  type: "simulation" | "benchmark";
-  title: string;
-  world: string;
-  status: string;
-  note: string;
-  visibility: "public" | "private";
-  runId: string;
-  episode: number;
-  timestep: number;
-  spectators: number;
-  seats: SeatSummary[];
-  progress?: { done: number; total: number; correct: number };
-  createdAt: string;
-}
-
 export interface RunRecord {
   id: string;
   kind: string;
@@ -62,7 +36,7 @@ export interface SocializedContext {
   socialized_context: { timestep: string; state: string; observations: string[]; actions: string[] }[];
 }
 
-export type { TrainingMetrics, TrainingRun };
+export type { RoomSummary, TrainingMetrics, TrainingRun };
 
 async function get<T>(path: string): Promise<T> {
   const res = await fetch(path, { headers: { accept: "application/json" } });

@@ -1,17 +1,6 @@
 /** A benchmark room's progress: the bar, the score table by question type, the latest outcomes. */
+import type { ProgressJson } from "../../server/protocol.js";
 import { h, pct, replace } from "./dom.js";
-
-export interface ProgressJson {
-  benchmark: string;
-  agent: string;
-  mode: string;
-  total: number;
-  done: number;
-  correct: number;
-  finished: boolean;
-  byType: Record<string, { type: string; total: number; correct: number }>;
-  recent: { index: number; type: string; correct: boolean; source: string }[];
-}
 
 export function renderProgress(el: HTMLElement, p: ProgressJson | undefined): void {
   if (!p || !p.total) return replace(el);

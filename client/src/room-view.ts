@@ -7,46 +7,20 @@
  * offers just that one.
  */
 import { Client, type Room } from "@colyseus/sdk";
-import { C2S, S2C, type ActionResultMessage, type JoinOptions, type SeatMessage, type TurnMessage, type TurnOverMessage } from "../../server/protocol.js";
-import { renderProgress, type ProgressJson } from "./benchmark-panel.js";
+import {
+  C2S,
+  S2C,
+  type ActionResultMessage,
+  type JoinOptions,
+  type PerspectiveStepJson as Step,
+  type RoomStateJson as StateJson,
+  type SeatMessage,
+  type TurnMessage,
+  type TurnOverMessage,
+} from "../../server/protocol.js";
+import { renderProgress } from "./benchmark-panel.js";
 import { h, myName, replace } from "./dom.js";
 import { SeatPanel } from "./seat-panel.js";
-
-interface Step {
-  timestep: number;
-  text: string;
-  sameAsState: boolean;
-  mentalState: string;
-  action: string;
-  source: string;
-  data: string;
-}
-
-interface SeatJson {
-  agent: string;
-  controller: string;
-  human: boolean;
-  occupant: string;
-  connected: boolean;
-  waiting: boolean;
-  deadline: number;
-}
-
-interface StateJson {
-  kind: string;
-  title: string;
-  world: string;
-  status: string;
-  note: string;
-  visibility: string;
-  runId: string;
-  episode: number;
-  agents: string[];
-  seats: Record<string, SeatJson>;
-  timeline: { timestep: number; at: number }[];
-  perspectives: Record<string, { name: string; steps: Step[] }>;
-  progress?: ProgressJson;
-}
 
 const WORLD = "world";
 const tokenKey = (roomId: string) => `sw-seat:${roomId}`;

@@ -1,9 +1,8 @@
 /** The REST API under /api: health, a catalog of what can be run, rooms and runs. */
 import { Router, json } from "express";
 import { AGENT_NAMES } from "../../agents/registry.js";
-import { BENCHMARK_NAMES } from "../../benchmarks/catalog.js";
 import type { ServerContext } from "../context.js";
-import { SCENARIOS } from "../rooms/scenarios.js";
+import { worldsWith } from "../../worlds/registry.js";
 import { errorHandler, notFound } from "./errors.js";
 import { roomsRouter } from "./rooms.js";
 import { runsRouter } from "./runs.js";
@@ -22,10 +21,11 @@ export function apiRouter(ctx: ServerContext, adminToken: string, startedAt: Dat
       rssMb: Math.round(process.memoryUsage().rss / 2 ** 20),
     });
   });
-  r.get("/catalog", (_req, res) => {
+  r.get("/catalog", async (_req, res) => {
+    const [rooms, benchmarks] = await Promise.all([worldsWith("scenario"), worldsWith("benchmark")]);
     res.json({
-      worlds: Object.entries(SCENARIOS).map(([name, f]) => ({ name, title: f.title, describe: f.describe })),
-      benchmarks: BENCHMARK_NAMES,
+      worlds: rooms.map((w) => ({ name: w.name, title: w.title, describe: w.scenario!.describe })),
+      benchmarks: benchmarks.map((w) => w.name),
       agents: [...AGENT_NAMES, "scripted (simulation seats)", "human (benchmark rooms)"],
     });
   });

@@ -7,13 +7,13 @@
  * need not match). Decoding advances a few tokens at a time so that streamed text goes out as it
  * is made, a client that hangs up stops its sequences, and a stop string ends a sequence early.
  *
- * NativeCompleter (agents/policy/generate.ts) batches the same way but returns whole completions;
+ * NativeCompleter (models/generate.ts) batches the same way but returns whole completions;
  * this engine is its streaming, per-request counterpart for the server.
  */
-import type { PolicyModel } from "../../agents/policy/model.js";
-import { loadNative, type NativeGeneration } from "../../agents/policy/native.js";
-import { cutAtStopString } from "../../agents/policy/sampling.js";
-import type { PolicyTokenizer } from "../../agents/policy/tokenizer.js";
+import type { PolicyModel } from "../../models/model.js";
+import { loadNative, type NativeGeneration } from "../../models/native.js";
+import { cutAtStopString } from "../../models/sampling.js";
+import type { PolicyTokenizer } from "../../models/tokenizer.js";
 
 export interface EngineRequest {
   readonly prompt: readonly number[];

@@ -6,7 +6,7 @@
  * (user, metadata, store, parallel_tool_calls...) are ignored, as vLLM does.
  */
 import { z } from "zod";
-import type { ChatMessage } from "../../agents/policy/chat-template.js";
+import type { ChatMessage } from "../../models/chat-template.js";
 import { OpenAiError } from "./errors.js";
 
 const TextPart = z.object({ type: z.literal("text"), text: z.string() });

@@ -7,7 +7,7 @@
 import { randomInt, randomUUID } from "node:crypto";
 import { statSync } from "node:fs";
 import { json, Router, type Request, type Response } from "express";
-import { loadCheckpoint } from "../../agents/policy/checkpoint.js";
+import { loadCheckpoint } from "../../models/checkpoint.js";
 import { CancelledError, PolicyEngine, QueueFullError, type EngineChoice, type EngineStats, type TokenLogprob } from "./engine.js";
 import { errorHandler, notFound, OpenAiError, requestError, sendError } from "./errors.js";
 import { sameSecret } from "../secret.js";

@@ -12,10 +12,11 @@ import { randomBytes } from "node:crypto";
 import { CloseCode, ErrorCode, Room, ServerError, type Client } from "@colyseus/core";
 import { StateView } from "@colyseus/schema";
 import { z } from "zod";
-import type { AgentReply, AgentTurn } from "../../agents/agent.js";
+import type { AgentReply, AgentTurn } from "../../worlds/core/agent.js";
 import type { TimestepRecord } from "../../worlds/core/episode.js";
 import type { World } from "../../worlds/core/world.js";
-import { serverContext, type LiveRoom, type RoomSummary, type ServerContext } from "../context.js";
+import { serverContext, type LiveRoom, type ServerContext } from "../context.js";
+import type { RoomSummary, RoomType } from "../protocol.js";
 import { C2S, S2C, type ActionResultMessage, type SeatMessage, type TurnMessage, type TurnOverMessage } from "../protocol.js";
 import { HumanTurns, type PendingTurn } from "./human-turns.js";
 import { malformedFrame } from "./malformed-frame.js";
@@ -69,7 +70,7 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
   protected readonly humanOutcomes = new Map<string, { timestep: number; source: "human" | "fallback" }>();
   private readonly schemaJson = new WeakMap<object, unknown>();
 
-  protected abstract readonly roomType: string;
+  protected abstract readonly roomType: RoomType;
 
   // ---- set-up -------------------------------------------------------------------------------
 

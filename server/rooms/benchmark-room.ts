@@ -1,24 +1,20 @@
 /**
  * The `benchmark` room: runs a benchmark file (or a generated set) question by question with the
- * agent under test in the respondent's seat, through the same runner, log and report as
- * `socialworld bench`. With `agent: "human"` a person takes the seat and answers: the run is a
- * human baseline, in the same report format. Progress and scores stream to the room's state and
+ * agent under test in the respondent's seat, in a run session as `socialworld bench` does
+ * (benchmarks/session.ts: the same run, log and report). With `agent: "human"` a person takes the
+ * seat and answers: the run is a human baseline, in the same report format. Progress and scores stream to the room's state and
  * to the socket.io `/progress` namespace.
  */
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { Agent } from "../../agents/agent.js";
-import { createAgent } from "../../agents/registry.js";
-import type { Benchmark, BenchItem, Mode } from "../../benchmarks/benchmark.js";
-import { createBenchmark } from "../../benchmarks/registry.js";
-import { buildReport } from "../../benchmarks/report.js";
-import { RunAborted, runBenchmark, type ItemResult } from "../../benchmarks/runner.js";
-import { GENERATORS } from "../../cli/commands/generate.js";
-import { Progress as ProgressBar } from "../../cli/progress.js";
-import { EpisodeLog } from "../../store/episode-log.js";
-import type { RunRecord } from "../../store/run-store.js";
+import type { Agent } from "../../worlds/core/agent.js";
+import { loadAgent } from "../../agents/registry.js";
+import type { Benchmark, BenchItem, Mode } from "../../worlds/question/benchmark.js";
+import { RunAborted, type ItemResult } from "../../benchmarks/runner.js";
+import { BenchmarkSession, summaryOf } from "../../benchmarks/session.js";
 import { writeFileAtomic } from "../../store/write-atomic.js";
 import { QuestionWorld, type QuestionTask } from "../../worlds/question/world.js";
+import { loadBenchmark, loadGenerator } from "../../worlds/registry.js";
 import { resolveDataPath } from "../data-path.js";
 import { BaseRoom } from "./base-room.js";
 import { pause } from "./pause.js";
@@ -37,18 +33,19 @@ export class BenchmarkRoom extends BaseRoom {
   private data = "";
   private agentId = "";
   private controller: Agent<unknown> | undefined;
-  private run: RunRecord | undefined;
-  private log: EpisodeLog | undefined;
+  private session!: BenchmarkSession;
   private playing: Promise<void> | undefined;
   private readonly questionWorld = new QuestionWorld(() => 0);
 
   protected async create(raw: unknown): Promise<void> {
     const opts = parseOptions(BenchmarkOptionsSchema, raw, "benchmark room");
     this.opts = opts;
-    const benchmark = createBenchmark(opts.benchmark);
+    const benchmark = await loadBenchmark(opts.benchmark).catch((err: Error) => {
+      throw new OptionsError(`bad benchmark room options: benchmark: ${err.message}`);
+    });
     this.benchmark = benchmark;
     const human = opts.agent === "human";
-    this.controller = human ? undefined : (createAgent(opts.agent) as Agent<unknown>);
+    this.controller = human ? undefined : ((await loadAgent(opts.agent)) as Agent<unknown>);
     this.agentId = human ? `human${opts.participant ? `:${opts.participant}` : ""}` : this.controller!.id;
 
     // Bad input stops here, before a run exists: a path outside the data folders, a bad file.
@@ -82,40 +79,41 @@ export class BenchmarkRoom extends BaseRoom {
     this.state.progress = progress;
     this.state.episode = 1;
 
-    this.run = await this.ctx.store.create("bench", this.state.title, {
-      benchmark: benchmark.name,
+    this.session = await BenchmarkSession.start({
+      store: this.ctx.store,
+      benchmark,
+      items,
+      agentId: this.agentId,
+      mode: opts.mode as Mode,
       data: this.data,
-      agent: this.agentId,
-      mode: opts.mode,
-      limit: opts.limit ?? null,
-      room: this.roomId,
-      visibility: this.state.visibility,
+      ...(opts.limit !== undefined ? { limit: opts.limit } : {}),
+      title: this.state.title,
+      params: { room: this.roomId, visibility: this.state.visibility },
     });
-    this.state.runId = this.run.id;
-    this.log = new EpisodeLog(this.ctx.store.episodesPath(this.run));
+    this.state.runId = this.session.run.id;
     this.playing = this.play();
     this.register();
   }
 
   /** A generated set, written once under the store (the same n and seed give the same file). */
   private async generated(opts: BenchmarkOptions): Promise<string> {
-    const gen = GENERATORS[opts.benchmark];
-    if (!gen) throw new OptionsError(`generate: the ${opts.benchmark} benchmark has no generator (generators: ${Object.keys(GENERATORS).join(", ")})`);
+    const gen = await loadGenerator(opts.benchmark).catch((err: Error) => {
+      throw new OptionsError(`generate: ${err.message}`);
+    });
     const { n, seed } = opts.generate!;
     if (gen.least && n < gen.least.n) throw new OptionsError(`generate.n: ${gen.least.why}`);
     const dir = join(this.ctx.store.root, "generated");
     mkdirSync(dir, { recursive: true });
     const out = join(dir, `${opts.benchmark}-n${n}-seed${seed}.txt`);
     if (existsSync(out)) return out;
-    const files = await gen.run(n, seed, out, new ProgressBar("generate", n, null));
-    return files[0]!;
+    const set = await gen.generate(n, seed, out);
+    for (const file of set.files) writeFileAtomic(file.path, file.text);
+    return set.data;
   }
 
   private async play(): Promise<void> {
     const signal = this.abort.signal;
     const results: ItemResult[] = [];
-    const loggedContexts = new Set<string>();
-    const startedAt = new Date();
     const human = this.controller === undefined;
     const host = {
       personIn: (agent: string) => this.personIn(agent),
@@ -136,15 +134,10 @@ export class BenchmarkRoom extends BaseRoom {
         this.current = QuestionWorld.initial(task, RESPONDENT);
         const steps = this.showQuestion(i + 1, item, task);
         const timeout = human ? this.opts.turnDeadlineMs : this.opts.timeoutMs;
-        const [result] = await runBenchmark({
-          benchmark: this.benchmark,
+        const [result] = await this.session.ask({
           items: [item],
           agent: seat as Agent,
-          mode: this.opts.mode as Mode,
           ...(timeout !== undefined ? { turnTimeoutMs: timeout } : {}),
-          log: this.log!,
-          runId: this.run!.id,
-          loggedContexts,
           signal,
         });
         results.push(result!);
@@ -156,7 +149,7 @@ export class BenchmarkRoom extends BaseRoom {
         console.error(`[room ${this.roomId}] ${failed.stack ?? String(failed)}`);
       }
     }
-    this.finishRun(results, startedAt, failed);
+    this.finishRun(results, failed);
   }
 
   /** A person's turn is the question's number (every question is a one-timestep episode). */
@@ -241,32 +234,17 @@ export class BenchmarkRoom extends BaseRoom {
 
   private finalized: Promise<void> | undefined;
 
-  private finishRun(results: ItemResult[], startedAt: Date, failed: Error | undefined): void {
+  private finishRun(results: ItemResult[], failed: Error | undefined): void {
     const aborted = this.abort.signal.aborted;
-    const report = buildReport({
-      benchmark: this.benchmark,
-      items: this.items,
-      results,
-      agent: this.agentId,
-      mode: this.opts.mode as Mode,
-      data: this.data,
-      runId: this.run!.id,
-      startedAt,
-      finishedAt: new Date(),
-    });
-    this.log?.close();
-    const path = join(this.ctx.store.dirOf(this.run!), "report.json");
-    writeFileAtomic(path, JSON.stringify(report, null, 2) + "\n");
     const status = failed ? "failed" : aborted || results.length < this.items.length ? "interrupted" : "done";
+    const closed = this.session.close(status, { results, ...(failed ? { error: failed.message } : {}) });
     this.state.progress!.finished = true;
-    if (!aborted) this.setStatus(failed ? "failed" : "finished", failed ? failed.message : `${report.correct}/${report.total} correct`);
-    this.broadcastPatch();
-    const summary = { total: report.total, correct: report.correct, accuracy: report.accuracy, disagreements: report.disagreements.total };
-    this.finalized = this.ctx.store
-      .update(this.run!.id, { status, finishedAt: report.finishedAt, summary, ...(failed ? { error: failed.message } : {}) })
-      .then(() => undefined);
-    this.ctx.hub.publish("finished", { ...this.progressEvent(), status, report: summary });
-    if (!aborted) this.clock.setTimeout(() => void this.disconnect(), this.opts.lingerSeconds * 1000);
+    this.finalized = closed.then((report) => {
+      if (!aborted) this.setStatus(failed ? "failed" : "finished", failed ? failed.message : `${report!.correct}/${report!.total} correct`);
+      this.broadcastPatch();
+      this.ctx.hub.publish("finished", { ...this.progressEvent(), status, report: summaryOf(report!) });
+      if (!aborted) this.clock.setTimeout(() => void this.disconnect(), this.opts.lingerSeconds * 1000);
+    });
   }
 
   protected async finish(): Promise<void> {

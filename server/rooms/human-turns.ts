@@ -7,7 +7,7 @@
  * controller acts instead.
  */
 import { z } from "zod";
-import { TurnTimeout, type AgentReply, type AgentTurn } from "../../agents/agent.js";
+import { TurnTimeout, type AgentReply, type AgentTurn } from "../../worlds/core/agent.js";
 import type { World } from "../../worlds/core/world.js";
 
 export interface PendingTurn<A = unknown> {

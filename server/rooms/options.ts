@@ -4,13 +4,15 @@
  * room exists.
  */
 import { z } from "zod";
-import { createAgent } from "../../agents/registry.js";
-import { BENCHMARK_NAMES } from "../../benchmarks/catalog.js";
-import { MODES } from "../../benchmarks/benchmark.js";
-import { SCENARIOS } from "./scenarios.js";
+import { checkAgentSpec } from "../../agents/registry.js";
+import { MODES } from "../../worlds/question/benchmark.js";
+import { WORLD_NAMES } from "../../worlds/registry.js";
 import { SelfPlayOptionsSchema } from "../self-play/options.js";
 
-/** An agent spec from the registry ("simulation", "random:3"); checked by building it once. */
+/**
+ * An agent spec from the registry ("simulation", "random:3", "policy:DIR?temperature=0.7"): its
+ * shape only. Checking has no side effects: a policy's checkpoint loads when the room starts.
+ */
 const agentSpec = z
   .string()
   .min(1)
@@ -18,7 +20,7 @@ const agentSpec = z
   .max(2000)
   .superRefine((spec, ctx) => {
     try {
-      createAgent(spec);
+      checkAgentSpec(spec);
     } catch (err) {
       ctx.addIssue({ code: "custom", message: (err as Error).message });
     }
@@ -43,7 +45,7 @@ const seed = z.number().int().min(0).max(2 ** 32 - 1);
 
 export const SimulationOptionsSchema = z
   .object({
-    world: z.enum(Object.keys(SCENARIOS) as [string, ...string[]], { error: `expected one of ${Object.keys(SCENARIOS).join(", ")}` }),
+    world: z.enum(WORLD_NAMES as [string, ...string[]], { error: `expected one of ${WORLD_NAMES.join(", ")}` }),
     seed: seed.default(0),
     /** Per-agent controller by agent name; agents not named get `defaultAgent`. */
     agents: z.preprocess(refuseProtoKey, z.record(z.string().min(1).max(64), seatController).default({})),
@@ -76,7 +78,7 @@ export type SimulationOptionsInput = z.input<typeof SimulationOptionsSchema>;
 
 export const BenchmarkOptionsSchema = z
   .object({
-    benchmark: z.enum(BENCHMARK_NAMES as [string, ...string[]], { error: `expected one of ${BENCHMARK_NAMES.join(", ")}` }),
+    benchmark: z.enum(WORLD_NAMES as [string, ...string[]], { error: `expected one of ${WORLD_NAMES.join(", ")}` }),
     /** A benchmark file under one of the server's data roots. */
     data: z.string().min(1).max(1000).optional(),
     /** A generated set instead of a file. */

@@ -3,7 +3,7 @@
  * controller (a story's script, an agent from the registry, or nothing). The game loop sees one
  * agent per seat and never needs to know who is playing it.
  */
-import type { Agent, AgentReply, AgentTurn } from "../../agents/agent.js";
+import type { Agent, AgentReply, AgentTurn } from "../../worlds/core/agent.js";
 
 export interface SeatHost<A> {
   /** The person holding `agent`'s seat, if any (connected or waiting to reconnect). */

@@ -4,8 +4,8 @@
  * it; a person's turn has a deadline, after which the controller acts. Every episode is logged to
  * the run's append-only log as its socialized context and turns, when it ends or is interrupted.
  */
-import type { Agent } from "../../agents/agent.js";
-import { createAgent } from "../../agents/registry.js";
+import type { Agent } from "../../worlds/core/agent.js";
+import { loadAgent } from "../../agents/registry.js";
 import { EpisodeLog } from "../../store/episode-log.js";
 import type { RunRecord } from "../../store/run-store.js";
 import { runEpisode } from "../../worlds/core/loop.js";
@@ -14,12 +14,14 @@ import { BaseRoom } from "./base-room.js";
 import { pause } from "./pause.js";
 import { OptionsError, parseOptions, SimulationOptionsSchema, type SimulationOptions } from "./options.js";
 import type { SelfPlayPool } from "../self-play/pool.js";
-import { SCENARIOS, type Scenario } from "./scenarios.js";
+import type { Scenario, ScenarioFactory } from "../../worlds/core/scenario.js";
+import { loadScenario, loadWorld } from "../../worlds/registry.js";
 import { ControllerFallback, SeatAgent } from "./seat-agent.js";
 
 export class SimulationRoom extends BaseRoom {
   protected readonly roomType = "simulation";
   private opts!: SimulationOptions;
+  private scenarios!: ScenarioFactory;
   private run: RunRecord | undefined;
   private log: EpisodeLog | undefined;
   private playing: Promise<void> | undefined;
@@ -32,19 +34,22 @@ export class SimulationRoom extends BaseRoom {
     const opts = parseOptions(SimulationOptionsSchema, raw, "simulation room");
     this.opts = opts;
     const selfPlaySpec = opts.selfPlay ? trainedSpec(opts) : undefined;
-    const factory = SCENARIOS[opts.world]!;
+    const world = await loadWorld(opts.world);
+    this.scenarios = await loadScenario(opts.world).catch((err: Error) => {
+      throw new OptionsError(`bad simulation room options: world: ${err.message}`);
+    });
     this.setUp({
       private: opts.private,
       reconnectSeconds: opts.reconnectSeconds,
-      title: opts.title ?? `${factory.title} room`,
+      title: opts.title ?? `${world.title} room`,
       world: opts.world,
       tickMs: opts.tickMs,
       turnDeadlineMs: opts.turnDeadlineMs,
     });
     // The first scenario now, so that seats exist (and private seat tokens can be handed out) at creation.
-    const first = await factory.create(opts.seed);
+    const first = await this.scenarios.create(opts.seed);
     checkSeatNames(opts, first.world.agents(first.initialState));
-    const controllers = this.beginEpisode(first, opts.seed);
+    const controllers = await this.beginEpisode(first, opts.seed);
     this.run = await this.ctx.store.create("room", this.state.title, {
       room: this.roomId,
       type: "simulation",
@@ -87,7 +92,8 @@ export class SimulationRoom extends BaseRoom {
     }));
   }
 
-  private beginEpisode(scenario: Scenario, seed: number): Map<string, Agent<unknown> | undefined> {
+  /** The seats of a new episode, and their controllers (a policy's checkpoint loads here, the first time). */
+  private async beginEpisode(scenario: Scenario, seed: number): Promise<Map<string, Agent<unknown> | undefined>> {
     const seats = this.seatsFor(scenario);
     this.setAgents(scenario.world, scenario.initialState, seats);
     this.issueSeatTokens(seats.flatMap((s, i) => (s.human ? [i] : [])));
@@ -97,7 +103,7 @@ export class SimulationRoom extends BaseRoom {
     for (const s of seats) {
       controllers.set(
         s.agent,
-        s.controller === "scripted" ? scenario.scripted[s.agent] : s.controller === "none" ? undefined : createAgent(s.controller),
+        s.controller === "scripted" ? scenario.scripted[s.agent] : s.controller === "none" ? undefined : await loadAgent(s.controller),
       );
     }
     return controllers;
@@ -117,8 +123,8 @@ export class SimulationRoom extends BaseRoom {
         await pause(this.opts.pauseMs, signal);
         if (signal.aborted) break;
         seed = (seed + 1) >>> 0;
-        scenario = await SCENARIOS[this.opts.world]!.create(seed);
-        controllers = this.beginEpisode(scenario, seed);
+        scenario = await this.scenarios.create(seed);
+        controllers = await this.beginEpisode(scenario, seed);
       }
       if (!signal.aborted) {
         this.setStatus("finished", `${this.episodes} episode${this.episodes === 1 ? "" : "s"} played`);

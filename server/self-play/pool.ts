@@ -10,7 +10,7 @@
  */
 import { join, resolve } from "node:path";
 import { releasePolicy } from "../../agents/policy/agents.js";
-import { parseAgentTarget } from "../../agents/policy/lm-agent.js";
+import { parseAgentTarget } from "../../agents/policy/options.js";
 import type { RunStore } from "../../store/run-store.js";
 import { runGrpoSession } from "../../trainers/grpo/session.js";
 import { WorldPoints, type EpisodeSpec } from "../../trainers/grpo/world-points.js";

@@ -3,7 +3,7 @@
  * story refer to it by id, and a resumed run matches ids already logged), so they must not change.
  */
 import { describe, expect, it } from "vitest";
-import { contextIdOf } from "../../benchmarks/context-id.js";
+import { contextIdOf } from "../../worlds/question/context-id.js";
 import { hashString, Rng } from "../../worlds/core/rng.js";
 
 describe("contextIdOf", () => {

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { observationAccuracy } from "../../benchmarks/context-eval/observation.js";
-import { createBenchmark } from "../../benchmarks/registry.js";
+import { loadBenchmark } from "../../worlds/registry.js";
 import type { SocializedContext } from "../../worlds/core/socialized-context.js";
 import { generateTomi } from "../../worlds/tomi/generator.js";
 import { generateHitom } from "../../worlds/hitom/generator.js";
@@ -20,7 +20,7 @@ async function tomiTruth(story: string[]): Promise<SocializedContext> {
   const dir = mkdtempSync(join(tmpdir(), "sw-ctx-"));
   const lines = [...story.map((s, i) => `${i + 1} ${s}`), `${story.length + 1} Where was the spinach at the beginning?\tgreen_crate\t1`];
   writeFileSync(join(dir, "s.txt"), lines.join("\n") + "\n");
-  const bench = createBenchmark("tomi");
+  const bench = await loadBenchmark("tomi");
   return (await bench.groundTruth(bench.load(join(dir, "s.txt"))[0]!)).context;
 }
 
@@ -126,7 +126,7 @@ describe("observation accuracy", () => {
       ["hitom", "h.json"],
       ["fantom", "f.json"],
     ] as const) {
-      const bench = createBenchmark(name);
+      const bench = await loadBenchmark(name);
       const seen = new Set<string>();
       let stories = 0;
       for (const item of bench.load(join(dir, file))) {

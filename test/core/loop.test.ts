@@ -1,7 +1,7 @@
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { AgentFailure, TurnTimeout, type Agent } from "../../agents/agent.js";
+import { AgentFailure, TurnTimeout, type Agent } from "../../worlds/core/agent.js";
 import { RandomAgent } from "../../agents/random-agent.js";
 import { InvalidActionError, runEpisode } from "../../worlds/core/loop.js";
 import { toSocializedContext } from "../../worlds/core/socialize.js";

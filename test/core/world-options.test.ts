@@ -6,12 +6,12 @@
 import { describe, expect, it } from "vitest";
 import { RandomAgent } from "../../agents/random-agent.js";
 import { runEpisode } from "../../worlds/core/loop.js";
-import { SCENARIOS } from "../../server/rooms/scenarios.js";
+import { loadScenario } from "../../worlds/registry.js";
 
 describe("world options", () => {
   for (const name of ["tomi", "hitom", "fantom"]) {
     it(`${name}: random agents play from the listed actions, every one of them valid`, async () => {
-      const scenario = await SCENARIOS[name]!.create(7);
+      const scenario = await (await loadScenario(name)).create(7);
       const world = scenario.world;
       const names = world.agents(scenario.initialState);
       const agents = Object.fromEntries(names.map((n, i) => [n, new RandomAgent(i + 1)]));

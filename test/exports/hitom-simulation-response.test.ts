@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { main } from "../../cli/main.js";
-import { createBenchmark } from "../../benchmarks/registry.js";
+import { loadBenchmark } from "../../worlds/registry.js";
 import { benchRun, capture } from "./helpers.js";
 
 beforeEach(() => {
@@ -15,7 +15,7 @@ describe("export --mode simulation, Hi-ToM", () => {
     const run = await benchRun("hitom", 10, 5, "simulation");
     const chat = join(run.dir, "chat.jsonl");
     expect(await main(["export", "--run", run.runId, "--format", "chat", "--out", chat, "--store", run.store])).toBe(0);
-    const bench = createBenchmark("hitom");
+    const bench = await loadBenchmark("hitom");
     const items = bench.load(run.data);
     const lines = readFileSync(chat, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l) as { messages: { role: string; content: string }[] });
     expect(lines).toHaveLength(items.length);

@@ -2,11 +2,11 @@ import { readdirSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { main } from "../../cli/main.js";
-import { createBenchmark } from "../../benchmarks/registry.js";
+import { loadBenchmark } from "../../worlds/registry.js";
 import { readEpisodeLog, resolveContexts } from "../../store/episode-log.js";
 import { RunStore } from "../../store/run-store.js";
 import { serializeSocializedContext, stripMentalStates, type SocializedContext } from "../../worlds/core/socialized-context.js";
-import { readSapFile } from "../../trainers/data/sap-file.js";
+import { readSapFile } from "../../worlds/core/sap-file.js";
 import { fileStem } from "../../trainers/data/sap-export.js";
 import { benchRun, capture, type Captured } from "./helpers.js";
 
@@ -47,7 +47,7 @@ describe("export --format sap", () => {
     const run = await benchRun("hitom", 10, 8);
     const dir = join(run.dir, "swm");
     expect(await main(["export", "--run", run.runId, "--format", "sap", "--layout", "swm", "--out", dir, "--store", run.store])).toBe(0);
-    const bench = createBenchmark("hitom");
+    const bench = await loadBenchmark("hitom");
     const items = bench.load(run.data);
     const records = await loggedContexts(run.store, run.runId);
     for (const [i, r] of records.entries()) {

@@ -3,12 +3,12 @@ import { join } from "node:path";
 import { parquetReadObjects } from "hyparquet";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { main } from "../../cli/main.js";
-import { createBenchmark } from "../../benchmarks/registry.js";
+import { loadBenchmark } from "../../worlds/registry.js";
 import { EpisodeLog } from "../../store/episode-log.js";
 import { RunStore } from "../../store/run-store.js";
 import { runEpisode } from "../../worlds/core/loop.js";
 import { toSocializedContext } from "../../worlds/core/socialize.js";
-import { SCENARIOS } from "../../server/rooms/scenarios.js";
+import { loadScenario } from "../../worlds/registry.js";
 import { readExamples } from "../../trainers/sft/examples.js";
 import { benchRun, capture, type Captured } from "./helpers.js";
 
@@ -30,7 +30,7 @@ describe("export --format sft and chat", () => {
     const chat = join(run.dir, "chat.jsonl");
     expect(await main(["export", "--run", run.runId, "--format", "sft", "--out", sft, "--store", run.store])).toBe(0);
     expect(await main(["export", "--run", run.runId, "--format", "chat", "--out", chat, "--store", run.store])).toBe(0);
-    const bench = createBenchmark("hitom");
+    const bench = await loadBenchmark("hitom");
     const items = bench.load(run.data);
     const rows = await rowsOf(sft);
     const lines = readFileSync(chat, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l) as { messages: { role: string; content: string }[] });
@@ -61,7 +61,7 @@ describe("export --format sft and chat", () => {
     // Two episodes as the simulation room plays and logs them (server/rooms/simulation-room.ts).
     let turns = 0;
     for (const seed of [1, 2]) {
-      const scenario = await SCENARIOS.tomi!.create(seed);
+      const scenario = await (await loadScenario("tomi")).create(seed);
       const episode = await runEpisode(scenario.world, {
         seed,
         initialState: scenario.initialState,

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { parquetMetadata, parquetReadObjects, parquetSchema } from "hyparquet";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { main } from "../../cli/main.js";
-import { createBenchmark } from "../../benchmarks/registry.js";
+import { loadBenchmark } from "../../worlds/registry.js";
 import { RunStore } from "../../store/run-store.js";
 import { generateFantom } from "../../worlds/fantom/generator.js";
 import { TOM_DATA, tomData } from "../data-paths.js";
@@ -55,7 +55,7 @@ describe("export --format verl", () => {
     expect(md.key_value_metadata).toContainEqual({ key: "socialworld.run", value: run.runId });
 
     const rows = await readRows(out);
-    const bench = createBenchmark("tomi");
+    const bench = await loadBenchmark("tomi");
     const items = bench.load(run.data);
     expect(rows).toHaveLength(items.length);
     rows.forEach((row, i) => {
@@ -96,7 +96,7 @@ describe("export --format verl", () => {
     const out = join(run.dir, "sim.parquet");
     expect(await main(["export", "--run", run.runId, "--format", "verl", "--mode", "simulation", "--out", out, "--store", run.store])).toBe(0);
     const rows = await readRows(out);
-    const bench = createBenchmark("tomi");
+    const bench = await loadBenchmark("tomi");
     const items = bench.load(run.data);
     expect(rows).toHaveLength(12);
     for (const [i, row] of rows.entries()) {
@@ -117,7 +117,7 @@ describe("export --format verl", () => {
       expect(await main(["export", "--run", run.runId, "--format", "verl", "--out", out, "--store", run.store, "--split", "test"])).toBe(0);
       expect(io.err).not.toContain("skipped");
       const rows = await readRows(out);
-      const bench = createBenchmark(name);
+      const bench = await loadBenchmark(name);
       const items = new Map(bench.load(run.data).map((it) => [it.id, it]));
       expect(rows.length).toBe(items.size);
       for (const row of rows) {
@@ -143,8 +143,8 @@ describe("export --format verl", () => {
     const out = join(dir, "full.parquet");
     expect(await main(["export", "--run", runId, "--format", "verl", "--out", out, "--store", store])).toBe(0);
     const rows = await readRows(out);
-    const full = createBenchmark("fantom", { context: "full" });
-    const short = createBenchmark("fantom");
+    const full = await loadBenchmark("fantom", { context: "full" });
+    const short = await loadBenchmark("fantom");
     const fullItems = full.load(data);
     const shortItems = short.load(data);
     expect(rows).toHaveLength(fullItems.length);

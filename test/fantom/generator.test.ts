@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SimulationAgent } from "../../agents/simulation-agent.js";
-import { FantomBenchmark, FANTOM_TYPES } from "../../benchmarks/fantom.js";
+import { FantomBenchmark, FANTOM_TYPES } from "../../worlds/fantom/benchmark.js";
 import { buildReport } from "../../benchmarks/report.js";
 import { runBenchmark } from "../../benchmarks/runner.js";
 import { generateFantom, questionCount } from "../../worlds/fantom/generator.js";

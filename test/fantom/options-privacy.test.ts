@@ -4,7 +4,7 @@
  * was away), which are what FANToM asks about.
  */
 import { describe, expect, it } from "vitest";
-import { LazyRng, TimestepContext } from "../../worlds/core/step-context.js";
+import { Rng } from "../../worlds/core/rng.js";
 import { FantomWorld, initialFantomState } from "../../worlds/fantom/world.js";
 
 const said = (w: FantomWorld, s: ReturnType<typeof initialFantomState>, agent: string) =>
@@ -18,9 +18,9 @@ describe("FANToM seats held by untrusted agents", () => {
     expect(said(w, s, "Linda")).toEqual([]);
     expect(said(w, s, "David")).toEqual([]);
     // Linda says it while David is away: she knows it now, he still does not.
-    s = w.step(s, new Map([["Linda", { type: "say", text: "My dog is a beagle.", facts: ["dog"] }]]), new TimestepContext(new LazyRng(0), [])).state;
+    s = w.step(s, new Map([["Linda", { type: "say", text: "My dog is a beagle.", facts: ["dog"] }]]), { rng: Rng.seeded(0), exogenous: [] }).state;
     expect(said(w, s, "Linda")).toEqual(["dog"]);
-    s = w.step(s, new Map([["David", { type: "join" }]]), new TimestepContext(new LazyRng(0), [])).state;
+    s = w.step(s, new Map([["David", { type: "join" }]]), { rng: Rng.seeded(0), exogenous: [] }).state;
     expect(said(w, s, "David")).toEqual([]);
   });
 
@@ -30,7 +30,7 @@ describe("FANToM seats held by untrusted agents", () => {
     const say = (facts: string[]) => ({ type: "say", text: "Guess what.", facts });
     expect(w.actionSchema(s, "Linda").safeParse(say(["car"])).error?.issues[0]?.message).toBe("Linda has heard no fact yet");
     expect(w.actionSchema(s, "Linda").safeParse({ type: "say", text: "Hi." }).success).toBe(true);
-    s = w.step(s, new Map([["Linda", { type: "say", text: "My dog is a beagle.", facts: ["dog"] }]]), new TimestepContext(new LazyRng(0), [])).state;
+    s = w.step(s, new Map([["Linda", { type: "say", text: "My dog is a beagle.", facts: ["dog"] }]]), { rng: Rng.seeded(0), exogenous: [] }).state;
     expect(w.actionSchema(s, "Linda").safeParse(say(["dog"])).success).toBe(true);
     expect(w.actionSchema(s, "Linda").safeParse(say(["car"])).error?.issues[0]?.message).toBe("not a fact Linda has heard (heard: dog)");
     expect(w.actionSchema(s, "David").safeParse(say(["dog"])).success).toBe(false);

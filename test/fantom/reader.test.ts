@@ -4,12 +4,12 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { main } from "../../cli/main.js";
-import { FantomBenchmark } from "../../benchmarks/fantom.js";
-import { simulationAnswerText } from "../../benchmarks/prompts.js";
+import { FantomBenchmark } from "../../worlds/fantom/benchmark.js";
+import { simulationAnswerText } from "../../worlds/question/prompts.js";
 import { readFantomFile } from "../../worlds/fantom/format.js";
 import { flattenFantom } from "../../worlds/fantom/questions.js";
 import { generateFantom } from "../../worlds/fantom/generator.js";
-import { answerFantom } from "../../agents/simulation/fantom.js";
+import { answerFantom } from "../../worlds/fantom/simulation.js";
 import { RunStore } from "../../store/run-store.js";
 
 const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "official-layout.json");

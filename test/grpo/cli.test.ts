@@ -11,10 +11,10 @@ import { main } from "../../cli/main.js";
 import { readEpisodeLog } from "../../store/episode-log.js";
 import { RunStore } from "../../store/run-store.js";
 import { generateTomi } from "../../worlds/tomi/generator.js";
-import { saveCheckpoint } from "../../agents/policy/checkpoint.js";
-import { createFromScratch } from "../../agents/policy/from-scratch.js";
+import { saveCheckpoint } from "../../models/checkpoint.js";
+import { createFromScratch } from "../../models/from-scratch.js";
 import { questionText } from "../../agents/policy/question-prompt.js";
-import { TomiBenchmark } from "../../benchmarks/tomi.js";
+import { TomiBenchmark } from "../../worlds/tomi/benchmark.js";
 import { tempDir, tinyCheckpoint } from "../policy/fixtures.js";
 
 const io = captureOutput();

@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
-import { NativeCompleter } from "../../agents/policy/generate.js";
+import { NativeCompleter } from "../../models/generate.js";
 import { AnswerSchema } from "../../worlds/question/world.js";
 import { DataError } from "../../worlds/core/errors.js";
 import { GrpoConfigSchema } from "../../trainers/grpo/config.js";

@@ -8,8 +8,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { centralDifferences } from "../native/finite-differences.js";
-import { PolicyModel } from "../../agents/policy/model.js";
-import { qwen2Config } from "../../agents/policy/config.js";
+import { PolicyModel } from "../../models/model.js";
+import { qwen2Config } from "../../models/config.js";
 import { GrpoConfigSchema, LOSS_AGGREGATIONS } from "../../trainers/grpo/config.js";
 import { policyLoss, type LossSequence } from "../../trainers/grpo/loss.js";
 import { replyValues, sequenceBatch, type Sequence } from "../../trainers/grpo/sequences.js";

@@ -10,13 +10,13 @@ import { strictFormat } from "../../worlds/core/rewards/strict-format.js";
 import { generateTomi } from "../../worlds/tomi/generator.js";
 import { BenchPoints } from "../../trainers/grpo/bench-points.js";
 import { WorldPoints } from "../../trainers/grpo/world-points.js";
-import { SCENARIOS } from "../../server/rooms/scenarios.js";
+import { loadScenario } from "../../worlds/registry.js";
 import { tempDir } from "../policy/fixtures.js";
 
 describe("world decision points", () => {
   it("every agent's turn of the scripted replay, with the script's action as the reference", async () => {
     const src = await WorldPoints.scripted("tomi", 2, 5);
-    const scenario = await SCENARIOS.tomi!.create(5);
+    const scenario = await (await loadScenario("tomi")).create(5);
     const agents = scenario.world.agents(scenario.initialState);
     // Two episodes; each timestep but the last has one point per agent.
     expect(src.size % agents.length).toBe(0);
@@ -38,7 +38,7 @@ describe("world decision points", () => {
   });
 
   it("from a room's episodes: only the turns given, with the observations the agents had", async () => {
-    const scenario = await SCENARIOS.tomi!.create(9);
+    const scenario = await (await loadScenario("tomi")).create(9);
     const agent = scenario.world.agents(scenario.initialState)[0]!;
     const src = await WorldPoints.fromEpisodes("tomi", [{ seed: 9, turns: [{ agent, timestep: 2, observation: "what the agent saw" }] }], "You are a character.");
     expect(src.size).toBe(1);
@@ -57,8 +57,8 @@ describe("benchmark decision points", () => {
     const f = await generateTomi(6, 2);
     writeFileSync(join(dir, "gen.txt"), f.txt);
     writeFileSync(join(dir, "gen.trace"), f.trace);
-    const sim = new BenchPoints("tomi", join(dir, "gen.txt"), "simulation");
-    const van = new BenchPoints("tomi", join(dir, "gen.txt"), "vanilla", { limit: 3 });
+    const sim = await BenchPoints.open("tomi", join(dir, "gen.txt"), "simulation");
+    const van = await BenchPoints.open("tomi", join(dir, "gen.txt"), "vanilla", { limit: 3 });
     expect(sim.size).toBe(6);
     expect(van.size).toBe(3);
     expect(sim.dataId).not.toBe(van.dataId);

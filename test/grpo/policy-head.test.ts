@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { centralDifferences } from "../native/finite-differences.js";
-import { loadNative, type EngineConfig, type NativeModel } from "../../agents/policy/native.js";
+import { loadNative, type EngineConfig, type NativeModel } from "../../models/native.js";
 import { Rng } from "../../worlds/core/rng.js";
 
 const { Model } = loadNative();

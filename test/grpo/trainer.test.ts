@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
-import { saveCheckpoint } from "../../agents/policy/checkpoint.js";
+import { saveCheckpoint } from "../../models/checkpoint.js";
 import { RunStore } from "../../store/run-store.js";
 import { readEpisodeLog, type EpisodeLog } from "../../store/episode-log.js";
 import { AnswerSchema } from "../../worlds/question/world.js";

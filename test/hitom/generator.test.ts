@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SimulationAgent } from "../../agents/simulation-agent.js";
-import { HitomBenchmark } from "../../benchmarks/hitom.js";
+import { HitomBenchmark } from "../../worlds/hitom/benchmark.js";
 import { buildReport } from "../../benchmarks/report.js";
 import { runBenchmark } from "../../benchmarks/runner.js";
 import { generateHitom } from "../../worlds/hitom/generator.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { SimulationAgent } from "../../agents/simulation-agent.js";
-import { HitomBenchmark } from "../../benchmarks/hitom.js";
+import { HitomBenchmark } from "../../worlds/hitom/benchmark.js";
 import { buildReport, type Stat } from "../../benchmarks/report.js";
 import { runBenchmark } from "../../benchmarks/runner.js";
 import { readHitomFile, type HitomItem } from "../../worlds/hitom/dataset.js";

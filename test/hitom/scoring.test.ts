@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { chosenOption, HitomBenchmark } from "../../benchmarks/hitom.js";
+import { chosenOption, HitomBenchmark } from "../../worlds/hitom/benchmark.js";
 import { generateHitom } from "../../worlds/hitom/generator.js";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -8,15 +8,15 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { Agent } from "../../agents/agent.js";
+import type { Agent } from "../../worlds/core/agent.js";
 import { Backoff, retryAfterMs } from "../../agents/llm/backoff.js";
 import { Limiter } from "../../agents/llm/limiter.js";
-import { LlmAgent } from "../../agents/llm/llm-agent.js";
+import { llmAgent } from "../../agents/llm/llm-agent.js";
 import { parseLlmTarget } from "../../agents/llm/options.js";
 import { contextPrompt, simulationAnswerPrompt, worldRules } from "../../agents/llm/prompts.js";
 import { readStructured, responseSchema } from "../../agents/llm/structured.js";
 import { SocializedContextSchema } from "../../worlds/core/socialized-context.js";
-import { createAgent } from "../../agents/registry.js";
+import { checkAgentSpec, loadAgent } from "../../agents/registry.js";
 import { main } from "../../cli/main.js";
 import { readEpisodeLog } from "../../store/episode-log.js";
 import { runEpisode } from "../../worlds/core/loop.js";
@@ -54,7 +54,7 @@ async function ask(agent: Agent, task: QuestionTask, turnTimeoutMs?: number) {
   return ep.turns[0]!;
 }
 
-const llm = (spec: string) => createAgent(spec) as LlmAgent;
+const llm = (spec: string) => llmAgent(spec, spec.slice("llm:".length));
 
 describe("llm agent: structured output", () => {
   it("derives the reply's JSON schema from the world's zod schema", () => {
@@ -239,7 +239,7 @@ describe("llm agent: failures, retries and limits", () => {
 });
 
 describe("llm agent: spec and building blocks", () => {
-  it("reads MODEL@BASE_URL?options, with the key from the environment", () => {
+  it("reads MODEL@BASE_URL?options, with the key from the environment", async () => {
     const env = { OPENAI_API_KEY: "sk-a", TOGETHER_API_KEY: "tg-b" };
     expect(parseLlmTarget("s", "qwen2.5:7b@http://localhost:11434/v1/?temperature=0.7&max_tokens=64", env)).toMatchObject({
       model: "qwen2.5:7b",
@@ -256,7 +256,8 @@ describe("llm agent: spec and building blocks", () => {
     expect(() => parseLlmTarget("llm:x", "x@http://user:pw@h/v1", {})).toThrow(/no credentials in the URL/);
     expect(() => parseLlmTarget("llm:x", "x@http://h/v1?key_env=NOPE", {})).toThrow(/\$NOPE is not set/);
     expect(() => parseLlmTarget("llm:", "", {})).toThrow(/needs a model name/);
-    expect(() => createAgent("llm:m@nowhere")).toThrow(/is not a URL/);
+    expect(() => checkAgentSpec("llm:m@nowhere")).toThrow(/is not a URL/);
+    await expect(loadAgent("llm:m@nowhere")).rejects.toThrow(/is not a URL/);
   });
 
   it("backs off exponentially with seeded jitter, and reads Retry-After", () => {
@@ -311,8 +312,8 @@ describe("llm agent: spec and building blocks", () => {
     expect(answer).toContain("Question: Where will Ella look for the apple?\nChoices: A. box, B. crate\n");
   });
 
-  it("the registry lists and builds it", () => {
-    expect(createAgent(`llm:policy@${server.baseUrl}`).id).toBe(`llm:policy@${server.baseUrl}`);
+  it("the registry lists and builds it", async () => {
+    expect((await loadAgent(`llm:policy@${server.baseUrl}`)).id).toBe(`llm:policy@${server.baseUrl}`);
     const schema = z.object({ answer: z.string() });
     expect(responseSchema("action", schema).strict).toBe(true);
   });

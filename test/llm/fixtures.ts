@@ -5,15 +5,15 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { saveCheckpoint, type CheckpointFiles } from "../../agents/policy/checkpoint.js";
-import { createFromScratch } from "../../agents/policy/from-scratch.js";
-import { initParams } from "../../agents/policy/init.js";
-import { PolicyModel } from "../../agents/policy/model.js";
+import { saveCheckpoint, type CheckpointFiles } from "../../models/checkpoint.js";
+import { createFromScratch } from "../../models/from-scratch.js";
+import { initParams } from "../../models/init.js";
+import { PolicyModel } from "../../models/model.js";
 import type { ChatMessage } from "../../agents/llm/client.js";
 import { contextPrompt, formatInstruction, repairMessages, simulationAnswerPrompt, systemMessages } from "../../agents/llm/prompts.js";
 import { readStructured, responseSchema } from "../../agents/llm/structured.js";
-import { TomiBenchmark } from "../../benchmarks/tomi.js";
-import type { Mode } from "../../benchmarks/benchmark.js";
+import { TomiBenchmark } from "../../worlds/tomi/benchmark.js";
+import type { Mode } from "../../worlds/question/benchmark.js";
 import { startPolicyServer, type PolicyServer } from "../../server/openai/app.js";
 import { encodeExamples } from "../../trainers/sft/batches.js";
 import { trainSft } from "../../trainers/sft/trainer.js";

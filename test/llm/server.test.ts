@@ -7,8 +7,8 @@
 import { mkdirSync, cpSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadCheckpoint } from "../../agents/policy/checkpoint.js";
-import { NativeCompleter } from "../../agents/policy/generate.js";
+import { loadCheckpoint } from "../../models/checkpoint.js";
+import { NativeCompleter } from "../../models/generate.js";
 import { formatInstruction } from "../../agents/llm/prompts.js";
 import { main } from "../../cli/main.js";
 import { startServer } from "../../server/main.js";

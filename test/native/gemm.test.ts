@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { loadNative } from "../../agents/policy/native.js";
+import { loadNative } from "../../models/native.js";
 import { Rng } from "../../worlds/core/rng.js";
 
 const native = loadNative();

@@ -7,7 +7,7 @@
  * targets, so the hook a policy-gradient trainer uses is what gets checked.
  */
 import { describe, expect, it } from "vitest";
-import { loadNative, type EngineConfig, type NativeModel } from "../../agents/policy/native.js";
+import { loadNative, type EngineConfig, type NativeModel } from "../../models/native.js";
 import { Rng } from "../../worlds/core/rng.js";
 import { centralDifferences } from "./finite-differences.js";
 

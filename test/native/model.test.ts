@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { loadNative, type EngineConfig, type NativeModel } from "../../agents/policy/native.js";
+import { loadNative, type EngineConfig, type NativeModel } from "../../models/native.js";
 import { Rng } from "../../worlds/core/rng.js";
 
 const native = loadNative();

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { captureOutput } from "../capture.js";
-import { createAgent } from "../../agents/registry.js";
+import { checkAgentSpec, loadAgent } from "../../agents/registry.js";
 import { parseAction } from "../../agents/policy/action.js";
 import { main } from "../../cli/main.js";
 import { readEpisodeLog } from "../../store/episode-log.js";
@@ -53,10 +53,16 @@ describe("policy agents", () => {
     expect(parseAction("  green_crate\n", AnswerSchema)).toEqual({ answer: "green_crate" });
   });
 
-  it("say what is wrong with a spec", () => {
-    expect(() => createAgent("policy:")).toThrow(/needs a checkpoint folder/);
-    expect(() => createAgent(`policy:${tempDir()}?temperature=-1`)).toThrow(/temperature/);
-    expect(() => createAgent(`policy:${tempDir()}?colour=red`)).toThrow(/colour/);
-    expect(() => createAgent(`policy:${join(tempDir(), "none")}`)).toThrow(/not a checkpoint folder/);
+  it("say what is wrong with a spec: its shape when checked, its folder when loaded", async () => {
+    for (const check of [(spec: string) => checkAgentSpec(spec), (spec: string) => loadAgent(spec)]) {
+      const fails = async (spec: string, why: RegExp) => expect(async () => await check(spec)).rejects.toThrow(why);
+      await fails("policy:", /needs a checkpoint folder/);
+      await fails(`policy:${tempDir()}?temperature=-1`, /temperature/);
+      await fails(`policy:${tempDir()}?colour=red`, /colour/);
+      await fails("bogus:x", /unknown agent "bogus:x"/);
+    }
+    // Checking reads the spec only; the folder is read when the agent is made.
+    expect(() => checkAgentSpec(`policy:${join(tempDir(), "none")}`)).not.toThrow();
+    await expect(loadAgent(`policy:${join(tempDir(), "none")}`)).rejects.toThrow(/not a checkpoint folder/);
   });
 });

@@ -1,8 +1,8 @@
 import { copyFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadCheckpoint, saveCheckpoint } from "../../agents/policy/checkpoint.js";
-import { readSafetensors, writeSafetensors } from "../../agents/policy/safetensors.js";
+import { loadCheckpoint, saveCheckpoint } from "../../models/checkpoint.js";
+import { readSafetensors, writeSafetensors } from "../../models/safetensors.js";
 import { DataError } from "../../worlds/core/errors.js";
 import { tempDir, tinyCheckpoint } from "./fixtures.js";
 

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { captureOutput } from "../capture.js";
-import { loadCheckpoint } from "../../agents/policy/checkpoint.js";
+import { loadCheckpoint } from "../../models/checkpoint.js";
 import { main } from "../../cli/main.js";
 import { tempDir } from "./fixtures.js";
 

@@ -2,8 +2,8 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { saveCheckpoint } from "../../agents/policy/checkpoint.js";
-import { createFromScratch, type ScratchModel } from "../../agents/policy/from-scratch.js";
+import { saveCheckpoint } from "../../models/checkpoint.js";
+import { createFromScratch, type ScratchModel } from "../../models/from-scratch.js";
 
 export const CORPUS = [
   "Ella entered the garage. Avery entered the garage. The spinach is in the green_crate.",

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { NativeCompleter } from "../../agents/policy/generate.js";
-import { sampleToken } from "../../agents/policy/sampler.js";
+import { NativeCompleter } from "../../models/generate.js";
+import { sampleToken } from "../../models/sampler.js";
 import { Rng } from "../../worlds/core/rng.js";
 import { tinyModel } from "./fixtures.js";
 

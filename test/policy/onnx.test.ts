@@ -1,9 +1,9 @@
 import { cpSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { NativeCompleter } from "../../agents/policy/generate.js";
-import { exportOnnx } from "../../agents/policy/onnx/export.js";
-import { OnnxCompleter } from "../../agents/policy/onnx/session.js";
+import { NativeCompleter } from "../../models/generate.js";
+import { exportOnnx } from "../../models/onnx/export.js";
+import { OnnxCompleter } from "../../models/onnx/session.js";
 import { tempDir, tinyCheckpoint } from "./fixtures.js";
 
 function maxRelDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {

@@ -8,11 +8,11 @@
  */
 import * as ort from "onnxruntime-node";
 import { describe, expect, it } from "vitest";
-import { GraphBuilder } from "../../agents/policy/onnx/graph.js";
-import { DataType, ModelProto } from "../../agents/policy/onnx/proto.js";
-import { PolicyModel } from "../../agents/policy/model.js";
-import { qwen2Config } from "../../agents/policy/config.js";
-import type { EngineConfig } from "../../agents/policy/native.js";
+import { GraphBuilder } from "../../models/onnx/graph.js";
+import { DataType, ModelProto } from "../../models/onnx/proto.js";
+import { PolicyModel } from "../../models/model.js";
+import { qwen2Config } from "../../models/config.js";
+import type { EngineConfig } from "../../models/native.js";
 import { Rng } from "../../worlds/core/rng.js";
 
 function referenceGraph(model: PolicyModel, seq: number): Uint8Array {

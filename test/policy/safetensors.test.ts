@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { readSafetensors, readTensorInto, writeSafetensors } from "../../agents/policy/safetensors.js";
+import { readSafetensors, readTensorInto, writeSafetensors } from "../../models/safetensors.js";
 import { DataError } from "../../worlds/core/errors.js";
 import { tempDir } from "./fixtures.js";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { preTokenize, SPECIAL_TOKENS, trainBpe } from "../../agents/policy/bpe-trainer.js";
-import { CHATML_TEMPLATE, chatSegments, renderChat } from "../../agents/policy/chat-template.js";
-import { PolicyTokenizer } from "../../agents/policy/tokenizer.js";
+import { preTokenize, SPECIAL_TOKENS, trainBpe } from "../../models/bpe-trainer.js";
+import { CHATML_TEMPLATE, chatSegments, renderChat } from "../../models/chat-template.js";
+import { PolicyTokenizer } from "../../models/tokenizer.js";
 import { CORPUS } from "./fixtures.js";
 
 const tokenizerConfig = { chat_template: CHATML_TEMPLATE, eos_token: "<|im_end|>", bos_token: null };

@@ -9,9 +9,9 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { loadCheckpoint } from "../../agents/policy/checkpoint.js";
+import { loadCheckpoint } from "../../models/checkpoint.js";
 
-const dir = new URL("../fixtures/hf-qwen2/", import.meta.url).pathname;
+const dir = new URL("../fixtures/hf-qwen2", import.meta.url).pathname;
 const reference = JSON.parse(readFileSync(new URL("../fixtures/hf-qwen2-logits.json", import.meta.url), "utf8")) as { ids: number[]; logits: number[] };
 
 describe("a checkpoint written by Hugging Face transformers", () => {

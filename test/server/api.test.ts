@@ -8,6 +8,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { main } from "../../cli/main.js";
+import { BenchmarkOptionsSchema, SimulationOptionsSchema } from "../../server/rooms/options.js";
 import { RunStore } from "../../store/run-store.js";
 import { Rng } from "../../worlds/core/rng.js";
 import { serializeSocializedContext, validateSocializedContext } from "../../worlds/core/socialized-context.js";
@@ -94,6 +95,25 @@ describe("REST API", () => {
     expect(byDigits.status, byDigits.text).toBe(201);
     expect(byDigits.json.seats.map((s: { human: boolean }) => s.human)).toEqual(byDigits.json.seats.map((_: unknown, i: number) => i === 1));
     await ts.api(`/api/rooms/${byDigits.json.roomId}`, { method: "DELETE", admin: true });
+  });
+
+  it("checks an agent spec by its shape, and loads the agent's model when the room starts", async () => {
+    const missing = join(ts.store, "no-such-policy");
+    // Validating the options reads no folder (it used to load the checkpoint).
+    expect(BenchmarkOptionsSchema.safeParse({ benchmark: "tomi", generate: { n: 6 }, agent: `policy:${missing}` }).success).toBe(true);
+    expect(SimulationOptionsSchema.safeParse({ world: "tomi", defaultAgent: `policy:${missing}?temperature=0.5` }).success).toBe(true);
+    const shape = await create("benchmark", { benchmark: "tomi", generate: { n: 6 }, agent: "policy:?temperature=-1" });
+    expect(shape.status).toBe(400);
+    expect(shape.json.error).toMatch(/^bad benchmark options: agent: .*needs a checkpoint folder/);
+    for (const [type, options] of [
+      ["benchmark", { benchmark: "tomi", generate: { n: 6 }, agent: `policy:${missing}` }],
+      ["simulation", { world: "tomi", defaultAgent: `policy:${missing}` }],
+    ] as const) {
+      const res = await create(type, options);
+      expect(res.status, res.text).toBe(400);
+      expect(res.json.error).toMatch(new RegExp(`^could not create the ${type} room: .*no-such-policy.*not a checkpoint folder`));
+    }
+    expect((await ts.api("/api/rooms", { admin: true })).json.rooms).toEqual([]);
   });
 
   it("reads benchmark files only inside the data folders", async () => {

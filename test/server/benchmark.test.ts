@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { TomiBenchmark } from "../../benchmarks/tomi.js";
+import { TomiBenchmark } from "../../worlds/tomi/benchmark.js";
 import { main } from "../../cli/main.js";
 import { decodeFrames } from "./wire.js";
 import { collect, framesOf, startTestServer, until, type TestServer, listenToProgress, type ProgressListener } from "./harness.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Agent } from "../../agents/agent.js";
+import type { Agent } from "../../worlds/core/agent.js";
 import { runEpisode } from "../../worlds/core/loop.js";
 import { Rng } from "../../worlds/core/rng.js";
 import { toSocializedContext } from "../../worlds/core/socialize.js";

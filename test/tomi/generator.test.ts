@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { SimulationAgent } from "../../agents/simulation-agent.js";
 import { buildReport } from "../../benchmarks/report.js";
 import { runBenchmark } from "../../benchmarks/runner.js";
-import { TomiBenchmark } from "../../benchmarks/tomi.js";
+import { TomiBenchmark } from "../../worlds/tomi/benchmark.js";
 import { generateTomi } from "../../worlds/tomi/generator.js";
 
 describe("ToMi generator", () => {

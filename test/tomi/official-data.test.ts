@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { SimulationAgent } from "../../agents/simulation-agent.js";
 import { buildReport } from "../../benchmarks/report.js";
 import { runBenchmark } from "../../benchmarks/runner.js";
-import { TomiBenchmark } from "../../benchmarks/tomi.js";
+import { TomiBenchmark } from "../../worlds/tomi/benchmark.js";
 import { TOM_DATA, tomData } from "../data-paths.js";
 
 describe.skipIf(!TOM_DATA)("ToMi official val split (../shared/data/tom)", () => {

@@ -2,12 +2,13 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { readTomiFile, type TomiItem } from "../../worlds/tomi/babi.js";
 import { parseParaphrase } from "../../worlds/tomi/paraphrase.js";
-import { parseSentence, type TomiSentence } from "../../worlds/tomi/sentences.js";
+import type { TomiSentence } from "../../worlds/tomi/sentence.js";
+import { parseSentence } from "../../worlds/tomi/sentences.js";
 import { TOM_DATA, tomData } from "../data-paths.js";
 import { SimulationAgent } from "../../agents/simulation-agent.js";
 import { buildReport } from "../../benchmarks/report.js";
 import { runBenchmark } from "../../benchmarks/runner.js";
-import { TomiBenchmark } from "../../benchmarks/tomi.js";
+import { TomiBenchmark } from "../../worlds/tomi/benchmark.js";
 import { buildScenario } from "../../worlds/tomi/story.js";
 
 const enter = (agent: string, room: string): TomiSentence => ({ kind: "enter", agent, room });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { SimulationAgent } from "../../agents/simulation-agent.js";
-import { solverFor } from "../../agents/simulation/index.js";
+import { loadSolver } from "../../worlds/registry.js";
 import type { Observation } from "../../worlds/core/world.js";
 import type { QuestionTask } from "../../worlds/question/world.js";
 
@@ -16,22 +16,20 @@ function turnOf(t: QuestionTask) {
 }
 
 describe("simulation agent solvers", () => {
-  it("loads a benchmark's solver on first use, then answers synchronously", async () => {
-    const first = solverFor("tomi");
-    const solver = await first;
+  it("loads a world's solver through the registry on first use, then answers synchronously", async () => {
+    const solver = await loadSolver("tomi");
     expect(typeof solver).toBe("function");
-    const again = solverFor("tomi");
-    expect(again).toBe(solver);
-    expect(again instanceof Promise).toBe(false);
+    expect(await loadSolver("tomi")).toBe(solver);
     const agent = new SimulationAgent();
+    expect(await agent.act(turnOf(task("tomi")))).toEqual({ action: { answer: "green_crate" } });
     const reply = agent.act(turnOf(task("tomi")));
     expect(reply instanceof Promise).toBe(false);
-    expect(await reply).toEqual({ action: { answer: "green_crate" } });
+    expect(reply).toEqual({ action: { answer: "green_crate" } });
   });
 
-  it("has no solver for an unknown benchmark, nor for names inherited from Object", () => {
-    expect(solverFor("babi")).toBeUndefined();
-    expect(solverFor("constructor")).toBeUndefined();
-    expect(() => new SimulationAgent().act(turnOf(task("toString")))).toThrow('the simulation agent has no solver for "toString"');
+  it("has no solver for an unknown world, nor for names inherited from Object", async () => {
+    await expect(loadSolver("babi")).rejects.toThrow('unknown world "babi" (known: tomi, hitom, fantom)');
+    await expect(loadSolver("constructor")).rejects.toThrow('unknown world "constructor"');
+    await expect(new SimulationAgent().act(turnOf(task("toString")))).rejects.toThrow('the simulation agent cannot answer: unknown world "toString"');
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { answerTomi, Perspectives, readStoryText, simulateTomi, simulateTomiEpisode } from "../../agents/simulation/tomi.js";
+import { answerTomi, Perspectives, readStoryText, simulateTomi, simulateTomiEpisode } from "../../worlds/tomi/simulation.js";
 import { DataError } from "../../worlds/core/errors.js";
 import { validateSocializedContext } from "../../worlds/core/socialized-context.js";
 import { worldModelAnswer } from "../../worlds/tomi/questions.js";
@@ -114,13 +114,15 @@ describe("ToMi world model", () => {
 });
 
 describe("replaying a story", () => {
-  it("gives the same episode as a pure fold (playScript) and through the game loop", async () => {
+  it("gives the same episode as a pure fold (playScript) and through the game loop, which replays from its actions alone", async () => {
     const story = ["Ella entered the garage.", "The apple is in the red_box.", "Mia entered the garage.", "Ella exited the garage.", "Mia moved the apple to the blue_crate.", "Ella loves the apple"]
       .map((l, i) => `${i + 1} ${l}`)
       .join("\n");
     const scenario = buildScenario(readStoryText(story), "test");
     const folded = await replayTomi(scenario, "test");
-    const looped = await replayTomi(scenario, "test", { onTimestep: () => undefined });
+    const shown: number[] = [];
+    const looped = await replayTomi(scenario, "test", { onTimestep: (rec) => void shown.push(rec.timestep) });
+    expect(shown).toEqual([1, 2, 3, 4, 5, 6, 7]);
     // Everything but the measured latencies.
     const plain = (e: unknown) => JSON.parse(JSON.stringify(e, (k, v: unknown) => (k === "latencyMs" ? undefined : v)));
     expect(plain(folded.episode)).toEqual(plain(looped.episode));
@@ -137,7 +139,8 @@ describe("replaying a story", () => {
 
 describe("ToMi world, live play", () => {
   it("lets several agents act in one timestep, each seeing who is in the room by then", async () => {
-    const { TomiWorld, initialTomiState, beliefOf } = await import("../../worlds/tomi/world.js");
+    const { TomiWorld, initialTomiState } = await import("../../worlds/tomi/world.js");
+    const { beliefOf } = await import("../../worlds/core/rooms.js");
     const { Rng } = await import("../../worlds/core/rng.js");
     const world = new TomiWorld();
     const s0 = initialTomiState({

@@ -2,7 +2,7 @@ import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { captureOutput } from "../capture.js";
-import { loadCheckpoint } from "../../agents/policy/checkpoint.js";
+import { loadCheckpoint } from "../../models/checkpoint.js";
 import { main } from "../../cli/main.js";
 import { encodeExamples } from "../../trainers/sft/batches.js";
 import { readExamples, readExamplesFile } from "../../trainers/sft/examples.js";
@@ -31,7 +31,7 @@ describe("SFT", () => {
     const r = await trainSft({ out: tempDir(), model: m.model, files: m.files, examples, settings, dataId: dataId(file), saveEvery: 1000, keep: 1, onStep: (s) => losses.push(s.loss) });
     expect(losses[0]).toBeGreaterThan(3);
     expect(r.lastLoss).toBeLessThan(0.02);
-    const { NativeCompleter } = await import("../../agents/policy/generate.js");
+    const { NativeCompleter } = await import("../../models/generate.js");
     const c = new NativeCompleter("t", m.model, m.tokenizer);
     const prompts = PAIRS.map((p) => m.tokenizer.applyChatTemplate([{ role: "user", content: p.prompt }], { addGenerationPrompt: true }));
     expect((await c.complete(prompts, { maxNewTokens: 12, temperature: 0 })).map((x) => x.text)).toEqual(PAIRS.map((p) => p.response));

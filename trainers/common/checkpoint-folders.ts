@@ -9,9 +9,9 @@ import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from "node:
 import { join } from "node:path";
 import type { z } from "zod";
 import { DataError } from "../../worlds/core/errors.js";
-import { saveCheckpoint, writeJson, type CheckpointFiles } from "../../agents/policy/checkpoint.js";
-import type { PolicyModel } from "../../agents/policy/model.js";
-import { readSafetensors, readTensorInto, writeSafetensors } from "../../agents/policy/safetensors.js";
+import { saveCheckpoint, writeJson, type CheckpointFiles } from "../../models/checkpoint.js";
+import type { PolicyModel } from "../../models/model.js";
+import { readSafetensors, readTensorInto, writeSafetensors } from "../../models/safetensors.js";
 
 const PREFIX = "checkpoint-";
 const STATE_FILE = "trainer_state.json";

@@ -8,13 +8,11 @@
  */
 import { existsSync } from "node:fs";
 import { z } from "zod";
-import { isBenchmarkName } from "../../benchmarks/catalog.js";
-import { createBenchmark, type BenchmarkOptions } from "../../benchmarks/registry.js";
-import type { Benchmark, BenchItem, Mode } from "../../benchmarks/benchmark.js";
+import { isWorldName, loadBenchmark } from "../../worlds/registry.js";
+import type { Benchmark, BenchItem, BenchmarkOptions, Mode } from "../../worlds/question/benchmark.js";
 import { DataError } from "../../worlds/core/errors.js";
 import type { RunRecord } from "../../store/run-store.js";
 import { questionText } from "../../agents/policy/question-prompt.js";
-import { answerText } from "./answer-text.js";
 import type { BenchmarkItemRecord, RoomEpisodeRecord, RunLog } from "./run-log.js";
 
 export type LabelSource = "official" | "world";
@@ -86,9 +84,7 @@ export async function examplesFromLog(run: RunRecord, log: RunLog, opts: Example
     skipped[reason] = (skipped[reason] ?? 0) + n;
   };
   for (const [kind, n] of Object.entries(log.unknownKinds)) skip(`records of unknown kind "${kind}"`, n);
-  const items = loadQuestionItems(run, log, opts);
-  // Judging free-form answers needs the benchmark's embedder loaded (FANToM with an ONNX model).
-  for (const b of new Set([...items.values()].map((f) => f.benchmark))) await (b as { ready?: () => Promise<unknown> }).ready?.();
+  const items = await loadQuestionItems(run, log, opts);
   const labels = opts.labels ?? "official";
   const examples: (QuestionExample | TurnExample)[] = [];
   for (const { line, record } of log.records) {
@@ -129,16 +125,19 @@ const RunBenchmarkOptions = z
   })
   .default({});
 
-/** Every logged question's item, read from the benchmark's data file (once per file). */
-export function loadQuestionItems(run: RunRecord, log: RunLog, opts: Pick<ExampleOptions, "data"> = {}): Map<string, FoundItem> {
+/**
+ * Every logged question's item, read from the benchmark's data file (once per file). `judging`
+ * false: the items are only read, never judged, so a judge's model (FANToM's ONNX embedder) is not loaded.
+ */
+export async function loadQuestionItems(run: RunRecord, log: RunLog, opts: Pick<ExampleOptions, "data"> = {}, judging = true): Promise<Map<string, FoundItem>> {
   const out = new Map<string, FoundItem>();
   const parsed = RunBenchmarkOptions.safeParse(run.params.options);
   if (!parsed.success) throw new DataError(log.path, { field: `run ${run.id} params.options` }, parsed.error.issues[0]!.message);
-  const benchOptions: BenchmarkOptions = Object.fromEntries(Object.entries(parsed.data).filter(([, v]) => v !== undefined));
+  const benchOptions: BenchmarkOptions = Object.fromEntries(Object.entries(parsed.data).filter(([k, v]) => v !== undefined && (judging || k !== "embedder")));
   const byFile = new Map<string, { benchmark: Benchmark; items: readonly BenchItem[] }>();
   for (const { line, record } of log.records) {
     if (record.kind !== "benchmark_item") continue;
-    if (!isBenchmarkName(record.benchmark)) throw new DataError(log.path, { line }, `unknown benchmark "${record.benchmark}"`);
+    if (!isWorldName(record.benchmark)) throw new DataError(log.path, { line }, `unknown benchmark "${record.benchmark}"`);
     const file = opts.data ?? (typeof run.params.data === "string" ? run.params.data : record.result.file);
     const key = `${record.benchmark}\n${file}`;
     let loaded = byFile.get(key);
@@ -146,7 +145,7 @@ export function loadQuestionItems(run: RunRecord, log: RunLog, opts: Pick<Exampl
       if (!existsSync(file)) {
         throw new DataError(file, {}, `run ${run.id}'s data file is not there; exports rebuild each prompt from it (give its path with --data)`);
       }
-      const benchmark = createBenchmark(record.benchmark, benchOptions);
+      const benchmark = await loadBenchmark(record.benchmark, benchOptions);
       loaded = { benchmark, items: benchmark.load(file) };
       byFile.set(key, loaded);
     }
@@ -173,7 +172,7 @@ async function questionExample(
   const r = record.result;
   const label = labels === "official" ? r.official : r.worldModel;
   if (label === null) return "questions the world model holds no answer to (--labels world)";
-  const reference = answerText(record.benchmark, item, label, mode);
+  const reference = benchmark.answerText(item, label, mode);
   if (reference === undefined) return "labels that are not one of the question's choices";
   // The reference answer must score as correct under the official rule (when it is the official label).
   if ((labels === "official" || r.agrees) && !benchmark.judge(item, reference).correct) {

@@ -22,7 +22,7 @@ import { join } from "node:path";
 import { DataError } from "../../worlds/core/errors.js";
 import { pythonJson, serializeSocializedContext, SocializedContextSchema, type SocializedContext } from "../../worlds/core/socialized-context.js";
 import type { RunRecord } from "../../store/run-store.js";
-import { dictLines } from "./sap-file.js";
+import { dictLines } from "../../worlds/core/sap-file.js";
 import { loadQuestionItems, type FoundItem } from "./examples.js";
 import type { KnownRecord, RunLog } from "./run-log.js";
 
@@ -56,12 +56,13 @@ export function fileStem(id: string): string {
   return id.replace(/[^A-Za-z0-9._-]+/g, "_").replace(/^\.+/, "_") || "_";
 }
 
-export function exportSap(run: RunRecord, log: RunLog, dir: string, opts: SapExportOptions = {}): SapExportResult {
+export async function exportSap(run: RunRecord, log: RunLog, dir: string, opts: SapExportOptions = {}): Promise<SapExportResult> {
   const layout = opts.layout ?? "context";
   const source = opts.source ?? "world";
   const created = prepareDir(dir, opts.force ?? false);
   try {
-    const result = writeSapFiles(run, log, dir, layout, source, opts);
+    const items: Map<string, FoundItem> = layout === "swm" ? await loadQuestionItems(run, log, opts, false) : new Map();
+    const result = writeSapFiles(run, log, dir, layout, source, items);
     // A folder this export made and left empty (nothing to export) is not left behind.
     if (created !== undefined && result.files.length === 0) rmSync(created, { recursive: true, force: true });
     return result;
@@ -71,13 +72,12 @@ export function exportSap(run: RunRecord, log: RunLog, dir: string, opts: SapExp
   }
 }
 
-function writeSapFiles(run: RunRecord, log: RunLog, dir: string, layout: SapLayout, source: SapSource, opts: SapExportOptions): SapExportResult {
+function writeSapFiles(run: RunRecord, log: RunLog, dir: string, layout: SapLayout, source: SapSource, items: Map<string, FoundItem>): SapExportResult {
   const skipped: Record<string, number> = {};
   const skip = (reason: string) => {
     skipped[reason] = (skipped[reason] ?? 0) + 1;
   };
   for (const [kind, n] of Object.entries(log.unknownKinds)) skipped[`records of unknown kind "${kind}"`] = n;
-  const items: Map<string, FoundItem> = layout === "swm" ? loadQuestionItems(run, log, opts) : new Map();
   const used = new Set<string>();
   const files: string[] = [];
   for (const { line, record } of log.records) {

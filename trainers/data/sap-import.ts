@@ -6,7 +6,7 @@
 import { resolve, basename } from "node:path";
 import { EpisodeLog } from "../../store/episode-log.js";
 import type { RunRecord, RunStore } from "../../store/run-store.js";
-import { readSapFile, type SapFile } from "./sap-file.js";
+import { readSapFile, type SapFile } from "../../worlds/core/sap-file.js";
 
 export interface ImportResult {
   readonly run: RunRecord;

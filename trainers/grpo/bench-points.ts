@@ -9,13 +9,12 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { AnswerSchema, type QuestionTask } from "../../worlds/question/world.js";
-import type { Benchmark, BenchItem, Mode } from "../../benchmarks/benchmark.js";
-import { createBenchmark } from "../../benchmarks/registry.js";
+import type { Benchmark, BenchItem, Mode } from "../../worlds/question/benchmark.js";
+import { loadBenchmark } from "../../worlds/registry.js";
 import { itemResult } from "../../benchmarks/runner.js";
 import { turnMessages } from "../../agents/policy/action.js";
 import { questionText } from "../../agents/policy/question-prompt.js";
 import type { EpisodeLog } from "../../store/episode-log.js";
-import { answerText } from "../data/answer-text.js";
 import type { DecisionPoint, PointSource, ScoredReply } from "./decision-point.js";
 
 interface BenchPoint extends DecisionPoint {
@@ -33,14 +32,19 @@ export class BenchPoints implements PointSource {
   private readonly benchmark: Benchmark;
   private readonly loggedContexts = new Set<string>();
 
-  constructor(
+  /** The questions of `file`; bad input fails here (DataError naming the file and line), before anything runs. */
+  static async open(benchmarkName: string, file: string, mode: Mode, opts: { limit?: number; system?: string } = {}): Promise<BenchPoints> {
+    return new BenchPoints(await loadBenchmark(benchmarkName), benchmarkName, file, mode, opts);
+  }
+
+  private constructor(
+    benchmark: Benchmark,
     readonly benchmarkName: string,
     readonly file: string,
     readonly mode: Mode,
     opts: { limit?: number; system?: string } = {},
   ) {
-    this.benchmark = createBenchmark(benchmarkName);
-    // Bad input fails here (DataError naming the file and line), before anything runs.
+    this.benchmark = benchmark;
     this.items = this.benchmark.load(file);
     if (opts.limit !== undefined) this.items = this.items.slice(0, opts.limit);
     this.size = this.items.length;
@@ -62,7 +66,7 @@ export class BenchPoints implements PointSource {
     const task = this.benchmark.task(item, this.mode);
     const userText = await questionText(task);
     const label = item.answer;
-    const reference = answerText(this.benchmarkName, item, label, this.mode) ?? (Array.isArray(label) ? label.join(", ") : String(label));
+    const reference = this.benchmark.answerText(item, label, this.mode) ?? (Array.isArray(label) ? label.join(", ") : String(label));
     const benchmark = this.benchmark;
     return {
       id: item.id,

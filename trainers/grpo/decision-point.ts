@@ -5,7 +5,7 @@
  * took there as the reference).
  */
 import type { z } from "zod";
-import type { ChatMessage } from "../../agents/policy/chat-template.js";
+import type { ChatMessage } from "../../models/chat-template.js";
 import type { EpisodeLog } from "../../store/episode-log.js";
 
 export interface DecisionPoint {

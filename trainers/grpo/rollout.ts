@@ -3,8 +3,8 @@
  * native engine (temperature, top-k, top-p; a seeded stream per reply, so a rerun samples the same
  * replies), each scored with the world's reward functions.
  */
-import type { NativeCompleter } from "../../agents/policy/generate.js";
-import type { PolicyTokenizer } from "../../agents/policy/tokenizer.js";
+import type { NativeCompleter } from "../../models/generate.js";
+import type { PolicyTokenizer } from "../../models/tokenizer.js";
 import type { GrpoConfig } from "./config.js";
 import type { DecisionPoint, ScoredReply } from "./decision-point.js";
 import { scoreReply } from "./reward.js";

@@ -3,8 +3,8 @@
  * longest; position p predicts token p + 1, and only the reply's tokens are targets, so the pass's
  * log-prob at (i, promptLength + j - 1) is that of reply token j. Values come back per reply token.
  */
-import type { TokenBatch } from "../../agents/policy/model.js";
-import type { FloatArray } from "../../agents/policy/native.js";
+import type { TokenBatch } from "../../models/model.js";
+import type { FloatArray } from "../../models/native.js";
 
 export interface Sequence {
   readonly prompt: readonly number[];

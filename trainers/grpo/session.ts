@@ -6,8 +6,8 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { checkpointFiles, loadCheckpoint, saveCheckpoint } from "../../agents/policy/checkpoint.js";
-import { PolicyModel } from "../../agents/policy/model.js";
+import { checkpointFiles, loadCheckpoint, saveCheckpoint } from "../../models/checkpoint.js";
+import { PolicyModel } from "../../models/model.js";
 import { EpisodeLog, setTornLineAsideIn } from "../../store/episode-log.js";
 import { DataError } from "../../worlds/core/errors.js";
 import type { RunStore } from "../../store/run-store.js";
@@ -20,7 +20,7 @@ import type { PointSource } from "./decision-point.js";
 import type { StepMetrics } from "./metrics.js";
 import { readGrpoState, referenceDir } from "./state.js";
 import { loadOrFindUnsolved, SubsetSource, unsolvedPoints } from "./difficulty.js";
-import { NativeCompleter } from "../../agents/policy/generate.js";
+import { NativeCompleter } from "../../models/generate.js";
 import { grpoSettings, trainGrpo, type GrpoResult } from "./trainer.js";
 
 export class SettingsMismatch extends Error {

@@ -9,10 +9,10 @@
  */
 import { appendFileSync } from "node:fs";
 import { join } from "node:path";
-import { saveCheckpoint, type CheckpointFiles } from "../../agents/policy/checkpoint.js";
-import { NativeCompleter } from "../../agents/policy/generate.js";
-import type { PolicyModel } from "../../agents/policy/model.js";
-import type { PolicyTokenizer } from "../../agents/policy/tokenizer.js";
+import { saveCheckpoint, type CheckpointFiles } from "../../models/checkpoint.js";
+import { NativeCompleter } from "../../models/generate.js";
+import type { PolicyModel } from "../../models/model.js";
+import type { PolicyTokenizer } from "../../models/tokenizer.js";
 import type { EpisodeLog } from "../../store/episode-log.js";
 import { naming } from "../../store/io-error.js";
 import { hashString, Rng } from "../../worlds/core/rng.js";

@@ -1,6 +1,6 @@
 /**
  * Decision points from a world: every turn of every agent in episodes of the world's scenarios
- * (server/rooms/scenarios.ts, the same stories the rooms play). The policy sees what the agent
+ * (worlds/<world>/scenario.ts, the same stories the rooms play). The policy sees what the agent
  * observed (as the `policy:DIR` agent is prompted: the observation as the user message, after an
  * optional system message); the reply must parse against the world's action schema; the
  * reference is what the story's script did there (exact match of the action, F1 and ROUGE-L of the
@@ -12,10 +12,10 @@
  */
 import { createHash } from "node:crypto";
 import type { z } from "zod";
-import type { Agent } from "../../agents/agent.js";
+import type { Agent } from "../../worlds/core/agent.js";
 import { turnMessages } from "../../agents/policy/action.js";
-import type { AgentTurn } from "../../agents/agent.js";
-import { SCENARIOS } from "../../server/rooms/scenarios.js";
+import type { AgentTurn } from "../../worlds/core/agent.js";
+import { loadScenario } from "../../worlds/registry.js";
 import type { EpisodeLog } from "../../store/episode-log.js";
 import { runEpisode } from "../../worlds/core/loop.js";
 import { sameAction } from "../../worlds/core/rewards/exact-match.js";
@@ -82,8 +82,7 @@ export class WorldPoints implements PointSource {
   }
 
   static async fromEpisodes(world: string, specs: readonly EpisodeSpec[], system?: string): Promise<WorldPoints> {
-    const factory = SCENARIOS[world];
-    if (!factory) throw new Error(`unknown world "${world}" (known: ${Object.keys(SCENARIOS).join(", ")})`);
+    const factory = await loadScenario(world);
     const points: WorldPoint[] = [];
     for (const spec of specs) {
       const scenario = await factory.create(spec.seed);

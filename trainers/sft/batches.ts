@@ -5,8 +5,8 @@
  * same seed, which is what lets a resumed run continue exactly.
  */
 import { Rng } from "../../worlds/core/rng.js";
-import type { TokenBatch } from "../../agents/policy/model.js";
-import type { PolicyTokenizer } from "../../agents/policy/tokenizer.js";
+import type { TokenBatch } from "../../models/model.js";
+import type { PolicyTokenizer } from "../../models/tokenizer.js";
 import type { SftExample } from "./examples.js";
 
 export interface EncodedExample {

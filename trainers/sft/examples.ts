@@ -12,7 +12,7 @@
 import { asyncBufferFromFile, parquetReadObjects } from "hyparquet";
 import { z } from "zod";
 import { DataError } from "../../worlds/core/errors.js";
-import type { ChatMessage } from "../../agents/policy/chat-template.js";
+import type { ChatMessage } from "../../models/chat-template.js";
 import { actionText } from "../../agents/policy/action.js";
 import { readTextInput } from "../../worlds/core/text-input.js";
 

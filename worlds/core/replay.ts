@@ -5,7 +5,7 @@
  * says where it does not.
  */
 import type { Episode, TimestepRecord } from "./episode.js";
-import { LazyRng, TimestepContext } from "./step-context.js";
+import { Rng } from "./rng.js";
 import type { World } from "./world.js";
 
 export interface ReplayResult<S> {
@@ -15,7 +15,7 @@ export interface ReplayResult<S> {
 }
 
 export function replayEpisode<S, A, X>(world: World<S, A, X>, initialState: S, episode: Episode): ReplayResult<S> {
-  const rng = new LazyRng(episode.seed);
+  const rng = Rng.seeded(episode.seed);
   let state = initialState;
   const agents = world.agents(state);
   const byStep = new Map<number, Map<string, A>>();
@@ -24,7 +24,7 @@ export function replayEpisode<S, A, X>(world: World<S, A, X>, initialState: S, e
     if (!m) byStep.set(t.timestep, (m = new Map()));
     m.set(t.agent, t.action as A);
   }
-  const ctx = (rec: TimestepRecord) => new TimestepContext(rng, (rec.exogenous ?? []) as readonly X[]);
+  const ctx = (rec: TimestepRecord) => ({ rng, exogenous: (rec.exogenous ?? []) as readonly X[] });
   for (const rec of episode.steps) {
     const describe = world.describe(state);
     if (describe !== rec.state) return diverged(state, rec.timestep, "state", rec.state, describe);

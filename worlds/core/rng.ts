@@ -102,16 +102,12 @@ export class Rng {
   }
 }
 
-/** FNV-1a's 32-bit offset basis and prime (for callers that hash several strings in one pass). */
-export const FNV_OFFSET_BASIS = 0x811c9dc5;
-export const FNV_PRIME = 0x01000193;
-
 /** FNV-1a, 32 bit. */
 export function hashString(s: string): number {
-  let h = FNV_OFFSET_BASIS;
+  let h = 0x811c9dc5;
   for (let i = 0; i < s.length; i++) {
     h ^= s.charCodeAt(i);
-    h = Math.imul(h, FNV_PRIME);
+    h = Math.imul(h, 0x01000193);
   }
   return h >>> 0;
 }

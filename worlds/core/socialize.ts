@@ -12,8 +12,7 @@ export function toSocializedContext(episode: Pick<Episode, "agents" | "steps">, 
   const names = episode.agents;
   // Each agent's last mental state, by its index in `names`.
   const previous: (string | undefined)[] = new Array(names.length).fill(undefined);
-  // Indexed loops, not map(): every story a benchmark replays is written out here, mostly by
-  // V8's baseline code, where each map() callback and for-of step is a call.
+  // Indexed loops: every story a benchmark replays is written out here.
   const steps: SocializedContext["socialized_context"] = [];
   for (let s = 0; s < episode.steps.length; s++) {
     const rec = episode.steps[s]!;

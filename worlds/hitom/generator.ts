@@ -9,7 +9,7 @@
  * model's, so they are right by construction; the same seed writes the same file.
  */
 import { Rng } from "../core/rng.js";
-import { AGENT_NAMES, CONTAINERS, OBJECTS, ROOMS } from "../tomi/vocabulary.js";
+import { AGENT_NAMES, CONTAINERS, OBJECTS, ROOMS } from "../core/vocabulary.js";
 import type { HitomEntry } from "./dataset.js";
 import { worldModelAnswer } from "./questions.js";
 import { replayHitom } from "./replay.js";

@@ -1,7 +1,7 @@
 /**
  * How events change nested beliefs in the Hi-ToM world. The world runs on `HITOM_RULES`; the other
  * settings reproduce known errors of the benchmark's generator, so a disputed official label can
- * be traced to the error that produced it (benchmarks/hitom.ts), and the claim rule can be
+ * be traced to the error that produced it (benchmark.ts), and the claim rule can be
  * measured against its alternatives (test/hitom/official-data.test.ts).
  *
  * The claim rule. The benchmark states that agents lie, that what an agent says does not change

@@ -1,5 +1,5 @@
 /**
- * Words the Hi-ToM generator draws from beyond the shared ones in worlds/tomi/vocabulary.ts (names,
+ * Words the Hi-ToM generator draws from beyond the shared ones in worlds/core/vocabulary.ts (names,
  * rooms, coloured containers, objects): the room where agents meet to talk, and the distractors
  * in the style of the upstream generator.
  */

@@ -8,46 +8,43 @@
  * known to all agents. Distractor remarks ("Noah saw a monkey.") are perceived by nobody.
  *
  * Mental states are beliefs, tracked for every perspective of distinct agents up to `depth` (4):
- * "Ella" (where Ella thinks each object is), "Ella>Avery" (where Ella thinks Avery thinks it is),
- * and so on. What agents see together is common knowledge among them: a seen event updates every
- * perspective made of its witnesses. A claim is not seen: it changes only the minds of hearers
- * who trust the speaker (rules.ts explains the rule and how it was chosen). A hearer trusts the
+ * what agents see together is common knowledge among them (the physics Hi-ToM shares with ToMi,
+ * ../core/rooms.ts). A claim is not seen: it changes only the minds of hearers who trust the
+ * speaker (rules.ts explains the rule and how it was chosen). A hearer trusts the
  * speaker when the speaker was in the claimed object's room more recently than the hearer: the
  * hearer has not been there, or the speaker exited it later than the hearer did (and a hearer who
  * is in that room sees for itself).
  */
 import { z } from "zod";
-import type { Observation, StepContext, StepResult, World, WorldEvent } from "../core/world.js";
+import type { Observation, StepContext, StepResult, World } from "../core/world.js";
+import {
+  allChains,
+  beliefsText,
+  describeEvents,
+  mapOf,
+  observePlaces,
+  PlacesDraft,
+  visibleFacts,
+  visibleIn,
+  withFacts,
+  type Fact,
+  type Layout,
+  type Perception,
+  type Places,
+} from "../core/rooms.js";
 import { HITOM_RULES, type HitomRules } from "./rules.js";
 import { joinNames, renderSentence, type RemarkVerb } from "./sentences.js";
-import { dict } from "../core/dict.js";
 
-export interface HitomLayout {
-  readonly rooms: readonly string[];
-  readonly containers: readonly string[];
-  readonly objects: readonly string[];
-}
+export type HitomLayout = Layout;
 
-/** Perspective ("Ella", "Ella>Avery") -> object -> container. */
-export type Beliefs = Readonly<Record<string, Readonly<Record<string, string>>>>;
-
-export interface HitomState {
-  readonly layout: HitomLayout;
-  readonly agents: readonly string[];
-  readonly depth: number;
+export interface HitomState extends Places {
   readonly rules: HitomRules;
-  readonly containerRoom: Readonly<Record<string, string | undefined>>;
-  readonly objectContainer: Readonly<Record<string, string | undefined>>;
-  readonly agentRoom: Readonly<Record<string, string | undefined>>;
   /** Who is in each room, in the order they came in (a group in the order the story lists it). */
-  readonly roster: Readonly<Record<string, readonly string[]>>;
+  readonly roster: ReadonlyMap<string, readonly string[]>;
   /** agent -> room -> the clock when the agent last left it (the trust rule compares these). */
-  readonly lastExit: Readonly<Record<string, Readonly<Record<string, number>>>>;
+  readonly lastExit: ReadonlyMap<string, ReadonlyMap<string, number>>;
   /** Transitions so far. */
   readonly clock: number;
-  readonly beliefs: Beliefs;
-  /** The events that led to this state (what the state field of the socialized context shows). */
-  readonly last: readonly WorldEvent[];
 }
 
 export type HitomAction =
@@ -69,8 +66,8 @@ export type HitomNarration =
 
 export interface HitomEventData {
   readonly kind: "enter" | "exit" | "move" | "stay" | "claim" | HitomNarration["type"];
-  /** What the observers now see: object -> container. */
-  readonly facts: Readonly<Record<string, string>>;
+  /** What the observers now see. */
+  readonly facts: readonly Fact[];
   /** For claims: the hearers who trust the speaker. */
   readonly believers?: readonly string[];
 }
@@ -86,53 +83,20 @@ export interface HitomInit {
 }
 
 export function initialHitomState(init: HitomInit): HitomState {
-  const agentRoom: Record<string, string | undefined> = dict();
-  for (const a of init.agents) agentRoom[a] = undefined;
   return {
     layout: init.layout,
     agents: init.agents.slice(),
     depth: init.depth ?? 4,
     rules: init.rules ?? HITOM_RULES,
-    containerRoom: dict(init.containerRoom),
-    objectContainer: dict(init.objectContainer),
-    agentRoom,
-    roster: dict(),
-    lastExit: dict(),
+    containerRoom: mapOf(init.containerRoom),
+    objectContainer: mapOf(init.objectContainer),
+    agentRoom: new Map(),
+    roster: new Map(),
+    lastExit: new Map(),
     clock: 0,
-    beliefs: dict(),
+    beliefs: new Map(),
     last: [],
   };
-}
-
-export function perspectiveKey(path: readonly string[]): string {
-  return path.join(">");
-}
-
-/** The container `path` believes `object` is in ("A", "A>B", ...), if any. */
-export function beliefOf(state: Pick<HitomState, "beliefs">, path: readonly string[], object: string): string | undefined {
-  return state.beliefs[perspectiveKey(path)]?.[object];
-}
-
-/** Objects visible in `room` (in containers placed there), as object -> container. */
-export function visibleIn(state: Pick<HitomState, "layout" | "objectContainer" | "containerRoom">, room: string | undefined): Record<string, string> {
-  const facts: Record<string, string> = {};
-  if (room === undefined) return facts;
-  for (const obj of state.layout.objects) {
-    const c = state.objectContainer[obj];
-    if (c !== undefined && state.containerRoom[c] === room) facts[obj] = c;
-  }
-  return facts;
-}
-
-/** Every sequence of distinct agents from `agents`, of length 1 to `depth`. */
-export function allChains(agents: readonly string[], depth: number): string[][] {
-  const out: string[][] = [];
-  const grow = (path: string[]) => {
-    out.push(path);
-    if (path.length < depth) for (const a of agents) if (!path.includes(a)) grow([...path, a]);
-  };
-  for (const a of agents) grow([a]);
-  return out;
 }
 
 /** The sequences that keep the order of `agents` (itertools.combinations), of length 1 to `depth`. */
@@ -146,11 +110,10 @@ export function orderedChains(agents: readonly string[], depth: number): string[
   return out;
 }
 
-/** An agent's surroundings, for programs (the web client, scripted agents). */
-export interface HitomPerception {
-  readonly room: string | null;
-  readonly present: readonly string[];
-  readonly visible: Readonly<Record<string, string>>;
+/** An agent's surroundings: its room, who is there (in the order they came in), what it sees there. */
+function perception(state: HitomState, agent: string): Perception {
+  const room = state.agentRoom.get(agent);
+  return { room: room ?? null, present: room === undefined ? [] : (state.roster.get(room) ?? []), visible: visibleIn(state, room) };
 }
 
 const schemaCache = new WeakMap<HitomLayout, z.ZodType<HitomAction>>();
@@ -198,8 +161,8 @@ export class HitomWorld implements World<HitomState, HitomAction, HitomNarration
    */
   options(state: HitomState, agent: string): HitomAction[] {
     const { rooms, objects, containers } = state.layout;
-    const here = state.agentRoom[agent];
-    const others = here === undefined ? [] : (state.roster[here] ?? []).filter((a) => a !== agent);
+    const here = state.agentRoom.get(agent);
+    const others = here === undefined ? [] : (state.roster.get(here) ?? []).filter((a) => a !== agent);
     const all: HitomAction[] = [NOOP, ...rooms.map((room): HitomAction => ({ type: "enter", room })), { type: "exit" }, { type: "stay" }];
     for (const object of objects) {
       for (const container of containers) {
@@ -211,7 +174,7 @@ export class HitomWorld implements World<HitomState, HitomAction, HitomNarration
   }
 
   check(state: HitomState, agent: string, action: HitomAction): string | undefined {
-    const here = state.agentRoom[agent];
+    const here = state.agentRoom.get(agent);
     const { rooms, objects, containers } = state.layout;
     switch (action.type) {
       case "none":
@@ -231,9 +194,9 @@ export class HitomWorld implements World<HitomState, HitomAction, HitomNarration
         if (here === undefined) return `${agent} is not in any room`;
         if (!objects.includes(action.object)) return `there is no object "${action.object}"`;
         if (!containers.includes(action.container)) return `there is no container "${action.container}"`;
-        const from = state.objectContainer[action.object];
-        if (from === undefined || state.containerRoom[from] !== here) return `the ${action.object} is not in the ${here}`;
-        const where = state.containerRoom[action.container];
+        const from = state.objectContainer.get(action.object);
+        if (from === undefined || state.containerRoom.get(from) !== here) return `the ${action.object} is not in the ${here}`;
+        const where = state.containerRoom.get(action.container);
         if (where !== undefined && where !== here) return `the ${action.container} is not in the ${here}`;
         return undefined;
       }
@@ -244,25 +207,18 @@ export class HitomWorld implements World<HitomState, HitomAction, HitomNarration
         if (action.to !== undefined) {
           if (action.to === agent) return `${agent} cannot tell himself`;
           if (!state.agents.includes(action.to)) return `there is no agent "${action.to}"`;
-          if (state.agentRoom[action.to] !== here) return `${action.to} is not in the ${here}`;
+          if (state.agentRoom.get(action.to) !== here) return `${action.to} is not in the ${here}`;
         }
         return undefined;
     }
   }
 
   observe(state: HitomState, agent: string): Observation {
-    let seen = 0;
-    for (const e of state.last) if (e.observers.includes(agent)) seen++;
-    const room = state.agentRoom[agent];
-    const data: HitomPerception = { room: room ?? null, present: room === undefined ? [] : (state.roster[room] ?? []), visible: visibleIn(state, room) };
-    if (seen === 0) return { text: "", data };
-    if (seen === state.last.length) return { text: this.describe(state), sameAsState: true, data };
-    return { text: state.last.filter((e) => e.observers.includes(agent)).map((e) => e.text).join(" "), data };
+    return observePlaces(state, agent, perception);
   }
 
   describe(state: HitomState): string {
-    if (state.last.length === 0) return "none";
-    return state.last.map((e) => e.text).join(" ");
+    return describeEvents(state);
   }
 
   renderAction(state: HitomState, agent: string, action: HitomAction): string {
@@ -272,9 +228,9 @@ export class HitomWorld implements World<HitomState, HitomAction, HitomNarration
       case "enter":
         return `enters the ${action.room}`;
       case "exit":
-        return `exits the ${state.agentRoom[agent] ?? "room"}`;
+        return `exits the ${state.agentRoom.get(agent) ?? "room"}`;
       case "stay":
-        return `stays in the ${state.agentRoom[agent] ?? "room"}`;
+        return `stays in the ${state.agentRoom.get(agent) ?? "room"}`;
       case "move":
         return `moves the ${action.object} to the ${action.container}`;
       case "claim":
@@ -286,14 +242,7 @@ export class HitomWorld implements World<HitomState, HitomAction, HitomNarration
 
   /** The agent's own beliefs, as the socialized context writes them; deeper perspectives stay in `beliefs`. */
   mentalState(state: HitomState, agent: string): string | undefined {
-    const mine = state.beliefs[agent];
-    if (!mine) return undefined;
-    const parts: string[] = [];
-    for (const obj of state.layout.objects) {
-      const c = mine[obj];
-      if (c !== undefined) parts.push(`I believe the ${obj} is in the ${c}.`);
-    }
-    return parts.length ? parts.join(" ") : undefined;
+    return beliefsText(state, agent);
   }
 
   isTerminal(): boolean {
@@ -301,7 +250,7 @@ export class HitomWorld implements World<HitomState, HitomAction, HitomNarration
   }
 
   step(state: HitomState, actions: ReadonlyMap<string, HitomAction>, ctx: StepContext<HitomNarration>): StepResult<HitomState> {
-    const draft = new Draft(state);
+    const draft = new HitomDraft(state);
     for (const n of ctx.exogenous) draft.narrate(n);
     // Agents entering one room at one timestep come in together, as one event.
     const groups = new Map<string, { agents: string[]; order?: readonly string[] }>();
@@ -328,141 +277,104 @@ export class HitomWorld implements World<HitomState, HitomAction, HitomNarration
 
 const NOOP: HitomAction = Object.freeze({ type: "none" });
 
-/** Copy-on-write state under construction during one transition. */
-class Draft {
-  readonly events: WorldEvent[] = [];
+/** One transition of a Hi-ToM state (copy-on-write, see PlacesDraft). */
+class HitomDraft extends PlacesDraft {
+  declare protected readonly base: HitomState;
   private readonly clock: number;
-  private objectContainer: Record<string, string | undefined>;
-  private containerRoom: Record<string, string | undefined>;
-  private readonly agentRoom: Record<string, string | undefined>;
-  private readonly roster: Record<string, readonly string[]>;
-  private lastExit: Record<string, Readonly<Record<string, number>>>;
-  private readonly beliefs: Record<string, Readonly<Record<string, string>>>;
-  private readonly copied = new Set<string>();
+  private readonly roster: Map<string, readonly string[]>;
+  private lastExit: ReadonlyMap<string, ReadonlyMap<string, number>>;
 
-  constructor(private readonly base: HitomState) {
+  constructor(base: HitomState) {
+    super(base);
     this.clock = base.clock + 1;
-    this.objectContainer = base.objectContainer as Record<string, string | undefined>;
-    this.containerRoom = base.containerRoom as Record<string, string | undefined>;
-    this.agentRoom = dict(base.agentRoom);
-    this.roster = dict(base.roster);
-    this.lastExit = base.lastExit as Record<string, Readonly<Record<string, number>>>;
-    this.beliefs = dict(base.beliefs);
-  }
-
-  private get view(): Pick<HitomState, "layout" | "objectContainer" | "containerRoom"> {
-    return { layout: this.base.layout, objectContainer: this.objectContainer, containerRoom: this.containerRoom };
+    this.roster = new Map(base.roster);
+    this.lastExit = base.lastExit;
   }
 
   private present(room: string | undefined): readonly string[] {
-    return room === undefined ? [] : (this.roster[room] ?? []);
+    return room === undefined ? [] : (this.roster.get(room) ?? []);
   }
 
-  private emit(text: string, observers: readonly string[], data: HitomEventData, actor?: string): void {
-    this.events.push({ text, observers: observers.slice(), data, ...(actor === undefined ? {} : { actor }) });
-  }
-
-  private set(path: readonly string[], facts: Readonly<Record<string, string>>): void {
-    const key = perspectiveKey(path);
-    let b = this.beliefs[key] as Record<string, string> | undefined;
-    if (!this.copied.has(key)) {
-      b = dict(b);
-      this.beliefs[key] = b;
-      this.copied.add(key);
-    }
-    Object.assign(b!, facts);
-  }
-
-  /** Every agent in `observers` saw `facts`, and each saw the others see them. */
-  private reveal(observers: readonly string[], facts: Readonly<Record<string, string>>): void {
-    if (Object.keys(facts).length === 0) return;
-    for (const path of allChains(observers, this.base.depth)) this.set(path, facts);
+  private seen(text: string, observers: readonly string[], data: HitomEventData, actor?: string): void {
+    this.emit({ text, observers: observers.slice(), data, ...(actor === undefined ? {} : { actor }) });
   }
 
   /** The trust rule: has `speaker` been in the room of `object` more recently than `hearer`? */
   private trusts(hearer: string, speaker: string, object: string): boolean {
-    const c = this.objectContainer[object];
-    const room = c === undefined ? undefined : this.containerRoom[c];
+    const c = this.objectContainer.get(object);
+    const room = c === undefined ? undefined : this.containerRoom.get(c);
     if (room === undefined) return true;
-    if (this.agentRoom[hearer] === room) return false;
-    const mine = this.lastExit[hearer]?.[room];
+    if (this.agentRoom.get(hearer) === room) return false;
+    const mine = this.lastExit.get(hearer)?.get(room);
     if (mine === undefined) return true;
-    const theirs = this.lastExit[speaker]?.[room];
+    const theirs = this.lastExit.get(speaker)?.get(room);
     return theirs !== undefined && theirs > mine;
   }
 
   private leave(agents: readonly string[], room: string): void {
-    if (this.lastExit === this.base.lastExit) this.lastExit = dict(this.lastExit);
+    const lastExit = new Map(this.lastExit);
     for (const a of agents) {
-      this.agentRoom[a] = undefined;
-      const exits = dict(this.lastExit[a]);
-      exits[room] = this.clock;
-      this.lastExit[a] = exits;
+      this.setRoom(a, undefined);
+      lastExit.set(a, new Map(lastExit.get(a)).set(room, this.clock));
     }
-    this.roster[room] = this.present(room).filter((a) => !agents.includes(a));
+    this.lastExit = lastExit;
+    this.roster.set(room, this.present(room).filter((a) => !agents.includes(a)));
     // The exit order is known to all agents.
-    this.emit(`${joinNames(agents)} exited the ${room}.`, this.base.agents, { kind: "exit", facts: {} }, agents.length === 1 ? agents[0] : undefined);
+    this.seen(`${joinNames(agents)} exited the ${room}.`, this.base.agents, { kind: "exit", facts: [] }, agents.length === 1 ? agents[0] : undefined);
   }
 
   enter(group: readonly string[], room: string): void {
     const leaving = new Map<string, string[]>();
     for (const a of group) {
-      const from = this.agentRoom[a];
+      const from = this.agentRoom.get(a);
       if (from === undefined || from === room) continue;
       let g = leaving.get(from);
       if (!g) leaving.set(from, (g = []));
       g.push(a);
     }
     for (const [from, agents] of leaving) this.leave(agents, from);
-    for (const a of group) this.agentRoom[a] = room;
-    this.roster[room] = [...this.present(room).filter((a) => !group.includes(a)), ...group];
-    const facts = this.base.rules.seeOnEnter ? visibleIn(this.view, room) : {};
+    for (const a of group) this.setRoom(a, room);
+    this.roster.set(room, [...this.present(room).filter((a) => !group.includes(a)), ...group]);
+    const facts = this.base.rules.seeOnEnter ? visibleFacts(this, room) : [];
     const observers = this.present(room);
     this.reveal(observers, facts);
-    const text = withFacts(`${joinNames(group)} entered the ${room}.`, facts);
-    this.emit(text, observers, { kind: "enter", facts }, group.length === 1 ? group[0] : undefined);
+    this.seen(withFacts(`${joinNames(group)} entered the ${room}.`, facts), observers, { kind: "enter", facts }, group.length === 1 ? group[0] : undefined);
   }
 
   narrate(n: HitomNarration): void {
     switch (n.type) {
       case "object_at": {
-        const observers = this.present(this.containerRoom[n.container]);
-        const facts = { [n.object]: n.container };
+        const observers = this.present(this.containerRoom.get(n.container));
+        const facts: Fact[] = [[n.object, n.container]];
         this.reveal(observers, facts);
-        this.emit(`The ${n.object} is in the ${n.container}.`, observers, { kind: "object_at", facts });
+        this.seen(`The ${n.object} is in the ${n.container}.`, observers, { kind: "object_at", facts });
         return;
       }
       case "remark":
-        this.emit(renderSentence({ kind: "remark", agent: n.agent, verb: n.verb, thing: n.thing }), [], { kind: "remark", facts: {} });
+        this.seen(renderSentence({ kind: "remark", agent: n.agent, verb: n.verb, thing: n.thing }), [], { kind: "remark", facts: [] });
         return;
     }
   }
 
   act(agent: string, action: Exclude<HitomAction, { type: "none" } | { type: "enter" }>): void {
-    const here = this.agentRoom[agent];
+    const here = this.agentRoom.get(agent);
     if (here === undefined) return;
     switch (action.type) {
       case "exit":
         this.leave([agent], here);
         return;
       case "stay":
-        this.emit(renderSentence({ kind: "stay", agent, room: here }), this.present(here), { kind: "stay", facts: {} }, agent);
+        this.seen(renderSentence({ kind: "stay", agent, room: here }), this.present(here), { kind: "stay", facts: [] }, agent);
         return;
       case "move": {
-        if (this.containerRoom[action.container] === undefined) {
-          this.containerRoom = dict(this.containerRoom);
-          this.containerRoom[action.container] = here;
-        }
-        if (this.objectContainer === this.base.objectContainer) this.objectContainer = dict(this.objectContainer);
-        this.objectContainer[action.object] = action.container;
+        // A container the story never placed is in the room where it is used.
+        if (this.containerRoom.get(action.container) === undefined) this.placeContainer(action.container, here);
+        this.putObject(action.object, action.container);
         const observers = this.present(here);
-        const facts = { [action.object]: action.container };
-        const chains =
-          this.base.rules.moveChains === "all"
-            ? allChains(observers, this.base.depth)
-            : orderedChains([...observers.filter((a) => a !== agent), agent], this.base.depth);
-        for (const path of chains) this.set(path, facts);
-        this.emit(renderSentence({ kind: "move", agent, object: action.object, container: action.container }), observers, { kind: "move", facts }, agent);
+        const facts: Fact[] = [[action.object, action.container]];
+        if (this.base.rules.moveChains === "all") this.reveal(observers, facts);
+        else for (const path of orderedChains([...observers.filter((a) => a !== agent), agent], this.base.depth)) this.believe(path, facts);
+        this.seen(renderSentence({ kind: "move", agent, object: action.object, container: action.container }), observers, { kind: "move", facts }, agent);
         return;
       }
       case "claim":
@@ -475,42 +387,38 @@ class Draft {
     const { object, container, to } = action;
     const observers = to === undefined ? this.present(room) : [speaker, to];
     const believers = observers.filter((a) => a !== speaker && this.trusts(a, speaker, object));
-    const fact = { [object]: container };
+    const fact: Fact[] = [[object, container]];
     if (this.base.rules.claims === "hearer") {
       for (const hearer of believers) {
-        this.set([hearer], fact);
-        if (this.base.depth >= 2) this.set([hearer, speaker], fact);
+        this.believe([hearer], fact);
+        if (this.base.depth >= 2) this.believe([hearer, speaker], fact);
       }
     } else {
       // Everyone present knows who trusts the speaker, and knows that the others know it.
       for (const path of allChains(observers, this.base.depth)) {
         const last = path[path.length - 1]!;
         const adopts = last === speaker ? path.length >= 2 && believers.includes(path[path.length - 2]!) : believers.includes(last);
-        if (adopts) this.set(path, fact);
+        if (adopts) this.believe(path, fact);
       }
     }
     const text =
       to === undefined
         ? renderSentence({ kind: "public_claim", agent: speaker, object, container })
         : renderSentence({ kind: "private_claim", agent: speaker, listener: to, object, container });
-    this.emit(text, observers, { kind: "claim", facts: {}, believers }, speaker);
+    this.seen(text, observers, { kind: "claim", facts: [], believers }, speaker);
   }
 
   finish(): HitomState {
     return {
       ...this.base,
-      clock: this.clock,
       containerRoom: this.containerRoom,
       objectContainer: this.objectContainer,
       agentRoom: this.agentRoom,
-      roster: this.roster,
-      lastExit: this.lastExit,
       beliefs: this.beliefs,
       last: this.events,
+      clock: this.clock,
+      roster: this.roster,
+      lastExit: this.lastExit,
     };
   }
-}
-
-function withFacts(text: string, facts: Readonly<Record<string, string>>): string {
-  return text + Object.entries(facts).map(([o, c]) => ` The ${o} is in the ${c}.`).join("");
 }

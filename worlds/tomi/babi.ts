@@ -8,7 +8,8 @@
 import { existsSync } from "node:fs";
 import { basename } from "node:path";
 import { clip, DataError } from "../core/errors.js";
-import { parseQuestion, parseSentence, type TomiQuestion, type TomiSentence } from "./sentences.js";
+import type { TomiQuestion, TomiSentence } from "./sentence.js";
+import { parseQuestion, parseSentence } from "./sentences.js";
 import { readTextInput } from "../core/text-input.js";
 import { placeKey } from "../core/place-name.js";
 
@@ -77,8 +78,8 @@ export function readTomiFile(path: string, opts: { tracePath?: string | null } =
 }
 
 export function parseTomi(text: string, file: string, traceText?: string, traceFile?: string): TomiFile {
-  // The trace is read first so that each item is made whole (adding its trace afterwards would
-  // change every item's hidden class mid-run); its errors wait until the text has been checked.
+  // The trace is read first so that each item is made whole; its errors wait until the text has
+  // been checked (what is wrong with the text is said first).
   let traces: readonly TomiTrace[] = [];
   let traceError: unknown;
   if (traceText !== undefined && traceFile !== undefined) {
@@ -90,10 +91,7 @@ export function parseTomi(text: string, file: string, traceText?: string, traceF
   }
   const reader = new BabiReader(text, file, traces);
   // Lines are cut out of the text one at a time (no array of every line up front: at 40,000
-  // lines, that array and its strings were most of the reading's garbage). The loop stays this
-  // small on purpose: V8 compiles a hot loop's whole function while it runs (on-stack
-  // replacement), and with the line's work written inline here that one compile cost more CPU
-  // than reading a val file takes without it.
+  // lines, that array and its strings were most of the reading's garbage).
   for (let start = 0; start < text.length; ) start = reader.line(start);
   const { items } = reader;
   if (reader.dangling) throw new DataError(file, { line: reader.dangling }, "the file ends inside a story (no question after this line): truncated file?");
@@ -106,8 +104,7 @@ export function parseTomi(text: string, file: string, traceText?: string, traceF
   }
   // Each trace line types its question: a line moved, repeated or edited would count the question
   // under another kind's row. (Whether it is a "tom" question only the story decides; that stays the trace's.)
-  for (let i = 0; i < items.length; i++) {
-    const item = items[i]!;
+  for (const item of items) {
     const t = item.trace!;
     const kind = kindOfType(t.questionType);
     if (kind !== item.parsedQuestion.kind) {
@@ -308,9 +305,7 @@ function namesOf(story: readonly StoryLine[]): StoryNames {
   const objects = new Set<string>();
   const places = new Set<string>();
   const rooms = new Set<string>();
-  // Indexed loops: in V8's baseline code a for-of with destructuring is two iterators per line.
-  for (let i = 0; i < story.length; i++) {
-    const s = story[i]!.sentence;
+  for (const { sentence: s } of story) {
     switch (s.kind) {
       case "enter":
       case "exit":
@@ -333,8 +328,7 @@ function namesOf(story: readonly StoryLine[]): StoryNames {
   }
   // "The A is in the B.": a container in a room when B is a room of the story and A is no object it
   // moves (as buildScenario reads it), else an object in a container.
-  for (let i = 0; i < story.length; i++) {
-    const s = story[i]!.sentence;
+  for (const { sentence: s } of story) {
     if (s.kind !== "located") continue;
     if (rooms.has(s.place) && !objects.has(s.subject)) places.add(s.subject);
     else {
@@ -411,9 +405,8 @@ function leadingNumber(text: string, from: number, space: number): number {
 }
 
 /**
- * Whether `text` holds `part` at `at`: `text.startsWith(part, at)`, but V8's startsWith compares
- * a character at a time, and a slice compared with `===` is a memory comparison (a val file
- * compares 5,000 repeated stories of about 250 characters: 3-5 ms against under 1 ms).
+ * Whether `text` holds `part` at `at`. A slice compared with `===` is one memory comparison, where
+ * `startsWith` compares a character at a time: a file repeats each story for each of its questions.
  */
 function textAt(text: string, at: number, part: string): boolean {
   return text.slice(at, at + part.length) === part;

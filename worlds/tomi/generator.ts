@@ -6,11 +6,12 @@
  * world model's, so they are right by construction.
  */
 import { Rng } from "../core/rng.js";
-import { renderQuestion, renderSentence, type TomiQuestion, type TomiSentence } from "./sentences.js";
+import type { TomiQuestion, TomiSentence } from "./sentence.js";
+import { renderQuestion, renderSentence } from "./sentences.js";
 import { buildScenario } from "./story.js";
 import { replayTomi } from "./replay.js";
 import { questionType, worldModelAnswer } from "./questions.js";
-import { AGENT_NAMES, CONTAINERS, OBJECTS, REMARK_VERBS, ROOMS } from "./vocabulary.js";
+import { AGENT_NAMES, CONTAINERS, OBJECTS, REMARK_VERBS, ROOMS } from "../core/vocabulary.js";
 import type { TomiStoryType } from "./babi.js";
 
 export interface GeneratedQuestion {

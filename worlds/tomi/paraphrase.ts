@@ -12,7 +12,7 @@
  * (negated, hedged, compound or unknown wording; two readings) is undefined: the reader then
  * reports the line, never a guess.
  */
-import type { TomiSentence } from "./sentences.js";
+import type { TomiSentence } from "./sentence.js";
 import {
   AGENT_NAMES,
   CONTAINER_KINDS,
@@ -21,7 +21,7 @@ import {
   ROOMS,
   TOMI_EXTRA_OBJECTS,
   TOMI_EXTRA_ROOMS,
-} from "./vocabulary.js";
+} from "../core/vocabulary.js";
 
 type Kind = "agent" | "room" | "container" | "object";
 

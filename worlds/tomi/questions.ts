@@ -1,7 +1,8 @@
 /** ToMi's questions answered by the world model (its labels), and their question types. */
 import type { TomiQuestionType } from "./babi.js";
-import type { TomiQuestion } from "./sentences.js";
-import { beliefOf, type TomiState } from "./world.js";
+import type { TomiQuestion } from "./sentence.js";
+import { beliefOf } from "../core/rooms.js";
+import type { TomiState } from "./world.js";
 
 /** The world model's answer after the story, or undefined when the world holds none. */
 export function worldModelAnswer(state: TomiState, q: TomiQuestion): string | undefined {

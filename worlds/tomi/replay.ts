@@ -22,7 +22,7 @@ export interface ReplayOptions {
   readonly onTimestep?: (record: TimestepRecord, state: TomiState) => void | Promise<void>;
 }
 
-/** The story as a pure fold (synchronous): the benchmark's and the simulation agent's hot path. */
+/** The story as a pure fold (synchronous, see playScript): the benchmark's and the simulation agent's replays. */
 export function playTomi(scenario: TomiScenario, file: string, opts: { readonly mentalStates?: boolean } = {}): TomiReplay {
   const mentalStates = opts.mentalStates ?? true;
   try {

@@ -4,21 +4,7 @@
  * both reads stories and writes them, so generated files round-trip through the reader.
  */
 import { parseParaphrase } from "./paraphrase.js";
-
-export type TomiSentence =
-  | { readonly kind: "enter"; readonly agent: string; readonly room: string }
-  | { readonly kind: "exit"; readonly agent: string; readonly room: string }
-  | { readonly kind: "move"; readonly agent: string; readonly object: string; readonly container: string }
-  /** "The A is in the B.": an object in a container, or a container in a room; the story decides. */
-  | { readonly kind: "located"; readonly subject: string; readonly place: string }
-  | { readonly kind: "agents_at"; readonly agents: readonly string[]; readonly room: string }
-  | { readonly kind: "remark"; readonly agent: string; readonly verb: string; readonly thing: string; readonly period: boolean };
-
-export type TomiQuestion =
-  | { readonly kind: "first_order"; readonly agent: string; readonly object: string }
-  | { readonly kind: "second_order"; readonly agent: string; readonly other: string; readonly object: string }
-  | { readonly kind: "reality"; readonly object: string }
-  | { readonly kind: "memory"; readonly object: string };
+import type { TomiQuestion, TomiSentence } from "./sentence.js";
 
 const NAME = "([A-Z][A-Za-z'-]*)";
 const NOUN = "([A-Za-z0-9][A-Za-z0-9_'-]*)";
@@ -85,22 +71,18 @@ function readOnce<T>(memo: Map<string, T | null>, text: string, read: (text: str
 
 function readSentence(text: string): TomiSentence | undefined {
   const s = text.trim();
-  // Indexed, not `for (const [re, build] of ...)`: in V8's baseline code the loop and the
-  // destructuring are each an iterator, a call and an object per pattern tried.
-  for (let i = 0; i < PATTERNS.length; i++) {
-    const pattern = PATTERNS[i]!;
-    const m = pattern[0].exec(s);
-    if (m) return pattern[1](m);
+  for (const [re, build] of PATTERNS) {
+    const m = re.exec(s);
+    if (m) return build(m);
   }
   return parseParaphrase(s);
 }
 
 function readQuestion(text: string): TomiQuestion | undefined {
   const s = text.trim();
-  for (let i = 0; i < QUESTIONS.length; i++) {
-    const pattern = QUESTIONS[i]!;
-    const m = pattern[0].exec(s);
-    if (m) return pattern[1](m);
+  for (const [re, build] of QUESTIONS) {
+    const m = re.exec(s);
+    if (m) return build(m);
   }
   return undefined;
 }

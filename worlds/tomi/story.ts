@@ -9,7 +9,7 @@
  * the story moves), else an object.
  */
 import { DataError } from "../core/errors.js";
-import type { TomiSentence } from "./sentences.js";
+import type { TomiSentence } from "./sentence.js";
 import type { TomiAction, TomiInit, TomiNarration } from "./world.js";
 
 export interface ScriptStep {
@@ -61,7 +61,6 @@ export function buildScenario(sentences: readonly SentenceAt[], file: string, de
   };
   const crowd = (): string | undefined => {
     const counts = new Map<string, number>();
-    // forEach, not for-of with destructuring: in V8's baseline code each of those steps allocates.
     agentRoom.forEach((r) => {
       if (r !== undefined) counts.set(r, (counts.get(r) ?? 0) + 1);
     });
@@ -154,8 +153,8 @@ export function buildScenario(sentences: readonly SentenceAt[], file: string, de
     }
   }
 
-  // Every step has the same five fields (absent ones undefined): steps of one shape keep the
-  // replay's property reads monomorphic, and it is compiled once instead of once per shape.
+  // One step per sentence: an agent's action, or what the narrator states (every step with the same
+  // five fields: a run builds the script of every story it replays, twice).
   const script: ScriptStep[] = [];
   for (let i = 0; i < sentences.length; i++) {
     const { sentence: s, text, line } = sentences[i]!;

@@ -1,0 +1,33 @@
+/**
+ * The `policy:DIR` and `onnx:DIR` agent specs: a checkpoint folder, then sampling options as a
+ * query string (`policy:DIR?temperature=0.7&max_new_tokens=64&seed=3&system=...`). Read without
+ * loading anything, so that a room's options are checked before its models load.
+ */
+import { z } from "zod";
+import { AgentSpecError } from "../agent-spec-error.js";
+
+export const LmAgentOptionsSchema = z.object({
+  temperature: z.coerce.number().nonnegative().default(0),
+  top_k: z.coerce.number().int().nonnegative().default(0),
+  top_p: z.coerce.number().positive().max(1).default(1),
+  max_new_tokens: z.coerce.number().int().positive().default(256),
+  seed: z.coerce.number().int().nonnegative().default(0),
+  system: z.string().optional(),
+  /** onnx agents: onnxruntime intra-op threads. */
+  threads: z.coerce.number().int().positive().optional(),
+});
+export type LmAgentOptions = z.infer<typeof LmAgentOptionsSchema>;
+
+/** `DIR` or `DIR?temperature=0.7&max_new_tokens=64&seed=3&system=...` */
+export function parseAgentTarget(spec: string, target: string): { dir: string; options: LmAgentOptions } {
+  const q = target.indexOf("?");
+  const dir = q < 0 ? target : target.slice(0, q);
+  if (!dir) throw new AgentSpecError(`${spec}: the agent needs a checkpoint folder`);
+  const params = Object.fromEntries(new URLSearchParams(q < 0 ? "" : target.slice(q + 1)));
+  const r = LmAgentOptionsSchema.strict().safeParse(params);
+  if (!r.success) {
+    const issue = r.error.issues[0]!;
+    throw new AgentSpecError(`${spec}: ${issue.path.join(".") || "option"}: ${issue.message}`);
+  }
+  return { dir, options: r.data };
+}

@@ -1,0 +1,229 @@
+/**
+ * Load script (not a test): how many concurrent spectators and rooms one server process holds, and
+ * the patch latency they see.
+ *
+ *   npm run bench:load -- [--spectators 1000] [--rooms 50] [--seconds 30] [--tick-ms 500]
+ *                         [--workers 2] [--in-phase] [--json OUT.json]
+ *
+ * It starts the server as a second process on loopback (`socialworld serve --no-demo` on a free
+ * port, a fresh store), creates the rooms through the admin API (ToMi stories looping forever),
+ * connects the spectators with the real SDK from worker threads of this process, measures for
+ * the given time, and prints a table: clients connected, rooms, patches, the latency from the
+ * server recording a timestep to a client having decoded it (p50, p90, p99, max), and the
+ * server's CPU and memory. Everything stops by itself at the end.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
+import { z } from "zod";
+import { intArg } from "../cli/args.js";
+import type { WorkerInput, WorkerMessage } from "./load-spectators.js";
+import { scriptArgs } from "./script-args.js";
+
+const Args = z.object({
+  spectators: intArg(1, 20_000).default(1000),
+  rooms: intArg(1, 1000).default(50),
+  seconds: intArg(1, 600).default(30),
+  "tick-ms": intArg(20, 60_000).default(500),
+  workers: intArg(1, 16).default(2),
+  /** Start the rooms all at once, so that their timesteps coincide (the worst case), instead of spread over one tick. */
+  "in-phase": z.boolean().default(false),
+  json: z.string().optional(),
+});
+
+const USAGE = `node dist/measurements/load-server.js [options]   (or: npm run bench:load -- [options])
+
+Starts the server as a second process on loopback, creates looping ToMi rooms through the admin
+API, connects spectators with the real SDK from worker threads, and prints clients connected,
+patches, patch latency (p50, p90, p99, max) and the server's CPU and memory.
+
+Options:
+  --spectators N   spectator clients (default 1000, at most 20000)
+  --rooms N        rooms (default 50, at most 1000)
+  --seconds N      how long to measure once everyone is connected (default 30)
+  --tick-ms N      each room's time between timesteps (default 500)
+  --workers N      worker threads the clients are spread over (default 2)
+  --in-phase       start every room at once, so their timesteps coincide (the worst case)
+  --json OUT.json  also write the results as JSON
+  --help           this text`;
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = resolve(here, "..", "..");
+const ADMIN = "load-test-admin-token-0123456789";
+
+function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const s = createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => done(port));
+    });
+    s.on("error", fail);
+  });
+}
+
+/** CPU seconds (user + system) a process has used so far (Linux /proc). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return m ? Math.round(Number(m[1]) / 1024) : NaN;
+}
+
+function quantile(sorted: readonly number[], q: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+}
+
+async function startServerProcess(port: number): Promise<ChildProcess> {
+  const store = mkdtempSync(join(tmpdir(), "sw-load-"));
+  const child = spawn(process.execPath, [join(root, "bin", "socialworld.js"), "serve", "--port", String(port), "--no-demo", "--store", store, "--admin-token", ADMIN], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  await new Promise<void>((done, fail) => {
+    let out = "";
+    child.stdout!.on("data", (d: Buffer) => {
+      out += d.toString();
+      if (out.includes("socialworld server on")) done();
+    });
+    child.on("exit", (code) => fail(new Error(`the server exited (${code}) before listening:\n${out}`)));
+  });
+  return child;
+}
+
+async function main(): Promise<void> {
+  const args = scriptArgs({
+    name: "load-server",
+    usage: USAGE,
+    options: {
+      spectators: { type: "string" },
+      rooms: { type: "string" },
+      seconds: { type: "string" },
+      "tick-ms": { type: "string" },
+      workers: { type: "string" },
+      "in-phase": { type: "boolean" },
+      json: { type: "string" },
+    },
+    schema: Args,
+  });
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const log = (s: string) => process.stderr.write(s + "\n");
+  log(`starting the server on ${base} ...`);
+  const server = await startServerProcess(port);
+  const workers: Worker[] = [];
+  try {
+    const roomIds: string[] = [];
+    for (let i = 0; i < args.rooms; i++) {
+      const res = await fetch(`${base}/api/rooms`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${ADMIN}` },
+        body: JSON.stringify({ type: "simulation", options: { world: "tomi", seed: 1000 + i, loop: true, pauseMs: 0, tickMs: args["tick-ms"], title: `load ${i}` } }),
+      });
+      if (res.status !== 201) throw new Error(`creating room ${i}: ${res.status} ${await res.text()}`);
+      roomIds.push(((await res.json()) as { roomId: string }).roomId);
+      // Rooms started at different moments tick at different moments, as rooms do in use.
+      if (!args["in-phase"]) await new Promise((r) => setTimeout(r, args["tick-ms"] / args.rooms));
+    }
+    log(`${roomIds.length} rooms; connecting ${args.spectators} spectators from ${args.workers} worker threads ...`);
+
+    const connectStart = performance.now();
+    const per = Math.ceil(args.spectators / args.workers);
+    const connected = await Promise.all(
+      Array.from({ length: args.workers }, (_, w) => {
+        const input: WorkerInput = { base, roomIds, first: w * per, count: Math.max(0, Math.min(per, args.spectators - w * per)), connectConcurrency: 25 };
+        const worker = new Worker(new URL("./load-spectators.js", import.meta.url), { workerData: input });
+        workers.push(worker);
+        return new Promise<Extract<WorkerMessage, { type: "connected" }>>((done, fail) => {
+          worker.once("message", (m: WorkerMessage) => (m.type === "connected" ? done(m) : fail(new Error("unexpected message"))));
+          worker.once("error", fail);
+        });
+      }),
+    );
+    const connectS = (performance.now() - connectStart) / 1000;
+    const ok = connected.reduce((n, c) => n + c.ok, 0);
+    const failed = connected.reduce((n, c) => n + c.failed, 0);
+    for (const c of connected) for (const e of c.errors) log(`  join failed: ${e}`);
+    log(`${ok} connected (${failed} failed) in ${connectS.toFixed(1)} s; measuring for ${args.seconds} s ...`);
+
+    await new Promise((r) => setTimeout(r, 2000));
+    const cpu0 = cpuSeconds(server.pid!);
+    const own0 = process.cpuUsage();
+    const t0 = performance.now();
+    for (const w of workers) w.postMessage({ type: "record" });
+    await new Promise((r) => setTimeout(r, args.seconds * 1000));
+    const reports = await Promise.all(
+      workers.map(
+        (w) =>
+          new Promise<Extract<WorkerMessage, { type: "latencies" }>>((done) => {
+            w.once("message", (m: WorkerMessage) => m.type === "latencies" && done(m));
+            w.postMessage({ type: "report" });
+          }),
+      ),
+    );
+    const elapsed = (performance.now() - t0) / 1000;
+    const cpu = (cpuSeconds(server.pid!) - cpu0) / elapsed;
+    const own = process.cpuUsage(own0);
+    const clientCpu = (own.user + own.system) / 1e6 / elapsed;
+    const rss = rssMb(server.pid!);
+    const lat = reports.flatMap((r) => r.values).sort((a, b) => a - b);
+    const patches = reports.reduce((n, r) => n + r.patches, 0);
+    const drops = reports.reduce((n, r) => n + r.drops, 0);
+    const result = {
+      spectatorsRequested: args.spectators,
+      spectatorsConnected: ok,
+      joinFailures: failed,
+      dropped: drops,
+      rooms: roomIds.length,
+      tickMs: args["tick-ms"],
+      inPhase: args["in-phase"],
+      seconds: Math.round(elapsed * 10) / 10,
+      connectSeconds: Math.round(connectS * 10) / 10,
+      timestepsReceived: lat.length,
+      patchesPerSecond: Math.round(patches / elapsed),
+      latencyMs: { p50: quantile(lat, 0.5), p90: quantile(lat, 0.9), p99: quantile(lat, 0.99), max: lat.at(-1) ?? NaN },
+      serverCpuCores: Math.round(cpu * 100) / 100,
+      clientsCpuCores: Math.round(clientCpu * 100) / 100,
+      serverRssMb: rss,
+      machine: { node: process.version, cpus: (await import("node:os")).cpus().length },
+    };
+    const rows: [string, string][] = [
+      ["spectators connected", `${ok} of ${args.spectators}${failed ? ` (${failed} joins failed)` : ""}${drops ? `, ${drops} dropped` : ""}`],
+      ["rooms", `${roomIds.length} (a timestep every ${args["tick-ms"]} ms each, ${args["in-phase"] ? "all at the same moment" : "spread over the interval"})`],
+      ["measured", `${result.seconds} s after connecting ${ok} clients in ${result.connectSeconds} s`],
+      ["timesteps received", `${lat.length} (${Math.round(lat.length / elapsed)}/s), ${result.patchesPerSecond} patches/s decoded`],
+      ["patch latency p50 / p90 / p99 / max", `${result.latencyMs.p50} / ${result.latencyMs.p90} / ${result.latencyMs.p99} / ${result.latencyMs.max} ms`],
+      ["CPU", `server ${result.serverCpuCores} cores, load generator ${result.clientsCpuCores} cores (of ${result.machine.cpus}, shared)`],
+      ["server memory", `${rss} MB RSS`],
+    ];
+    process.stdout.write(`| measure | value |\n|---|---|\n${rows.map(([k, v]) => `| ${k} | ${v} |`).join("\n")}\n`);
+    if (args.json) writeFileSync(args.json, JSON.stringify(result, null, 2) + "\n");
+  } finally {
+    for (const w of workers) w.postMessage({ type: "close" });
+    await new Promise((r) => setTimeout(r, 500));
+    for (const w of workers) await w.terminate();
+    server.kill("SIGINT");
+    await new Promise<void>((done) => {
+      const t = setTimeout(() => {
+        server.kill("SIGKILL");
+        done();
+      }, 15_000);
+      server.once("exit", () => {
+        clearTimeout(t);
+        done();
+      });
+    });
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`load-server: ${(err as Error).stack ?? String(err)}\n`);
+  process.exitCode = 1;
+});

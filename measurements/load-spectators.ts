@@ -1,0 +1,96 @@
+/**
+ * A worker thread of the load script: connects its share of spectator clients (the real SDK over
+ * loopback) and measures, for every new timestep a client receives, the time from the server
+ * recording it (the `at` of its tick) to the client having decoded the patch.
+ */
+import { parentPort, workerData } from "node:worker_threads";
+import { Client, type Room } from "@colyseus/sdk";
+
+export interface WorkerInput {
+  readonly base: string;
+  readonly roomIds: readonly string[];
+  /** Global index of this worker's first client (clients are spread over rooms round-robin). */
+  readonly first: number;
+  readonly count: number;
+  /** How many joins are in flight at once. */
+  readonly connectConcurrency: number;
+}
+
+export type WorkerMessage =
+  | { type: "connected"; ok: number; failed: number; errors: string[] }
+  | { type: "latencies"; values: number[]; patches: number; drops: number };
+
+interface TickJson {
+  timestep: number;
+  at: number;
+}
+
+if (parentPort === null) {
+  // Run by hand, there is no load script to report to.
+  process.stderr.write("load-spectators: a worker thread of the load script, not a script of its own; run `node dist/measurements/load-server.js --help`\n");
+  process.exit(2);
+}
+const input = workerData as WorkerInput;
+const rooms: Room[] = [];
+let latencies: number[] = [];
+let patches = 0;
+let drops = 0;
+let recording = false;
+
+async function connectOne(i: number): Promise<void> {
+  const roomId = input.roomIds[(input.first + i) % input.roomIds.length]!;
+  const room = await new Client(input.base).joinById(roomId);
+  let lastAt = 0;
+  room.onStateChange((state) => {
+    patches++;
+    const timeline = (state as unknown as { timeline: ArrayLike<TickJson> }).timeline;
+    const last = timeline.length ? timeline[timeline.length - 1] : undefined;
+    if (!last || last.at === lastAt) return;
+    const first = lastAt === 0;
+    lastAt = last.at;
+    // The full state on joining is not a patch.
+    if (!first && recording) latencies.push(Date.now() - last.at);
+  });
+  room.onLeave(() => drops++);
+  rooms.push(room);
+}
+
+async function connectAll(): Promise<void> {
+  let next = 0;
+  let ok = 0;
+  const errors: string[] = [];
+  const worker = async () => {
+    while (next < input.count) {
+      const i = next++;
+      try {
+        await connectOne(i);
+        ok++;
+      } catch (err) {
+        if (errors.length < 5) errors.push((err as Error).message);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(input.connectConcurrency, input.count) }, worker));
+  parentPort!.postMessage({ type: "connected", ok, failed: input.count - ok, errors } satisfies WorkerMessage);
+}
+
+parentPort!.on("message", (msg: { type: "record" | "report" | "close" }) => {
+  if (msg.type === "record") {
+    latencies = [];
+    patches = 0;
+    drops = 0;
+    recording = true;
+  } else if (msg.type === "report") {
+    recording = false;
+    parentPort!.postMessage({ type: "latencies", values: latencies, patches, drops } satisfies WorkerMessage);
+  } else if (msg.type === "close") {
+    for (const r of rooms) {
+      // Leaving, not dropping: a dropped client would try to reconnect.
+      r.reconnection.enabled = false;
+      void r.leave().catch(() => undefined);
+    }
+    setTimeout(() => process.exit(0), 200);
+  }
+});
+
+void connectAll();

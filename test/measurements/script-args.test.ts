@@ -1,0 +1,88 @@
+/**
+ * The scripts under measurements/ take their arguments the way the command does: `--help` prints
+ * the usage, and a bad option or value is one line naming it, with exit status 2, no stack trace.
+ * The built scripts are run as users run them (node dist/measurements/NAME.js).
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { intArg } from "../../cli/args.js";
+import { parseScriptArgs, type ScriptSpec } from "../../measurements/script-args.js";
+import { usageMessage } from "../cli/usage-message.js";
+
+const spec = {
+  name: "example",
+  usage: "node example.js [--runs N] [--quick]",
+  options: { runs: { type: "string" }, quick: { type: "boolean" }, data: { type: "string" } },
+  schema: z.object({ runs: intArg(1, 100).default(5), quick: z.boolean().default(false), data: z.string().optional() }),
+} satisfies ScriptSpec<z.ZodType>;
+
+describe("parseScriptArgs", () => {
+  it("fills defaults and converts values with the schema", () => {
+    expect(parseScriptArgs(spec, [])).toEqual({ help: false, values: { runs: 5, quick: false } });
+    expect(parseScriptArgs(spec, ["--runs", "12", "--quick", "--data", "x.txt"])).toEqual({ help: false, values: { runs: 12, quick: true, data: "x.txt" } });
+  });
+
+  it("asks for the usage on --help or -h, even beside bad arguments", () => {
+    expect(parseScriptArgs(spec, ["--help"])).toEqual({ help: true });
+    expect(parseScriptArgs(spec, ["--bogus", "-h"])).toEqual({ help: true });
+  });
+
+  it("names the option that is wrong", () => {
+    const message = (argv: string[]) => usageMessage(() => parseScriptArgs(spec, argv), argv.join(" "));
+    expect(message(["--runs", "x"])).toBe("--runs: expected a number");
+    // A range error says so (a schema-wide zod message once turned it into "expected a number").
+    expect(message(["--runs", "0"])).toBe("--runs: Too small: expected number to be >=1");
+    expect(message(["--runs", "101"])).toBe("--runs: Too big: expected number to be <=100");
+    expect(message(["--runs", "2.5"])).toBe("--runs: expected an integer");
+    expect(message(["--bogus"])).toMatch(/^Unknown option '--bogus'/);
+    expect(message(["--runs"])).toMatch(/--runs <value>' argument missing/);
+    expect(message(["stray"])).toMatch(/^Unexpected argument 'stray'/);
+  });
+
+  it("passes positionals through as _ when the script takes them", () => {
+    const withFiles = { ...spec, positionals: true, schema: z.object({ _: z.array(z.string()) }) };
+    expect(parseScriptArgs(withFiles, ["a", "b"])).toEqual({ help: false, values: { _: ["a", "b"] } });
+  });
+});
+
+const root = resolve(import.meta.dirname, "../..");
+const script = (name: string) => join(root, "dist", "measurements", `${name}.js`);
+if (!existsSync(script("speed-tomi"))) throw new Error("dist/ is not built: run `npm run build` (npm install does it) before the tests");
+const run = (name: string, args: string[]) => spawnSync(process.execPath, [script(name), ...args], { encoding: "utf8", timeout: 30_000 });
+
+describe("the built scripts", () => {
+  for (const name of ["speed-tomi", "grpo-demo", "alloc-profile", "load-server", "engine-speed"]) {
+    it(`${name}: --help prints the usage; an unknown option is exit status 2 with the usage`, () => {
+      const help = run(name, ["--help"]);
+      expect(help.status, help.stderr).toBe(0);
+      expect(help.stdout.startsWith(`node dist/measurements/${name}.js`)).toBe(true);
+      expect(help.stdout).toContain("--help");
+      const bad = run(name, ["--bogus"]);
+      expect(bad.status).toBe(2);
+      expect(bad.stderr.split("\n")[0]).toMatch(new RegExp(`^${name}: Unknown option '--bogus'`));
+      expect(bad.stderr).toContain(`node dist/measurements/${name}.js`);
+      expect(bad.stderr).not.toMatch(/^\s+at /m);
+    });
+  }
+
+  it("a bad value stops the script before any work, naming the option", () => {
+    const r = run("speed-tomi", ["--runs", "x"]);
+    expect(r.status).toBe(2);
+    expect(r.stderr.split("\n")[0]).toBe("speed-tomi: --runs: expected a number");
+    expect(r.stdout).toBe("");
+    // An agent the command line does not know, too (it failed the first timed run with a stack trace).
+    const agent = run("speed-tomi", ["--agent", "bogus", "--data", script("speed-tomi")]);
+    expect(agent.status).toBe(2);
+    expect(agent.stderr).toMatch(/^speed-tomi: --agent: unknown agent "bogus"/);
+    expect(agent.stdout).toBe("");
+  });
+
+  it("the load script's worker says what it is when run by hand", () => {
+    const r = run("load-spectators", []);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain("a worker thread of the load script");
+  });
+});

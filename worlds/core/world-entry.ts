@@ -1,0 +1,44 @@
+/**
+ * What a world's entry point (worlds/<name>/index.ts) gives the rest of the program: the parts it
+ * has, each optional. worlds/registry.ts lists the entry points; rooms, the command line, the
+ * trainers and the simulation agent find a world's parts there, never in its other files.
+ */
+import type { Benchmark, BenchmarkOptions } from "../question/benchmark.js";
+import type { Solver } from "../question/solver.js";
+import type { ScenarioFactory } from "./scenario.js";
+
+export interface WorldEntry {
+  /** The name commands, rooms and logs use ("tomi"). */
+  readonly name: string;
+  readonly title: string;
+  /** Episodes for live rooms and for GRPO on a world's agent turns. */
+  readonly scenario?: ScenarioFactory;
+  /** New benchmark files (`generate`, a benchmark room's generated sets). */
+  readonly generator?: Generator;
+  /** Its benchmark files: reader, ground truth and official scoring (`bench`, rooms, exports, trainers). */
+  readonly benchmark?: BenchmarkEntry;
+  /** The simulation agent's answer to a question, from the story text alone. */
+  readonly solver?: Solver;
+}
+
+export interface BenchmarkEntry {
+  /** The options the benchmark takes (others are an error, not silently ignored). */
+  readonly options: readonly (keyof BenchmarkOptions)[];
+  /** The benchmark, ready to judge (a model it judges with is loaded). */
+  create(opts: BenchmarkOptions): Promise<Benchmark>;
+}
+
+export interface Generator {
+  readonly describe: string;
+  /** The fewest questions it can write, and why (checked by `generate --n` and a room's `generate.n`). */
+  readonly least?: { readonly n: number; readonly why: string };
+  /** N questions from `seed`, as the files to write for `out`. */
+  generate(n: number, seed: number, out: string, onProgress?: (done: number) => void): Promise<GeneratedSet>;
+}
+
+export interface GeneratedSet {
+  /** The file a benchmark reads (`bench --data`). */
+  readonly data: string;
+  /** Every file, in the order to write them (a ToMi .txt after its .trace: a reader never finds one without the other). */
+  readonly files: readonly { readonly path: string; readonly text: string }[];
+}

@@ -1,0 +1,126 @@
+/**
+ * Simulation mode for Hi-ToM, made exact: read the story text, play it through the world model to
+ * get its socialized context, then answer from the characters' observations alone.
+ *
+ * "A thinks B thinks C thinks the X is": keep, at each timestep, what A, B and C all perceived
+ * (they were together, so each knows the others saw it), and read where that shared view last put
+ * the X. A claim is not seen, it is heard, and it only moves its hearer's mind: a hearer L who
+ * trusts the speaker S now believes it ("L"), and believes that S believes it ("L thinks S"). L
+ * trusts S when S was in the X's room more recently than L, which L can tell from its own history:
+ * where it saw the X, when it left that room, and the exit order (announced to all).
+ */
+import { perceivedText, type SocializedContext } from "../core/socialized-context.js";
+import { replayHitom } from "./replay.js";
+import { parseSentence, type HitomQuestion, type HitomSentence } from "./sentences.js";
+import { buildHitomScenario, locateIn, parseStoryText } from "./story.js";
+
+/** The agent's own socialized context for a story (observations only: it reasons from those). */
+export async function simulateHitom(story: string): Promise<SocializedContext> {
+  const locate = locateIn("story");
+  const scenario = buildHitomScenario(parseStoryText(story, locate).sentences, locate);
+  const { context } = await replayHitom(scenario, locate, { mentalStates: false });
+  return context;
+}
+
+const SENTENCE_SPLIT = /(?<=\.)\s+/;
+
+interface Perceived {
+  readonly text: string;
+  readonly sentence: HitomSentence | undefined;
+}
+
+function sentencesOf(text: string): Perceived[] {
+  if (text === "" || text === "none") return [];
+  return text.split(SENTENCE_SPLIT).map((t) => ({ text: t, sentence: parseSentence(t) }));
+}
+
+/** What the object's location is after a perceived sentence, if it says. */
+function factOf(s: HitomSentence | undefined, object: string): string | undefined {
+  if (!s) return undefined;
+  if ((s.kind === "located" || s.kind === "move") && s.object === object) return s.container;
+  return undefined;
+}
+
+/** Every character's observation history, read once from a socialized context. */
+export class HitomMinds {
+  /** The world's own view (the states), then each agent's perceived sentences, per timestep. */
+  private readonly world: Perceived[][] = [];
+  private readonly seen: Map<string, Perceived[]>[] = [];
+
+  constructor(ctx: SocializedContext) {
+    for (const step of ctx.socialized_context) {
+      this.world.push(sentencesOf(step.state));
+      const seen = new Map<string, Perceived[]>();
+      for (const name of ctx.agents_names) {
+        const text = perceivedText(step, name);
+        if (text !== "") seen.set(name, sentencesOf(text));
+      }
+      this.seen.push(seen);
+    }
+  }
+
+  /** The sentences every agent of `path` perceived at timestep index `t`. */
+  private shared(path: readonly string[], t: number): Perceived[] {
+    let out: Perceived[] | undefined;
+    for (const agent of path) {
+      const mine = this.seen[t]!.get(agent);
+      if (!mine) return [];
+      out = out === undefined ? mine : out.filter((p) => mine.some((q) => q.text === p.text));
+      if (out.length === 0) return out;
+    }
+    return out ?? [];
+  }
+
+  /**
+   * Whether `hearer` trusts `speaker` about `object` before timestep index `t`, judged from the
+   * hearer's own history: where it saw the object, and who left that room last.
+   */
+  trusts(hearer: string, speaker: string, object: string, t: number): boolean {
+    let here: string | undefined;
+    let objectRoom: string | undefined;
+    const lastExit = new Map<string, number>();
+    for (let i = 0; i < t; i++) {
+      for (const { sentence: s } of this.seen[i]!.get(hearer) ?? []) {
+        if (!s) continue;
+        if (s.kind === "enter" && s.agents.includes(hearer)) here = s.room;
+        if (s.kind === "exit") {
+          for (const a of s.agents) lastExit.set(`${a}>${s.room}`, i);
+          if (s.agents.includes(hearer)) here = undefined;
+        }
+        if (factOf(s, object) !== undefined) objectRoom = here;
+      }
+    }
+    if (objectRoom === undefined) return true;
+    if (here === objectRoom) return false;
+    const mine = lastExit.get(`${hearer}>${objectRoom}`);
+    if (mine === undefined) return true;
+    const theirs = lastExit.get(`${speaker}>${objectRoom}`);
+    return theirs !== undefined && theirs > mine;
+  }
+
+  /** Where `path` believes `object` is ([] is the world itself), from the observations. */
+  belief(path: readonly string[], object: string): string | undefined {
+    let where: string | undefined;
+    for (let t = 0; t < this.world.length; t++) {
+      const view = path.length === 0 ? this.world[t]! : this.shared(path, t);
+      for (const { sentence: s } of view) {
+        const fact = factOf(s, object);
+        if (fact !== undefined) {
+          where = fact;
+          continue;
+        }
+        if (!s || path.length === 0 || path.length > 2 || (s.kind !== "public_claim" && s.kind !== "private_claim") || s.object !== object) continue;
+        // A claim reaches "hearer" and "hearer thinks speaker"; the speaker's own mind stays as it was.
+        const [hearer, about] = path as [string, string | undefined];
+        if (hearer === s.agent || (about !== undefined && about !== s.agent)) continue;
+        if (s.kind === "private_claim" && s.listener !== hearer) continue;
+        if (this.trusts(hearer, s.agent, object, t)) where = s.container;
+      }
+    }
+    return where;
+  }
+
+  answer(q: HitomQuestion): string | undefined {
+    return this.belief(q.agents, q.object);
+  }
+}

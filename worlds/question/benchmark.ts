@@ -1,0 +1,84 @@
+/**
+ * What a benchmark is to the runner: items read from a file, the world model's ground truth for
+ * each (its episode and its own answer), the prompt an agent sees, and the official scoring rule.
+ */
+import type { SocializedContext } from "../core/socialized-context.js";
+import type { QuestionTask } from "./world.js";
+
+export type Mode = "vanilla" | "simulation";
+export const MODES: readonly Mode[] = ["vanilla", "simulation"];
+
+export interface BenchItem {
+  readonly id: string;
+  /** 0-based position in the file. */
+  readonly index: number;
+  readonly source: { readonly file: string; readonly line?: number; readonly field?: string };
+  /** The row of the report's table this item counts in. */
+  readonly type: string;
+  /** Further splits of the report ("deception" -> "true"). */
+  readonly splits?: Readonly<Record<string, string>>;
+  readonly question: string;
+  /** The official label. */
+  readonly answer: string | readonly string[];
+}
+
+export interface GroundTruth {
+  /** The world model's episode of the story, as a socialized context. */
+  readonly context: SocializedContext;
+  /** Names the story's context; questions about one story share it (the log writes it once). */
+  readonly contextId: string;
+  /** The world model's own answer. */
+  readonly label: string | readonly string[] | undefined;
+  /** Whether the official label says the same. */
+  readonly agrees: boolean;
+  /** Why not, as a key of the benchmark's `causes`. */
+  readonly cause?: string;
+}
+
+export interface Verdict {
+  readonly correct: boolean;
+  /** A graded score in [0, 1] where the official evaluator has one (word F1). */
+  readonly score?: number;
+  readonly detail?: Readonly<Record<string, unknown>>;
+}
+
+export interface Benchmark<I extends BenchItem = BenchItem> {
+  readonly name: string;
+  readonly title: string;
+  /** Table rows, in order. */
+  readonly types: readonly string[];
+  /** Disagreement causes: key -> what it means. */
+  readonly causes: Readonly<Record<string, string>>;
+  /** Reads a data file; throws DataError naming the file and line or field. */
+  load(file: string): I[];
+  task(item: I, mode: Mode): QuestionTask;
+  groundTruth(item: I): Promise<GroundTruth>;
+  /** The official evaluator's rule for one answer. */
+  judge(item: I, answer: string): Verdict;
+  /**
+   * A label written as the answer this benchmark's prompt asks for in `mode`, so that a model
+   * fine-tuned on it learns the format the judge reads (undefined when the label cannot be
+   * written so). The exporters and trainers check every such answer with `judge`.
+   */
+  answerText(item: I, label: string | readonly string[], mode: Mode): string | undefined;
+  /** Benchmark-level metrics beyond accuracy by type (FANToM's set scores). */
+  metrics?(items: readonly I[], verdicts: readonly Verdict[]): Readonly<Record<string, number>>;
+}
+
+/** Benchmark-specific settings (the `bench` command's --context, --embedder, --aggregation). */
+export interface BenchmarkOptions {
+  /** FANToM: the conversation given with each question, "short" (official default) or "full". */
+  readonly context?: "short" | "full";
+  /** FANToM: how free-form beliefs are judged, "lexical" or "onnx:DIR". */
+  readonly embedder?: string;
+  /** FANToM: what ALL* and ALL group by: "set", "part" or "conversation". */
+  readonly aggregation?: "set" | "part" | "conversation";
+}
+
+/** An option the benchmark does not take, or cannot use (an embedder folder that does not load). */
+export class BenchmarkOptionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "BenchmarkOptionError";
+  }
+}

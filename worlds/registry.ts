@@ -1,0 +1,80 @@
+/**
+ * Every world, by name. A world is one folder with one entry point (worlds/<name>/index.ts, which
+ * exports `world`: its scenario for rooms, its generator, its benchmark, its solver); adding a
+ * world is adding its folder and its line here. Each is loaded only when asked for: `bench tomi`
+ * loads ToMi's folder and no other.
+ */
+import type { BenchmarkEntry, Generator, WorldEntry } from "./core/world-entry.js";
+import type { ScenarioFactory } from "./core/scenario.js";
+import { BenchmarkOptionError, type Benchmark, type BenchmarkOptions } from "./question/benchmark.js";
+import type { Solver } from "./question/solver.js";
+
+const WORLDS = {
+  tomi: () => import("./tomi/index.js"),
+  hitom: () => import("./hitom/index.js"),
+  fantom: () => import("./fantom/index.js"),
+} as const satisfies Readonly<Record<string, () => Promise<{ readonly world: WorldEntry }>>>;
+
+export type WorldName = keyof typeof WORLDS;
+export const WORLD_NAMES = Object.keys(WORLDS) as readonly WorldName[];
+
+export function isWorldName(name: string): name is WorldName {
+  return Object.hasOwn(WORLDS, name);
+}
+
+/** A name the registry does not know, or a world without the part asked for. */
+export class RegistryError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "RegistryError";
+  }
+}
+
+const loaded = new Map<string, Promise<WorldEntry>>();
+
+/** The world `name`'s entry, its folder imported the first time it is asked for. */
+export function loadWorld(name: string): Promise<WorldEntry> {
+  if (!isWorldName(name)) return Promise.reject(new RegistryError(`unknown world "${name}" (known: ${WORLD_NAMES.join(", ")})`));
+  let entry = loaded.get(name);
+  if (!entry) {
+    entry = WORLDS[name]().then((m) => m.world);
+    loaded.set(name, entry);
+  }
+  return entry;
+}
+
+/** Every world (for catalogs and help texts, which list them all). */
+export function loadWorlds(): Promise<WorldEntry[]> {
+  return Promise.all(WORLD_NAMES.map(loadWorld));
+}
+
+type Part = "scenario" | "generator" | "benchmark" | "solver";
+const PART_NAMES: Readonly<Record<Part, string>> = { scenario: "scenario for rooms", generator: "generator", benchmark: "benchmark", solver: "solver" };
+
+/** The worlds that have `part`. */
+export async function worldsWith(part: Part): Promise<WorldEntry[]> {
+  return (await loadWorlds()).filter((w) => w[part] !== undefined);
+}
+
+/** The world `name`'s `part`; an error naming the worlds that have one when it has none. */
+async function partOf<P extends Part>(name: string, part: P): Promise<NonNullable<WorldEntry[P]>> {
+  const value = (await loadWorld(name))[part];
+  if (value !== undefined) return value as NonNullable<WorldEntry[P]>;
+  const have = (await worldsWith(part)).map((w) => w.name);
+  throw new RegistryError(`the ${name} world has no ${PART_NAMES[part]} (${have.length ? `worlds with one: ${have.join(", ")}` : "no world has one"})`);
+}
+
+export const loadScenario = (name: string): Promise<ScenarioFactory> => partOf(name, "scenario");
+export const loadGenerator = (name: string): Promise<Generator> => partOf(name, "generator");
+export const loadSolver = (name: string): Promise<Solver> => partOf(name, "solver");
+
+/** The benchmark of world `name`, ready to judge; an option it does not take is a BenchmarkOptionError. */
+export async function loadBenchmark(name: string, opts: BenchmarkOptions = {}): Promise<Benchmark> {
+  const entry: BenchmarkEntry = await partOf(name, "benchmark");
+  for (const key of Object.keys(opts) as (keyof BenchmarkOptions)[]) {
+    if (opts[key] === undefined || entry.options.includes(key)) continue;
+    const takers = (await worldsWith("benchmark")).filter((w) => w.benchmark!.options.includes(key)).map((w) => w.name);
+    throw new BenchmarkOptionError(`--${key} does not apply to ${name} (it applies to ${takers.join(", ")})`);
+  }
+  return entry.create(opts);
+}

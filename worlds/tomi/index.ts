@@ -1,0 +1,39 @@
+/**
+ * ToMi (Le et al. 2019): rooms, containers, objects, and agents who enter, exit and move them;
+ * questions about where each agent (and each agent thinks another) would look for an object.
+ * The world's one entry point: what the rest of the program uses of it.
+ */
+import type { WorldEntry } from "../core/world-entry.js";
+import { TomiBenchmark } from "./benchmark.js";
+import { generateTomi } from "./generator.js";
+import { tomiScenarios } from "./scenario.js";
+import { tomiSolver } from "./solver.js";
+
+export const world: WorldEntry = {
+  name: "tomi",
+  title: "ToMi",
+  scenario: tomiScenarios,
+  generator: {
+    describe: "ToMi stories: OUT.txt (bAbI) and OUT.trace, six questions per story",
+    async generate(n, seed, out, onProgress) {
+      const base = out.replace(/\.txt$/, "");
+      const files = await generateTomi(n, seed, onProgress);
+      return {
+        data: `${base}.txt`,
+        files: [
+          { path: `${base}.trace`, text: files.trace },
+          { path: `${base}.txt`, text: files.txt },
+        ],
+      };
+    },
+  },
+  benchmark: { options: [], create: async () => new TomiBenchmark() },
+  solver: tomiSolver,
+};
+
+// For the terminal demo (cli/commands/demo.ts), which plays generated stories step by step, and
+// for a new model's default tokenizer corpus (models/from-scratch.ts).
+export { generateTomi, generateTomiStory } from "./generator.js";
+export { replayTomi } from "./replay.js";
+export { renderSentence } from "./sentences.js";
+export { buildScenario } from "./story.js";
