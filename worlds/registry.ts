@@ -13,6 +13,7 @@ const WORLDS = {
   tomi: () => import("./tomi/index.js"),
   hitom: () => import("./hitom/index.js"),
   fantom: () => import("./fantom/index.js"),
+  social: () => import("./social/index.js"),
 } as const satisfies Readonly<Record<string, () => Promise<{ readonly world: WorldEntry }>>>;
 
 export type WorldName = keyof typeof WORLDS;

@@ -1,5 +1,5 @@
 /**
- * `socialworld bench <tomi|hitom|fantom> --data FILE --agent NAME [--mode vanilla|simulation]
+ * `socialworld bench <tomi|hitom|fantom|social> --data FILE --agent NAME [--mode vanilla|simulation]
  *  [--limit N] [--concurrency N] [--json OUT.json] [--md OUT.md] [--timeout MS] [--store DIR]
  *  [--resume RUN_ID] [--quiet]`
  */
@@ -24,9 +24,11 @@ Runs a benchmark file question by question with an agent in the respondent's sea
 accuracy by question type; official labels that disagree with the world model are listed by cause.
 
 Options:
-  --data FILE          the benchmark file (ToMi .txt with its .trace beside it; Hi-ToM .json; FANToM .json)
-  --agent NAME         simulation (default), random[:SEED], policy:DIR, onnx:DIR, or
-                       llm:MODEL[@BASE_URL][?options] (any OpenAI-compatible endpoint; see the README)
+  --data FILE          the benchmark file (ToMi .txt with its .trace beside it; Hi-ToM .json; FANToM .json;
+                       social: interaction trees, .jsonl or a .json array)
+  --agent NAME         simulation (default), random[:SEED], majority:FILE (social: fitted on FILE's labels),
+                       policy:DIR, onnx:DIR, or llm:MODEL[@BASE_URL][?options] (any OpenAI-compatible
+                       endpoint; see the README)
   --mode MODE          vanilla (story and question; default) or simulation (socialized context first)
   --limit N            only the first N questions
   --concurrency N      questions answered at once (default 4)
@@ -42,6 +44,11 @@ FANToM only:
   --embedder SPEC      lexical (default; offline, not the official numbers) or onnx:DIR (a sentence-
                        embedding model folder with tokenizer.json and model.onnx) to judge free-form beliefs
   --aggregation BY     set (default), part or conversation: what ALL* and ALL group by
+
+Social only:
+  --depth N            only the tasks at depth N (0: reactions to the post, 1: to a depth-0 comment or repost)
+  --embedder onnx:DIR  also BERTScore of the content, with this encoder (a folder with tokenizer.json and
+                       model.onnx, exported truncated to the layer BERTScore uses; see docs/worlds/social.md)
 `;
 
 const Args = z.object({
@@ -62,6 +69,7 @@ const Args = z.object({
   context: z.enum(["short", "full"]).optional(),
   embedder: z.string().regex(/^(lexical|onnx:.+)$/, "expected lexical or onnx:DIR").optional(),
   aggregation: z.enum(["set", "part", "conversation"]).optional(),
+  depth: intArg(0, 1000).optional(),
 });
 
 export async function benchCommand(argv: readonly string[]): Promise<number> {
@@ -82,6 +90,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
       context: { type: "string" },
       embedder: { type: "string" },
       aggregation: { type: "string" },
+      depth: { type: "string" },
     },
     Args,
   );
@@ -95,7 +104,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   ]);
   let benchmark;
   try {
-    benchmark = await loadBenchmark(name, { context: args.context, embedder: args.embedder, aggregation: args.aggregation });
+    benchmark = await loadBenchmark(name, { context: args.context, embedder: args.embedder, aggregation: args.aggregation, depth: args.depth });
   } catch (err) {
     if (err instanceof BenchmarkOptionError || err instanceof RegistryError) throw new UsageError(err.message);
     throw err;
@@ -113,7 +122,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   if (args.limit !== undefined) items = items.slice(0, args.limit);
 
   const options = Object.fromEntries(
-    Object.entries({ context: args.context, embedder: args.embedder, aggregation: args.aggregation }).filter(([, v]) => v !== undefined),
+    Object.entries({ context: args.context, embedder: args.embedder, aggregation: args.aggregation, depth: args.depth }).filter(([, v]) => v !== undefined),
   );
   let session;
   try {

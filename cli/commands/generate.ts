@@ -14,7 +14,7 @@ Writes N new benchmark questions in the benchmark's own file format, labelled by
 ${worlds.map((w) => `  ${w.name.padEnd(8)} ${w.generator!.describe}`).join("\n")}
 
 Options:
-  --n N        number of questions (default 600)
+  --n N        number of questions, or of what the world's line above counts (default 600)
   --seed S     random seed (default 0); the same seed writes the same file
   --out FILE   where to write
   --quiet      no progress bar
@@ -44,6 +44,6 @@ export async function generateCommand(argv: readonly string[]): Promise<number> 
   for (const file of set.files) writeFileAtomic(file.path, file.text);
   progress.finish();
   const written = [set.data, ...set.files.map((f) => f.path).filter((p) => p !== set.data)];
-  process.stdout.write(`wrote ${args.n} ${kind} questions (seed ${args.seed}): ${written.join(", ")}\n`);
+  process.stdout.write(`wrote ${args.n} ${kind} ${generator.unit ?? "questions"} (seed ${args.seed}): ${written.join(", ")}\n`);
   return 0;
 }

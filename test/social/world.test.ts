@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import type { Agent } from "../../worlds/core/agent.js";
 import { runEpisode } from "../../worlds/core/loop.js";
 import { Rng } from "../../worlds/core/rng.js";
 import { toSocializedContext } from "../../worlds/core/socialize.js";
@@ -9,7 +8,7 @@ import { generateNetwork } from "../../worlds/social/network.js";
 import { topInterest } from "../../worlds/social/population.js";
 import { SocialSim, VIA_CONTEXT, VIA_FEED, VIA_NOTIFICATION, VIA_OWN } from "../../worlds/social/sim.js";
 import { topicIndex } from "../../worlds/social/vocabulary.js";
-import { initialSocialState, ruleAction, SocialWorld, type SocialObservation, type SocialState } from "../../worlds/social/world.js";
+import { initialSocialState, latentIntentsOf, RuleAgent, ruleAction, SocialWorld, type SocialObservation, type SocialState } from "../../worlds/social/world.js";
 import { handWorld } from "./fixtures.js";
 
 const world = new SocialWorld();
@@ -118,6 +117,37 @@ describe("feeds and observations", () => {
     expect(world.observe(state, "Lin").text).toBe("");
   });
 
+  it("keeps the latent model's plan out of every observation and mental state, for the rule agent's side channel only", () => {
+    // A network where someone reacts: find a user with an open screen and an intent.
+    const sim = net();
+    const rng = Rng.seeded(3);
+    const state = initialSocialState(sim);
+    let who: string | undefined;
+    for (let t = 0; t < 20 && who === undefined; t++) {
+      for (const name of world.agents(state)) {
+        const obs = world.observe(state, name);
+        if (latentIntentsOf(obs).length > 0) {
+          who = name;
+          break;
+        }
+      }
+      if (who === undefined) sim.advance(rng);
+    }
+    expect(who).toBeDefined();
+    const obs = world.observe(state, who!);
+    const intents = latentIntentsOf(obs);
+    expect(intents[0]).toEqual(ruleAction(state, who!));
+    // Everything a seat is shown or a log keeps: the text, the data as JSON, a copy, the mental state.
+    const shown = [obs.text, JSON.stringify(obs.data), world.mentalState(state, who!)];
+    expect(shown.join("\n")).not.toMatch(/intent|mean to/i);
+    for (const a of intents) if (a.action === "comment" || (a.action === "repost" && a.content)) for (const s of shown) expect(s).not.toContain(a.content);
+    expect(latentIntentsOf({ ...obs })).toEqual([]);
+    expect(latentIntentsOf(JSON.parse(JSON.stringify(obs)))).toEqual([]);
+    // The rule agent acts on the plan of the observation it is given.
+    expect(new RuleAgent().act({ world: "social", agent: who!, timestep: 1, observation: obs, actionSchema: world.actionSchema(state, who!) }).action).toEqual(intents[0]);
+    expect(new RuleAgent().act({ world: "social", agent: who!, timestep: 1, observation: { ...obs }, actionSchema: world.actionSchema(state, who!) }).action).toEqual({ action: "ignore" });
+  });
+
   it("tells a user who replied to them (notifications), with what the reply answers", () => {
     const sim = chain();
     sim.post(0, EV, "EVs rock");
@@ -189,14 +219,15 @@ describe("acts", () => {
   });
 });
 
-describe("the World", () => {
-  function net(users = 400, seed = 5) {
-    const { population, graph } = generateNetwork({ users, seed, meanFollowing: 10, communitySize: 25 });
-    const sim = new SocialSim(population, graph, { seed: 9 });
-    for (const u of [0, 57, 199]) sim.post(u, topInterest(population, u));
-    return sim;
-  }
+/** A generated network of `users` with three posts at time 0. */
+function net(users = 400, seed = 5) {
+  const { population, graph } = generateNetwork({ users, seed, meanFollowing: 10, communitySize: 25 });
+  const sim = new SocialSim(population, graph, { seed: 9 });
+  for (const u of [0, 57, 199]) sim.post(u, topInterest(population, u));
+  return sim;
+}
 
+describe("the World", () => {
   it("never changes the state it steps from", () => {
     let state = initialSocialState(net());
     const rng = Rng.seeded(3);
@@ -234,7 +265,7 @@ describe("the World", () => {
 
   it("runs in the game loop: agents see screens, act, and the episode ends when the cascade dies out", async () => {
     const init = initialSocialState(net(120, 2));
-    const rule: Agent<SocialAction> = { id: "rule", trusted: true, act: (turn) => ({ action: ((turn.observation.data as SocialObservation).self.intents[0] ?? { action: "ignore" }) as SocialAction }) };
+    const rule = new RuleAgent();
     const agents = Object.fromEntries(world.agents(init).map((a) => [a, rule]));
     const episode = await runEpisode(world, { seed: 1, initialState: init, agents, maxSteps: 2000 });
     expect(episode.end).toBe("terminal");
@@ -252,7 +283,7 @@ describe("the room scenario", () => {
     const { socialScenario } = await import("../../worlds/social/scenario.js");
     const sc = socialScenario(3, { users: 40, posts: 3, every: 30 });
     expect([...sc.schedule.keys()]).toEqual([1, 31, 61]);
-    const rule: Agent<SocialAction> = { id: "rule", trusted: true, act: (turn) => ({ action: ((turn.observation.data as SocialObservation).self.intents[0] ?? { action: "ignore" }) as SocialAction }) };
+    const rule = new RuleAgent();
     const agents = Object.fromEntries(world.agents(sc.initialState).map((a) => [a, rule]));
     const episode = await runEpisode(world, { seed: 1, initialState: sc.initialState, agents, director: sc.director, maxSteps: sc.maxSteps });
     expect(episode.end).toBe("terminal");

@@ -19,6 +19,12 @@ export interface WorldEntry {
   readonly benchmark?: BenchmarkEntry;
   /** The simulation agent's answer to a question, from the story text alone. */
   readonly solver?: Solver;
+  /**
+   * What `train grpo --world <name>` learns from: the agent turns of scripted episodes of
+   * `scenario` (the default), or the questions of a set `generator` writes, judged by `benchmark`
+   * (the social world: its prediction tasks, scored with its reward).
+   */
+  readonly trainOn?: "scenario" | "generated";
 }
 
 export interface BenchmarkEntry {
@@ -30,6 +36,8 @@ export interface BenchmarkEntry {
 
 export interface Generator {
   readonly describe: string;
+  /** What N counts, in messages ("questions" unless said: the social world's "trees"). */
+  readonly unit?: string;
   /** The fewest questions it can write, and why (checked by `generate --n` and a room's `generate.n`). */
   readonly least?: { readonly n: number; readonly why: string };
   /** N questions from `seed`, as the files to write for `out`. */

@@ -2,6 +2,7 @@
  * What a benchmark is to the runner: items read from a file, the world model's ground truth for
  * each (its episode and its own answer), the prompt an agent sees, and the official scoring rule.
  */
+import type { z } from "zod";
 import type { SocializedContext } from "../core/socialized-context.js";
 import type { QuestionTask } from "./world.js";
 
@@ -63,16 +64,44 @@ export interface Benchmark<I extends BenchItem = BenchItem> {
   answerText(item: I, label: string | readonly string[], mode: Mode): string | undefined;
   /** Benchmark-level metrics beyond accuracy by type (FANToM's set scores). */
   metrics?(items: readonly I[], verdicts: readonly Verdict[]): Readonly<Record<string, number>>;
+  /**
+   * Where the answer is an action of the benchmark's own schema (the social world's JSON
+   * reactions) rather than free text: what GRPO checks and scores. Absent: the answer is text
+   * (`{answer}`), judged by `judge`.
+   */
+  actionAnswer?(item: I): ActionAnswer;
+  /**
+   * The majority-class baseline (`--agent majority:FILE`), where the benchmark defines one: fitted
+   * on the labelled items of a file, it answers a question with the most frequent label among the
+   * fitted items like it (the social world: of the same depth), written as the prompt asks.
+   */
+  majority?(fitted: readonly I[]): (task: QuestionTask) => string;
 }
 
-/** Benchmark-specific settings (the `bench` command's --context, --embedder, --aggregation). */
+/**
+ * An answer that is an action: the strict format is its zod schema (anything else gets GRPO's
+ * format failure), `exact` scores a well-formed action, and the action's `text` is scored against
+ * `reference` (token F1, ROUGE-L; `rougeL` replaces the shared ROUGE-L where the benchmark
+ * tokenizes its own way).
+ */
+export interface ActionAnswer<A = unknown> {
+  readonly schema: z.ZodType<A>;
+  exact(action: A): number;
+  text(action: A): string;
+  readonly reference: string;
+  rougeL?(text: string): number;
+}
+
+/** Benchmark-specific settings (the `bench` command's --context, --embedder, --aggregation, --depth). */
 export interface BenchmarkOptions {
   /** FANToM: the conversation given with each question, "short" (official default) or "full". */
   readonly context?: "short" | "full";
-  /** FANToM: how free-form beliefs are judged, "lexical" or "onnx:DIR". */
+  /** FANToM: how free-form beliefs are judged, "lexical" or "onnx:DIR"; social: BERTScore's encoder, "onnx:DIR". */
   readonly embedder?: string;
   /** FANToM: what ALL* and ALL group by: "set", "part" or "conversation". */
   readonly aggregation?: "set" | "part" | "conversation";
+  /** Social: only the tasks at this depth (0: reactions to the post, 1: to a depth-0 comment or repost). */
+  readonly depth?: number;
 }
 
 /** An option the benchmark does not take, or cannot use (an embedder folder that does not load). */

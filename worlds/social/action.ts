@@ -81,3 +81,19 @@ export function reactionSchemaFor(target: string): z.ZodType<ReactionAction> {
 export function contentOf(a: SocialAction): string {
   return a.action === "comment" || a.action === "post" ? a.content : a.action === "repost" ? (a.content ?? "") : "";
 }
+
+/** An action as the socialized context and the logs write it: `comments on p12: "..."`, `closes the app`. */
+export function describeAction(a: SocialAction): string {
+  switch (a.action) {
+    case "comment":
+      return `comments on ${a.target}: ${JSON.stringify(a.content)}`;
+    case "repost":
+      return a.content ? `reposts ${a.target}: ${JSON.stringify(a.content)}` : `reposts ${a.target}`;
+    case "like":
+      return `likes ${a.target}`;
+    case "ignore":
+      return a.target === undefined ? "closes the app" : `ignores ${a.target}`;
+    case "post":
+      return `posts: ${JSON.stringify(a.content)}`;
+  }
+}

@@ -8,11 +8,13 @@ import { reactionSchemaFor } from "./action.js";
 import type { SocialTree } from "./format.js";
 import type { SocialTask } from "./tasks.js";
 
-function nameOf(tree: SocialTree, id: string): string {
+/** A user's display name in a tree (the id when the tree gives none). */
+export function nameOf(tree: SocialTree, id: string): string {
   return tree.users.find((u) => u.id === id)?.name ?? id;
 }
 
-function itemLine(tree: SocialTree, id: string): string {
+/** `[c3] Wei Wang commented: "..."`. */
+export function itemLine(tree: SocialTree, id: string): string {
   if (id === tree.post.id) return `[${id}] ${nameOf(tree, tree.post.user)} posted: ${JSON.stringify(tree.post.text)}`;
   const x = tree.interactions.find((i) => i.id === id)!;
   const verb = x.type === "comment" ? "commented" : "reposted";
@@ -20,7 +22,7 @@ function itemLine(tree: SocialTree, id: string): string {
 }
 
 /** The chain from the post down to `id`. */
-function chain(tree: SocialTree, id: string): string[] {
+export function chain(tree: SocialTree, id: string): string[] {
   const ids: string[] = [];
   for (let cur: string | undefined = id; cur !== undefined; ) {
     ids.push(cur);

@@ -7,8 +7,9 @@
  * when the cascade dies out: no session open and nothing fresh in any feed.
  */
 import type { z } from "zod";
+import type { Agent, AgentReply, AgentTurn } from "../core/agent.js";
 import type { Observation, StepContext, StepResult, World, WorldEvent } from "../core/world.js";
-import { actionSchemaFor, contentOf, type SocialAction } from "./action.js";
+import { actionSchemaFor, contentOf, describeAction, type SocialAction } from "./action.js";
 import { drawsFor } from "./behavior.js";
 import { COMMENT, LIKE, parseItemId, REPOST } from "./items.js";
 import { nameOf, stanceWords, topInterest, TOPIC_COUNT, type Population } from "./population.js";
@@ -33,10 +34,8 @@ export interface SocialPost {
   readonly text?: string;
 }
 
-export interface SocialObservation extends Screen {
-  /** The observer's own mind: what the latent model means to do next, in order. */
-  readonly self: { readonly intents: readonly SocialAction[] };
-}
+/** What a user observes, as data: their screen, nothing more. */
+export type SocialObservation = Screen;
 
 export interface SocialEventData {
   readonly act: SocialAction["action"];
@@ -95,14 +94,19 @@ export class SocialWorld implements World<SocialState, SocialAction, SocialPost>
   }
 
   /**
-   * The user's screen, as text and as data; the data also holds the user's own intents (what the
-   * latent model would do next, text included): its own mind, which the rule agent acts on and a
-   * model's prompt leaves out. Nothing of another user's mind or profile is in it.
+   * The user's screen, as text and as data: nothing of another user's screen, mind or profile,
+   * and nothing of the latent model's plan for this user either (people, policies and language
+   * models in a seat must not see what the generator means them to do). The rule agent, which
+   * acts on that plan, finds it with `latentIntentsOf(observation)`: a side channel held here,
+   * outside the observation, so that no serialization of an observation (a turn message, a
+   * room's perspective, a log, a prompt) can carry it.
    */
   observe(state: SocialState, agent: string): Observation {
-    const screen = this.screen(state, agent);
-    const data: SocialObservation = { ...screen, self: { intents: intentActions(state.sim, userIndex(state, agent)) } };
-    return { text: renderScreen(screen, agent), data };
+    const u = userIndex(state, agent);
+    const screen = screenOf(state.sim, u);
+    const observation: Observation = { text: renderScreen(screen, agent), data: screen satisfies SocialObservation };
+    if (screen.open) planned.set(observation, { sim: state.sim, user: u });
+    return observation;
   }
 
   describe(state: SocialState): string {
@@ -110,18 +114,7 @@ export class SocialWorld implements World<SocialState, SocialAction, SocialPost>
   }
 
   renderAction(_state: SocialState, _agent: string, a: SocialAction): string {
-    switch (a.action) {
-      case "comment":
-        return `comments on ${a.target}: ${JSON.stringify(a.content)}`;
-      case "repost":
-        return a.content ? `reposts ${a.target}: ${JSON.stringify(a.content)}` : `reposts ${a.target}`;
-      case "like":
-        return `likes ${a.target}`;
-      case "ignore":
-        return a.target === undefined ? "closes the app" : `ignores ${a.target}`;
-      case "post":
-        return `posts: ${JSON.stringify(a.content)}`;
-    }
+    return describeAction(a);
   }
 
   /** Quick actions for a person's buttons and the random baseline: like, repost or pass on each item on screen, or close. */
@@ -186,7 +179,11 @@ export class SocialWorld implements World<SocialState, SocialAction, SocialPost>
     return state.sim.time >= (state.openUntil ?? 0) && state.sim.items.length > 0 && state.sim.isQuiet();
   }
 
-  /** "I noticed p3 (Lin Chen's post) and r9. I mean to comment on p3. On nuclear power I am strongly in favour." */
+  /**
+   * What the user noticed and their current stance on the topics in front of them: "I noticed p3
+   * (Lin Chen's post), r9 (Wei Wang's repost). On nuclear power I am strongly in favour (0.72)."
+   * Not what the latent model means them to do: a person in the seat is shown this.
+   */
   mentalState(state: SocialState, agent: string): string | undefined {
     const sim = state.sim;
     const u = userIndex(state, agent);
@@ -197,13 +194,6 @@ export class SocialWorld implements World<SocialState, SocialAction, SocialPost>
       parts.push(`I noticed ${screen.entries.map((e) => `${e.item.id} (${e.item.author}'s ${e.item.kind})`).join(", ")}.`);
       for (const e of screen.entries) topics.add(topicIndex(e.item.topic));
     }
-    const a = sim.config.attention;
-    const intents: string[] = [];
-    for (let j = 0; j < sim.intentLen[u]!; j++) {
-      const i = sim.intents[u * a + j]!;
-      intents.push(`${["", "comment on", "repost", "like"][sim.intentKind[u * a + j]!]} ${sim.items.id(i)}`);
-    }
-    if (intents.length) parts.push(`I mean to ${intents.join(", then ")}.`);
     if (topics.size === 0) topics.add(topInterest(sim.population, u));
     for (const t of [...topics].sort((x, y) => x - y)) {
       parts.push(`On ${TOPICS[t]!.name} I am ${stanceWords(sim.stance[u * TOPIC_COUNT + t]!)} (${sim.stance[u * TOPIC_COUNT + t]!.toFixed(2)}).`);
@@ -247,9 +237,38 @@ export function intentActions(sim: SocialSim, user: number, limit = Infinity): S
 
 /** The rule agent: acts on its first intent, and closes the app when none is left. */
 export function ruleAction(state: SocialState, agent: string): SocialAction {
-  const u = userIndex(state, agent);
-  if (state.sim.session[u] === 0 || state.sim.intentLen[u] === 0) return CLOSE;
-  return intentActions(state.sim, u, 1)[0]!;
+  return firstIntent(state.sim, userIndex(state, agent));
+}
+
+function firstIntent(sim: SocialSim, u: number): SocialAction {
+  if (sim.session[u] === 0 || sim.intentLen[u] === 0) return CLOSE;
+  return intentActions(sim, u, 1)[0]!;
+}
+
+/** Observations of users with an open screen -> whose plan it is (the state is never changed: step clones it). */
+const planned = new WeakMap<Observation, { readonly sim: SocialSim; readonly user: number }>();
+
+/**
+ * What the latent model means the observer to do, in order, for an observation this world made
+ * (empty for any other object, a copy included: only the rule agent, in this process, reads it).
+ */
+export function latentIntentsOf(observation: Observation, limit = Infinity): SocialAction[] {
+  const p = planned.get(observation);
+  return p ? intentActions(p.sim, p.user, limit) : [];
+}
+
+/**
+ * The rule agent as a seat's controller: the latent model's first intent for the observation in
+ * front of it, or closing the app. Valid by construction, hence trusted (not validated).
+ */
+export class RuleAgent implements Agent<SocialAction> {
+  readonly id = "rule";
+  readonly trusted = true;
+
+  act(turn: AgentTurn<SocialAction>): AgentReply<SocialAction> {
+    const p = planned.get(turn.observation);
+    return { action: p ? firstIntent(p.sim, p.user) : CLOSE };
+  }
 }
 
 function event(actor: string, text: string, data: SocialEventData): WorldEvent {

@@ -9,19 +9,17 @@
  * resident memory. The peer row runs the same rule agents through the World interface (SocialWorld:
  * a Map of actions, observations, the state cloned each step), as rooms run it.
  *
- *   npm run build && node dist/worlds/social/measure-scale.js [--users 10000,100000,1000000] [--viral 100000] [--peer 10000]
+ *   npm run bench:social -- [--users 10000,100000,1000000] [--viral 100000] [--peer 10000]
  *
  * Targets (issue 28): 1,000,000 users within 8 GB, >= 200,000 agent-steps/s on one core.
  */
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { Rng } from "../core/rng.js";
-import { graphBytes } from "./graph.js";
-import { generateNetwork } from "./network.js";
-import { topInterest } from "./population.js";
-import { SocialSim } from "./sim.js";
-import { initialSocialState, ruleAction, SocialWorld, type SocialState } from "./world.js";
-import type { SocialAction } from "./action.js";
+import { z } from "zod";
+import { intArg } from "../cli/args.js";
+import { Rng } from "../worlds/core/rng.js";
+import { generateNetwork, graphBytes, initialSocialState, ruleAction, SocialSim, SocialWorld, topInterest, type SocialAction, type SocialState } from "../worlds/social/index.js";
+import { scriptArgs } from "./script-args.js";
 
 /**
  * Latent engagement offsets of the headless runs (behavior.ts): at -2 a cascade gathers tens of
@@ -149,24 +147,48 @@ export function scaleRow(r: Result): string {
   return `| ${cells.join(" | ")} |`;
 }
 
-function arg(name: string): string | undefined {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
+const sizes = z
+  .string()
+  .regex(/^(\d+(,\d+)*)?$/, "expected comma-separated numbers of users")
+  .transform((x) => (x === "" ? [] : x.split(",").map(Number)))
+  .refine((xs) => xs.every((n) => n >= 2 && n <= 10_000_000), "each size must be between 2 and 10,000,000 users");
+
+const Args = z.object({
+  users: sizes.default([10_000, 100_000, 1_000_000]),
+  viral: sizes.default([100_000]),
+  peer: intArg(0, 10_000_000).default(10_000),
+  child: intArg(2, 10_000_000).optional(),
+  path: z.enum(["headless", "world"]).default("headless"),
+  engagement: z.coerce.number().default(TYPICAL_ENGAGEMENT),
+});
+
+const USAGE = `node dist/measurements/social-scale.js [options]   (or: npm run bench:social -- [options])
+
+The social world at scale, headless: generated networks, one post cascade per 1,000 users, rule
+agents stepped on one core until every cascade has died out; each size in a process of its own.
+Prints a Markdown table (agent-steps and decisions per CPU second, peak memory).
+
+Options:
+  --users N,N,...   network sizes at the typical engagement (default 10000,100000,1000000)
+  --viral N,...     sizes at the viral engagement, -1 (default 100000; "" for none)
+  --peer N          size of the peer row through the World interface (default 10000; 0: none)
+  --help            this text`;
 
 function main(): void {
-  const child = arg("--child");
-  if (child !== undefined) {
-    const path = (arg("--path") ?? "headless") as Result["path"];
-    process.stdout.write(JSON.stringify(run(Number(child), path, Number(arg("--engagement") ?? TYPICAL_ENGAGEMENT))) + "\n");
+  const args = scriptArgs({
+    name: "social-scale",
+    usage: USAGE,
+    options: { users: { type: "string" }, viral: { type: "string" }, peer: { type: "string" }, child: { type: "string" }, path: { type: "string" }, engagement: { type: "string" } },
+    schema: Args,
+  });
+  if (args.child !== undefined) {
+    process.stdout.write(JSON.stringify(run(args.child, args.path, args.engagement)) + "\n");
     return;
   }
-  const sizes = (arg("--users") ?? "10000,100000,1000000").split(",").map(Number);
-  const viral = (arg("--viral") ?? "100000").split(",").filter((x) => x !== "").map(Number);
-  const peer = Number(arg("--peer") ?? "10000");
+  const peer = args.peer;
   const jobs: [number, Result["path"], number][] = [
-    ...sizes.map((n): [number, Result["path"], number] => [n, "headless", TYPICAL_ENGAGEMENT]),
-    ...viral.map((n): [number, Result["path"], number] => [n, "headless", VIRAL_ENGAGEMENT]),
+    ...args.users.map((n): [number, Result["path"], number] => [n, "headless", TYPICAL_ENGAGEMENT]),
+    ...args.viral.map((n): [number, Result["path"], number] => [n, "headless", VIRAL_ENGAGEMENT]),
   ];
   if (peer > 0) jobs.push([peer, "world", TYPICAL_ENGAGEMENT]);
   const results: Result[] = [];
