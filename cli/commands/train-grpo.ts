@@ -4,7 +4,7 @@
 import { resolve } from "node:path";
 import { z } from "zod";
 import { loadNative } from "../../models/native.js";
-import { WORLD_NAMES } from "../../worlds/registry.js";
+import { loadWorld, WORLD_NAMES } from "../../worlds/registry.js";
 import { MODES } from "../../worlds/question/benchmark.js";
 import { RunStore } from "../../store/run-store.js";
 import { BenchPoints } from "../../trainers/grpo/bench-points.js";
@@ -14,6 +14,7 @@ import { MetricsPublisher } from "../../trainers/grpo/publisher.js";
 import { runGrpoSession, SettingsMismatch } from "../../trainers/grpo/session.js";
 import { PromptsTooLong } from "../../trainers/grpo/trainer.js";
 import { WorldPoints } from "../../trainers/grpo/world-points.js";
+import { generatedPoints } from "../../trainers/grpo/generated-points.js";
 import { intArg, numArg, parseCommand, UsageError } from "../args.js";
 import { Progress } from "../progress.js";
 import { onStopSignal } from "../stop-signals.js";
@@ -34,7 +35,9 @@ Data:
   --bench NAME --data FILE a benchmark file (${WORLD_NAMES.join(", ")}); --mode vanilla (default) or
                            simulation (the socialized context, then the question), as \`bench\` asks; --limit N
   --world NAME             decision points from scripted episodes of a world (${WORLD_NAMES.join(", ")});
-                           --episodes N (default 200) from --world-seed S (default 0)
+                           --episodes N (default 200) from --world-seed S (default 0). social: the
+                           prediction tasks of N generated trees (written to OUT), with the world's
+                           reward (--reward exact=1,rougeL=1: type match + ROUGE-L of the content)
   --system TEXT            a system message before each prompt (as the agent's ?system=)
   --out DIR                output folder
 
@@ -186,7 +189,9 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
 
   const source = a.bench
     ? await BenchPoints.open(a.bench, a.data!, a.mode as "vanilla" | "simulation", { ...(a.limit !== undefined ? { limit: a.limit } : {}), ...(a.system ? { system: a.system } : {}) })
-    : await WorldPoints.scripted(a.world!, a.episodes, a["world-seed"], a.system);
+    : (await loadWorld(a.world!)).trainOn === "generated"
+      ? await generatedPoints(a.world!, a.episodes, a["world-seed"], a.out, { mode: a.mode as "vanilla" | "simulation", ...(a.system ? { system: a.system } : {}) })
+      : await WorldPoints.scripted(a.world!, a.episodes, a["world-seed"], a.system);
   const store = await RunStore.open(a.store);
   const token = a["admin-token"] ?? process.env.SOCIALWORLD_ADMIN_TOKEN;
   if (a.server && !token) throw new UsageError("--server needs --admin-token T (or $SOCIALWORLD_ADMIN_TOKEN)");

@@ -25,7 +25,7 @@ export function scoreReply(point: DecisionPoint, reply: { text: string; tokens: 
   const w = c.rewards;
   // The text measures cost something (ROUGE-L is quadratic): only computed when they count.
   const f1 = w.f1 > 0 ? tokenF1(text, point.reference) : 0;
-  const rouge = w.rougeL > 0 ? rougeL(text, point.reference).fmeasure : 0;
+  const rouge = w.rougeL > 0 ? (point.rougeL ? point.rougeL(text) : rougeL(text, point.reference).fmeasure) : 0;
   const reward = w.exact * exact + w.f1 * f1 + w.rougeL * rouge + w.format + overlong;
   return { ...base, reward, format: true, action: parsed.action, exact, f1, rougeL: rouge };
 }
