@@ -23,6 +23,8 @@ export interface Disagreement {
   readonly question: string;
   readonly official: string | readonly string[];
   readonly worldModel: string | readonly string[] | null;
+  /** The benchmark's note on this item ("generated: green_box"). */
+  readonly note?: string;
 }
 
 export interface BenchReport {
@@ -126,6 +128,7 @@ export function buildReport<I extends BenchItem>(args: {
       question: r.question,
       official: r.official,
       worldModel: r.worldModel,
+      ...(r.note !== undefined ? { note: r.note } : {}),
     });
   }
   const disagreementTotal = Object.values(byCause).reduce((n, c) => n + c.count, 0);
@@ -224,7 +227,7 @@ export function renderReport(report: BenchReport, opts: { maxItemsPerCause?: num
       out.push(`- **${cause}** (${c.count}): ${c.description}`);
       for (const d of c.items.slice(0, max)) {
         const where = d.line !== undefined ? `${d.file}:${d.line}` : d.field !== undefined ? `${d.file} (${d.field})` : d.file;
-        out.push(`  - \`${where}\` ${d.question} official: ${fmt(d.official)}, world model: ${fmt(d.worldModel)}`);
+        out.push(`  - \`${where}\` ${d.question} official: ${fmt(d.official)}, world model: ${fmt(d.worldModel)}${d.note ? ` (${d.note})` : ""}`);
       }
       if (c.items.length > max) out.push(`  - ... ${c.items.length - max} more in the JSON report`);
     }

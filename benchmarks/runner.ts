@@ -27,6 +27,7 @@ export interface ItemResult {
   readonly worldModel: string | readonly string[] | null;
   readonly agrees: boolean;
   readonly cause?: string;
+  readonly note?: string;
   /** Why the agent's own answer was not used (timeout, error); the fallback's answer counts. */
   readonly error?: string;
   /** That failure's kind: "timeout", "error" or "invalid" (an answer the question refused). */
@@ -177,6 +178,7 @@ export function itemResult(
     worldModel: gt.label ?? null,
     agrees: gt.agrees,
     cause: gt.cause,
+    note: gt.note,
     error: turn?.error,
     failure: turn?.failure,
     latencyMs,

@@ -58,8 +58,11 @@ export class BenchmarkSession {
     readonly run: RunRecord,
   ) {
     if (o.resume) {
-      const logged = readEpisodeLog<{ result: ItemResult; context_id?: string; socialized_context?: unknown }>(o.store.episodesPath(run));
+      // Read before the log is opened again, which sets a torn last line aside: that question
+      // (the kill came mid-write) is asked again.
+      const logged = readEpisodeLog<{ kind?: string; result?: ItemResult; context_id?: string; socialized_context?: unknown }>(o.store.episodesPath(run));
       for (const rec of logged.records) {
+        if (rec.kind !== "benchmark_item" || !rec.result) continue;
         this.done.set(rec.result.id, rec.result);
         if (rec.context_id && rec.socialized_context) this.loggedContexts.add(rec.context_id);
       }

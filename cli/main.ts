@@ -37,6 +37,13 @@ const COMMANDS: Record<string, Command> = {
       return { help: m.RUNS_HELP, run: m.runsCommand };
     },
   },
+  audit: {
+    summary: "audit a logged run for information leaks (actions using facts their agent never perceived)",
+    load: async () => {
+      const m = await import("./commands/audit.js");
+      return { help: m.auditHelp, run: m.auditCommand };
+    },
+  },
   demo: {
     summary: "play generated stories step by step in the terminal",
     load: async () => {

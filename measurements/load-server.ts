@@ -12,17 +12,15 @@
  * server recording a timestep to a client having decoded it (p50, p90, p99, max), and the
  * server's CPU and memory. Everything stops by itself at the end.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { z } from "zod";
 import { intArg } from "../cli/args.js";
 import type { WorkerInput, WorkerMessage } from "./load-spectators.js";
 import { scriptArgs } from "./script-args.js";
+import { freePort, startServe, stopServe } from "../measurements/server-process.js";
 
 const Args = z.object({
   spectators: intArg(1, 20_000).default(1000),
@@ -51,20 +49,7 @@ Options:
   --json OUT.json  also write the results as JSON
   --help           this text`;
 
-const here = dirname(fileURLToPath(import.meta.url));
-const root = resolve(here, "..", "..");
 const ADMIN = "load-test-admin-token-0123456789";
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const s = createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => done(port));
-    });
-    s.on("error", fail);
-  });
-}
 
 /** CPU seconds (user + system) a process has used so far (Linux /proc). */
 function cpuSeconds(pid: number): number {
@@ -80,22 +65,6 @@ function rssMb(pid: number): number {
 function quantile(sorted: readonly number[], q: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-}
-
-async function startServerProcess(port: number): Promise<ChildProcess> {
-  const store = mkdtempSync(join(tmpdir(), "sw-load-"));
-  const child = spawn(process.execPath, [join(root, "bin", "socialworld.js"), "serve", "--port", String(port), "--no-demo", "--store", store, "--admin-token", ADMIN], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  await new Promise<void>((done, fail) => {
-    let out = "";
-    child.stdout!.on("data", (d: Buffer) => {
-      out += d.toString();
-      if (out.includes("socialworld server on")) done();
-    });
-    child.on("exit", (code) => fail(new Error(`the server exited (${code}) before listening:\n${out}`)));
-  });
-  return child;
 }
 
 async function main(): Promise<void> {
@@ -117,7 +86,7 @@ async function main(): Promise<void> {
   const base = `http://127.0.0.1:${port}`;
   const log = (s: string) => process.stderr.write(s + "\n");
   log(`starting the server on ${base} ...`);
-  const server = await startServerProcess(port);
+  const server = await startServe(port, mkdtempSync(join(tmpdir(), "sw-load-")), ADMIN, (text) => process.stderr.write(text));
   const workers: Worker[] = [];
   try {
     const roomIds: string[] = [];
@@ -209,17 +178,7 @@ async function main(): Promise<void> {
     for (const w of workers) w.postMessage({ type: "close" });
     await new Promise((r) => setTimeout(r, 500));
     for (const w of workers) await w.terminate();
-    server.kill("SIGINT");
-    await new Promise<void>((done) => {
-      const t = setTimeout(() => {
-        server.kill("SIGKILL");
-        done();
-      }, 15_000);
-      server.once("exit", () => {
-        clearTimeout(t);
-        done();
-      });
-    });
+    await stopServe(server);
   }
 }
 

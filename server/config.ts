@@ -7,7 +7,8 @@
  *   SOCIALWORLD_ADMIN_TOKEN        the admin token (default: a new random one, printed at start)
  *   SOCIALWORLD_DATA_ROOTS         folders benchmark rooms may read files from (path-list separated)
  *   SOCIALWORLD_POLICIES           policies served at /v1 besides <store>/policies/ (`DIR` or `ID=DIR`, path-list separated)
- *   SOCIALWORLD_OPENAI_API_KEY     the key /v1 asks for (default: none asked)
+ *   SOCIALWORLD_OPENAI_API_KEY     the key /v1 asks for (default: none asked; required off loopback)
+ *   SOCIALWORLD_ALLOWED_ORIGINS    web origins other than the server's own that may call it from a browser (CORS; comma-separated)
  *
  * Every variable is checked; a bad one is an error naming it (ConfigError), never a stack trace.
  */
@@ -16,6 +17,7 @@ import { delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { defaultStoreRoot } from "../store/run-store.js";
+import { ClientLimitsSchema } from "./security/client-guard.js";
 
 /** The checkout (or installed package) root: the nearest folder up with a package.json (from server/ or dist/server/). */
 export const PACKAGE_ROOT = ((): string => {
@@ -37,8 +39,16 @@ export const ServerConfigSchema = z.object({
   clientDir: z.string().min(1),
   /** Policies served at /v1 besides <store>/policies/: `DIR` or `ID=DIR`. */
   policies: z.array(z.string().min(1)).default([]),
-  /** The key /v1 requires (none: /v1 is open like the rest of the public API). */
+  /** The key /v1 requires (none: /v1 is open to this machine only, unless `openV1`). */
   openaiApiKey: z.string().min(1).optional(),
+  /** Serve /v1 without a key on an address other than loopback (said loudly at start). */
+  openV1: z.boolean().default(false),
+  /** Web origins besides the server's own whose pages may call it (CORS): "https://lab.example:8080". */
+  allowedOrigins: z.array(z.string().regex(/^https?:\/\/[^/\s]+$/, "an origin is scheme://host[:port], without a path")).default([]),
+  /** Per-client limits (security/client-guard.ts); the defaults suit people and tools on one machine or a lab network. */
+  clientLimits: ClientLimitsSchema.optional(),
+  /** /v1 chat requests one client address may have in progress. */
+  v1PerClient: z.number().int().min(1).optional(),
 });
 export type ServerConfig = z.input<typeof ServerConfigSchema>;
 
@@ -66,6 +76,7 @@ const EnvSchema = z.object({
   SOCIALWORLD_DATA_ROOTS: z.string().optional(),
   SOCIALWORLD_POLICIES: z.string().optional(),
   SOCIALWORLD_OPENAI_API_KEY: z.string().min(1).optional(),
+  SOCIALWORLD_ALLOWED_ORIGINS: z.string().optional(),
 });
 
 /** The port in environment variable `name` (empty or unset: undefined); a bad one is a ConfigError naming it. */
@@ -107,5 +118,6 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     clientDir: resolve(PACKAGE_ROOT, "dist", "client"),
     policies: list(e.SOCIALWORLD_POLICIES),
     ...(e.SOCIALWORLD_OPENAI_API_KEY ? { openaiApiKey: e.SOCIALWORLD_OPENAI_API_KEY } : {}),
+    allowedOrigins: (e.SOCIALWORLD_ALLOWED_ORIGINS ?? "").split(",").map((o) => o.trim()).filter(Boolean),
   };
 }

@@ -5,13 +5,30 @@
  */
 import type { RunStore } from "../store/run-store.js";
 import type { RoomSummary } from "./protocol.js";
+import type { PersistedRooms } from "./room-registry.js";
+import type { ClientGuard } from "./security/client-guard.js";
 import type { ProgressHub } from "./progress-hub.js";
 import type { SelfPlayPools } from "./self-play/pools.js";
 import type { TrainingBoard } from "./training-board.js";
 
+/** A join the room accepted at reservation time (matchmake-gate.ts), as its onAuth would. */
+export interface ScreenedJoin {
+  readonly role: "spectator" | "seat";
+  readonly index?: number;
+}
+
 export interface LiveRoom {
   readonly roomId: string;
   summary(): RoomSummary;
+  /**
+   * Checks join options before a seat is reserved (tokens, seat rules, the address's caps); throws
+   * as onAuth does. What it returns holds the reservation's place in the caps until `reserved`.
+   */
+  screenReservation(options: unknown, address: string): ScreenedJoin & { readonly hold: string };
+  /** The reservation held by `hold` was made for `sessionId` (undefined: it failed, the hold is dropped). */
+  reserved(hold: string, sessionId: string | undefined): void;
+  /** Seats of this room held or reserved from `address` (public rooms only). */
+  seatsHeldBy(address: string): number;
   /** Stops the room: its episode or run is interrupted and logged, its clients are disconnected. */
   stop(reason: string): Promise<void>;
 }
@@ -26,6 +43,17 @@ export interface ServerContext {
   readonly training: TrainingBoard;
   /** Self-play: the policies rooms train together, by pool. */
   readonly selfPlay: SelfPlayPools;
+  /** Each client's limits: reservations, messages, seats, back-off (security/client-guard.ts). */
+  readonly guard: ClientGuard;
+  /** Rooms created through the API, kept in the store so that they come back after a restart. */
+  readonly persisted: PersistedRooms;
+}
+
+/** Seats held or reserved from `address` in all rooms. */
+export function seatsHeldBy(ctx: ServerContext, address: string): number {
+  let n = 0;
+  for (const room of ctx.rooms.values()) n += room.seatsHeldBy(address);
+  return n;
 }
 
 let current: ServerContext | undefined;

@@ -10,29 +10,29 @@ import { worldsWith } from "../worlds/registry.js";
 export async function demoRooms(): Promise<{ type: "simulation" | "benchmark"; options: SimulationOptionsInput | BenchmarkOptionsInput }[]> {
   const rooms: { type: "simulation" | "benchmark"; options: SimulationOptionsInput | BenchmarkOptionsInput }[] = [];
   for (const w of await worldsWith("scenario")) {
-    for (const seed of [1, 2]) {
+    // Seeds are drawn at random (options.ts): the source must not tell a visitor the stories.
+    for (const copy of [1, 2]) {
       rooms.push({
         type: "simulation",
         options: {
           world: w.name,
-          seed: seed * 1000,
           loop: true,
           tickMs: 1500,
           pauseMs: 4000,
           humanSeats: "all",
           turnDeadlineMs: 30_000,
-          title: `${w.title} ${w.scenario!.episodes}, live (${seed})`,
+          title: `${w.title} ${w.scenario!.episodes}, live (${copy})`,
         },
       });
     }
   }
   rooms.push({
     type: "benchmark",
-    options: { benchmark: "tomi", generate: { n: 120, seed: 1 }, agent: "simulation", tickMs: 1200, title: "ToMi generated set · simulation agent", lingerSeconds: 86_400 },
+    options: { benchmark: "tomi", generate: { n: 120 }, agent: "simulation", tickMs: 1200, title: "ToMi generated set · simulation agent", lingerSeconds: 86_400 },
   });
   rooms.push({
     type: "benchmark",
-    options: { benchmark: "tomi", generate: { n: 12, seed: 2 }, agent: "human", title: "ToMi · answer it yourself (human baseline)", lingerSeconds: 86_400 },
+    options: { benchmark: "tomi", generate: { n: 12 }, agent: "human", title: "ToMi · answer it yourself (human baseline)", lingerSeconds: 86_400 },
   });
   return rooms;
 }

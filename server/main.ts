@@ -22,6 +22,7 @@ import { OpenAiService } from "./openai/service.js";
 import { ServerConfigSchema, type ServerConfig } from "./config.js";
 import { hasServerContext, setServerContext, type ServerContext } from "./context.js";
 import { startDemoRooms } from "./demo.js";
+import { PersistedRooms } from "./room-registry.js";
 import { ProgressHub } from "./progress-hub.js";
 import { SelfPlayPools } from "./self-play/pools.js";
 import { TrainingBoard } from "./training-board.js";
@@ -29,6 +30,10 @@ import { BenchmarkRoom } from "./rooms/benchmark-room.js";
 import { SimulationRoom } from "./rooms/simulation-room.js";
 import { provideWebSocketGlobal } from "./websocket-global.js";
 import { QuietWebSocketTransport } from "./quiet-websocket-transport.js";
+import { ClientGuard } from "./security/client-guard.js";
+import { installHttpGate, silenceColyseusCors } from "./security/http-gate.js";
+import { matchmakeGate } from "./security/matchmake-gate.js";
+import { v1Exposure, type V1Exposure } from "./security/v1-exposure.js";
 
 export interface RunningServer {
   readonly url: string;
@@ -38,25 +43,34 @@ export interface RunningServer {
   readonly generatedToken: boolean;
   readonly context: ServerContext;
   readonly demoRoomIds: readonly string[];
+  /** Rooms of an earlier server on this store, recreated at start. */
+  readonly restoredRoomIds: readonly string[];
+  /** Who may use /v1: this machine only, holders of the API key, or anyone (`openV1`). */
+  readonly v1: V1Exposure;
   /** Stops every room (their episodes and runs are logged as interrupted), then the server. */
   close(): Promise<void>;
 }
 
 export async function startServer(input: ServerConfig): Promise<RunningServer> {
   const config = ServerConfigSchema.parse(input);
+  // Refused before anything starts: /v1 without a key off loopback, unless asked for by name.
+  const v1 = v1Exposure(config.host, config.openaiApiKey, config.openV1);
   provideWebSocketGlobal();
   const generatedToken = config.adminToken === undefined;
   const adminToken = config.adminToken ?? randomBytes(18).toString("base64url");
   const store = await RunStore.open(config.store);
-  const hub = new ProgressHub();
+  const hub = new ProgressHub(adminToken);
   const training = new TrainingBoard(hub);
-  const context: ServerContext = { store, hub, dataRoots: config.dataRoots, rooms: new Map(), training, selfPlay: new SelfPlayPools(store, training) };
+  const guard = new ClientGuard(config.clientLimits ?? {});
+  const persisted = new PersistedRooms(store.root);
+  const context: ServerContext = { store, hub, dataRoots: config.dataRoots, rooms: new Map(), training, selfPlay: new SelfPlayPools(store, training), guard, persisted };
   // The dashboard shows the store's earlier training runs too (server/training-history.ts).
   restoreTrainingRuns(store, training);
   // Policies under <store>/policies/ and those configured ($SOCIALWORLD_POLICIES), as an OpenAI-compatible API at /v1.
   const openai = new OpenAiService({
     models: () => discoverPolicies(config.store, config.policies),
     ...(config.openaiApiKey ? { apiKey: config.openaiApiKey } : {}),
+    ...(config.v1PerClient !== undefined ? { maxPerClient: config.v1PerClient } : {}),
   });
   const startedAt = new Date();
 
@@ -106,6 +120,9 @@ export async function startServer(input: ServerConfig): Promise<RunningServer> {
   }
   // Rooms find the store and the progress hub here once they are created (they cannot be before).
   setServerContext(context);
+  // In front of Colyseus's routes and express: CORS, and seat reservations (security/).
+  silenceColyseusCors();
+  installHttpGate(http, config.allowedOrigins, [matchmakeGate(context, guard)]);
 
   const io = new IoServer(http, { serveClient: false, destroyUpgrade: false, maxHttpBufferSize: 64 * 1024 });
   hub.attach(io);
@@ -118,10 +135,13 @@ export async function startServer(input: ServerConfig): Promise<RunningServer> {
   const close = () =>
     (closing ??= (async () => {
       // Rooms abort their episodes, log them and close their runs before they go away; a
-      // self-play round in progress stops at its next step with a checkpoint.
+      // self-play round in progress stops at its next step with a checkpoint. They stay in the
+      // room registry: the next server brings them back.
+      const registryWritten = persisted.close();
       await gameServer.gracefullyShutdown(false);
+      await registryWritten;
       await context.selfPlay.closeAll();
-      openai.close();
+      await openai.close();
       await new Promise<void>((done) => io.close(() => done()));
       http.closeAllConnections();
       await new Promise<void>((done) => http.close(() => done()));
@@ -129,11 +149,14 @@ export async function startServer(input: ServerConfig): Promise<RunningServer> {
     })());
 
   let demoRoomIds: string[] = [];
+  let restoredRoomIds: string[] = [];
   try {
+    // Rooms of a server that was killed or stopped come back first, under their ids.
+    restoredRoomIds = await persisted.restore((type, options) => matchMaker.createRoom(type, options));
     if (config.demo) demoRoomIds = await startDemoRooms();
   } catch (err) {
     await close();
     throw err;
   }
-  return { url, port, adminToken, generatedToken, context, demoRoomIds, close };
+  return { url, port, adminToken, generatedToken, context, demoRoomIds, restoredRoomIds, v1, close };
 }

@@ -147,5 +147,9 @@ export interface RoomSummary {
   readonly createdAt: string;
 }
 
+/** One episode's leak audit (`GET /api/runs/ID/episodes/N/audit`) and a leak it found. */
+export type { RecordAudit as EpisodeAudit } from "./run-audit.js";
+export type { Leak } from "../worlds/core/leak-audit.js";
+
 /** Training runs as `GET /api/training` and the progress stream's "trainer" events carry them (one type, the board's). */
 export type { TrainingMetrics, TrainingRun } from "./training-board.js";

@@ -1,4 +1,5 @@
 import { WebSocketTransport } from "@colyseus/ws-transport";
+import { recordClientAddress } from "./security/client-address.js";
 
 /**
  * WebSocket protocol errors are the client's (a frame over maxPayload, invalid UTF-8 in a text
@@ -8,7 +9,9 @@ import { WebSocketTransport } from "@colyseus/ws-transport";
  */
 export class QuietWebSocketTransport extends WebSocketTransport {
   protected override onConnection(...args: Parameters<WebSocketTransport["onConnection"]>): Promise<void> {
-    const [rawClient] = args;
+    const [rawClient, req] = args;
+    // Rooms limit messages by the address a client connects from (security/client-guard.ts).
+    recordClientAddress(rawClient, req);
     const before = new Set(rawClient.listeners("error"));
     const done = super.onConnection(...args);
     // The transport adds its printing listener synchronously, before its first await.

@@ -43,6 +43,7 @@ export const StepMetricsSchema = z
     rolloutSeconds: finite.optional(),
     tokensPerSecond: finite.optional(),
     tooLong: z.number().int().min(0).optional(),
+    leakRate: finite.optional(),
   })
   .strip();
 /** One step's metrics of a training run (trainers/grpo/metrics.ts), as the board keeps and serves them. */

@@ -1,12 +1,15 @@
 /**
  * Every world, by name. A world is one folder with one entry point (worlds/<name>/index.ts, which
- * exports `world`: its scenario for rooms, its generator, its benchmark, its solver); adding a
+ * exports `world`: its scenario for rooms, its generator, its benchmark, its solver, its fact
+ * vocabulary for the leak audit); adding a
  * world is adding its folder and its line here. Each is loaded only when asked for: `bench tomi`
  * loads ToMi's folder and no other.
  */
 import type { BenchmarkEntry, Generator, WorldEntry } from "./core/world-entry.js";
+import { sentencesOf, type FactSource } from "./core/leak-audit.js";
 import type { ScenarioFactory } from "./core/scenario.js";
-import { BenchmarkOptionError, type Benchmark, type BenchmarkOptions } from "./question/benchmark.js";
+import type { SocializedContext } from "./core/socialized-context.js";
+import { BenchmarkOptionError, flagOf, type Benchmark, type BenchmarkOptions } from "./question/benchmark.js";
 import type { Solver } from "./question/solver.js";
 
 const WORLDS = {
@@ -49,8 +52,8 @@ export function loadWorlds(): Promise<WorldEntry[]> {
   return Promise.all(WORLD_NAMES.map(loadWorld));
 }
 
-type Part = "scenario" | "generator" | "benchmark" | "solver";
-const PART_NAMES: Readonly<Record<Part, string>> = { scenario: "scenario for rooms", generator: "generator", benchmark: "benchmark", solver: "solver" };
+type Part = "scenario" | "generator" | "benchmark" | "solver" | "facts";
+const PART_NAMES: Readonly<Record<Part, string>> = { scenario: "scenario for rooms", generator: "generator", benchmark: "benchmark", solver: "solver", facts: "fact vocabulary" };
 
 /** The worlds that have `part`. */
 export async function worldsWith(part: Part): Promise<WorldEntry[]> {
@@ -68,6 +71,26 @@ async function partOf<P extends Part>(name: string, part: P): Promise<NonNullabl
 export const loadScenario = (name: string): Promise<ScenarioFactory> => partOf(name, "scenario");
 export const loadGenerator = (name: string): Promise<Generator> => partOf(name, "generator");
 export const loadSolver = (name: string): Promise<Solver> => partOf(name, "solver");
+export const loadFacts = (name: string): Promise<FactSource> => partOf(name, "facts");
+
+/**
+ * The world whose fact vocabulary reads most of a context's world sentences (an imported context
+ * names no world); undefined when none reads half of them.
+ */
+export async function worldOfContext(context: SocializedContext): Promise<string | undefined> {
+  const sentences = context.socialized_context.flatMap((s) => (s.state === "none" ? [] : sentencesOf(s.state)));
+  if (sentences.length === 0) return undefined;
+  let best: string | undefined;
+  let bestShare = 0.5;
+  for (const w of await worldsWith("facts")) {
+    const share = sentences.filter((s) => w.facts!.reads(s)).length / sentences.length;
+    if (share > bestShare) {
+      best = w.name;
+      bestShare = share;
+    }
+  }
+  return best;
+}
 
 /** The benchmark of world `name`, ready to judge; an option it does not take is a BenchmarkOptionError. */
 export async function loadBenchmark(name: string, opts: BenchmarkOptions = {}): Promise<Benchmark> {
@@ -75,7 +98,7 @@ export async function loadBenchmark(name: string, opts: BenchmarkOptions = {}): 
   for (const key of Object.keys(opts) as (keyof BenchmarkOptions)[]) {
     if (opts[key] === undefined || entry.options.includes(key)) continue;
     const takers = (await worldsWith("benchmark")).filter((w) => w.benchmark!.options.includes(key)).map((w) => w.name);
-    throw new BenchmarkOptionError(`--${key} does not apply to ${name} (it applies to ${takers.join(", ")})`);
+    throw new BenchmarkOptionError(`--${flagOf(key)} does not apply to ${name} (it applies to ${takers.join(", ")})`);
   }
   return entry.create(opts);
 }

@@ -45,6 +45,11 @@ FANToM only:
                        embedding model folder with tokenizer.json and model.onnx) to judge free-form beliefs
   --aggregation BY     set (default), part or conversation: what ALL* and ALL group by
 
+Hi-ToM only:
+  --vp-labels FROM     cotp (default) or own: score VP entries against the label of the CoTP entry
+                       asking the same question (upstream's evaluator reads every label from the
+                       CoT files) or against their own label
+
 Social only:
   --depth N            only the tasks at depth N (0: reactions to the post, 1: to a depth-0 comment or repost)
   --embedder onnx:DIR  also BERTScore of the content, with this encoder (a folder with tokenizer.json and
@@ -70,6 +75,7 @@ const Args = z.object({
   embedder: z.string().regex(/^(lexical|onnx:.+)$/, "expected lexical or onnx:DIR").optional(),
   aggregation: z.enum(["set", "part", "conversation"]).optional(),
   depth: intArg(0, 1000).optional(),
+  "vp-labels": z.enum(["cotp", "own"]).optional(),
 });
 
 export async function benchCommand(argv: readonly string[]): Promise<number> {
@@ -91,6 +97,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
       embedder: { type: "string" },
       aggregation: { type: "string" },
       depth: { type: "string" },
+      "vp-labels": { type: "string" },
     },
     Args,
   );
@@ -104,7 +111,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   ]);
   let benchmark;
   try {
-    benchmark = await loadBenchmark(name, { context: args.context, embedder: args.embedder, aggregation: args.aggregation, depth: args.depth });
+    benchmark = await loadBenchmark(name, { context: args.context, embedder: args.embedder, aggregation: args.aggregation, depth: args.depth, vpLabels: args["vp-labels"] });
   } catch (err) {
     if (err instanceof BenchmarkOptionError || err instanceof RegistryError) throw new UsageError(err.message);
     throw err;
@@ -119,10 +126,11 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   const mode = args.mode as "vanilla" | "simulation";
   // Bad input fails here, before any run or report exists.
   let items = benchmark.load(args.data);
+  for (const warning of benchmark.warnings ?? []) process.stderr.write(`warning: ${warning}\n`);
   if (args.limit !== undefined) items = items.slice(0, args.limit);
 
   const options = Object.fromEntries(
-    Object.entries({ context: args.context, embedder: args.embedder, aggregation: args.aggregation, depth: args.depth }).filter(([, v]) => v !== undefined),
+    Object.entries({ context: args.context, embedder: args.embedder, aggregation: args.aggregation, depth: args.depth, vpLabels: args["vp-labels"] }).filter(([, v]) => v !== undefined),
   );
   let session;
   try {

@@ -18,7 +18,9 @@ Options:
   --port N          port (default 8000, or $SOCIALWORLD_POLICY_PORT; 0 picks a free one)
   --host H          interface (default 127.0.0.1; 0.0.0.0 for every one)
   --api-key K       requests must carry "Authorization: Bearer K" (default: $SOCIALWORLD_OPENAI_API_KEY;
-                    unset: no key needed)
+                    unset: no key needed on a loopback --host, and required on any other)
+  --open            serve without a key on a non-loopback --host (printed as a warning at start)
+  --max-per-client N  requests one client address may have in progress (default 32; past it: 429)
   --max-batch N     sequences decoded together at most (default 32)
   --max-waiting N   requests that may wait; past it the server answers 429 with Retry-After (default 256)
   --threads N       native engine threads (default: one per core)
@@ -29,6 +31,8 @@ const Args = z.object({
   port: intArg(0, 65535).optional(),
   host: z.string().min(1).default("127.0.0.1"),
   "api-key": z.string().min(1).optional(),
+  open: z.boolean().default(false),
+  "max-per-client": intArg(1, 100_000).optional(),
   "max-batch": intArg(1, 4096).optional(),
   "max-waiting": intArg(0, 1_000_000).optional(),
   threads: intArg(1, 1024).optional(),
@@ -41,6 +45,8 @@ export async function servePolicyCommand(argv: readonly string[]): Promise<numbe
       port: { type: "string" },
       host: { type: "string" },
       "api-key": { type: "string" },
+      open: { type: "boolean" },
+      "max-per-client": { type: "string" },
       "max-batch": { type: "string" },
       "max-waiting": { type: "string" },
       threads: { type: "string" },
@@ -50,6 +56,7 @@ export async function servePolicyCommand(argv: readonly string[]): Promise<numbe
   const { parseModelArg, repeatedId } = await import("../../server/openai/models.js");
   const { ConfigError, portFromEnv } = await import("../../server/config.js");
   const { startPolicyServer } = await import("../../server/openai/app.js");
+  const { openV1Warning } = await import("../../server/security/v1-exposure.js");
   if (args.threads !== undefined) {
     const { loadNative } = await import("../../models/native.js");
     loadNative().setThreads(args.threads);
@@ -65,18 +72,27 @@ export async function servePolicyCommand(argv: readonly string[]): Promise<numbe
   const models = args._.map(parseModelArg);
   const twice = repeatedId(models);
   if (twice !== undefined) throw new UsageError(`two models are served as "${twice}": name them apart (ID=DIR)`);
-  const server = await startPolicyServer({
-    models,
-    port: args.port ?? envPort ?? 8000,
-    host: args.host,
-    ...(apiKey ? { apiKey } : {}),
-    ...(args["max-batch"] !== undefined ? { maxBatch: args["max-batch"] } : {}),
-    ...(args["max-waiting"] !== undefined ? { maxWaiting: args["max-waiting"] } : {}),
-  });
+  let server;
+  try {
+    server = await startPolicyServer({
+      models,
+      port: args.port ?? envPort ?? 8000,
+      host: args.host,
+      open: args.open,
+      ...(args["max-per-client"] !== undefined ? { maxPerClient: args["max-per-client"] } : {}),
+      ...(apiKey ? { apiKey } : {}),
+      ...(args["max-batch"] !== undefined ? { maxBatch: args["max-batch"] } : {}),
+      ...(args["max-waiting"] !== undefined ? { maxWaiting: args["max-waiting"] } : {}),
+    });
+  } catch (err) {
+    if (err instanceof ConfigError) throw new UsageError(err.message);
+    throw err;
+  }
   const out = (s: string) => process.stdout.write(s + "\n");
   out(`socialworld policy server on ${server.baseUrl}`);
   for (const m of server.service.health()) out(`  model ${m.id}: ${m.dir}`);
   out(apiKey ? "  requests need the API key (Authorization: Bearer ...)" : "  no API key needed");
+  if (server.exposure === "open") process.stderr.write(`${openV1Warning(args.host)}\n`);
   out("  Ctrl-C to stop");
   await new Promise<void>((done) => {
     const stop = () => {

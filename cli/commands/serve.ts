@@ -6,6 +6,7 @@
 import { resolve } from "node:path";
 import { z } from "zod";
 import { ConfigError, configFromEnv, type ServerConfig } from "../../server/config.js";
+import { openV1Warning } from "../../server/security/v1-exposure.js";
 import { intArg, parseCommand, UsageError } from "../args.js";
 
 export const SERVE_HELP = `socialworld serve [options]
@@ -22,7 +23,12 @@ Options:
   --admin-token T    the token admin requests must carry (default: $SOCIALWORLD_ADMIN_TOKEN, else
                      a new one, printed)
   --api-key K        the key requests to /v1 (the policies' OpenAI-compatible API) must carry
-                     (default: $SOCIALWORLD_OPENAI_API_KEY, else none asked)
+                     (default: $SOCIALWORLD_OPENAI_API_KEY, else none asked; needed when --host is
+                     not a loopback address)
+  --open-v1          serve /v1 without a key on a non-loopback --host (anyone who reaches the port
+                     may generate text; printed as a warning at start)
+  --allow-origin URL a web origin besides the server's own whose pages may call the server from a
+                     browser (CORS; repeatable; also $SOCIALWORLD_ALLOWED_ORIGINS, comma-separated)
   --no-demo          start without the demo rooms
 
 Environment: also $SOCIALWORLD_POLICIES (policies served at /v1 besides <store>/policies/: DIR or
@@ -37,6 +43,8 @@ const Args = z.object({
   "data-root": z.array(z.string().min(1)).default([]),
   "admin-token": z.string().min(16, "must have at least 16 characters").optional(),
   "api-key": z.string().min(1).optional(),
+  "open-v1": z.boolean().default(false),
+  "allow-origin": z.array(z.string().min(1)).default([]),
   "no-demo": z.boolean().default(false),
 });
 
@@ -50,6 +58,8 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
       "data-root": { type: "string", multiple: true },
       "admin-token": { type: "string" },
       "api-key": { type: "string" },
+      "open-v1": { type: "boolean" },
+      "allow-origin": { type: "string", multiple: true },
       "no-demo": { type: "boolean" },
     },
     Args,
@@ -69,6 +79,8 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     ...(args["api-key"] ? { openaiApiKey: args["api-key"] } : {}),
     dataRoots: [...env.dataRoots, ...args["data-root"].map((d) => resolve(d))],
     demo: !args["no-demo"],
+    openV1: args["open-v1"],
+    allowedOrigins: [...(env.allowedOrigins ?? []), ...args["allow-origin"]],
   };
   // Loaded here, not at the top: the other commands need none of the server's packages.
   const { startServer } = await import("../../server/main.js");
@@ -76,6 +88,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
   try {
     server = await startServer(config);
   } catch (err) {
+    if (err instanceof ConfigError || (err as Error).name === "ZodError") throw new UsageError(err instanceof ConfigError ? err.message : describeConfigError(err));
     if ((err as NodeJS.ErrnoException).code !== "EADDRINUSE") throw err;
     process.stderr.write(`socialworld serve: port ${config.port} on ${config.host} is in use (another server?); stop it, or choose a port with --port N (0 picks a free one)\n`);
     return 1;
@@ -88,7 +101,9 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
       ? `  admin token (this run only; set SOCIALWORLD_ADMIN_TOKEN to keep one): ${server.adminToken}`
       : "  admin token: from the environment or --admin-token",
   );
+  if (server.restoredRoomIds.length) out(`  ${server.restoredRoomIds.length} room${server.restoredRoomIds.length === 1 ? "" : "s"} of the last run restored`);
   if (server.demoRoomIds.length) out(`  ${server.demoRoomIds.length} demo rooms running`);
+  if (server.v1 === "open") process.stderr.write(`${openV1Warning(config.host)}\n`);
   out("  Ctrl-C to stop");
 
   await new Promise<void>((done) => {
@@ -106,4 +121,12 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
   await server.close();
   out("stopped; every log is flushed.");
   return 0;
+}
+
+/** A setting the server's schema refused (an --allow-origin that is not an origin), as one line naming it. */
+function describeConfigError(err: unknown): string {
+  const issue = (err as z.ZodError).issues?.[0];
+  if (!issue) return String(err);
+  const field = issue.path.map(String).join(".");
+  return `${field === "" ? "" : `${field.replace(/^allowedOrigins\.\d+$/, "--allow-origin")}: `}${issue.message}`;
 }

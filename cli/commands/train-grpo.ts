@@ -60,6 +60,8 @@ Objective:
   --overlong-buffer N (0: off)  --overlong-penalty X (1)  --mask-truncated
   --reward exact=1,f1=0,rougeL=0,format=0   weights of the reward parts
   --format-failure X (-1)   the reward of a reply that fails the strict format
+  --leak-penalty X (0)      subtracted for each fact a reply states that its agent never perceived
+                            (the leak audit; world decision points: --world or self-play)
 
 Optimizer:
   --lr X (1e-6)  --min-lr X (lr: constant)  --warmup N (0)  --weight-decay X (0.01)
@@ -113,6 +115,7 @@ const Args = z.object({
   "mask-truncated": z.boolean().default(false),
   reward: z.string().min(1).optional(),
   "format-failure": numArg().optional(),
+  "leak-penalty": numArg().min(0).optional(),
   lr: numArg().positive().optional(),
   "min-lr": numArg().min(0).optional(),
   warmup: intArg(0).optional(),
@@ -150,7 +153,7 @@ export function configFromArgs(a: Args): GrpoConfigInput {
     ["max-new-tokens", "maxNewTokens"], ["epochs", "epochs"], ["mini-batch", "miniBatch"], ["micro-batch", "microBatch"], ["advantage-std", "advantageStd"],
     ["advantage-eps", "advantageEps"], ["clip-low", "clipLow"], ["clip-high", "clipHigh"], ["dual-clip", "dualClip"], ["loss-agg", "lossAggregation"],
     ["kl", "klCoef"], ["kl-estimator", "klEstimator"], ["kl-in", "klIn"], ["entropy", "entropyCoef"], ["max-rollout-batches", "maxRolloutBatches"],
-    ["overlong-buffer", "overlongBuffer"], ["overlong-penalty", "overlongPenalty"], ["format-failure", "formatFailure"], ["lr", "lr"], ["min-lr", "minLr"],
+    ["overlong-buffer", "overlongBuffer"], ["overlong-penalty", "overlongPenalty"], ["format-failure", "formatFailure"], ["leak-penalty", "leakPenalty"], ["lr", "lr"], ["min-lr", "minLr"],
     ["warmup", "warmupSteps"], ["weight-decay", "weightDecay"], ["beta1", "beta1"], ["beta2", "beta2"], ["grad-clip", "gradClip"], ["seed", "seed"], ["keep-solved", "keepSolved"],
   ];
   const c: Record<string, unknown> = {};

@@ -4,6 +4,7 @@
  *   #/                      lobby
  *   #/room/ID[?seat=A&token=T]   a room, as a spectator or in A's seat
  *   #/run/ID                a run
+ *   #/run/ID/episode/N[?seat=A&t=T]   a run with episode N replayed from A's seat at timestep T
  *   #/training              the training dashboard (reward, KL and accuracy over time)
  */
 import { initName } from "./dom.js";
@@ -24,7 +25,10 @@ function route(): void {
   const params = new URLSearchParams(query);
   const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
   if (parts[0] === "room" && parts[1]) cleanup = showRoom(app, parts[1], params);
-  else if (parts[0] === "run" && parts[1]) cleanup = showRun(app, parts[1]);
+  else if (parts[0] === "run" && parts[1]) {
+    const episode = parts[2] === "episode" && /^\d+$/.test(parts[3] ?? "") ? Number(parts[3]) : undefined;
+    cleanup = showRun(app, parts[1], episode, params);
+  }
   else if (parts[0] === "training") cleanup = showTraining(app);
   else cleanup = showLobby(app);
 }

@@ -12,6 +12,7 @@ import {
   S2C,
   type ActionResultMessage,
   type JoinOptions,
+  type Leak,
   type PerspectiveStepJson as Step,
   type RoomStateJson as StateJson,
   type SeatMessage,
@@ -221,8 +222,9 @@ function simulationTimeline(s: StateJson, perspective: string | undefined): HTML
     const byAgent = new Map(agents.map((a) => [a, stepsOf(s, a)]));
     return h(
       "ol.steps",
-      world.map((w) =>
-        h(
+      world.map((w) => {
+        const leaks = w.leaks ? (safeJson(`{"l":${w.leaks}}`).l as Leak[] | undefined) ?? [] : [];
+        return h(
           "li.step",
           { dataset: { timestep: String(w.timestep) } },
           h("div.t", `t${w.timestep}`),
@@ -236,12 +238,17 @@ function simulationTimeline(s: StateJson, perspective: string | undefined): HTML
                 "tr",
                 h("th", a),
                 h("td", observation(mine, w.text), mind(mine, prev)),
-                h("td.act", mine.action === "none" ? h("span.muted", "—") : mine.action, sourceBadge(mine.source)),
+                h(
+                  "td.act",
+                  mine.action === "none" ? h("span.muted", "—") : mine.action,
+                  sourceBadge(mine.source),
+                  leaks.filter((l) => l.agent === a).map((l) => h("div.leak", { title: l.why }, h("strong", "leak"), ` states that ${l.fact.text}`)),
+                ),
               );
             }),
           )),
-        ),
-      ),
+        );
+      }),
     );
   }
   const steps = s.perspectives[perspective]?.steps ?? [];

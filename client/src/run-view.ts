@@ -1,25 +1,28 @@
-/** A run: its record, its report (a benchmark's score table), and its episodes page by page. */
-import { api, type Report, type SocializedContext } from "./api.js";
+/**
+ * A run: its record, its report (a benchmark's score table), its episodes page by page, and the
+ * chosen episode replayed step by step from any seat (replay-view.ts). The address keeps the
+ * episode, the perspective and the timestep: #/run/ID/episode/N?seat=Ella&t=4.
+ */
+import { api, type Report } from "./api.js";
 import { ago, h, pct, replace } from "./dom.js";
+import { showReplay } from "./replay-view.js";
 
 const PAGE = 10;
 
-export function showRun(app: HTMLElement, runId: string): () => void {
+export function showRun(app: HTMLElement, runId: string, episode?: number, params: URLSearchParams = new URLSearchParams()): () => void {
   const head = h("div.room-head", h("p.muted", "loading…"));
   const reportBox = h("div");
   const list = h("div.card#episodes");
   const viewer = h("div.card#episode");
   app.append(head, reportBox, h("div.run-grid", list, viewer));
-  let offset = 0;
+  let offset = episode === undefined ? 0 : Math.floor(episode / PAGE) * PAGE;
+  let stopReplay: (() => void) | undefined;
 
-  const showEpisode = async (index: number) => {
-    replace(viewer, h("p.muted", `loading episode ${index}…`));
-    try {
-      const ctx = await api.episode(runId, index);
-      replace(viewer, h("h3", `Episode ${index}: socialized context`), contextTable(ctx), h("a", { href: `api/runs/${encodeURIComponent(runId)}/episodes/${index}`, target: "_blank" }, "JSON"));
-    } catch (err) {
-      replace(viewer, h("p.muted", (err as Error).message));
-    }
+  const showEpisode = (index: number, seat?: string, t?: number) => {
+    stopReplay?.();
+    const address = (s: string, at: number) => `#/run/${encodeURIComponent(runId)}/episode/${index}?seat=${encodeURIComponent(s)}&t=${at}`;
+    // The address follows the replay without a new history entry per step (nor a hashchange: no re-route).
+    stopReplay = showReplay(viewer, runId, index, { ...(seat ? { seat } : {}), ...(t !== undefined ? { t } : {}), onMove: (s, at) => history.replaceState(null, "", address(s, at)) });
   };
 
   const page = async () => {
@@ -31,7 +34,7 @@ export function showRun(app: HTMLElement, runId: string): () => void {
         "ol.episodes",
         { start: offset },
         r.episodes.map((e, i) =>
-          h("li", h("a", { href: "javascript:void 0", onclick: () => void showEpisode(offset + i) }, describe(e))),
+          h("li", { dataset: { episode: String(offset + i) } }, h("a", { href: "javascript:void 0", onclick: () => showEpisode(offset + i) }, describe(e))),
         ),
       ),
       h(
@@ -53,8 +56,12 @@ export function showRun(app: HTMLElement, runId: string): () => void {
     );
     if (report) replace(reportBox, reportCard(report));
     await page();
+    if (episode !== undefined) {
+      const t = params.get("t");
+      showEpisode(episode, params.get("seat") ?? undefined, t === null ? undefined : Number(t));
+    } else replace(viewer, h("p.muted", "Choose an episode to replay it step by step, from the world's view or any agent's seat."));
   })().catch((err: unknown) => replace(head, h("h2", "Run"), h("p.error", (err as Error).message)));
-  return () => undefined;
+  return () => stopReplay?.();
 }
 
 function describe(e: Record<string, unknown>): string {
@@ -64,6 +71,7 @@ function describe(e: Record<string, unknown>): string {
   }
   if (e.kind === "room_episode") return `${String(e.title)} (seed ${String(e.seed)}, ${String(e.end)})`;
   if (e.kind === "demo_story") return `demo story: ${String(e.storyType)}`;
+  if (e.kind === "imported_context") return `imported context: ${String(e.source ?? "")}`;
   return String(e.kind ?? "episode");
 }
 
@@ -81,18 +89,5 @@ function reportCard(r: Report): HTMLElement {
       ),
     ),
     h("p.muted.small", `official labels the world model disputes: ${r.disagreements.total} · agent failures: ${r.errors.count}`),
-  );
-}
-
-function contextTable(ctx: SocializedContext): HTMLElement {
-  return h(
-    "table.list.context",
-    h("thead", h("tr", h("th", "t"), h("th", "state"), h("th", "observations"), h("th", "actions"))),
-    h(
-      "tbody",
-      ctx.socialized_context.map((s) =>
-        h("tr", h("td", s.timestep), h("td", s.state), h("td", s.observations.map((o) => h("div", o))), h("td", s.actions.map((a) => h("div", a)))),
-      ),
-    ),
   );
 }

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -22,13 +23,23 @@ using namespace sw;
 
 namespace {
 
+// One pool for the process: the addon may be loaded by several JavaScript threads (the server
+// serves each model from a worker thread), and they share the machine's cores.
+std::mutex g_pool_mutex;
 std::shared_ptr<ThreadPool> g_pool;
 int g_threads = 0;
 
 std::shared_ptr<ThreadPool> shared_pool() {
+  std::lock_guard<std::mutex> lock(g_pool_mutex);
   if (!g_pool) g_pool = std::make_shared<ThreadPool>(g_threads);
   return g_pool;
 }
+
+// What belongs to one JavaScript environment (the main thread's, a worker thread's): a reference
+// made in one environment cannot be used from another, so it is kept per environment, not static.
+struct AddonData {
+  Napi::FunctionReference model;
+};
 
 // ---- argument helpers ----
 
@@ -152,8 +163,6 @@ class Task : public Napi::AsyncWorker {
 
 class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
  public:
-  static Napi::FunctionReference constructor;
-
   static Napi::Function Define(Napi::Env env) {
     return DefineClass(env, "Model",
                        {
@@ -436,8 +445,6 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
   std::atomic<bool> busy_{false};
 };
 
-Napi::FunctionReference ModelWrap::constructor;
-
 // ---- Generation ----
 
 const char* finish_name(Finish f) {
@@ -471,7 +478,7 @@ class GenerationWrap : public Napi::ObjectWrap<GenerationWrap> {
   // seeds (one per prompt) gives each sequence its own stream; else sequence i uses seed + i.
   explicit GenerationWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<GenerationWrap>(info) {
     Napi::Env env = info.Env();
-    if (!info[0].IsObject() || !info[0].As<Napi::Object>().InstanceOf(ModelWrap::constructor.Value()))
+    if (!info[0].IsObject() || !info[0].As<Napi::Object>().InstanceOf(env.GetInstanceData<AddonData>()->model.Value()))
       throw type_error(env, "new Generation(model, prompts, options): model must be a Model");
     model_ = Napi::ObjectWrap<ModelWrap>::Unwrap(info[0].As<Napi::Object>());
     model_ref_ = Napi::Persistent(info[0].As<Napi::Object>());
@@ -641,7 +648,9 @@ Napi::Value Threads(const Napi::CallbackInfo& info) { return Napi::Number::New(i
 
 // setThreads(n): the pool for models created from now on (0: one per hardware thread).
 Napi::Value SetThreads(const Napi::CallbackInfo& info) {
-  g_threads = static_cast<int>(int_arg(info[0], "threads", 0, 1024));
+  const int threads = static_cast<int>(int_arg(info[0], "threads", 0, 1024));
+  std::lock_guard<std::mutex> lock(g_pool_mutex);
+  g_threads = threads;
   g_pool.reset();
   return info.Env().Undefined();
 }
@@ -653,7 +662,9 @@ Napi::Value PeakGflops(const Napi::CallbackInfo& info) {
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   Napi::Function model = ModelWrap::Define(env);
-  ModelWrap::constructor = Napi::Persistent(model);
+  auto* data = new AddonData();
+  data->model = Napi::Persistent(model);
+  env.SetInstanceData<AddonData>(data);
   exports.Set("Model", model);
   exports.Set("Generation", GenerationWrap::Define(env));
   exports.Set("gemm", Napi::Function::New(env, Gemm, "gemm"));

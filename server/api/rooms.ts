@@ -58,6 +58,8 @@ export function roomsRouter(ctx: ServerContext, adminToken: string): Router {
     }
     const room = matchMaker.getLocalRoomById(listing.roomId) as unknown as BaseRoom | undefined;
     if (!room) throw new HttpError(500, "the room was created but is not in this process");
+    // Kept in the store: the room comes back if the server is killed or restarted.
+    await ctx.persisted.add(room.registryEntry());
     res.status(201).json({ ...room.summary(), ...room.secrets() });
   });
 

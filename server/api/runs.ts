@@ -1,6 +1,6 @@
 /**
- * /api/runs: the store's runs, a run's episodes page by page, and one episode as socialized-context
- * JSON. A run id is looked up in the store's registry; only then is its folder (from the store,
+ * /api/runs: the store's runs, a run's episodes page by page, one episode as socialized-context
+ * JSON, and one episode's information-leak audit (what the web client's replay marks). A run id is looked up in the store's registry; only then is its folder (from the store,
  * not from the request) read. Runs of private rooms are shown only with the admin token, and a
  * human baseline's episodes only once it has ended.
  */
@@ -13,7 +13,9 @@ import type { RunRecord } from "../../store/run-store.js";
 import { DataError } from "../../worlds/core/errors.js";
 import { SocializedContextSchema, serializeSocializedContext } from "../../worlds/core/socialized-context.js";
 import type { ServerContext } from "../context.js";
+import { PathShower, publicRecords, publicRun } from "../security/public-run.js";
 import { isAdmin } from "./admin.js";
+import { auditRecord } from "../run-audit.js";
 import { HttpError, parseOr400 } from "./errors.js";
 
 const RunIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,120}$/, "not a run id");
@@ -27,6 +29,8 @@ type LogRecord = { context_id?: string; socialized_context?: unknown };
 
 export function runsRouter(ctx: ServerContext, adminToken: string): Router {
   const r = Router();
+  // No absolute path of the server's in any answer; a live run's seed and data file withheld.
+  const paths = new PathShower(ctx.store.root, ctx.dataRoots);
   const visible = (req: Request, run: RunRecord) => run.params.visibility !== "private" || isAdmin(req, adminToken);
   const runOf = (req: Request): RunRecord => {
     const id = parseOr400(RunIdSchema, req.params.runId, "path parameter runId");
@@ -38,14 +42,14 @@ export function runsRouter(ctx: ServerContext, adminToken: string): Router {
   r.get("/", (req, res) => {
     const { offset, limit } = parseOr400(Page, req.query, "query");
     const runs = ctx.store.list().filter((run) => visible(req, run));
-    res.json({ total: runs.length, offset, limit, runs: runs.slice(offset, offset + limit) });
+    res.json({ total: runs.length, offset, limit, runs: runs.slice(offset, offset + limit).map((run) => publicRun(run, paths, isAdmin(req, adminToken))) });
   });
 
   r.get("/:runId", (req, res) => {
     const run = runOf(req);
     const reportPath = join(ctx.store.dirOf(run), "report.json");
     const report = existsSync(reportPath) ? (JSON.parse(readFileSync(reportPath, "utf8")) as unknown) : null;
-    res.json({ run, report });
+    res.json({ run: publicRun(run, paths, isAdmin(req, adminToken)), report: paths.deep(report) });
   });
 
   /**
@@ -76,7 +80,17 @@ export function runsRouter(ctx: ServerContext, adminToken: string): Router {
     const { offset, limit } = parseOr400(Page, req.query, "query");
     // Benchmark logs write each story's context once; the page fills it in where a record names it.
     const page = pageOf(run, offset, limit);
-    res.json({ total: page.total, offset, limit, torn: page.torn, episodes: page.records });
+    res.json({ total: page.total, offset, limit, torn: page.torn, episodes: publicRecords(run, page.records, paths, isAdmin(req, adminToken)) });
+  });
+
+  /** The leak audit of one episode (server/run-audit.ts): as readable as the episode itself. */
+  r.get("/:runId/episodes/:index/audit", async (req, res) => {
+    const run = episodesOf(req);
+    const index = parseOr400(z.coerce.number().int().min(0), req.params.index, "path parameter index");
+    const world = parseOr400(z.object({ world: z.string().regex(/^[a-z0-9_-]{1,40}$/).optional() }), req.query, "query").world;
+    const page = pageOf(run, index, 1);
+    if (index >= page.total) throw new HttpError(404, `run ${run.id} has ${page.total} episodes; there is no episode ${index}`);
+    res.json(await auditRecord(page.records[0] as Parameters<typeof auditRecord>[0], index, world ? { world } : {}));
   });
 
   r.get("/:runId/episodes/:index", (req, res) => {
@@ -87,7 +101,7 @@ export function runsRouter(ctx: ServerContext, adminToken: string): Router {
     if (index >= page.total) throw new HttpError(404, `run ${run.id} has ${page.total} episodes; there is no episode ${index}`);
     const [record] = page.records;
     if (format === "record") {
-      res.json(record);
+      res.json(publicRecords(run, [record], paths, isAdmin(req, adminToken))[0]);
       return;
     }
     const context = SocializedContextSchema.safeParse(record?.socialized_context);

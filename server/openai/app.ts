@@ -12,6 +12,7 @@ import type { AddressInfo } from "node:net";
 import express from "express";
 import { repeatedId, type ServedModel } from "./models.js";
 import { OpenAiService } from "./service.js";
+import { v1Exposure, type V1Exposure } from "../security/v1-exposure.js";
 
 export interface PolicyServerOptions {
   readonly models: readonly ServedModel[];
@@ -20,6 +21,10 @@ export interface PolicyServerOptions {
   readonly apiKey?: string;
   readonly maxBatch?: number;
   readonly maxWaiting?: number;
+  /** Chat requests one client (address) may have in progress (default 32). */
+  readonly maxPerClient?: number;
+  /** Serve without a key on an address other than loopback (`--open`; the command says so loudly). */
+  readonly open?: boolean;
 }
 
 export interface PolicyServer {
@@ -27,20 +32,29 @@ export interface PolicyServer {
   readonly baseUrl: string;
   readonly port: number;
   readonly service: OpenAiService;
+  /** Who may use the API: this machine only, holders of the key, or anyone who can reach the port. */
+  readonly exposure: V1Exposure;
   close(): Promise<void>;
 }
 
 export async function startPolicyServer(opts: PolicyServerOptions): Promise<PolicyServer> {
   const twice = repeatedId(opts.models);
   if (twice !== undefined) throw new Error(`two models are served as "${twice}": name them apart (ID=DIR)`);
+  const exposure = v1Exposure(opts.host, opts.apiKey, opts.open ?? false, "--open");
   const models = [...opts.models];
   const service = new OpenAiService({
     models: () => models,
     ...(opts.apiKey ? { apiKey: opts.apiKey } : {}),
     ...(opts.maxBatch !== undefined ? { maxBatch: opts.maxBatch } : {}),
     ...(opts.maxWaiting !== undefined ? { maxWaiting: opts.maxWaiting } : {}),
+    ...(opts.maxPerClient !== undefined ? { maxPerClient: opts.maxPerClient } : {}),
   });
-  service.preload();
+  try {
+    await service.preload();
+  } catch (err) {
+    await service.close();
+    throw err;
+  }
   const app = express();
   app.disable("x-powered-by");
   app.use("/v1", service.router);
@@ -66,10 +80,12 @@ export async function startPolicyServer(opts: PolicyServerOptions): Promise<Poli
     baseUrl,
     port,
     service,
+    exposure,
     close: () =>
       (closing ??= (async () => {
-        service.close();
+        const stopped = service.close();
         http.closeAllConnections();
+        await stopped;
         await new Promise<void>((done) => http.close(() => done()));
       })()),
   };

@@ -68,8 +68,12 @@ export const errorHandler: ErrorRequestHandler = (err: unknown, _req, res, _next
   }
   if (err instanceof OpenAiError) return sendError(res, err);
   // body-parser's errors: a body over the limit, malformed JSON.
-  const e = err as { type?: string; status?: number; message?: string };
-  if (e.type === "entity.too.large") return sendError(res, new OpenAiError(413, "request body too large"));
+  const e = err as { type?: string; status?: number; message?: string; limit?: number };
+  if (e.type === "entity.too.large") {
+    // The rest of the upload is not read: the connection closes after the answer.
+    res.setHeader("connection", "close");
+    return sendError(res, new OpenAiError(413, `request body too large: this server reads at most ${e.limit ?? "?"} bytes (what the served models' contexts can hold)`, { code: "request_too_large" }));
+  }
   if (e.type === "entity.parse.failed") return sendError(res, new OpenAiError(400, "the request body is not valid JSON"));
   if (typeof e.status === "number" && e.status >= 400 && e.status < 500) return sendError(res, new OpenAiError(e.status, e.message ?? "bad request"));
   console.error(`[v1] ${(err as Error).stack ?? String(err)}`);

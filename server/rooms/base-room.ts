@@ -15,8 +15,14 @@ import { z } from "zod";
 import type { AgentReply, AgentTurn } from "../../worlds/core/agent.js";
 import type { TimestepRecord } from "../../worlds/core/episode.js";
 import type { World } from "../../worlds/core/world.js";
-import { serverContext, type LiveRoom, type ServerContext } from "../context.js";
+import { seatsHeldBy, serverContext, type LiveRoom, type ScreenedJoin, type ServerContext } from "../context.js";
 import type { RoomSummary, RoomType } from "../protocol.js";
+import { clientAddress } from "../security/client-address.js";
+import { addressKey, Refused, seatKey, waitText } from "../security/client-guard.js";
+import { PathShower } from "../security/public-run.js";
+import type { RestoreInfo } from "../room-registry.js";
+import type { RoomEntry } from "../../store/room-registry.js";
+import type { RunRecord } from "../../store/run-store.js";
 import { C2S, S2C, type ActionResultMessage, type SeatMessage, type TurnMessage, type TurnOverMessage } from "../protocol.js";
 import { HumanTurns, type PendingTurn } from "./human-turns.js";
 import { malformedFrame } from "./malformed-frame.js";
@@ -37,10 +43,19 @@ const CLIENT_ERRORS = new Set(["OptionsError", "DataError", "DataPathError"]);
 
 type JoinAuth = { role: "spectator"; name: string } | { role: "seat"; index: number; token: string; name: string };
 
+/** A reservation made and not used yet (Colyseus drops it after seatReservationTimeout). */
+interface Pending {
+  readonly address: string;
+  readonly join: ScreenedJoin;
+  readonly expires: number;
+}
+
 interface Holder {
   sessionId: string;
   token: string;
   name: string;
+  /** Where the person connected from (seats per address are capped). */
+  address: string;
   /** The seat is a position: when a looping room starts a new story, its holder plays the agent at the same place. */
   index: number;
   client: Client;
@@ -55,13 +70,21 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
   protected readonly ctx: ServerContext = serverContext();
   protected readonly abort = new AbortController();
   protected readonly createdAt = new Date();
+  /** Server paths as clients may see them (from the store or a data folder, never absolute). */
+  protected readonly paths = new PathShower(this.ctx.store.root, this.ctx.dataRoots);
   /** Shared by every spectator: encoded once per patch however many spectators watch. */
   private readonly spectatorView = new StateView();
   private readonly holders = new Map<string, Holder>();
   /** Private rooms: each seat a person may take has a token issued at creation. */
   private readonly seatTokens = new Map<number, string>();
   private spectatorToken: string | undefined;
+  /** Reservations not used yet, by session id. */
+  private readonly pending = new Map<string, Pending>();
+  /** When each client was last told it sends too much (one notice a second, not one per message). */
+  private readonly noticed = new WeakMap<Client, number>();
   protected reconnectSeconds = 60;
+  /** Set when this room replaces one of a server that is gone (room-registry.ts): its id, run, tokens and progress. */
+  protected restoring: RestoreInfo | undefined;
   /** The world being played and its current state (what a person's action is checked against). */
   protected world: AnyWorld | undefined;
   protected current: unknown;
@@ -89,12 +112,15 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
     state.turnDeadlineMs = opts.turnDeadlineMs;
     this.setState(state);
     this.reconnectSeconds = opts.reconnectSeconds;
-    if (opts.private) this.spectatorToken = newToken();
+    if (opts.private) this.spectatorToken = this.restoring?.secrets?.spectatorToken ?? newToken();
     this.autoDispose = false;
-    // A room is watched by people and tools, not by crowds: past this, joins are refused.
-    this.maxClients = 2000;
-    // A person sends a few actions a minute; anything near this is a broken or hostile client.
-    this.maxMessagesPerSecond = 30;
+    // Colyseus locks a room whose clients and reservations reach maxClients, seats included: a
+    // flood of reservations locked people out of their seats. Spectators are capped at
+    // reservation time instead (screenReservation), and seats never wait for room.
+    this.maxClients = Infinity;
+    // Messages are limited per address and seat token across reconnections (_onMessage below),
+    // not per connection, which a client sheds by reconnecting.
+    this.maxMessagesPerSecond = Infinity;
 
     this.onMessage(C2S.act, (client, message: unknown) => this.onAct(client, message));
     this.onMessage("*", (client, type: unknown) => {
@@ -126,13 +152,46 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
   /** Lists the room (REST API, lobby): the last step of a successful onCreate. */
   protected register(): void {
     this.ctx.rooms.set(this.roomId, this);
+    // A private room's run streams its progress only to holders of its tokens (progress-hub.ts).
+    if (this.state.visibility === "private" && this.state.runId) this.ctx.hub.restrict(this.state.runId, (token) => this.opens(token));
+  }
+
+  /** Whether `token` is one this private room handed out (its spectator token or a seat token). */
+  private opens(token: string): boolean {
+    if (sameSecret(token, this.spectatorToken)) return true;
+    for (const t of this.seatTokens.values()) if (sameSecret(token, t)) return true;
+    return false;
   }
 
   /** Issues a token for every seat a person may take now (private rooms: given to whoever created the room). */
   protected issueSeatTokens(humanIndexes: readonly number[]): void {
     if (this.state.visibility !== "private") return;
-    for (const i of humanIndexes) if (!this.seatTokens.has(i)) this.seatTokens.set(i, newToken());
+    const restored = this.restoring?.secrets?.seatTokens ?? [];
+    for (const i of humanIndexes) if (!this.seatTokens.has(i)) this.seatTokens.set(i, restored.find((t) => t.index === i)?.token ?? newToken());
   }
+
+  /** What the room registry keeps of a room the API created, to bring it back after a restart. */
+  registryEntry(): Omit<RoomEntry, "owner"> {
+    const secrets = this.secrets();
+    return {
+      roomId: this.roomId,
+      type: this.roomType as RoomEntry["type"],
+      options: this.resolvedOptions(),
+      createdAt: this.createdAt.toISOString(),
+      ...(this.state.runId ? { runId: this.state.runId } : {}),
+      ...(this.state.visibility === "private" ? { secrets: { ...(secrets.spectatorToken ? { spectatorToken: secrets.spectatorToken } : {}), seatTokens: secrets.seatTokens.map(({ index, token }) => ({ index, token })) } } : {}),
+    };
+  }
+
+  /** A restored room's run, running again (its log keeps what was played before the restart). */
+  protected async reopenRun(): Promise<RunRecord | undefined> {
+    const id = this.restoring?.runId;
+    if (!id || !this.ctx.store.get(id)) return undefined;
+    return this.ctx.store.update(id, { status: "running" });
+  }
+
+  /** The room's options as it resolved them (seeds it drew included): what a restart recreates it from. */
+  protected abstract resolvedOptions(): Record<string, unknown>;
 
   /** The secrets a private room's creator receives. */
   secrets(): { spectatorToken?: string; seatTokens: { index: number; agent: string; token: string }[] } {
@@ -264,7 +323,7 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
       observation: {
         text: turn.observation.text,
         sameAsState: turn.observation.sameAsState ?? false,
-        ...(turn.observation.data !== undefined ? { data: turn.observation.data } : {}),
+        ...(turn.observation.data !== undefined ? { data: this.shownData(turn.observation.data) } : {}),
       },
       mentalState: world.mentalState?.(this.current, p.agent) ?? "",
       actionSchema: schema,
@@ -272,6 +331,11 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
       noop: world.noop(this.current, p.agent),
       ...(turn.deadline !== undefined ? { deadline: turn.deadline } : {}),
     };
+  }
+
+  /** An observation's structured data as the seat's person is sent it (a benchmark room hides its item ids). */
+  protected shownData(data: unknown): unknown {
+    return data;
   }
 
   /** Who produced each agent's action at `timestep`: the person, the fallback, or the controller. */
@@ -285,10 +349,11 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
   }
 
   /** Appends a recorded timestep: the public tick, the world's view, and each agent's own view. */
-  protected recordTimestep(rec: TimestepRecord, sources: Readonly<Record<string, string>>): void {
+  /** `leaks`: the live audit's findings in this timestep's actions (JSON), shown with the world's step. */
+  protected recordTimestep(rec: TimestepRecord, sources: Readonly<Record<string, string>>, leaks = ""): void {
     const state = this.state;
     pushBounded(state.timeline, tickNow(rec.timestep), MAX_HISTORY);
-    const world = perspectiveStep({ timestep: rec.timestep, text: rec.state, sameAsState: true });
+    const world = perspectiveStep({ timestep: rec.timestep, text: rec.state, sameAsState: true, leaks });
     pushBounded(state.perspectives.get(WORLD_PERSPECTIVE)?.steps, world, MAX_HISTORY);
     for (const a of [...state.agents]) {
       const steps = state.perspectives.get(a)?.steps;
@@ -311,12 +376,87 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
 
   protected setStatus(status: string, note = ""): void {
     this.state.status = status;
-    this.state.note = note;
+    // Everyone reads the note: an error naming a file names it without the server's folders.
+    this.state.note = this.paths.text(note);
   }
 
   // ---- joining ------------------------------------------------------------------------------
 
-  override onAuth(_client: Client, raw: unknown): JoinAuth {
+  /**
+   * Checked twice with the same options: when the seat is reserved (matchmake-gate.ts), so that
+   * nothing is reserved for a client that may not join, and when the client connects.
+   */
+  override onAuth(client: Client, raw: unknown): JoinAuth & { address: string } {
+    const auth = this.authorize(raw);
+    const reservation = this.pending.get(client.sessionId);
+    this.pending.delete(client.sessionId);
+    const address = reservation?.address ?? clientAddress(client);
+    if (auth.role === "seat") {
+      const blocked = this.ctx.guard.penalties.check(seatKey(auth.token), addressKey(address));
+      if (!blocked.ok) throw new ServerError(ErrorCode.AUTH_FAILED, `too many messages from this seat: wait ${waitText(blocked.retryAfterMs)}`);
+    }
+    return { ...auth, address };
+  }
+
+  screenReservation(raw: unknown, address: string): ScreenedJoin & { hold: string } {
+    const join = this.screen(raw, address);
+    // Held from now, not from when the reservation is made: concurrent requests count each other.
+    const hold = `hold:${newToken()}`;
+    this.pending.set(hold, { address, join, expires: Date.now() + this.seatReservationTimeout * 1000 });
+    return { ...join, hold };
+  }
+
+  reserved(hold: string, sessionId: string | undefined): void {
+    const p = this.pending.get(hold);
+    this.pending.delete(hold);
+    if (p && sessionId !== undefined) this.pending.set(sessionId, p);
+  }
+
+  private screen(raw: unknown, address: string): ScreenedJoin {
+    const auth = this.authorize(raw);
+    const now = Date.now();
+    for (const [id, p] of this.pending) if (p.expires <= now) this.pending.delete(id);
+    let mine = 0;
+    let spectatorsWaiting = 0;
+    for (const p of this.pending.values()) {
+      if (p.address === address) mine++;
+      if (p.join.role === "spectator") spectatorsWaiting++;
+    }
+    const limits = this.ctx.guard.limits;
+    if (mine >= limits.pendingPerAddress) {
+      throw new Refused(429, `your address holds ${mine} reservations of this room it has not used: connect with them, or wait until they expire (${this.seatReservationTimeout} s)`, this.seatReservationTimeout * 1000);
+    }
+    if (auth.role === "spectator") {
+      const seated = [...this.holders.values()].filter((h) => h.connected).length;
+      if (this.clients.length - seated + spectatorsWaiting >= limits.spectatorsPerRoom) {
+        throw new Refused(503, `this room has as many spectators as it takes (${limits.spectatorsPerRoom}); try again later`, 10_000);
+      }
+      return { role: "spectator" };
+    }
+    const blocked = this.ctx.guard.penalties.check(seatKey(auth.token));
+    if (!blocked.ok) throw new Refused(429, `too many messages from this seat: wait ${waitText(blocked.retryAfterMs)}`, blocked.retryAfterMs);
+    // Coming back to one's own seat takes no new one; a public room's new seat counts against the address.
+    const own = [...this.holders.values()].some((h) => h.index === auth.index && sameSecret(h.token, auth.token));
+    if (!own && this.state.visibility === "public") {
+      const held = seatsHeldBy(this.ctx, address);
+      if (held >= limits.seatsPerAddress) {
+        throw new Refused(429, `your address holds ${held} seats already (at most ${limits.seatsPerAddress} at once): leave one first`);
+      }
+    }
+    return { role: "seat", index: auth.index };
+  }
+
+  seatsHeldBy(address: string): number {
+    if (this.state.visibility !== "public") return 0;
+    const now = Date.now();
+    let n = 0;
+    for (const h of this.holders.values()) if (h.address === address) n++;
+    for (const p of this.pending.values()) if (p.address === address && p.join.role === "seat" && p.expires > now) n++;
+    return n;
+  }
+
+  /** Who may join with these options: a spectator, or a seat's holder (with its token). */
+  private authorize(raw: unknown): JoinAuth {
     const parsed = JoinOptionsSchema.safeParse(raw ?? {});
     if (!parsed.success) throw new ServerError(ErrorCode.AUTH_FAILED, `bad join options: ${describeIssues(parsed.error)}`);
     let { seat } = parsed.data;
@@ -365,7 +505,7 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
     return undefined;
   }
 
-  override onJoin(client: Client, _options: unknown, auth: JoinAuth): void {
+  override onJoin(client: Client, _options: unknown, auth: JoinAuth & { address: string }): void {
     if (auth.role === "spectator") {
       client.view = this.spectatorView;
       return;
@@ -379,7 +519,7 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
       existing.client.leave(CloseCode.CONSENTED, "the seat was taken over by a new connection");
     }
     client.view = new StateView();
-    const holder: Holder = { sessionId: client.sessionId, token: auth.token, name: auth.name, index: auth.index, client, connected: true };
+    const holder: Holder = { sessionId: client.sessionId, token: auth.token, name: auth.name, address: auth.address, index: auth.index, client, connected: true };
     this.holders.set(client.sessionId, holder);
     this.placeHolder(holder);
     this.resendTurn(holder);
@@ -418,6 +558,12 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
     if (!h) {
       // The seat was taken over while this connection was away.
       client.leave(CloseCode.CONSENTED, "the seat was taken over by a new connection");
+      return;
+    }
+    const blocked = this.ctx.guard.penalties.check(seatKey(h.token), addressKey(clientAddress(client)));
+    if (!blocked.ok) {
+      client.error(ErrorCode.APPLICATION_ERROR, `too many messages from this seat: wait ${waitText(blocked.retryAfterMs)}`);
+      client.leave(CloseCode.WITH_ERROR);
       return;
     }
     h.client = client;
@@ -461,6 +607,29 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
     if ((method === "onAuth" || method === "onJoin") && error.cause instanceof ServerError) return;
     if (method === "onCreate" && (error.cause instanceof ServerError || CLIENT_ERRORS.has((error.cause as Error | undefined)?.name ?? ""))) return;
     console.error(`[room ${this.roomId} ${this.roomType}] ${method}: ${error.stack ?? error.message}`);
+  }
+
+  /**
+   * Whether a frame from `client` is within its address's and its seat's rates (client-guard.ts).
+   * Past them it is dropped (with one notice a second); a client that keeps on is cut off and its
+   * address and seat token back off before they may join or reconnect again. The seat is kept for
+   * its person, as for a dropped connection.
+   */
+  admitMessage(client: Client): boolean {
+    const seatToken = this.holders.get(client.sessionId)?.token;
+    const verdict = this.ctx.guard.message(clientAddress(client), seatToken);
+    if (verdict.kind === "ok") return true;
+    if (verdict.kind === "cut") {
+      client.error(ErrorCode.APPLICATION_ERROR, `too many messages: cut off; wait ${waitText(verdict.blockedMs)} before joining again`);
+      client.leave(CloseCode.WITH_ERROR);
+      return false;
+    }
+    const now = Date.now();
+    if (now - (this.noticed.get(client) ?? 0) >= 1000) {
+      this.noticed.set(client, now);
+      client.send(S2C.error, { error: `too many messages: this one was dropped; send again in ${waitText(verdict.retryAfterMs)}` });
+    }
+    return false;
   }
 
   summary(): RoomSummary {
@@ -509,6 +678,9 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
    * bad request). Anything else is the server's error, and is printed.
    */
   override async onCreate(raw: unknown): Promise<void> {
+    this.restoring = this.ctx.persisted.claim(raw);
+    // Colyseus lists the room under the id it has when onCreate returns.
+    if (this.restoring) this.roomId = this.restoring.roomId;
     try {
       await this.create(raw);
     } catch (err) {
@@ -525,6 +697,10 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
       await this.finish();
     } finally {
       this.ctx.rooms.delete(this.roomId);
+      this.ctx.persisted.forget(this.roomId);
+      // (A room whose options were refused has no state.)
+      const state = this.state as RoomState | undefined;
+      if (state?.visibility === "private" && state.runId) this.ctx.hub.release(state.runId);
       this.spectatorView.dispose();
     }
   }
@@ -540,6 +716,7 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
 type OnMessage = (this: Room, client: Client, frame: Uint8Array) => void;
 const colyseusOnMessage = (Room.prototype as unknown as { _onMessage: OnMessage })._onMessage;
 (BaseRoom.prototype as unknown as { _onMessage: OnMessage })._onMessage = function (client, frame) {
+  if (!(this as BaseRoom).admitMessage(client)) return;
   const problem = frame instanceof Uint8Array && frame.byteLength > 0 ? malformedFrame(frame) : undefined;
   if (problem === undefined) return colyseusOnMessage.call(this, client, frame);
   client.error(ErrorCode.INVALID_PAYLOAD, `malformed message: ${problem}`);

@@ -2,21 +2,21 @@
  * The `benchmark` room: runs a benchmark file (or a generated set) question by question with the
  * agent under test in the respondent's seat, in a run session as `socialworld bench` does
  * (benchmarks/session.ts: the same run, log and report). With `agent: "human"` a person takes the
- * seat and answers: the run is a human baseline, in the same report format. Progress and scores stream to the room's state and
- * to the socket.io `/progress` namespace.
+ * seat and answers: the run is a human baseline, in the same report format. Progress and scores
+ * stream to the room's state and to the socket.io `/progress` namespace. A room the server brings
+ * back after a restart takes its run up where its log ends, as `bench --resume` does.
  */
-import { existsSync, mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { createHmac, randomBytes } from "node:crypto";
 import type { Agent } from "../../worlds/core/agent.js";
 import { loadAgent } from "../../agents/registry.js";
 import type { Benchmark, BenchItem, Mode } from "../../worlds/question/benchmark.js";
 import { RunAborted, type ItemResult } from "../../benchmarks/runner.js";
 import { BenchmarkSession, summaryOf } from "../../benchmarks/session.js";
-import { writeFileAtomic } from "../../store/write-atomic.js";
-import { QuestionWorld, type QuestionTask } from "../../worlds/question/world.js";
+import { QuestionWorld, questionTaskOf, type QuestionTask } from "../../worlds/question/world.js";
 import { loadBenchmark, loadGenerator } from "../../worlds/registry.js";
 import { resolveDataPath } from "../data-path.js";
 import { BaseRoom } from "./base-room.js";
+import { generatedSet } from "./generated-set.js";
 import { pause } from "./pause.js";
 import { BenchmarkOptionsSchema, OptionsError, parseOptions, type BenchmarkOptions } from "./options.js";
 import { SeatAgent } from "./seat-agent.js";
@@ -36,6 +36,8 @@ export class BenchmarkRoom extends BaseRoom {
   private session!: BenchmarkSession;
   private playing: Promise<void> | undefined;
   private readonly questionWorld = new QuestionWorld(() => 0);
+  /** Keys the opaque item ids clients see (one per room). */
+  private readonly idKey = randomBytes(16);
 
   protected async create(raw: unknown): Promise<void> {
     const opts = parseOptions(BenchmarkOptionsSchema, raw, "benchmark room");
@@ -50,8 +52,10 @@ export class BenchmarkRoom extends BaseRoom {
 
     // Bad input stops here, before a run exists: a path outside the data folders, a bad file.
     const file = opts.data !== undefined ? resolveDataPath(opts.data, this.ctx.dataRoots) : await this.generated(opts);
-    this.data = opts.data ?? file;
-    let items = benchmark.load(file);
+    // As clients may see it: from the data folder or the store, never the server's absolute path.
+    this.data = this.paths.path(file);
+    let items = benchmark.loadInSlices ? await benchmark.loadInSlices(file) : benchmark.load(file);
+    for (const warning of benchmark.warnings ?? []) console.warn(`[room ${this.roomId}] warning: ${warning}`);
     if (opts.limit !== undefined) items = items.slice(0, opts.limit);
     if (items.length === 0) throw new OptionsError(`${file}: no questions`);
     this.items = items;
@@ -79,6 +83,9 @@ export class BenchmarkRoom extends BaseRoom {
     this.state.progress = progress;
     this.state.episode = 1;
 
+    // A restored room's run goes on where its log ends: the session takes it up as `bench --resume`
+    // does (the questions logged before the server was killed are not asked again).
+    const resume = this.restoring?.runId && this.ctx.store.get(this.restoring.runId) ? this.restoring.runId : undefined;
     this.session = await BenchmarkSession.start({
       store: this.ctx.store,
       benchmark,
@@ -88,27 +95,43 @@ export class BenchmarkRoom extends BaseRoom {
       data: this.data,
       ...(opts.limit !== undefined ? { limit: opts.limit } : {}),
       title: this.state.title,
-      params: { room: this.roomId, visibility: this.state.visibility },
+      params: { generate: opts.generate ?? null, room: this.roomId, visibility: this.state.visibility },
+      ...(resume ? { resume } : {}),
     });
     this.state.runId = this.session.run.id;
+    items.forEach((item, i) => {
+      const r = this.session.done.get(item.id);
+      if (r) this.tally(i + 1, r, this.sourceOf(r));
+    });
     this.playing = this.play();
     this.register();
   }
 
-  /** A generated set, written once under the store (the same n and seed give the same file). */
+  protected resolvedOptions(): Record<string, unknown> {
+    return { ...this.opts };
+  }
+
+  /** A generated set, written once under the store (the same n and seed give the same file), off the event loop. */
   private async generated(opts: BenchmarkOptions): Promise<string> {
     const gen = await loadGenerator(opts.benchmark).catch((err: Error) => {
       throw new OptionsError(`generate: ${err.message}`);
     });
     const { n, seed } = opts.generate!;
     if (gen.least && n < gen.least.n) throw new OptionsError(`generate.n: ${gen.least.why}`);
-    const dir = join(this.ctx.store.root, "generated");
-    mkdirSync(dir, { recursive: true });
-    const out = join(dir, `${opts.benchmark}-n${n}-seed${seed}.txt`);
-    if (existsSync(out)) return out;
-    const set = await gen.generate(n, seed, out);
-    for (const file of set.files) writeFileAtomic(file.path, file.text);
-    return set.data;
+    return generatedSet(this.ctx.store.root, opts.benchmark, n, seed);
+  }
+
+  /**
+   * A question's id as clients see it while the run is live: opaque. The real one (a generated
+   * file's name holds its size and seed) would let a person regenerate the set with its labels.
+   */
+  private opaqueId(itemId: string): string {
+    return `q-${createHmac("sha256", this.idKey).update(itemId).digest("base64url").slice(0, 12)}`;
+  }
+
+  protected override shownData(data: unknown): unknown {
+    const task = questionTaskOf(data);
+    return task ? { ...task, itemId: this.opaqueId(task.itemId) } : data;
   }
 
   private async play(): Promise<void> {
@@ -124,6 +147,11 @@ export class BenchmarkRoom extends BaseRoom {
     let failed: Error | undefined;
     try {
       for (let i = 0; i < this.items.length && !signal.aborted; i++) {
+        const logged = this.session.done.get(this.items[i]!.id);
+        if (logged) {
+          results.push(logged);
+          continue;
+        }
         if (human) await this.waitForPerson(signal);
         if (signal.aborted) break;
         this.setStatus("running");
@@ -165,17 +193,21 @@ export class BenchmarkRoom extends BaseRoom {
 
   private showQuestion(n: number, item: BenchItem, task: QuestionTask): { world: PerspectiveStep; mine: PerspectiveStep } {
     pushBounded(this.state.timeline, tickNow(n), RECENT * 5);
-    const world = perspectiveStep({ timestep: n, text: item.question, sameAsState: true, data: JSON.stringify({ id: item.id, type: item.type, question: item.question, story: task.story }) });
-    const mine = perspectiveStep({ timestep: n, text: task.prompt, sameAsState: false, data: JSON.stringify(task) });
+    const world = perspectiveStep({ timestep: n, text: item.question, sameAsState: true, data: JSON.stringify({ id: this.opaqueId(item.id), type: item.type, question: item.question, story: task.story }) });
+    const mine = perspectiveStep({ timestep: n, text: task.prompt, sameAsState: false, data: JSON.stringify(this.shownData(task)) });
     pushBounded(this.state.perspectives.get(WORLD_PERSPECTIVE)?.steps, world, RECENT * 5);
     pushBounded(this.state.perspectives.get(RESPONDENT)?.steps, mine, RECENT * 5);
     this.broadcastPatch();
     return { world, mine };
   }
 
+  /** Who answered: the agent or the person, or nobody in time ("timeout") or well ("error": the fallback answered). */
+  private sourceOf(r: ItemResult): string {
+    return r.error ? (r.failure === "timeout" ? "timeout" : "error") : this.controller ? "agent" : "human";
+  }
+
   private showResult(n: number, steps: { world: PerspectiveStep; mine: PerspectiveStep }, r: ItemResult): void {
-    // Unanswered: past the deadline ("timeout") or the agent failed ("error"); the loop's fallback answered.
-    const source = r.error ? (r.failure === "timeout" ? "timeout" : "error") : this.controller ? "agent" : "human";
+    const source = this.sourceOf(r);
     steps.mine.action = r.answer === "" ? "none" : `answers: ${r.answer}`;
     steps.mine.source = r.error ? "fallback" : source;
     steps.world.data = JSON.stringify({
@@ -186,6 +218,16 @@ export class BenchmarkRoom extends BaseRoom {
       correct: r.correct,
       ...(r.error ? { error: r.error } : {}),
     });
+    this.tally(n, r, source);
+    this.broadcastPatch();
+    this.ctx.hub.publish("progress", {
+      ...this.progressEvent(),
+      last: { index: n, type: r.type, correct: r.correct, source },
+    });
+  }
+
+  /** Counts question `n`'s result in the score table. */
+  private tally(n: number, r: ItemResult, source: string): void {
     const p = this.state.progress!;
     p.done++;
     if (r.correct) p.correct++;
@@ -205,11 +247,6 @@ export class BenchmarkRoom extends BaseRoom {
     outcome.correct = r.correct;
     outcome.source = source;
     pushBounded(p.recent, outcome, RECENT);
-    this.broadcastPatch();
-    this.ctx.hub.publish("progress", {
-      ...this.progressEvent(),
-      last: { index: n, type: r.type, correct: r.correct, source },
-    });
   }
 
   private progressEvent() {

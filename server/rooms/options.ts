@@ -3,6 +3,7 @@
  * the REST API's request bodies, so a bad option is refused with the field that is wrong before a
  * room exists.
  */
+import { randomInt } from "node:crypto";
 import { z } from "zod";
 import { checkAgentSpec } from "../../agents/registry.js";
 import { MODES } from "../../worlds/question/benchmark.js";
@@ -42,11 +43,16 @@ const seatController = z.union([z.literal("scripted"), z.literal("none"), agentS
 
 const title = z.string().trim().min(1).max(120);
 const seed = z.number().int().min(0).max(2 ** 32 - 1);
+/**
+ * An absent seed is drawn at random, not 0: a seed anyone can guess lets a seated client replay
+ * the story offline and read the other agents' minds (the run publishes it when it ends).
+ */
+const drawnSeed = () => randomInt(0, 2 ** 32);
 
 export const SimulationOptionsSchema = z
   .object({
     world: z.enum(WORLD_NAMES as [string, ...string[]], { error: `expected one of ${WORLD_NAMES.join(", ")}` }),
-    seed: seed.default(0),
+    seed: seed.default(drawnSeed),
     /** Per-agent controller by agent name; agents not named get `defaultAgent`. */
     agents: z.preprocess(refuseProtoKey, z.record(z.string().min(1).max(64), seatController).default({})),
     defaultAgent: seatController.default("scripted"),
@@ -69,6 +75,11 @@ export const SimulationOptionsSchema = z
     reconnectSeconds: z.number().int().min(0).max(3600).default(60),
     /** Keep a finished room open this long for viewing, then close it. */
     lingerSeconds: z.number().int().min(0).max(86_400).default(600),
+    /**
+     * Audit every action live for information leaks (facts its agent never perceived): marked on the
+     * world's timeline (spectators only) and logged with each episode.
+     */
+    audit: z.boolean().default(false),
     /** Train the seats' `policy:DIR` on the room's episodes on a schedule, and play each new checkpoint (server/self-play/). */
     selfPlay: SelfPlayOptionsSchema.optional(),
   })
@@ -119,7 +130,7 @@ export const BenchmarkOptionsSchema = z
     /** A benchmark file under one of the server's data roots. */
     data: z.string().min(1).max(1000).optional(),
     /** A generated set instead of a file. */
-    generate: z.object({ n: z.number().int().min(1).max(10_000), seed: seed.default(0) }).strict().optional(),
+    generate: z.object({ n: z.number().int().min(1).max(10_000), seed: seed.default(drawnSeed) }).strict().optional(),
     limit: z.number().int().min(1).optional(),
     /** The agent under test, or "human": a person takes the respondent's seat and answers. */
     agent: z.union([z.literal("human"), agentSpec]).default("simulation"),

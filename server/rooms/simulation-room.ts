@@ -8,6 +8,7 @@ import type { Agent } from "../../worlds/core/agent.js";
 import { loadAgent } from "../../agents/registry.js";
 import { EpisodeLog } from "../../store/episode-log.js";
 import type { RunRecord } from "../../store/run-store.js";
+import { auditContext, LeakAuditor, type FactSource } from "../../worlds/core/leak-audit.js";
 import { runEpisode } from "../../worlds/core/loop.js";
 import { toSocializedContext } from "../../worlds/core/socialize.js";
 import { BaseRoom } from "./base-room.js";
@@ -22,6 +23,8 @@ export class SimulationRoom extends BaseRoom {
   protected readonly roomType = "simulation";
   private opts!: SimulationOptions;
   private scenarios!: ScenarioFactory;
+  /** The world's fact vocabulary, for a room with `audit: true` (none: nothing to audit with). */
+  private facts: FactSource | undefined;
   private run: RunRecord | undefined;
   private log: EpisodeLog | undefined;
   private playing: Promise<void> | undefined;
@@ -35,6 +38,7 @@ export class SimulationRoom extends BaseRoom {
     this.opts = opts;
     const selfPlaySpec = opts.selfPlay ? trainedSpec(opts) : undefined;
     const world = await loadWorld(opts.world);
+    this.facts = world.facts;
     this.scenarios = await loadScenario(opts.world).catch((err: Error) => {
       throw new OptionsError(`bad simulation room options: world: ${err.message}`);
     });
@@ -46,23 +50,31 @@ export class SimulationRoom extends BaseRoom {
       tickMs: opts.tickMs,
       turnDeadlineMs: opts.turnDeadlineMs,
     });
+    // A room restored after its server was killed plays the episode it was in again, from its start.
+    const restored = this.restoring?.episode;
+    const firstSeed = restored?.seed ?? opts.seed;
+    if (restored) this.episodes = restored.number - 1;
     // The first scenario now, so that seats exist (and private seat tokens can be handed out) at creation.
-    const first = await this.scenarios.create(opts.seed);
+    const first = await this.scenarios.create(firstSeed);
     checkSeatNames(opts, first.world.agents(first.initialState));
-    const controllers = await this.beginEpisode(first, opts.seed);
-    this.run = await this.ctx.store.create("room", this.state.title, {
+    const controllers = await this.beginEpisode(first, firstSeed);
+    this.run = (await this.reopenRun()) ?? (await this.ctx.store.create("room", this.state.title, {
       room: this.roomId,
       type: "simulation",
       world: opts.world,
       seed: opts.seed,
       loop: opts.loop,
       visibility: this.state.visibility,
-    });
+    }));
     this.state.runId = this.run.id;
     this.log = new EpisodeLog(this.ctx.store.episodesPath(this.run));
     if (selfPlaySpec) this.joinSelfPlay(opts, selfPlaySpec);
-    this.playing = this.play(first, controllers);
+    this.playing = this.play(first, firstSeed, controllers);
     this.register();
+  }
+
+  protected resolvedOptions(): Record<string, unknown> {
+    return { ...this.opts };
   }
 
   /**
@@ -98,7 +110,10 @@ export class SimulationRoom extends BaseRoom {
     this.setAgents(scenario.world, scenario.initialState, seats);
     this.issueSeatTokens(seats.flatMap((s, i) => (s.human ? [i] : [])));
     this.state.episode = ++this.episodes;
-    this.state.seed = String(seed);
+    this.ctx.persisted.episode(this.roomId, this.episodes, seed);
+    // Withheld while the run is live (a seated client could replay the stories offline and read
+    // the other agents' minds); published when it ends.
+    this.state.seed = "";
     const controllers = new Map<string, Agent<unknown> | undefined>();
     for (const s of seats) {
       controllers.set(
@@ -109,9 +124,9 @@ export class SimulationRoom extends BaseRoom {
     return controllers;
   }
 
-  private async play(first: Scenario, firstControllers: Map<string, Agent<unknown> | undefined>): Promise<void> {
+  private async play(first: Scenario, firstSeed: number, firstControllers: Map<string, Agent<unknown> | undefined>): Promise<void> {
     let scenario = first;
-    let seed = this.opts.seed;
+    let seed = firstSeed;
     let controllers = firstControllers;
     const signal = this.abort.signal;
     try {
@@ -127,6 +142,7 @@ export class SimulationRoom extends BaseRoom {
         controllers = await this.beginEpisode(scenario, seed);
       }
       if (!signal.aborted) {
+        this.state.seed = String(this.opts.seed);
         this.setStatus("finished", `${this.episodes} episode${this.episodes === 1 ? "" : "s"} played`);
         await this.closeRun("done");
         // A finished room stays open for viewing, then closes.
@@ -167,6 +183,9 @@ export class SimulationRoom extends BaseRoom {
     for (const [name, controller] of controllers) agents[name] = new SeatAgent(name, controller, host);
     const names = [...controllers.keys()];
     const signal = this.abort.signal;
+    // The live audit reads each timestep as it is recorded (names and truths from the initial state).
+    const facts = this.opts.audit ? this.facts?.forEpisode({ agents_names: names, socialized_context: [] }, scenario.initialState) : undefined;
+    const auditor = facts ? new LeakAuditor(names, facts.vocabulary, facts.initialTruths) : undefined;
     const episode = await runEpisode(world, {
       seed,
       initialState: scenario.initialState,
@@ -178,7 +197,8 @@ export class SimulationRoom extends BaseRoom {
       signal,
       onTimestep: async (rec, next) => {
         this.current = next;
-        this.recordTimestep(rec, this.sourcesAt(rec.timestep, names));
+        const leaks = auditor?.step(toSocializedContext({ agents: names, steps: [rec] }, { mentalStates: false }).socialized_context[0]!) ?? [];
+        this.recordTimestep(rec, this.sourcesAt(rec.timestep, names), leaks.length ? JSON.stringify(leaks) : "");
         await pause(this.opts.tickMs, signal);
       },
     });
@@ -192,6 +212,14 @@ export class SimulationRoom extends BaseRoom {
         turns: episode.turns.filter((t) => trained.has(t.agent)).map((t) => ({ agent: t.agent, timestep: t.timestep, observation: t.observation.text })),
       });
     }
+    const context = toSocializedContext(episode);
+    // Logged with the structured actions and raw replies the live audit did not have.
+    const audit = facts
+      ? auditContext(context, facts.vocabulary, {
+          initialTruths: facts.initialTruths,
+          turns: episode.turns.map((t) => ({ agent: t.agent, timestep: t.timestep, action: t.action, actionText: t.actionText, ...(t.raw ? { raw: t.raw } : {}) })),
+        })
+      : undefined;
     this.log?.append({
       kind: "room_episode",
       run: this.run?.id ?? null,
@@ -204,7 +232,8 @@ export class SimulationRoom extends BaseRoom {
       seats: Object.fromEntries(
         names.map((n) => [n, { controller: this.state.seats.get(n)?.controller ?? "", person: this.state.seats.get(n)?.occupant || null }]),
       ),
-      socialized_context: toSocializedContext(episode),
+      socialized_context: context,
+      ...(audit ? { audit } : {}),
       turns: episode.turns.map((t) => ({
         agent: t.agent,
         timestep: t.timestep,
@@ -212,6 +241,7 @@ export class SimulationRoom extends BaseRoom {
         action: t.action,
         actionText: t.actionText,
         source: t.source,
+        ...(t.raw ? { raw: t.raw } : {}),
         ...(t.error ? { error: t.error } : {}),
         latencyMs: Math.round(t.latencyMs * 1000) / 1000,
         ...(t.info ? { info: t.info } : {}),

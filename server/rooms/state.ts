@@ -65,13 +65,24 @@ export const PerspectiveStep = schema(
     source: t.string(),
     /** The world's structured observation (JSON), for programs and the web client. */
     data: t.string(),
+    /** World: the leaks the live audit found in this timestep's actions (JSON list), "" when none or not audited. */
+    leaks: t.string(),
   },
   "PerspectiveStep",
 );
 export type PerspectiveStep = SchemaType<typeof PerspectiveStep>;
 
 /** A step with every field set (schema instances start empty); the world's steps leave the agent fields "". */
-export function perspectiveStep(f: { timestep: number; text: string; sameAsState: boolean; mentalState?: string; action?: string; source?: string; data?: string }): PerspectiveStep {
+export function perspectiveStep(f: {
+  timestep: number;
+  text: string;
+  sameAsState: boolean;
+  mentalState?: string;
+  action?: string;
+  source?: string;
+  data?: string;
+  leaks?: string;
+}): PerspectiveStep {
   const step = new PerspectiveStep();
   step.timestep = f.timestep;
   step.text = f.text;
@@ -80,6 +91,7 @@ export function perspectiveStep(f: { timestep: number; text: string; sameAsState
   step.action = f.action ?? "";
   step.source = f.source ?? "";
   step.data = f.data ?? "";
+  step.leaks = f.leaks ?? "";
   return step;
 }
 
@@ -161,6 +173,7 @@ export const RoomState = schema(
     visibility: t.string(),
     runId: t.string(),
     episode: t.uint32(),
+    /** The run's first seed (episode n plays seed + n - 1), published when the run ends: "" while it is live (it would tell a seated client the stories). */
     seed: t.string(),
     tickMs: t.uint32(),
     turnDeadlineMs: t.uint32(),

@@ -6,8 +6,10 @@
 import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { chromium, type BrowserContext } from "playwright-core";
+import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { afterAll, beforeAll } from "vitest";
 import { build } from "vite";
+import { startTestServer, type TestServer } from "../server/harness.js";
 
 export const CHROMIUM = "/usr/bin/chromium";
 const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
@@ -27,4 +29,33 @@ export async function buildClient(): Promise<string> {
 /** A browser with a fresh profile (its own --user-data-dir); the caller closes it. */
 export function launchBrowser(viewport = { width: 1280, height: 900 }): Promise<BrowserContext> {
   return chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), "sw-chromium-")), { executablePath: CHROMIUM, headless: true, args: ARGS, viewport });
+}
+
+/**
+ * For a test file: a server with the client built (`session.ts`, set before the tests run) and
+ * `page()`, a page in a fresh browser profile whose errors are printed; all closed after the file.
+ */
+export function clientSession(): { readonly ts: TestServer; page(): Promise<Page> } {
+  const contexts: BrowserContext[] = [];
+  let server: TestServer | undefined;
+  beforeAll(async () => {
+    if (chromiumAvailable) server = await startTestServer({ clientDir: await buildClient() });
+  }, 120_000);
+  afterAll(async () => {
+    for (const c of contexts) await c.close();
+    await server?.close();
+  });
+  return {
+    get ts() {
+      if (!server) throw new Error("the test server is not started (Chromium missing?)");
+      return server;
+    },
+    async page() {
+      const ctx = await launchBrowser();
+      contexts.push(ctx);
+      const page = ctx.pages()[0] ?? (await ctx.newPage());
+      page.on("pageerror", (err) => console.error(`[page] ${err.message}`));
+      return page;
+    },
+  };
 }

@@ -6,23 +6,14 @@
  */
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { BrowserContext, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { bytesContain, decodeFrames } from "../server/wire.js";
-import { framesOf, startTestServer, until, type TestServer } from "../server/harness.js";
-import { buildClient, chromiumAvailable, launchBrowser } from "./browser.js";
+import { framesOf, until, type TestServer } from "../server/harness.js";
+import { chromiumAvailable, clientSession } from "./browser.js";
 
+const session = clientSession();
+const browser = () => session.page();
 let ts: TestServer;
-const contexts: BrowserContext[] = [];
-
-/** A fresh browser profile (its own --user-data-dir). */
-async function browser(): Promise<Page> {
-  const ctx = await launchBrowser();
-  contexts.push(ctx);
-  const page = ctx.pages()[0] ?? (await ctx.newPage());
-  page.on("pageerror", (err) => console.error(`[page] ${err.message}`));
-  return page;
-}
 
 async function createRoom(options: Record<string, unknown>): Promise<{ roomId: string; agents: string[] }> {
   const res = await ts.api("/api/rooms", { method: "POST", admin: true, body: { type: "simulation", options: { world: "tomi", ...options } } });
@@ -31,12 +22,8 @@ async function createRoom(options: Record<string, unknown>): Promise<{ roomId: s
 }
 
 describe.skipIf(!chromiumAvailable)("the web client in Chromium", () => {
-  beforeAll(async () => {
-    ts = await startTestServer({ clientDir: await buildClient() });
-  }, 120_000);
-  afterAll(async () => {
-    for (const c of contexts) await c.close();
-    await ts?.close();
+  beforeAll(() => {
+    ts = session.ts;
   });
 
   it("shows the lobby, a room advancing, and every perspective to a spectator", async () => {

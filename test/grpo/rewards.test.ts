@@ -99,4 +99,15 @@ describe("a reply's reward", () => {
     expect(partial.reward).toBeCloseTo(0.5 * 0.5 + 0.25 * 0.5 + 0.1 - 0.5, 12);
     expect(partial.overlong).toBeCloseTo(-0.5, 12);
   });
+
+  it("the leak penalty: minus the penalty for each fact the reply states that its agent never perceived", () => {
+    const leaky: DecisionPoint = { ...point, leaks: (_a, text) => (text.includes("blue") ? 2 : 0) };
+    const c = GrpoConfigSchema.parse({ leakPenalty: 0.5 });
+    expect(scoreReply(leaky, reply("blue box"), c)).toMatchObject({ reward: 1 - 1, leaks: 2 });
+    expect(scoreReply(leaky, reply("red box"), c)).toMatchObject({ reward: 0, leaks: 0 });
+    // Off by default: the audit does not even run.
+    const off = scoreReply(leaky, reply("blue box"), GrpoConfigSchema.parse({}));
+    expect(off.reward).toBe(1);
+    expect(off.leaks).toBeUndefined();
+  });
 });

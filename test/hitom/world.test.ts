@@ -88,7 +88,7 @@ describe("Hi-ToM world model", () => {
     expect(ask("Where does Avery really think the onion is?")).toBe("blue_crate");
   });
 
-  it("claims: a hearer trusts a speaker who exited later, the teller's own belief stays, and others' pictures stay", async () => {
+  it("claims: a hearer trusts a speaker who exited later, the teller's own belief stays, the teller thinks it is believed", async () => {
     const { ask } = await play(TALK);
     expect(ask("Where is the onion really?")).toBe("green_basket");
     // Avery lies in public: Ella (exited before him) believes him, Mia (exited after) does not.
@@ -99,10 +99,17 @@ describe("Hi-ToM world model", () => {
     // Mia then tells Ella the truth in private: Ella believes the last trusted word.
     expect(ask("Where does Ella really think the onion is?")).toBe("green_basket");
     expect(ask("Where does Ella think Mia thinks the onion is?")).toBe("green_basket");
-    // Nobody's picture of a hearer changes: not the speaker's, not a bystander's (the rule the dev labels fit).
-    expect(ask("Where does Avery think Ella thinks the onion is?")).toBe("blue_crate");
-    expect(ask("Where does Mia think Ella thinks the onion is?")).toBe("blue_crate");
+    // The speaker thinks every hearer believes it, trusting or not (upstream's generator: "speaker
+    // would think his words are trusted"): Avery of Ella and of Mia, Mia of Ella.
+    expect(ask("Where does Avery think Ella thinks the onion is?")).toBe("red_box");
+    expect(ask("Where does Avery think Mia thinks the onion is?")).toBe("red_box");
+    expect(ask("Where does Mia think Ella thinks the onion is?")).toBe("green_basket");
+    // Nobody else's picture changes, nor any deeper one (the rule the dev labels fit).
+    expect(ask("Where does Mia think Avery thinks the onion is?")).toBe("blue_crate");
     expect(ask("Where does Mia think Ella thinks Avery thinks the onion is?")).toBe("blue_crate");
+    expect(ask("Where does Ella think Avery thinks Mia thinks the onion is?")).toBe("blue_crate");
+    const unsure = await play(TALK, { ...HITOM_RULES, speakerThinksBelieved: false });
+    expect(unsure.ask("Where does Avery think Ella thinks the onion is?")).toBe("blue_crate");
     // Under common knowledge of who believes, everyone would know that Ella believed Avery.
     const common = await play(TALK, { ...HITOM_RULES, claims: "common" });
     expect(common.ask("Where does Avery think Ella thinks the onion is?")).toBe("red_box");
@@ -111,8 +118,9 @@ describe("Hi-ToM world model", () => {
 
   it("private messages reach only their listener; public claims reach everyone present", async () => {
     const { ask, context } = await play(TALK);
-    // Avery did not hear Mia's message; Ella heard Avery's claim.
-    expect(ask("Where does Avery think Mia thinks the onion is?")).toBe("blue_crate");
+    // Avery did not hear Mia's message (he thinks Mia believes his own claim); Ella heard Avery's claim.
+    expect(ask("Where does Avery think Mia thinks the onion is?")).toBe("red_box");
+    expect(ask("Where does Avery really think the onion is?")).toBe("blue_crate");
     const last = context.socialized_context.at(-1)!;
     expect(last.state).toBe("Mia privately told Ella that the onion is in the green_basket.");
     expect(last.observations).toEqual(["Ella: <same_as_state /> <mental_state>I believe the onion is in the green_basket.</mental_state>", "Avery: none", "Mia: <same_as_state />"]);

@@ -16,6 +16,7 @@ export const ADMIN = "child-server-admin-token-0123456789";
 export interface Served {
   child: ChildProcess;
   base: string;
+  store: string;
   /** Everything the server printed. */
   out: () => string;
 }
@@ -31,10 +32,9 @@ afterAll(async () => {
 });
 
 /** `socialworld serve` on a free port, once it says where it listens. */
-export async function serve(): Promise<Served> {
+export async function serve(store = mkdtempSync(join(tmpdir(), "sw-serve-")), extra: readonly string[] = []): Promise<Served> {
   const bin = join(import.meta.dirname, "..", "..", "bin", "socialworld.js");
-  const store = mkdtempSync(join(tmpdir(), "sw-serve-"));
-  const child = spawn(process.execPath, [bin, "serve", "--port", "0", "--store", store, "--no-demo", "--admin-token", ADMIN], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [bin, "serve", "--port", "0", "--store", store, "--no-demo", "--admin-token", ADMIN, ...extra], { stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   child.stderr!.on("data", (d) => (out += String(d)));
   const base = await new Promise<string>((found, failed) => {
@@ -45,7 +45,7 @@ export async function serve(): Promise<Served> {
     });
     child.once("exit", (code) => failed(new Error(`serve exited with ${code}: ${out}`)));
   });
-  const served = { child, base, out: () => out };
+  const served = { child, base, store, out: () => out };
   servers.push(served);
   return served;
 }

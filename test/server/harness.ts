@@ -8,6 +8,7 @@ import { join } from "node:path";
 import WebSocket from "ws";
 import type { Client as SdkClient, Room as SdkRoom } from "@colyseus/sdk";
 import { startServer, type RunningServer } from "../../server/main.js";
+import type { ServerConfig } from "../../server/config.js";
 
 export { until } from "./raw-client.js";
 
@@ -36,12 +37,12 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(opts: { clientDir?: string } = {}): Promise<TestServer> {
+export async function startTestServer(opts: { clientDir?: string; config?: Partial<ServerConfig> } = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), "sw-server-"));
   const store = join(dir, "store");
   const dataRoot = join(dir, "datasets");
   mkdirSync(dataRoot, { recursive: true });
-  const server = await startServer({ port: 0, host: "127.0.0.1", store, adminToken: ADMIN, dataRoots: [dataRoot], demo: false, clientDir: opts.clientDir ?? join(dir, "no-client") });
+  const server = await startServer({ port: 0, host: "127.0.0.1", store, adminToken: ADMIN, dataRoots: [dataRoot], demo: false, clientDir: opts.clientDir ?? join(dir, "no-client"), ...opts.config });
   const base = `http://127.0.0.1:${server.port}`;
   return {
     server,
@@ -91,17 +92,19 @@ export function collect<T = any>(room: SdkRoom, type: string): T[] {
 }
 
 export interface ProgressListener {
-  /** Every event received so far, in order. */
+  /** Every event received so far, in order (the snapshot on connecting as type "snapshot"). */
   readonly events: { type: string; event: any }[];
+  readonly socket: import("socket.io-client").Socket;
   close(): void;
 }
 
-/** Connects to the socket.io progress namespace and records its progress and finished events. */
-export async function listenToProgress(ts: TestServer): Promise<ProgressListener> {
+/** Connects to the socket.io progress namespace (with a token, when given) and records its events. */
+export async function listenToProgress(ts: TestServer, token?: string): Promise<ProgressListener> {
   const { io } = await import("socket.io-client");
-  const socket = io(`${ts.base}/progress`, { transports: ["websocket"] });
+  const socket = io(`${ts.base}/progress`, { transports: ["websocket"], ...(token ? { auth: { token } } : {}) });
   const events: { type: string; event: any }[] = [];
   for (const type of ["progress", "finished"]) socket.on(type, (event: unknown) => events.push({ type, event }));
+  socket.on("snapshot", (list: unknown[]) => list.forEach((event) => events.push({ type: "snapshot", event })));
   await new Promise<void>((done) => socket.on("connect", () => done()));
-  return { events, close: () => socket.close() };
+  return { events, socket, close: () => socket.close() };
 }

@@ -4,10 +4,13 @@
  * in-process harness both use them.
  */
 import WebSocket from "ws";
+import { postFrom } from "../../measurements/post-from.js";
+
+export { postFrom };
 
 /** A socket to the room, answering the join handshake; its token, error frames and close code. */
-export function connect(url: string) {
-  const ws = new WebSocket(url);
+export function connect(url: string, localAddress?: string) {
+  const ws = new WebSocket(url, localAddress ? { localAddress } : {});
   const seen = { token: "", errors: [] as string[], closed: undefined as number | undefined };
   ws.on("message", (data: Buffer) => {
     if (data[0] === 10) {
@@ -27,4 +30,14 @@ export async function until(pred: () => boolean | Promise<boolean>, ms = 10_000,
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/** Reserves a seat of `roomId` from `localAddress` and connects to it; the socket once joined (or refused). */
+export async function joinFrom(base: string, roomId: string, options: Record<string, unknown>, localAddress = "127.0.0.1") {
+  const r = await postFrom(`${base}/matchmake/joinById/${roomId}`, JSON.stringify(options), localAddress);
+  if (r.status !== 200) return { reservation: r, client: undefined };
+  const url = `${base.replace(/^http/, "ws")}/${r.json.processId}/${r.json.roomId}?sessionId=${r.json.sessionId}`;
+  const client = connect(url, localAddress);
+  await until(() => client.seen.token !== "" || client.seen.closed !== undefined, 10_000, "the join");
+  return { reservation: r, client };
 }

@@ -14,7 +14,7 @@ const ROOM_STATE_PATCH = 15;
 
 export interface PerspectiveSeen {
   name: string;
-  steps: { timestep: number; text: string; mentalState: string; actions: Record<string, string>; data: string }[];
+  steps: { timestep: number; text: string; mentalState: string; actions: Record<string, string>; data: string; leaks?: string }[];
 }
 
 export interface Decoded {

@@ -134,6 +134,6 @@ export function grpoInfo(r: ScoredReply, step: number, group: number, sample: nu
     completionTokens: r.tokens,
     finishReason: r.finish,
     logprob: r.logprob,
-    rewardParts: { format: r.format, exact: r.exact, f1: r.f1, rougeL: r.rougeL, overlong: r.overlong },
+    rewardParts: { format: r.format, exact: r.exact, f1: r.f1, rougeL: r.rougeL, overlong: r.overlong, ...(r.leaks !== undefined ? { leaks: r.leaks } : {}) },
   };
 }

@@ -79,6 +79,11 @@ export const GrpoConfigSchema = z
     rewards: RewardWeightsSchema.default({ exact: 1, f1: 0, rougeL: 0, format: 0 }),
     /** The reward of a reply that fails the strict format: the lowest there is. */
     formatFailure: z.number().default(-1),
+    /**
+     * Subtracted from a reply's reward for each fact it states that its agent never perceived
+     * (the information-leak audit, worlds/core/leak-audit.ts; world decision points). 0: off.
+     */
+    leakPenalty: z.number().min(0).default(0),
 
     temperature: z.number().positive().default(1),
     topK: z.number().int().min(0).default(0),

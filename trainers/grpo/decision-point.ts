@@ -23,6 +23,12 @@ export interface DecisionPoint {
   answerText(action: unknown): string;
   /** ROUGE-L of that text against the reference, where the world tokenizes its own way (default: worlds/core/rewards/rouge-l.ts). */
   rougeL?(text: string): number;
+  /**
+   * How many facts a reply states (its action, and its text) that the acting agent never
+   * perceived (the leak audit). Absent where a reply cannot leak (a benchmark's respondent has
+   * read the whole story).
+   */
+  leaks?(action: unknown, text: string): number;
 }
 
 /** One sampled reply, scored. */
@@ -38,6 +44,8 @@ export interface ScoredReply {
   readonly f1: number;
   readonly rougeL: number;
   readonly overlong: number;
+  /** Facts the reply states that its agent never perceived (counted when the leak penalty is on). */
+  readonly leaks?: number;
   /** Sum of the sampler's log-probs of the reply's tokens. */
   readonly logprob: number;
 }

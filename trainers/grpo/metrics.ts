@@ -41,6 +41,8 @@ export interface StepMetrics {
   readonly tokensPerSecond: number;
   /** Decision points left out because prompt + reply would not fit the model. */
   readonly tooLong: number;
+  /** Share of replies stating a fact their agent never perceived (when the leak penalty is on). */
+  readonly leakRate?: number;
 }
 
 export function progressNote(m: StepMetrics): string {

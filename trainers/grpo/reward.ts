@@ -2,7 +2,8 @@
  * The reward of one reply at a decision point, from the world's reward functions: the strict format
  * check against the action schema (a failure gets the lowest reward, `formatFailure`, and nothing
  * else), then the weighted sum of exact answer match, token F1 and ROUGE-L against the reference,
- * a format bonus, and DAPO's overlong penalty.
+ * a format bonus, DAPO's overlong penalty, and the leak penalty: minus `leakPenalty` for each
+ * fact the reply states that its agent never perceived (worlds/core/leak-audit.ts).
  */
 import { strictFormat } from "../../worlds/core/rewards/strict-format.js";
 import { rougeL } from "../../worlds/core/rewards/rouge-l.js";
@@ -11,7 +12,7 @@ import type { GrpoConfig } from "./config.js";
 import type { DecisionPoint, ScoredReply } from "./decision-point.js";
 import { overlongPenalty } from "./overlong.js";
 
-export type RewardSettings = Pick<GrpoConfig, "rewards" | "formatFailure" | "maxNewTokens" | "overlongBuffer" | "overlongPenalty">;
+export type RewardSettings = Pick<GrpoConfig, "rewards" | "formatFailure" | "maxNewTokens" | "overlongBuffer" | "overlongPenalty"> & Partial<Pick<GrpoConfig, "leakPenalty">>;
 
 export function scoreReply(point: DecisionPoint, reply: { text: string; tokens: number; finish: string; logprob: number }, c: RewardSettings): ScoredReply {
   const overlong = overlongPenalty(reply.tokens, c.maxNewTokens, c.overlongBuffer, c.overlongPenalty);
@@ -26,6 +27,8 @@ export function scoreReply(point: DecisionPoint, reply: { text: string; tokens: 
   // The text measures cost something (ROUGE-L is quadratic): only computed when they count.
   const f1 = w.f1 > 0 ? tokenF1(text, point.reference) : 0;
   const rouge = w.rougeL > 0 ? (point.rougeL ? point.rougeL(text) : rougeL(text, point.reference).fmeasure) : 0;
-  const reward = w.exact * exact + w.f1 * f1 + w.rougeL * rouge + w.format + overlong;
-  return { ...base, reward, format: true, action: parsed.action, exact, f1, rougeL: rouge };
+  const penalty = c.leakPenalty ?? 0;
+  const leaks = penalty > 0 && point.leaks ? point.leaks(parsed.action, reply.text) : undefined;
+  const reward = w.exact * exact + w.f1 * f1 + w.rougeL * rouge + w.format + overlong - penalty * (leaks ?? 0);
+  return { ...base, reward, format: true, action: parsed.action, exact, f1, rougeL: rouge, ...(leaks !== undefined ? { leaks } : {}) };
 }

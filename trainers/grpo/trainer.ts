@@ -55,9 +55,13 @@ export interface GrpoResult {
   readonly last: StepMetrics | null;
 }
 
-/** What a resumed run must share with the run that wrote the checkpoint. */
+/**
+ * What a resumed run must share with the run that wrote the checkpoint. The leak penalty is
+ * named only when on, so that checkpoints written before it existed resume as they were.
+ */
 export function grpoSettings(config: GrpoConfig, dataId: string): Record<string, unknown> {
-  return { ...config, data: dataId };
+  const { leakPenalty, ...rest } = config;
+  return { ...rest, ...(leakPenalty > 0 ? { leakPenalty } : {}), data: dataId };
 }
 
 /**
@@ -297,6 +301,7 @@ export async function trainGrpo(run: GrpoRun): Promise<GrpoResult> {
       rewardStd: unbiasedStd(raw),
       accuracy: mean(replies.map((r) => r.exact)),
       formatRate: mean(replies.map((r) => (r.format ? 1 : 0))),
+      ...(c.leakPenalty > 0 ? { leakRate: mean(replies.map((r) => ((r.leaks ?? 0) > 0 ? 1 : 0))) } : {}),
       f1: mean(replies.map((r) => r.f1)),
       rougeL: mean(replies.map((r) => r.rougeL)),
       kl: run.reference && c.klCoef > 0 ? (klN ? klTok / klN : 0) : null,

@@ -15,13 +15,14 @@ import type { z } from "zod";
 import type { Agent } from "../../worlds/core/agent.js";
 import { turnMessages } from "../../agents/policy/action.js";
 import type { AgentTurn } from "../../worlds/core/agent.js";
-import { loadScenario } from "../../worlds/registry.js";
+import { loadScenario, loadWorld } from "../../worlds/registry.js";
 import type { EpisodeLog } from "../../store/episode-log.js";
 import { runEpisode } from "../../worlds/core/loop.js";
 import { sameAction } from "../../worlds/core/rewards/exact-match.js";
 import { toSocializedContext } from "../../worlds/core/socialize.js";
 import type { SocializedContext } from "../../worlds/core/socialized-context.js";
 import type { AnyWorld } from "../../worlds/core/world.js";
+import { LeakAuditor, type FactSource } from "../../worlds/core/leak-audit.js";
 import type { DecisionPoint, PointSource, ScoredReply } from "./decision-point.js";
 import { grpoInfo } from "./bench-points.js";
 
@@ -83,6 +84,7 @@ export class WorldPoints implements PointSource {
 
   static async fromEpisodes(world: string, specs: readonly EpisodeSpec[], system?: string): Promise<WorldPoints> {
     const factory = await loadScenario(world);
+    const source = (await loadWorld(world)).facts;
     const points: WorldPoint[] = [];
     for (const spec of specs) {
       const scenario = await factory.create(spec.seed);
@@ -100,6 +102,7 @@ export class WorldPoints implements PointSource {
         },
       });
       const context = toSocializedContext(episode, { mentalStates: false });
+      const facts = source?.forEpisode(context, scenario.initialState);
       const last = episode.steps.length;
       const wanted: readonly TurnSpec[] = spec.turns ?? episode.steps.slice(0, last - 1).flatMap((rec) => episode.agents.map((agent) => ({ agent, timestep: rec.timestep })));
       for (const t of wanted) {
@@ -126,6 +129,7 @@ export class WorldPoints implements PointSource {
           reference: render(referenceAction),
           exact: (a) => (sameAction(a, referenceAction) ? 1 : 0),
           answerText: render,
+          ...(facts ? { leaks: leakCounter(context, facts, t.agent, t.timestep) } : {}),
         });
       }
     }
@@ -167,4 +171,22 @@ export class WorldPoints implements PointSource {
       })),
     });
   }
+}
+
+/**
+ * The leak audit of a reply at one decision point: the facts its action and its text state that
+ * the agent never perceived up to this timestep (worlds/core/leak-audit.ts). The auditor is built
+ * on first use: only runs with a leak penalty pay for it.
+ */
+function leakCounter(
+  context: SocializedContext,
+  facts: ReturnType<FactSource["forEpisode"]>,
+  agent: string,
+  timestep: number,
+): (action: unknown, text: string) => number {
+  let auditor: LeakAuditor | undefined;
+  return (action, text) => {
+    auditor ??= LeakAuditor.at(context, facts.vocabulary, facts.initialTruths, timestep);
+    return auditor.check({ agent, action, raw: text }).length;
+  };
 }

@@ -4,15 +4,20 @@
  * the original. A file that cannot be read, or is not UTF-8, is bad input naming it (and the line
  * of the first byte that is not UTF-8: read with U+FFFD in its place, a label would silently change).
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { isAscii, isUtf8 } from "node:buffer";
 import { DataError } from "./errors.js";
 
 export function readTextInput(file: string): string {
   let bytes: Buffer;
   try {
+    // A device or a pipe is not read: /dev/zero never ends (memory grows until the process dies)
+    // and a FIFO without a writer blocks the process forever. (stat follows links and opens nothing.)
+    const st = statSync(file);
+    if (!st.isFile()) throw new DataError(file, {}, `not a regular file (${st.isDirectory() ? "a folder" : st.isFIFO() ? "a pipe" : st.isCharacterDevice() || st.isBlockDevice() ? "a device" : "a socket"}): give a file`);
     bytes = readFileSync(file);
   } catch (err) {
+    if (err instanceof DataError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ENOENT") throw new DataError(file, {}, "file not found");
     if (code === "ELOOP") throw new DataError(file, {}, "cannot read: ELOOP (a loop of symbolic links)");

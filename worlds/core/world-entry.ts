@@ -5,6 +5,7 @@
  */
 import type { Benchmark, BenchmarkOptions } from "../question/benchmark.js";
 import type { Solver } from "../question/solver.js";
+import type { FactSource } from "./leak-audit.js";
 import type { ScenarioFactory } from "./scenario.js";
 
 export interface WorldEntry {
@@ -25,6 +26,8 @@ export interface WorldEntry {
    * (the social world: its prediction tasks, scored with its reward).
    */
   readonly trainOn?: "scenario" | "generated";
+  /** Its fact vocabulary for the information-leak audit (worlds/core/leak-audit.ts): `audit`, audited rooms, GRPO's leak penalty. */
+  readonly facts?: FactSource;
 }
 
 export interface BenchmarkEntry {

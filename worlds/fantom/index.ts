@@ -9,6 +9,7 @@ import { FantomBenchmark } from "./benchmark.js";
 import { generateFantom } from "./generator.js";
 import { fantomScenarios } from "./scenario.js";
 import { fantomSolver } from "./solver.js";
+import { fantomFacts } from "./leak-facts.js";
 
 export const world: WorldEntry = {
   name: "fantom",
@@ -38,4 +39,5 @@ export const world: WorldEntry = {
     },
   },
   solver: fantomSolver,
+  facts: fantomFacts,
 };

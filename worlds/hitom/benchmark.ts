@@ -1,10 +1,11 @@
 /**
  * Hi-ToM (He, Wu et al. 2023) as a benchmark: the upstream JSON read into items (both prompting
  * styles, each entry its own item), the world model's labels and episode for every story, scoring
- * as upstream's evaluators score (the answer is one of the 15 choices, given as its letter or its
- * text), and the official labels that disagree with the world model grouped by the generator error
- * that explains them: a disputed label is replayed under each known error of the upstream
- * generator (worlds/hitom/rules.ts), and the error that reproduces it is its cause.
+ * as upstream's evaluator scores (the answer is one of the 15 choices, given as its letter or its
+ * text; a VP entry against the label of the CoTP entry asking the same question, unless
+ * `vpLabels: "own"`), and the official labels that disagree with the world model, each with what
+ * made it: the generator's rules of the day the data was generated, or a later hand edit
+ * (worlds/hitom/official-labels.ts).
  */
 import type { Benchmark, BenchItem, GroundTruth, Mode, Verdict } from "../question/benchmark.js";
 import { contextIdOf } from "../question/context-id.js";
@@ -13,7 +14,8 @@ import type { QuestionTask } from "../question/world.js";
 import { readHitomFile, type HitomItem } from "./dataset.js";
 import { worldModelAnswer } from "./questions.js";
 import { replayHitom, type HitomReplay } from "./replay.js";
-import { HITOM_RULES, type HitomRules } from "./rules.js";
+import { HITOM_RELEASE_RULES, HITOM_RULES, type HitomRules } from "./rules.js";
+import { cotpLabels, HITOM_CAUSES, labelCause, questionKey, type HitomVpLabels } from "./official-labels.js";
 import { letterOf, renderChoices } from "./sentences.js";
 import { locateIn } from "./story.js";
 import { RecentCache } from "../core/recent-cache.js";
@@ -23,32 +25,16 @@ export const HITOM_TYPES = ["order_0", "order_1", "order_2", "order_3", "order_4
 
 export interface HitomBenchItem extends BenchItem {
   readonly raw: HitomItem;
+  /** Whether `answer` comes from a CoT file: a CoTP entry, or a VP entry scored against its CoTP twin. */
+  readonly labelFromCot: boolean;
 }
 
-export const HITOM_CAUSES = {
-  ordered_combinations:
-    "The upstream generator updates nested beliefs after a move only for chains of witnesses that follow the order in which they " +
-    "entered, the mover last (itertools.combinations where permutations are needed): the mover does not know that those who stay " +
-    "saw the move, nor does a later-listed witness know it of an earlier-listed one. Replaying the story with that error gives the " +
-    "official label. It accounts for the VP labels that differ from the CoTP label of the same question (upstream's own evaluator " +
-    "scores VP answers against the CoTP labels) and for a few CoTP labels.",
-  reentry_not_seen:
-    "Agents came back into the room where the object is and saw it there, but the official label keeps what they believed " +
-    "before, as if entering had shown them only the object the chapter names. Replaying the story that way gives the official label.",
-  label_from_another_object:
-    "The official label is a container the asked object was never in, moved to or claimed to be in: one that only another " +
-    "object of the story was in.",
-  no_world_model_answer: "The world model holds no answer (an asked agent never saw the object).",
-  other:
-    "The official label is a container the object was in, but no chain of observations of the asked agents leads there, " +
-    "and no known generator error reproduces it.",
-} as const;
+export { HITOM_CAUSES };
 
-/** Known generator errors, tried in this order to explain a disputed label. */
-const GENERATOR_ERRORS: readonly (readonly [keyof typeof HITOM_CAUSES, HitomRules])[] = [
-  ["ordered_combinations", { ...HITOM_RULES, moveChains: "listed" }],
-  ["reentry_not_seen", { ...HITOM_RULES, seeOnEnter: false }],
-];
+export interface HitomOptions {
+  /** What VP entries are scored against: the CoTP twin's label (upstream's evaluator; default) or their own. */
+  readonly vpLabels?: HitomVpLabels;
+}
 
 const COT_INSTRUCTION = "Read the following story and answer the multiple-choice question. Think step-by-step, and provide detailed explanations.";
 
@@ -90,21 +76,33 @@ export class HitomBenchmark implements Benchmark<HitomBenchItem> {
   readonly causes: Readonly<Record<string, string>> = HITOM_CAUSES;
   private readonly replays = new RecentCache<string, Promise<HitomReplay>>(256);
 
+  readonly vpLabels: HitomVpLabels;
+
+  constructor(opts: HitomOptions = {}) {
+    this.vpLabels = opts.vpLabels ?? "cotp";
+  }
+
   load(file: string): HitomBenchItem[] {
-    return readHitomFile(file).map((raw) => ({
-      id: raw.id,
-      index: raw.index,
-      source: { file: raw.file, field: raw.field },
-      type: `order_${raw.entry.question_order}`,
-      splits: {
-        deception: String(raw.entry.deception),
-        prompting: raw.entry.prompting_type,
-        length: String(raw.entry.story_length),
-      },
-      question: raw.entry.question,
-      answer: raw.entry.answer,
-      raw,
-    }));
+    const raws = readHitomFile(file);
+    const cotp = this.vpLabels === "cotp" ? cotpLabels(raws.map((r) => ({ body: r.story.body, entry: r.entry }))) : new Map<string, string>();
+    return raws.map((raw) => {
+      const twin = raw.entry.prompting_type === "VP" ? cotp.get(questionKey(raw.story.body, raw.entry.question)) : undefined;
+      return {
+        id: raw.id,
+        index: raw.index,
+        source: { file: raw.file, field: raw.field },
+        type: `order_${raw.entry.question_order}`,
+        splits: {
+          deception: String(raw.entry.deception),
+          prompting: raw.entry.prompting_type,
+          length: String(raw.entry.story_length),
+        },
+        question: raw.entry.question,
+        answer: twin ?? raw.entry.answer,
+        labelFromCot: raw.entry.prompting_type === "CoTP" || twin !== undefined,
+        raw,
+      };
+    });
   }
 
   task(item: HitomBenchItem, mode: Mode): QuestionTask {
@@ -143,31 +141,13 @@ export class HitomBenchmark implements Benchmark<HitomBenchItem> {
   async groundTruth(item: HitomBenchItem): Promise<GroundTruth> {
     const { episode, context } = await this.replay(item);
     const label = worldModelAnswer(episode.finalState, item.raw.question);
-    const agrees = label !== undefined && label === item.raw.entry.answer;
+    const official = String(item.answer);
+    const agrees = label !== undefined && label === official;
     const gt = { context, contextId: contextIdOf(item.raw.story.body), label, agrees };
-    return agrees ? gt : { ...gt, cause: await this.cause(item, label) };
-  }
-
-  private async cause(item: HitomBenchItem, label: string | undefined): Promise<keyof typeof HITOM_CAUSES> {
-    if (label === undefined) return "no_world_model_answer";
-    const official = item.raw.entry.answer;
-    for (const [cause, rules] of GENERATOR_ERRORS) {
-      const { episode } = await this.replay(item, rules);
-      if (worldModelAnswer(episode.finalState, item.raw.question) === official) return cause;
-    }
-    const object = item.raw.question.object;
-    const ofObject = item.raw.story.text.sentences.some(({ sentence: s }) => {
-      switch (s.kind) {
-        case "located":
-        case "move":
-        case "public_claim":
-        case "private_claim":
-          return s.object === object && s.container === official;
-        default:
-          return false;
-      }
-    });
-    return ofObject ? "other" : "label_from_another_object";
+    if (agrees) return gt;
+    const generated = worldModelAnswer((await this.replay(item, HITOM_RELEASE_RULES)).episode.finalState, item.raw.question);
+    const cause = labelCause({ official, worldModel: label, generated, fromCot: item.labelFromCot }) ?? "other";
+    return { ...gt, cause, ...(generated !== undefined && generated !== official ? { note: `generated: ${generated}` } : {}) };
   }
 
   /**
@@ -187,23 +167,40 @@ export class HitomBenchmark implements Benchmark<HitomBenchItem> {
     const chosen = chosenOption(answer, item.raw.choices);
     // The item's label (the report also judges against the world model's label in its place).
     const correct = chosen !== undefined && chosen === String(item.answer);
-    return { correct, detail: { chosen: chosen === undefined ? null : `${letterOf(item.raw.choices.indexOf(chosen))}. ${chosen}` } };
+    return { correct, detail: { chosen: chosen === undefined ? null : `${letterOf(item.raw.choices.indexOf(chosen))}. ${chosen}`, option: chosen ?? null } };
   }
 
-  /** VP entries whose label differs from the CoTP entry asking the same question about the same story. */
-  metrics(items: readonly HitomBenchItem[]): Readonly<Record<string, number>> {
-    const cotp = new Map<string, string>();
-    const key = (i: HitomBenchItem) => `${i.raw.story.body}\n${i.raw.entry.question}`;
-    for (const i of items) if (i.raw.entry.prompting_type === "CoTP") cotp.set(key(i), i.raw.entry.answer);
+  /**
+   * VP entries with a CoTP twin (the same question about the same story), those whose own label
+   * differs from the twin's, how many were scored against the twin's label, and the VP answers
+   * right by either label (the other convention's score, for comparison).
+   */
+  metrics(items: readonly HitomBenchItem[], verdicts: readonly Verdict[]): Readonly<Record<string, number>> {
+    const cotp = cotpLabels(items.map((i) => ({ body: i.raw.story.body, entry: i.raw.entry })));
     let pairs = 0;
     let conflicts = 0;
-    for (const i of items) {
-      if (i.raw.entry.prompting_type !== "VP") continue;
-      const twin = cotp.get(key(i));
-      if (twin === undefined) continue;
+    let scoredAgainstTwin = 0;
+    let rightByOwn = 0;
+    let rightByTwin = 0;
+    items.forEach((i, n) => {
+      if (i.raw.entry.prompting_type !== "VP") return;
+      const twin = cotp.get(questionKey(i.raw.story.body, i.raw.entry.question));
+      if (twin === undefined) return;
       pairs++;
       if (twin !== i.raw.entry.answer) conflicts++;
-    }
-    return pairs ? { vp_cotp_twin_pairs: pairs, vp_labels_differing_from_cotp_twin: conflicts } : {};
+      if (i.labelFromCot) scoredAgainstTwin++;
+      const option = verdicts[n]?.detail?.option;
+      if (option === i.raw.entry.answer) rightByOwn++;
+      if (option === twin) rightByTwin++;
+    });
+    return pairs
+      ? {
+          vp_cotp_twin_pairs: pairs,
+          vp_labels_differing_from_cotp_twin: conflicts,
+          vp_scored_against_cotp_twin: scoredAgainstTwin,
+          vp_correct_by_cotp_twin_labels: rightByTwin,
+          vp_correct_by_own_labels: rightByOwn,
+        }
+      : {};
   }
 }

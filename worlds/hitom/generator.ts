@@ -59,6 +59,8 @@ export async function generateHitomStory(rng: Rng, opts: { deception: boolean; l
     asked ??= object;
     const group = rng.sample(agents, size);
     sentences.push({ kind: "enter", agents: group, room }, { kind: "located", object, container: where.get(object)! });
+    // Where each agent last saw the object: where it was when the agent left.
+    const lastSeen = new Map<string, string>();
     for (const agent of group) {
       if (rng.chance(0.5)) {
         const to = rng.pick(here.filter((c) => c !== where.get(object)));
@@ -68,9 +70,10 @@ export async function generateHitomStory(rng: Rng, opts: { deception: boolean; l
         sentences.push({ kind: "stay", agent, room });
       }
       sentences.push({ kind: "exit", agents: [agent], room });
+      lastSeen.set(agent, where.get(object)!);
     }
     sentences.push({ kind: "enter", agents: group, room: WAITING_ROOM });
-    if (opts.deception && talk) sentences.push(...claims(rng, group, agents, object, here, where.get(object)!));
+    if (opts.deception && talk) sentences.push(...claims(rng, group, agents, object, here, where.get(object)!, lastSeen));
   }
 
   const story: HitomSentence[] = [];
@@ -102,25 +105,42 @@ export async function generateHitomStory(rng: Rng, opts: { deception: boolean; l
 
 /**
  * What the group says in the waiting room: a public claim and a private message, or two private
- * messages; each tells the truth or a lie (any container of the room), and a private message may
- * go to an agent who was not in the room.
+ * messages, and a private message may go to an agent who was not in the room. A speaker says what
+ * it believes (where it last saw the object) or lies: names a container where the object is not
+ * and where it does not believe it is. A speaker never states a place it could not know (which
+ * the leak audit would find: an early leaver "telling the truth" about a move it did not see).
  */
-function claims(rng: Rng, group: readonly string[], everyone: readonly string[], object: string, containers: readonly string[], truth: string): HitomSentence[] {
+function claims(
+  rng: Rng,
+  group: readonly string[],
+  everyone: readonly string[],
+  object: string,
+  containers: readonly string[],
+  truth: string,
+  lastSeen: ReadonlyMap<string, string>,
+): HitomSentence[] {
   const outsiders = everyone.filter((a) => !group.includes(a));
-  const say = () => (rng.chance(0.25) ? truth : rng.pick(containers));
+  const say = (speaker: string) => {
+    const belief = lastSeen.get(speaker)!;
+    return rng.chance(0.25) ? belief : rng.pick(containers.filter((c) => c !== belief && c !== truth));
+  };
   const whisper = (toOutsider: boolean): HitomSentence => {
     const [agent, other] = rng.sample(group, 2) as [string, string];
     const listener = toOutsider ? rng.pick(outsiders) : other;
-    return { kind: "private_claim", agent, listener, object, container: say() };
+    return { kind: "private_claim", agent, listener, object, container: say(agent) };
+  };
+  const shout = (): HitomSentence => {
+    const agent = rng.pick(group);
+    return { kind: "public_claim", agent, object, container: say(agent) };
   };
   const form = rng.int(outsiders.length ? 3 : 2);
   switch (form) {
     case 0:
-      return [{ kind: "public_claim", agent: rng.pick(group), object, container: say() }, whisper(false)];
+      return [shout(), whisper(false)];
     case 1:
       return [whisper(false), whisper(false)];
     default:
-      return [{ kind: "public_claim", agent: rng.pick(group), object, container: say() }, whisper(true)];
+      return [shout(), whisper(true)];
   }
 }
 

@@ -8,6 +8,7 @@ import { HitomBenchmark } from "./benchmark.js";
 import { generateHitom } from "./generator.js";
 import { hitomScenarios } from "./scenario.js";
 import { hitomSolver } from "./solver.js";
+import { hitomFacts } from "./leak-facts.js";
 
 export const world: WorldEntry = {
   name: "hitom",
@@ -20,6 +21,7 @@ export const world: WorldEntry = {
       return { data: out, files: [{ path: out, text: gen.json }] };
     },
   },
-  benchmark: { options: [], create: async () => new HitomBenchmark() },
+  benchmark: { options: ["vpLabels"], create: async (opts) => new HitomBenchmark(opts) },
   solver: hitomSolver,
+  facts: hitomFacts,
 };

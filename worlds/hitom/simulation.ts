@@ -4,10 +4,12 @@
  *
  * "A thinks B thinks C thinks the X is": keep, at each timestep, what A, B and C all perceived
  * (they were together, so each knows the others saw it), and read where that shared view last put
- * the X. A claim is not seen, it is heard, and it only moves its hearer's mind: a hearer L who
- * trusts the speaker S now believes it ("L"), and believes that S believes it ("L thinks S"). L
- * trusts S when S was in the X's room more recently than L, which L can tell from its own history:
- * where it saw the X, when it left that room, and the exit order (announced to all).
+ * the X. A claim is not seen, it is heard: it moves its hearers' minds and the speaker's picture of
+ * them. A hearer L who trusts the speaker S now believes it ("L"), and believes that S believes it
+ * ("L thinks S"); S, trusted or not, thinks every hearer believes it ("S thinks L", as upstream's
+ * generator has it). L trusts S when S was in the X's room more recently than L, which L can tell
+ * from its own history: where it saw the X, when it left that room, and the exit order (announced
+ * to all).
  */
 import { perceivedText, type SocializedContext } from "../core/socialized-context.js";
 import { replayHitom } from "./replay.js";
@@ -110,11 +112,16 @@ export class HitomMinds {
           continue;
         }
         if (!s || path.length === 0 || path.length > 2 || (s.kind !== "public_claim" && s.kind !== "private_claim") || s.object !== object) continue;
-        // A claim reaches "hearer" and "hearer thinks speaker"; the speaker's own mind stays as it was.
-        const [hearer, about] = path as [string, string | undefined];
-        if (hearer === s.agent || (about !== undefined && about !== s.agent)) continue;
-        if (s.kind === "private_claim" && s.listener !== hearer) continue;
-        if (this.trusts(hearer, s.agent, object, t)) where = s.container;
+        const [first, second] = path as [string, string | undefined];
+        // The speaker's own belief stays as it was; it thinks every hearer now believes it.
+        if (first === s.agent) {
+          if (second !== undefined && (s.kind === "public_claim" || s.listener === second)) where = s.container;
+          continue;
+        }
+        // A claim reaches "hearer" and "hearer thinks speaker" when the hearer trusts the speaker.
+        if (second !== undefined && second !== s.agent) continue;
+        if (s.kind === "private_claim" && s.listener !== first) continue;
+        if (this.trusts(first, s.agent, object, t)) where = s.container;
       }
     }
     return where;

@@ -401,6 +401,8 @@ class HitomDraft extends PlacesDraft {
         if (adopts) this.believe(path, fact);
       }
     }
+    // The speaker, who "would think his words are trusted" (rules.ts), believes every hearer believes it.
+    if (this.base.rules.speakerThinksBelieved && this.base.depth >= 2) for (const hearer of observers) if (hearer !== speaker) this.believe([speaker, hearer], fact);
     const text =
       to === undefined
         ? renderSentence({ kind: "public_claim", agent: speaker, object, container })

@@ -34,6 +34,8 @@ export interface GroundTruth {
   readonly agrees: boolean;
   /** Why not, as a key of the benchmark's `causes`. */
   readonly cause?: string;
+  /** What else explains this item's disagreement ("generated: green_box": the label before a hand edit). */
+  readonly note?: string;
 }
 
 export interface Verdict {
@@ -52,6 +54,10 @@ export interface Benchmark<I extends BenchItem = BenchItem> {
   readonly causes: Readonly<Record<string, string>>;
   /** Reads a data file; throws DataError naming the file and line or field. */
   load(file: string): I[];
+  /** load(), giving the event loop back now and then (a server reading a large set); absent: load() it is. */
+  loadInSlices?(file: string): Promise<I[]>;
+  /** What the last load() found that does not stop a run but changes what it means (ToMi without its .trace). */
+  readonly warnings?: readonly string[];
   task(item: I, mode: Mode): QuestionTask;
   groundTruth(item: I): Promise<GroundTruth>;
   /** The official evaluator's rule for one answer. */
@@ -92,7 +98,7 @@ export interface ActionAnswer<A = unknown> {
   rougeL?(text: string): number;
 }
 
-/** Benchmark-specific settings (the `bench` command's --context, --embedder, --aggregation, --depth). */
+/** Benchmark-specific settings (the `bench` command's --context, --embedder, --aggregation, --depth, --vp-labels). */
 export interface BenchmarkOptions {
   /** FANToM: the conversation given with each question, "short" (official default) or "full". */
   readonly context?: "short" | "full";
@@ -102,6 +108,13 @@ export interface BenchmarkOptions {
   readonly aggregation?: "set" | "part" | "conversation";
   /** Social: only the tasks at this depth (0: reactions to the post, 1: to a depth-0 comment or repost). */
   readonly depth?: number;
+  /** Hi-ToM: what VP entries are scored against, "cotp" (the CoTP twin's label: upstream's evaluator) or "own". */
+  readonly vpLabels?: "cotp" | "own";
+}
+
+/** An option's command-line flag: vpLabels -> vp-labels. */
+export function flagOf(key: keyof BenchmarkOptions): string {
+  return key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 }
 
 /** An option the benchmark does not take, or cannot use (an embedder folder that does not load). */

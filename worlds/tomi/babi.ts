@@ -23,6 +23,9 @@ export const TOMI_QUESTION_TYPES = [
 ] as const;
 export type TomiQuestionType = (typeof TOMI_QUESTION_TYPES)[number];
 
+/** The longest line a ToMi file may have: sentences are short, and a file of one huge line is something else. */
+const MAX_LINE = 64 * 1024;
+
 export const TOMI_STORY_TYPES = ["true_belief", "false_belief", "second_order_false_belief"] as const;
 export type TomiStoryType = (typeof TOMI_STORY_TYPES)[number];
 
@@ -67,32 +70,102 @@ export interface TomiFile {
 
 /** Reads `path` and, when present, the `.trace` beside it (or `tracePath`). */
 export function readTomiFile(path: string, opts: { tracePath?: string | null } = {}): TomiFile {
+  const { text, tracePath, traceText } = readFiles(path, opts);
+  return parseTomi(text, path, traceText, tracePath);
+}
+
+function readFiles(path: string, opts: { tracePath?: string | null }): { text: string; tracePath?: string; traceText?: string } {
   const text = readTextInput(path);
   let tracePath = opts.tracePath === undefined ? path.replace(/\.txt$/, "") + ".trace" : opts.tracePath;
   if (tracePath !== null && (tracePath === path || !existsSync(tracePath))) {
     if (opts.tracePath) throw new DataError(tracePath, {}, "trace file not found");
     tracePath = null;
   }
-  const traceText = tracePath ? readTextInput(tracePath) : undefined;
-  return parseTomi(text, path, traceText, tracePath ?? undefined);
+  return tracePath ? { text, tracePath, traceText: readTextInput(tracePath) } : { text };
 }
 
 export function parseTomi(text: string, file: string, traceText?: string, traceFile?: string): TomiFile {
+  const reading = startReading(text, file, traceText, traceFile);
+  const { reader } = reading;
+  // Lines are cut out of the text one at a time (no array of every line up front: at 40,000
+  // lines, that array and its strings were most of the reading's garbage).
+  for (let start = 0; start < text.length; ) start = reader.line(start);
+  return reading.finish();
+}
+
+/**
+ * parseTomi a slice at a time, giving the event loop back between slices of about `sliceMs`: a
+ * server reading a large set (a room's 10,000 generated questions take a few hundred
+ * milliseconds) keeps its rooms' timesteps on time meanwhile. The same items, the same errors.
+ */
+export async function parseTomiInSlices(text: string, file: string, traceText?: string, traceFile?: string, sliceMs = 10): Promise<TomiFile> {
+  // The trace a slice at a time too (the slices only read: its errors are raised in order below).
+  let traces: readonly TomiTrace[] | undefined;
+  let traceError: unknown;
+  if (traceText !== undefined && traceFile !== undefined) {
+    const t = new TraceReader(traceText, traceFile);
+    try {
+      for (let i = 0; i < t.lines.length; ) {
+        const until = performance.now() + sliceMs;
+        for (; i < t.lines.length && ((i & 63) !== 63 || performance.now() < until); i++) t.line(i);
+        await nextTurn();
+      }
+      traces = t.out;
+    } catch (err) {
+      traceError = err;
+    }
+  }
+  const reading = startReading(text, file, traceText, traceFile, () => {
+    if (traceError !== undefined) throw traceError;
+    return traces!;
+  });
+  const { reader } = reading;
+  for (let start = 0; start < text.length; ) {
+    const until = performance.now() + sliceMs;
+    for (let n = 0; start < text.length; n++) {
+      start = reader.line(start);
+      if ((n & 63) === 63 && performance.now() >= until) break;
+    }
+    await nextTurn();
+  }
+  return reading.finish();
+}
+
+/** Gives the event loop back (what is waiting runs) before going on. */
+export function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** readTomiFile, parsed in slices (parseTomiInSlices). */
+export function readTomiFileInSlices(path: string): Promise<TomiFile> {
+  const { text, tracePath, traceText } = readFiles(path, {});
+  return parseTomiInSlices(text, path, traceText, tracePath);
+}
+
+/** A file being read: its reader, and the checks made once every line is read. */
+function startReading(
+  text: string,
+  file: string,
+  traceText?: string,
+  traceFile?: string,
+  read: (text: string, file: string) => readonly TomiTrace[] = parseTrace,
+): { reader: BabiReader; finish(): TomiFile } {
   // The trace is read first so that each item is made whole; its errors wait until the text has
   // been checked (what is wrong with the text is said first).
   let traces: readonly TomiTrace[] = [];
   let traceError: unknown;
   if (traceText !== undefined && traceFile !== undefined) {
     try {
-      traces = parseTrace(traceText, traceFile);
+      traces = read(traceText, traceFile);
     } catch (err) {
       traceError = err;
     }
   }
   const reader = new BabiReader(text, file, traces);
-  // Lines are cut out of the text one at a time (no array of every line up front: at 40,000
-  // lines, that array and its strings were most of the reading's garbage).
-  for (let start = 0; start < text.length; ) start = reader.line(start);
+  return { reader, finish: () => finishReading(reader, file, traces, traceText, traceFile, traceError) };
+}
+
+function finishReading(reader: BabiReader, file: string, traces: readonly TomiTrace[], traceText: string | undefined, traceFile: string | undefined, traceError: unknown): TomiFile {
   const { items } = reader;
   if (reader.dangling) throw new DataError(file, { line: reader.dangling }, "the file ends inside a story (no question after this line): truncated file?");
   if (items.length === 0) throw new DataError(file, {}, "no questions found");
@@ -163,6 +236,7 @@ class BabiReader {
     const { text, file } = this;
     let end = text.indexOf("\n", from);
     if (end < 0) end = text.length;
+    if (end - from > MAX_LINE) throw new DataError(file, { line: this.fileLine + 1 }, `a line of ${end - from} characters (a ToMi line is one sentence or question, at most ${MAX_LINE}): not a ToMi file?`);
     let stop = end;
     if (stop > from && text.charCodeAt(stop - 1) === 13) stop--;
     const fileLine = ++this.fileLine;
@@ -340,19 +414,35 @@ function namesOf(story: readonly StoryLine[]): StoryNames {
 }
 
 function parseTrace(text: string, file: string): TomiTrace[] {
-  const lines = text.split("\n");
-  if (lines.length && lines[lines.length - 1] === "") lines.pop();
+  const reader = new TraceReader(text, file);
+  for (let i = 0; i < reader.lines.length; i++) reader.line(i);
+  return reader.out;
+}
+
+/** The state of reading a .trace file, a line at a time. */
+class TraceReader {
+  readonly lines: string[];
+  readonly out: TomiTrace[] = [];
   // The six questions of a story differ only in their question type: its events are read once.
-  let lastEvents = "";
-  let events: readonly string[] = [];
+  private lastEvents = "";
+  private events: readonly string[] = [];
   // A file has a dozen distinct question types over thousands of lines: each is merged once, and
   // every line keeps the first line's string for its type (the items live for the whole run, and
   // each string cut out of the file is one more object for the garbage collector to copy).
-  const merged = new Map<string, { readonly raw: string; readonly type: TomiQuestionType | undefined }>();
-  const out: TomiTrace[] = [];
-  for (let i = 0; i < lines.length; i++) {
+  private readonly merged = new Map<string, { readonly raw: string; readonly type: TomiQuestionType | undefined }>();
+
+  constructor(
+    text: string,
+    private readonly file: string,
+  ) {
+    this.lines = text.split("\n");
+    if (this.lines.length && this.lines[this.lines.length - 1] === "") this.lines.pop();
+  }
+
+  line(i: number): void {
+    const { file } = this;
     const line = i + 1;
-    let raw = lines[i]!;
+    let raw = this.lines[i]!;
     if (raw.endsWith("\r")) raw = raw.slice(0, -1);
     const last = raw.lastIndexOf(",");
     const before = last > 0 ? raw.lastIndexOf(",", last - 1) : -1;
@@ -364,22 +454,21 @@ function parseTrace(text: string, file: string): TomiTrace[] {
     }
     const storyType = TOMI_STORY_TYPES[typeIndex]!;
     const rawText = raw.slice(before + 1, last).trim();
-    let known = merged.get(rawText);
+    let known = this.merged.get(rawText);
     if (known === undefined) {
       known = { raw: rawText, type: mergeQuestionType(rawText) };
-      merged.set(rawText, known);
+      this.merged.set(rawText, known);
     }
     const rawQuestionType = known.raw;
     const questionType = known.type;
     if (!questionType) throw new DataError(file, { line }, `unknown question type "${rawQuestionType}"`);
     const eventText = raw.slice(0, before);
-    if (eventText !== lastEvents || i === 0) {
-      events = eventText.split(",").map((f) => f.trim());
-      lastEvents = eventText;
+    if (eventText !== this.lastEvents || i === 0) {
+      this.events = eventText.split(",").map((f) => f.trim());
+      this.lastEvents = eventText;
     }
-    out.push({ events, rawQuestionType, questionType, storyType, line });
+    this.out.push({ events: this.events, rawQuestionType, questionType, storyType, line });
   }
-  return out;
 }
 
 /** The question kind a (merged) question type belongs to. */

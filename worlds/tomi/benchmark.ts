@@ -3,10 +3,11 @@
  * episode for every story, exact-match scoring (answers are single container tokens), and the
  * official labels that disagree with the world model grouped by cause.
  */
+import { basename } from "node:path";
 import type { Benchmark, BenchItem, GroundTruth, Mode, Verdict } from "../question/benchmark.js";
 import { fill, promptTemplate } from "../question/prompts.js";
 import type { QuestionTask } from "../question/world.js";
-import { readTomiFile, TOMI_QUESTION_TYPES, type StoryLine, type TomiItem } from "./babi.js";
+import { nextTurn, readTomiFile, readTomiFileInSlices, TOMI_QUESTION_TYPES, type StoryLine, type TomiFile, type TomiItem } from "./babi.js";
 import { playTomi } from "./replay.js";
 import type { SocializedContext } from "../core/socialized-context.js";
 import { questionType, worldModelAnswer } from "./questions.js";
@@ -57,8 +58,25 @@ export class TomiBenchmark implements Benchmark<TomiBenchItem> {
   /** Candidate answers per story (the containers it names). */
   private readonly candidates = new WeakMap<object, readonly string[]>();
 
+  warnings: string[] = [];
+
   load(file: string): TomiBenchItem[] {
-    const parsed = readTomiFile(file);
+    return this.itemsOf(file, readTomiFile(file));
+  }
+
+  /** load(), reading the file a slice at a time (a server's event loop stays free meanwhile). */
+  async loadInSlices(file: string): Promise<TomiBenchItem[]> {
+    const parsed = await readTomiFileInSlices(file);
+    await nextTurn();
+    return this.itemsOf(file, parsed);
+  }
+
+  private itemsOf(file: string, parsed: TomiFile): TomiBenchItem[] {
+    this.warnings = parsed.traceFile
+      ? []
+      : [
+          `${file}: no ${basename(file).replace(/\.txt$/, "")}.trace beside it: each question's type (the report's rows) is the world model's reading of its story, not ToMi's own, and can differ from it; put the .trace file beside the .txt for the official types`,
+        ];
     const items: TomiBenchItem[] = [];
     // Questions about one story come together in the file and share its lines: one text per story.
     let story: readonly StoryLine[] | undefined;

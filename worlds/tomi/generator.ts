@@ -3,7 +3,8 @@
  * types (first- and second-order, true- and false-belief, reality, memory) and story types (true
  * belief, false belief, second-order false belief), and its distractors (a third agent coming and
  * going, unrelated remarks). The story grammar follows the original generator; the labels are the
- * world model's, so they are right by construction.
+ * world model's, so they are right by construction, and the story type says what the agents end
+ * up believing (story-type.ts), where the original generator's rule mislabels some stories.
  */
 import { Rng } from "../core/rng.js";
 import type { TomiQuestion, TomiSentence } from "./sentence.js";
@@ -47,29 +48,35 @@ export async function generateTomiStory(rng: Rng): Promise<GeneratedStory> {
   for (const [agent, k] of order) steps.push({ sentence: { kind: "enter", agent, room }, event: `enter_agent_${k}` });
   steps.push({ sentence: { kind: "located", subject: obj, place: c1 } });
 
-  // One move and one or two changes of location, in random order. A move in the middle means a2
-  // was away when it happened (false belief); a2 coming back after a1 left is second-order.
+  // One move and one or two changes of location, in random order, as the original generator
+  // draws them. The story type is what the two agents end up believing (story-type.ts): a2 either
+  // saw the move, or missed it and never came back (false belief), or came back to the room while
+  // a1 watched (true belief again), or after a1 had left (a1 is wrong about a2: second order).
   const acts = rng.shuffle(["move", "loc", ...(rng.chance(0.5) ? ["loc"] : [])]);
-  let storyType: TomiStoryType = acts[1] === "move" ? "false_belief" : "true_belief";
   let a2Here = true;
   let a1Here = true;
-  acts.forEach((act, i) => {
-    if (act === "move") {
+  let a2SawMove = true;
+  let a2Back: "no" | "watched" | "unwatched" = "no";
+  for (let i = 0; i < acts.length; i++) {
+    if (acts[i] === "move") {
       steps.push({ sentence: { kind: "move", agent: a1, object: obj, container: c2 }, event: "agent_0_moves_obj" });
+      a2SawMove = a2Here;
     } else if (a2Here) {
       steps.push({ sentence: { kind: "exit", agent: a2, room }, event: "agent_1_exits" });
       a2Here = false;
     } else {
       if (i === acts.length - 1 && a1Here && rng.chance(0.5)) {
-        storyType = "second_order_false_belief";
         steps.push({ sentence: { kind: "exit", agent: a1, room }, event: "agent_0_exits" });
         a1Here = false;
       }
       const back = rng.chance(0.5);
       steps.push({ sentence: { kind: "enter", agent: a2, room: back ? room : altRoom }, event: back ? "agent_1_reenters_loc" : "agent_1_reenters_alt_loc" });
       a2Here = back;
+      // Back in the room after a move it missed (a2SawMove is false only once the move is done).
+      if (back && !a2SawMove) a2Back = a1Here ? "watched" : "unwatched";
     }
-  });
+  }
+  const storyType: TomiStoryType = a2SawMove || a2Back === "watched" ? "true_belief" : a2Back === "unwatched" ? "second_order_false_belief" : "false_belief";
 
   // A third agent may come (to this room or another) and go, anywhere in the story.
   const comings = rng.int(3);

@@ -8,6 +8,7 @@ import { TomiBenchmark } from "./benchmark.js";
 import { generateTomi } from "./generator.js";
 import { tomiScenarios } from "./scenario.js";
 import { tomiSolver } from "./solver.js";
+import { tomiFacts } from "./leak-facts.js";
 
 export const world: WorldEntry = {
   name: "tomi",
@@ -29,6 +30,7 @@ export const world: WorldEntry = {
   },
   benchmark: { options: [], create: async () => new TomiBenchmark() },
   solver: tomiSolver,
+  facts: tomiFacts,
 };
 
 // For the terminal demo (cli/commands/demo.ts), which plays generated stories step by step, and

@@ -1,0 +1,97 @@
+/**
+ * Rooms that outlive their server: a room created through the API is written to the store's room
+ * registry (store/room-registry.ts) with its resolved options, its run and its creator's tokens;
+ * a simulation room also notes each episode as it starts. When a server starts, it recreates the
+ * rooms of a server that is gone (killed, crashed, stopped), under their ids: a benchmark room
+ * goes on with its run where its log ends, a simulation room plays its interrupted episode again.
+ *
+ * A room leaves the registry when it ends by itself (its run done and its linger over) or is
+ * stopped by an admin; a server that is shutting down leaves its rooms registered, to come back.
+ */
+import { randomBytes } from "node:crypto";
+import { RoomRegistry, type RoomEntry } from "../store/room-registry.js";
+
+/** The key of a restored room's options that names what it restores (removed before its options are read). */
+const RESTORE_KEY = "__socialworldRestore";
+
+/** What a room recreated after a restart takes over from the room it replaces. */
+export interface RestoreInfo {
+  readonly roomId: string;
+  readonly runId?: string;
+  readonly secrets?: RoomEntry["secrets"];
+  readonly episode?: RoomEntry["episode"];
+}
+
+export class PersistedRooms {
+  readonly registry: RoomRegistry;
+  private readonly tracked = new Set<string>();
+  private readonly waiting = new Map<string, RestoreInfo>();
+  private closing = false;
+  /** Registry writes, one after another, in the order they were asked for. */
+  private chain: Promise<void> = Promise.resolve();
+
+  constructor(storeRoot: string) {
+    this.registry = new RoomRegistry(storeRoot);
+  }
+
+  /** A room the API created: it comes back after a restart. */
+  add(entry: Omit<RoomEntry, "owner">): Promise<void> {
+    this.tracked.add(entry.roomId);
+    return this.enqueue(() => this.registry.put(entry));
+  }
+
+  /** A simulation room started episode `number` with `seed` (a restart plays it again). */
+  episode(roomId: string, number: number, seed: number): void {
+    if (this.tracked.has(roomId)) void this.enqueue(() => this.registry.update(roomId, { episode: { number, seed } }));
+  }
+
+  /** The room is over (or was stopped by an admin): it does not come back. Ignored while the server shuts down. */
+  forget(roomId: string): void {
+    if (this.closing || !this.tracked.delete(roomId)) return;
+    void this.enqueue(() => this.registry.remove(roomId));
+  }
+
+  /** The server is stopping: its rooms stay registered. Resolves when every write is done. */
+  close(): Promise<void> {
+    this.closing = true;
+    return this.chain;
+  }
+
+  /**
+   * Recreates the rooms whose server is gone, one by one, through `create` (matchmaking); a room
+   * that cannot be recreated (its data file deleted since) is said so and dropped from the registry.
+   */
+  async restore(create: (type: RoomEntry["type"], options: Record<string, unknown>) => Promise<unknown>): Promise<string[]> {
+    const restored: string[] = [];
+    for (const e of await this.registry.claimOrphans()) {
+      const nonce = randomBytes(18).toString("base64url");
+      this.waiting.set(nonce, { roomId: e.roomId, ...(e.runId ? { runId: e.runId } : {}), ...(e.secrets ? { secrets: e.secrets } : {}), ...(e.episode ? { episode: e.episode } : {}) });
+      try {
+        this.tracked.add(e.roomId);
+        await create(e.type, { ...e.options, [RESTORE_KEY]: nonce });
+        restored.push(e.roomId);
+      } catch (err) {
+        this.tracked.delete(e.roomId);
+        console.error(`[rooms] room ${e.roomId} (${e.type}) could not be restored: ${(err as Error).message}; it is removed from ${this.registry.path}`);
+        await this.enqueue(() => this.registry.remove(e.roomId));
+      } finally {
+        this.waiting.delete(nonce);
+      }
+    }
+    return restored;
+  }
+
+  /** A room being created: what it restores, if anything (the key is taken out of its options). */
+  claim(raw: unknown): RestoreInfo | undefined {
+    if (raw === null || typeof raw !== "object" || !(RESTORE_KEY in raw)) return undefined;
+    const options = raw as Record<string, unknown>;
+    const nonce = options[RESTORE_KEY];
+    delete options[RESTORE_KEY];
+    return typeof nonce === "string" ? this.waiting.get(nonce) : undefined;
+  }
+
+  private enqueue(write: () => Promise<void>): Promise<void> {
+    this.chain = this.chain.then(write).catch((err: unknown) => console.error(`[rooms] ${this.registry.path}: ${(err as Error).message}`));
+    return this.chain;
+  }
+}
