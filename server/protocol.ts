@@ -8,7 +8,7 @@ import type { ToJSON } from "@colyseus/schema";
 import type { FeedItem, SocialRoomState } from "./rooms/social-state.js";
 import type { PerspectiveStep, Progress, RoomState, Seat } from "./rooms/state.js";
 
-export const ROOM_TYPES = ["simulation", "benchmark"] as const;
+export const ROOM_TYPES = ["simulation", "benchmark", "social"] as const;
 export type RoomType = (typeof ROOM_TYPES)[number];
 
 /** Options a client passes when it joins a room (`joinById(roomId, options)`). */

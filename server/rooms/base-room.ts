@@ -138,6 +138,11 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
     return true;
   }
 
+  /** Synchronized objects of a room kind's own that the holder of `agent`'s seat sees besides its perspective (a social room: the user's feed). */
+  protected seatObjects(_agent: string): readonly object[] {
+    return [];
+  }
+
   /** Makes a synchronized object visible to every spectator (the shared view); seated clients do not see it. */
   protected showSpectators(obj: object): void {
     this.spectatorView.add(obj as Parameters<StateView["add"]>[0]);
@@ -252,6 +257,7 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
       seat.connected = h.connected;
       const p = this.state.perspectives.get(agent);
       if (p) h.client.view?.add(p);
+      for (const o of this.seatObjects(agent)) h.client.view?.add(o as Parameters<StateView["add"]>[0]);
     }
     const msg: SeatMessage = { agent: seat?.human ? agent! : "", token: h.token, roomId: this.roomId };
     if (h.connected) h.client.send(S2C.seat, msg);

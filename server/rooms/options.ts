@@ -92,7 +92,7 @@ const socialController = z.union([z.literal("rule"), z.literal("none"), agentSpe
 
 export const SocialOptionsSchema = z
   .object({
-    seed: seed.default(0),
+    seed: seed.default(drawnSeed),
     /** Users in the generated network (one seat each). */
     users: z.number().int().min(2).max(10_000).default(50),
     /** Root posts by the most followed users, one every `every` timesteps from the first. */

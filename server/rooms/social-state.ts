@@ -25,7 +25,10 @@ export const FeedItem = schema(
     parent: t.string(),
     /** -1 for a post, 0 for a reaction to one, ... */
     depth: t.int16(),
+    /** When it was written. */
     time: t.uint32(),
+    /** When the feed's user first saw it (its time, in the world feed). */
+    seen: t.uint32(),
     topic: t.string(),
     text: t.string(),
     /** How the feed's user got it: "feed", "notification", "context" or "own" ("" in the world feed). */
@@ -55,7 +58,7 @@ export const SocialRoomState = RoomState.extend(
 );
 export type SocialRoomState = SchemaType<typeof SocialRoomState>;
 
-export function feedItem(f: { id: string; kind: string; author: string; parent: string; depth: number; time: number; topic: string; text: string; via: string }): FeedItem {
+export function feedItem(f: { id: string; kind: string; author: string; parent: string; depth: number; time: number; seen: number; topic: string; text: string; via: string }): FeedItem {
   const item = new FeedItem();
   item.id = f.id;
   item.kind = f.kind;
@@ -63,6 +66,7 @@ export function feedItem(f: { id: string; kind: string; author: string; parent: 
   item.parent = f.parent;
   item.depth = f.depth;
   item.time = f.time;
+  item.seen = f.seen;
   item.topic = f.topic;
   item.text = f.text;
   item.via = f.via;

@@ -162,7 +162,7 @@ export type Progress = SchemaType<typeof Progress>;
 
 export const RoomState = schema(
   {
-    /** "simulation" or "benchmark". */
+    /** "simulation", "benchmark" or "social". */
     kind: t.string(),
     title: t.string(),
     world: t.string(),

@@ -63,6 +63,8 @@ export { renderScreen, screenOf, type Screen, type ScreenEntry, type ScreenItem 
 export { DEFAULT_SIM_CONFIG, SocialSim, VIA_NAMES, type SimConfig } from "./sim.js";
 export { labelReply, replyFor, tasksOf, type SocialTask } from "./tasks.js";
 export { STYLES, TOPICS } from "./vocabulary.js";
+export { itemsSeenBy, type SeenItem } from "./seen-items.js";
+export { KIND_NAMES, type KindName } from "./items.js";
 export { initialSocialState, intentActions, latentIntentsOf, RuleAgent, ruleAction, SocialWorld, type SocialObservation, type SocialPost, type SocialState } from "./world.js";
 export { SocialBenchmark, type SocialBenchItem } from "./benchmark.js";
 export { groundTruthContext, visibleContext } from "./contexts.js";
