@@ -17,6 +17,7 @@
  * thousand users would write a thousand a timestep).
  */
 import type { Client } from "@colyseus/core";
+import { Encoder } from "@colyseus/schema";
 import type { Agent, AgentReply, AgentTurn } from "../../worlds/core/agent.js";
 import type { Scenario } from "../../worlds/core/scenario.js";
 import { loadAgent } from "../../agents/registry.js";
@@ -33,7 +34,7 @@ import { C2S, SOCIAL_C2S, SOCIAL_S2C, type PerspectiveView, type PostResultMessa
 import { pushBounded } from "./state.js";
 
 /** The world feed keeps the newest items up to this many (older ones are in the run's log). */
-const MAX_WORLD_FEED = 5000;
+const MAX_WORLD_FEED = 3000;
 /** A user's feed and a requested view hold at most this many items, the newest. */
 const MAX_USER_FEED = 2000;
 export const WORLD_FEED = "world";
@@ -62,6 +63,12 @@ export class SocialRoom extends EpisodeRoom<SocialScenarioPlay> {
   protected async create(raw: unknown): Promise<void> {
     const opts = parseOptions(SocialOptionsSchema, raw, "social room");
     this.opts = opts;
+    // A full encoding of the state (a spectator joining) must fit the encoder's buffer: past it,
+    // Colyseus re-encodes into a larger one, and the spectators' shared view then went out of step
+    // (clients failed to decode the patches that followed: "refId not found"). Sized for the seats
+    // (about 120 bytes each) and a full world feed of generated texts; the buffer size is static,
+    // read when a room's encoder is made, and only ever raised.
+    Encoder.BUFFER_SIZE = Math.max(Encoder.BUFFER_SIZE, 64 * 1024 * Math.ceil((opts.users * 120 + MAX_WORLD_FEED * 250 + 32 * 1024) / (64 * 1024)));
     const state = new SocialRoomState();
     state.users = opts.users;
     this.setUp(
