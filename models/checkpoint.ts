@@ -9,7 +9,7 @@ import { writeFileAtomic } from "../store/write-atomic.js";
 import { DataError } from "../worlds/core/errors.js";
 import { readConfig, type Qwen2Config } from "./config.js";
 import { PolicyModel } from "./model.js";
-import type { Dtype } from "./native.js";
+import type { ModelOptions } from "./native.js";
 import { WeightFiles, writeSafetensors } from "./safetensors.js";
 import { PolicyTokenizer, type GenerationConfig } from "./tokenizer.js";
 
@@ -21,7 +21,8 @@ export interface Checkpoint {
   readonly generationConfig: GenerationConfig;
 }
 
-export function loadCheckpoint(dir: string, opts: { dtype?: Dtype } = {}): Checkpoint {
+/** Loads a checkpoint folder into a model on opts.device (default cpu): the files are the same for every device. */
+export function loadCheckpoint(dir: string, opts: ModelOptions = {}): Checkpoint {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new DataError(dir, {}, "not a checkpoint folder (it does not exist or is not a directory)");
   const configFile = join(dir, "config.json");
   if (!existsSync(configFile)) throw new DataError(configFile, {}, "missing: the checkpoint folder has no config.json");
@@ -36,12 +37,16 @@ export function loadCheckpoint(dir: string, opts: { dtype?: Dtype } = {}): Check
   } catch (err) {
     throw new DataError(configFile, {}, (err as Error).message);
   }
-  const params = model.params();
   const expected = new Set<string>();
-  for (const t of model.tensors()) {
-    expected.add(t.name);
-    weights.readInto(t.name, t.shape, params, t.offset);
-  }
+  model.updateParams(
+    (params) => {
+      for (const t of model.tensors()) {
+        expected.add(t.name);
+        weights.readInto(t.name, t.shape, params, t.offset);
+      }
+    },
+    { overwrite: true },
+  );
   // Tensors the config does not account for mean a different architecture: refuse rather than
   // run a model that silently ignores weights.
   const harmless = (n: string) => n.endsWith(".rotary_emb.inv_freq") || (n === "lm_head.weight" && config.tie_word_embeddings);
@@ -65,7 +70,7 @@ export function saveCheckpoint(dir: string, model: PolicyModel, files: Checkpoin
   writeJson(join(dir, "generation_config.json"), files.generationConfig);
   writeJson(join(dir, "tokenizer.json"), files.tokenizerJson);
   writeJson(join(dir, "tokenizer_config.json"), files.tokenizerConfig);
-  const p = model.params();
+  const p = model.readParams();
   writeSafetensors(
     join(dir, "model.safetensors"),
     model.tensors().map((t) => ({ name: t.name, shape: t.shape, data: p.subarray(t.offset, t.offset + t.size) })),

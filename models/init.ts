@@ -5,10 +5,14 @@
  */
 import { Rng } from "../worlds/core/rng.js";
 import type { PolicyModel } from "./model.js";
+import type { FloatArray } from "./native.js";
 
 export function initParams(model: PolicyModel, seed: number | string, std = 0.02): void {
   const rng = Rng.seeded(`policy-init:${seed}`);
-  const p = model.params();
+  model.updateParams((p) => fill(model, p, rng, std), { overwrite: true });
+}
+
+function fill(model: PolicyModel, p: FloatArray, rng: Rng, std: number): void {
   for (const t of model.tensors()) {
     const end = t.offset + t.size;
     if (t.name.endsWith("norm.weight")) p.fill(1, t.offset, end);

@@ -4,7 +4,7 @@
  * and the logits a parity check needs; generation lives in generate.ts.
  */
 import { engineConfig, type Qwen2Config } from "./config.js";
-import { loadNative, type AdamWOptions, type Dtype, type EngineConfig, type FloatArray, type NativeModel, type PassResult, type PolicyPassOptions, type TensorInfo } from "./native.js";
+import { loadNative, resolveDevice, type AdamWOptions, type Device, type Dtype, type EngineConfig, type FloatArray, type MatmulPrecision, type ModelOptions, type NativeModel, type PassResult, type PolicyPassOptions, type TensorInfo } from "./native.js";
 
 /** Rectangular token batch for a teacher-forced pass: row-major [batch, seqLen]. */
 export interface TokenBatch {
@@ -20,21 +20,46 @@ export interface TokenBatch {
   readonly seqLen: number;
 }
 
+/** Where models go when their maker does not say (a command's --device and --precision). */
+let defaults: ModelOptions = {};
+
+/**
+ * Sets the device (and, on a GPU, the matrix-product precision: default bf16) of the models
+ * made from now on without one, as --threads sets the CPU's threads. Returns the device ("auto"
+ * resolved); "cuda" fails with the reason where it cannot run.
+ */
+export function setModelDevice(choice: Device | "auto", precision?: MatmulPrecision): Device {
+  const device = resolveDevice(choice);
+  if (device === "cpu" && precision !== undefined && precision !== "fp32")
+    throw new Error(`precision ${precision} is for the cuda device (the policy runs on the cpu, in fp32)`);
+  defaults = device === "cuda" ? { device, precision: precision ?? "bf16" } : {};
+  return device;
+}
+
+/** The device and precision setModelDevice chose (a worker thread making models takes them along). */
+export function modelDefaults(): ModelOptions {
+  return defaults;
+}
+
 export class PolicyModel {
   readonly engine: EngineConfig;
   readonly native: NativeModel;
 
   constructor(
     readonly config: Qwen2Config,
-    opts: { dtype?: Dtype } = {},
+    opts: ModelOptions = {},
   ) {
     this.engine = engineConfig(config);
     const { Model } = loadNative();
-    this.native = new Model(this.engine, { dtype: opts.dtype ?? "float32" });
+    this.native = new Model(this.engine, { ...defaults, ...opts, dtype: opts.dtype ?? "float32" });
   }
 
   get dtype(): Dtype {
     return this.native.dtype;
+  }
+
+  get device(): Device {
+    return this.native.device;
   }
 
   get numParams(): number {
@@ -49,9 +74,42 @@ export class PolicyModel {
     return this.native.tensors();
   }
 
-  /** The parameters, as a view over the engine's memory. */
+  /** The parameters, as a view over the engine's memory (CPU models; see readParams). */
   params(): FloatArray {
     return this.native.params();
+  }
+
+  /**
+   * The parameters on the host, to read: on the CPU a view over the engine's memory (no copy:
+   * do not keep it across updates), on a GPU a copy.
+   */
+  readParams(): FloatArray {
+    return this.device === "cpu" ? this.native.params() : this.native.readParams();
+  }
+
+  /**
+   * Changes the parameters through a host array: on the CPU the engine's own memory, on a GPU a
+   * copy that is written back after `edit`. With `overwrite`, edit sets every value, so a GPU
+   * copy starts as zeros instead of the current values.
+   */
+  updateParams(edit: (params: FloatArray) => void, opts: { overwrite?: boolean } = {}): void {
+    if (this.device === "cpu") return edit(this.native.params());
+    const host = opts.overwrite ? (this.dtype === "float64" ? new Float64Array(this.numParams) : new Float32Array(this.numParams)) : this.native.readParams();
+    edit(host);
+    this.native.writeParams(host);
+  }
+
+  /** The AdamW moments on the host, to read (views on the CPU, copies on a GPU). */
+  readMoments(): { m: FloatArray; v: FloatArray } {
+    return this.device === "cpu" ? this.native.moments() : this.native.readMoments();
+  }
+
+  /** Changes the AdamW moments through host arrays (written back on a GPU), as updateParams. */
+  updateMoments(edit: (moments: { m: FloatArray; v: FloatArray }) => void): void {
+    if (this.device === "cpu") return edit(this.native.moments());
+    const host = this.native.readMoments();
+    edit(host);
+    this.native.writeMoments(host.m, host.v);
   }
 
   /** Logits at every position of one sequence: [ids.length * vocab]. */

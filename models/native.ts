@@ -10,6 +10,37 @@ import { fileURLToPath } from "node:url";
 
 export type Dtype = "float32" | "float64";
 export type FloatArray = Float32Array | Float64Array;
+/** Where a model's memory and kernels live. */
+export type Device = "cpu" | "cuda";
+/**
+ * How the GPU computes matrix products: fp32 (parity with the CPU), or tensor cores on tf32- or
+ * bf16-rounded operands with fp32 accumulation. Everything else stays fp32 (master weights,
+ * moments, gradients, activations). The CPU computes in fp32.
+ */
+export type MatmulPrecision = "fp32" | "tf32" | "bf16";
+
+export interface ModelOptions {
+  readonly dtype?: Dtype;
+  readonly device?: Device;
+  readonly precision?: MatmulPrecision;
+}
+
+/** What the addon knows about CUDA on this machine (see cuda()). */
+export interface CudaStatus {
+  /** The addon was compiled with the CUDA backend. */
+  readonly built: boolean;
+  /** A GPU, its driver and cuBLAS were found: `device: "cuda"` works. */
+  readonly available: boolean;
+  /** Why not, when not available. */
+  readonly reason?: string;
+  readonly name?: string;
+  readonly memoryBytes?: number;
+  readonly computeCapability?: string;
+  readonly driverVersion?: number;
+  readonly runtimeVersion?: number;
+  /** The cuBLAS library loaded. */
+  readonly cublas?: string;
+}
 
 /** The architecture as the engine takes it (checkpoint.ts maps Hugging Face's config.json to it). */
 export interface EngineConfig {
@@ -72,12 +103,26 @@ export interface AdamWOptions {
 
 export interface NativeModel {
   readonly dtype: Dtype;
+  readonly device: Device;
+  readonly precision: MatmulPrecision;
   readonly numParams: number;
   tensors(): TensorInfo[];
-  /** Views over native memory (not copies): writing them changes the model. */
+  /**
+   * Views over native memory (not copies): writing them changes the model. CPU models only (a
+   * CUDA model throws: use the copying methods below, which work on both devices).
+   */
   params(): FloatArray;
   grads(): FloatArray;
   moments(): { m: FloatArray; v: FloatArray };
+  /** Copies of [offset, offset + length) of the flat buffers (default: all). */
+  readParams(offset?: number, length?: number): FloatArray;
+  readGrads(offset?: number, length?: number): FloatArray;
+  readMoments(): { m: FloatArray; v: FloatArray };
+  /** Copies values (of the model's dtype) into the parameters from `offset` on. */
+  writeParams(values: FloatArray, offset?: number): void;
+  writeMoments(m: FloatArray, v: FloatArray): void;
+  /** Waits until the device has finished every kernel issued so far (timing); a no-op on the CPU. */
+  synchronize(): void;
   forwardBackward(tokens: Int32Array, targets: Int32Array, weights: Float32Array | null, batch: number, seqLen: number, backward: boolean, options?: PolicyPassOptions): PassResult;
   forwardBackwardAsync(tokens: Int32Array, targets: Int32Array, weights: Float32Array | null, batch: number, seqLen: number, backward: boolean, options?: PolicyPassOptions): Promise<PassResult>;
   /** Logits at every position: [batch * seqLen * vocab]. */
@@ -113,7 +158,7 @@ export interface NativeGeneration {
 }
 
 export interface NativeModule {
-  Model: new (config: EngineConfig, options?: { dtype?: Dtype }) => NativeModel;
+  Model: new (config: EngineConfig, options?: ModelOptions) => NativeModel;
   Generation: new (model: NativeModel, prompts: readonly Int32Array[], options: GenerationOptions) => NativeGeneration;
   /** C = alpha op(A) op(B) + beta C, row-major (tests and benchmarks). */
   gemm<A extends FloatArray>(ta: boolean, tb: boolean, M: number, N: number, K: number, alpha: number, A: A, lda: number, B: A, ldb: number, beta: number, C: A, ldc: number): void;
@@ -124,6 +169,19 @@ export interface NativeModule {
   setThreads(n: number): void;
   /** Measured fp32 fused-multiply-add throughput of all threads, GFLOP/s. */
   peakGflops(seconds?: number): number;
+  /** Probes the GPU, its driver and cuBLAS (once; later calls give the same answer). */
+  cuda(): CudaStatus;
+  /**
+   * Seconds per GPU product C[M,N] = op(A) op(B) on random operands (median of reps): mode fp32,
+   * tf32, bf16 (fp32 operands, bf16 tensor cores) or bf16-operands (operands stored as bf16).
+   */
+  cudaGemmSeconds(mode: MatmulPrecision | "bf16-operands", ta: boolean, tb: boolean, M: number, N: number, K: number, reps: number): number;
+  /**
+   * "start": time each kind of GPU kernel (matrix products, attention forward, ...) of every CUDA
+   * model, waiting for each (so slower than an untimed run); "stop": stop and return the totals.
+   */
+  cudaProfile(action: "start"): void;
+  cudaProfile(action: "stop"): { what: string; calls: number; seconds: number }[];
 }
 
 let loaded: NativeModule | undefined;
@@ -145,4 +203,16 @@ export function loadNative(): NativeModule {
   if (!existsSync(file)) throw new Error(`the native engine is not built (${file} is missing): run \`npm run build:native\``);
   loaded = createRequire(import.meta.url)(file) as NativeModule;
   return loaded;
+}
+
+/**
+ * The device a `--device` choice means here: "auto" is cuda where the addon has the CUDA backend
+ * and a GPU is visible, else cpu; "cuda" fails with the reason when it cannot run.
+ */
+export function resolveDevice(choice: Device | "auto"): Device {
+  if (choice === "cpu") return "cpu";
+  const status = loadNative().cuda();
+  if (status.available) return "cuda";
+  if (choice === "cuda") throw new Error(`the cuda device is not available: ${status.reason ?? "unknown reason"}`);
+  return "cpu";
 }

@@ -16,6 +16,7 @@ import { writeFileAtomic } from "../../store/write-atomic.js";
 import { intArg, parseCommand, UsageError } from "../args.js";
 import { checkDistinctFiles, prepareOutput } from "../output-path.js";
 import { Progress } from "../progress.js";
+import { DEVICE_HELP, deviceArgs, deviceOptions, useDevice } from "../device.js";
 import { onStopSignal } from "../stop-signals.js";
 
 export const BENCH_HELP = `socialworld bench <${WORLD_NAMES.join("|")}> --data FILE [options]
@@ -38,6 +39,7 @@ Options:
   --store DIR          the embedded store (default: data/, or $SOCIALWORLD_DATA)
   --resume RUN_ID      continue an interrupted run: logged questions are not asked again
   --quiet              no progress bar
+${DEVICE_HELP}
 
 FANToM only:
   --context MODE       short (the official default) or full: the conversation given with each question
@@ -76,6 +78,7 @@ const Args = z.object({
   aggregation: z.enum(["set", "part", "conversation"]).optional(),
   depth: intArg(0, 1000).optional(),
   "vp-labels": z.enum(["cotp", "own"]).optional(),
+  ...deviceArgs,
 });
 
 export async function benchCommand(argv: readonly string[]): Promise<number> {
@@ -98,9 +101,11 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
       aggregation: { type: "string" },
       depth: { type: "string" },
       "vp-labels": { type: "string" },
+      ...deviceOptions,
     },
     Args,
   );
+  await useDevice(args);
   const name = args._[0];
   if (args.json) prepareOutput("--json", args.json);
   if (args.md) prepareOutput("--md", args.md);

@@ -12,6 +12,7 @@ import { PRESETS } from "../../models/presets.js";
 import { PolicyTokenizer } from "../../models/tokenizer.js";
 import { DataError } from "../../worlds/core/errors.js";
 import { intArg, numArg, parseCommand, UsageError } from "../args.js";
+import { deviceArgs, deviceOptions, useDevice } from "../device.js";
 import { readTextInput } from "../../worlds/core/text-input.js";
 
 export const MODEL_HELP = `socialworld model <command> ...
@@ -22,6 +23,7 @@ export const MODEL_HELP = `socialworld model <command> ...
       examples), by default from generated ToMi stories; --tokenizer-from reuses a checkpoint's.
   generate DIR --prompt TEXT       sample a completion
       [--chat] [--max-new-tokens N] [--temperature T] [--top-k K] [--top-p P] [--seed S] [--stop STR]
+      [--device cpu|cuda|auto] [--precision fp32|tf32|bf16]
       --chat wraps the prompt as a user message in the checkpoint's chat template.
   logits DIR --text TEXT [--json]  token ids and the last position's logits (for parity checks)
       [--chat] [--dtype float32|float64]
@@ -115,6 +117,7 @@ const GenerateArgs = z.object({
   "top-p": numArg().positive().max(1).default(1),
   seed: intArg(0).default(0),
   stop: z.array(z.string().min(1)).default([]),
+  ...deviceArgs,
 });
 
 async function generate(argv: readonly string[]): Promise<number> {
@@ -129,9 +132,11 @@ async function generate(argv: readonly string[]): Promise<number> {
       "top-p": { type: "string" },
       seed: { type: "string" },
       stop: { type: "string", multiple: true },
+      ...deviceOptions,
     },
     GenerateArgs,
   );
+  await useDevice(a);
   const ck = loadCheckpoint(a._[0]);
   const text = a.chat ? ck.tokenizer.applyChatTemplate([{ role: "user", content: a.prompt }], { addGenerationPrompt: true }) : a.prompt;
   const completer = new NativeCompleter("cli", ck.model, ck.tokenizer);

@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { intArg, parseCommand, UsageError } from "../args.js";
+import { DEVICE_HELP, deviceArgs, deviceOptions, useDevice } from "../device.js";
 
 export const SERVE_POLICY_HELP = `socialworld serve-policy DIR [DIR...] [options]
 
@@ -24,6 +25,7 @@ Options:
   --max-batch N     sequences decoded together at most (default 32)
   --max-waiting N   requests that may wait; past it the server answers 429 with Retry-After (default 256)
   --threads N       native engine threads (default: one per core)
+${DEVICE_HELP}
 `;
 
 const Args = z.object({
@@ -36,6 +38,7 @@ const Args = z.object({
   "max-batch": intArg(1, 4096).optional(),
   "max-waiting": intArg(0, 1_000_000).optional(),
   threads: intArg(1, 1024).optional(),
+  ...deviceArgs,
 });
 
 export async function servePolicyCommand(argv: readonly string[]): Promise<number> {
@@ -50,9 +53,11 @@ export async function servePolicyCommand(argv: readonly string[]): Promise<numbe
       "max-batch": { type: "string" },
       "max-waiting": { type: "string" },
       threads: { type: "string" },
+      ...deviceOptions,
     },
     Args,
   );
+  await useDevice(args);
   const { parseModelArg, repeatedId } = await import("../../server/openai/models.js");
   const { ConfigError, portFromEnv } = await import("../../server/config.js");
   const { startPolicyServer } = await import("../../server/openai/app.js");

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { ConfigError, configFromEnv, type ServerConfig } from "../../server/config.js";
 import { openV1Warning } from "../../server/security/v1-exposure.js";
 import { intArg, parseCommand, UsageError } from "../args.js";
+import { DEVICE_HELP, deviceArgs, deviceOptions, useDevice } from "../device.js";
 
 export const SERVE_HELP = `socialworld serve [options]
 
@@ -30,6 +31,7 @@ Options:
   --allow-origin URL a web origin besides the server's own whose pages may call the server from a
                      browser (CORS; repeatable; also $SOCIALWORLD_ALLOWED_ORIGINS, comma-separated)
   --no-demo          start without the demo rooms
+${DEVICE_HELP}
 
 Environment: also $SOCIALWORLD_POLICIES (policies served at /v1 besides <store>/policies/: DIR or
 ID=DIR, separated like PATH).
@@ -46,6 +48,7 @@ const Args = z.object({
   "open-v1": z.boolean().default(false),
   "allow-origin": z.array(z.string().min(1)).default([]),
   "no-demo": z.boolean().default(false),
+  ...deviceArgs,
 });
 
 export async function serveCommand(argv: readonly string[]): Promise<number> {
@@ -61,9 +64,11 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
       "open-v1": { type: "boolean" },
       "allow-origin": { type: "string", multiple: true },
       "no-demo": { type: "boolean" },
+      ...deviceOptions,
     },
     Args,
   );
+  await useDevice(args);
   let env: ServerConfig;
   try {
     env = configFromEnv(args.store ? { ...process.env, SOCIALWORLD_DATA: args.store } : process.env);

@@ -16,6 +16,7 @@ import { PromptsTooLong } from "../../trainers/grpo/trainer.js";
 import { WorldPoints } from "../../trainers/grpo/world-points.js";
 import { generatedPoints } from "../../trainers/grpo/generated-points.js";
 import { intArg, numArg, parseCommand, UsageError } from "../args.js";
+import { DEVICE_HELP, deviceArgs, useDevice } from "../device.js";
 import { Progress } from "../progress.js";
 import { onStopSignal } from "../stop-signals.js";
 import { FolderInUse } from "../../store/folder-claim.js";
@@ -69,6 +70,7 @@ Optimizer:
 
 Run:
   --seed S (0)  --save-every N (20)  --keep N (2)  --resume auto|DIR  --threads N  --quiet
+${DEVICE_HELP}
   --store DIR           where rollouts are logged (default: data/, or $SOCIALWORLD_DATA)
   --server URL          also publish each step's metrics to a running server's progress stream
                         (needs --admin-token T or $SOCIALWORLD_ADMIN_TOKEN)
@@ -128,6 +130,7 @@ const Args = z.object({
   keep: intArg(1).default(2),
   resume: z.string().min(1).optional(),
   threads: intArg(1, 1024).optional(),
+  ...deviceArgs,
   quiet: z.boolean().default(false),
   store: z.string().min(1).optional(),
   server: z.url().optional(),
@@ -189,6 +192,7 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
   }
   const config = parsed.data;
   if (a.threads) loadNative().setThreads(a.threads);
+  await useDevice(a);
 
   const source = a.bench
     ? await BenchPoints.open(a.bench, a.data!, a.mode as "vanilla" | "simulation", { ...(a.limit !== undefined ? { limit: a.limit } : {}), ...(a.system ? { system: a.system } : {}) })

@@ -15,6 +15,7 @@ import { readTrainerState } from "../../trainers/sft/state.js";
 import { dataId, stateSettings, trainSft, type SftSettings } from "../../trainers/sft/trainer.js";
 import { claimFolder, FolderInUse, type FolderClaim } from "../../store/folder-claim.js";
 import { intArg, numArg, parseCommand, UsageError } from "../args.js";
+import { DEVICE_HELP, deviceArgs, deviceOptions, useDevice } from "../device.js";
 import { Progress } from "../progress.js";
 import { GRPO_HELP, grpoCommand } from "./train-grpo.js";
 import { onStopSignal } from "../stop-signals.js";
@@ -51,6 +52,7 @@ Options:
   --resume auto|DIR      continue from OUT's latest checkpoint (auto; starts fresh if none) or DIR
   --min-reward X         episode logs: only turns with at least this reward
   --threads N            CPU threads (default: all)
+${DEVICE_HELP}
   --quiet                no progress bar
 
 ${GRPO_HELP}`;
@@ -78,6 +80,7 @@ const Args = z.object({
   resume: z.string().min(1).optional(),
   "min-reward": numArg().optional(),
   threads: intArg(1, 1024).optional(),
+  ...deviceArgs,
   quiet: z.boolean().default(false),
 });
 type Args = z.infer<typeof Args>;
@@ -90,12 +93,14 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
     {
       model: str, init: str, data: str, out: str, steps: str, lr: str, "min-lr": str, warmup: str, batch: str, "grad-accum": str, "max-len": str,
       "weight-decay": str, beta1: str, beta2: str, clip: str, seed: str, "save-every": str, keep: str, resume: str, "min-reward": str, threads: str,
+      ...deviceOptions,
       quiet: { type: "boolean" },
     },
     Args,
   );
   if (!a.model === !a.init) throw new UsageError("give exactly one of --model DIR and --init PRESET");
   if (a.threads) loadNative().setThreads(a.threads);
+  await useDevice(a);
   const examples = await readExamplesFile(a.data, a["min-reward"] !== undefined ? { minReward: a["min-reward"] } : {});
   const settings: SftSettings = {
     steps: a.steps,

@@ -44,7 +44,7 @@ export function buildGraph(model: PolicyModel): GraphBuilder {
   const e = model.engine;
   const { hiddenSize: C, numHeads: H, numKvHeads: KV, headDim: hd, numLayers: L, vocabSize: V } = e;
   const group = H / KV;
-  const params = model.params();
+  const params = model.readParams();
   const byName = new Map(model.tensors().map((t) => [t.name, t]));
   const tensor = (name: string): Float32Array => {
     const t = byName.get(name);

@@ -1,8 +1,10 @@
 // The Node binding: Model (parameters, training passes, AdamW), Generation (batched sampling
 // with a KV cache) and a few module functions (gemm for tests and benchmarks, instruction-set
-// and thread controls, a peak-throughput probe). Parameter, gradient and moment buffers are
-// exposed to JavaScript as typed arrays over native memory, so checkpoints are read and written
-// without copies. Heavy calls have Promise-returning twins that run off the main thread.
+// and thread controls, a peak-throughput probe, the CUDA probe). On the CPU, parameter, gradient
+// and moment buffers are exposed to JavaScript as typed arrays over native memory, so checkpoints
+// are read and written without copies; readParams / writeParams (and the grads and moments
+// twins) copy, and work on both devices. Heavy calls have Promise-returning twins that run off
+// the main thread.
 #include <napi.h>
 
 #include <atomic>
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include "generation.h"
+#include "kernels/cuda/cuda.h"
 #include "kernels/gemm.h"
 #include "kernels/peak.h"
 #include "model.h"
@@ -167,11 +170,19 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
     return DefineClass(env, "Model",
                        {
                            InstanceAccessor<&ModelWrap::Dtype>("dtype"),
+                           InstanceAccessor<&ModelWrap::Device>("device"),
+                           InstanceAccessor<&ModelWrap::Precision>("precision"),
                            InstanceAccessor<&ModelWrap::NumParams>("numParams"),
                            InstanceMethod<&ModelWrap::Tensors>("tensors"),
                            InstanceMethod<&ModelWrap::Params>("params"),
                            InstanceMethod<&ModelWrap::Grads>("grads"),
                            InstanceMethod<&ModelWrap::Moments>("moments"),
+                           InstanceMethod<&ModelWrap::ReadParams>("readParams"),
+                           InstanceMethod<&ModelWrap::WriteParams>("writeParams"),
+                           InstanceMethod<&ModelWrap::ReadGrads>("readGrads"),
+                           InstanceMethod<&ModelWrap::ReadMoments>("readMoments"),
+                           InstanceMethod<&ModelWrap::WriteMoments>("writeMoments"),
+                           InstanceMethod<&ModelWrap::Synchronize>("synchronize"),
                            InstanceMethod<&ModelWrap::ForwardBackward>("forwardBackward"),
                            InstanceMethod<&ModelWrap::ForwardBackwardAsync>("forwardBackwardAsync"),
                            InstanceMethod<&ModelWrap::Logits>("logits"),
@@ -198,21 +209,42 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
     cfg.rope_theta = num_field(c, "ropeTheta", 10000.0);
     cfg.tie_word_embeddings = bool_field(c, "tieWordEmbeddings", false);
     cfg.attention_bias = bool_field(c, "attentionBias", true);
-    std::string dtype = "float32";
+    std::string dtype = "float32", device = "cpu", precision = "fp32";
     if (info[1].IsObject()) {
-      Napi::Value d = info[1].As<Napi::Object>().Get("dtype");
-      if (!d.IsUndefined()) dtype = d.ToString().Utf8Value();
+      Napi::Object o = info[1].As<Napi::Object>();
+      auto opt = [&](const char* key, std::string& out) {
+        Napi::Value v = o.Get(key);
+        if (!v.IsUndefined() && !v.IsNull()) out = v.ToString().Utf8Value();
+      };
+      opt("dtype", dtype);
+      opt("device", device);
+      opt("precision", precision);
     }
+    if (dtype != "float32" && dtype != "float64") throw type_error(env, "dtype must be float32 or float64 (got " + dtype + ")");
+    if (device != "cpu" && device != "cuda") throw type_error(env, "device must be cpu or cuda (got " + device + ")");
+    MatmulPrecision mp;
     try {
-      if (dtype == "float32")
+      mp = parse_precision(precision);
+    } catch (const std::invalid_argument& e) {
+      throw type_error(env, e.what());
+    }
+    if (device == "cpu" && mp != MatmulPrecision::fp32)
+      throw type_error(env, "precision " + precision + " is for the cuda device; the CPU computes in fp32");
+    if (device == "cuda" && dtype != "float32") throw type_error(env, "the cuda device runs float32 models (float64 is for gradient checks on the CPU)");
+    try {
+      if (device == "cuda")
+        f32_ = std::make_unique<Qwen2Model<float>>(cfg, make_cuda_backend(mp));
+      else if (dtype == "float32")
         f32_ = std::make_unique<Qwen2Model<float>>(cfg, make_cpu_backend<float>(shared_pool()));
-      else if (dtype == "float64")
-        f64_ = std::make_unique<Qwen2Model<double>>(cfg, make_cpu_backend<double>(shared_pool()));
       else
-        throw type_error(env, "dtype must be float32 or float64 (got " + dtype + ")");
+        f64_ = std::make_unique<Qwen2Model<double>>(cfg, make_cpu_backend<double>(shared_pool()));
     } catch (const std::invalid_argument& e) {
       throw Napi::RangeError::New(env, std::string("invalid model config: ") + e.what());
+    } catch (const std::runtime_error& e) {
+      throw Napi::Error::New(env, e.what());
     }
+    device_ = device;
+    precision_ = precision_name(mp);
   }
 
   template <typename F>
@@ -227,6 +259,16 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
 
  private:
   Napi::Value Dtype(const Napi::CallbackInfo& info) { return Napi::String::New(info.Env(), f32_ ? "float32" : "float64"); }
+  Napi::Value Device(const Napi::CallbackInfo& info) { return Napi::String::New(info.Env(), device_); }
+  Napi::Value Precision(const Napi::CallbackInfo& info) { return Napi::String::New(info.Env(), precision_); }
+
+  // Zero-copy views exist only where the model's memory is the host's.
+  template <typename M>
+  void require_host(M& m, const char* what, const char* instead) {
+    if (!m.backend().host_memory())
+      throw Napi::Error::New(Env(), std::string(what) + "() is a view over host memory, and this model lives on the " + device_ + " device: use " +
+                                        instead + " instead");
+  }
 
   Napi::Value NumParams(const Napi::CallbackInfo& info) {
     return visit([&](auto& m) -> Napi::Value { return Napi::Number::New(info.Env(), static_cast<double>(m.num_params())); });
@@ -253,21 +295,126 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
   }
 
   Napi::Value Params(const Napi::CallbackInfo& info) {
-    return visit([&](auto& m) { return view_of(info.Env(), m.params_storage(), m.num_params()); });
+    return visit([&](auto& m) {
+      require_host(m, "params", "readParams()/writeParams()");
+      return view_of(info.Env(), m.params_storage(), m.num_params());
+    });
   }
 
   Napi::Value Grads(const Napi::CallbackInfo& info) {
-    return visit([&](auto& m) { return view_of(info.Env(), m.grads_storage(), m.num_params()); });
+    return visit([&](auto& m) {
+      require_host(m, "grads", "readGrads()");
+      return view_of(info.Env(), m.grads_storage(), m.num_params());
+    });
   }
 
   Napi::Value Moments(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     return visit([&](auto& m) -> Napi::Value {
+      require_host(m, "moments", "readMoments()/writeMoments()");
       Napi::Object o = Napi::Object::New(env);
       o.Set("m", view_of(env, m.m_storage(), m.num_params()));
       o.Set("v", view_of(env, m.v_storage(), m.num_params()));
       return o;
     });
+  }
+
+  // [offset, offset + length) of the flat buffers; length defaults to the rest.
+  template <typename M>
+  std::pair<size_t, size_t> range_args(M& m, const Napi::CallbackInfo& info, size_t first) {
+    const int64_t total = static_cast<int64_t>(m.num_params());
+    const int64_t offset = info.Length() > first && !info[first].IsUndefined() ? int_arg(info[first], "offset", 0, total) : 0;
+    const int64_t length =
+        info.Length() > first + 1 && !info[first + 1].IsUndefined() ? int_arg(info[first + 1], "length", 0, total - offset) : total - offset;
+    return {static_cast<size_t>(offset), static_cast<size_t>(length)};
+  }
+
+  template <typename M>
+  static Napi::Value read_copy(Napi::Env env, M& m, typename std::remove_reference_t<M>::Buffer which, size_t offset, size_t n) {
+    using T = std::remove_reference_t<decltype(*m.params())>;
+    auto out = Napi::TypedArrayOf<T>::New(env, n);
+    if (n) m.read(which, offset, n, out.Data());
+    return out;
+  }
+
+  // The typed array `v` of the model's element type, written at `offset`.
+  template <typename M>
+  static void write_from(Napi::Env env, M& m, typename std::remove_reference_t<M>::Buffer which, const Napi::Value& v, size_t offset,
+                         const char* what) {
+    using T = std::remove_reference_t<decltype(*m.params())>;
+    const bool f32 = std::is_same_v<T, float>;
+    auto arr = typed_arg<Napi::TypedArrayOf<T>>(v, f32 ? napi_float32_array : napi_float64_array, f32 ? "Float32Array" : "Float64Array",
+                                                std::string(what) + " (the model's dtype)");
+    if (offset > m.num_params() || arr.ElementLength() > m.num_params() - offset)
+      throw Napi::RangeError::New(env, std::string(what) + ": " + std::to_string(arr.ElementLength()) + " values at offset " + std::to_string(offset) +
+                                           " run past the " + std::to_string(m.num_params()) + " parameters");
+    if (arr.ElementLength()) m.write(which, offset, arr.ElementLength(), arr.Data());
+  }
+
+  // (offset?, length?) of the parameters, or of the gradients -> a copy
+  Napi::Value read_range(const Napi::CallbackInfo& info, bool grads) {
+    BusyGuard guard(info.Env(), busy_);
+    return visit([&](auto& m) -> Napi::Value {
+      using B = typename std::remove_reference_t<decltype(m)>::Buffer;
+      auto [offset, n] = range_args(m, info, 0);
+      return read_copy(info.Env(), m, grads ? B::grads : B::params, offset, n);
+    });
+  }
+
+  // readParams(offset?, length?) -> a copy
+  Napi::Value ReadParams(const Napi::CallbackInfo& info) { return read_range(info, false); }
+
+  // writeParams(values, offset?)
+  Napi::Value WriteParams(const Napi::CallbackInfo& info) {
+    BusyGuard guard(info.Env(), busy_);
+    visit([&](auto& m) -> Napi::Value {
+      const size_t offset = info.Length() > 1 && !info[1].IsUndefined() ? static_cast<size_t>(int_arg(info[1], "offset", 0, INT64_C(1) << 50)) : 0;
+      write_from(info.Env(), m, std::remove_reference_t<decltype(m)>::Buffer::params, info[0], offset, "writeParams");
+      return info.Env().Undefined();
+    });
+    return info.Env().Undefined();
+  }
+
+  // readGrads(offset?, length?) -> a copy
+  Napi::Value ReadGrads(const Napi::CallbackInfo& info) { return read_range(info, true); }
+
+  // readMoments() -> {m, v}, copies
+  Napi::Value ReadMoments(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    BusyGuard guard(env, busy_);
+    return visit([&](auto& m) -> Napi::Value {
+      using B = typename std::remove_reference_t<decltype(m)>::Buffer;
+      Napi::Object o = Napi::Object::New(env);
+      o.Set("m", read_copy(env, m, B::m, 0, m.num_params()));
+      o.Set("v", read_copy(env, m, B::v, 0, m.num_params()));
+      return o;
+    });
+  }
+
+  // writeMoments(m, v): both whole buffers
+  Napi::Value WriteMoments(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    BusyGuard guard(env, busy_);
+    visit([&](auto& m) -> Napi::Value {
+      using B = typename std::remove_reference_t<decltype(m)>::Buffer;
+      for (int i = 0; i < 2; i++)
+        if (!info[i].IsTypedArray() || info[i].As<Napi::TypedArray>().ElementLength() != m.num_params())
+          throw Napi::RangeError::New(env, std::string("writeMoments: ") + (i ? "v" : "m") + " must hold all " + std::to_string(m.num_params()) + " values");
+      write_from(env, m, B::m, info[0], 0, "writeMoments");
+      write_from(env, m, B::v, info[1], 0, "writeMoments");
+      return env.Undefined();
+    });
+    return env.Undefined();
+  }
+
+  // Waits for the device (timing); a no-op on the CPU.
+  Napi::Value Synchronize(const Napi::CallbackInfo& info) {
+    BusyGuard guard(info.Env(), busy_);
+    visit([&](auto& m) -> Napi::Value {
+      m.backend().synchronize();
+      return info.Env().Undefined();
+    });
+    return info.Env().Undefined();
   }
 
   struct PassArgs {
@@ -442,6 +589,7 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
 
   std::unique_ptr<Qwen2Model<float>> f32_;
   std::unique_ptr<Qwen2Model<double>> f64_;
+  std::string device_, precision_;
   std::atomic<bool> busy_{false};
 };
 
@@ -660,6 +808,64 @@ Napi::Value PeakGflops(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), cpu::measure_peak_gflops(*shared_pool(), seconds));
 }
 
+// cuda() -> {built, available, reason?, name?, memoryBytes?, computeCapability?, driverVersion?, runtimeVersion?, cublas?}
+Napi::Value Cuda(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const CudaStatus& s = cuda_status();
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("built", s.built);
+  o.Set("available", s.available);
+  if (!s.available) o.Set("reason", s.reason);
+  if (!s.name.empty()) {
+    o.Set("name", s.name);
+    o.Set("memoryBytes", static_cast<double>(s.memory_bytes));
+    o.Set("computeCapability", std::to_string(s.compute_major) + "." + std::to_string(s.compute_minor));
+  }
+  if (s.driver_version) o.Set("driverVersion", s.driver_version);
+  if (s.runtime_version) o.Set("runtimeVersion", s.runtime_version);
+  if (!s.cublas.empty()) o.Set("cublas", s.cublas);
+  return o;
+}
+
+// cudaGemmSeconds(mode, ta, tb, M, N, K, reps) -> seconds per product (benchmarks)
+Napi::Value CudaGemmSeconds(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const std::string mode = info[0].ToString().Utf8Value();
+  const int M = static_cast<int>(int_arg(info[3], "M", 1)), N = static_cast<int>(int_arg(info[4], "N", 1)), K = static_cast<int>(int_arg(info[5], "K", 1));
+  const int reps = static_cast<int>(int_arg(info[6], "reps", 1, 100000));
+  try {
+    return Napi::Number::New(env, cuda_gemm_seconds(mode, info[1].ToBoolean().Value(), info[2].ToBoolean().Value(), M, N, K, reps));
+  } catch (const std::exception& e) {
+    throw Napi::Error::New(env, e.what());
+  }
+}
+
+// cudaProfile("start") starts timing each kind of GPU kernel (every CUDA model; each timed kernel is
+// waited for); cudaProfile("stop") stops and returns [{what, calls, seconds}].
+Napi::Value CudaProfile(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const std::string action = info[0].ToString().Utf8Value();
+  try {
+    if (action == "start") {
+      cuda_profile_start();
+      return env.Undefined();
+    }
+    if (action != "stop") throw type_error(env, "cudaProfile: expected start or stop (got " + action + ")");
+    const std::vector<CudaProfileEntry> entries = cuda_profile_stop();
+    Napi::Array out = Napi::Array::New(env, entries.size());
+    for (size_t i = 0; i < entries.size(); i++) {
+      Napi::Object o = Napi::Object::New(env);
+      o.Set("what", entries[i].what);
+      o.Set("calls", static_cast<double>(entries[i].calls));
+      o.Set("seconds", entries[i].seconds);
+      out.Set(i, o);
+    }
+    return out;
+  } catch (const std::runtime_error& e) {
+    throw Napi::Error::New(env, e.what());
+  }
+}
+
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   Napi::Function model = ModelWrap::Define(env);
   auto* data = new AddonData();
@@ -673,6 +879,9 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("threads", Napi::Function::New(env, Threads, "threads"));
   exports.Set("setThreads", Napi::Function::New(env, SetThreads, "setThreads"));
   exports.Set("peakGflops", Napi::Function::New(env, PeakGflops, "peakGflops"));
+  exports.Set("cuda", Napi::Function::New(env, Cuda, "cuda"));
+  exports.Set("cudaGemmSeconds", Napi::Function::New(env, CudaGemmSeconds, "cudaGemmSeconds"));
+  exports.Set("cudaProfile", Napi::Function::New(env, CudaProfile, "cudaProfile"));
   return exports;
 }
 

@@ -46,27 +46,42 @@ int Generation<T>::running() const {
 }
 
 template <typename T>
-void Generation<T>::accept(int i, const T* logits) {
-  Seq& s = seqs_[i];
-  const Sample smp = sample_token(logits, model_.config().vocab_size, params_, s.rng, scratch_);
-  s.tokens.push_back(smp.token);
-  s.logprobs.push_back(static_cast<float>(smp.logprob));
-  if (std::find(stop_tokens_.begin(), stop_tokens_.end(), smp.token) != stop_tokens_.end())
-    s.finish = Finish::stop_token;
-  else if (static_cast<int>(s.tokens.size()) >= max_new_)
-    s.finish = Finish::length;
+void Generation<T>::advance(const std::vector<int32_t>& tokens, const std::vector<int32_t>& seq, const std::vector<int32_t>& pos,
+                            const std::vector<int32_t>& out_rows, const std::vector<int32_t>& out_seqs) {
+  const int V = model_.config().vocab_size;
+  const int n = static_cast<int>(out_rows.size());
+  if (n > logit_rows_) {
+    logits_.reset();
+    model_.backend().check_fits(static_cast<size_t>(n) * V * sizeof(T), "the logits of " + std::to_string(n) + " sequences");
+    logits_ = model_.backend().alloc(static_cast<size_t>(n) * V);
+    logit_rows_ = n;
+  }
+  model_.forward_cached(cache_, tokens.data(), seq.data(), pos.data(), static_cast<int>(tokens.size()), out_rows.data(), n, logits_.get());
+  // Each sequence draws from its own stream, one number per sampled token, as sample_token did
+  // when it drew them itself.
+  uniforms_.assign(n, 0.0);
+  if (params_.temperature > 0)
+    for (int j = 0; j < n; j++) uniforms_[j] = seqs_[out_seqs[j]].rng.uniform();
+  sampled_.resize(n);
+  logprobs_.resize(n);
+  model_.backend().sample(logits_.get(), n, V, params_, uniforms_.data(), sampled_.data(), logprobs_.data());
+  for (int j = 0; j < n; j++) {
+    Seq& s = seqs_[out_seqs[j]];
+    s.tokens.push_back(sampled_[j]);
+    s.logprobs.push_back(static_cast<float>(logprobs_[j]));
+    if (std::find(stop_tokens_.begin(), stop_tokens_.end(), sampled_[j]) != stop_tokens_.end())
+      s.finish = Finish::stop_token;
+    else if (static_cast<int>(s.tokens.size()) >= max_new_)
+      s.finish = Finish::length;
+  }
 }
 
 template <typename T>
 void Generation<T>::prefill() {
-  const int V = model_.config().vocab_size;
   std::vector<int32_t> tokens, seq, pos, out_rows, out_seqs;
   auto flush = [&] {
     if (tokens.empty()) return;
-    logits_.resize(out_rows.size() * static_cast<size_t>(V));
-    model_.forward_cached(cache_, tokens.data(), seq.data(), pos.data(), static_cast<int>(tokens.size()), out_rows.data(),
-                          static_cast<int>(out_rows.size()), logits_.data());
-    for (size_t j = 0; j < out_seqs.size(); j++) accept(out_seqs[j], logits_.data() + j * V);
+    advance(tokens, seq, pos, out_rows, out_seqs);
     tokens.clear();
     seq.clear();
     pos.clear();
@@ -100,7 +115,6 @@ int Generation<T>::step(int steps) {
     prefill();
     steps--;
   }
-  const int V = model_.config().vocab_size;
   std::vector<int32_t> tokens, seq, pos, rows;
   for (int k = 0; k < steps; k++) {
     tokens.clear();
@@ -116,13 +130,8 @@ int Generation<T>::step(int steps) {
       pos.push_back(s.cached);
     }
     if (tokens.empty()) break;
-    logits_.resize(tokens.size() * static_cast<size_t>(V));
-    model_.forward_cached(cache_, tokens.data(), seq.data(), pos.data(), static_cast<int>(tokens.size()), rows.data(),
-                          static_cast<int>(rows.size()), logits_.data());
-    for (size_t j = 0; j < seq.size(); j++) {
-      seqs_[seq[j]].cached++;
-      accept(seq[j], logits_.data() + j * V);
-    }
+    for (int32_t i : seq) seqs_[i].cached++;
+    advance(tokens, seq, pos, rows, seq);
   }
   return running();
 }

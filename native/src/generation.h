@@ -44,7 +44,10 @@ class Generation {
     Rng64 rng;
   };
   void prefill();
-  void accept(int i, const T* logits);
+  // Runs the rows through the model and samples a token for each sequence in out_seqs from the
+  // logits of its row in out_rows.
+  void advance(const std::vector<int32_t>& tokens, const std::vector<int32_t>& seq, const std::vector<int32_t>& pos,
+               const std::vector<int32_t>& out_rows, const std::vector<int32_t>& out_seqs);
 
   Qwen2Model<T>& model_;
   SamplingParams params_;
@@ -53,8 +56,10 @@ class Generation {
   std::vector<Seq> seqs_;
   KvCache<T> cache_;
   bool started_ = false;
-  std::vector<T> logits_;
-  std::vector<std::pair<double, int32_t>> scratch_;
+  std::shared_ptr<T> logits_;  // backend memory, [logit_rows_, vocab]
+  int logit_rows_ = 0;
+  std::vector<double> uniforms_, logprobs_;
+  std::vector<int32_t> sampled_;
 };
 
 }  // namespace sw

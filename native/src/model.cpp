@@ -78,7 +78,9 @@ Qwen2Model<T>::Qwen2Model(const ModelConfig& config, std::unique_ptr<Backend<T>>
   norm_ = add("model.norm.weight", {C}, false);
   lm_head_ = cfg_.tie_word_embeddings ? embed_ : add("lm_head.weight", {V, C}, true);
   num_params_ = off;
+  be_->check_fits(num_params_ * sizeof(T), "the parameters");
   params_ = be_->alloc(num_params_);
+  be_->set_parameters(params_.get(), num_params_);
 }
 
 template <typename T>
@@ -86,18 +88,90 @@ Qwen2Model<T>::~Qwen2Model() = default;
 
 template <typename T>
 std::shared_ptr<T> Qwen2Model<T>::grads_storage() {
-  if (!grads_) grads_ = be_->alloc(num_params_);
+  if (!grads_) {
+    be_->check_fits(num_params_ * sizeof(T), "the gradients");
+    grads_ = be_->alloc(num_params_);
+  }
   return grads_;
 }
 template <typename T>
 std::shared_ptr<T> Qwen2Model<T>::m_storage() {
-  if (!m_) m_ = be_->alloc(num_params_);
+  if (!m_) {
+    be_->check_fits(2 * num_params_ * sizeof(T), "the AdamW moments");
+    m_ = be_->alloc(num_params_);
+  }
   return m_;
 }
 template <typename T>
 std::shared_ptr<T> Qwen2Model<T>::v_storage() {
-  if (!v_) v_ = be_->alloc(num_params_);
+  if (!v_) {
+    be_->check_fits(num_params_ * sizeof(T), "the AdamW second moments");
+    v_ = be_->alloc(num_params_);
+  }
   return v_;
+}
+
+template <typename T>
+std::shared_ptr<T>& Qwen2Model<T>::buffer(Buffer which) {
+  switch (which) {
+    case Buffer::grads:
+      grads_storage();
+      return grads_;
+    case Buffer::m:
+      m_storage();
+      return m_;
+    case Buffer::v:
+      v_storage();
+      return v_;
+    default:
+      return params_;
+  }
+}
+
+template <typename T>
+void Qwen2Model<T>::read(Buffer which, size_t offset, size_t n, T* host) {
+  if (offset > num_params_ || n > num_params_ - offset) throw std::out_of_range("read past the end of the parameter buffer");
+  be_->download(host, buffer(which).get() + offset, n * sizeof(T));
+}
+
+template <typename T>
+void Qwen2Model<T>::write(Buffer which, size_t offset, size_t n, const T* host) {
+  if (offset > num_params_ || n > num_params_ - offset) throw std::out_of_range("write past the end of the parameter buffer");
+  be_->upload(buffer(which).get() + offset, host, n * sizeof(T));
+}
+
+template <typename T>
+template <typename X>
+const X* Qwen2Model<T>::stage(const X* host, size_t n, Staged& slot) {
+  if (!host || be_->host_memory()) return host;
+  const size_t bytes = n * sizeof(X);
+  if (slot.bytes < bytes) {
+    slot.buf.reset();
+    slot.buf = be_->alloc_bytes(bytes);
+    slot.bytes = bytes;
+  }
+  be_->upload(slot.buf.get(), host, bytes);
+  return static_cast<const X*>(slot.buf.get());
+}
+
+template <typename T>
+template <typename X>
+X* Qwen2Model<T>::output(X* host, size_t n, Staged& slot) {
+  if (!host || be_->host_memory()) return host;
+  const size_t bytes = n * sizeof(X);
+  if (slot.bytes < bytes) {
+    slot.buf.reset();
+    be_->check_fits(bytes, "an output buffer");
+    slot.buf = be_->alloc_bytes(bytes);
+    slot.bytes = bytes;
+  }
+  return static_cast<X*>(slot.buf.get());
+}
+
+template <typename T>
+template <typename X>
+void Qwen2Model<T>::fetch(X* host, const X* out, size_t n) {
+  if (host && host != out) be_->download(host, out, n * sizeof(X));
 }
 
 template <typename T>
@@ -115,16 +189,20 @@ void Qwen2Model<T>::ensure_rope(int max_pos) {
   if (max_pos <= rope_len_) return;
   const int half = cfg_.head_dim / 2;
   const int n = std::max(max_pos, std::min(cfg_.max_position, std::max(2 * rope_len_, 256)));
-  rope_cos_.resize(static_cast<size_t>(n) * half);
-  rope_sin_.resize(static_cast<size_t>(n) * half);
+  const size_t size = static_cast<size_t>(n) * half;
+  std::vector<T> cos(size), sin(size);
   for (int i = 0; i < half; i++) {
     const T inv = T(1) / std::pow(static_cast<T>(cfg_.rope_theta), static_cast<T>(2 * i) / static_cast<T>(cfg_.head_dim));
     for (int p = 0; p < n; p++) {
       const T angle = static_cast<T>(p) * inv;
-      rope_cos_[static_cast<size_t>(p) * half + i] = std::cos(angle);
-      rope_sin_[static_cast<size_t>(p) * half + i] = std::sin(angle);
+      cos[static_cast<size_t>(p) * half + i] = std::cos(angle);
+      sin[static_cast<size_t>(p) * half + i] = std::sin(angle);
     }
   }
+  rope_cos_ = be_->alloc(size);
+  rope_sin_ = be_->alloc(size);
+  be_->upload(rope_cos_.get(), cos.data(), size * sizeof(T));
+  be_->upload(rope_sin_.get(), sin.data(), size * sizeof(T));
   rope_len_ = n;
 }
 
@@ -140,33 +218,45 @@ typename Qwen2Model<T>::Activations& Qwen2Model<T>::activations(int rows, bool t
   a->capacity = rows;
   a->pos.resize(N);
   a->seq.resize(N);
-  for (int i = 0; i < (training ? cfg_.num_layers + 1 : 2); i++) a->x.push_back(be_->alloc(N * C));
-  for (int l = 0; l < sets; l++) {
-    a->h1.push_back(be_->alloc(N * C));
-    a->rstd1.push_back(be_->alloc(N));
-    a->qkv.push_back(be_->alloc(N * QKV));
-    a->att.push_back(be_->alloc(N * H * hd));
-    a->lse.push_back(be_->alloc(N * H));
-    a->xmid.push_back(be_->alloc(N * C));
-    a->h2.push_back(be_->alloc(N * C));
-    a->rstd2.push_back(be_->alloc(N));
-    a->gu.push_back(be_->alloc(N * 2 * F));
-    a->act.push_back(be_->alloc(N * F));
-  }
-  a->hf = be_->alloc(N * C);
-  a->rstdf = be_->alloc(N);
   // Logits are computed a block of rows at a time so that a 150k vocabulary stays affordable.
-  const size_t budget = size_t(1) << 24;
-  a->logit_rows = static_cast<int>(std::max<size_t>(std::min<size_t>(N, 64), std::min<size_t>(N, budget / cfg_.vocab_size)));
-  if (training) {
-    a->logits = be_->alloc(static_cast<size_t>(a->logit_rows) * cfg_.vocab_size);
-    a->dx = be_->alloc(N * C);
-    a->dh = be_->alloc(N * C);
-    a->dqkv = be_->alloc(N * QKV);
-    a->datt = be_->alloc(N * H * hd);
-    a->dgu = be_->alloc(N * 2 * F);
-    a->dact = be_->alloc(N * F);
-    a->dhf = be_->alloc(N * C);
+  a->logit_rows = static_cast<int>(std::max<size_t>(std::min<size_t>(N, 64), std::min<size_t>(N, be_->logit_budget() / cfg_.vocab_size)));
+  // The same list twice: first counted (to fail before allocating anything), then allocated.
+  for (bool count : {true, false}) {
+    size_t total = 0;
+    auto take = [&](std::vector<std::shared_ptr<T>>* list, std::shared_ptr<T>* one, size_t n) {
+      total += n;
+      if (count) return;
+      if (list) list->push_back(be_->alloc(n));
+      else *one = be_->alloc(n);
+    };
+    for (int i = 0; i < (training ? cfg_.num_layers + 1 : 2); i++) take(&a->x, nullptr, N * C);
+    for (int l = 0; l < sets; l++) {
+      take(&a->h1, nullptr, N * C);
+      take(&a->rstd1, nullptr, N);
+      take(&a->qkv, nullptr, N * QKV);
+      take(&a->att, nullptr, N * H * hd);
+      take(&a->lse, nullptr, N * H);
+      take(&a->xmid, nullptr, N * C);
+      take(&a->h2, nullptr, N * C);
+      take(&a->rstd2, nullptr, N);
+      take(&a->gu, nullptr, N * 2 * F);
+      take(&a->act, nullptr, N * F);
+    }
+    take(nullptr, &a->hf, N * C);
+    take(nullptr, &a->rstdf, N);
+    if (training) {
+      take(nullptr, &a->logits, static_cast<size_t>(a->logit_rows) * cfg_.vocab_size);
+      take(nullptr, &a->dx, N * C);
+      take(nullptr, &a->dh, N * C);
+      take(nullptr, &a->dqkv, N * QKV);
+      take(nullptr, &a->datt, N * H * hd);
+      take(nullptr, &a->dgu, N * 2 * F);
+      take(nullptr, &a->dact, N * F);
+      take(nullptr, &a->dhf, N * C);
+    }
+    if (count)
+      be_->check_fits(total * sizeof(T), std::string(training ? "the training activations" : "the inference activations") + " of " +
+                                             std::to_string(rows) + " tokens");
   }
   slot = std::move(a);
   return *slot;
@@ -192,8 +282,8 @@ void Qwen2Model<T>::layer_forward(int l, Activations& a, const T* x, T* out, int
   be.rmsnorm_forward(h1, a.rstd1[s].get(), x, P + L.ln1, rows, C, cfg_.rms_norm_eps);
   be.gemm(false, true, rows, QKV, C, T(1), h1, C, P + L.wqkv, C, T(0), qkv, QKV);
   if (cfg_.attention_bias) be.add_bias(qkv, QKV, P + L.bqkv, rows, QKV);
-  be.rope(qkv, QKV, pos, rows, H, hd, rope_cos_.data(), rope_sin_.data(), false);
-  be.rope(qkv + static_cast<int64_t>(H) * hd, QKV, pos, rows, KV, hd, rope_cos_.data(), rope_sin_.data(), false);
+  be.rope(qkv, QKV, pos, rows, H, hd, rope_cos_.get(), rope_sin_.get(), false);
+  be.rope(qkv + static_cast<int64_t>(H) * hd, QKV, pos, rows, KV, hd, rope_cos_.get(), rope_sin_.get(), false);
 
   AttentionArgs<T> at = shape;
   at.q = qkv;
@@ -258,6 +348,13 @@ double Qwen2Model<T>::pass(const int32_t* tokens, const int32_t* targets, const 
     a.pos[r] = r % S;
     a.seq[r] = r / S;
   }
+  const int32_t* pos = stage(a.pos.data(), N, in_pos_);
+  const int32_t* tok = stage(tokens, N, in_tokens_);
+  const int32_t* tgt = stage(targets, N, in_targets_);
+  const float* wt = stage(weights, N, in_weights_);
+  const float* ewt = stage(entropy_weights, N, in_entropy_weights_);
+  T* lp = output(logp, N, out_logp_);
+  T* ent = output(entropy, N, out_entropy_);
   T* P = params_.get();
 
   AttentionArgs<T> shape;
@@ -265,16 +362,16 @@ double Qwen2Model<T>::pass(const int32_t* tokens, const int32_t* targets, const 
   shape.heads = H;
   shape.kv_heads = KV;
   shape.head_dim = hd;
-  shape.seq = a.seq.data();
-  shape.pos = a.pos.data();
+  shape.seq = stage(a.seq.data(), N, in_seq_);
+  shape.pos = pos;
   shape.q_stride = QKV;
   shape.kv_seq_stride = static_cast<int64_t>(S) * QKV;
   shape.kv_pos_stride = QKV;
   shape.out_stride = static_cast<int64_t>(H) * hd;
   shape.dense_seq_len = S;
 
-  be.embedding_forward(a.x[0].get(), tokens, P + embed_, N, C);
-  for (int l = 0; l < Lc; l++) layer_forward(l, a, a.x[l].get(), a.x[l + 1].get(), N, a.pos.data(), shape, nullptr, nullptr);
+  be.embedding_forward(a.x[0].get(), tok, P + embed_, N, C);
+  for (int l = 0; l < Lc; l++) layer_forward(l, a, a.x[l].get(), a.x[l + 1].get(), N, pos, shape, nullptr, nullptr);
   T* hf = a.hf.get();
   be.rmsnorm_forward(hf, a.rstdf.get(), a.x[Lc].get(), P + norm_, N, C, cfg_.rms_norm_eps);
 
@@ -285,15 +382,17 @@ double Qwen2Model<T>::pass(const int32_t* tokens, const int32_t* targets, const 
     T* z = a.logits.get();
     be.gemm(false, true, rc, V, C, T(1), hf + static_cast<int64_t>(r0) * C, C, P + lm_head_, C, T(0), z, V);
     if (policy_head)
-      loss += be.token_loss(z, targets + r0, weights ? weights + r0 : nullptr, entropy_weights ? entropy_weights + r0 : nullptr, temperature,
-                            logp + r0, entropy ? entropy + r0 : nullptr, rc, V, backward);
+      loss += be.token_loss(z, tgt + r0, wt ? wt + r0 : nullptr, ewt ? ewt + r0 : nullptr, temperature, lp + r0, ent ? ent + r0 : nullptr, rc, V,
+                            backward);
     else
-      loss += be.cross_entropy(z, targets + r0, weights ? weights + r0 : nullptr, logp + r0, rc, V, backward);
+      loss += be.cross_entropy(z, tgt + r0, wt ? wt + r0 : nullptr, lp + r0, rc, V, backward);
     if (backward) {
       be.gemm(false, false, rc, C, V, T(1), z, V, P + lm_head_, C, T(0), a.dhf.get() + static_cast<int64_t>(r0) * C, C);
       be.gemm(true, false, V, C, rc, T(1), z, V, hf + static_cast<int64_t>(r0) * C, C, T(1), G + lm_head_, C);
     }
   }
+  fetch(logp, lp, N);
+  fetch(entropy, ent, N);
   if (!backward) return loss;
 
   T* dx = a.dx.get();
@@ -336,14 +435,14 @@ double Qwen2Model<T>::pass(const int32_t* tokens, const int32_t* targets, const 
     g.dk = dqkv + static_cast<int64_t>(H) * hd;
     g.dv = dqkv + static_cast<int64_t>(H + KV) * hd;
     be.attention_backward(g);
-    be.rope(dqkv, QKV, a.pos.data(), N, H, hd, rope_cos_.data(), rope_sin_.data(), true);
-    be.rope(dqkv + static_cast<int64_t>(H) * hd, QKV, a.pos.data(), N, KV, hd, rope_cos_.data(), rope_sin_.data(), true);
+    be.rope(dqkv, QKV, pos, N, H, hd, rope_cos_.get(), rope_sin_.get(), true);
+    be.rope(dqkv + static_cast<int64_t>(H) * hd, QKV, pos, N, KV, hd, rope_cos_.get(), rope_sin_.get(), true);
     if (cfg_.attention_bias) be.bias_backward(G + L.bqkv, dqkv, QKV, N, QKV);
     be.gemm(false, false, N, C, QKV, T(1), dqkv, QKV, P + L.wqkv, C, T(0), dh, C);
     be.gemm(true, false, QKV, C, N, T(1), dqkv, QKV, a.h1[l].get(), C, T(1), G + L.wqkv, C);
     be.rmsnorm_backward(dx, G + L.ln1, dh, a.x[l].get(), P + L.ln1, a.rstd1[l].get(), N, C);
   }
-  be.embedding_backward(G + embed_, tokens, dx, N, C, V);
+  be.embedding_backward(G + embed_, tok, dx, N, C, V);
   return loss;
 }
 
@@ -358,7 +457,9 @@ void Qwen2Model<T>::logits(const int32_t* tokens, int B, int S, T* out) {
     pos[r] = r % S;
     rows[r] = r;
   }
-  forward_cached(cache, tokens, seq.data(), pos.data(), N, rows.data(), N, out);
+  T* o = output(out, static_cast<size_t>(N) * cfg_.vocab_size, out_logits_);
+  forward_cached(cache, tokens, seq.data(), pos.data(), N, rows.data(), N, o);
+  fetch(out, o, static_cast<size_t>(N) * cfg_.vocab_size);
 }
 
 template <typename T>
@@ -393,6 +494,7 @@ KvCache<T> Qwen2Model<T>::new_cache(int batch, int max_len) {
   c.batch = batch;
   c.max_len = max_len;
   const size_t n = static_cast<size_t>(cfg_.num_layers) * batch * max_len * cfg_.num_kv_heads * cfg_.head_dim;
+  be_->check_fits(2 * n * sizeof(T), "a KV cache of " + std::to_string(batch) + " sequences x " + std::to_string(max_len) + " positions");
   c.k = be_->alloc(n);
   c.v = be_->alloc(n);
   return c;
@@ -416,6 +518,10 @@ void Qwen2Model<T>::forward_cached(KvCache<T>& cache, const int32_t* tokens, con
   Activations& a = activations(rows, false);
   const int C = cfg_.hidden_size;
   T* P = params_.get();
+  tokens = stage(tokens, rows, in_tokens_);
+  seq = stage(seq, rows, in_seq_);
+  pos = stage(pos, rows, in_pos_);
+  out_rows = stage(out_rows, n_out, in_rows_);
   AttentionArgs<T> shape;
   shape.rows = rows;
   shape.heads = cfg_.num_heads;

@@ -4,7 +4,8 @@
 // Parameters live in one contiguous buffer in a fixed order (tensors() names each slice with its
 // Hugging Face name); gradients and the AdamW moments use the same layout, so one offset finds a
 // tensor in all four. q/k/v weights are adjacent (one [q+k+v, hidden] matrix, one GEMM) and so are
-// gate/up. All arithmetic goes through a Backend.
+// gate/up. All arithmetic goes through a Backend, and every buffer lives in its memory: the
+// methods below take host arrays and stage them (in place when the backend's memory is the host's).
 #pragma once
 
 #include <cstdint>
@@ -60,12 +61,17 @@ class Qwen2Model {
   size_t num_params() const { return num_params_; }
   Backend<T>& backend() { return *be_; }
 
+  // The flat buffers, in the backend's memory. Gradients and moments are allocated on first use
+  // (an inference-only model never pays for them).
   T* params() { return params_.get(); }
   std::shared_ptr<T> params_storage() { return params_; }
-  // Gradients and moments are allocated on first use (an inference-only model never pays for them).
   std::shared_ptr<T> grads_storage();
   std::shared_ptr<T> m_storage();
   std::shared_ptr<T> v_storage();
+  // Copies n elements from `offset` of a flat buffer to host memory, or from host memory into it.
+  enum class Buffer { params, grads, m, v };
+  void read(Buffer which, size_t offset, size_t n, T* host);
+  void write(Buffer which, size_t offset, size_t n, const T* host);
 
   // Teacher-forced pass over tokens [batch, seq_len]: logp[r] = log p(targets[r] | tokens up to r)
   // (0 where targets[r] < 0). Returns loss = -sum_r weights[r] * logp[r]; with backward, adds
@@ -89,7 +95,8 @@ class Qwen2Model {
   // Runs `rows` new tokens through the model with a KV cache: row r is token tokens[r] of cache
   // sequence seq[r] at position pos[r] (its keys/values are stored there). Rows of one sequence
   // come in position order, and positions before them must already be cached. Writes the logits of
-  // the rows listed in out_rows to out [n_out, vocab].
+  // the rows listed in out_rows to out [n_out, vocab], in the backend's memory (the other arrays
+  // are host arrays).
   void forward_cached(KvCache<T>& cache, const int32_t* tokens, const int32_t* seq, const int32_t* pos, int rows, const int32_t* out_rows,
                       int n_out, T* out);
 
@@ -98,6 +105,23 @@ class Qwen2Model {
     size_t ln1, wqkv, bqkv, wo, ln2, wgu, wd;  // offsets
   };
   struct Activations;
+  // Backend memory for a host input or output (reused between calls; grows as needed).
+  struct Staged {
+    std::shared_ptr<void> buf;
+    size_t bytes = 0;
+  };
+
+  // A host array as the kernels may read it: itself on a host-memory backend, else a copy in
+  // `slot`. Null stays null.
+  template <typename X>
+  const X* stage(const X* host, size_t n, Staged& slot);
+  // Where kernels write n results meant for `host`: itself on a host-memory backend, else `slot`;
+  // fetch() then brings them to `host`.
+  template <typename X>
+  X* output(X* host, size_t n, Staged& slot);
+  template <typename X>
+  void fetch(X* host, const X* out, size_t n);
+  std::shared_ptr<T>& buffer(Buffer which);
 
   double pass(const int32_t* tokens, const int32_t* targets, const float* weights, const float* entropy_weights, double temperature,
               int batch, int seq_len, T* logp, T* entropy, bool backward, bool policy_head);
@@ -115,8 +139,9 @@ class Qwen2Model {
   size_t num_params_ = 0;
   int qkv_dim_ = 0;  // (heads + 2 * kv_heads) * head_dim
   std::shared_ptr<T> params_, grads_, m_, v_;
-  std::vector<T> rope_cos_, rope_sin_;  // [position, head_dim / 2]
+  std::shared_ptr<T> rope_cos_, rope_sin_;  // [position, head_dim / 2], backend memory
   int rope_len_ = 0;
+  Staged in_tokens_, in_targets_, in_weights_, in_entropy_weights_, in_seq_, in_pos_, in_rows_, out_logp_, out_entropy_, out_logits_;
   std::unique_ptr<Activations> train_acts_, infer_acts_;
 };
 

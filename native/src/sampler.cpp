@@ -39,7 +39,7 @@ uint64_t Rng64::next() {
 double Rng64::uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
 
 template <typename T>
-Sample sample_token(const T* logits, int vocab, const SamplingParams& params, Rng64& rng, std::vector<std::pair<double, int32_t>>& scratch) {
+Sample sample_token(const T* logits, int vocab, const SamplingParams& params, double uniform, std::vector<std::pair<double, int32_t>>& scratch) {
   if (vocab <= 0) throw std::invalid_argument("empty vocabulary");
   const bool greedy = params.temperature <= 0;
   const double temp = greedy ? 1.0 : params.temperature;
@@ -94,7 +94,7 @@ Sample sample_token(const T* logits, int vocab, const SamplingParams& params, Rn
     total = 0;
     for (int i = 0; i < n; i++) total += std::exp(scratch[i].first - top);
   }
-  const double u = rng.uniform() * total;
+  const double u = uniform * total;
   double acc = 0;
   int32_t token = scratch[n - 1].second;
   for (int i = 0; i < n; i++) {
@@ -107,7 +107,7 @@ Sample sample_token(const T* logits, int vocab, const SamplingParams& params, Rn
   return {token, logits[token] / temp - lse};
 }
 
-template Sample sample_token<float>(const float*, int, const SamplingParams&, Rng64&, std::vector<std::pair<double, int32_t>>&);
-template Sample sample_token<double>(const double*, int, const SamplingParams&, Rng64&, std::vector<std::pair<double, int32_t>>&);
+template Sample sample_token<float>(const float*, int, const SamplingParams&, double, std::vector<std::pair<double, int32_t>>&);
+template Sample sample_token<double>(const double*, int, const SamplingParams&, double, std::vector<std::pair<double, int32_t>>&);
 
 }  // namespace sw

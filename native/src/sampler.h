@@ -33,8 +33,10 @@ struct Sample {
 };
 
 // Draws one token. Applies, in Hugging Face's order: temperature, top-k, then top-p on the
-// distribution that top-k left (renormalised). `scratch` is reused between calls.
+// distribution that top-k left (renormalised), and picks the candidate where `uniform` (in [0, 1),
+// the sequence's next Rng64::uniform(); unused when greedy) falls in their cumulative mass, best
+// first. `scratch` is reused between calls.
 template <typename T>
-Sample sample_token(const T* logits, int vocab, const SamplingParams& params, Rng64& rng, std::vector<std::pair<double, int32_t>>& scratch);
+Sample sample_token(const T* logits, int vocab, const SamplingParams& params, double uniform, std::vector<std::pair<double, int32_t>>& scratch);
 
 }  // namespace sw

@@ -5,6 +5,7 @@
  */
 import type { Worker } from "node:worker_threads";
 import type { ChatMessage } from "../../models/chat-template.js";
+import { modelDefaults } from "../../models/model.js";
 import { DataError } from "../../worlds/core/errors.js";
 import { startModuleWorker } from "../module-worker.js";
 import type { EngineStats, TokenLogprob } from "./engine.js";
@@ -58,7 +59,7 @@ export class ModelWorker {
     readonly mtimeMs: number,
     opts: { maxBatch?: number; maxWaiting?: number } = {},
   ) {
-    const workerData: ModelWorkerData = { dir, ...opts };
+    const workerData: ModelWorkerData = { dir, model: modelDefaults(), ...opts };
     this.worker = startModuleWorker("server/openai/worker", { workerData, name: `model ${id}` });
     // A model nobody asks for does not keep the process alive; the HTTP server does while it serves.
     this.worker.unref();

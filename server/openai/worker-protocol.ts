@@ -8,12 +8,15 @@
  * constrained decoder would take it there too, without a change to this protocol.
  */
 import type { ChatMessage } from "../../models/chat-template.js";
+import type { ModelOptions } from "../../models/native.js";
 import type { EngineStats, TokenLogprob } from "./engine.js";
 import type { FormatCheck } from "./format-check.js";
 import type { ResponseFormat } from "./schemas.js";
 
 export interface ModelWorkerData {
   readonly dir: string;
+  /** The device and precision of the serving process's --device (module state does not cross threads). */
+  readonly model: ModelOptions;
   readonly maxBatch?: number;
   readonly maxWaiting?: number;
 }

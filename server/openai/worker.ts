@@ -48,7 +48,7 @@ function load(): Promise<PolicyEngine> {
   loading ??= (async () => {
     let ck;
     try {
-      ck = loadCheckpoint(data.dir);
+      ck = loadCheckpoint(data.dir, data.model);
     } catch (err) {
       // Tried again on the next request: the folder may be fixed meanwhile.
       loading = undefined;

@@ -3,6 +3,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { captureOutput } from "../capture.js";
 import { loadCheckpoint } from "../../models/checkpoint.js";
+import { setModelDevice } from "../../models/model.js";
+import { loadNative } from "../../models/native.js";
 import { main } from "../../cli/main.js";
 import { tempDir } from "./fixtures.js";
 
@@ -50,5 +52,26 @@ describe("socialworld model", () => {
     expect(await main(["model", "init", "--preset", "tiny", "--out", dir])).toBe(0);
     expect(await main(["model", "init", "--preset", "tiny", "--out", dir])).toBe(2);
     expect(io.err).toContain("is not empty (use --force to overwrite)");
+  });
+
+  it("--device: auto runs where there is no GPU (on the CPU), cuda says why it cannot run, --precision is for the GPU", async () => {
+    const dir = join(tempDir(), "d");
+    expect(await main(["model", "init", "--preset", "tiny", "--out", dir])).toBe(0);
+    const gen = (...extra: string[]) => main(["model", "generate", dir, "--prompt", "Where is", "--max-new-tokens", "3", ...extra]);
+    try {
+      expect(await gen("--device", "auto")).toBe(0);
+      expect(io.err).toMatch(/\(3 tokens, length/);
+      const status = loadNative().cuda();
+      if (!status.available) {
+        expect(await gen("--device", "cuda")).toBe(2);
+        expect(io.err).toContain(`--device cuda: the cuda device is not available: ${status.reason}`);
+      }
+      expect(await gen("--precision", "bf16")).toBe(2);
+      expect(io.err).toContain("precision bf16 is for the cuda device");
+      expect(await gen("--device", "tpu")).toBe(2);
+      expect(io.err).toContain("--device:");
+    } finally {
+      setModelDevice("cpu");
+    }
   });
 });

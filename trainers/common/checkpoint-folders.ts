@@ -60,7 +60,7 @@ export function saveTrainerCheckpoint<S extends { step: number }>(
   const tmp = join(out, `.${PREFIX}${state.step}.tmp-${process.pid}`);
   rmSync(tmp, { recursive: true, force: true });
   saveCheckpoint(tmp, model, files);
-  const { m, v } = model.native.moments();
+  const { m, v } = model.readMoments();
   writeSafetensors(join(tmp, "optimizer.safetensors"), [
     { name: "exp_avg", shape: [m.length], data: m },
     { name: "exp_avg_sq", shape: [v.length], data: v },
@@ -94,7 +94,8 @@ export function readJsonFile<S>(file: string, schema: z.ZodType<S>, what: string
 /** Loads the AdamW moments saved beside a checkpoint's weights into the model. */
 export function loadMoments(dir: string, model: PolicyModel): void {
   const file = readSafetensors(join(dir, "optimizer.safetensors"));
-  const { m, v } = model.native.moments();
-  readTensorInto(file, "exp_avg", [m.length], m, 0);
-  readTensorInto(file, "exp_avg_sq", [v.length], v, 0);
+  model.updateMoments(({ m, v }) => {
+    readTensorInto(file, "exp_avg", [m.length], m, 0);
+    readTensorInto(file, "exp_avg_sq", [v.length], v, 0);
+  });
 }

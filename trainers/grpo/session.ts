@@ -101,8 +101,9 @@ async function runClaimed(o: SessionOptions): Promise<SessionResult> {
       reference = ref.model;
     } else {
       saveCheckpoint(dir, ck.model, files);
-      reference = new PolicyModel(ck.config);
-      reference.params().set(ck.model.params());
+      const policy = ck.model;
+      reference = new PolicyModel(ck.config, { device: policy.device });
+      reference.updateParams((p) => p.set(policy.readParams()), { overwrite: true });
     }
   }
 

@@ -2,13 +2,18 @@
 //
 // The model (model.cpp) owns no arithmetic loops of its own: it allocates through a Backend and
 // calls its kernels with raw pointers and shapes. CpuBackend (cpu_backend.cpp) implements it with
-// a thread pool and SIMD; a CUDA backend implements the same interface over device memory.
+// a thread pool and SIMD; CudaBackend (cuda/cuda_backend.cu) implements it over GPU memory.
+// Every pointer a kernel takes lives in the backend's memory (host_memory() says whether that is
+// the host's): the model stages its host inputs with upload() and reads results with download().
 // Matrices are row-major; linear layers keep Hugging Face's [out_features, in_features] weights.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
+
+#include "../sampler.h"
 
 namespace sw {
 
@@ -61,10 +66,30 @@ class Backend {
   virtual const char* name() const = 0;
   virtual int threads() const = 0;
 
-  // Zero-initialised storage for n elements, 64-byte aligned.
+  // Whether the backend's memory is the host's (then host pointers may be passed to every
+  // kernel as they are, and upload / download are plain copies).
+  virtual bool host_memory() const = 0;
+  // Throws std::runtime_error, naming `what` and the bytes, when `bytes` more cannot be allocated;
+  // called before large allocations so that they fail with a clear message instead of midway.
+  virtual void check_fits(size_t bytes, const std::string& what) = 0;
+  // Zero-initialised storage for n elements (bytes), 64-byte aligned.
   virtual std::shared_ptr<T> alloc(size_t n) = 0;
+  virtual std::shared_ptr<void> alloc_bytes(size_t bytes) = 0;
+  virtual void upload(void* dst, const void* host_src, size_t bytes) = 0;
+  virtual void download(void* host_dst, const void* src, size_t bytes) = 0;
+  // Waits until every kernel issued so far has finished (timing; a no-op on the CPU).
+  virtual void synchronize() = 0;
+  // How many logits (rows * vocab elements) the model may materialise at once for the LM head.
+  virtual size_t logit_budget() const = 0;
   virtual void zero(T* x, size_t n) = 0;
   virtual void copy(T* dst, const T* src, size_t n) = 0;
+  // The model's parameters, n elements, which change only through upload, copy, zero and adamw:
+  // a backend whose products read lower-precision operands may keep its own copy of them in that
+  // precision (the CUDA backend's bf16 mode). Nothing to do by default.
+  virtual void set_parameters(const T* params, size_t n) {
+    (void)params;
+    (void)n;
+  }
 
   // C[M,N] = alpha * op(A)[M,K] * op(B)[K,N] + beta * C; op transposes when ta / tb.
   // With beta == 0, C is not read.
@@ -116,6 +141,12 @@ class Backend {
   // (null weights: 1; null entropy_weights: no entropy term). Returns that loss.
   virtual double token_loss(T* logits, const int32_t* targets, const float* weights, const float* entropy_weights, double temperature,
                             T* logp, T* entropy, int rows, int vocab, bool grad) = 0;
+
+  // Draws one token per row of logits [rows, vocab] as sample_token (sampler.h) does, with
+  // uniforms[r] as row r's random number (unused when greedy). uniforms, tokens and logprobs are
+  // host arrays: this call returns when the results are there.
+  virtual void sample(const T* logits, int rows, int vocab, const SamplingParams& params, const double* uniforms, int32_t* tokens,
+                      double* logprobs) = 0;
 
   // Sum of squares, accumulated in double.
   virtual double sum_squares(const T* x, size_t n) = 0;

@@ -37,13 +37,27 @@ class CpuBackend final : public Backend<T> {
   const char* name() const override { return "cpu"; }
   int threads() const override { return pool_->size(); }
 
-  std::shared_ptr<T> alloc(size_t n) override {
-    size_t bytes = std::max<size_t>(64, (n * sizeof(T) + 63) / 64 * 64);
-    T* p = static_cast<T*>(std::aligned_alloc(64, bytes));
+  bool host_memory() const override { return true; }
+  void check_fits(size_t, const std::string&) override {}
+
+  std::shared_ptr<T> alloc(size_t n) override { return std::static_pointer_cast<T>(alloc_bytes(n * sizeof(T))); }
+
+  std::shared_ptr<void> alloc_bytes(size_t n) override {
+    size_t bytes = std::max<size_t>(64, (n + 63) / 64 * 64);
+    void* p = std::aligned_alloc(64, bytes);
     if (!p) throw std::bad_alloc();
     std::memset(p, 0, bytes);
-    return std::shared_ptr<T>(p, [](T* q) { std::free(q); });
+    return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
   }
+
+  void upload(void* dst, const void* src, size_t bytes) override {
+    if (bytes) std::memcpy(dst, src, bytes);
+  }
+  void download(void* dst, const void* src, size_t bytes) override {
+    if (bytes) std::memcpy(dst, src, bytes);
+  }
+  void synchronize() override {}
+  size_t logit_budget() const override { return size_t(1) << 24; }
 
   void zero(T* x, size_t n) override {
     pool_->parallel_for(static_cast<int64_t>(n), 1 << 16, [&](int64_t b, int64_t e, int) { std::memset(x + b, 0, (e - b) * sizeof(T)); });
@@ -401,6 +415,16 @@ class CpuBackend final : public Backend<T> {
     double loss = 0;
     for (double l : row_loss) loss += l;
     return loss;
+  }
+
+  void sample(const T* logits, int rows, int vocab, const SamplingParams& params, const double* uniforms, int32_t* tokens,
+              double* logprobs) override {
+    std::vector<std::pair<double, int32_t>>& work = scratch<std::pair<double, int32_t>>(0);
+    for (int r = 0; r < rows; r++) {
+      const Sample s = sample_token(logits + static_cast<int64_t>(r) * vocab, vocab, params, uniforms[r], work);
+      tokens[r] = s.token;
+      logprobs[r] = s.logprob;
+    }
   }
 
   double sum_squares(const T* x, size_t n) override {

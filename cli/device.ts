@@ -1,0 +1,27 @@
+/**
+ * --device and --precision: where the commands that run policies run them. The model module is
+ * loaded only when a GPU is asked for, so commands that never run a policy start as fast as before.
+ */
+import { z } from "zod";
+import { UsageError } from "./args.js";
+
+export const DEVICE_HELP = `  --device cpu|cuda|auto      where policies run (default cpu; auto: cuda where the addon has it and a GPU is visible)
+  --precision fp32|tf32|bf16  the GPU's matrix products (default bf16; fp32 for results equal to the CPU's)`;
+
+export const deviceArgs = {
+  device: z.enum(["cpu", "cuda", "auto"]).default("cpu"),
+  precision: z.enum(["fp32", "tf32", "bf16"]).optional(),
+};
+
+export const deviceOptions = { device: { type: "string" }, precision: { type: "string" } } as const;
+
+/** Applies --device / --precision to the models made from now on; a device that cannot run is a usage error. */
+export async function useDevice(a: { device: "cpu" | "cuda" | "auto"; precision?: "fp32" | "tf32" | "bf16" | undefined }): Promise<void> {
+  if (a.device === "cpu" && a.precision === undefined) return; // the default
+  try {
+    const { setModelDevice } = await import("../models/model.js");
+    setModelDevice(a.device, a.precision);
+  } catch (err) {
+    throw new UsageError(`--device ${a.device}: ${(err as Error).message}`);
+  }
+}
