@@ -52,7 +52,7 @@ describe.skipIf(!chromiumAvailable)("the social room in Chromium", () => {
     await person.click("#post-send");
     await person.waitForSelector("#post-result");
     expect(await person.textContent("#post-result")).toBe("posted: it goes out at the next timestep");
-    await person.waitForFunction(() => document.querySelector("#timeline")?.textContent?.includes("A post from the browser test."), undefined, { timeout: 15_000 });
+    await person.waitForFunction(`document.querySelector("#timeline")?.textContent?.includes("A post from the browser test.")`, undefined, { timeout: 15_000 });
     expect(await person.locator("ol.feed li .badge.via-own").count()).toBeGreaterThan(0);
     expect(await person.locator("ul.cascade").count()).toBe(0);
     await ts.api(`/api/rooms/${roomId}`, { method: "DELETE", admin: true });

@@ -17,6 +17,7 @@ import { SocialBenchmark } from "./benchmark.js";
 import { generateSocial } from "./generator.js";
 import { socialScenarios } from "./scenario.js";
 import { socialSolver } from "./solver.js";
+import { socialFacts } from "./leak-facts.js";
 
 export const world: WorldEntry = {
   name: "social",
@@ -43,6 +44,7 @@ export const world: WorldEntry = {
   },
   solver: socialSolver,
   trainOn: "generated",
+  facts: socialFacts,
 };
 
 export { actionSchemaFor, contentOf, describeAction, reactionSchemaFor, REACTION_TYPES, SocialActionSchema, type ReactionAction, type ReactionType, type SocialAction } from "./action.js";
