@@ -4,9 +4,10 @@
  * end-of-turn tokens, extra stop tokens, stop strings or the token budget. Runs off the main
  * thread; one generation at a time per model (concurrent calls are batched together).
  */
+import type { TokenAutomaton } from "./grammar/index.js";
 import { BatchQueue } from "./batch-queue.js";
 import type { PolicyModel } from "./model.js";
-import { loadNative } from "./native.js";
+import { loadNative, nativeConstraint } from "./native.js";
 import { cutAtStopString, SamplingSchema, type Completer, type Completion, type SamplingInput } from "./sampling.js";
 import type { PolicyTokenizer } from "./tokenizer.js";
 
@@ -14,7 +15,7 @@ import type { PolicyTokenizer } from "./tokenizer.js";
 const STOP_CHECK_STEPS = 8;
 
 export class NativeCompleter implements Completer {
-  private readonly queue = new BatchQueue((p, s, seeds) => this.run(p, s, seeds));
+  private readonly queue = new BatchQueue((p, s, seeds, constraints) => this.run(p, s, seeds, constraints));
 
   constructor(
     readonly id: string,
@@ -22,11 +23,11 @@ export class NativeCompleter implements Completer {
     readonly tokenizer: PolicyTokenizer,
   ) {}
 
-  complete(prompts: readonly (string | readonly number[])[], sampling: SamplingInput, seeds?: readonly number[]): Promise<Completion[]> {
-    return this.queue.submit(prompts, sampling, seeds);
+  complete(prompts: readonly (string | readonly number[])[], sampling: SamplingInput, seeds?: readonly number[], constraints?: readonly (TokenAutomaton | undefined)[]): Promise<Completion[]> {
+    return this.queue.submit(prompts, sampling, seeds, constraints);
   }
 
-  private async run(prompts: readonly (string | readonly number[])[], input: SamplingInput, seeds?: readonly number[]): Promise<Completion[]> {
+  private async run(prompts: readonly (string | readonly number[])[], input: SamplingInput, seeds?: readonly number[], constraints?: readonly (TokenAutomaton | undefined)[]): Promise<Completion[]> {
     const s = SamplingSchema.parse(input);
     if (prompts.length === 0) return [];
     const ids = prompts.map((p) => Int32Array.from(typeof p === "string" ? this.tokenizer.encode(p) : p));
@@ -39,6 +40,7 @@ export class NativeCompleter implements Completer {
       topP: s.topP,
       seeds: seeds ?? ids.map((_, i) => s.seed + i),
       stopTokenIds,
+      ...(constraints ? { constraints: constraints.map((c) => (c ? nativeConstraint(c) : null)) } : {}),
     });
     const decode = (t: readonly number[]) => this.tokenizer.decode(t);
     const chunk = s.stop.length > 0 ? STOP_CHECK_STEPS : s.maxNewTokens;

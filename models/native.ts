@@ -7,6 +7,7 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { TokenAutomaton, TokenAutomatonData } from "./grammar/index.js";
 
 export type Dtype = "float32" | "float64";
 export type FloatArray = Float32Array | Float64Array;
@@ -142,6 +143,19 @@ export interface GenerationOptions {
   readonly seed?: number;
   readonly seeds?: readonly number[];
   readonly stopTokenIds?: readonly number[];
+  /**
+   * One grammar (or null) per prompt: each step samples only what the grammar allows and can
+   * still finish within the sequence's budget; the log-probs are then under that masked
+   * distribution (softmax over the allowed tokens).
+   */
+  readonly constraints?: readonly (NativeConstraint | null)[];
+  /** One budget per prompt (default maxNewTokens): the tokens a constrained sequence must finish within. */
+  readonly budgets?: readonly number[];
+}
+
+/** A grammar's token automaton in native memory (models/grammar/token-automaton.ts's flat arrays, checked). */
+export interface NativeConstraint {
+  readonly numStates: number;
 }
 
 export type FinishReason = "stop_token" | "length" | "stopped";
@@ -160,6 +174,7 @@ export interface NativeGeneration {
 export interface NativeModule {
   Model: new (config: EngineConfig, options?: ModelOptions) => NativeModel;
   Generation: new (model: NativeModel, prompts: readonly Int32Array[], options: GenerationOptions) => NativeGeneration;
+  Constraint: new (automaton: TokenAutomatonData) => NativeConstraint;
   /** C = alpha op(A) op(B) + beta C, row-major (tests and benchmarks). */
   gemm<A extends FloatArray>(ta: boolean, tb: boolean, M: number, N: number, K: number, alpha: number, A: A, lda: number, B: A, ldb: number, beta: number, C: A, ldc: number): void;
   isa(): { current: string; best: string };
@@ -215,4 +230,16 @@ export function resolveDevice(choice: Device | "auto"): Device {
   if (status.available) return "cuda";
   if (choice === "cuda") throw new Error(`the cuda device is not available: ${status.reason ?? "unknown reason"}`);
   return "cpu";
+}
+
+const nativeConstraints = new WeakMap<TokenAutomaton, NativeConstraint>();
+
+/** The native copy of a token automaton (made once per automaton). */
+export function nativeConstraint(automaton: TokenAutomaton): NativeConstraint {
+  let c = nativeConstraints.get(automaton);
+  if (!c) {
+    c = new (loadNative().Constraint)(automaton);
+    nativeConstraints.set(automaton, c);
+  }
+  return c;
 }

@@ -3,6 +3,7 @@
  * runner so that agents and trainers see one interface.
  */
 import { z } from "zod";
+import type { TokenAutomaton } from "./grammar/index.js";
 
 export const SamplingSchema = z.object({
   maxNewTokens: z.number().int().positive().max(1 << 20).default(128),
@@ -28,7 +29,10 @@ export interface Completion {
   readonly text: string;
   /** Generated token ids, including the one that ended generation (stop token or the one completing a stop string). */
   readonly tokens: readonly number[];
-  /** log softmax(logits / temperature)[token] of each generated token, over the whole vocabulary. */
+  /**
+   * log softmax(logits / temperature)[token] of each generated token, over the whole vocabulary;
+   * under a grammar, over the tokens it allowed at that step (the masked distribution sampled from).
+   */
   readonly logprobs: readonly number[];
   readonly finishReason: CompletionFinish;
   readonly promptTokens: number;
@@ -39,9 +43,11 @@ export interface Completer {
   readonly id: string;
   /**
    * Completes each prompt (text, rendered with the chat template already, or token ids).
-   * `seeds` (one per prompt) overrides `sampling.seed + i`.
+   * `seeds` (one per prompt) overrides `sampling.seed + i`. `constraints` (one per prompt, or
+   * undefined) holds each completion to a grammar compiled for this completer's tokenizer: the
+   * text is a complete text of the grammar (within maxNewTokens) unless a stop string cuts it.
    */
-  complete(prompts: readonly (string | readonly number[])[], sampling: SamplingInput, seeds?: readonly number[]): Promise<Completion[]>;
+  complete(prompts: readonly (string | readonly number[])[], sampling: SamplingInput, seeds?: readonly number[], constraints?: readonly (TokenAutomaton | undefined)[]): Promise<Completion[]>;
 }
 
 /**

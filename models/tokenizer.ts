@@ -9,6 +9,7 @@ import { Tokenizer } from "@huggingface/tokenizers";
 import { z } from "zod";
 import { DataError } from "../worlds/core/errors.js";
 import { readTextInput } from "../worlds/core/text-input.js";
+import type { VocabularyInput } from "./grammar/index.js";
 import { bytesToUnicode } from "./bpe-trainer.js";
 import { CHATML_TEMPLATE, chatSegments, renderChat, type ChatMessage } from "./chat-template.js";
 
@@ -73,6 +74,7 @@ export class PolicyTokenizer {
   /** How tokenBytes reads a token: the byte-level alphabet, `<0xNN>` byte tokens, added tokens as text. */
   private readonly byteLevel: boolean;
   private readonly byteFallback: boolean;
+  private readonly metaspace: boolean;
   private readonly addedIds: ReadonlySet<number>;
 
   constructor(
@@ -103,6 +105,7 @@ export class PolicyTokenizer {
     const decoder = tokenizerJson.decoder as { type?: string; decoders?: { type?: string }[] } | null | undefined;
     this.byteLevel = decoder?.type === "ByteLevel" || (decoder?.decoders ?? []).some((d) => d?.type === "ByteLevel");
     this.byteFallback = (tokenizerJson.model as { byte_fallback?: unknown } | undefined)?.byte_fallback === true;
+    this.metaspace = decoder?.type === "Metaspace" || (decoder?.decoders ?? []).some((d) => d?.type === "Metaspace" || (d?.type === "Replace" && JSON.stringify(d).includes("\u2581")));
     const added = Array.isArray(tokenizerJson.added_tokens) ? (tokenizerJson.added_tokens as { id?: unknown }[]) : [];
     this.addedIds = new Set(added.map((t) => t?.id).filter((i): i is number => typeof i === "number"));
   }
@@ -141,20 +144,41 @@ export class PolicyTokenizer {
    */
   tokenBytes(id: number): number[] {
     const piece = this.addedIds.has(id) ? undefined : this.tok.id_to_token(id);
-    if (piece !== undefined) {
-      const fallback = this.byteFallback ? /^<0x([0-9A-Fa-f]{2})>$/.exec(piece) : null;
-      if (fallback) return [parseInt(fallback[1]!, 16)];
-      if (this.byteLevel) {
-        const bytes: number[] = [];
-        for (const ch of piece) {
-          const b = BYTE_OF_CHAR.get(ch);
-          if (b === undefined) break;
-          bytes.push(b);
-        }
-        if (bytes.length === [...piece].length) return bytes;
-      }
+    return (piece !== undefined ? this.byteBytes(piece) : null) ?? [...Buffer.from(this.decode([id]), "utf8")];
+  }
+
+  /** A byte-fallback (`<0xNN>`) or byte-level piece's bytes; null for other pieces. */
+  private byteBytes(piece: string): number[] | null {
+    const fallback = this.byteFallback ? /^<0x([0-9A-Fa-f]{2})>$/.exec(piece) : null;
+    if (fallback) return [parseInt(fallback[1]!, 16)];
+    if (!this.byteLevel) return null;
+    const bytes: number[] = [];
+    for (const ch of piece) {
+      const b = BYTE_OF_CHAR.get(ch);
+      if (b === undefined) return null;
+      bytes.push(b);
     }
-    return [...Buffer.from(this.decode([id]), "utf8")];
+    return bytes;
+  }
+
+  /**
+   * The vocabulary as constrained decoding reads it (grammarVocabulary in action-grammar.ts
+   * builds and keeps its trie): each token's bytes, exactly as it writes
+   * them inside a text (byte-level tokens through their alphabet, `<0xNN>` byte tokens, and
+   * SentencePiece pieces with "\u2581" as a space); added and special tokens are never allowed
+   * inside a text; the stop tokens end it. Throws for a tokenizer whose tokens have no fixed
+   * bytes (a WordPiece vocabulary, say).
+   */
+  vocabulary(): VocabularyInput {
+    if (!this.byteLevel && !this.byteFallback && !this.metaspace)
+      throw new DataError(this.source, { field: "decoder" }, "constrained decoding needs a byte-level (GPT-2 / Qwen) or SentencePiece tokenizer");
+    const tokens: (number[] | null)[] = [];
+    for (let id = 0; id < this.vocabSize; id++) {
+      const piece = this.addedIds.has(id) ? undefined : this.tok.id_to_token(id);
+      const bytes = piece === undefined ? null : this.byteBytes(piece);
+      tokens.push(bytes ?? (piece !== undefined && !this.byteLevel && this.metaspace ? [...Buffer.from(piece.replace(/\u2581/g, " "), "utf8")] : null));
+    }
+    return { tokens, eos: this.stopTokenIds };
   }
 
   applyChatTemplate(messages: readonly ChatMessage[], opts: { addGenerationPrompt: boolean }): string {

@@ -2,11 +2,14 @@
  * A language-model policy as a game-loop agent: the observation becomes the user's message (after
  * an optional system message), rendered with the checkpoint's chat template; the model's reply is
  * read back as an action (parseAction). The exact prompt and raw reply go into the episode log,
- * so logged episodes can train the next policy. Sampling is seeded per turn.
+ * so logged episodes can train the next policy. Sampling is seeded per turn, and held to the
+ * action's grammar (action-grammar.ts: `constrain=schema`, the default; `options`; `off`), so the
+ * reply always parses as a valid action.
  */
 import type { Agent, AgentReply, AgentTurn } from "../../worlds/core/agent.js";
 import { hashString } from "../../worlds/core/rng.js";
 import { parseAction, turnMessages } from "./action.js";
+import { actionConstraint } from "./action-grammar.js";
 import { questionText } from "./question-prompt.js";
 import { questionTaskOf } from "../../worlds/question/world.js";
 import type { Completer } from "../../models/sampling.js";
@@ -29,12 +32,22 @@ export class LanguageModelAgent implements Agent {
     const prompt = tokenizer.applyChatTemplate(messages, { addGenerationPrompt: true });
     const item = (turn.observation.data as { itemId?: string } | undefined)?.itemId ?? "";
     const seed = hashString(`${this.options.seed}|${turn.world}|${turn.agent}|${turn.timestep}|${item}`);
+    const constraint = actionConstraint(tokenizer, turn.actionSchema, turn.options, this.options.constrain);
+    // A budget below what the grammar may need to finish an action is raised to it: a valid action beats a cut one.
+    const maxNewTokens = Math.max(this.options.max_new_tokens, constraint?.minBudget ?? 0);
     const [c] = await completer.complete(
       [prompt],
-      { maxNewTokens: this.options.max_new_tokens, temperature: this.options.temperature, topK: this.options.top_k, topP: this.options.top_p },
+      { maxNewTokens, temperature: this.options.temperature, topK: this.options.top_k, topP: this.options.top_p },
       [seed],
+      constraint ? [constraint] : undefined,
     );
-    const info = { promptTokens: c!.promptTokens, completionTokens: c!.tokens.length, logprob: c!.logprobs.reduce((a, b) => a + b, 0), finishReason: c!.finishReason };
+    const info = {
+      promptTokens: c!.promptTokens,
+      completionTokens: c!.tokens.length,
+      logprob: c!.logprobs.reduce((a, b) => a + b, 0),
+      finishReason: c!.finishReason,
+      ...(constraint ? { constrained: this.options.constrain } : {}),
+    };
     return { action: parseAction(c!.text, turn.actionSchema), prompt, raw: c!.text, info };
   }
 }

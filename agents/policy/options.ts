@@ -6,6 +6,10 @@
 import { z } from "zod";
 import { AgentSpecError } from "../agent-spec-error.js";
 
+/** The grammar a reply is sampled under (action-grammar.ts): the action's schema, one of the world's valid actions, or none. */
+export const CONSTRAIN_MODES = ["schema", "options", "off"] as const;
+export type ConstrainMode = (typeof CONSTRAIN_MODES)[number];
+
 export const LmAgentOptionsSchema = z.object({
   temperature: z.coerce.number().nonnegative().default(0),
   top_k: z.coerce.number().int().nonnegative().default(0),
@@ -13,6 +17,8 @@ export const LmAgentOptionsSchema = z.object({
   max_new_tokens: z.coerce.number().int().positive().default(256),
   seed: z.coerce.number().int().nonnegative().default(0),
   system: z.string().optional(),
+  /** The grammar replies are sampled under (action-grammar.ts). */
+  constrain: z.enum(CONSTRAIN_MODES).default("schema"),
   /** onnx agents: onnxruntime intra-op threads. */
   threads: z.coerce.number().int().positive().optional(),
 });

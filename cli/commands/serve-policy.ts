@@ -1,6 +1,7 @@
 /**
  * `socialworld serve-policy DIR... [--port N] [--host H] [--api-key K] [--max-batch N]
- *  [--max-waiting N] [--threads N]`: trained policies behind an OpenAI-compatible API.
+ *  [--max-waiting N] [--threads N] [--no-enforce-format]`: trained policies behind an
+ *  OpenAI-compatible API.
  */
 import { z } from "zod";
 import { intArg, parseCommand, UsageError } from "../args.js";
@@ -13,7 +14,9 @@ behind an OpenAI-compatible API: GET /v1/models, POST /v1/chat/completions (stre
 server-sent events). Any OpenAI client can use them with base URL http://HOST:PORT/v1.
 
 A model's id is its folder's name; ID=DIR names it. Concurrent requests with the same sampling
-settings are decoded together as one batch.
+settings are decoded together as one batch. A request's response_format (json_schema, strict or
+not, or json_object) is enforced while sampling: every reply matches it, unless a stop string cuts
+it short.
 
 Options:
   --port N          port (default 8000, or $SOCIALWORLD_POLICY_PORT; 0 picks a free one)
@@ -25,6 +28,9 @@ Options:
   --max-batch N     sequences decoded together at most (default 32)
   --max-waiting N   requests that may wait; past it the server answers 429 with Retry-After (default 256)
   --threads N       native engine threads (default: one per core)
+  --no-enforce-format
+                    only check replies against response_format after sampling (format_check),
+                    to measure how well a policy keeps the format on its own
 ${DEVICE_HELP}
 `;
 
@@ -39,6 +45,7 @@ const Args = z.object({
   "max-waiting": intArg(0, 1_000_000).optional(),
   threads: intArg(1, 1024).optional(),
   ...deviceArgs,
+  "no-enforce-format": z.boolean().default(false),
 });
 
 export async function servePolicyCommand(argv: readonly string[]): Promise<number> {
@@ -54,6 +61,7 @@ export async function servePolicyCommand(argv: readonly string[]): Promise<numbe
       "max-waiting": { type: "string" },
       threads: { type: "string" },
       ...deviceOptions,
+      "no-enforce-format": { type: "boolean" },
     },
     Args,
   );
@@ -88,6 +96,7 @@ export async function servePolicyCommand(argv: readonly string[]): Promise<numbe
       ...(apiKey ? { apiKey } : {}),
       ...(args["max-batch"] !== undefined ? { maxBatch: args["max-batch"] } : {}),
       ...(args["max-waiting"] !== undefined ? { maxWaiting: args["max-waiting"] } : {}),
+      ...(args["no-enforce-format"] ? { enforceFormat: false } : {}),
     });
   } catch (err) {
     if (err instanceof ConfigError) throw new UsageError(err.message);
@@ -98,6 +107,7 @@ export async function servePolicyCommand(argv: readonly string[]): Promise<numbe
   for (const m of server.service.health()) out(`  model ${m.id}: ${m.dir}`);
   out(apiKey ? "  requests need the API key (Authorization: Bearer ...)" : "  no API key needed");
   if (server.exposure === "open") process.stderr.write(`${openV1Warning(args.host)}\n`);
+  if (args["no-enforce-format"]) out("  response_format is checked, not enforced");
   out("  Ctrl-C to stop");
   await new Promise<void>((done) => {
     const stop = () => {

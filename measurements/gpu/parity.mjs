@@ -2,8 +2,8 @@
 /**
  * Parity of the CUDA backend with the CPU backend, on the same addon and the same parameters:
  * logits, the loss and gradient of every parameter, one AdamW step, a GRPO step (the
- * policy-gradient head with weights, entropy and temperature, then its update), greedy and
- * sampled generation, determinism, the copy methods, resuming across devices, and the
+ * policy-gradient head with weights, entropy and temperature, then its update), greedy, sampled
+ * and grammar-constrained generation, determinism, the copy methods, resuming across devices, and the
  * out-of-memory error. Each check is reported on its own with its measured figure; a failing
  * check never stops the others.
  *
@@ -89,6 +89,29 @@ function worstTensor(tensors, a, b, metric) {
     if (!worst || (metric === cosine ? v < worst.value : v > worst.value) || Number.isNaN(v)) worst = { name: t.name, value: v };
   }
   return worst;
+}
+
+/**
+ * A grammar's token automaton in the flat form the addon's Constraint takes
+ * (models/grammar/token-automaton.ts), made by hand: state 0 allows the even tokens in [2, 64)
+ * and goes to 1; state 1 allows the multiples of 3 in [3, 96), goes to 2, and may end (the stop
+ * token, vocab - 1); state 2 forces token 5 and goes back to 0. Its masks are short, partial and
+ * single-token; `next(state, token)` follows it (-1: not allowed).
+ */
+export function parityGrammar(vocab) {
+  const rows = [
+    Array.from({ length: 31 }, (_, i) => [2 + 2 * i, 1]),
+    Array.from({ length: 31 }, (_, i) => [3 + 3 * i, 2]),
+    [[5, 0]],
+  ];
+  // {row, count, room, stride, distance to the end in tokens, accepts}
+  const states = Int32Array.from([0, 0, 0, 0, 2, 0, 1, 0, 0, 0, 1, 1, 2, 0, 0, 0, 3, 0]);
+  const rowStart = Int32Array.from([0, 31, 62, 63]);
+  // {token, target, units (-1: absolute), lo, hi}
+  const entries = Int32Array.from(rows.flat().flatMap(([token, target]) => [token, target, -1, -0x80000000, 0x7fffffff]));
+  const stop = vocab - 1;
+  const next = (state, token) => (token === stop ? (states[state * 6 + 5] === 1 ? -1 : -2) : (rows[state].find(([t]) => t === token)?.[1] ?? -2));
+  return { automaton: { vocabSize: vocab, start: 0, states, rowStart, entries }, stop, next };
 }
 
 function tokens(n, vocab, seed) {
@@ -284,6 +307,38 @@ export async function runParity({ addon, presets = Object.keys(PARITY_PRESETS), 
         // The same uniforms on distributions equal to ~1e-6: a draw can only differ at a boundary.
         const frac = same / total;
         return { pass: frac >= 0.95, value: 1 - frac, limit: 0.05, detail: `${same} of ${total} tokens before the first difference` };
+      });
+    }
+
+    // Under a grammar the CUDA backend samples a masked row on the host from its downloaded
+    // logits; a batch mixes masked rows with a free one (which the GPU kernel samples).
+    const grammar = parityGrammar(cfg.vocabSize);
+    const constraint = new addon.Constraint(grammar.automaton);
+    for (const [label, opts] of [
+      ["constrained generation (temperature 0.8, seeded)", { temperature: 0.8, seeds: [11, 12, 13] }],
+      ["constrained top-p/top-k generation (0.9 / 8, seeded)", { temperature: 1, topP: 0.9, topK: 8, seeds: [14, 15, 16] }],
+    ]) {
+      await check(preset, `${label}: tokens agree and keep to the grammar`, () => {
+        const o = { ...opts, stopTokenIds: [grammar.stop], constraints: [constraint, null, constraint] };
+        const a = generate(cpu, o);
+        const b = generate(gpu, o);
+        let same = 0, total = 0, lpErr = 0, broken = 0;
+        for (let i = 0; i < a.length; i++) {
+          const k = a[i].tokens.findIndex((t, j) => t !== b[i].tokens[j]);
+          same += k < 0 ? a[i].tokens.length : k;
+          total += a[i].tokens.length;
+          lpErr = Math.max(lpErr, relError(b[i].logprobs.subarray(0, k < 0 ? undefined : k), a[i].logprobs.subarray(0, k < 0 ? undefined : k)));
+          if (i === 1) continue;
+          for (const r of [a[i], b[i]]) {
+            let state = 0;
+            for (const t of r.tokens) {
+              state = state < 0 ? -2 : grammar.next(state, t);
+              if (state === -2) broken++;
+            }
+          }
+        }
+        const frac = same / total;
+        return { pass: frac >= 0.95 && broken === 0 && lpErr <= FP32_LIMIT, value: 1 - frac, limit: 0.05, detail: `${same} of ${total} tokens before the first difference; log-probs ${lpErr.toExponential(2)}; ${broken} tokens outside the grammar` };
       });
     }
 

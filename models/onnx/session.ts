@@ -8,10 +8,11 @@ import { join } from "node:path";
 import type * as Ort from "onnxruntime-node";
 import { DataError } from "../../worlds/core/errors.js";
 import { Rng } from "../../worlds/core/rng.js";
+import type { TokenAutomaton } from "../grammar/index.js";
 import { BatchQueue } from "../batch-queue.js";
 import { engineConfig, readConfig } from "../config.js";
 import type { EngineConfig } from "../native.js";
-import { sampleToken } from "../sampler.js";
+import { sampleAmong, sampleToken } from "../sampler.js";
 import { cutAtStopString, SamplingSchema, type Completer, type Completion, type SamplingInput } from "../sampling.js";
 import { PolicyTokenizer } from "../tokenizer.js";
 
@@ -29,7 +30,7 @@ export interface OnnxOptions {
 }
 
 export class OnnxCompleter implements Completer {
-  private readonly queue = new BatchQueue((p, s, seeds) => this.run(p, s, seeds));
+  private readonly queue = new BatchQueue((p, s, seeds, constraints) => this.run(p, s, seeds, constraints));
 
   private constructor(
     readonly id: string,
@@ -60,8 +61,8 @@ export class OnnxCompleter implements Completer {
     return new OnnxCompleter(`onnx:${dir}`, ort, session, tokenizer, engine);
   }
 
-  complete(prompts: readonly (string | readonly number[])[], sampling: SamplingInput, seeds?: readonly number[]): Promise<Completion[]> {
-    return this.queue.submit(prompts, sampling, seeds);
+  complete(prompts: readonly (string | readonly number[])[], sampling: SamplingInput, seeds?: readonly number[], constraints?: readonly (TokenAutomaton | undefined)[]): Promise<Completion[]> {
+    return this.queue.submit(prompts, sampling, seeds, constraints);
   }
 
   /** One forward pass: logits [batch, seq, vocab] and the new cache. */
@@ -86,7 +87,7 @@ export class OnnxCompleter implements Completer {
     return Array.from({ length: 2 * this.engine.numLayers }, () => new this.ort.Tensor("float32", new Float32Array(0), dims));
   }
 
-  private async run(prompts: (string | readonly number[])[], input: SamplingInput, seeds: number[] | undefined): Promise<Completion[]> {
+  private async run(prompts: (string | readonly number[])[], input: SamplingInput, seeds: number[] | undefined, constraints: readonly (TokenAutomaton | undefined)[] | undefined): Promise<Completion[]> {
     const s = SamplingSchema.parse(input);
     const B = prompts.length;
     if (B === 0) return [];
@@ -116,6 +117,14 @@ export class OnnxCompleter implements Completer {
         mask.push(real ? 1n : 0n);
       }
     }
+    // A grammar per sequence: its state, masked as the native engine masks (native/src/sampler.cpp).
+    const grammars = ids.map((_, b) => {
+      const automaton = constraints?.[b];
+      if (!automaton) return undefined;
+      if (automaton.vocabSize > V) throw new Error(`constraint ${b} was compiled for ${automaton.vocabSize} tokens, more than the model's ${V}`);
+      if (automaton.minBudget > s.maxNewTokens) throw new Error(`constraint ${b} needs up to ${automaton.minBudget} tokens to finish, more than its budget of ${s.maxNewTokens}`);
+      return { automaton, state: automaton.start, tokens: new Int32Array(V + stopIds.size), next: new Int32Array(V + stopIds.size) };
+    });
     const next = new Array<number>(B).fill(0);
     const out = ids.map(() => ({ tokens: [] as number[], logprobs: [] as number[], done: false, reason: "length" as "length" | "stop_token" }));
     const lastPos = ids.map((p) => p.length - 1);
@@ -128,7 +137,16 @@ export class OnnxCompleter implements Completer {
         const o = out[b]!;
         if (o.done) continue;
         const row = logits.subarray((b * seqLen + seqLen - 1) * V, (b * seqLen + seqLen) * V);
-        const { token, logprob } = sampleToken(row, s, rngs[b]!);
+        const g = grammars[b];
+        let token: number;
+        let logprob: number;
+        if (g) {
+          const n = g.automaton.allowed(g.state, s.maxNewTokens - o.tokens.length, g.tokens, g.next, stopIds);
+          const pick = sampleAmong(row, Array.from(g.tokens.subarray(0, n)), s, rngs[b]!);
+          token = g.tokens[pick.index]!;
+          logprob = pick.logprob;
+          g.state = g.next[pick.index]!;
+        } else ({ token, logprob } = sampleToken(row, s, rngs[b]!));
         o.tokens.push(token);
         o.logprobs.push(logprob);
         next[b] = token;

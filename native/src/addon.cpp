@@ -42,6 +42,7 @@ std::shared_ptr<ThreadPool> shared_pool() {
 // made in one environment cannot be used from another, so it is kept per environment, not static.
 struct AddonData {
   Napi::FunctionReference model;
+  Napi::FunctionReference constraint;
 };
 
 // ---- argument helpers ----
@@ -593,6 +594,41 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
   std::atomic<bool> busy_{false};
 };
 
+// ---- Constraint ----
+
+// new Constraint({vocabSize, start, states: Int32Array, rowStart: Int32Array, entries: Int32Array}):
+// a grammar's token automaton (models/grammar/token-automaton.ts), checked and copied once, then
+// shared by every generation that samples under it.
+class ConstraintWrap : public Napi::ObjectWrap<ConstraintWrap> {
+ public:
+  static Napi::Function Define(Napi::Env env) {
+    return DefineClass(env, "Constraint", {InstanceAccessor<&ConstraintWrap::NumStates>("numStates")});
+  }
+
+  explicit ConstraintWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ConstraintWrap>(info) {
+    Napi::Env env = info.Env();
+    if (!info[0].IsObject()) throw type_error(env, "new Constraint(automaton): automaton must be an object");
+    Napi::Object o = info[0].As<Napi::Object>();
+    auto ints = [&](const char* key) {
+      Napi::Int32Array a = int32_arg(o.Get(key), std::string("automaton.") + key);
+      return std::vector<int32_t>(a.Data(), a.Data() + a.ElementLength());
+    };
+    try {
+      automaton_ = std::make_shared<const TokenConstraint>(static_cast<int32_t>(int_arg(o.Get("vocabSize"), "automaton.vocabSize", 1)),
+                                                           static_cast<int32_t>(int_arg(o.Get("start"), "automaton.start", 0)), ints("states"),
+                                                           ints("rowStart"), ints("entries"));
+    } catch (const std::invalid_argument& e) {
+      throw Napi::RangeError::New(env, e.what());
+    }
+  }
+
+  std::shared_ptr<const TokenConstraint> automaton() const { return automaton_; }
+
+ private:
+  Napi::Value NumStates(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), automaton_->num_states()); }
+
+  std::shared_ptr<const TokenConstraint> automaton_;
+};
 // ---- Generation ----
 
 const char* finish_name(Finish f) {
@@ -622,8 +658,11 @@ class GenerationWrap : public Napi::ObjectWrap<GenerationWrap> {
                        });
   }
 
-  // new Generation(model, prompts: Int32Array[], {maxNewTokens, temperature, topK, topP, seed, seeds, stopTokenIds})
+  // new Generation(model, prompts: Int32Array[], {maxNewTokens, temperature, topK, topP, seed, seeds, stopTokenIds,
+  //                constraints, budgets})
   // seeds (one per prompt) gives each sequence its own stream; else sequence i uses seed + i.
+  // constraints (one per prompt, a Constraint or null) masks each step to the grammar's tokens;
+  // budgets (one per prompt, default maxNewTokens) is what each constrained sequence must finish within.
   explicit GenerationWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<GenerationWrap>(info) {
     Napi::Env env = info.Env();
     if (!info[0].IsObject() || !info[0].As<Napi::Object>().InstanceOf(env.GetInstanceData<AddonData>()->model.Value()))
@@ -661,12 +700,13 @@ class GenerationWrap : public Napi::ObjectWrap<GenerationWrap> {
       Napi::Array sa = sv.As<Napi::Array>();
       for (uint32_t i = 0; i < sa.Length(); i++) stops.push_back(static_cast<int32_t>(int_arg(sa.Get(i), "stopTokenIds[i]", 0)));
     }
+    std::vector<SequenceConstraint> constraints = constraint_args(o, prompts.size(), max_new);
     BusyGuard guard(env, model_->busy());
     try {
       if (model_->is_f32())
-        g32_ = std::make_unique<Generation<float>>(*model_->f32(), std::move(prompts), sp, seeds, max_new, std::move(stops));
+        g32_ = std::make_unique<Generation<float>>(*model_->f32(), std::move(prompts), sp, seeds, max_new, std::move(stops), std::move(constraints));
       else
-        g64_ = std::make_unique<Generation<double>>(*model_->f64(), std::move(prompts), sp, seeds, max_new, std::move(stops));
+        g64_ = std::make_unique<Generation<double>>(*model_->f64(), std::move(prompts), sp, seeds, max_new, std::move(stops), std::move(constraints));
     } catch (const std::invalid_argument& e) {
       throw Napi::RangeError::New(env, e.what());
     } catch (const std::out_of_range& e) {
@@ -675,6 +715,30 @@ class GenerationWrap : public Napi::ObjectWrap<GenerationWrap> {
   }
 
  private:
+  static std::vector<SequenceConstraint> constraint_args(const Napi::Object& o, size_t n, int max_new) {
+    Napi::Env env = o.Env();
+    std::vector<SequenceConstraint> out;
+    Napi::Value cv = o.Get("constraints");
+    if (cv.IsUndefined() || cv.IsNull()) return out;
+    if (!cv.IsArray() || cv.As<Napi::Array>().Length() != n) throw type_error(env, "constraints must be an array with one Constraint (or null) per prompt");
+    Napi::Value bv = o.Get("budgets");
+    const bool budgets = !bv.IsUndefined() && !bv.IsNull();
+    if (budgets && (!bv.IsArray() || bv.As<Napi::Array>().Length() != n)) throw type_error(env, "budgets must be an array with one number per prompt");
+    Napi::Array ca = cv.As<Napi::Array>();
+    for (uint32_t i = 0; i < n; i++) {
+      Napi::Value c = ca.Get(i);
+      SequenceConstraint sc;
+      if (!c.IsUndefined() && !c.IsNull()) {
+        if (!c.IsObject() || !c.As<Napi::Object>().InstanceOf(env.GetInstanceData<AddonData>()->constraint.Value()))
+          throw type_error(env, "constraints[" + std::to_string(i) + "] must be a Constraint or null");
+        sc.automaton = Napi::ObjectWrap<ConstraintWrap>::Unwrap(c.As<Napi::Object>())->automaton();
+        sc.budget = budgets ? static_cast<int>(int_arg(bv.As<Napi::Array>().Get(i), "budgets[" + std::to_string(i) + "]", 1)) : max_new;
+      }
+      out.push_back(std::move(sc));
+    }
+    return out;
+  }
+
   int do_step(int n) { return g32_ ? g32_->step(n) : g64_->step(n); }
   int size() const { return g32_ ? g32_->size() : g64_->size(); }
 
@@ -868,11 +932,14 @@ Napi::Value CudaProfile(const Napi::CallbackInfo& info) {
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   Napi::Function model = ModelWrap::Define(env);
+  Napi::Function constraint = ConstraintWrap::Define(env);
   auto* data = new AddonData();
   data->model = Napi::Persistent(model);
+  data->constraint = Napi::Persistent(constraint);
   env.SetInstanceData<AddonData>(data);
   exports.Set("Model", model);
   exports.Set("Generation", GenerationWrap::Define(env));
+  exports.Set("Constraint", constraint);
   exports.Set("gemm", Napi::Function::New(env, Gemm, "gemm"));
   exports.Set("isa", Napi::Function::New(env, GetIsa, "isa"));
   exports.Set("setIsa", Napi::Function::New(env, SetIsa, "setIsa"));

@@ -4,7 +4,9 @@
 // reached a stop string (only the caller can decode text).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "model.h"
@@ -14,13 +16,21 @@ namespace sw {
 
 enum class Finish { running = 0, stop_token, length, stopped };
 
+// A grammar a sequence must follow: its token automaton, and the tokens it must finish within
+// (at most maxNewTokens; the sampler keeps to what can still be finished in the tokens left).
+struct SequenceConstraint {
+  std::shared_ptr<const TokenConstraint> automaton;
+  int budget = 0;
+};
+
 template <typename T>
 class Generation {
  public:
   // Sequence i samples from its own stream seeds[i] (so its tokens do not depend on the rest of
   // the batch); seeds holds one seed per prompt.
+  // `constraints` is empty or holds one per prompt (a null automaton: that sequence is free).
   Generation(Qwen2Model<T>& model, std::vector<std::vector<int32_t>> prompts, const SamplingParams& params, const std::vector<uint64_t>& seeds,
-             int max_new_tokens, std::vector<int32_t> stop_tokens);
+             int max_new_tokens, std::vector<int32_t> stop_tokens, std::vector<SequenceConstraint> constraints = {});
 
   // Runs up to `steps` decoding steps (the first call also reads the prompts and samples each
   // sequence's first token). Returns how many sequences are still running.
@@ -42,8 +52,12 @@ class Generation {
     int cached = 0;  // tokens in the KV cache
     Finish finish = Finish::running;
     Rng64 rng;
+    SequenceConstraint constraint{};
+    int32_t state = 0;  // in the constraint's automaton
   };
   void prefill();
+  // The tokens sequence s may generate: maxNewTokens, or its grammar's budget when smaller.
+  int limit(const Seq& s) const { return s.constraint.automaton ? std::min(max_new_, s.constraint.budget) : max_new_; }
   // Runs the rows through the model and samples a token for each sequence in out_seqs from the
   // logits of its row in out_rows.
   void advance(const std::vector<int32_t>& tokens, const std::vector<int32_t>& seq, const std::vector<int32_t>& pos,
@@ -58,8 +72,16 @@ class Generation {
   bool started_ = false;
   std::shared_ptr<T> logits_;  // backend memory, [logit_rows_, vocab]
   int logit_rows_ = 0;
-  std::vector<double> uniforms_, logprobs_;
-  std::vector<int32_t> sampled_;
+  std::vector<uint8_t> is_stop_;
+  // Per row of a step: a grammar's allowed tokens and their next states, what each row may draw
+  // from (null tokens: the whole vocabulary), its random number, and what it drew.
+  struct Mask {
+    std::vector<int32_t> tokens, next;
+  };
+  std::vector<Mask> masks_;
+  std::vector<Candidates> allowed_;
+  std::vector<double> uniforms_;
+  std::vector<Sample> samples_;
 };
 
 }  // namespace sw

@@ -25,6 +25,8 @@ export interface PolicyServerOptions {
   readonly maxPerClient?: number;
   /** Serve without a key on an address other than loopback (`--open`; the command says so loudly). */
   readonly open?: boolean;
+  /** false: response_format is checked after sampling, not enforced while sampling. */
+  readonly enforceFormat?: boolean;
 }
 
 export interface PolicyServer {
@@ -48,6 +50,7 @@ export async function startPolicyServer(opts: PolicyServerOptions): Promise<Poli
     ...(opts.maxBatch !== undefined ? { maxBatch: opts.maxBatch } : {}),
     ...(opts.maxWaiting !== undefined ? { maxWaiting: opts.maxWaiting } : {}),
     ...(opts.maxPerClient !== undefined ? { maxPerClient: opts.maxPerClient } : {}),
+    ...(opts.enforceFormat !== undefined ? { enforceFormat: opts.enforceFormat } : {}),
   });
   try {
     await service.preload();

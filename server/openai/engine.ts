@@ -10,8 +10,9 @@
  * NativeCompleter (models/generate.ts) batches the same way but returns whole completions;
  * this engine is its streaming, per-request counterpart for the server.
  */
+import type { TokenAutomaton } from "../../models/grammar/index.js";
 import type { PolicyModel } from "../../models/model.js";
-import { loadNative, type NativeGeneration } from "../../models/native.js";
+import { loadNative, nativeConstraint, type NativeGeneration } from "../../models/native.js";
 import { cutAtStopString } from "../../models/sampling.js";
 import type { PolicyTokenizer } from "../../models/tokenizer.js";
 
@@ -29,6 +30,8 @@ export interface EngineRequest {
   readonly stop: readonly string[];
   /** Record each token's text and log-probability. */
   readonly logprobs: boolean;
+  /** The grammar every choice must follow (response_format), finishing within maxTokens. */
+  readonly constraint?: TokenAutomaton;
   readonly signal?: AbortSignal;
   /** Streaming: new text of a choice as soon as it is certain (never part of a stop string). */
   readonly onDelta?: (choice: number, text: string, logprobs: readonly TokenLogprob[]) => void;
@@ -218,6 +221,9 @@ export class PolicyEngine {
         topP: head.topP,
         seeds: seqs.map((s) => s.p.req.seeds[s.choice]!),
         stopTokenIds: [...this.tokenizer.stopTokenIds],
+        ...(seqs.some((s) => s.p.req.constraint)
+          ? { constraints: seqs.map((s) => (s.p.req.constraint ? nativeConstraint(s.p.req.constraint) : null)), budgets: seqs.map((s) => s.p.req.maxTokens) }
+          : {}),
       },
     );
     this.stats.batches++;

@@ -1,9 +1,10 @@
 /**
- * `response_format` on a server without constrained decoding: the output is checked, not
- * enforced. A reply to `json_object` must be one JSON object; a reply to `json_schema` must also
- * match the schema (read with zod's `fromJSONSchema`). The verdict goes back with each choice as
- * `format_check: {valid, error?}`, so a client sees at once that a policy broke the format, and
- * a schema the checker cannot read is refused up front (400) rather than ignored.
+ * `response_format` checked after sampling: the guard behind the grammar that enforces it while
+ * sampling (response-grammar.ts), which a stop string can still cut short. A reply to
+ * `json_object` must be one JSON object; a reply to `json_schema` must also match the schema
+ * (read with zod's `fromJSONSchema`). The verdict goes back with each choice as
+ * `format_check: {valid, error?}`, so a client sees at once when a reply broke the format, and a
+ * schema the checker cannot read is refused up front (400) rather than ignored.
  */
 import { z } from "zod";
 import { OpenAiError } from "./errors.js";

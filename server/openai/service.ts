@@ -43,6 +43,11 @@ export interface OpenAiServiceOptions {
   readonly bodyLimit?: number;
   /** Chat requests one client (address) may have in progress at once (default 32: one batch). */
   readonly maxPerClient?: number;
+  /**
+   * Hold replies to response_format while sampling (default true); false: only check them after
+   * (format_check), to measure how well a policy keeps a format on its own.
+   */
+  readonly enforceFormat?: boolean;
 }
 
 export class OpenAiService {
@@ -143,6 +148,7 @@ export class OpenAiService {
     const fresh = new ModelWorker(m.id, m.dir, mtimeMs, {
       ...(this.opts.maxBatch !== undefined ? { maxBatch: this.opts.maxBatch } : {}),
       ...(this.opts.maxWaiting !== undefined ? { maxWaiting: this.opts.maxWaiting } : {}),
+      ...(this.opts.enforceFormat !== undefined ? { enforceFormat: this.opts.enforceFormat } : {}),
     });
     this.workers.set(m.id, fresh);
     return fresh;

@@ -57,7 +57,7 @@ export class ModelWorker {
     readonly dir: string,
     /** The checkpoint's modification time when the worker started (a newer one replaces it). */
     readonly mtimeMs: number,
-    opts: { maxBatch?: number; maxWaiting?: number } = {},
+    opts: { maxBatch?: number; maxWaiting?: number; enforceFormat?: boolean } = {},
   ) {
     const workerData: ModelWorkerData = { dir, model: modelDefaults(), ...opts };
     this.worker = startModuleWorker("server/openai/worker", { workerData, name: `model ${id}` });

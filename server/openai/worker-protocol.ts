@@ -1,11 +1,11 @@
 /**
  * What the server's event loop and a model's worker thread (worker.ts) say to each other. The
  * event loop reads, bounds and validates a request; the worker does everything whose cost grows
- * with what the client sent: the chat template, tokenizing, the context check, generation,
- * decoding, and checking the output against `response_format`.
+ * with what the client sent: the chat template, tokenizing, the context check, compiling
+ * `response_format` into the grammar sampling keeps to, generation, decoding, and checking the
+ * output against `response_format`.
  *
- * `responseFormat` travels to the worker whole: the format is checked there today, and a
- * constrained decoder would take it there too, without a change to this protocol.
+ * `responseFormat` travels to the worker whole: the schema is compiled and enforced there.
  */
 import type { ChatMessage } from "../../models/chat-template.js";
 import type { ModelOptions } from "../../models/native.js";
@@ -19,6 +19,8 @@ export interface ModelWorkerData {
   readonly model: ModelOptions;
   readonly maxBatch?: number;
   readonly maxWaiting?: number;
+  /** false: response_format is only checked after sampling (serve-policy --no-enforce-format). */
+  readonly enforceFormat?: boolean;
 }
 
 /** What bounds a request before it is tokenized (reported as soon as the worker has read the tokenizer). */

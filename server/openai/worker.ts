@@ -11,6 +11,7 @@ import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { parentPort, workerData } from "node:worker_threads";
 import { loadCheckpoint } from "../../models/checkpoint.js";
+import type { TokenAutomaton } from "../../models/grammar/index.js";
 import { readConfig } from "../../models/config.js";
 import { PolicyTokenizer } from "../../models/tokenizer.js";
 import { DataError } from "../../worlds/core/errors.js";
@@ -83,12 +84,22 @@ async function generate(id: number, messages: Parameters<PolicyTokenizer["applyC
     const tok = e.tokenizer;
     const prompt = tok.encode(tok.applyChatTemplate(messages, { addGenerationPrompt: true }));
     const sampling = samplingOf(params, prompt.length, e.contextLength);
+    // Compiled here, not on the event loop: a schema's cost grows with what the client sent.
+    // Refused before `admitted`, which sends a stream's 200. The compiler is loaded when a
+    // request first needs it, so that the thread reports its model's bounds as soon as before.
+    let constraint: TokenAutomaton | undefined;
+    if (data.enforceFormat !== false && params.responseFormat && params.responseFormat.type !== "text") {
+      const { checkBudget, responseGrammar } = await import("./response-grammar.js");
+      constraint = responseGrammar(params.responseFormat, tok);
+      if (constraint) checkBudget(constraint, sampling.maxTokens, params.maxTokensParam);
+    }
     e.admit();
     post({ type: "admitted", id, promptTokens: prompt.length });
     postStats();
     const choices = await e.generate({
       prompt,
       ...sampling,
+      ...(constraint ? { constraint } : {}),
       signal: controller.signal,
       ...(params.stream ? { onDelta: (choice: number, text: string, logprobs: Parameters<NonNullable<Parameters<PolicyEngine["generate"]>[0]["onDelta"]>>[2]) => post({ type: "delta", id, choice, text, logprobs }) } : {}),
     });

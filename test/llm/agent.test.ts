@@ -36,7 +36,9 @@ let slowDir: string;
 beforeAll(async () => {
   v = await vanillaPolicy();
   slowDir = await slowPolicy();
-  server = await serve({ policy: v.dir });
+  // The agent's repair path needs replies that break the format: the server only checks it, as
+  // an endpoint without constrained decoding does.
+  server = await serve({ policy: v.dir }, { enforceFormat: false });
 }, 60_000);
 afterAll(async () => {
   await server?.close();
@@ -115,6 +117,18 @@ describe("llm agent: structured output", () => {
     expect(failed.usage.completion_tokens).toBeGreaterThan(0);
   });
 
+  it("needs no repair from a server that enforces the format: the first reply is read", async () => {
+    const enforcing = await serve({ policy: v.dir });
+    try {
+      const turn = await ask(llm(`llm:policy@${enforcing.baseUrl}?repair=false`), v.q2);
+      expect(turn.source).toBe("agent");
+      expect(typeof (turn.action as Answer).answer).toBe("string");
+      expect((turn.info as any).calls.map((c: { purpose: string }) => c.purpose)).toEqual(["answer"]);
+    } finally {
+      await enforcing.close();
+    }
+  });
+
   it("runs a benchmark from the command line and logs every turn", async () => {
     const store = join(tempDir(), "store");
     const out = join(tempDir(), "r.json");
@@ -134,7 +148,9 @@ describe("llm agent: structured output", () => {
 describe("llm agent: failures, retries and limits", () => {
   it("retries a refused connection with backoff until the server is up", async () => {
     const port = await freePort();
-    const agent = llm(`llm:policy@http://127.0.0.1:${port}/v1?retries=8&backoff=80&backoff_max=200`);
+    // Up to ~4 s of retries: the server listens once its model's thread has read the tokenizer,
+    // which takes 0.6-1 s here when the machine is busy (and more under a full test run).
+    const agent = llm(`llm:policy@http://127.0.0.1:${port}/v1?retries=20&backoff=80&backoff_max=200`);
     const late = new Promise<PolicyServer>((resolve) => setTimeout(() => resolve(serve({ policy: v.dir }, { port })), 300));
     const started = Date.now();
     const turn = await ask(agent, v.q1);

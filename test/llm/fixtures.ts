@@ -110,7 +110,7 @@ export async function slowPolicy(seed = 5): Promise<string> {
   return dir;
 }
 
-export async function serve(models: Record<string, string>, opts: { maxWaiting?: number; maxBatch?: number; apiKey?: string; port?: number } = {}): Promise<PolicyServer> {
+export async function serve(models: Record<string, string>, opts: { maxWaiting?: number; maxBatch?: number; apiKey?: string; port?: number; enforceFormat?: boolean } = {}): Promise<PolicyServer> {
   return startPolicyServer({
     models: Object.entries(models).map(([id, dir]) => ({ id, dir })),
     port: opts.port ?? 0,
@@ -118,6 +118,7 @@ export async function serve(models: Record<string, string>, opts: { maxWaiting?:
     ...(opts.maxWaiting !== undefined ? { maxWaiting: opts.maxWaiting } : {}),
     ...(opts.maxBatch !== undefined ? { maxBatch: opts.maxBatch } : {}),
     ...(opts.apiKey ? { apiKey: opts.apiKey } : {}),
+    ...(opts.enforceFormat !== undefined ? { enforceFormat: opts.enforceFormat } : {}),
   });
 }
 

@@ -1,8 +1,8 @@
 /**
  * The OpenAI-compatible API of our policies (`serve-policy`, and /v1 in the main server): the
  * chat-completions wire format, streaming as server-sent events, sampling settings, response
- * formats checked and reported, errors in OpenAI's shape, batching, back-pressure and
- * cancellation. Replies are compared with the native engine's own generation.
+ * formats enforced while sampling (or only checked and reported), errors in OpenAI's shape,
+ * batching, back-pressure and cancellation. Replies are compared with the native engine's own generation.
  */
 import { mkdirSync, cpSync } from "node:fs";
 import { join } from "node:path";
@@ -62,16 +62,42 @@ describe("serve-policy: chat completions", () => {
     // Completion tokens: the reply's tokens and the end-of-turn token.
     expect(good.json.usage).toEqual({ prompt_tokens: promptIds.length, completion_tokens: tok.encode(FIRST_REPLY).length + 1, total_tokens: promptIds.length + tok.encode(FIRST_REPLY).length + 1 });
 
+    // The policy answers q2 in prose; held to the schema while sampling, it writes JSON that matches.
     const prose = await post(url, { model: "policy", temperature: 0, messages: [system(), { role: "user", content: v.q2.prompt }], response_format: jsonSchema });
-    expect(prose.json.choices[0].message.content).toBe(PROSE_REPLY);
-    expect(prose.json.choices[0].format_check).toEqual({ valid: false, error: "the output is not valid JSON" });
+    expect(prose.json.choices[0].format_check).toEqual({ valid: true });
+    expect(Object.keys(JSON.parse(prose.json.choices[0].message.content))).toEqual(["answer"]);
+    const wrongShape = { type: "json_schema", json_schema: { name: "x", schema: { type: "object", properties: { reply: { type: "string", maxLength: 12 } }, required: ["reply"], additionalProperties: false } } };
+    const reshaped = await post(url, { model: "policy", temperature: 0, messages: [system(), { role: "user", content: v.q1.prompt }], response_format: wrongShape });
+    expect(reshaped.json.choices[0].format_check).toEqual({ valid: true });
+    expect(JSON.parse(reshaped.json.choices[0].message.content).reply.length).toBeLessThanOrEqual(12);
+    const anyObject = await post(url, { model: "policy", temperature: 1, seed: 4, n: 4, messages: [system(), { role: "user", content: v.q2.prompt }], response_format: { type: "json_object" } });
+    expect(anyObject.status, anyObject.text).toBe(200);
+    for (const c of anyObject.json.choices) expect(c.format_check).toEqual({ valid: true });
+    // What cannot be enforced is refused up front, naming the part of the schema at fault.
+    const notSupported = { type: "json_schema", json_schema: { name: "x", schema: { type: "object", properties: { a: { type: "string", format: "uri" } } } } };
+    const refused = await post(url, { model: "policy", messages: [{ role: "user", content: "hi" }], response_format: notSupported });
+    expect(refused.status).toBe(400);
+    expect(refused.json.error).toMatchObject({ param: "response_format.json_schema.schema/properties/a/format", message: expect.stringMatching(/the format "uri" is not supported/) });
+    const tooFew = await post(url, { model: "policy", max_tokens: 2, messages: [{ role: "user", content: "hi" }], response_format: jsonSchema });
+    expect(tooFew.status).toBe(400);
+    expect(tooFew.json.error).toMatchObject({ param: "max_tokens", message: expect.stringMatching(/too few for a reply that matches response_format/) });
+  });
 
-    const wrongShape = { type: "json_schema", json_schema: { name: "x", schema: { type: "object", properties: { reply: { type: "string" } }, required: ["reply"], additionalProperties: false } } };
-    const mismatch = await post(url, { model: "policy", temperature: 0, messages: [system(), { role: "user", content: v.q1.prompt }], response_format: wrongShape });
-    expect(mismatch.json.choices[0].format_check.valid).toBe(false);
-    expect(mismatch.json.choices[0].format_check.error).toMatch(/does not match the schema.*reply/);
-    const anyObject = await post(url, { model: "policy", temperature: 0, messages: [system(), { role: "user", content: v.q1.prompt }], response_format: { type: "json_object" } });
-    expect(anyObject.json.choices[0].format_check).toEqual({ valid: true });
+  it("with --no-enforce-format, only checks replies against the format after sampling", async () => {
+    const checking = await serve({ policy: v.dir }, { enforceFormat: false });
+    try {
+      const at = `${checking.baseUrl}/chat/completions`;
+      const prose = await post(at, { model: "policy", temperature: 0, messages: [system(), { role: "user", content: v.q2.prompt }], response_format: jsonSchema });
+      expect(prose.json.choices[0].message.content).toBe(PROSE_REPLY);
+      expect(prose.json.choices[0].format_check).toEqual({ valid: false, error: "the output is not valid JSON" });
+      const wrongShape = { type: "json_schema", json_schema: { name: "x", schema: { type: "object", properties: { reply: { type: "string" } }, required: ["reply"], additionalProperties: false } } };
+      const mismatch = await post(at, { model: "policy", temperature: 0, messages: [system(), { role: "user", content: v.q1.prompt }], response_format: wrongShape });
+      expect(mismatch.json.choices[0].message.content).toBe(FIRST_REPLY);
+      expect(mismatch.json.choices[0].format_check.valid).toBe(false);
+      expect(mismatch.json.choices[0].format_check.error).toMatch(/does not match the schema.*reply/);
+    } finally {
+      await checking.close();
+    }
   });
 
   it("samples as the native engine does: same prompt, seed and settings, same tokens and log-probabilities", async () => {

@@ -142,11 +142,12 @@ class Backend {
   virtual double token_loss(T* logits, const int32_t* targets, const float* weights, const float* entropy_weights, double temperature,
                             T* logp, T* entropy, int rows, int vocab, bool grad) = 0;
 
-  // Draws one token per row of logits [rows, vocab] as sample_token (sampler.h) does, with
-  // uniforms[r] as row r's random number (unused when greedy). uniforms, tokens and logprobs are
+  // Draws one token per row of logits [rows, vocab] as sample_token (sampler.h) does, from
+  // allowed[r] (the whole vocabulary, or a grammar's mask) with uniforms[r] as row r's random
+  // number (unused when greedy or when one token is allowed). allowed, uniforms and samples are
   // host arrays: this call returns when the results are there.
-  virtual void sample(const T* logits, int rows, int vocab, const SamplingParams& params, const double* uniforms, int32_t* tokens,
-                      double* logprobs) = 0;
+  virtual void sample(const T* logits, int rows, int vocab, const SamplingParams& params, const Candidates* allowed, const double* uniforms,
+                      Sample* samples) = 0;
 
   // Sum of squares, accumulated in double.
   virtual double sum_squares(const T* x, size_t n) = 0;

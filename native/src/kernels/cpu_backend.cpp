@@ -417,14 +417,10 @@ class CpuBackend final : public Backend<T> {
     return loss;
   }
 
-  void sample(const T* logits, int rows, int vocab, const SamplingParams& params, const double* uniforms, int32_t* tokens,
-              double* logprobs) override {
+  void sample(const T* logits, int rows, int vocab, const SamplingParams& params, const Candidates* allowed, const double* uniforms,
+              Sample* samples) override {
     std::vector<std::pair<double, int32_t>>& work = scratch<std::pair<double, int32_t>>(0);
-    for (int r = 0; r < rows; r++) {
-      const Sample s = sample_token(logits + static_cast<int64_t>(r) * vocab, vocab, params, uniforms[r], work);
-      tokens[r] = s.token;
-      logprobs[r] = s.logprob;
-    }
+    for (int r = 0; r < rows; r++) samples[r] = sample_token(logits + static_cast<int64_t>(r) * vocab, vocab, allowed[r], params, uniforms[r], work);
   }
 
   double sum_squares(const T* x, size_t n) override {

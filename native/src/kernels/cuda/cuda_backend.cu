@@ -731,34 +731,50 @@ class CudaBackend final : public Backend<float> {
     return sum_on_device(row_loss, rows);
   }
 
-  void sample(const float* logits, int rows, int vocab, const SamplingParams& params, const double* uniforms, int32_t* tokens,
-              double* logprobs) override {
+  void sample(const float* logits, int rows, int vocab, const SamplingParams& params, const Candidates* allowed, const double* uniforms,
+              Sample* samples) override {
     if (rows == 0) return;
     Scope scope = op("sampling");
     const bool greedy = params.temperature <= 0;
     const bool filtered = !greedy && ((params.top_k > 0 && params.top_k < vocab) || params.top_p < 1.0);
+    std::vector<std::pair<double, int32_t>>& work = host_sample_work_;
     if (filtered) {
       // top-k / top-p sort candidates: the host sampler does it on the downloaded rows.
       host_logits_.resize(static_cast<size_t>(rows) * vocab);
       download(host_logits_.data(), logits, host_logits_.size() * sizeof(float));
-      std::vector<std::pair<double, int32_t>> work;
-      for (int r = 0; r < rows; r++) {
-        const Sample s = sample_token(host_logits_.data() + static_cast<size_t>(r) * vocab, vocab, params, uniforms[r], work);
-        tokens[r] = s.token;
-        logprobs[r] = s.logprob;
-      }
+      for (int r = 0; r < rows; r++) samples[r] = sample_token(host_logits_.data() + static_cast<size_t>(r) * vocab, vocab, allowed[r], params, uniforms[r], work);
       return;
     }
-    // [uniforms | logprobs] as doubles, then tokens.
-    char* buf = static_cast<char*>(sample_scratch_.get(static_cast<size_t>(rows) * (2 * sizeof(double) + sizeof(int32_t))));
-    double* d_uniforms = reinterpret_cast<double*>(buf);
-    double* d_logprobs = d_uniforms + rows;
-    int32_t* d_tokens = reinterpret_cast<int32_t*>(d_logprobs + rows);
-    if (!greedy) SW_CUDA_CHECK(cudaMemcpyAsync(d_uniforms, uniforms, sizeof(double) * rows, cudaMemcpyHostToDevice, stream_));
-    SW_LAUNCH(k_sample, rows, kSampleThreads, 0, stream_, logits, vocab, params.temperature, greedy, d_uniforms, d_tokens, d_logprobs);
-    SW_CUDA_CHECK(cudaMemcpyAsync(tokens, d_tokens, sizeof(int32_t) * rows, cudaMemcpyDeviceToHost, stream_));
-    SW_CUDA_CHECK(cudaMemcpyAsync(logprobs, d_logprobs, sizeof(double) * rows, cudaMemcpyDeviceToHost, stream_));
-    SW_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    int masked = 0;
+    for (int r = 0; r < rows; r++) masked += allowed[r].tokens != nullptr;
+    if (masked < rows) {
+      // [uniforms | logprobs] as doubles, then tokens.
+      char* buf = static_cast<char*>(sample_scratch_.get(static_cast<size_t>(rows) * (2 * sizeof(double) + sizeof(int32_t))));
+      double* d_uniforms = reinterpret_cast<double*>(buf);
+      double* d_logprobs = d_uniforms + rows;
+      int32_t* d_tokens = reinterpret_cast<int32_t*>(d_logprobs + rows);
+      host_tokens_.resize(rows);
+      host_logprobs_.resize(rows);
+      if (!greedy) SW_CUDA_CHECK(cudaMemcpyAsync(d_uniforms, uniforms, sizeof(double) * rows, cudaMemcpyHostToDevice, stream_));
+      SW_LAUNCH(k_sample, rows, kSampleThreads, 0, stream_, logits, vocab, params.temperature, greedy, d_uniforms, d_tokens, d_logprobs);
+      SW_CUDA_CHECK(cudaMemcpyAsync(host_tokens_.data(), d_tokens, sizeof(int32_t) * rows, cudaMemcpyDeviceToHost, stream_));
+      SW_CUDA_CHECK(cudaMemcpyAsync(host_logprobs_.data(), d_logprobs, sizeof(double) * rows, cudaMemcpyDeviceToHost, stream_));
+      SW_CUDA_CHECK(cudaStreamSynchronize(stream_));
+      for (int r = 0; r < rows; r++) samples[r] = {host_tokens_[r], host_logprobs_[r], host_tokens_[r]};
+    }
+    if (masked == 0) return;
+    // A grammar's row: its mask is a list of allowed tokens (and their next states) that the
+    // token automaton produces on the host for this step only, and it may be short or nearly the
+    // whole vocabulary. Rather than upload it and keep a second, masked sampling kernel in step
+    // with the CPU's, the row's logits come down (vocab floats, small beside the step's forward
+    // pass) and the CPU sampler every backend shares draws from them: the same tokens and
+    // log-probs as on the CPU, from the same code.
+    host_logits_.resize(vocab);
+    for (int r = 0; r < rows; r++) {
+      if (allowed[r].tokens == nullptr) continue;
+      download(host_logits_.data(), logits + static_cast<size_t>(r) * vocab, sizeof(float) * vocab);
+      samples[r] = sample_token(host_logits_.data(), vocab, allowed[r], params, uniforms[r], work);
+    }
   }
 
   double sum_squares(const float* x, size_t n) override {
@@ -945,6 +961,9 @@ class CudaBackend final : public Backend<float> {
   };
   Converted converted_[2];
   std::vector<float> host_logits_;
+  std::vector<int32_t> host_tokens_;
+  std::vector<double> host_logprobs_;
+  std::vector<std::pair<double, int32_t>> host_sample_work_;
 };
 
 }  // namespace cuda

@@ -1,0 +1,89 @@
+/**
+ * The grammar a policy writes a turn's action in, compiled for its tokenizer: what `actionText`
+ * writes and `parseAction` reads back, so that every sampled action parses and validates.
+ *
+ * - `schema` (the default): the action schema's JSON (compact, models/grammar/json-schema.ts);
+ *   an action with a single free string field (the question world's answer) is written bare, as
+ *   actionText writes it, as text of at most its maxLength.
+ * - `options`: one of the actions the world lists as valid now (as actionText writes each, or its
+ *   JSON where parseAction would not read that back), which also keeps to what the world's state
+ *   allows; the schema when the world lists none.
+ * - `off`: no grammar.
+ *
+ * Compiled automata are kept per tokenizer and grammar (the worlds hand out the same schemas turn
+ * after turn).
+ */
+import { z } from "zod";
+import { compileConstraint, Vocabulary, type ConstraintSpec, type TokenAutomaton } from "../../models/grammar/index.js";
+import type { PolicyTokenizer } from "../../models/tokenizer.js";
+import { actionText, parseAction } from "./action.js";
+import type { ConstrainMode } from "./options.js";
+
+
+const CACHE_SIZE = 64;
+const caches = new WeakMap<PolicyTokenizer, Map<string, TokenAutomaton>>();
+
+const vocabularies = new WeakMap<PolicyTokenizer, Vocabulary>();
+
+/** A tokenizer's vocabulary as the grammars read it (its trie built once). */
+export function grammarVocabulary(tokenizer: PolicyTokenizer): Vocabulary {
+  let v = vocabularies.get(tokenizer);
+  if (!v) vocabularies.set(tokenizer, (v = new Vocabulary(tokenizer.vocabulary())));
+  return v;
+}
+
+/** The grammar spec of an action (undefined: `off`). */
+export function actionSpec(schema: z.ZodType, options: readonly unknown[] | undefined, mode: ConstrainMode): ConstraintSpec | undefined {
+  if (mode === "off") return undefined;
+  if (mode === "options" && options && options.length > 0) return { type: "choice", choices: [...new Set(options.map((o) => optionText(o, schema)))] };
+  const json = z.toJSONSchema(schema) as Record<string, unknown>;
+  const bare = bareStringField(json);
+  if (bare) return { type: "text", ...(bare.maxLength !== undefined ? { maxLength: bare.maxLength } : {}) };
+  return { type: "json_schema", schema: json };
+}
+
+/** The compiled grammar of an action for a tokenizer (cached). */
+export function actionConstraint(tokenizer: PolicyTokenizer, schema: z.ZodType, options: readonly unknown[] | undefined, mode: ConstrainMode): TokenAutomaton | undefined {
+  const spec = actionSpec(schema, options, mode);
+  if (!spec) return undefined;
+  let cache = caches.get(tokenizer);
+  if (!cache) caches.set(tokenizer, (cache = new Map()));
+  const key = JSON.stringify(spec);
+  let automaton = cache.get(key);
+  if (automaton) {
+    cache.delete(key);
+  } else {
+    automaton = compileConstraint(spec, grammarVocabulary(tokenizer));
+    if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
+  }
+  cache.set(key, automaton);
+  return automaton;
+}
+
+/** actionText's writing of an option when parseAction reads it back as that option (a union's bare `none` it does not), else its JSON. */
+function optionText(option: unknown, schema: z.ZodType): string {
+  const text = actionText(option);
+  try {
+    if (JSON.stringify(parseAction(text, schema)) === JSON.stringify(option)) return text;
+  } catch {
+    // not readable bare
+  }
+  return JSON.stringify(option);
+}
+
+/**
+ * An object with one required string property and no other rule than a maximum length: its
+ * text is the string itself (parseAction reads any trimmed text as that field, and trimming only
+ * shortens it). A minimum length, pattern or enum could be broken by the trimming: those are
+ * written as JSON.
+ */
+function bareStringField(json: Record<string, unknown>): { maxLength?: number } | undefined {
+  const props = json.properties as Record<string, Record<string, unknown>> | undefined;
+  if (json.type !== "object" || !props) return undefined;
+  const keys = Object.keys(props);
+  if (keys.length !== 1 || !(json.required as string[] | undefined)?.includes(keys[0]!)) return undefined;
+  const field = props[keys[0]!]!;
+  const rules = Object.keys(field).filter((k) => k !== "description" && k !== "title");
+  if (field.type !== "string" || rules.some((k) => k !== "type" && k !== "maxLength")) return undefined;
+  return typeof field.maxLength === "number" ? { maxLength: field.maxLength } : {};
+}

@@ -1,0 +1,259 @@
+/**
+ * The regular subset of ECMAScript patterns (what JSON Schema's `pattern` is) as a language of
+ * characters: literals and escapes (\d \w \s and their negations, \t \n \r \v \f \0 \xHH \uHHHH
+ * \u{...}, escaped syntax characters), classes with ranges and negation, `.`, groups (capturing,
+ * named, (?:...)), alternation, and the quantifiers * + ? {n} {n,} {n,m} (lazy or not: the same
+ * language). Anchors ^ and $ may open and close an alternative of the whole pattern; a pattern
+ * not anchored matches anywhere in the string, as JSON Schema says (so any text may come before
+ * and after it). What is not regular or not supported (backreferences, lookaround, \b, \p{...},
+ * anchors elsewhere) is refused with its position.
+ *
+ * Characters are kept within the Basic Multilingual Plane: there a pattern means the same with
+ * or without JavaScript's `u` flag (and in Python's `re`), so every validator agrees.
+ */
+import { charSet, complement, intersect, single, union, type CharSet } from "./charset.js";
+import { GrammarError } from "./errors.js";
+import { alt, chars, EMPTY, rep, seq, type Lang } from "./language.js";
+
+/** Characters a pattern may produce: the BMP without surrogates. */
+export const BMP: CharSet = [
+  [0, 0xd7ff],
+  [0xe000, 0xffff],
+];
+const DIGITS: CharSet = [[0x30, 0x39]];
+const WORD: CharSet = charSet([
+  [0x30, 0x39],
+  [0x41, 0x5a],
+  [0x5f, 0x5f],
+  [0x61, 0x7a],
+]);
+const SPACE: CharSet = charSet([
+  [0x09, 0x0d],
+  [0x20, 0x20],
+  [0xa0, 0xa0],
+  [0x1680, 0x1680],
+  [0x2000, 0x200a],
+  [0x2028, 0x2029],
+  [0x202f, 0x202f],
+  [0x205f, 0x205f],
+  [0x3000, 0x3000],
+  [0xfeff, 0xfeff],
+]);
+const LINE_TERMINATORS: CharSet = charSet([
+  [0x0a, 0x0a],
+  [0x0d, 0x0d],
+  [0x2028, 0x2029],
+]);
+const SYNTAX = "^$\\.*+?()[]{}|/-";
+/** The largest count a quantifier may give (each repetition is compiled). */
+const MAX_REPEAT = 1000;
+
+export function regexLang(source: string, pointer: string, anywhere: CharSet = BMP): Lang {
+  return new RegexParser(source, pointer, anywhere).parse();
+}
+
+class RegexParser {
+  private i = 0;
+
+  constructor(
+    private readonly src: string,
+    private readonly pointer: string,
+    private readonly anywhere: CharSet,
+  ) {}
+
+  private fail(msg: string): never {
+    throw new GrammarError(`pattern ${JSON.stringify(this.src)}: ${msg} (at offset ${this.i})`, this.pointer);
+  }
+
+  private peek(): string | undefined {
+    return this.src[this.i];
+  }
+
+  parse(): Lang {
+    const alts: Lang[] = [];
+    for (;;) {
+      const start = this.peek() === "^";
+      if (start) this.i++;
+      const body = this.sequence(true);
+      const end = this.peek() === "$";
+      if (end) this.i++;
+      const free = rep(chars(this.anywhere), 0, Infinity);
+      alts.push(seq(start ? EMPTY : free, body, end ? EMPTY : free));
+      if (this.peek() === "|") {
+        this.i++;
+        continue;
+      }
+      if (this.i < this.src.length) this.fail(this.peek() === ")" ? "unbalanced parenthesis" : `unexpected "${this.peek()}"`);
+      return alt(...alts);
+    }
+  }
+
+  private alternation(): Lang {
+    const items = [this.sequence(false)];
+    while (this.peek() === "|") {
+      this.i++;
+      items.push(this.sequence(false));
+    }
+    return alt(...items);
+  }
+
+  private sequence(top: boolean): Lang {
+    const items: Lang[] = [];
+    for (;;) {
+      const c = this.peek();
+      if (c === undefined || c === "|" || c === ")") break;
+      if (c === "$" && top && (this.i + 1 === this.src.length || this.src[this.i + 1] === "|")) break;
+      if (c === "^" || c === "$") this.fail("anchors (^ and $) are supported only at the start and end of the pattern");
+      items.push(this.quantified(this.atom()));
+    }
+    return seq(...items);
+  }
+
+  private quantified(atom: Lang): Lang {
+    let out = atom;
+    for (;;) {
+      const c = this.peek();
+      let min: number;
+      let max: number;
+      if (c === "*") [min, max] = [0, Infinity];
+      else if (c === "+") [min, max] = [1, Infinity];
+      else if (c === "?") [min, max] = [0, 1];
+      else if (c === "{") {
+        const m = /^\{(\d+)(,(\d*))?\}/.exec(this.src.slice(this.i));
+        if (!m) return out; // a literal "{", as JavaScript reads it without the u flag
+        min = Number(m[1]);
+        max = m[2] === undefined ? min : m[3] === "" ? Infinity : Number(m[3]);
+        if (max < min) this.fail("numbers out of order in {} quantifier");
+        if (min > MAX_REPEAT || (max !== Infinity && max > MAX_REPEAT)) this.fail(`repetition counts above ${MAX_REPEAT} are not supported`);
+        this.i += m[0].length - 1;
+      } else return out;
+      this.i++;
+      if (this.peek() === "?") this.i++;
+      out = rep(out, min, max);
+    }
+  }
+
+  private atom(): Lang {
+    const c = this.src[this.i++]!;
+    switch (c) {
+      case "(": {
+        if (this.src.startsWith("?:", this.i)) this.i += 2;
+        else if (this.src.startsWith("?<", this.i) && !this.src.startsWith("?<=", this.i) && !this.src.startsWith("?<!", this.i)) {
+          const close = this.src.indexOf(">", this.i);
+          if (close < 0) this.fail("unterminated group name");
+          this.i = close + 1;
+        } else if (this.peek() === "?") this.fail("lookaround assertions are not supported");
+        const inner = this.alternation();
+        if (this.peek() !== ")") this.fail("missing )");
+        this.i++;
+        return inner;
+      }
+      case "[":
+        return chars(this.klass());
+      case ".":
+        return chars(intersect(this.anywhere, complement(LINE_TERMINATORS)));
+      case "\\":
+        return chars(intersect(this.escape(false), this.anywhere));
+      case "*":
+      case "+":
+      case "?":
+        this.i--;
+        return this.fail("nothing to repeat");
+      default:
+        return chars(intersect(single(c.codePointAt(0)!), this.anywhere));
+    }
+  }
+
+  /** After "[": the class's characters. */
+  private klass(): CharSet {
+    let negate = false;
+    if (this.peek() === "^") {
+      negate = true;
+      this.i++;
+    }
+    const parts: CharSet[] = [];
+    for (;;) {
+      const c = this.peek();
+      if (c === undefined) this.fail("missing ]");
+      // ("[]" matches nothing; "[^]" anything.)
+      if (c === "]") break;
+      const lo = this.classAtom();
+      if (this.peek() === "-" && this.src[this.i + 1] !== "]" && this.src[this.i + 1] !== undefined) {
+        this.i++;
+        const hi = this.classAtom();
+        if (lo.length !== 1 || hi.length !== 1 || lo[0]![0] !== lo[0]![1] || hi[0]![0] !== hi[0]![1]) this.fail("a class range needs single characters at both ends");
+        if (hi[0]![0] < lo[0]![0]) this.fail("range out of order in character class");
+        parts.push([[lo[0]![0], hi[0]![0]]]);
+      } else parts.push(lo);
+    }
+    this.i++;
+    const set = union(...parts);
+    return intersect(negate ? complement(set) : set, this.anywhere);
+  }
+
+  private classAtom(): CharSet {
+    const c = this.src[this.i++]!;
+    if (c === "\\") return this.escape(true);
+    return single(c.codePointAt(0)!);
+  }
+
+  /** After "\": the escaped characters. */
+  private escape(inClass: boolean): CharSet {
+    const c = this.src[this.i++];
+    if (c === undefined) this.fail("\\ at end of pattern");
+    switch (c) {
+      case "d":
+        return DIGITS;
+      case "D":
+        return complement(DIGITS);
+      case "w":
+        return WORD;
+      case "W":
+        return complement(WORD);
+      case "s":
+        return SPACE;
+      case "S":
+        return complement(SPACE);
+      case "t":
+        return single(0x09);
+      case "n":
+        return single(0x0a);
+      case "r":
+        return single(0x0d);
+      case "v":
+        return single(0x0b);
+      case "f":
+        return single(0x0c);
+      case "b":
+        if (inClass) return single(0x08);
+        return this.fail("word boundaries (\\b) are not supported");
+      case "0":
+        if (/\d/.test(this.peek() ?? "")) this.fail("octal escapes are not supported");
+        return single(0);
+      case "x": {
+        const m = /^[0-9a-fA-F]{2}/.exec(this.src.slice(this.i));
+        if (!m) this.fail("\\x needs two hex digits");
+        this.i += 2;
+        return single(parseInt(m[0], 16));
+      }
+      case "u": {
+        const braced = /^\{([0-9a-fA-F]{1,6})\}/.exec(this.src.slice(this.i));
+        if (braced) {
+          this.i += braced[0].length;
+          return single(parseInt(braced[1]!, 16));
+        }
+        const m = /^[0-9a-fA-F]{4}/.exec(this.src.slice(this.i));
+        if (!m) this.fail("\\u needs four hex digits");
+        this.i += 4;
+        return single(parseInt(m[0], 16));
+      }
+      default:
+        if (/[1-9]/.test(c) || c === "k") this.fail("backreferences are not supported");
+        if (c === "B") this.fail("\\B is not supported");
+        if (c === "p" || c === "P") this.fail("Unicode property escapes (\\p{...}) are not supported");
+        if (c === "c") this.fail("control escapes (\\cX) are not supported");
+        if (SYNTAX.includes(c) || !/[A-Za-z0-9]/.test(c)) return single(c.codePointAt(0)!);
+        return this.fail(`unknown escape \\${c}`);
+    }
+  }
+}
