@@ -35,9 +35,9 @@ export class MajorityAgent implements Agent<Answer> {
   private fit(benchmark: string): Promise<Predict> {
     let p = this.fitting.get(benchmark);
     if (!p) {
-      p = loadBenchmark(benchmark).then((b) => {
+      p = loadBenchmark(benchmark).then(async (b) => {
         if (!b.majority) throw new Error(`the ${benchmark} benchmark has no majority baseline`);
-        const predict = b.majority(b.load(this.file));
+        const predict = b.majority(await b.load(this.file));
         this.fitted.set(benchmark, predict);
         return predict;
       });

@@ -3,14 +3,14 @@
  * metrics, and the official labels that disagree with the world model, grouped by cause.
  * Written as JSON (the machine-readable record), a terminal table and Markdown.
  */
-import type { Benchmark, BenchItem, Mode, Verdict } from "../worlds/question/benchmark.js";
+import type { Benchmark, BenchItem, Graded, Mode, Verdict } from "../worlds/question/benchmark.js";
 import type { ItemResult } from "./runner.js";
 import type { TurnFailure } from "../worlds/core/episode.js";
 
 export interface Stat {
   readonly total: number;
   readonly correct: number;
-  /** 0 to 1. */
+  /** 0 to 1: the share of correct answers, or a graded benchmark's mean score. */
   readonly accuracy: number;
 }
 
@@ -34,6 +34,8 @@ export interface BenchReport {
   readonly mode: Mode;
   readonly data: string;
   readonly runId: string | null;
+  /** A graded benchmark's words for `correct` and the mean score (`accuracy`). */
+  readonly graded?: Graded;
   readonly total: number;
   readonly correct: number;
   readonly accuracy: number;
@@ -55,9 +57,15 @@ export interface BenchReport {
   readonly durationMs: number;
 }
 
-function stat(results: readonly ItemResult[]): Stat {
-  const correct = results.filter((r) => r.correct).length;
-  return { total: results.length, correct, accuracy: results.length ? correct / results.length : 0 };
+function statOf(results: readonly ItemResult[], graded: boolean): Stat {
+  let correct = 0;
+  let score = 0;
+  for (const r of results) {
+    if (r.correct) correct++;
+    score += r.score ?? 0;
+  }
+  const n = results.length;
+  return { total: n, correct, accuracy: n ? (graded ? score : correct) / n : 0 };
 }
 
 function groupBy<T>(xs: readonly T[], key: (x: T) => string | undefined): Map<string, T[]> {
@@ -90,6 +98,8 @@ export function buildReport<I extends BenchItem>(args: {
   finishedAt: Date;
 }): BenchReport {
   const { benchmark, results } = args;
+  const graded = benchmark.graded !== undefined;
+  const stat = (rs: readonly ItemResult[]) => statOf(rs, graded);
   const byTypeGroups = groupBy(results, (r) => r.type);
   const order = [...benchmark.types, ...[...byTypeGroups.keys()].filter((t) => !benchmark.types.includes(t))];
   const byType: Record<string, Stat> = {};
@@ -132,7 +142,8 @@ export function buildReport<I extends BenchItem>(args: {
     });
   }
   const disagreementTotal = Object.values(byCause).reduce((n, c) => n + c.count, 0);
-  const agentVsWorld = results.filter((r) => r.worldModel !== null && agentMatchesWorld(benchmark, args.items, r)).length;
+  let agentVsWorld = 0;
+  for (const r of results) if (r.worldModel !== null) agentVsWorld += againstWorld(benchmark, args.items, r);
   const errors = results.filter((r) => r.error);
   const overall = stat(results);
   const metrics = benchmark.metrics?.(
@@ -146,6 +157,7 @@ export function buildReport<I extends BenchItem>(args: {
     mode: args.mode,
     data: args.data,
     runId: args.runId,
+    ...(benchmark.graded ? { graded: benchmark.graded } : {}),
     total: overall.total,
     correct: overall.correct,
     accuracy: overall.accuracy,
@@ -166,12 +178,17 @@ export function buildReport<I extends BenchItem>(args: {
   };
 }
 
-/** Would the agent's answer be right if the world model's label were the official one? */
-function agentMatchesWorld<I extends BenchItem>(benchmark: Benchmark<I>, items: readonly I[], r: ItemResult): boolean {
-  if (r.agrees) return r.correct;
+/**
+ * How the agent's answer would do if the world model's label were the official one: 1 or 0 (right
+ * or not), a graded benchmark's score.
+ */
+function againstWorld<I extends BenchItem>(benchmark: Benchmark<I>, items: readonly I[], r: ItemResult): number {
+  const graded = benchmark.graded !== undefined;
+  const value = (v: Pick<Verdict, "correct" | "score">) => (graded ? (v.score ?? 0) : v.correct ? 1 : 0);
+  if (r.agrees) return value(r);
   const item = items[r.index];
-  if (!item || item.id !== r.id || r.worldModel === null) return false;
-  return benchmark.judge({ ...item, answer: r.worldModel }, r.answer).correct;
+  if (!item || item.id !== r.id || r.worldModel === null) return 0;
+  return value(benchmark.judge({ ...item, answer: r.worldModel }, r.answer));
 }
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
@@ -184,8 +201,11 @@ function table(header: readonly string[], rows: readonly (readonly string[])[], 
   return [line(header), sep, ...rows.map(line)];
 }
 
-function statRow(name: string, s: Stat): string[] {
-  return [name, String(s.total), String(s.correct), pct(s.accuracy)];
+/** A graded benchmark's mean score is written as a number (0.617), accuracy as a percentage. */
+const score = (x: number, graded: Graded | undefined) => (graded ? x.toFixed(3) : pct(x));
+
+function statRow(name: string, s: Stat, graded: Graded | undefined): string[] {
+  return [name, String(s.total), String(s.correct), score(s.accuracy, graded)];
 }
 
 /** The report as Markdown (also what the terminal prints: pipe tables read well in both). */
@@ -195,17 +215,18 @@ export function renderReport(report: BenchReport, opts: { maxItemsPerCause?: num
   out.push("");
   out.push(`Data: \`${report.data}\`${report.runId ? ` · run \`${report.runId}\`` : ""} · ${report.total} questions · ${(report.durationMs / 1000).toFixed(2)} s`);
   out.push("");
-  const rows = Object.entries(report.byType).map(([t, s]) => statRow(t, s));
-  rows.push(statRow("**all**", { total: report.total, correct: report.correct, accuracy: report.accuracy }));
-  out.push(...table(["question type", "total", "correct", "accuracy"], rows, ["l", "r", "r", "r"]));
+  const g = report.graded;
+  const rows = Object.entries(report.byType).map(([t, s]) => statRow(t, s, g));
+  rows.push(statRow("**all**", { total: report.total, correct: report.correct, accuracy: report.accuracy }, g));
+  out.push(...table(["question type", "total", g?.correct ?? "correct", g?.score ?? "accuracy"], rows, ["l", "r", "r", "r"]));
   for (const [name, values] of Object.entries(report.byTypeAndSplit)) {
     const valueNames = Object.keys(values);
     out.push("");
     out.push(`By ${name}:`);
     out.push("");
     const types = Object.keys(report.byType);
-    const body = types.map((t) => [t, ...valueNames.map((v) => cellOf(values[v]![t]))]);
-    body.push(["**all**", ...valueNames.map((v) => cellOf(report.splits[name]![v]))]);
+    const body = types.map((t) => [t, ...valueNames.map((v) => cellOf(values[v]![t], g))]);
+    body.push(["**all**", ...valueNames.map((v) => cellOf(report.splits[name]![v], g))]);
     out.push(...table(["question type", ...valueNames.map((v) => `${name}=${v}`)], body, ["l", ...valueNames.map(() => "r" as const)]));
   }
   if (report.metrics && Object.keys(report.metrics).length) {
@@ -216,7 +237,7 @@ export function renderReport(report: BenchReport, opts: { maxItemsPerCause?: num
   const wm = report.worldModel;
   out.push(
     `World model vs official labels: ${wm.agreeWithOfficial}/${wm.total} agree (${pct(wm.total ? wm.agreeWithOfficial / wm.total : 0)}); ` +
-      `the agent against the world model's labels: ${pct(wm.agentAccuracy)}.`,
+      `the agent against the world model's labels: ${score(wm.agentAccuracy, g)}.`,
   );
   if (report.disagreements.total) {
     out.push("");
@@ -239,8 +260,8 @@ export function renderReport(report: BenchReport, opts: { maxItemsPerCause?: num
   return out.join("\n") + "\n";
 }
 
-function cellOf(s: Stat | undefined): string {
-  return s ? `${pct(s.accuracy)} (${s.correct}/${s.total})` : "-";
+function cellOf(s: Stat | undefined, graded: Graded | undefined): string {
+  return s ? `${score(s.accuracy, graded)} (${s.correct}/${s.total})` : "-";
 }
 
 function fmt(x: string | readonly string[] | null): string {

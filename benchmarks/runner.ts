@@ -70,8 +70,11 @@ export async function runBenchmark<I extends BenchItem>(opts: RunOptions<I>): Pr
   const loggedContexts = opts.loggedContexts ?? new Set<string>();
   const world = new QuestionWorld((task, answer) => {
     const item = byId.get(task.itemId);
-    return item && benchmark.judge(item, answer).correct ? 1 : 0;
+    return item ? rewardOf(benchmark, benchmark.judge(item, answer)) : 0;
   });
+
+  /** Why the benchmark's judge (an LLM judge) failed for good, which stops the run. */
+  let judgeError: unknown;
 
   const runOne = async (i: number): Promise<void> => {
     const item = items[i]!;
@@ -89,13 +92,23 @@ export async function runBenchmark<I extends BenchItem>(opts: RunOptions<I>): Pr
     // place): the question was not asked to the end, so it is not logged; a resumed run asks it.
     const turn = episode.turns[0];
     if (opts.signal?.aborted && (!turn || turn.error !== undefined)) return;
-    settle(i, item, gt, episode, started);
+    const answer = episode.finalState.answer ?? "";
+    let verdict: Verdict;
+    if (benchmark.assess) {
+      try {
+        verdict = (await benchmark.assess(item, [answer], opts.signal))[0]!;
+      } catch (err) {
+        // Stopped while the judge was asked, or the judge failed for good: not judged, so not
+        // logged; a resumed run asks it again. A failed judge stops the run (JudgeFailed).
+        if (!opts.signal?.aborted) judgeError ??= err;
+        return;
+      }
+    } else verdict = benchmark.judge(item, answer);
+    settle(i, item, gt, episode, started, answer, verdict);
   };
 
-  /** Scores one answered item, logs it and reports it (synchronous: the async part is above). */
-  const settle = (i: number, item: I, gt: GroundTruth, episode: Episode<QuestionState>, started: number): void => {
-    const answer = episode.finalState.answer ?? "";
-    const verdict: Verdict = benchmark.judge(item, answer);
+  /** Logs one judged item and reports it (synchronous: the async part is above). */
+  const settle = (i: number, item: I, gt: GroundTruth, episode: Episode<QuestionState>, started: number, answer: string, verdict: Verdict): void => {
     const turn = episode.turns[0];
     const result = itemResult(item, gt, answer, verdict, turn, Math.round((performance.now() - started) * 1000) / 1000);
     opts.log?.append({
@@ -108,7 +121,8 @@ export async function runBenchmark<I extends BenchItem>(opts: RunOptions<I>): Pr
       context_id: gt.contextId,
       // Each story's context is written once per log; later questions about it name it by id.
       socialized_context: loggedContexts.has(gt.contextId) ? undefined : gt.context,
-      turns: episode.turns.map(turnLog),
+      // The respondent's reward is the verdict's (an LLM judge's, when the benchmark asks one).
+      turns: episode.turns.map((t) => turnLog(t, rewardOf(benchmark, verdict))),
     });
     loggedContexts.add(gt.contextId);
     results[i] = result;
@@ -118,19 +132,25 @@ export async function runBenchmark<I extends BenchItem>(opts: RunOptions<I>): Pr
 
   let next = 0;
   const worker = async (): Promise<void> => {
-    while (next < todo.length && !opts.signal?.aborted) {
+    while (next < todo.length && !opts.signal?.aborted && judgeError === undefined) {
       const i = todo[next++]!;
       await runOne(i);
     }
   };
   const n = Math.max(1, Math.min(opts.concurrency ?? 1, todo.length || 1));
   await Promise.all(Array.from({ length: n }, worker));
+  if (judgeError !== undefined) throw new JudgeFailed(finished, items.length, judgeError);
   if (opts.signal?.aborted) throw new RunAborted(finished, items.length);
   return results as ItemResult[];
 }
 
+/** What an answer is worth as a reward: the verdict's own, else its score (graded) or 1/0. */
+export function rewardOf(benchmark: Pick<Benchmark, "graded">, v: Verdict): number {
+  return v.reward ?? (benchmark.graded ? (v.score ?? 0) : v.correct ? 1 : 0);
+}
+
 /** A turn as the log writes it. */
-function turnLog(t: TurnRecord): Record<string, unknown> {
+function turnLog(t: TurnRecord, reward: number): Record<string, unknown> {
   return {
     agent: t.agent,
     timestep: t.timestep,
@@ -138,7 +158,7 @@ function turnLog(t: TurnRecord): Record<string, unknown> {
     prompt: t.prompt,
     raw: t.raw,
     action: t.action,
-    reward: t.reward ?? 0,
+    reward,
     source: t.source,
     error: t.error,
     failure: t.failure,
@@ -192,6 +212,18 @@ export class RunAborted extends Error {
   ) {
     super(`interrupted after ${finished} of ${total} items`);
     this.name = "RunAborted";
+  }
+}
+
+/** The benchmark's judge (an LLM judge's endpoint) failed for good: the questions judged so far are logged. */
+export class JudgeFailed extends Error {
+  constructor(
+    readonly finished: number,
+    readonly total: number,
+    override readonly cause: unknown,
+  ) {
+    super(`the judge failed after ${finished} of ${total} items: ${errorMessage(cause)}`);
+    this.name = "JudgeFailed";
   }
 }
 

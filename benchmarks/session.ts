@@ -5,7 +5,7 @@
  * with its status and its report (report.json beside the log). The command and the room only say
  * what to run, and show it.
  */
-import { join } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import { EpisodeLog, readEpisodeLog } from "../store/episode-log.js";
 import { thisProcess } from "../store/owner.js";
 import type { RunRecord, RunStore } from "../store/run-store.js";
@@ -39,6 +39,28 @@ export class ResumeRefused extends Error {
     super(message);
     this.name = "ResumeRefused";
   }
+}
+
+/**
+ * The interrupted run `id` of `store`, to be taken up with `params`: refused (ResumeRefused) when
+ * the store has no such run, when a process of this host is still running it, or when it was run
+ * with other `same` parameters.
+ */
+export function takeUpRun(store: RunStore, id: string, params: Readonly<Record<string, unknown>>, same: readonly string[]): RunRecord {
+  const run = store.get(id);
+  if (!run) throw new ResumeRefused(`no run "${id}" in ${store.root}`);
+  // A run another process of this host is still running would get two writers. (The store reads
+  // a run whose process died as interrupted; of a process elsewhere, nobody here can tell.)
+  if (run.status === "running" && run.owner?.host === thisProcess().host) {
+    throw new ResumeRefused(`run ${run.id} is still running (process ${run.owner.pid}); wait for it to end or stop it first`);
+  }
+  for (const k of same) {
+    // Runs of earlier versions recorded the data file as given, relative to where they started.
+    const was = JSON.stringify(k === "data" && typeof run.params.data === "string" && typeof params.data === "string" && isAbsolute(params.data) ? resolve(run.params.data) : (run.params[k] ?? {}));
+    const now = JSON.stringify(params[k] ?? {});
+    if (was !== now) throw new ResumeRefused(`run ${run.id} has ${k}=${was}, not ${now}`);
+  }
+  return run;
 }
 
 /** What a resumed run must share with the one it continues. */
@@ -77,18 +99,7 @@ export class BenchmarkSession {
       const run = await o.store.create("bench", o.title ?? `${o.benchmark.title} · ${o.agentId} · ${o.mode}`, params);
       return new BenchmarkSession(o, run);
     }
-    const run = o.store.get(o.resume);
-    if (!run) throw new ResumeRefused(`no run "${o.resume}" in ${o.store.root}`);
-    // A run another process of this host is still running would get two writers. (The store reads
-    // a run whose process died as interrupted; of a process elsewhere, nobody here can tell.)
-    if (run.status === "running" && run.owner?.host === thisProcess().host) {
-      throw new ResumeRefused(`run ${run.id} is still running (process ${run.owner.pid}); wait for it to end or stop it first`);
-    }
-    for (const k of SAME_ON_RESUME) {
-      const was = JSON.stringify(run.params[k] ?? {});
-      const now = JSON.stringify(params[k] ?? {});
-      if (was !== now) throw new ResumeRefused(`run ${run.id} has ${k}=${was}, not ${now}`);
-    }
+    const run = takeUpRun(o.store, o.resume, params, SAME_ON_RESUME);
     const session = new BenchmarkSession(o, run);
     await o.store.update(run.id, { status: "running" });
     return session;
@@ -147,7 +158,7 @@ export function reportJson(report: BenchReport): string {
   return JSON.stringify(report, null, 2) + "\n";
 }
 
-/** What the store's run list shows of a report. */
-export function summaryOf(r: BenchReport): { total: number; correct: number; accuracy: number; disagreements: number } {
-  return { total: r.total, correct: r.correct, accuracy: r.accuracy, disagreements: r.disagreements.total };
+/** What the store's run list shows of a report (`graded`: what a graded benchmark's accuracy is the mean of). */
+export function summaryOf(r: BenchReport): { total: number; correct: number; accuracy: number; disagreements: number; graded?: string } {
+  return { total: r.total, correct: r.correct, accuracy: r.accuracy, disagreements: r.disagreements.total, ...(r.graded ? { graded: r.graded.score } : {}) };
 }

@@ -20,7 +20,7 @@ export function parseCommand<T extends z.ZodType>(argv: readonly string[], optio
   try {
     parsed = parseArgs({ args: joinNegativeNumbers(argv, options), options, allowPositionals, strict: true }) as typeof parsed;
   } catch (err) {
-    throw new UsageError((err as Error).message.replace(/^TypeError \[[A-Z_]+\]: /, ""));
+    throw new UsageError(parseArgsMessage(err as Error & { code?: string }, Object.keys(options)));
   }
   const result = schema.safeParse({ ...parsed.values, _: parsed.positionals });
   if (!result.success) {
@@ -30,6 +30,45 @@ export function parseCommand<T extends z.ZodType>(argv: readonly string[], optio
     throw new UsageError(`${name}: ${issue.message}`);
   }
   return result.data;
+}
+
+/** parseArgs' message in one short line, with the nearest known option for a mistyped one. */
+function parseArgsMessage(err: Error & { code?: string }, known: readonly string[]): string {
+  const unknown = /^Unknown option '(-{1,2}[^']*)'/.exec(err.message);
+  if (unknown) {
+    const given = unknown[1]!.replace(/=.*$/, "");
+    const near = closest(given.replace(/^-+/, ""), known);
+    return `unknown option ${given}${near ? ` (did you mean --${near}?)` : ""}`;
+  }
+  const missing = /^Option '(?:-\w, )?(--[^ ']+) <value>' argument missing/.exec(err.message);
+  if (missing) return `${missing[1]} needs a value`;
+  return err.message.replace(/^TypeError \[[A-Z_]+\]: /, "");
+}
+
+/** The name in `names` nearest to `word` (at most one edit in three letters, and three in all), or one it begins. */
+export function closest(word: string, names: readonly string[]): string | undefined {
+  const limit = Math.min(3, Math.max(1, Math.floor(word.length / 3)));
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const name of names) {
+    const d = editDistance(word, name);
+    if (d < bestDistance) [best, bestDistance] = [name, d];
+  }
+  if (best !== undefined && bestDistance <= limit) return best;
+  return word.length >= 3 ? names.find((n) => n.startsWith(word)) : undefined;
+}
+
+/** Levenshtein distance, with a swap of two neighbours counted as one edit (`--dtaa` for `--data`). */
+function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+    }
+  }
+  return d[a.length]![b.length]!;
 }
 
 /**

@@ -1,16 +1,18 @@
 /** The `socialworld` command. */
 import { DataError } from "../worlds/core/errors.js";
 import { FileLockTimeout } from "../store/file-lock.js";
-import { UsageError } from "./args.js";
+import { closest, UsageError } from "./args.js";
 
-/** What a command module gives: its help text and its entry point. */
+/** What a command module gives: its help text (a subcommand's own, given the arguments) and its entry point. */
 interface Loaded {
-  readonly help: string | (() => Promise<string>);
+  readonly help: string | ((argv: readonly string[]) => string | Promise<string>);
   readonly run: (argv: readonly string[]) => Promise<number>;
 }
 
 interface Command {
   readonly summary: string;
+  /** Subcommands with a help text of their own (`train sft --help`). */
+  readonly subcommands?: readonly string[];
   /** Commands load only when used: `bench` should not pay for the trainer's or the server's modules. */
   readonly load: () => Promise<Loaded>;
 }
@@ -23,11 +25,32 @@ const COMMANDS: Record<string, Command> = {
       return { help: m.BENCH_HELP, run: m.benchCommand };
     },
   },
+  data: {
+    summary: "download the official ToMi, Hi-ToM and FANToM files (checked against their checksums)",
+    load: async () => {
+      const m = await import("./commands/data.js");
+      return { help: m.DATA_HELP, run: m.dataCommand };
+    },
+  },
   generate: {
     summary: "write new benchmark questions labelled by the world model",
     load: async () => {
       const m = await import("./commands/generate.js");
       return { help: m.generateHelp, run: m.generateCommand };
+    },
+  },
+  simulate: {
+    summary: "run a world's economy of households month by month (economy) and report its regularities",
+    load: async () => {
+      const m = await import("./commands/simulate.js");
+      return { help: m.SIMULATE_HELP, run: m.simulateCommand };
+    },
+  },
+  questions: {
+    summary: "write ToM questions about a logged run's episodes, labelled by the world model",
+    load: async () => {
+      const m = await import("./commands/questions.js");
+      return { help: m.questionsHelp, run: m.questionsCommand };
     },
   },
   runs: {
@@ -60,9 +83,10 @@ const COMMANDS: Record<string, Command> = {
   },
   train: {
     summary: "train a policy: supervised fine-tuning (sft) or GRPO on a world or a benchmark (grpo)",
+    subcommands: ["sft", "grpo"],
     load: async () => {
       const m = await import("./commands/train.js");
-      return { help: m.TRAIN_HELP, run: m.trainCommand };
+      return { help: m.trainHelp, run: m.trainCommand };
     },
   },
   serve: {
@@ -118,24 +142,27 @@ export async function main(argv: readonly string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
     const topic = name === "help" ? rest[0] : undefined;
-    process.stdout.write(topic && COMMANDS[topic] ? await helpOf(await COMMANDS[topic].load()) : usage());
+    process.stdout.write(topic && Object.hasOwn(COMMANDS, topic) ? await helpOf(await COMMANDS[topic]!.load(), rest.slice(1)) : usage());
     return 0;
   }
-  const entry = COMMANDS[name];
+  const entry = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!entry) {
-    process.stderr.write(`socialworld: unknown command "${name}"\n\n${usage()}`);
+    const near = closest(name, Object.keys(COMMANDS));
+    process.stderr.write(`socialworld: unknown command "${name}"${near ? ` (did you mean ${near}?)` : ""}\nrun 'socialworld --help' for the list of commands\n`);
     return 2;
   }
   const command = await entry.load();
   if (rest.includes("--help") || rest.includes("-h")) {
-    process.stdout.write(await helpOf(command));
+    process.stdout.write(await helpOf(command, rest));
     return 0;
   }
   try {
     return await command.run(rest);
   } catch (err) {
     if (err instanceof UsageError) {
-      process.stderr.write(`socialworld ${name}: ${err.message}\n\n${await helpOf(command)}`);
+      // One line and where to read more: the whole help text buried the line that mattered.
+      const sub = rest[0] !== undefined && entry.subcommands?.includes(rest[0]) ? ` ${rest[0]}` : "";
+      process.stderr.write(`socialworld ${name}${sub}: ${err.message}\nrun 'socialworld ${name}${sub} --help' for its options\n`);
       return 2;
     }
     if (err instanceof DataError) {
@@ -152,9 +179,9 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
-/** A command's help text (some list what the world registry holds, and load it to say so). */
-async function helpOf(command: Loaded): Promise<string> {
-  return typeof command.help === "string" ? command.help : command.help();
+/** A command's help text (some list what the world registry holds, and load it to say so; a subcommand's is its own). */
+async function helpOf(command: Loaded, argv: readonly string[] = []): Promise<string> {
+  return typeof command.help === "string" ? command.help : command.help(argv.filter((a) => a !== "--help" && a !== "-h"));
 }
 
 function isSystemError(err: unknown): err is NodeJS.ErrnoException {

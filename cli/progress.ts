@@ -13,6 +13,8 @@ export class Progress {
     private readonly label: string,
     private readonly total: number,
     private readonly stream: NodeJS.WriteStream | null = process.stderr,
+    /** "bytes": counts and rate shown in kB/MB (a download). */
+    private readonly unit: "items" | "bytes" = "items",
   ) {}
 
   /** `note` may be a function: called only when a line is drawn (a run of thousands of items draws a few). */
@@ -50,7 +52,9 @@ export class Progress {
     const eta = rate > 0 && this.done < this.total ? ` eta ${fmtSecs((this.total - this.done) / rate)}` : "";
     const text = typeof this.note === "function" ? this.note() : this.note;
     const note = text ? ` ${text}` : "";
-    return `${this.label} ${bar} ${this.done}/${this.total} ${(100 * frac).toFixed(0)}% ${fmtRate(rate)}/s${eta}${note}`;
+    const count = this.unit === "bytes" ? `${fmtBytes(this.done)}/${fmtBytes(this.total)}` : `${this.done}/${this.total}`;
+    const speed = this.unit === "bytes" ? fmtBytes(rate) : fmtRate(rate);
+    return `${this.label} ${bar} ${count} ${(100 * frac).toFixed(0)}% ${speed}/s${eta}${note}`;
   }
 }
 
@@ -64,4 +68,10 @@ function fmtSecs(s: number): string {
 
 function fmtRate(r: number): string {
   return r >= 1000 ? `${(r / 1000).toFixed(1)}k` : r.toFixed(r < 10 ? 1 : 0);
+}
+
+export function fmtBytes(n: number): string {
+  if (n < 1000) return `${Math.round(n)} B`;
+  if (n < 1e6) return `${(n / 1e3).toFixed(n < 1e4 ? 1 : 0)} kB`;
+  return `${(n / 1e6).toFixed(n < 1e7 ? 2 : 1)} MB`;
 }

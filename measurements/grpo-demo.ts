@@ -105,7 +105,7 @@ function socialworld(stage: string, args: string[]): Promise<void> {
   const lines: string[] = [];
   let items;
   try {
-    items = bench.load(train);
+    items = await bench.load(train);
   } catch (err) {
     // Bad input is one line naming the file and line, as the command line says it.
     if (!(err instanceof DataError)) throw err;

@@ -95,7 +95,7 @@ await socialworld("generate", ["generate", "social", "--n", String(values["test-
 // SFT data: every training question as a policy is asked it, with its label as the JSON to write.
 {
   const bench = await loadBenchmark("social");
-  const lines = bench.load(trainFile).map((item) => JSON.stringify({ prompt: bench.task(item, "vanilla").prompt, response: item.answer }));
+  const lines = (await bench.load(trainFile)).map((item) => JSON.stringify({ prompt: bench.task(item, "vanilla").prompt, response: item.answer }));
   writeFileSync(join(out, "sft.jsonl"), lines.join("\n") + "\n");
   process.stderr.write(`[data] ${lines.length} training questions -> ${join(out, "sft.jsonl")}\n`);
 }

@@ -88,6 +88,19 @@ export interface PolicyPassOptions {
   /** Return the entropy of every position. */
   readonly entropy?: boolean;
   readonly entropyWeights?: Float32Array;
+  /** Positions whose softmax runs over some tokens only (a grammar's allowed tokens where the reply was sampled under one). */
+  readonly masks?: TokenMasks;
+}
+
+/**
+ * The policy head's masks: position r (of batch * seqLen) has candidates
+ * tokens[rows[2r] .. rows[2r] + rows[2r + 1]) (increasing ids, its target among them); a length of
+ * 0 keeps the whole vocabulary. Positions may share a list. Under a mask the log-prob, the entropy
+ * and the gradient are those of softmax(logits / temperature) over the candidates, 0 elsewhere.
+ */
+export interface TokenMasks {
+  readonly rows: Int32Array;
+  readonly tokens: Int32Array;
 }
 
 export interface AdamWOptions {

@@ -3,7 +3,7 @@
  *
  *   SOCIALWORLD_PORT (or PORT)     port (default 2567; 0 picks a free one)
  *   SOCIALWORLD_HOST               interface to listen on (default 127.0.0.1)
- *   SOCIALWORLD_DATA               the embedded store (default data/)
+ *   SOCIALWORLD_DATA               the embedded store (default: data/ of the checkout)
  *   SOCIALWORLD_ADMIN_TOKEN        the admin token (default: a new random one, printed at start)
  *   SOCIALWORLD_DATA_ROOTS         folders benchmark rooms may read files from (path-list separated)
  *   SOCIALWORLD_POLICIES           policies served at /v1 besides <store>/policies/ (`DIR` or `ID=DIR`, path-list separated)

@@ -6,7 +6,7 @@
  */
 import type { ToJSON } from "@colyseus/schema";
 import type { FeedItem, SocialRoomState } from "./rooms/social-state.js";
-import type { PerspectiveStep, Progress, RoomState, Seat } from "./rooms/state.js";
+import type { PerspectiveStep, Progress, QuizScore, RoomState, Seat } from "./rooms/state.js";
 
 export const ROOM_TYPES = ["simulation", "benchmark", "social"] as const;
 export type RoomType = (typeof ROOM_TYPES)[number];
@@ -25,6 +25,8 @@ export interface JoinOptions {
 export const C2S = {
   /** `{ action, timestep? }`: the seated person's action for the current turn. */
   act: "act",
+  /** `{ episode, id, answer }`: the seated person's answer to one of its quiz questions (the first answer counts). */
+  quizAnswer: "quiz_answer",
 } as const;
 
 /** Server -> client message types. */
@@ -37,6 +39,12 @@ export const S2C = {
   turnOver: "turn_over",
   /** The answer to every `act` message. */
   actionResult: "action_result",
+  /** Sent to a seated client at an episode's end: its own quiz questions (a room with `quiz`). */
+  quiz: "quiz",
+  /** The answer to every `quiz_answer` message. */
+  quizAnswerResult: "quiz_answer_result",
+  /** Sent to a seated client when its quiz closes: its score and, now, the labels. */
+  quizResult: "quiz_result",
   /** A message the room could not use (unknown type, bad payload). */
   error: "error",
 } as const;
@@ -113,6 +121,32 @@ export type ActionResultMessage =
   | { readonly ok: true; readonly timestep: number }
   | { readonly ok: false; readonly error: string; readonly timestep?: number };
 
+export interface QuizMessage {
+  readonly episode: number;
+  readonly agent: string;
+  /** The episode's story, as the benchmark's file tells it. */
+  readonly story: string;
+  readonly questions: readonly { readonly id: number; readonly type: string; readonly question: string; readonly choices?: readonly string[] }[];
+  /** Epoch milliseconds when the quiz closes; unanswered questions count as wrong. */
+  readonly deadline: number;
+}
+
+export interface QuizAnswerMessage {
+  readonly episode: number;
+  readonly id: number;
+  readonly answer: string;
+}
+
+export type QuizAnswerResultMessage = { readonly ok: true; readonly id: number } | { readonly ok: false; readonly error: string; readonly id?: number };
+
+export interface QuizResultMessage {
+  readonly episode: number;
+  readonly agent: string;
+  readonly asked: number;
+  readonly correct: number;
+  readonly questions: readonly { readonly id: number; readonly type: string; readonly question: string; readonly label: string; readonly answer: string; readonly correct: boolean }[];
+}
+
 export interface ErrorMessage {
   readonly error: string;
 }
@@ -127,6 +161,7 @@ export type PerspectiveStepJson = ToJSON<PerspectiveStep>;
 export type ProgressJson = ToJSON<Progress>;
 export type SocialRoomStateJson = ToJSON<SocialRoomState>;
 export type FeedItemJson = ToJSON<FeedItem>;
+export type QuizScoreJson = ToJSON<QuizScore>;
 
 /** A live room as `GET /api/rooms` lists it. */
 export interface RoomSummary {

@@ -97,7 +97,8 @@ class LogIndex {
   }
 }
 
-function readRange(fd: number, start: number, end: number): Buffer {
+/** Bytes `start` to `end` of an open file (fewer if it ends first). */
+export function readRange(fd: number, start: number, end: number): Buffer {
   const buf = Buffer.allocUnsafe(end - start);
   let done = 0;
   while (done < buf.length) {

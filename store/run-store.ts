@@ -1,7 +1,8 @@
 /**
  * The embedded store: a lowdb JSON file (`<root>/db.json`) that registers every run, and one
  * folder per run (`<root>/runs/<id>/`) holding its append-only episode log and reports.
- * The root is `data/` unless SOCIALWORLD_DATA or --store says otherwise.
+ * The root is the checkout's `data/` (not the current folder's) unless SOCIALWORLD_DATA or --store
+ * says otherwise. Paths a run records (its data file, its output folder) are absolute.
  *
  * Several processes may share a store (the server, and benchmarks run from other terminals).
  * Each change to the registry is made under a lock file (file-lock.ts), on a fresh read of the
@@ -15,6 +16,7 @@ import { readIfPresent, withFileLock, type FileLockOptions } from "./file-lock.j
 import { OwnerSchema, ownerGone, thisProcess } from "./owner.js";
 import { writeFileAtomic } from "./write-atomic.js";
 import { DataError } from "../worlds/core/errors.js";
+import { packageRoot } from "../worlds/question/prompts.js";
 
 export const RunStatusSchema = z.enum(["running", "done", "failed", "interrupted"]);
 
@@ -42,8 +44,9 @@ interface Db {
 
 export const EPISODES_FILE = "episodes.jsonl";
 
-export function defaultStoreRoot(): string {
-  return resolve(process.env.SOCIALWORLD_DATA ?? "data");
+/** $SOCIALWORLD_DATA, else data/ of the checkout: the same store whichever folder a command runs from. */
+export function defaultStoreRoot(env: NodeJS.ProcessEnv = process.env): string {
+  return resolve(env.SOCIALWORLD_DATA || join(packageRoot(), "data"));
 }
 
 export interface RunStoreOptions {

@@ -7,7 +7,9 @@
  */
 import type { BenchmarkEntry, Generator, WorldEntry } from "./core/world-entry.js";
 import { sentencesOf, type FactSource } from "./core/leak-audit.js";
+import type { QuestionMaker } from "./core/episode-questions.js";
 import type { ScenarioFactory } from "./core/scenario.js";
+import type { DecisionSet } from "./core/scored-decision.js";
 import type { SocializedContext } from "./core/socialized-context.js";
 import { BenchmarkOptionError, flagOf, type Benchmark, type BenchmarkOptions } from "./question/benchmark.js";
 import type { Solver } from "./question/solver.js";
@@ -16,6 +18,8 @@ const WORLDS = {
   tomi: () => import("./tomi/index.js"),
   hitom: () => import("./hitom/index.js"),
   fantom: () => import("./fantom/index.js"),
+  economy: () => import("./economy/index.js"),
+  usersim: () => import("./usersim/index.js"),
   social: () => import("./social/index.js"),
 } as const satisfies Readonly<Record<string, () => Promise<{ readonly world: WorldEntry }>>>;
 
@@ -52,8 +56,16 @@ export function loadWorlds(): Promise<WorldEntry[]> {
   return Promise.all(WORLD_NAMES.map(loadWorld));
 }
 
-type Part = "scenario" | "generator" | "benchmark" | "solver" | "facts";
-const PART_NAMES: Readonly<Record<Part, string>> = { scenario: "scenario for rooms", generator: "generator", benchmark: "benchmark", solver: "solver", facts: "fact vocabulary" };
+type Part = "scenario" | "generator" | "benchmark" | "solver" | "decisions" | "facts" | "questions";
+const PART_NAMES: Readonly<Record<Part, string>> = {
+  scenario: "scenario for rooms",
+  generator: "generator",
+  benchmark: "benchmark",
+  solver: "solver",
+  decisions: "decision points of its own",
+  facts: "fact vocabulary",
+  questions: "questions about its episodes",
+};
 
 /** The worlds that have `part`. */
 export async function worldsWith(part: Part): Promise<WorldEntry[]> {
@@ -71,7 +83,9 @@ async function partOf<P extends Part>(name: string, part: P): Promise<NonNullabl
 export const loadScenario = (name: string): Promise<ScenarioFactory> => partOf(name, "scenario");
 export const loadGenerator = (name: string): Promise<Generator> => partOf(name, "generator");
 export const loadSolver = (name: string): Promise<Solver> => partOf(name, "solver");
+export const loadDecisions = (name: string): Promise<DecisionSet> => partOf(name, "decisions");
 export const loadFacts = (name: string): Promise<FactSource> => partOf(name, "facts");
+export const loadQuestionMaker = (name: string): Promise<QuestionMaker> => partOf(name, "questions");
 
 /**
  * The world whose fact vocabulary reads most of a context's world sentences (an imported context

@@ -11,6 +11,9 @@ import { z } from "zod";
 import { Backoff, retryAfterMs } from "./backoff.js";
 import type { ChatMessage } from "../../models/chat-template.js";
 import { Limiter } from "./limiter.js";
+import { Pacer, sleep } from "./pacer.js";
+import type { LlmTarget } from "./options.js";
+import { hashString } from "../../worlds/core/rng.js";
 
 export type { ChatMessage };
 
@@ -53,6 +56,8 @@ export interface ClientOptions {
   readonly backoffMs: number;
   readonly backoffMaxMs: number;
   readonly concurrency: number;
+  /** Requests started per minute at most (unset: no pace; the server's 429 and Retry-After still apply). */
+  readonly rpm?: number;
   /** Seeds the backoff's jitter. */
   readonly seed?: number | string;
 }
@@ -91,11 +96,13 @@ const RETRYABLE = new Set([408, 409, 425, 429, 500, 502, 503, 504]);
 export class ChatClient {
   readonly url: string;
   readonly limiter: Limiter;
+  readonly pacer: Pacer | undefined;
   private readonly backoff: Backoff;
 
   constructor(readonly opts: ClientOptions) {
     this.url = `${opts.baseUrl.replace(/\/+$/, "")}/chat/completions`;
     this.limiter = new Limiter(opts.concurrency);
+    this.pacer = opts.rpm !== undefined ? new Pacer(opts.rpm) : undefined;
     this.backoff = new Backoff({ initialMs: opts.backoffMs, maxMs: opts.backoffMaxMs }, opts.seed ?? opts.baseUrl);
   }
 
@@ -130,6 +137,13 @@ export class ChatClient {
       release = await this.limiter.acquire(signal);
     } catch {
       return { error: "cancelled while waiting for a free connection", retryable: false };
+    }
+    if (this.pacer) {
+      await this.pacer.wait(signal);
+      if (signal?.aborted) {
+        release();
+        return { error: "cancelled while waiting for the request rate", retryable: false };
+      }
     }
     const timeout = AbortSignal.timeout(this.opts.timeoutMs);
     const both = signal ? AbortSignal.any([signal, timeout]) : timeout;
@@ -190,15 +204,29 @@ function networkReason(err: unknown): string {
   return e.cause?.code ?? e.cause?.message ?? e.message ?? String(err);
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    }
-    signal?.addEventListener("abort", done, { once: true });
-  });
+const clients = new Map<string, ChatClient>();
+
+/**
+ * The client for a target's endpoint settings: agents and judges with the same URL, key, timeouts,
+ * retries and limits share one (and so its concurrency limit and its pace).
+ */
+export function sharedClient(t: LlmTarget): ChatClient {
+  const o = t.options;
+  const k = JSON.stringify([t.baseUrl, t.apiKey ? hashString(t.apiKey) : 0, o.timeout, o.retries, o.backoff, o.backoff_max, o.concurrency, o.rpm ?? 0]);
+  let client = clients.get(k);
+  if (!client) {
+    client = new ChatClient({
+      baseUrl: t.baseUrl,
+      ...(t.apiKey ? { apiKey: t.apiKey } : {}),
+      timeoutMs: o.timeout,
+      retries: o.retries,
+      backoffMs: o.backoff,
+      backoffMaxMs: o.backoff_max,
+      concurrency: o.concurrency,
+      ...(o.rpm !== undefined ? { rpm: o.rpm } : {}),
+      seed: o.seed ?? 0,
+    });
+    clients.set(k, client);
+  }
+  return client;
 }

@@ -24,7 +24,7 @@ import { parseAction } from "../policy/action.js";
 import { hashString } from "../../worlds/core/rng.js";
 import { SocializedContextSchema, validateSocializedContext, type SocializedContext } from "../../worlds/core/socialized-context.js";
 import { questionTaskOf, type QuestionTask } from "../../worlds/question/world.js";
-import { ChatClient, type CallResult, type ChatMessage, type Usage } from "./client.js";
+import { sharedClient, type ChatClient, type CallResult, type ChatMessage, type Usage } from "./client.js";
 import { parseLlmTarget, type LlmOptions, type LlmTarget } from "./options.js";
 import { contextPrompt, formatInstruction, repairMessages, simulationAnswerPrompt, systemMessages, turnPrompt } from "./prompts.js";
 import { readStructured, responseFormat, responseSchema, type ResponseSchema } from "./structured.js";
@@ -288,26 +288,8 @@ function untilAborted<T>(p: Promise<T>, signal: AbortSignal | undefined): Promis
   });
 }
 
-const clients = new Map<string, ChatClient>();
-
 /** `llm:MODEL@BASE_URL?options`: agents with the same endpoint settings share one client (and its limit). */
 export function llmAgent(spec: string, target: string): LlmAgent {
   const t = parseLlmTarget(spec, target);
-  const o = t.options;
-  const k = JSON.stringify([t.baseUrl, t.apiKey ? hashString(t.apiKey) : 0, o.timeout, o.retries, o.backoff, o.backoff_max, o.concurrency]);
-  let client = clients.get(k);
-  if (!client) {
-    client = new ChatClient({
-      baseUrl: t.baseUrl,
-      ...(t.apiKey ? { apiKey: t.apiKey } : {}),
-      timeoutMs: o.timeout,
-      retries: o.retries,
-      backoffMs: o.backoff,
-      backoffMaxMs: o.backoff_max,
-      concurrency: o.concurrency,
-      seed: o.seed ?? 0,
-    });
-    clients.set(k, client);
-  }
-  return new LlmAgent(spec, t, client);
+  return new LlmAgent(spec, t, sharedClient(t));
 }

@@ -32,6 +32,8 @@ export const LlmOptionsSchema = z.strictObject({
   backoff_max: z.coerce.number().int().min(0).default(20_000),
   /** Requests to this endpoint in flight at once, across the agents with the same settings. */
   concurrency: z.coerce.number().int().min(1).max(4096).default(8),
+  /** Requests to this endpoint started per minute at most, across the agents and judges with the same settings (unset: no pace). */
+  rpm: z.coerce.number().positive().max(1_000_000).optional(),
   /** How the reply's structure is asked for: a JSON schema, any JSON object, or plain text. */
   response_format: z.enum(["json_schema", "json_object", "text"]).default("json_schema"),
   /** One repair attempt when a reply cannot be read (the error goes back to the model). */

@@ -4,7 +4,7 @@
  *
  * - `schema` (the default): the action schema's JSON (compact, models/grammar/json-schema.ts);
  *   an action with a single free string field (the question world's answer) is written bare, as
- *   actionText writes it, as text of at most its maxLength.
+ *   actionText writes it, as one line of text of at most its maxLength.
  * - `options`: one of the actions the world lists as valid now (as actionText writes each, or its
  *   JSON where parseAction would not read that back), which also keeps to what the world's state
  *   allows; the schema when the world lists none.
@@ -38,7 +38,9 @@ export function actionSpec(schema: z.ZodType, options: readonly unknown[] | unde
   if (mode === "options" && options && options.length > 0) return { type: "choice", choices: [...new Set(options.map((o) => optionText(o, schema)))] };
   const json = z.toJSONSchema(schema) as Record<string, unknown>;
   const bare = bareStringField(json);
-  if (bare) return { type: "text", ...(bare.maxLength !== undefined ? { maxLength: bare.maxLength } : {}) };
+  // One line of at least one character, as actionText writes an answer and the trainer's strict
+  // format reads one.
+  if (bare) return { type: "text", minLength: 1, singleLine: true, ...(bare.maxLength !== undefined ? { maxLength: bare.maxLength } : {}) };
   return { type: "json_schema", schema: json };
 }
 

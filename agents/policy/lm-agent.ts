@@ -6,7 +6,7 @@
  * action's grammar (action-grammar.ts: `constrain=schema`, the default; `options`; `off`), so the
  * reply always parses as a valid action.
  */
-import type { Agent, AgentReply, AgentTurn } from "../../worlds/core/agent.js";
+import { AgentFailure, type Agent, type AgentReply, type AgentTurn } from "../../worlds/core/agent.js";
 import { hashString } from "../../worlds/core/rng.js";
 import { parseAction, turnMessages } from "./action.js";
 import { actionConstraint } from "./action-grammar.js";
@@ -48,6 +48,14 @@ export class LanguageModelAgent implements Agent {
       finishReason: c!.finishReason,
       ...(constraint ? { constrained: this.options.constrain } : {}),
     };
-    return { action: parseAction(c!.text, turn.actionSchema), prompt, raw: c!.text, info };
+    // A reply that is no action still goes into the log with its prompt (the loop logs an
+    // AgentFailure's partial reply beside the fallback's action): a policy's mistakes are data too.
+    let action: unknown;
+    try {
+      action = parseAction(c!.text, turn.actionSchema);
+    } catch (err) {
+      throw new AgentFailure((err as Error).message, { prompt, raw: c!.text, info });
+    }
+    return { action, prompt, raw: c!.text, info };
   }
 }

@@ -27,7 +27,7 @@ Options:
                       whose grammar reads them): ${audited.join(", ")}
   --json OUT.json     write the audit as JSON
   --md OUT.md         write it as Markdown
-  --store DIR         the embedded store (default: data/, or $SOCIALWORLD_DATA)
+  --store DIR         the embedded store (default: $SOCIALWORLD_DATA, else data/ of the checkout)
   --quiet             no progress bar
 `;
 }

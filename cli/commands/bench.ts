@@ -1,45 +1,61 @@
 /**
- * `socialworld bench <tomi|hitom|fantom|social> --data FILE --agent NAME [--mode vanilla|simulation]
+ * `socialworld bench <world> [--data FILE] [--agent NAME] [--mode vanilla|simulation]
  *  [--limit N] [--concurrency N] [--json OUT.json] [--md OUT.md] [--timeout MS] [--store DIR]
  *  [--resume RUN_ID] [--quiet]`
  */
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import { z } from "zod";
 import { AgentSpecError } from "../../agents/agent-spec-error.js";
 import { loadAgent } from "../../agents/registry.js";
+import { defaultBenchFile, looksLike } from "../../benchmarks/official-data.js";
+import { DataError } from "../../worlds/core/errors.js";
 import { loadBenchmark, RegistryError, WORLD_NAMES } from "../../worlds/registry.js";
 import { renderReport } from "../../benchmarks/report.js";
-import { RunAborted, type ItemResult } from "../../benchmarks/runner.js";
+import { JudgeFailed, RunAborted, type ItemResult } from "../../benchmarks/runner.js";
 import { BenchmarkSession, reportJson, ResumeRefused } from "../../benchmarks/session.js";
 import { BenchmarkOptionError, MODES } from "../../worlds/question/benchmark.js";
 import { RunStore } from "../../store/run-store.js";
 import { writeFileAtomic } from "../../store/write-atomic.js";
 import { intArg, parseCommand, UsageError } from "../args.js";
+import { judgeModelArg } from "../judge-arg.js";
 import { checkDistinctFiles, prepareOutput } from "../output-path.js";
 import { Progress } from "../progress.js";
 import { DEVICE_HELP, deviceArgs, deviceOptions, useDevice } from "../device.js";
 import { onStopSignal } from "../stop-signals.js";
 
-export const BENCH_HELP = `socialworld bench <${WORLD_NAMES.join("|")}> --data FILE [options]
+export const BENCH_HELP = `socialworld bench <${WORLD_NAMES.join("|")}> [--data FILE] [--agent NAME] [options]
 
 Runs a benchmark file question by question with an agent in the respondent's seat, then prints
 accuracy by question type; official labels that disagree with the world model are listed by cause.
 
 Options:
   --data FILE          the benchmark file (ToMi .txt with its .trace beside it; Hi-ToM .json; FANToM .json;
-                       social: interaction trees, .jsonl or a .json array)
-  --agent NAME         simulation (default), random[:SEED], majority:FILE (social: fitted on FILE's labels),
-                       policy:DIR, onnx:DIR, or llm:MODEL[@BASE_URL][?options] (any OpenAI-compatible
-                       endpoint; see the README)
+                       usersim conversation records, .jsonl or .parquet; social: interaction trees, .jsonl
+                       or a .json array); default: the official file \`socialworld data get NAME\` downloaded
+                       (ToMi's val split, Hi-ToM_data.json, fantom_v1.json under data/benchmarks/ of the checkout)
+  --agent NAME         who answers (default: simulation): simulation, random[:SEED], majority:FILE (social:
+                       fitted on FILE's labels), policy:DIR, onnx:DIR, or llm:MODEL[@BASE_URL][?options]
+                       (any OpenAI-compatible endpoint; see the README)
   --mode MODE          vanilla (story and question; default) or simulation (socialized context first)
   --limit N            only the first N questions
   --concurrency N      questions answered at once (default 4)
   --timeout MS         per-question deadline; past it the question counts as unanswered
   --json OUT.json      write the report as JSON
   --md OUT.md          write the report as Markdown
-  --store DIR          the embedded store (default: data/, or $SOCIALWORLD_DATA)
+  --store DIR          the embedded store (default: $SOCIALWORLD_DATA, else data/ of the checkout)
   --resume RUN_ID      continue an interrupted run: logged questions are not asked again
   --quiet              no progress bar
 ${DEVICE_HELP}
+
+usersim only:
+  --hierarchy FILE     the hierarchy of the reply (HumanLM's layout; default: stance, emotion, belief,
+                       value, goal, communication, then the response)
+  --weights SPEC       the judge's weights, TAG=WEIGHT,... (default 1 each, the response included)
+  --split NAME         only the records of this split (train, val, test)
+  --judge SPEC         judge with a model: llm:MODEL@BASE_URL[?options] (any OpenAI-compatible endpoint;
+                       rpm=N paces requests); default: the offline judge (exact on the generator's
+                       states, ROUGE-L on free text)
 
 FANToM only:
   --context MODE       short (the official default) or full: the conversation given with each question
@@ -62,7 +78,7 @@ const Args = z.object({
   _: z.tuple([z.enum(WORLD_NAMES as [string, ...string[]], { error: `expected one of ${WORLD_NAMES.join(", ")}` })], {
     error: `expected the benchmark name: ${WORLD_NAMES.join(", ")}`,
   }),
-  data: z.string({ error: "is required" }).min(1),
+  data: z.string().min(1).optional(),
   agent: z.string().min(1).default("simulation"),
   mode: z.enum(MODES as [string, ...string[]]).default("vanilla"),
   limit: intArg(1).optional(),
@@ -77,6 +93,10 @@ const Args = z.object({
   embedder: z.string().regex(/^(lexical|onnx:.+)$/, "expected lexical or onnx:DIR").optional(),
   aggregation: z.enum(["set", "part", "conversation"]).optional(),
   depth: intArg(0, 1000).optional(),
+  hierarchy: z.string().min(1).optional(),
+  weights: z.string().min(1).optional(),
+  split: z.string().min(1).optional(),
+  judge: z.string().min(1).optional(),
   "vp-labels": z.enum(["cotp", "own"]).optional(),
   ...deviceArgs,
 });
@@ -100,6 +120,10 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
       embedder: { type: "string" },
       aggregation: { type: "string" },
       depth: { type: "string" },
+      hierarchy: { type: "string" },
+      weights: { type: "string" },
+      split: { type: "string" },
+      judge: { type: "string" },
       "vp-labels": { type: "string" },
       ...deviceOptions,
     },
@@ -107,16 +131,23 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   );
   await useDevice(args);
   const name = args._[0];
+  const data = args.data ?? defaultBenchFile(name);
+  if (data === undefined) throw new UsageError(`--data: is required (${name} has no official download)`);
+  if (args.data === undefined) {
+    if (!existsSync(data)) throw new UsageError(`--data: not given, and ${data} is not there: run 'socialworld data get ${name}' first, or give --data FILE`);
+    process.stderr.write(`data: ${data}\n`);
+  }
   if (args.json) prepareOutput("--json", args.json);
   if (args.md) prepareOutput("--md", args.md);
   checkDistinctFiles([
-    ["--data", args.data],
+    ["--data", data],
     ["--json", args.json],
     ["--md", args.md],
   ]);
+  const given = { context: args.context, embedder: args.embedder, aggregation: args.aggregation, depth: args.depth, vpLabels: args["vp-labels"], hierarchy: args.hierarchy, weights: args.weights, split: args.split };
   let benchmark;
   try {
-    benchmark = await loadBenchmark(name, { context: args.context, embedder: args.embedder, aggregation: args.aggregation, depth: args.depth, vpLabels: args["vp-labels"] });
+    benchmark = await loadBenchmark(name, { ...given, judgeModel: args.judge !== undefined ? await judgeModelArg(args.judge) : undefined });
   } catch (err) {
     if (err instanceof BenchmarkOptionError || err instanceof RegistryError) throw new UsageError(err.message);
     throw err;
@@ -129,23 +160,31 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     throw err;
   }
   const mode = args.mode as "vanilla" | "simulation";
+  if (benchmark.modes && !benchmark.modes.includes(mode)) throw new UsageError(`--mode: ${name} is asked in ${benchmark.modes.join(" or ")} mode only`);
   // Bad input fails here, before any run or report exists.
-  let items = benchmark.load(args.data);
+  let items;
+  try {
+    items = await benchmark.load(data);
+  } catch (err) {
+    // A file of another benchmark fails on its first line or field: say which benchmark it is.
+    const other = err instanceof DataError ? looksLike(data) : undefined;
+    if (!(err instanceof DataError) || !other || other.name === name) throw err;
+    throw new DataError(err.file, { ...(err.line !== undefined ? { line: err.line } : {}), ...(err.field !== undefined ? { field: err.field } : {}) }, `${err.reason}; it looks like a ${other.title.replace(/ \(.*$/, "")} file: run 'socialworld bench ${other.name} --data ${data}'`);
+  }
   for (const warning of benchmark.warnings ?? []) process.stderr.write(`warning: ${warning}\n`);
   if (args.limit !== undefined) items = items.slice(0, args.limit);
 
-  const options = Object.fromEntries(
-    Object.entries({ context: args.context, embedder: args.embedder, aggregation: args.aggregation, depth: args.depth, vpLabels: args["vp-labels"] }).filter(([, v]) => v !== undefined),
-  );
+  const options = Object.fromEntries(Object.entries({ ...given, judge: args.judge }).filter(([, v]) => v !== undefined));
+  const store = await RunStore.open(args.store);
   let session;
   try {
     session = await BenchmarkSession.start({
-      store: await RunStore.open(args.store),
+      store,
       benchmark,
       items,
       agentId: agent.id,
       mode,
-      data: args.data,
+      data: resolve(data),
       ...(args.limit !== undefined ? { limit: args.limit } : {}),
       params: { options },
       ...(args.resume ? { resume: args.resume } : {}),
@@ -155,13 +194,17 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     throw err;
   }
   const { log, run } = session;
+  process.stderr.write(`run ${run.id} in the store ${store.root}\n`);
   if (log.tornBytes > 0) {
     process.stderr.write(`note: the log ended in a line cut off mid-write; its ${log.tornBytes} bytes are kept in ${log.path}.torn, and that question is asked again\n`);
   }
   const progress = new Progress(`${name} ${agent.id}`, items.length, args.quiet ? null : process.stderr);
   const controller = new AbortController();
   const signals = onStopSignal(() => controller.abort());
-  let correct = [...session.done.values()].filter((r) => r.correct).length;
+  // The running figure: the share answered right, or a graded benchmark's mean score.
+  const value = (r: ItemResult) => (benchmark.graded ? (r.score ?? 0) : r.correct ? 1 : 0);
+  let sum = [...session.done.values()].reduce((a, r) => a + value(r), 0);
+  const label = benchmark.graded ? benchmark.graded.score.slice(0, 5) : "acc";
   let results: ItemResult[];
   try {
     results = await session.ask({
@@ -170,8 +213,8 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
       ...(args.timeout !== undefined ? { turnTimeoutMs: args.timeout } : {}),
       signal: controller.signal,
       onResult: (r, finished) => {
-        if (r.correct) correct++;
-        progress.update(finished, () => `acc ${((100 * correct) / finished).toFixed(1)}%`);
+        sum += value(r);
+        progress.update(finished, () => (benchmark.graded ? `${label} ${(sum / finished).toFixed(3)}` : `${label} ${((100 * sum) / finished).toFixed(1)}%`));
       },
     });
   } catch (err) {
@@ -180,6 +223,11 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
       await session.close("interrupted");
       process.stderr.write(`interrupted: ${err.finished}/${err.total} questions logged; continue with --resume ${run.id}\n`);
       return signals.exitCode;
+    }
+    if (err instanceof JudgeFailed) {
+      await session.close("interrupted");
+      process.stderr.write(`${err.message}\n${err.finished}/${err.total} questions logged; continue with --resume ${run.id}\n`);
+      return 1;
     }
     await session.close("failed", { error: String(err) });
     throw err;
@@ -194,3 +242,4 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   process.stdout.write(md);
   return 0;
 }
+

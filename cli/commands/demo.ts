@@ -43,6 +43,7 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
   const args = parseCommand(argv, { stories: { type: "string" }, seed: { type: "string" }, delay: { type: "string" }, store: { type: "string" } }, Args);
   const store = await RunStore.open(args.store);
   const run = await store.create("demo", "Terminal demo: generated ToMi stories", { seed: args.seed });
+  process.stderr.write(`run ${run.id} in the store ${store.root}\n`);
   const log = new EpisodeLog(store.episodesPath(run));
   let stop = false;
   const signals = onStopSignal(() => (stop = true));

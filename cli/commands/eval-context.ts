@@ -38,7 +38,7 @@ Input:
                        social-world-model project's result files; lines or dicts)
   --run RUN_ID         instead of folders: a simulation-mode benchmark run, the contexts its agent
                        wrote against the world model's of the same stories
-  --store DIR          the store for --run (default: data/, or $SOCIALWORLD_DATA)
+  --store DIR          the store for --run (default: $SOCIALWORLD_DATA, else data/ of the checkout)
 
 Options:
   --judge URL          grade observation accuracy with an LLM judge at an OpenAI-compatible

@@ -48,7 +48,7 @@ Options:
                        swm (the social-world-model project's result files: story, question,
                        answer, and the context with {"Name": "text"} observations)
   --force              sap: write into a folder that already holds .json files
-  --store DIR          the embedded store (default: data/, or $SOCIALWORLD_DATA)
+  --store DIR          the embedded store (default: $SOCIALWORLD_DATA, else data/ of the checkout)
 `;
 
 const FORMATS = ["verl", "sft", "chat", "sap"] as const;

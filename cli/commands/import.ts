@@ -16,7 +16,7 @@ or one the social-world-model project wrote: a bare context, or a result file ho
 
 Options:
   --title TEXT   the run's title (default: "Imported socialized context: FILE")
-  --store DIR    the embedded store (default: data/, or $SOCIALWORLD_DATA)
+  --store DIR    the embedded store (default: $SOCIALWORLD_DATA, else data/ of the checkout)
 `;
 
 const Args = z.object({
@@ -32,7 +32,7 @@ export async function importCommand(argv: readonly string[]): Promise<number> {
   for (const p of sap.problems) process.stderr.write(`warning: ${args._[1]}: ${p}\n`);
   const ctx = sap.context;
   process.stdout.write(
-    `imported ${ctx.agents_names.length} agents, ${ctx.socialized_context.length} timesteps (${sap.layout} layout${sap.path ? `, under ${sap.path}` : ""}) as run ${run.id}\n` +
+    `imported ${ctx.agents_names.length} agents, ${ctx.socialized_context.length} timesteps (${sap.layout} layout${sap.path ? `, under ${sap.path}` : ""}) as run ${run.id} in the store ${store.root}\n` +
       `  socialworld runs episodes ${run.id}   ·   web client: #/run/${run.id}\n`,
   );
   return 0;

@@ -5,12 +5,12 @@
 import { resolve } from "node:path";
 import { z } from "zod";
 import { readLogPage } from "../../store/log-index.js";
-import { defaultStoreRoot, RunStore } from "../../store/run-store.js";
+import { defaultStoreRoot, RunStore, type RunRecord } from "../../store/run-store.js";
 import { intArg, parseCommand, UsageError } from "../args.js";
 
 export const RUNS_HELP = `socialworld runs list|show|episodes [RUN_ID] [--store DIR]
 
-  runs list                    every run in the store, newest first
+  runs list                    every run in the store, newest first (a header, then a line a run)
   runs show RUN_ID             one run's record (JSON)
   runs episodes RUN_ID         its logged episodes, one JSON object per line
       [--offset N] [--limit N]
@@ -43,10 +43,7 @@ export async function runsCommand(argv: readonly string[]): Promise<number> {
       process.stdout.write(`no runs in ${store.root}\n`);
       return 0;
     }
-    for (const r of runs) {
-      const acc = typeof r.summary?.accuracy === "number" ? ` acc ${(100 * r.summary.accuracy).toFixed(1)}%` : "";
-      process.stdout.write(`${r.id}  ${r.status.padEnd(11)} ${r.title}${acc}\n`);
-    }
+    process.stdout.write(`runs in ${store.root}, newest first\n\n${runsTable(runs)}`);
     return 0;
   }
   const run = store.get(id!);
@@ -67,4 +64,25 @@ export async function runsCommand(argv: readonly string[]): Promise<number> {
   }
   if (torn) process.stderr.write("note: the log's last line was cut off mid-write and is skipped\n");
   return 0;
+}
+
+/** A graded run (usersim's alignment) shows its mean score as it is, an exact-match run its accuracy in percent. */
+function accuracyCell(r: RunRecord): string {
+  const a = r.summary?.accuracy;
+  if (typeof a !== "number") return "-";
+  return typeof r.summary?.graded === "string" ? `${r.summary.graded} ${a.toFixed(3)}` : `${(100 * a).toFixed(1)}%`;
+}
+
+/** One line a run under a header, columns aligned; the title, of any length, last. */
+export function runsTable(runs: readonly RunRecord[]): string {
+  const rows = runs.map((r) => [r.id, r.kind, r.status, accuracyCell(r), r.createdAt.replace("T", " ").replace(/\.\d+Z$|Z$/, ""), r.title]);
+  const header = ["RUN ID", "KIND", "STATUS", "ACCURACY", "STARTED (UTC)", "TITLE"];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  // Accuracy is a number: right-aligned.
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : i === 3 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join("  ")
+      .trimEnd() + "\n";
+  return line(header) + rows.map(line).join("");
 }

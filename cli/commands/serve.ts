@@ -18,7 +18,7 @@ web client, and the socket.io /progress stream, all on one port. Prints the URL 
 Options:
   --port N           port (default 2567, or $SOCIALWORLD_PORT / $PORT; 0 picks a free one)
   --host H           interface (default 127.0.0.1, or $SOCIALWORLD_HOST; 0.0.0.0 for every one)
-  --store DIR        the embedded store (default: data/, or $SOCIALWORLD_DATA)
+  --store DIR        the embedded store (default: $SOCIALWORLD_DATA, else data/ of the checkout)
   --data-root DIR    a folder benchmark rooms may read data files from (repeatable; also
                      $SOCIALWORLD_DATA_ROOTS; <store>/datasets always is one)
   --admin-token T    the token admin requests must carry (default: $SOCIALWORLD_ADMIN_TOKEN, else

@@ -1,20 +1,27 @@
 /**
  * `socialworld train grpo --model DIR (--world W | --bench B --data FILE) --out DIR [options]`
  */
-import { resolve } from "node:path";
+import { existsSync, mkdirSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { z } from "zod";
 import { loadNative } from "../../models/native.js";
-import { loadWorld, WORLD_NAMES } from "../../worlds/registry.js";
-import { MODES } from "../../worlds/question/benchmark.js";
+import { loadBenchmark, loadWorld, RegistryError, WORLD_NAMES } from "../../worlds/registry.js";
+import { BenchmarkOptionError, flagOf, MODES, type BenchmarkOptions, type Mode } from "../../worlds/question/benchmark.js";
+import type { Generator } from "../../worlds/core/world-entry.js";
+import { writeFileAtomic } from "../../store/write-atomic.js";
+import { judgeModelArg } from "../judge-arg.js";
 import { RunStore } from "../../store/run-store.js";
 import { BenchPoints } from "../../trainers/grpo/bench-points.js";
-import { ADVANTAGE_STD, GrpoConfigSchema, KL_ESTIMATORS, KL_PLACEMENTS, LOSS_AGGREGATIONS, type GrpoConfigInput } from "../../trainers/grpo/config.js";
+import { ADVANTAGE_STD, GRPO_CONSTRAIN_MODES, GrpoConfigSchema, KL_ESTIMATORS, KL_PLACEMENTS, LOSS_AGGREGATIONS, type GrpoConfigInput } from "../../trainers/grpo/config.js";
 import { progressNote, type StepMetrics } from "../../trainers/grpo/metrics.js";
 import { MetricsPublisher } from "../../trainers/grpo/publisher.js";
 import { runGrpoSession, SettingsMismatch } from "../../trainers/grpo/session.js";
 import { PromptsTooLong } from "../../trainers/grpo/trainer.js";
 import { WorldPoints } from "../../trainers/grpo/world-points.js";
 import { generatedPoints } from "../../trainers/grpo/generated-points.js";
+import { ScoredPoints } from "../../trainers/grpo/scored-points.js";
+import type { PointSource } from "../../trainers/grpo/decision-point.js";
+import { GRPO_PRESET_NAMES, GRPO_PRESETS, type GrpoPreset, type GrpoPresetName } from "../../trainers/grpo/presets.js";
 import { intArg, numArg, parseCommand, UsageError } from "../args.js";
 import { DEVICE_HELP, deviceArgs, useDevice } from "../device.js";
 import { Progress } from "../progress.js";
@@ -36,15 +43,30 @@ Data:
   --bench NAME --data FILE a benchmark file (${WORLD_NAMES.join(", ")}); --mode vanilla (default) or
                            simulation (the socialized context, then the question), as \`bench\` asks; --limit N
   --world NAME             decision points from scripted episodes of a world (${WORLD_NAMES.join(", ")});
-                           --episodes N (default 200) from --world-seed S (default 0). social: the
-                           prediction tasks of N generated trees (written to OUT), with the world's
-                           reward (--reward exact=1,rougeL=1: type match + ROUGE-L of the content)
+                           --episodes N (default 200) from --world-seed S (default 0); a world that
+                           scores any action itself (economy) gives --points N (default 2000) of
+                           its own, rewarded with its graded reward (the exact part); a world whose
+                           benchmark is graded (usersim) learns from N of its generator's records
+                           from seed S (written under the store's generated/), the train split;
+                           social: the prediction tasks of N generated trees (written to OUT), with
+                           the world's reward (--reward exact=1,rougeL=1: type match + ROUGE-L of the content)
+  --preset NAME            named settings, which flags given beside it override:
+${GRPO_PRESET_NAMES.map((n) => `                           ${n}: ${GRPO_PRESETS[n].describe}`).join("\n")}
+  --hierarchy FILE         usersim: the reply's hierarchy (HumanLM's layout): hierarchical GRPO with the
+                           default (six states, then the response); response-only GRPO with
+                           worlds/usersim/hierarchies/response-only.json
+  --weights SPEC  --split NAME   usersim: the judge's weights (TAG=W,...); the records' split
+  --judge SPEC             usersim: score with an LLM judge, llm:MODEL@BASE_URL[?options] (default: the
+                           offline judge, exact on the generator's states); a group is judged together
   --system TEXT            a system message before each prompt (as the agent's ?system=)
   --out DIR                output folder
 
 Sampling and batch:
   --steps N (100)  --prompts N per step (8)  --group-size G (8)
   --temperature X (1)  --top-k K (0: off)  --top-p P (1)  --max-new-tokens N (64)
+  --constrain schema|off (schema)  sample each reply under its action's grammar (the action
+                           schema's JSON, or a bare answer), so replies parse; the loss then uses
+                           the masked distributions they were drawn from. off: the whole vocabulary
   --epochs N (1: updates per batch = epochs x prompts / mini-batch)  --mini-batch N (0: whole batch)
   --micro-batch N (16 sequences per pass; memory only)
 
@@ -71,7 +93,7 @@ Optimizer:
 Run:
   --seed S (0)  --save-every N (20)  --keep N (2)  --resume auto|DIR  --threads N  --quiet
 ${DEVICE_HELP}
-  --store DIR           where rollouts are logged (default: data/, or $SOCIALWORLD_DATA)
+  --store DIR           where rollouts are logged (default: $SOCIALWORLD_DATA, else data/ of the checkout)
   --server URL          also publish each step's metrics to a running server's progress stream
                         (needs --admin-token T or $SOCIALWORLD_ADMIN_TOKEN)
 `;
@@ -84,8 +106,14 @@ const Args = z.object({
   mode: z.enum(MODES as [string, ...string[]]).default("vanilla"),
   limit: intArg(1).optional(),
   world: z.enum(WORLD_NAMES as [string, ...string[]]).optional(),
-  episodes: intArg(1, 1_000_000).default(200),
+  episodes: intArg(1, 1_000_000).optional(),
+  points: intArg(1, 1_000_000).optional(),
+  preset: z.enum(GRPO_PRESET_NAMES as [string, ...string[]]).optional(),
   "world-seed": intArg(0, 2 ** 32 - 1).default(0),
+  hierarchy: z.string().min(1).optional(),
+  weights: z.string().min(1).optional(),
+  split: z.string().min(1).optional(),
+  judge: z.string().min(1).optional(),
   system: z.string().min(1).optional(),
   out: z.string({ error: "is required" }).min(1),
   steps: intArg(1).optional(),
@@ -95,6 +123,7 @@ const Args = z.object({
   "top-k": intArg(0).optional(),
   "top-p": numArg().positive().max(1).optional(),
   "max-new-tokens": intArg(1).optional(),
+  constrain: z.enum(GRPO_CONSTRAIN_MODES).optional(),
   epochs: intArg(1).optional(),
   "mini-batch": intArg(0).optional(),
   "micro-batch": intArg(1).optional(),
@@ -152,14 +181,14 @@ export function parseRewardWeights(spec: string): Record<string, number> {
 /** The trainer's config from the command line (only what was given; the schema fills the defaults). */
 export function configFromArgs(a: Args): GrpoConfigInput {
   const pick: [keyof Args, keyof GrpoConfigInput][] = [
-    ["steps", "steps"], ["prompts", "prompts"], ["group-size", "groupSize"], ["temperature", "temperature"], ["top-k", "topK"], ["top-p", "topP"],
+    ["steps", "steps"], ["prompts", "prompts"], ["group-size", "groupSize"], ["temperature", "temperature"], ["top-k", "topK"], ["top-p", "topP"], ["constrain", "constrain"],
     ["max-new-tokens", "maxNewTokens"], ["epochs", "epochs"], ["mini-batch", "miniBatch"], ["micro-batch", "microBatch"], ["advantage-std", "advantageStd"],
     ["advantage-eps", "advantageEps"], ["clip-low", "clipLow"], ["clip-high", "clipHigh"], ["dual-clip", "dualClip"], ["loss-agg", "lossAggregation"],
     ["kl", "klCoef"], ["kl-estimator", "klEstimator"], ["kl-in", "klIn"], ["entropy", "entropyCoef"], ["max-rollout-batches", "maxRolloutBatches"],
     ["overlong-buffer", "overlongBuffer"], ["overlong-penalty", "overlongPenalty"], ["format-failure", "formatFailure"], ["leak-penalty", "leakPenalty"], ["lr", "lr"], ["min-lr", "minLr"],
     ["warmup", "warmupSteps"], ["weight-decay", "weightDecay"], ["beta1", "beta1"], ["beta2", "beta2"], ["grad-clip", "gradClip"], ["seed", "seed"], ["keep-solved", "keepSolved"],
   ];
-  const c: Record<string, unknown> = {};
+  const c: Record<string, unknown> = { ...(a.preset ? GRPO_PRESETS[a.preset as GrpoPresetName].config : {}) };
   for (const [from, to] of pick) if (a[from] !== undefined) c[to] = a[from];
   if (a["dynamic-sampling"]) c.dynamicSampling = true;
   if (a["skip-solved"]) c.skipSolved = true;
@@ -194,12 +223,12 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
   if (a.threads) loadNative().setThreads(a.threads);
   await useDevice(a);
 
-  const source = a.bench
-    ? await BenchPoints.open(a.bench, a.data!, a.mode as "vanilla" | "simulation", { ...(a.limit !== undefined ? { limit: a.limit } : {}), ...(a.system ? { system: a.system } : {}) })
-    : (await loadWorld(a.world!)).trainOn === "generated"
-      ? await generatedPoints(a.world!, a.episodes, a["world-seed"], a.out, { mode: a.mode as "vanilla" | "simulation", ...(a.system ? { system: a.system } : {}) })
-      : await WorldPoints.scripted(a.world!, a.episodes, a["world-seed"], a.system);
+  if (a.preset) {
+    const p: GrpoPreset = GRPO_PRESETS[a.preset as GrpoPresetName];
+    if (p.unsupported) process.stderr.write(`note: --preset ${a.preset} leaves out ${p.unsupported}\n`);
+  }
   const store = await RunStore.open(a.store);
+  const source = await pointsOf(a, store.root);
   const token = a["admin-token"] ?? process.env.SOCIALWORLD_ADMIN_TOKEN;
   if (a.server && !token) throw new UsageError("--server needs --admin-token T (or $SOCIALWORLD_ADMIN_TOKEN)");
   const publisher = a.server ? new MetricsPublisher(a.server, token!, (msg) => process.stderr.write(`note: ${msg}\n`)) : undefined;
@@ -212,7 +241,7 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
   let warnedTooLong = false;
   try {
     const r = await runGrpoSession({
-      out: a.out,
+      out: resolve(a.out),
       ...(a.model ? { model: a.model } : {}),
       source,
       config,
@@ -226,7 +255,7 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
         if (config.skipSolved) filterBar.finish();
         runId = info.runId;
         if (info.resumedFrom) process.stderr.write(`resuming from ${info.resumedFrom} (step ${info.startStep} of ${config.steps})\n`);
-        process.stderr.write(`${info.source}; rollouts logged as run ${info.runId}\n`);
+        process.stderr.write(`${info.source}; rollouts logged as run ${info.runId} in the store ${store.root}\n`);
         progress.update(info.startStep);
       },
       onStep: (m: StepMetrics) => {
@@ -259,4 +288,49 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
   } finally {
     signals.dispose();
   }
+}
+
+/** Where the decision points come from: a benchmark file, a graded world's generated records, a world's own generated set (`trainOn: "generated"`), or a world's scripted episodes. */
+async function pointsOf(a: z.infer<typeof Args>, storeRoot: string): Promise<PointSource> {
+  const given = { hierarchy: a.hierarchy, weights: a.weights, split: a.split };
+  const options: BenchmarkOptions = {
+    ...Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)),
+    ...(a.judge !== undefined ? { judgeModel: await judgeModelArg(a.judge) } : {}),
+  };
+  const common = { ...(a.limit !== undefined ? { limit: a.limit } : {}), ...(a.system ? { system: a.system } : {}) };
+  try {
+    if (a.bench) return await BenchPoints.open(a.bench, resolve(a.data!), a.mode as Mode, { ...common, options });
+    const name = a.world!;
+    const world = await loadWorld(name);
+    // A world that scores any action itself (economy) gives decision points of its own.
+    if (world.decisions) {
+      if (a.episodes !== undefined) throw new UsageError(`--episodes: the ${name} world gives decision points of its own: ask for --points N`);
+      return await ScoredPoints.open(name, a.points ?? 2000, a["world-seed"], a.system);
+    }
+    if (a.points !== undefined) throw new UsageError(`--points: the ${name} world has no decision points of its own: ask for --episodes N of its scripted episodes`);
+    const episodes = a.episodes ?? 200;
+    const graded = world.benchmark && world.generator ? (await loadBenchmark(name, options)).graded !== undefined : false;
+    if (graded) {
+      const data = await generatedRecords(storeRoot, name, world.generator!, episodes, a["world-seed"]);
+      return await BenchPoints.open(name, data, a.mode as Mode, { ...common, options: { ...options, split: options.split ?? "train" } });
+    }
+    const extra = Object.keys(options);
+    if (extra.length) throw new UsageError(`--${flagOf(extra[0] as keyof BenchmarkOptions)} goes with a graded benchmark (usersim), not with ${name}'s scripted episodes`);
+    // A world that trains on its generator's set, judged by its benchmark's reward (social): the set is kept in OUT.
+    if (world.trainOn === "generated") return await generatedPoints(name, episodes, a["world-seed"], a.out, { mode: a.mode as Mode, ...(a.system ? { system: a.system } : {}) });
+    return await WorldPoints.scripted(name, episodes, a["world-seed"], a.system);
+  } catch (err) {
+    if (err instanceof BenchmarkOptionError || err instanceof RegistryError) throw new UsageError(err.message);
+    throw err;
+  }
+}
+
+/** A graded world's generated records, written once under the store (the same N and seed, the same file). */
+async function generatedRecords(storeRoot: string, world: string, generator: Generator, n: number, seed: number): Promise<string> {
+  const out = join(storeRoot, "generated", `${world}-n${n}-seed${seed}.jsonl`);
+  if (existsSync(out)) return out;
+  mkdirSync(dirname(out), { recursive: true });
+  const set = await generator.generate(n, seed, out);
+  for (const file of set.files) writeFileAtomic(file.path, file.text);
+  return set.data;
 }

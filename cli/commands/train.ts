@@ -20,9 +20,20 @@ import { Progress } from "../progress.js";
 import { GRPO_HELP, grpoCommand } from "./train-grpo.js";
 import { onStopSignal } from "../stop-signals.js";
 
-export const TRAIN_HELP = `socialworld train sft|grpo ...
+/** `train --help`: what each trainer is for; `train sft --help` and `train grpo --help`: that trainer's options only. */
+export function trainHelp(argv: readonly string[]): string {
+  if (argv[0] === "sft") return SFT_HELP;
+  if (argv[0] === "grpo") return GRPO_HELP;
+  return `socialworld train sft|grpo [options]
 
-socialworld train sft (--model DIR | --init PRESET) --data FILE.jsonl --out DIR [options]
+  train sft    supervised fine-tuning on prompt/response pairs (JSONL or Parquet)
+  train grpo   GRPO on a benchmark's questions (--bench NAME --data FILE) or a world's agent turns (--world NAME)
+
+socialworld train sft --help and socialworld train grpo --help list each trainer's options.
+`;
+}
+
+const SFT_HELP = `socialworld train sft (--model DIR | --init PRESET) --data FILE.jsonl --out DIR [options]
 
 Supervised fine-tuning on prompt/response pairs, with the loss on the response tokens only.
 FILE.jsonl lines: {"prompt", "response", "system"?}, {"messages": [...]}, or episode-log records
@@ -54,8 +65,7 @@ Options:
   --threads N            CPU threads (default: all)
 ${DEVICE_HELP}
   --quiet                no progress bar
-
-${GRPO_HELP}`;
+`;
 
 const Args = z.object({
   _: z.tuple([z.literal("sft", { error: 'expected "sft" or "grpo"' })], { error: 'expected the trainer: "sft" or "grpo"' }),

@@ -1,7 +1,8 @@
 /**
  * A form for one action, built from the action's JSON Schema (derived from the world's zod schema):
  * a choice of variant for a union (`oneOf` of objects told apart by a `const` field), then one
- * input per field (a select for an enum, a text, number or checkbox input otherwise). When the
+ * input per field (a select for an enum, a text, number or checkbox input otherwise; a group of
+ * fields for an object field). When the
  * world lists every valid action, they are offered as buttons too.
  */
 import { h } from "./dom.js";
@@ -39,6 +40,46 @@ function label(value: unknown): string {
   return String(value);
 }
 
+/**
+ * One field's input and how to read it. An object with properties (usersim's `states`: one text
+ * per latent state) is a group of fields, read as an object.
+ */
+function field(key: string, name: string, prop: JsonSchema, required: boolean): { element: HTMLElement; read: () => unknown } {
+  const caption = h("span", key, required ? "" : " (optional)");
+  if (prop.properties && (prop.type === "object" || prop.type === undefined)) {
+    const parts = Object.entries(prop.properties).map(([k, p]) => ({ k, ...field(k, `${name}.${k}`, p, prop.required?.includes(k) ?? false) }));
+    const read = () => {
+      const out: Record<string, unknown> = {};
+      for (const part of parts) {
+        const value = part.read();
+        if (value !== undefined) out[part.k] = value;
+      }
+      return out;
+    };
+    return { element: h("fieldset.field-group", { "data-field": name }, h("legend", caption), parts.map((p) => p.element)), read };
+  }
+  let read: () => unknown;
+  let control: HTMLElement;
+  if (prop.enum) {
+    const sel = h("select", { name }, required ? null : h("option", { value: "" }, "(none)"), prop.enum.map((e) => h("option", { value: String(e) }, String(e))));
+    read = () => (sel.value === "" ? undefined : prop.enum!.find((e) => String(e) === sel.value));
+    control = sel;
+  } else if (prop.type === "number" || prop.type === "integer") {
+    const inp = h("input", { name, type: "number" });
+    read = () => (inp.value === "" ? undefined : Number(inp.value));
+    control = inp;
+  } else if (prop.type === "boolean") {
+    const inp = h("input", { name, type: "checkbox" });
+    read = () => inp.checked;
+    control = inp;
+  } else {
+    const inp = h("textarea", { name, rows: 2, placeholder: prop.description ?? key });
+    read = () => inp.value;
+    control = inp;
+  }
+  return { element: h("label.field", caption, control), read };
+}
+
 export function actionForm(schema: unknown, options: readonly unknown[] | undefined, submit: (action: unknown) => void): ActionForm {
   const root = schema as JsonSchema;
   const vs = variants(root);
@@ -60,28 +101,9 @@ export function actionForm(schema: unknown, options: readonly unknown[] | undefi
         inputs.push({ key, read: () => prop.const });
         continue;
       }
-      const required = v.required?.includes(key) ?? false;
-      let read: () => unknown;
-      let control: HTMLElement;
-      if (prop.enum) {
-        const sel = h("select", { name: key }, required ? null : h("option", { value: "" }, "(none)"), prop.enum.map((e) => h("option", { value: String(e) }, String(e))));
-        read = () => (sel.value === "" ? undefined : prop.enum!.find((e) => String(e) === sel.value));
-        control = sel;
-      } else if (prop.type === "number" || prop.type === "integer") {
-        const inp = h("input", { name: key, type: "number" });
-        read = () => (inp.value === "" ? undefined : Number(inp.value));
-        control = inp;
-      } else if (prop.type === "boolean") {
-        const inp = h("input", { name: key, type: "checkbox" });
-        read = () => inp.checked;
-        control = inp;
-      } else {
-        const inp = h("textarea", { name: key, rows: 2, placeholder: prop.description ?? key });
-        read = () => inp.value;
-        control = inp;
-      }
-      inputs.push({ key, read });
-      fieldsBox.append(h("label.field", h("span", key, required ? "" : " (optional)"), control));
+      const f = field(key, key, prop, v.required?.includes(key) ?? false);
+      inputs.push({ key, read: f.read });
+      fieldsBox.append(f.element);
     }
   };
   kind.addEventListener("change", draw);

@@ -12,6 +12,9 @@ import {
   S2C,
   type ActionResultMessage,
   type JoinOptions,
+  type QuizAnswerResultMessage,
+  type QuizMessage,
+  type QuizResultMessage,
   type Leak,
   type PerspectiveStepJson as Step,
   type RoomStateJson as StateJson,
@@ -26,8 +29,10 @@ import {
 } from "../../server/protocol.js";
 import { renderProgress } from "./benchmark-panel.js";
 import { h, myName, replace } from "./dom.js";
+import { EconomyPanel } from "./economy-panel.js";
 import { SeatPanel } from "./seat-panel.js";
 import { PostBox, socialMain, userBox, WORLD_FEED, type SocialMode } from "./social-view.js";
+import { QuizForm, renderQuizScores } from "./quiz-panel.js";
 
 const WORLD = "world";
 const tokenKey = (roomId: string) => `sw-seat:${roomId}`;
@@ -40,8 +45,11 @@ export function showRoom(app: HTMLElement, roomId: string, params: URLSearchPara
   const timeline = h("div.timeline#timeline");
   const seatsBox = h("div.card#seats");
   const progressBox = h("div.card.progress#progress");
+  const quizBox = h("div.card#quiz-box");
+  let quizForm: QuizForm | undefined;
   const aside = h("aside");
-  app.append(header, h("div.room-grid", h("section.main", tabs, timeline), aside));
+  const plots = h("div.plots");
+  app.append(header, h("div.room-grid", h("section.main", tabs, plots, timeline), aside));
   replace(header, h("p.muted", "connecting…"));
 
   let room: Room | undefined;
@@ -49,6 +57,8 @@ export function showRoom(app: HTMLElement, roomId: string, params: URLSearchPara
   let perspective: string | undefined;
   let mySeat: string | undefined;
   let panel: SeatPanel | undefined;
+  // A world whose spectators get plots (its world perspective's data): the economy's.
+  let economy: EconomyPanel | undefined;
   let closed = false;
   let scheduled = false;
   let social: SocialMode = { kind: "tree" };
@@ -102,6 +112,12 @@ export function showRoom(app: HTMLElement, roomId: string, params: URLSearchPara
       ),
       order.length === 0 ? h("span.muted", "no perspective to show yet") : null,
     );
+    const worldSteps = s.perspectives[WORLD]?.steps;
+    if (s.kind === "simulation" && s.world === "economy" && worldSteps) {
+      economy ??= new EconomyPanel();
+      economy.update(s.episode, worldSteps);
+      if (plots.firstChild !== economy.element) replace(plots, economy.element);
+    }
     const atBottom = timeline.scrollHeight - timeline.scrollTop - timeline.clientHeight < 40;
     if (s.kind === "benchmark") replace(timeline, benchmarkTimeline(s, perspective));
     else replace(timeline, simulationTimeline(s, perspective));
@@ -121,7 +137,8 @@ export function showRoom(app: HTMLElement, roomId: string, params: URLSearchPara
       ),
     );
     if (s.kind === "benchmark") renderProgress(progressBox, s.progress);
-    replace(aside, panel?.element, s.kind === "benchmark" ? progressBox : null, seatsBox);
+    renderQuizScores(quizBox, s.quiz);
+    replace(aside, quizForm?.element, panel?.element, s.kind === "benchmark" ? progressBox : null, s.quiz?.length ? quizBox : null, seatsBox);
   };
   /** A seat in the list: who plays it, its status, and a link to take it when it is open to this page. */
   const seatRow = (a: string, seat: StateJson["seats"][string], status: HTMLElement | null, more: HTMLElement | null = null) => {
@@ -248,6 +265,13 @@ export function showRoom(app: HTMLElement, roomId: string, params: URLSearchPara
     r.onMessage(S2C.turn, (m: TurnMessage) => panel?.setTurn(m));
     r.onMessage(S2C.turnOver, (m: TurnOverMessage) => panel?.turnOver(m));
     r.onMessage(S2C.actionResult, (m: ActionResultMessage) => panel?.result(m));
+    const form = () => (quizForm ??= new QuizForm((episode, id, answer) => r.send(C2S.quizAnswer, { episode, id, answer })));
+    r.onMessage(S2C.quiz, (m: QuizMessage) => {
+      form().open(m);
+      schedule();
+    });
+    r.onMessage(S2C.quizAnswerResult, (m: QuizAnswerResultMessage) => form().acknowledged(m));
+    r.onMessage(S2C.quizResult, (m: QuizResultMessage) => form().closed(m));
     r.onMessage(S2C.error, (m: { error: string }) => console.warn(`room: ${m.error}`));
     r.onLeave((code: number) => {
       if (closed) return;

@@ -69,6 +69,8 @@ function describe(e: Record<string, unknown>): string {
     const r = e.result as { id: string; type: string; answer: string; correct: boolean };
     return `${r.correct ? "✓" : "✗"} ${r.type}: ${r.answer || "(no answer)"}`;
   }
+  // An episode whose quiz is still open: the server shows its number and why, nothing else.
+  if (typeof e.withheld === "string") return `episode ${String(e.episode)}: ${e.withheld}`;
   if (e.kind === "room_episode") return `${String(e.title)} (seed ${String(e.seed)}, ${String(e.end)})`;
   if (e.kind === "demo_story") return `demo story: ${String(e.storyType)}`;
   if (e.kind === "imported_context") return `imported context: ${String(e.source ?? "")}`;

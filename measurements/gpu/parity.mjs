@@ -2,7 +2,8 @@
 /**
  * Parity of the CUDA backend with the CPU backend, on the same addon and the same parameters:
  * logits, the loss and gradient of every parameter, one AdamW step, a GRPO step (the
- * policy-gradient head with weights, entropy and temperature, then its update), greedy, sampled
+ * policy-gradient head with weights, entropy and temperature, then its update; and under a
+ * grammar's masks), greedy, sampled
  * and grammar-constrained generation, determinism, the copy methods, resuming across devices, and the
  * out-of-memory error. Each check is reported on its own with its measured figure; a failing
  * check never stops the others.
@@ -232,17 +233,18 @@ export async function runParity({ addon, presets = Object.keys(PARITY_PRESETS), 
       return { ...adamwParity(p0), ...adamwDetail(p0, gc) };
     });
 
-    // GRPO step: advantages as weights (both signs), an entropy bonus, temperature 0.7.
+    // GRPO step: advantages as weights (both signs), an entropy bonus, temperature 0.7; `masks`
+    // for replies sampled under a grammar. Leaves the CPU's gradients in grpoGrads.
     let grpoGrads = new Float32Array(cpu.numParams);
-    await check(preset, "GRPO step: loss, log-probs, entropy and gradients (fp32)", () => {
+    const grpoStep = (seed, masks) => {
       cpu.writeParams(p0);
       gpu.writeParams(p0);
       cpu.zeroGrad();
       gpu.zeroGrad();
-      const r = rng(99);
+      const r = rng(seed);
       const adv = Float32Array.from({ length: N }, (_, i) => (tgt[i] < 0 ? 0 : (r() - 0.5) * 2 / N));
       const ent = Float32Array.from({ length: N }, (_, i) => (tgt[i] < 0 ? 0 : 0.01 / N));
-      const opts = { temperature: 0.7, entropy: true, entropyWeights: ent };
+      const opts = { temperature: 0.7, entropy: true, entropyWeights: ent, ...(masks ? { masks } : {}) };
       const a = cpu.forwardBackward(tok, tgt, adv, B, S, true, opts);
       const b = gpu.forwardBackward(tok, tgt, adv, B, S, true, opts);
       grpoGrads = cpu.readGrads();
@@ -254,13 +256,35 @@ export async function runParity({ addon, presets = Object.keys(PARITY_PRESETS), 
         gradients: worst.value,
       };
       const value = Math.max(...Object.values(figures));
-      return { ...within(value, FP32_LIMIT), detail: Object.entries(figures).map(([k, v]) => `${k} ${v.toExponential(2)}`).join(", ") + `; worst gradient ${worst.name}` };
+      return { a, b, ...within(value, FP32_LIMIT), detail: Object.entries(figures).map(([k, v]) => `${k} ${v.toExponential(2)}`).join(", ") + `; worst gradient ${worst.name}` };
+    };
+    await check(preset, "GRPO step: loss, log-probs, entropy and gradients (fp32)", () => {
+      const { a, b, ...row } = grpoStep(99);
+      return row;
     });
     await check(preset, "GRPO step: its AdamW step, parameters and moments (fp32)", () => {
       const opts = { lr: 1e-4, weightDecay: 0.0, step: 3, gradScale: 1 };
       cpu.adamwStep(opts);
       gpu.adamwStep(opts);
       return { ...adamwParity(p0), ...adamwDetail(p0, grpoGrads) };
+    });
+    // The same step for replies sampled under a grammar: every third position masked to a few
+    // tokens (its target among them), some forced (log-prob exactly 0 on both devices).
+    await check(preset, "GRPO step under grammar masks: log-probs, entropy and gradients (fp32)", () => {
+      const r = rng(77);
+      const rows = new Int32Array(2 * N);
+      const lists = [];
+      for (let i = 0; i < N; i += 3) {
+        if (tgt[i] < 0) continue;
+        const list = i % 9 === 0 ? [tgt[i]] : [...new Set([tgt[i], ...Array.from({ length: 6 }, () => Math.floor(r() * cfg.vocabSize))])].sort((x, y) => x - y);
+        rows[2 * i] = lists.reduce((n, l) => n + l.length, 0);
+        rows[2 * i + 1] = list.length;
+        lists.push(list);
+      }
+      const { a, b, ...row } = grpoStep(78, { rows, tokens: Int32Array.from(lists.flat()) });
+      const forced = [...Array(N).keys()].filter((i) => rows[2 * i + 1] === 1);
+      const exact = forced.every((i) => a.logprobs[i] === 0 && b.logprobs[i] === 0);
+      return { ...row, pass: row.pass && exact, detail: `${row.detail}; ${forced.length} forced positions at log-prob 0: ${exact}` };
     });
 
     // Generation from the starting parameters, ragged prompts.

@@ -36,8 +36,8 @@ export type ConstraintSpec =
   | { readonly type: "regex"; readonly pattern: string }
   /** Exactly one of these texts. */
   | { readonly type: "choice"; readonly choices: readonly string[] }
-  /** Any text of minLength..maxLength UTF-16 units. */
-  | { readonly type: "text"; readonly minLength?: number; readonly maxLength?: number };
+  /** Any text of minLength..maxLength UTF-16 units (singleLine: without line breaks). */
+  | { readonly type: "text"; readonly minLength?: number; readonly maxLength?: number; readonly singleLine?: boolean };
 
 export interface CompileLimits {
   /** NFA states at most (default 400,000). */
@@ -65,7 +65,8 @@ export function specLanguage(spec: ConstraintSpec): Lang {
       const min = spec.minLength ?? 0;
       const max = spec.maxLength ?? Infinity;
       if (!(min >= 0 && max >= min)) throw new GrammarError(`no text has between ${min} and ${max} characters`);
-      return text(rep(chars(minus(ANY, [[0xd800, 0xdfff]])), 0, Infinity), min, max, false, "");
+      const excluded: [number, number][] = spec.singleLine ? [[0x0a, 0x0a], [0x0d, 0x0d], [0xd800, 0xdfff]] : [[0xd800, 0xdfff]];
+      return text(rep(chars(minus(ANY, excluded)), 0, Infinity), min, max, false, "");
     }
   }
 }

@@ -427,6 +427,9 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
     // The policy-gradient head (an options object was given): temperature, entropies, entropy term.
     bool policy = false, want_entropy = false, has_entropy_weights = false;
     double temperature = 1.0;
+    // The policy head's masks: each position's (offset, length) into mask_tokens.
+    std::vector<int32_t> mask_rows, mask_tokens;
+    bool has_masks = false;
   };
 
   PassArgs pass_args(const Napi::CallbackInfo& info) {
@@ -448,7 +451,7 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
       a.has_weights = true;
     }
     a.backward = info[5].ToBoolean().Value();
-    // options: {temperature?, entropy?: boolean, entropyWeights?: Float32Array}
+    // options: {temperature?, entropy?: boolean, entropyWeights?: Float32Array, masks?: {rows: Int32Array, tokens: Int32Array}}
     if (info.Length() > 6 && !info[6].IsUndefined() && !info[6].IsNull()) {
       if (!info[6].IsObject()) throw type_error(env, "options must be an object");
       Napi::Object o = info[6].As<Napi::Object>();
@@ -462,6 +465,16 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
         if (w.ElementLength() != n) throw Napi::RangeError::New(env, "entropyWeights must hold batch * seqLen = " + std::to_string(n) + " values");
         a.entropy_weights.assign(w.Data(), w.Data() + n);
         a.has_entropy_weights = true;
+      }
+      Napi::Value mv = o.Get("masks");
+      if (!mv.IsUndefined() && !mv.IsNull()) {
+        if (!mv.IsObject()) throw type_error(env, "masks must be an object {rows, tokens}");
+        Napi::Int32Array rows = int32_arg(mv.As<Napi::Object>().Get("rows"), "masks.rows");
+        Napi::Int32Array toks = int32_arg(mv.As<Napi::Object>().Get("tokens"), "masks.tokens");
+        if (rows.ElementLength() != 2 * n) throw Napi::RangeError::New(env, "masks.rows must hold an (offset, length) pair per position: " + std::to_string(2 * n) + " values");
+        a.mask_rows.assign(rows.Data(), rows.Data() + 2 * n);
+        a.mask_tokens.assign(toks.Data(), toks.Data() + toks.ElementLength());
+        a.has_masks = true;
       }
     }
     return a;
@@ -483,8 +496,9 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
       return;
     }
     if (a.want_entropy) out.entropy.assign(n, T(0));
+    const PolicyMasks masks = a.has_masks ? PolicyMasks{a.mask_rows.data(), a.mask_tokens.data(), a.mask_tokens.size()} : PolicyMasks{};
     out.loss = m.forward_backward_policy(a.tokens.data(), a.targets.data(), w, a.has_entropy_weights ? a.entropy_weights.data() : nullptr,
-                                         a.temperature, a.batch, a.seq_len, out.logp.data(), a.want_entropy ? out.entropy.data() : nullptr,
+                                         a.temperature, masks, a.batch, a.seq_len, out.logp.data(), a.want_entropy ? out.entropy.data() : nullptr,
                                          a.backward);
   }
 

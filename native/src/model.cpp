@@ -316,20 +316,41 @@ void Qwen2Model<T>::layer_forward(int l, Activations& a, const T* x, T* out, int
 template <typename T>
 double Qwen2Model<T>::forward_backward(const int32_t* tokens, const int32_t* targets, const float* weights, int B, int S, T* logp,
                                        bool backward) {
-  return pass(tokens, targets, weights, nullptr, 1.0, B, S, logp, nullptr, backward, false);
+  return pass(tokens, targets, weights, nullptr, 1.0, PolicyMasks{}, B, S, logp, nullptr, backward, false);
 }
 
 template <typename T>
 double Qwen2Model<T>::forward_backward_policy(const int32_t* tokens, const int32_t* targets, const float* weights,
-                                              const float* entropy_weights, double temperature, int B, int S, T* logp, T* entropy,
-                                              bool backward) {
+                                              const float* entropy_weights, double temperature, const PolicyMasks& masks, int B, int S,
+                                              T* logp, T* entropy, bool backward) {
   if (!(temperature > 0) || !std::isfinite(temperature)) throw std::invalid_argument("temperature must be a positive number");
-  return pass(tokens, targets, weights, entropy_weights, temperature, B, S, logp, entropy, backward, true);
+  return pass(tokens, targets, weights, entropy_weights, temperature, masks, B, S, logp, entropy, backward, true);
+}
+
+template <typename T>
+void Qwen2Model<T>::check_masks(const PolicyMasks& masks, const int32_t* targets, int n) const {
+  if (!masks.rows) return;
+  const int V = cfg_.vocab_size;
+  for (int r = 0; r < n; r++) {
+    const int64_t off = masks.rows[2 * r], len = masks.rows[2 * r + 1];
+    const std::string at = "mask of position " + std::to_string(r);
+    if (off < 0 || len < 0 || static_cast<size_t>(off + len) > masks.num_tokens)
+      throw std::invalid_argument(at + ": tokens [" + std::to_string(off) + ", " + std::to_string(off + len) + ") run past the " +
+                                  std::to_string(masks.num_tokens) + " mask tokens");
+    if (len == 0) continue;
+    const int32_t* list = masks.tokens + off;
+    for (int64_t k = 0; k < len; k++) {
+      if (list[k] < 0 || list[k] >= V) throw std::invalid_argument(at + ": token " + std::to_string(list[k]) + " is outside the vocabulary");
+      if (k > 0 && list[k] <= list[k - 1]) throw std::invalid_argument(at + ": its tokens must increase");
+    }
+    if (targets[r] >= 0 && !std::binary_search(list, list + len, targets[r]))
+      throw std::invalid_argument(at + ": its target " + std::to_string(targets[r]) + " is not among its allowed tokens");
+  }
 }
 
 template <typename T>
 double Qwen2Model<T>::pass(const int32_t* tokens, const int32_t* targets, const float* weights, const float* entropy_weights,
-                           double temperature, int B, int S, T* logp, T* entropy, bool backward, bool policy_head) {
+                           double temperature, const PolicyMasks& masks, int B, int S, T* logp, T* entropy, bool backward, bool policy_head) {
   if (B <= 0 || S <= 0) throw std::invalid_argument("batch and sequence length must be positive");
   if (S > cfg_.max_position)
     throw std::invalid_argument("sequence length " + std::to_string(S) + " exceeds max_position_embeddings " + std::to_string(cfg_.max_position));
@@ -339,6 +360,7 @@ double Qwen2Model<T>::pass(const int32_t* tokens, const int32_t* targets, const 
     if (targets[i] >= cfg_.vocab_size)
       throw std::out_of_range("target id " + std::to_string(targets[i]) + " at index " + std::to_string(i) + " is outside the vocabulary [0, " +
                               std::to_string(cfg_.vocab_size) + ")");
+  check_masks(masks, targets, N);
   ensure_rope(S);
   Backend<T>& be = *be_;
   Activations& a = activations(N, true);
@@ -353,6 +375,8 @@ double Qwen2Model<T>::pass(const int32_t* tokens, const int32_t* targets, const 
   const int32_t* tgt = stage(targets, N, in_targets_);
   const float* wt = stage(weights, N, in_weights_);
   const float* ewt = stage(entropy_weights, N, in_entropy_weights_);
+  const int32_t* mask_rows = stage(masks.rows, 2 * static_cast<size_t>(N), in_mask_rows_);
+  const int32_t* mask_tokens = stage(masks.tokens, masks.num_tokens, in_mask_tokens_);
   T* lp = output(logp, N, out_logp_);
   T* ent = output(entropy, N, out_entropy_);
   T* P = params_.get();
@@ -382,8 +406,9 @@ double Qwen2Model<T>::pass(const int32_t* tokens, const int32_t* targets, const 
     T* z = a.logits.get();
     be.gemm(false, true, rc, V, C, T(1), hf + static_cast<int64_t>(r0) * C, C, P + lm_head_, C, T(0), z, V);
     if (policy_head)
-      loss += be.token_loss(z, tgt + r0, wt ? wt + r0 : nullptr, ewt ? ewt + r0 : nullptr, temperature, lp + r0, ent ? ent + r0 : nullptr, rc, V,
-                            backward);
+      loss += be.token_loss(z, tgt + r0, wt ? wt + r0 : nullptr, ewt ? ewt + r0 : nullptr, temperature,
+                            TokenMasks{mask_rows ? mask_rows + 2 * static_cast<int64_t>(r0) : nullptr, mask_tokens}, lp + r0, ent ? ent + r0 : nullptr, rc,
+                            V, backward);
     else
       loss += be.cross_entropy(z, tgt + r0, wt ? wt + r0 : nullptr, lp + r0, rc, V, backward);
     if (backward) {

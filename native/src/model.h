@@ -43,6 +43,15 @@ struct TensorInfo {
   bool decay = false;  // weight decay applies (matrices and embeddings; not norms or biases)
 };
 
+// The policy head's masks as a caller gives them, in host memory: rows [batch * seq_len * 2], each
+// position's (offset, length) in tokens [num_tokens] (TokenMasks in backend.h says what they
+// mean). Positions may share a list. Null rows: no mask.
+struct PolicyMasks {
+  const int32_t* rows = nullptr;
+  const int32_t* tokens = nullptr;
+  size_t num_tokens = 0;
+};
+
 // Where generation keeps past keys and values: [layer][sequence][position][kv_heads * head_dim].
 template <typename T>
 struct KvCache {
@@ -79,10 +88,11 @@ class Qwen2Model {
   double forward_backward(const int32_t* tokens, const int32_t* targets, const float* weights, int batch, int seq_len, T* logp,
                           bool backward);
   // The same pass through the policy-gradient head (Backend::token_loss): log-probs under
-  // softmax(logits / temperature), per-position entropies (where entropy is not null) and an
-  // entropy term -sum entropy_weights[r] * entropy[r] in the loss (where entropy_weights is not null).
+  // softmax(logits / temperature), over each position's mask where `masks` gives one,
+  // per-position entropies (where entropy is not null) and an entropy term
+  // -sum entropy_weights[r] * entropy[r] in the loss (where entropy_weights is not null).
   double forward_backward_policy(const int32_t* tokens, const int32_t* targets, const float* weights, const float* entropy_weights,
-                                 double temperature, int batch, int seq_len, T* logp, T* entropy, bool backward);
+                                 double temperature, const PolicyMasks& masks, int batch, int seq_len, T* logp, T* entropy, bool backward);
   // Logits at every position: out is [batch, seq_len, vocab].
   void logits(const int32_t* tokens, int batch, int seq_len, T* out);
 
@@ -124,7 +134,8 @@ class Qwen2Model {
   std::shared_ptr<T>& buffer(Buffer which);
 
   double pass(const int32_t* tokens, const int32_t* targets, const float* weights, const float* entropy_weights, double temperature,
-              int batch, int seq_len, T* logp, T* entropy, bool backward, bool policy_head);
+              const PolicyMasks& masks, int batch, int seq_len, T* logp, T* entropy, bool backward, bool policy_head);
+  void check_masks(const PolicyMasks& masks, const int32_t* targets, int n) const;
   void check_tokens(const int32_t* tokens, size_t n, const char* what) const;
   void ensure_rope(int max_pos);
   Activations& activations(int rows, bool training);
@@ -141,7 +152,8 @@ class Qwen2Model {
   std::shared_ptr<T> params_, grads_, m_, v_;
   std::shared_ptr<T> rope_cos_, rope_sin_;  // [position, head_dim / 2], backend memory
   int rope_len_ = 0;
-  Staged in_tokens_, in_targets_, in_weights_, in_entropy_weights_, in_seq_, in_pos_, in_rows_, out_logp_, out_entropy_, out_logits_;
+  Staged in_tokens_, in_targets_, in_weights_, in_entropy_weights_, in_seq_, in_pos_, in_rows_, in_mask_rows_, in_mask_tokens_, out_logp_,
+      out_entropy_, out_logits_;
   std::unique_ptr<Activations> train_acts_, infer_acts_;
 };
 

@@ -16,6 +16,7 @@ import type { ServerContext } from "../context.js";
 import { PathShower, publicRecords, publicRun } from "../security/public-run.js";
 import { isAdmin } from "./admin.js";
 import { auditRecord } from "../run-audit.js";
+import { isWithheld, openQuizEpisodes, withheldRecord } from "../security/open-quizzes.js";
 import { HttpError, parseOr400 } from "./errors.js";
 
 const RunIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,120}$/, "not a run id");
@@ -75,12 +76,27 @@ export function runsRouter(ctx: ServerContext, adminToken: string): Router {
     }
   };
 
+  /**
+   * The episodes of a room's run whose quiz is open (server/security/open-quizzes.ts): their
+   * records hold the quiz's answers, and only an admin reads them before it closes.
+   */
+  const openQuizzes = (req: Request, run: RunRecord): ReadonlySet<number> => {
+    if (run.kind !== "room" || run.params.type !== "simulation" || isAdmin(req, adminToken)) return new Set();
+    const live = [...ctx.rooms.values()].map((room) => room.summary()).find((s) => s.runId === run.id);
+    return openQuizEpisodes(ctx.store.episodesPath(run), live ? { liveEpisode: live.episode } : {});
+  };
+  const refuseWithheld = (req: Request, run: RunRecord, record: unknown, index: number): void => {
+    if (isWithheld(record, openQuizzes(req, run))) throw new HttpError(403, `episode ${index} of run ${run.id} is being quizzed: it is readable when its quiz closes`);
+  };
+
   r.get("/:runId/episodes", (req, res) => {
     const run = episodesOf(req);
     const { offset, limit } = parseOr400(Page, req.query, "query");
     // Benchmark logs write each story's context once; the page fills it in where a record names it.
     const page = pageOf(run, offset, limit);
-    res.json({ total: page.total, offset, limit, torn: page.torn, episodes: publicRecords(run, page.records, paths, isAdmin(req, adminToken)) });
+    const open = openQuizzes(req, run);
+    const records = page.records.map((r) => (isWithheld(r, open) ? (withheldRecord(r as Record<string, unknown>) as LogRecord) : r));
+    res.json({ total: page.total, offset, limit, torn: page.torn, episodes: publicRecords(run, records, paths, isAdmin(req, adminToken)) });
   });
 
   /** The leak audit of one episode (server/run-audit.ts): as readable as the episode itself. */
@@ -90,6 +106,7 @@ export function runsRouter(ctx: ServerContext, adminToken: string): Router {
     const world = parseOr400(z.object({ world: z.string().regex(/^[a-z0-9_-]{1,40}$/).optional() }), req.query, "query").world;
     const page = pageOf(run, index, 1);
     if (index >= page.total) throw new HttpError(404, `run ${run.id} has ${page.total} episodes; there is no episode ${index}`);
+    refuseWithheld(req, run, page.records[0], index);
     res.json(await auditRecord(page.records[0] as Parameters<typeof auditRecord>[0], index, world ? { world } : {}));
   });
 
@@ -100,6 +117,7 @@ export function runsRouter(ctx: ServerContext, adminToken: string): Router {
     const page = pageOf(run, index, 1);
     if (index >= page.total) throw new HttpError(404, `run ${run.id} has ${page.total} episodes; there is no episode ${index}`);
     const [record] = page.records;
+    refuseWithheld(req, run, record, index);
     if (format === "record") {
       res.json(publicRecords(run, [record], paths, isAdmin(req, adminToken))[0]);
       return;

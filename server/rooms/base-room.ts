@@ -123,6 +123,7 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
     this.maxMessagesPerSecond = Infinity;
 
     this.onMessage(C2S.act, (client, message: unknown) => this.onAct(client, message));
+    this.onMessage(C2S.quizAnswer, (client, message: unknown) => this.onQuizAnswer(client, message));
     this.onMessage("*", (client, type: unknown) => {
       client.send(S2C.error, { error: `unknown message type "${String(type)}" (this room accepts: ${this.messageTypes().join(", ")})` });
     });
@@ -355,11 +356,14 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
   }
 
   /** Appends a recorded timestep: the public tick, the world's view, and each agent's own view. */
-  /** `leaks`: the live audit's findings in this timestep's actions (JSON), shown with the world's step. */
-  protected recordTimestep(rec: TimestepRecord, sources: Readonly<Record<string, string>>, leaks = ""): void {
+  /**
+   * `leaks`: the live audit's findings in this timestep's actions (JSON), shown with the world's
+   * step; `view`: what the world's spectators plot after it (World.view), its data.
+   */
+  protected recordTimestep(rec: TimestepRecord, sources: Readonly<Record<string, string>>, leaks = "", view?: unknown): void {
     const state = this.state;
     pushBounded(state.timeline, tickNow(rec.timestep), MAX_HISTORY);
-    const world = perspectiveStep({ timestep: rec.timestep, text: rec.state, sameAsState: true, leaks });
+    const world = perspectiveStep({ timestep: rec.timestep, text: rec.state, sameAsState: true, leaks, ...(view !== undefined && view !== null ? { data: JSON.stringify(view) } : {}) });
     pushBounded(state.perspectives.get(WORLD_PERSPECTIVE)?.steps, world, MAX_HISTORY);
     for (const a of [...state.agents]) {
       const steps = state.perspectives.get(a)?.steps;
@@ -535,7 +539,15 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
     const agent = this.state.agents[h.index];
     const p = agent === undefined ? undefined : this.turns?.pending(agent);
     if (p && h.connected) h.client.send(S2C.turn, this.turnMessage(p));
+    if (agent !== undefined && h.connected) this.seatBack(agent, h.token);
   }
+
+  /**
+   * A person is back in `agent`'s seat: reconnected, or the same seat token on a new connection
+   * (`token`: the seat token it holds the seat with). A subclass sends again what it still waits
+   * for from that person.
+   */
+  protected seatBack(_agent: string, _token: string): void {}
 
   override onDrop(client: Client): void {
     const h = this.holders.get(client.sessionId);
@@ -604,6 +616,25 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
     const agent = this.state.agents[h.index];
     if (agent === undefined || !this.turns) return reply({ ok: false, error: "your seat has no agent in this episode" });
     reply(this.turns.submit(agent, parsed.data.action, parsed.data.timestep));
+  }
+
+  /** A seated person's quiz answer; a room that asks no quiz says so. */
+  protected onQuizAnswer(client: Client, _message: unknown): void {
+    client.send(S2C.quizAnswerResult, { ok: false, error: "this room asks no quiz" });
+  }
+
+  /** The agent whose seat `client` holds, if it holds one. */
+  protected seatAgentOf(client: Client): string | undefined {
+    const h = this.holders.get(client.sessionId);
+    return h ? this.state.agents[h.index] : undefined;
+  }
+
+  /** Sends `message` to the person in `agent`'s seat alone (false when nobody connected holds it). */
+  protected sendToSeat(agent: string, type: string, message: unknown): boolean {
+    const h = this.holderOf(agent);
+    if (!h?.connected) return false;
+    h.client.send(type, message);
+    return true;
   }
 
   // ---- lifecycle ----------------------------------------------------------------------------

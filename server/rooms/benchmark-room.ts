@@ -54,7 +54,7 @@ export class BenchmarkRoom extends BaseRoom {
     const file = opts.data !== undefined ? resolveDataPath(opts.data, this.ctx.dataRoots) : await this.generated(opts);
     // As clients may see it: from the data folder or the store, never the server's absolute path.
     this.data = this.paths.path(file);
-    let items = benchmark.loadInSlices ? await benchmark.loadInSlices(file) : benchmark.load(file);
+    let items = benchmark.loadInSlices ? await benchmark.loadInSlices(file) : await benchmark.load(file);
     for (const warning of benchmark.warnings ?? []) console.warn(`[room ${this.roomId}] warning: ${warning}`);
     if (opts.limit !== undefined) items = items.slice(0, opts.limit);
     if (items.length === 0) throw new OptionsError(`${file}: no questions`);
@@ -155,7 +155,8 @@ export class BenchmarkRoom extends BaseRoom {
         if (human) await this.waitForPerson(signal);
         if (signal.aborted) break;
         this.setStatus("running");
-        if (this.opts.tickMs > 0) await pause(this.opts.tickMs, signal);
+        // A turn of the event loop even at tickMs 0 (pause.ts): a synchronous agent would hold it.
+        await pause(this.opts.tickMs, signal);
         if (signal.aborted) break;
         const item = this.items[i]!;
         const task = this.benchmark.task(item, this.opts.mode as Mode);

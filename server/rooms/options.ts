@@ -49,6 +49,26 @@ const seed = z.number().int().min(0).max(2 ** 32 - 1);
  */
 const drawnSeed = () => randomInt(0, 2 ** 32);
 
+export const QuizOptionsSchema = z
+  .object({
+    /** Questions per seat per episode. */
+    questions: z.number().int().min(1).max(20).default(3),
+    /** Only these question types (the world's benchmark's rows); all when absent. */
+    types: z.array(z.string().min(1).max(64)).min(1).max(32).optional(),
+    /** How long a person has to answer; agents have it per question. */
+    deadlineMs: z.number().int().min(1000).max(600_000).default(60_000),
+  })
+  .strict();
+export type QuizOptions = z.infer<typeof QuizOptionsSchema>;
+
+export const QuizAnswerMessageSchema = z
+  .object({
+    episode: z.number().int().min(1),
+    id: z.number().int().min(0).max(1000),
+    answer: z.string().max(2000),
+  })
+  .strict();
+
 export const SimulationOptionsSchema = z
   .object({
     world: z.enum(WORLD_NAMES as [string, ...string[]], { error: `expected one of ${WORLD_NAMES.join(", ")}` }),
@@ -80,6 +100,13 @@ export const SimulationOptionsSchema = z
      * world's timeline (spectators only) and logged with each episode.
      */
     audit: z.boolean().default(false),
+    /** The world's own settings (its ScenarioFactory.options: the economy's parameters), checked when the room is created. */
+    worldOptions: z.preprocess(refuseProtoKey, z.record(z.string().min(1).max(64), z.unknown())).optional(),
+    /**
+     * At each episode's end, ask every seat a few questions about it (ToM questions labelled by the
+     * world model, server/rooms/quiz.ts), score them, log them with the run and show the scores.
+     */
+    quiz: QuizOptionsSchema.optional(),
     /** Train the seats' `policy:DIR` on the room's episodes on a schedule, and play each new checkpoint (server/self-play/). */
     selfPlay: SelfPlayOptionsSchema.optional(),
   })

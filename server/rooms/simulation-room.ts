@@ -11,12 +11,36 @@ import { runEpisode } from "../../worlds/core/loop.js";
 import { toSocializedContext } from "../../worlds/core/socialize.js";
 import { EpisodeRoom, type EpisodeLoopOptions, type EpisodePlan } from "./episode-room.js";
 import { pause } from "./pause.js";
-import { OptionsError, parseOptions, SimulationOptionsSchema, type SimulationOptions } from "./options.js";
+import { describeIssues, OptionsError, parseOptions, QuizAnswerMessageSchema, SimulationOptionsSchema, type SimulationOptions } from "./options.js";
 import type { SelfPlayPool } from "../self-play/pool.js";
 import type { Scenario, ScenarioFactory } from "../../worlds/core/scenario.js";
-import { loadScenario, loadWorld } from "../../worlds/registry.js";
+import { loadBenchmark, loadScenario, loadWorld } from "../../worlds/registry.js";
+import type { QuestionMaker } from "../../worlds/core/episode-questions.js";
+import type { Episode } from "../../worlds/core/episode.js";
+import type { Benchmark } from "../../worlds/question/benchmark.js";
 import { ControllerFallback, SeatAgent } from "./seat-agent.js";
 import { checkSeatNames, isHumanSeat } from "./seat-names.js";
+import { agentAnswers, personAnswers, prepareQuiz, quizMessage, type AnsweredQuestion, type SeatQuestions } from "./quiz.js";
+import { S2C, type QuizAnswerResultMessage, type QuizResultMessage } from "../protocol.js";
+import { QuizScore, pushBounded } from "./state.js";
+import { quizOpenRecord } from "../security/open-quizzes.js";
+import { sameSecret } from "../secret.js";
+import { relative } from "node:path";
+import type { Client } from "@colyseus/core";
+
+/** A person's quiz in progress: their questions, the answers so far, and who waits for the last one. */
+interface OpenQuiz {
+  readonly episode: number;
+  readonly deadline: number;
+  /** The seat token of the person asked: only they are sent the quiz again when they come back. */
+  readonly token: string;
+  readonly seat: SeatQuestions;
+  readonly given: Map<number, string>;
+  readonly done: () => void;
+}
+
+/** Quiz scores kept in the room's state (the log keeps them all). */
+const MAX_QUIZ_SCORES = 200;
 
 export class SimulationRoom extends EpisodeRoom {
   protected readonly roomType = "simulation";
@@ -28,6 +52,11 @@ export class SimulationRoom extends EpisodeRoom {
   private pool: SelfPlayPool | undefined;
   private selfPlayPool = "";
   private unlisten: (() => void) | undefined;
+  /** The world's settings, parsed by its scenario factory's schema (undefined: its defaults). */
+  private worldOptions: unknown;
+  /** With the `quiz` option: the world's question maker and its benchmark (which asks and judges). */
+  private quizzer: { maker: QuestionMaker; benchmark: Benchmark } | undefined;
+  private readonly openQuizzes = new Map<string, OpenQuiz>();
 
   protected async create(raw: unknown): Promise<void> {
     const opts = parseOptions(SimulationOptionsSchema, raw, "simulation room");
@@ -38,6 +67,8 @@ export class SimulationRoom extends EpisodeRoom {
     this.scenarios = await loadScenario(opts.world).catch((err: Error) => {
       throw new OptionsError(`bad simulation room options: world: ${err.message}`);
     });
+    this.worldOptions = worldOptionsOf(opts, this.scenarios);
+    if (opts.quiz) this.quizzer = await quizzerOf(world, opts.quiz.types);
     this.setUp({
       private: opts.private,
       reconnectSeconds: opts.reconnectSeconds,
@@ -51,7 +82,7 @@ export class SimulationRoom extends EpisodeRoom {
     const firstSeed = restored?.seed ?? opts.seed;
     if (restored) this.episodes = restored.number - 1;
     // The first scenario now, so that seats exist (and private seat tokens can be handed out) at creation.
-    const first = await this.scenarios.create(firstSeed);
+    const first = await this.scenarios.create(firstSeed, this.worldOptions);
     checkSeatNames(opts, first.world.agents(first.initialState), "simulation room", "story");
     const controllers = await this.beginEpisode(first, firstSeed);
     await this.startRun({ world: opts.world, seed: opts.seed, loop: opts.loop });
@@ -110,7 +141,7 @@ export class SimulationRoom extends EpisodeRoom {
   }
 
   protected async nextEpisode(seed: number): Promise<EpisodePlan> {
-    const scenario = await this.scenarios.create(seed);
+    const scenario = await this.scenarios.create(seed, this.worldOptions);
     return { scenario, controllers: await this.beginEpisode(scenario, seed) };
   }
 
@@ -140,7 +171,7 @@ export class SimulationRoom extends EpisodeRoom {
       onTimestep: async (rec, next) => {
         this.current = next;
         const leaks = auditor?.step(toSocializedContext({ agents: names, steps: [rec] }, { mentalStates: false }).socialized_context[0]!) ?? [];
-        this.recordTimestep(rec, this.sourcesAt(rec.timestep, names), leaks.length ? JSON.stringify(leaks) : "");
+        this.recordTimestep(rec, this.sourcesAt(rec.timestep, names), leaks.length ? JSON.stringify(leaks) : "", world.view?.(next));
         await pause(this.opts.tickMs, signal);
       },
     });
@@ -154,6 +185,11 @@ export class SimulationRoom extends EpisodeRoom {
         turns: episode.turns.filter((t) => trained.has(t.agent)).map((t) => ({ agent: t.agent, timestep: t.timestep, observation: t.observation.text })),
       });
     }
+    // The episode's record holds every mind (the quiz's answers): the quiz is logged open first, so
+    // that clients are not shown the record until it closes, and the record is logged now, so that
+    // a server killed mid-quiz loses nothing (server/security/open-quizzes.ts).
+    const quizDeadline = this.quizzer && episode.end !== "aborted" ? Date.now() + this.opts.quiz!.deadlineMs : undefined;
+    if (quizDeadline !== undefined) this.log?.append(quizOpenRecord({ run: this.run?.id ?? null, room: this.roomId, episode: this.state.episode, deadline: quizDeadline }));
     const context = toSocializedContext(episode);
     // Logged with the structured actions and raw replies the live audit did not have.
     const audit = facts
@@ -174,6 +210,128 @@ export class SimulationRoom extends EpisodeRoom {
       ...(audit ? { audit } : {}),
       observations: true,
     });
+    if (quizDeadline !== undefined) {
+      const number = this.state.episode;
+      // Closed whatever happens: an open quiz keeps the episode from clients for as long as this server runs.
+      const closed = await this.askQuiz(episode, scenario, seed, controllers, quizDeadline).catch((err: Error) => ({
+        kind: "room_quiz",
+        run: this.run?.id ?? null,
+        room: this.roomId,
+        world: world.name,
+        seed,
+        episode: number,
+        error: this.paths.text(err.message),
+      }));
+      this.log?.append(closed);
+    }
+  }
+
+  /**
+   * Asks each seat its quiz questions about the episode just played (server/rooms/quiz.ts): a
+   * person in the seat through messages to that seat alone, its controller otherwise (a scripted
+   * seat's questions go to the symbolic agent, which reads the story as the world model does);
+   * scores each seat in the room's state and returns the record the run's log keeps.
+   */
+  private async askQuiz(episode: Episode, scenario: Scenario, seed: number, controllers: Map<string, Agent<unknown> | undefined>, deadline: number): Promise<Record<string, unknown>> {
+    const { maker, benchmark } = this.quizzer!;
+    const opts = this.opts.quiz!;
+    const number = this.state.episode;
+    const base = { kind: "room_quiz", run: this.run?.id ?? null, room: this.roomId, world: this.opts.world, seed, episode: number };
+    this.setStatus("quiz", `quiz on episode ${number}`);
+    let prepared;
+    try {
+      prepared = await prepareQuiz({
+        world: this.opts.world,
+        maker,
+        benchmark,
+        episode,
+        initialState: scenario.initialState,
+        number,
+        seed,
+        agents: [...controllers.keys()],
+        opts,
+        dir: this.ctx.store.dirOf(this.run!),
+      });
+    } catch (err) {
+      // An episode no story of the benchmark can tell is logged as such; the room goes on.
+      return { ...base, error: this.paths.text((err as Error).message) };
+    }
+    if (!prepared) return { ...base, error: "the episode gives no question of the types asked" };
+    const signal = this.abort.signal;
+    const seats = await Promise.all(
+      prepared.seats.map(async (seat) => {
+        const person = this.personIn(seat.agent);
+        const controller = this.state.seats.get(seat.agent)?.controller ?? "";
+        if (person !== undefined && this.seatConnected(seat.agent)) {
+          return { seat, answeredBy: `human:${person}`, answers: await this.personQuiz(seat, number, deadline) };
+        }
+        const agent = controller === "scripted" ? await loadAgent("simulation") : controllers.get(seat.agent);
+        if (!agent || controller === "none") return undefined;
+        const answeredBy = controller === "scripted" ? "simulation" : controller;
+        return { seat, answeredBy, answers: await agentAnswers(benchmark, seat, agent, opts.deadlineMs, signal).catch(() => undefined) };
+      }),
+    );
+    const logged: Record<string, unknown> = {};
+    for (const s of seats) {
+      if (!s?.answers) continue;
+      const correct = s.answers.filter((a) => a.correct).length;
+      const score = new QuizScore();
+      score.episode = number;
+      score.agent = s.seat.agent;
+      score.answeredBy = s.answeredBy;
+      score.asked = s.answers.length;
+      score.correct = correct;
+      pushBounded(this.state.quiz, score, MAX_QUIZ_SCORES);
+      const result: QuizResultMessage = { episode: number, agent: s.seat.agent, asked: s.answers.length, correct, questions: s.answers };
+      if (s.answeredBy.startsWith("human:")) this.sendToSeat(s.seat.agent, S2C.quizResult, result);
+      logged[s.seat.agent] = { answeredBy: s.answeredBy, asked: s.answers.length, correct, questions: s.answers };
+    }
+    return { ...base, file: relative(this.ctx.store.dirOf(this.run!), prepared.file), seats: logged };
+  }
+
+  /** Sends a person its questions and waits for its answers, or the deadline. */
+  private personQuiz(seat: SeatQuestions, episode: number, deadline: number): Promise<AnsweredQuestion[]> {
+    const { benchmark } = this.quizzer!;
+    return new Promise((resolve) => {
+      const given = new Map<number, string>();
+      let closed = false;
+      const close = () => {
+        if (closed) return;
+        closed = true;
+        timer.clear();
+        this.openQuizzes.delete(seat.agent);
+        resolve(personAnswers(benchmark, seat, given));
+      };
+      const timer = this.clock.setTimeout(close, Math.max(0, deadline - Date.now()));
+      if (this.abort.signal.aborted) return close();
+      this.abort.signal.addEventListener("abort", close, { once: true });
+      this.openQuizzes.set(seat.agent, { episode, deadline, token: this.holderOf(seat.agent)?.token ?? "", seat, given, done: close });
+      this.sendToSeat(seat.agent, S2C.quiz, quizMessage(benchmark, seat, episode, deadline));
+    });
+  }
+
+  /** The person asked, back in the seat before the quiz closed (a dropped connection): its quiz again. */
+  protected override seatBack(agent: string, token: string): void {
+    const open = this.openQuizzes.get(agent);
+    if (!open || !open.token || !sameSecret(open.token, token)) return;
+    this.sendToSeat(agent, S2C.quiz, quizMessage(this.quizzer!.benchmark, open.seat, open.episode, open.deadline));
+  }
+
+  /** One answer of a seated person to one of its own open quiz questions; the first answer counts. */
+  protected override onQuizAnswer(client: Client, message: unknown): void {
+    const reply = (r: QuizAnswerResultMessage) => client.send(S2C.quizAnswerResult, r);
+    const agent = this.seatAgentOf(client);
+    if (agent === undefined) return reply({ ok: false, error: "only a seated client answers a quiz (join with the seat option)" });
+    const parsed = QuizAnswerMessageSchema.safeParse(message);
+    if (!parsed.success) return reply({ ok: false, error: `bad quiz_answer message: ${describeIssues(parsed.error)}` });
+    const { episode, id, answer } = parsed.data;
+    const open = this.openQuizzes.get(agent);
+    if (!open || open.episode !== episode) return reply({ ok: false, id, error: `your seat has no open quiz for episode ${episode}` });
+    if (id >= open.seat.items.length) return reply({ ok: false, id, error: `no question ${id} in your quiz (it has ${open.seat.items.length})` });
+    if (open.given.has(id)) return reply({ ok: false, id, error: `question ${id} is already answered` });
+    open.given.set(id, answer);
+    reply({ ok: true, id });
+    if (open.given.size === open.seat.items.length) open.done();
   }
 
   protected override async finish(): Promise<void> {
@@ -185,6 +343,15 @@ export class SimulationRoom extends EpisodeRoom {
   }
 }
 
+/** The world's question maker and benchmark, for a room with `quiz`; an OptionsError when the world asks none or a type is not its own. */
+async function quizzerOf(world: { name: string; questions?: QuestionMaker; benchmark?: unknown }, types: readonly string[] | undefined): Promise<{ maker: QuestionMaker; benchmark: Benchmark }> {
+  const maker = world.questions;
+  if (!maker || !world.benchmark) throw new OptionsError(`bad simulation room options: quiz: the ${world.name} world asks no questions about its episodes`);
+  const unknown = (types ?? []).filter((t) => !maker.types.includes(t));
+  if (unknown.length) throw new OptionsError(`bad simulation room options: quiz.types: ${unknown.join(", ")} (the ${world.name} world asks ${maker.types.join(", ")})`);
+  return { maker, benchmark: await loadBenchmark(world.name) };
+}
+
 /** The one `policy:DIR` spec a self-play room's seats play (what its schedule trains). */
 function trainedSpec(opts: SimulationOptions): string {
   const specs = new Set([opts.defaultAgent, ...Object.values(opts.agents)].filter((c) => c.startsWith("policy:")));
@@ -194,4 +361,14 @@ function trainedSpec(opts: SimulationOptions): string {
     );
   }
   return [...specs][0]!;
+}
+
+/** A room's worldOptions parsed by its world's schema; an OptionsError naming the field at fault, or a world that takes none. */
+function worldOptionsOf(opts: SimulationOptions, factory: ScenarioFactory): unknown {
+  if (opts.worldOptions === undefined) return undefined;
+  if (!factory.options) throw new OptionsError(`bad simulation room options: worldOptions: the ${opts.world} world takes none`);
+  const parsed = factory.options.safeParse(opts.worldOptions);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw new OptionsError(`bad simulation room options: ${["worldOptions", ...issue.path].join(".")}: ${issue.message}`);
 }

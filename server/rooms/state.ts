@@ -16,7 +16,18 @@
  * Steps hold primitives only: @colyseus/schema 5.0 does not send the entries of a map nested in
  * an instance under a `.view()` collection in incremental view patches (only in full states).
  */
-import { schema, t, type SchemaType } from "@colyseus/schema";
+import { Encoder, schema, t, type SchemaType } from "@colyseus/schema";
+
+/**
+ * Each room's encoder writes into a buffer of this size and grows it, with a "buffer overflow ...
+ * increase BUFFER_SIZE" advice in the server log, when a full state (what a joining client is sent)
+ * is larger. The default 16 KB holds a few generated stories; a benchmark room keeps its last 100
+ * questions, each with its story and the agent's prompt: about 220 KB for ToMi, 830 KB for Hi-ToM's
+ * longer stories (test/server/state-buffer.test.ts measures them). A buffer's pages take memory only
+ * once written (50 rooms' 1 MB buffers add under 1 MB to the process until used), so it is sized
+ * for the largest of those. Set before any room (and its encoder) exists.
+ */
+Encoder.BUFFER_SIZE = 1024 * 1024;
 
 export const WORLD_PERSPECTIVE = "world";
 
@@ -160,6 +171,20 @@ export const Progress = schema(
 );
 export type Progress = SchemaType<typeof Progress>;
 
+/** One seat's quiz at the end of one episode, as far as it is public: who answered, how many right. */
+export const QuizScore = schema(
+  {
+    episode: t.uint32(),
+    agent: t.string(),
+    /** Who answered: "human:NAME", a registry agent ("policy:DIR", "llm:..."), or "simulation" for a scripted seat. */
+    answeredBy: t.string(),
+    asked: t.uint32(),
+    correct: t.uint32(),
+  },
+  "QuizScore",
+);
+export type QuizScore = SchemaType<typeof QuizScore>;
+
 export const RoomState = schema(
   {
     /** "simulation", "benchmark" or "social". */
@@ -183,6 +208,8 @@ export const RoomState = schema(
     timeline: t.array(Tick),
     perspectives: t.map(Perspective).view(),
     progress: Progress,
+    /** Quiz scores, one per seat per episode, newest last (a room with `quiz`). */
+    quiz: t.array(QuizScore),
   },
   "RoomState",
 );

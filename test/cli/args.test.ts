@@ -37,7 +37,7 @@ describe("number options", () => {
     expect(io.err).toContain("socialworld generate: --n: Too small: expected number to be >=1");
     // Every number option says so, training's rates included (zod's own words were "received NaN").
     expect(await main(["train", "sft", "--model", out, "--data", out, "--out", out, "--lr", "abc"])).toBe(2);
-    expect(io.err).toContain("socialworld train: --lr: expected a number");
+    expect(io.err).toContain("socialworld train sft: --lr: expected a number");
     expect(await main(["model", "generate", out, "--prompt", "x", "--temperature", "hot"])).toBe(2);
     expect(io.err).toContain("--temperature: expected a number");
   });

@@ -33,7 +33,7 @@ describe("a ToMi story the world refuses", () => {
       const code = await main(["bench", "tomi", "--data", data, "--agent", "simulation", "--store", store, "--json", join(dir, "r.json"), "--quiet"]);
       expect(code).toBe(2);
       // (After the warning that the file has no .trace beside it.)
-      expect(io.err).toMatch(new RegExp(`^warning: ${data}: no d\\.trace beside it: .+\\nsocialworld bench: bad input: ${data}:54: .+\\n$`));
+      expect(io.err).toMatch(new RegExp(`^warning: ${data}: no d\\.trace beside it: .+\\nrun \\S+ in the store ${store}\\nsocialworld bench: bad input: ${data}:54: .+\\n$`));
       expect(existsSync(join(dir, "r.json"))).toBe(false);
       const s = await RunStore.open(store);
       const [run] = s.list();

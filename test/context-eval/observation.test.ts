@@ -21,7 +21,7 @@ async function tomiTruth(story: string[]): Promise<SocializedContext> {
   const lines = [...story.map((s, i) => `${i + 1} ${s}`), `${story.length + 1} Where was the spinach at the beginning?\tgreen_crate\t1`];
   writeFileSync(join(dir, "s.txt"), lines.join("\n") + "\n");
   const bench = await loadBenchmark("tomi");
-  return (await bench.groundTruth(bench.load(join(dir, "s.txt"))[0]!)).context;
+  return (await bench.groundTruth((await bench.load(join(dir, "s.txt")))[0]!)).context;
 }
 
 const STORY = [
@@ -129,7 +129,7 @@ describe("observation accuracy", () => {
       const bench = await loadBenchmark(name);
       const seen = new Set<string>();
       let stories = 0;
-      for (const item of bench.load(join(dir, file))) {
+      for (const item of await bench.load(join(dir, file))) {
         const { context, contextId } = await bench.groundTruth(item);
         if (seen.has(contextId)) continue;
         seen.add(contextId);

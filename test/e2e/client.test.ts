@@ -2,7 +2,8 @@
  * The web client in headless Chromium (Debian's /usr/bin/chromium through playwright-core): open
  * the lobby, watch a room advance and switch perspectives; then, in a fresh browser, take a seat
  * from the lobby, act (a refused action first), see the action applied, and check from the bytes
- * the page's sockets received that it never got another seat's private observation.
+ * the page's sockets received that it never got another seat's private observation; and reply
+ * in a usersim room from the simulated user's seat, its states one field each.
  */
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -148,4 +149,39 @@ describe.skipIf(!chromiumAvailable)("the web client in Chromium", () => {
     expect(checked).toBeGreaterThan(3);
     await spectator.leave();
   });
+  it("takes the simulated user's seat in a usersim room and replies with its states, one field per state", async () => {
+    const res = await ts.api("/api/rooms", { method: "POST", admin: true, body: { type: "simulation", options: { world: "usersim", seed: 7, tickMs: 500, turnDeadlineMs: 60_000 } } });
+    expect(res.status, res.text).toBe(201);
+    const roomId: string = res.json.roomId;
+    const agents: string[] = res.json.seats.map((s: { agent: string }) => s.agent);
+    // The simulated user is the last seat (the thread's participants come first).
+    const user = agents.at(-1)!;
+    await ts.api(`/api/rooms/${roomId}`, { method: "DELETE", admin: true });
+    const room = await ts.api("/api/rooms", { method: "POST", admin: true, body: { type: "simulation", options: { world: "usersim", seed: 7, tickMs: 500, turnDeadlineMs: 60_000, humanSeats: [user] } } });
+    expect(room.status, room.text).toBe(201);
+    const id: string = room.json.roomId;
+    const page = await browser();
+    await page.goto(ts.base + "/");
+    await page.fill("#name", "uma");
+    await page.press("#name", "Tab");
+    await page.click(`#rooms tr[data-room="${id}"] a.seat.open`);
+    await page.waitForSelector("#seat-panel #observation", { timeout: 30_000 });
+    expect(await page.textContent("#seat-panel h3")).toBe(`You play ${user}`);
+    await page.waitForSelector("#seat-panel .turn-head", { timeout: 30_000 });
+    const variants = await page.locator("#seat-panel select[name=variant] option").allTextContents();
+    await page.selectOption("#seat-panel select[name=variant]", String(variants.findIndex((v) => v.startsWith("reply:"))));
+    // One field per state of the hierarchy, in its order, then the response.
+    const names = await page.locator("#seat-panel fieldset[data-field=states] textarea").evaluateAll((els) => els.map((e) => (e as unknown as { name: string }).name));
+    expect(names).toEqual(["stance", "emotion", "belief", "value", "goal", "communication"].map((n) => `states.${n}`));
+    for (const n of names) await page.fill(`#seat-panel textarea[name="${n}"]`, `my own ${n.slice(7)}`);
+    await page.fill("#seat-panel textarea[name=response]", "I typed this reply myself.");
+    await page.click("#seat-panel button.primary");
+    await page.waitForSelector("#action-note.ok", { timeout: 30_000 });
+    // (Generous waits: on a loaded machine the room's next timesteps can take seconds.)
+    const applied = page.locator("#timeline li.step .act", { hasText: "I typed this reply myself." });
+    await applied.first().waitFor({ timeout: 30_000 });
+    // The seat's own mental state is the states it wrote.
+    await page.locator("#timeline li.step", { hasText: "Stance: my own stance." }).first().waitFor({ timeout: 30_000 });
+    await ts.api(`/api/rooms/${id}`, { method: "DELETE", admin: true });
+  }, 120_000);
 });

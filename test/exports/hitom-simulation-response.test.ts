@@ -16,7 +16,7 @@ describe("export --mode simulation, Hi-ToM", () => {
     const chat = join(run.dir, "chat.jsonl");
     expect(await main(["export", "--run", run.runId, "--format", "chat", "--out", chat, "--store", run.store])).toBe(0);
     const bench = await loadBenchmark("hitom");
-    const items = bench.load(run.data);
+    const items = await bench.load(run.data);
     const lines = readFileSync(chat, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l) as { messages: { role: string; content: string }[] });
     expect(lines).toHaveLength(items.length);
     lines.forEach((l, i) => {

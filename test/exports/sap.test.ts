@@ -48,7 +48,7 @@ describe("export --format sap", () => {
     const dir = join(run.dir, "swm");
     expect(await main(["export", "--run", run.runId, "--format", "sap", "--layout", "swm", "--out", dir, "--store", run.store])).toBe(0);
     const bench = await loadBenchmark("hitom");
-    const items = bench.load(run.data);
+    const items = await bench.load(run.data);
     const records = await loggedContexts(run.store, run.runId);
     for (const [i, r] of records.entries()) {
       const file = join(dir, `${fileStem(r.result.id)}.json`);

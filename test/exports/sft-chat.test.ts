@@ -31,7 +31,7 @@ describe("export --format sft and chat", () => {
     expect(await main(["export", "--run", run.runId, "--format", "sft", "--out", sft, "--store", run.store])).toBe(0);
     expect(await main(["export", "--run", run.runId, "--format", "chat", "--out", chat, "--store", run.store])).toBe(0);
     const bench = await loadBenchmark("hitom");
-    const items = bench.load(run.data);
+    const items = await bench.load(run.data);
     const rows = await rowsOf(sft);
     const lines = readFileSync(chat, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l) as { messages: { role: string; content: string }[] });
     expect(rows).toHaveLength(items.length);

@@ -56,7 +56,7 @@ describe("export --format verl", () => {
 
     const rows = await readRows(out);
     const bench = await loadBenchmark("tomi");
-    const items = bench.load(run.data);
+    const items = await bench.load(run.data);
     expect(rows).toHaveLength(items.length);
     rows.forEach((row, i) => {
       const item = items[i]!;
@@ -97,7 +97,7 @@ describe("export --format verl", () => {
     expect(await main(["export", "--run", run.runId, "--format", "verl", "--mode", "simulation", "--out", out, "--store", run.store])).toBe(0);
     const rows = await readRows(out);
     const bench = await loadBenchmark("tomi");
-    const items = bench.load(run.data);
+    const items = await bench.load(run.data);
     expect(rows).toHaveLength(12);
     for (const [i, row] of rows.entries()) {
       const task = bench.task(items[i]!, "simulation");
@@ -118,7 +118,7 @@ describe("export --format verl", () => {
       expect(io.err).not.toContain("skipped");
       const rows = await readRows(out);
       const bench = await loadBenchmark(name);
-      const items = new Map(bench.load(run.data).map((it) => [it.id, it]));
+      const items = new Map((await bench.load(run.data)).map((it) => [it.id, it]));
       expect(rows.length).toBe(items.size);
       for (const row of rows) {
         const item = items.get(row.extra_info.id as string)!;
@@ -145,8 +145,8 @@ describe("export --format verl", () => {
     const rows = await readRows(out);
     const full = await loadBenchmark("fantom", { context: "full" });
     const short = await loadBenchmark("fantom");
-    const fullItems = full.load(data);
-    const shortItems = short.load(data);
+    const fullItems = await full.load(data);
+    const shortItems = await short.load(data);
     expect(rows).toHaveLength(fullItems.length);
     rows.forEach((row, i) => expect(row.prompt[0]!.content).toBe(full.task(fullItems[i]!, "vanilla").prompt));
     expect(rows.some((row, i) => row.prompt[0]!.content !== short.task(shortItems[i]!, "vanilla").prompt)).toBe(true);

@@ -89,15 +89,18 @@ describe("socialworld train grpo", () => {
     const { dir: model } = await tinyCheckpoint(9);
     const out = tempDir("sw-grpo-out-");
     const store = tempDir("sw-grpo-store-");
-    expect(await main(["train", "grpo", "--model", model, "--world", "tomi", "--episodes", "2", "--out", out, "--store", store, "--steps", "1", "--prompts", "2", "--group-size", "2", "--max-new-tokens", "6", "--quiet"])).toBe(0);
+    expect(await main(["train", "grpo", "--model", model, "--world", "tomi", "--episodes", "2", "--out", out, "--store", store, "--steps", "1", "--prompts", "2", "--group-size", "2", "--max-new-tokens", "16", "--quiet"])).toBe(0);
     expect(io.err).toMatch(/world tomi \(2 episodes, \d+ decision points\)/);
     const runId = /rollouts in run (\S+)/.exec(io.out)![1]!;
     const s = await RunStore.open(store);
-    const recs = readEpisodeLog<{ kind: string; world: string; turns: { reference: unknown }[] }>(s.episodesPath(s.get(runId)!)).records;
+    const recs = readEpisodeLog<{ kind: string; world: string; turns: { reference: unknown; source: string }[] }>(s.episodesPath(s.get(runId)!)).records;
     expect(recs).toHaveLength(2);
     expect(recs[0]).toMatchObject({ kind: "room_episode", world: "tomi" });
     expect(recs[0]!.turns).toHaveLength(2);
     expect(recs[0]!.turns[0]!.reference).toHaveProperty("type");
+    // Sampled under the action grammar (constrain defaults to schema): an untrained policy's
+    // every reply is a valid action.
+    for (const r of recs) for (const t of r.turns) expect(t.source).toBe("agent");
   });
 
   it("explains usage errors", async () => {

@@ -3,14 +3,16 @@
  * backward (weights -share * d loss / d logp, entropy weights entropyCoef * share) against central
  * finite differences of the objective itself, computed from the engine's log-probs and entropies
  * at a sampling temperature, in float64, for every loss aggregation, with the KL to a reference
- * policy in the loss and an entropy bonus. Old log-probs are set off the current ones so that some
- * tokens sit inside the clip range and some are clipped.
+ * policy in the loss and an entropy bonus; and the same with replies sampled under a grammar,
+ * every log-prob (current, old, reference) and entropy under its masks. Old log-probs are set off
+ * the current ones so that some tokens sit inside the clip range and some are clipped.
  */
 import { describe, expect, it } from "vitest";
 import { centralDifferences } from "../native/finite-differences.js";
 import { PolicyModel } from "../../models/model.js";
 import { qwen2Config } from "../../models/config.js";
-import { GrpoConfigSchema, LOSS_AGGREGATIONS } from "../../trainers/grpo/config.js";
+import { GrpoConfigSchema, LOSS_AGGREGATIONS, type LossAggregation } from "../../trainers/grpo/config.js";
+import { MaskPool } from "../../trainers/grpo/grammar-masks.js";
 import { policyLoss, type LossSequence } from "../../trainers/grpo/loss.js";
 import { replyValues, sequenceBatch, type Sequence } from "../../trainers/grpo/sequences.js";
 import { Rng } from "../../worlds/core/rng.js";
@@ -45,15 +47,27 @@ const seqs: Sequence[] = [
 ];
 const advantages = [1.2, -0.8, 0.4];
 
+// The replies' masks as a grammar would give them: a few allowed tokens, a forced one (the end of
+// turn where nothing else fits), lists shared between replies.
+const pool = new MaskPool();
+const grammarSeqs: Sequence[] = seqs.map((s) => ({
+  ...s,
+  allowed: s.reply.map((t, j) => pool.intern(t === 1 ? Int32Array.of(1) : Int32Array.from(new Set([2, 9, 11, t, 13 + (j % 3)])).sort())),
+}));
+
 describe("the GRPO update is the objective's gradient", () => {
-  for (const mode of LOSS_AGGREGATIONS) {
-    it(mode, async () => {
+  const cases: [string, LossAggregation, Sequence[]][] = [
+    ...LOSS_AGGREGATIONS.map((mode): [string, LossAggregation, Sequence[]] => [mode, mode, seqs]),
+    ["seq-mean-token-mean, replies sampled under a grammar (masked log-probs)", "seq-mean-token-mean", grammarSeqs],
+  ];
+  for (const [name, mode, seqs] of cases) {
+    it(name, async () => {
       const policy = model("policy");
       const ref = model("reference");
       const c = GrpoConfigSchema.parse({ lossAggregation: mode, klCoef: 0.3, klEstimator: "k3", entropyCoef: 0.05, temperature: 0.9, clipLow: 0.2, clipHigh: 0.28 });
-      const { batch } = sequenceBatch(seqs);
+      const { batch, masks } = sequenceBatch(seqs);
       const at = async (m: PolicyModel) => {
-        const r = await m.policyPass(batch, false, { temperature: c.temperature, entropy: true });
+        const r = await m.policyPass(batch, false, { temperature: c.temperature, entropy: true, ...(masks ? { masks } : {}) });
         return { logp: replyValues(r.logprobs, seqs, batch.seqLen), entropy: replyValues(r.entropy!, seqs, batch.seqLen) };
       };
       const refLogp = (await at(ref)).logp;
@@ -69,7 +83,7 @@ describe("the GRPO update is the objective's gradient", () => {
       const res = await objective();
       const w = sequenceBatch(seqs, res.weights, res.entropyWeights);
       policy.zeroGrad();
-      await policy.policyPass(w.batch, true, { temperature: c.temperature, entropyWeights: w.entropyWeights! });
+      await policy.policyPass(w.batch, true, { temperature: c.temperature, entropyWeights: w.entropyWeights!, ...(w.masks ? { masks: w.masks } : {}) });
       const grad = Float64Array.from(policy.native.grads());
       expect(res.clipFraction).toBeGreaterThan(0);
 

@@ -36,7 +36,7 @@ describe("self-play", () => {
         type: "simulation",
         options: {
           world: "tomi", seed: 3, defaultAgent: spec, loop: true, tickMs: 0, pauseMs: 0, turnDeadlineMs: 20_000, title: "self-play",
-          selfPlay: { everyEpisodes: 2, trainer: { steps: 2, prompts: 2, groupSize: 2, maxNewTokens: 8, lr: 1e-3, klCoef: 0.01 } },
+          selfPlay: { everyEpisodes: 2, trainer: { steps: 2, prompts: 2, groupSize: 2, maxNewTokens: 16, lr: 1e-3, klCoef: 0.01 } },
         },
       },
     });

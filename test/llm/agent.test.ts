@@ -148,9 +148,9 @@ describe("llm agent: structured output", () => {
 describe("llm agent: failures, retries and limits", () => {
   it("retries a refused connection with backoff until the server is up", async () => {
     const port = await freePort();
-    // Up to ~4 s of retries: the server listens once its model's thread has read the tokenizer,
-    // which takes 0.6-1 s here when the machine is busy (and more under a full test run).
-    const agent = llm(`llm:policy@http://127.0.0.1:${port}/v1?retries=20&backoff=80&backoff_max=200`);
+    // The server listens only once its model's worker thread is up (about a second from sources, more
+    // on a loaded machine): retries for several seconds, not the 1.4 s that 8 of 80-200 ms gave.
+    const agent = llm(`llm:policy@http://127.0.0.1:${port}/v1?retries=20&backoff=100&backoff_max=400`);
     const late = new Promise<PolicyServer>((resolve) => setTimeout(() => resolve(serve({ policy: v.dir }, { port })), 300));
     const started = Date.now();
     const turn = await ask(agent, v.q1);

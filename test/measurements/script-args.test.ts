@@ -37,8 +37,9 @@ describe("parseScriptArgs", () => {
     expect(message(["--runs", "0"])).toBe("--runs: Too small: expected number to be >=1");
     expect(message(["--runs", "101"])).toBe("--runs: Too big: expected number to be <=100");
     expect(message(["--runs", "2.5"])).toBe("--runs: expected an integer");
-    expect(message(["--bogus"])).toMatch(/^Unknown option '--bogus'/);
-    expect(message(["--runs"])).toMatch(/--runs <value>' argument missing/);
+    expect(message(["--bogus"])).toBe("unknown option --bogus");
+    expect(message(["--rusn", "3"])).toBe("unknown option --rusn (did you mean --runs?)");
+    expect(message(["--runs"])).toBe("--runs needs a value");
     expect(message(["stray"])).toMatch(/^Unexpected argument 'stray'/);
   });
 
@@ -62,7 +63,7 @@ describe("the built scripts", () => {
       expect(help.stdout).toContain("--help");
       const bad = run(name, ["--bogus"]);
       expect(bad.status).toBe(2);
-      expect(bad.stderr.split("\n")[0]).toMatch(new RegExp(`^${name}: Unknown option '--bogus'`));
+      expect(bad.stderr.split("\n")[0]).toBe(`${name}: unknown option --bogus`);
       expect(bad.stderr).toContain(`node dist/measurements/${name}.js`);
       expect(bad.stderr).not.toMatch(/^\s+at /m);
     });

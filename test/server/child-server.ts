@@ -50,19 +50,25 @@ export async function serve(store = mkdtempSync(join(tmpdir(), "sw-serve-")), ex
   return served;
 }
 
-/** A human-seat ToMi room; its seat 0 reserved for `rita`: the room, and the URL to connect with. */
-export async function roomWithReservedSeat(base: string, reconnectSeconds: number) {
+/** A simulation room with `options`; its seat 0 reserved for `name`: the room, its run, and the URL to connect with. */
+export async function simulationWithReservedSeat(base: string, options: Record<string, unknown>, name = "rita") {
   const created = await fetch(`${base}/api/rooms`, {
     method: "POST",
     headers: { "content-type": "application/json", authorization: `Bearer ${ADMIN}` },
-    body: JSON.stringify({ type: "simulation", options: { world: "tomi", seed: 3, humanSeats: "all", tickMs: 300, turnDeadlineMs: 30_000, reconnectSeconds } }),
+    body: JSON.stringify({ type: "simulation", options }),
   });
   expect(created.status).toBe(201);
-  const { roomId } = (await created.json()) as { roomId: string };
-  const seat = async () => ((await (await fetch(`${base}/api/rooms/${roomId}`)).json()) as { seats: { occupied: boolean; connected: boolean }[] }).seats[0]!;
-  const reserved = await fetch(`${base}/matchmake/joinById/${roomId}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ seat: "0", name: "rita" }) });
+  const { roomId, runId } = (await created.json()) as { roomId: string; runId: string };
+  const reserved = await fetch(`${base}/matchmake/joinById/${roomId}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ seat: "0", name }) });
   const r = (await reserved.json()) as { sessionId: string; processId: string; roomId: string };
   const url = `${base.replace(/^http/, "ws")}/${r.processId}/${r.roomId}?sessionId=${r.sessionId}`;
+  return { roomId, runId, url };
+}
+
+/** A human-seat ToMi room; its seat 0 reserved for `rita`: the room, and the URL to connect with. */
+export async function roomWithReservedSeat(base: string, reconnectSeconds: number) {
+  const { roomId, url } = await simulationWithReservedSeat(base, { world: "tomi", seed: 3, humanSeats: "all", tickMs: 300, turnDeadlineMs: 30_000, reconnectSeconds });
+  const seat = async () => ((await (await fetch(`${base}/api/rooms/${roomId}`)).json()) as { seats: { occupied: boolean; connected: boolean }[] }).seats[0]!;
   return { roomId, seat, url };
 }
 

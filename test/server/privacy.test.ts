@@ -3,7 +3,8 @@
  * world's omniscient view: proved from the bytes its socket received, decoded independently of
  * the SDK, across episodes of a looping room (the seat moves to a new character at each). A
  * spectator in the same room is the positive control: the same decoding finds every perspective
- * in its bytes. Run for ToMi, Hi-ToM and FANToM's conversations.
+ * in its bytes. Run for ToMi, Hi-ToM, FANToM's conversations and usersim's threads (the simulated
+ * user's latent states).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bytesContain, decodeFrames } from "./wire.js";
@@ -23,6 +24,9 @@ const ROOMS = [
   { world: "tomi", options: { seed: 11, tickMs: 30, turnDeadlineMs: 200 } },
   { world: "hitom", options: { seed: 4, tickMs: 0, turnDeadlineMs: 200 } },
   { world: "fantom", options: { seed: 5, tickMs: 0, turnDeadlineMs: 200 } },
+  // usersim: seat 0 is a participant of the thread; the simulated user's latent states (its mental
+  // state) and its profile are the secrets, which spectators see.
+  { world: "usersim", options: { seed: 2, tickMs: 0, turnDeadlineMs: 200 } },
 ] as const;
 
 describe.each(ROOMS)("privacy of a seated client ($world)", ({ world, options }) => {
@@ -106,6 +110,7 @@ describe.each(ROOMS)("privacy of a seated client ($world)", ({ world, options })
     // A text another agent saw that is part of one of the seat's own (it saw that event too) is not a secret.
     for (const x of [...forbidden]) if ([...ownTexts].some((own) => own.includes(x))) forbidden.delete(x);
     expect(forbidden.size).toBeGreaterThan(5);
+    if (world === "usersim") expect([...forbidden].filter((x) => x.startsWith("Stance: ")).length).toBeGreaterThanOrEqual(2);
     for (const secret of forbidden) {
       expect(bytesContain(spectatorFrames, secret)).toBe(true);
       expect(bytesContain(seatedFrames, secret), `seated client received "${secret}"`).toBe(false);

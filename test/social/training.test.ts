@@ -76,7 +76,7 @@ describe("social exports", () => {
       };
       for (const format of ["sft", "verl", "chat"]) expect(await main(["export", "--run", run.runId, "--format", format, "--out", join(run.dir, `out.${format}`), "--store", run.store])).toBe(0);
       const bench = await loadBenchmark("social");
-      const items = bench.load(run.data);
+      const items = await bench.load(run.data);
       const sft = await rows(join(run.dir, "out.sft"));
       const verl = await rows(join(run.dir, "out.verl"));
       const chat = readFileSync(join(run.dir, "out.chat"), "utf8").trimEnd().split("\n").map((l) => JSON.parse(l) as { messages: { content: string }[] });

@@ -47,7 +47,7 @@ describe("claimFolder", () => {
     const first = main(args);
     while (!existsSync(join(out, CLAIM_FILE))) await new Promise((r) => setTimeout(r, 5));
     expect(await main(args)).toBe(2);
-    expect(io.err).toContain(`socialworld train: --out: ${out} is in use by process ${process.pid}`);
+    expect(io.err).toContain(`socialworld train sft: --out: ${out} is in use by process ${process.pid}`);
     expect(await first).toBe(0);
     expect(existsSync(join(out, CLAIM_FILE))).toBe(false);
     // The step log holds each step once.

@@ -116,12 +116,19 @@ export interface FoundItem {
   readonly item: BenchItem;
 }
 
-/** The benchmark options a run was asked with (`bench --context full`): FANToM's prompts depend on them. */
+/**
+ * The benchmark options a run was asked with (`bench --context full`): FANToM's prompts depend on
+ * them, usersim's on the hierarchy and its items on the split. (An LLM judge is not needed to
+ * rebuild prompts: references are checked with the offline judge.)
+ */
 const RunBenchmarkOptions = z
   .object({
     context: z.enum(["short", "full"]).optional(),
     embedder: z.string().optional(),
     aggregation: z.enum(["set", "part", "conversation"]).optional(),
+    hierarchy: z.string().optional(),
+    weights: z.string().optional(),
+    split: z.string().optional(),
   })
   .default({});
 
@@ -146,7 +153,7 @@ export async function loadQuestionItems(run: RunRecord, log: RunLog, opts: Pick<
         throw new DataError(file, {}, `run ${run.id}'s data file is not there; exports rebuild each prompt from it (give its path with --data)`);
       }
       const benchmark = await loadBenchmark(record.benchmark, benchOptions);
-      loaded = { benchmark, items: benchmark.load(file) };
+      loaded = { benchmark, items: await benchmark.load(file) };
       byFile.set(key, loaded);
     }
     // By position, not id: ids carry the file's name, and the file may have moved.
@@ -182,7 +189,7 @@ async function questionExample(
   return {
     kind: "question",
     dataSource: `socialworld/${record.benchmark}`,
-    ability: "theory_of_mind",
+    ability: benchmark.ability ?? "theory_of_mind",
     // What a policy is asked in this mode (simulation: the question over the story's socialized
     // context), as the trainers and the policy agents ask it.
     prompt: await questionText(task),

@@ -9,13 +9,31 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { AnswerSchema, type QuestionTask } from "../../worlds/question/world.js";
-import type { Benchmark, BenchItem, Mode } from "../../worlds/question/benchmark.js";
+import { BenchmarkOptionError, type Benchmark, type BenchItem, type BenchmarkOptions, type Mode } from "../../worlds/question/benchmark.js";
 import { loadBenchmark } from "../../worlds/registry.js";
-import { itemResult } from "../../benchmarks/runner.js";
+import { itemResult, rewardOf } from "../../benchmarks/runner.js";
 import { turnMessages } from "../../agents/policy/action.js";
 import { questionText } from "../../agents/policy/question-prompt.js";
 import type { EpisodeLog } from "../../store/episode-log.js";
-import type { DecisionPoint, PointSource, ScoredReply } from "./decision-point.js";
+import type { DecisionPoint, Judged, PointSource, ScoredReply } from "./decision-point.js";
+
+export interface BenchPointsOptions {
+  readonly limit?: number;
+  readonly system?: string;
+  /** The benchmark's options (`bench`'s --hierarchy, --weights, --split, --judge). */
+  readonly options?: BenchmarkOptions;
+}
+
+/** A graded benchmark's verdicts on a group of replies (its LLM judge's when it has one, in one call), as the trainer's Judged. */
+async function judgeGraded(benchmark: Benchmark, item: BenchItem, texts: readonly string[]): Promise<Judged[]> {
+  const verdicts = benchmark.assess ? await benchmark.assess(item, texts) : texts.map((t) => benchmark.judge(item, t));
+  return verdicts.map((v, i) => ({
+    format: v.correct,
+    ...(v.correct ? { action: { answer: texts[i]!.trim() } } : { formatError: String(v.detail?.error ?? "malformed") }),
+    reward: rewardOf(benchmark, v),
+    score: v.score ?? 0,
+  }));
+}
 
 interface BenchPoint extends DecisionPoint {
   readonly item: BenchItem;
@@ -32,26 +50,34 @@ export class BenchPoints implements PointSource {
   private readonly benchmark: Benchmark;
   private readonly loggedContexts = new Set<string>();
 
-  /** The questions of `file`; bad input fails here (DataError naming the file and line), before anything runs. */
-  static async open(benchmarkName: string, file: string, mode: Mode, opts: { limit?: number; system?: string } = {}): Promise<BenchPoints> {
-    return new BenchPoints(await loadBenchmark(benchmarkName), benchmarkName, file, mode, opts);
+  /**
+   * The questions of `file`; bad input fails here (DataError naming the file and line), before
+   * anything runs. `options` are the benchmark's (usersim's hierarchy, weights, split, judge), as
+   * `bench` takes them; the run records them (the judge by its spec) so that exports rebuild its prompts.
+   */
+  static async open(benchmarkName: string, file: string, mode: Mode, opts: BenchPointsOptions = {}): Promise<BenchPoints> {
+    const benchmark = await loadBenchmark(benchmarkName, opts.options ?? {});
+    if (benchmark.modes && !benchmark.modes.includes(mode)) throw new BenchmarkOptionError(`--mode: ${benchmarkName} is asked in ${benchmark.modes.join(" or ")} mode only`);
+    return new BenchPoints(benchmark, await benchmark.load(file), benchmarkName, file, mode, opts);
   }
 
   private constructor(
     benchmark: Benchmark,
+    items: BenchItem[],
     readonly benchmarkName: string,
     readonly file: string,
     readonly mode: Mode,
-    opts: { limit?: number; system?: string } = {},
+    opts: BenchPointsOptions,
   ) {
     this.benchmark = benchmark;
-    this.items = this.benchmark.load(file);
-    if (opts.limit !== undefined) this.items = this.items.slice(0, opts.limit);
+    this.items = opts.limit !== undefined ? items.slice(0, opts.limit) : items;
     this.size = this.items.length;
     this.system = opts.system;
     this.description = `${this.benchmark.title} ${file} (${mode} mode, ${this.size} questions)`;
-    this.dataId = createHash("sha256").update(readFileSync(file)).update(`|${mode}|${this.size}|${opts.system ?? ""}`).digest("hex").slice(0, 16);
-    this.runParams = { benchmark: benchmarkName, data: file, mode, options: {}, limit: opts.limit ?? null };
+    const { judgeModel, ...options } = opts.options ?? {};
+    const recorded = { ...options, ...(judgeModel ? { judge: judgeModel.id } : {}) };
+    this.dataId = createHash("sha256").update(readFileSync(file)).update(`|${mode}|${this.size}|${opts.system ?? ""}|${JSON.stringify(recorded)}`).digest("hex").slice(0, 16);
+    this.runParams = { benchmark: benchmarkName, data: file, mode, options: recorded, limit: opts.limit ?? null };
   }
 
   private readonly system: string | undefined;
@@ -81,11 +107,14 @@ export class BenchPoints implements PointSource {
       reference,
       exact: (action) => (benchmark.judge(item, (action as { answer: string }).answer).correct ? 1 : 0),
       answerText: (action) => (action as { answer: string }).answer,
+      // A graded benchmark's reply is its text (usersim's tagged hierarchy), judged as `bench` judges it.
+      ...(benchmark.graded ? { judge: (texts: readonly string[]) => judgeGraded(benchmark, item, texts) } : {}),
     };
   }
 
-  /** A well-formed reply as the answer the judge reads: the action's JSON, or the text answer. */
+  /** The answer a reply gives: a graded reply's text, a well-formed action's JSON, or the text answer. */
   private answerOf(r: ScoredReply): string {
+    if (this.benchmark.graded) return r.text.trim();
     if (!r.format) return "";
     return this.benchmark.actionAnswer ? JSON.stringify(r.action) : (r.action as { answer: string }).answer;
   }
@@ -94,8 +123,10 @@ export class BenchPoints implements PointSource {
     const p = point as BenchPoint;
     const gt = await this.benchmark.groundTruth(p.item);
     replies.forEach((r, sample) => {
+      const graded = this.benchmark.graded !== undefined;
       const answer = this.answerOf(r);
-      const verdict = this.benchmark.judge(p.item, answer);
+      // A graded reply's verdict is the judge's that scored it (its score), not asked again.
+      const verdict = graded ? { correct: r.format, score: r.exact } : this.benchmark.judge(p.item, answer);
       log.append({
         kind: "benchmark_item",
         run: runId,
@@ -113,7 +144,7 @@ export class BenchPoints implements PointSource {
             observation: p.userText,
             prompt: meta.prompt,
             raw: r.text,
-            action: r.format ? (this.benchmark.actionAnswer ? { answer } : r.action) : { answer: "" },
+            action: r.format ? (graded || this.benchmark.actionAnswer ? { answer } : r.action) : { answer: "" },
             reward: r.reward,
             source: r.format ? "agent" : "fallback",
             ...(r.format ? {} : { error: `invalid action: ${r.formatError}` }),

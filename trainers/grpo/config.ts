@@ -9,6 +9,7 @@ export const ADVANTAGE_STD = ["group", "batch", "none"] as const;
 export const LOSS_AGGREGATIONS = ["token-mean", "seq-mean-token-mean", "seq-mean-token-sum", "seq-mean-token-sum-norm"] as const;
 export const KL_ESTIMATORS = ["k1", "k2", "k3"] as const;
 export const KL_PLACEMENTS = ["loss", "reward"] as const;
+export const GRPO_CONSTRAIN_MODES = ["schema", "off"] as const;
 
 export type AdvantageStd = (typeof ADVANTAGE_STD)[number];
 export type LossAggregation = (typeof LOSS_AGGREGATIONS)[number];
@@ -86,6 +87,13 @@ export const GrpoConfigSchema = z
     leakPenalty: z.number().min(0).default(0),
 
     temperature: z.number().positive().default(1),
+    /**
+     * Sample each reply under its action's grammar (`schema`: the action schema's JSON, or a bare
+     * answer, as the policy agent writes it; agents/policy/action-grammar.ts), so that replies
+     * parse; the loss then works on the masked distributions the replies were drawn from. `off`:
+     * the whole vocabulary.
+     */
+    constrain: z.enum(GRPO_CONSTRAIN_MODES).default("schema"),
     topK: z.number().int().min(0).default(0),
     topP: z.number().positive().max(1).default(1),
     maxNewTokens: z.number().int().min(1).default(64),

@@ -2,7 +2,7 @@
  * A decision point: one place where a policy must act, with what it takes to score any reply. For
  * a benchmark it is a question (the prompt a policy is asked, the official judge); for a world, an
  * agent's turn (its observation, the world's action schema, and the action the story's script
- * took there as the reference).
+ * took there as the reference, or the world's own reward where it scores any action).
  */
 import type { z } from "zod";
 import type { ChatMessage } from "../../models/chat-template.js";
@@ -17,7 +17,10 @@ export interface DecisionPoint {
   readonly schema: z.ZodType<unknown>;
   /** The reference as text, for token F1 and ROUGE-L. */
   readonly reference: string;
-  /** Exact answer match of a well-formed action, in [0, 1]. */
+  /**
+   * How right a well-formed action is, in [0, 1]: exact answer match, or, where the world scores
+   * any action itself (scored-points.ts), its graded reward.
+   */
   exact(action: unknown): number;
   /** A well-formed action as text, for token F1 and ROUGE-L against the reference. */
   answerText(action: unknown): string;
@@ -29,6 +32,26 @@ export interface DecisionPoint {
    * read the whole story).
    */
   leaks?(action: unknown, text: string): number;
+  /**
+   * A world's own judge of the replies to this point, a group at a time (an LLM judge scores a
+   * group in one request): where there is one, it replaces the strict JSON format check and the
+   * exact / F1 / ROUGE-L parts. The reply is the world's text form (usersim's tagged hierarchy);
+   * a reply it finds malformed gets --format-failure, a well-formed one the judge's reward.
+   */
+  judge?(texts: readonly string[]): Promise<readonly Judged[]>;
+}
+
+/** A judge's verdict on one reply (DecisionPoint.judge). */
+export interface Judged {
+  /** Whether the reply keeps the world's format. */
+  readonly format: boolean;
+  readonly formatError?: string;
+  /** The reply as the world reads it (logged; absent when malformed). */
+  readonly action?: unknown;
+  /** The judge's reward of a well-formed reply. */
+  readonly reward: number;
+  /** The judge's score in [0, 1] (what `exact` reports: 1 is a perfect reply). */
+  readonly score: number;
 }
 
 /** One sampled reply, scored. */

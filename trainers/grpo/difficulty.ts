@@ -18,8 +18,8 @@ import { Rng } from "../../worlds/core/rng.js";
 import { readJsonFile } from "../common/checkpoint-folders.js";
 import type { GrpoConfig } from "./config.js";
 import type { DecisionPoint, PointSource, ScoredReply } from "./decision-point.js";
-import { scoreReply } from "./reward.js";
-import { preparePrompt } from "./rollout.js";
+import { scoreGroup } from "./reward.js";
+import { pointGrammar, preparePrompt } from "./rollout.js";
 
 const UnsolvedFileSchema = z.object({ data: z.string(), total: z.number().int(), unsolved: z.array(z.number().int().nonnegative()) });
 
@@ -49,15 +49,19 @@ export async function unsolvedPoints(
     const prepared = points.map((p) => preparePrompt(p, tokenizer, c.maxNewTokens, maxPositions));
     const fits = prepared.map((p) => p.fits);
     const asked = prepared.filter((p) => p.fits).map((p) => p.ids);
-    const replies = asked.length ? await completer.complete(asked, { maxNewTokens: c.maxNewTokens, temperature: 0 }) : [];
+    // Under the grammar the rollouts sample with, so that "solved" means what training would see.
+    const grammars = points.filter((_, i) => fits[i]).map((p) => pointGrammar(p, tokenizer, c));
+    const replies = asked.length ? await completer.complete(asked, { maxNewTokens: c.maxNewTokens, temperature: 0 }, undefined, grammars.some((g) => g) ? grammars : undefined) : [];
     let k = 0;
-    points.forEach((p, i) => {
-      // A point too long for the model stays in (the trainer reports it); it is not solved.
-      if (!fits[i]) return (solved[idx[i]!] = false);
-      const r = replies[k++]!;
-      const s = scoreReply(p, { text: r.text, tokens: r.tokens.length, finish: r.finishReason, logprob: 0 }, c);
-      solved[idx[i]!] = s.format && s.exact === 1;
-    });
+    await Promise.all(
+      points.map(async (p, i) => {
+        // A point too long for the model stays in (the trainer reports it); it is not solved.
+        if (!fits[i]) return (solved[idx[i]!] = false);
+        const r = replies[k++]!;
+        const [s] = await scoreGroup(p, [{ text: r.text, tokens: r.tokens.length, finish: r.finishReason, logprob: 0 }], c);
+        solved[idx[i]!] = s!.format && s!.exact === 1;
+      }),
+    );
     onProgress?.(Math.min(start + batch, source.size), source.size);
   }
   return pointsToTrain(solved, c.keepSolved, c.seed);

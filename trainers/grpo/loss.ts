@@ -18,6 +18,17 @@
  * Because the aggregate is a weighted sum of per-token functions of logp, its gradient is the
  * engine's per-token weighted backward with weight -share * d(token loss)/d(logp): that is how the
  * trainer runs it (grad below).
+ *
+ * Replies sampled under a grammar (constrained decoding, `constrain`) were drawn from the masked
+ * distribution, softmax over the tokens M the grammar allowed at each step (grammar-masks.ts
+ * recomputes M token by token). Every log-prob here is taken under that same distribution, for
+ * the current, the old and the reference policy alike, so the ratio compares the distributions the
+ * reply could actually have come from. With z the logits and T the temperature, at a token a:
+ *   logp(a) = z_a / T - logsumexp_{i in M} z_i / T
+ *   d logp(a) / d z_i = ([i == a] - p^M_i) / T for i in M, 0 outside M   (p^M = softmax over M)
+ *   entropy = -sum_{i in M} p^M_i log p^M_i
+ * A token forced by the grammar (M = {a}) has logp 0, entropy 0 and no gradient. The engine's
+ * policy head computes these from the masks the trainer passes (PolicyPassOptions.masks).
  */
 import type { GrpoConfig, LossAggregation } from "./config.js";
 import { klGrad, klValue } from "./kl.js";

@@ -3,20 +3,43 @@
  * check against the action schema (a failure gets the lowest reward, `formatFailure`, and nothing
  * else), then the weighted sum of exact answer match, token F1 and ROUGE-L against the reference,
  * a format bonus, DAPO's overlong penalty, and the leak penalty: minus `leakPenalty` for each
- * fact the reply states that its agent never perceived (worlds/core/leak-audit.ts).
+ * fact the reply states that its agent never perceived (worlds/core/leak-audit.ts). A point with a
+ * judge of its own (usersim's alignment judge) is scored by it instead, plus the overlong penalty.
  */
 import { strictFormat } from "../../worlds/core/rewards/strict-format.js";
 import { rougeL } from "../../worlds/core/rewards/rouge-l.js";
 import { tokenF1 } from "../../worlds/core/rewards/token-f1.js";
 import type { GrpoConfig } from "./config.js";
-import type { DecisionPoint, ScoredReply } from "./decision-point.js";
+import type { DecisionPoint, Judged, ScoredReply } from "./decision-point.js";
 import { overlongPenalty } from "./overlong.js";
 
 export type RewardSettings = Pick<GrpoConfig, "rewards" | "formatFailure" | "maxNewTokens" | "overlongBuffer" | "overlongPenalty"> & Partial<Pick<GrpoConfig, "leakPenalty">>;
 
-export function scoreReply(point: DecisionPoint, reply: { text: string; tokens: number; finish: string; logprob: number }, c: RewardSettings): ScoredReply {
+/** A reply as the sampler gave it. */
+export interface SampledReply {
+  readonly text: string;
+  readonly tokens: number;
+  readonly finish: string;
+  readonly logprob: number;
+}
+
+/**
+ * The replies to one point scored: by the point's own judge when it has one (the whole group in
+ * one call), else each by the reward functions above.
+ */
+export async function scoreGroup(point: DecisionPoint, replies: readonly SampledReply[], c: RewardSettings): Promise<ScoredReply[]> {
+  const judged = point.judge ? await point.judge(replies.map((r) => r.text)) : undefined;
+  return replies.map((r, i) => scoreReply(point, r, c, judged?.[i]));
+}
+
+export function scoreReply(point: DecisionPoint, reply: SampledReply, c: RewardSettings, judged?: Judged): ScoredReply {
   const overlong = overlongPenalty(reply.tokens, c.maxNewTokens, c.overlongBuffer, c.overlongPenalty);
   const base = { text: reply.text, tokens: reply.tokens, finish: reply.finish, logprob: reply.logprob, overlong };
+  if (judged) {
+    // The world's judge: its format, its reward (the reward weights are the judge's own).
+    if (!judged.format) return { ...base, reward: c.formatFailure + overlong, format: false, formatError: judged.formatError ?? "malformed", exact: 0, f1: 0, rougeL: 0 };
+    return { ...base, reward: judged.reward + overlong, format: true, action: judged.action, exact: judged.score, f1: 0, rougeL: 0 };
+  }
   const parsed = strictFormat(reply.text, point.schema);
   if (!parsed.ok) {
     return { ...base, reward: c.formatFailure + overlong, format: false, formatError: parsed.error, exact: 0, f1: 0, rougeL: 0 };

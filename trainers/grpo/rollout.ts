@@ -1,13 +1,16 @@
 /**
  * Rollouts: G replies per decision point from the current policy, sampled in one batch by the
  * native engine (temperature, top-k, top-p; a seeded stream per reply, so a rerun samples the same
- * replies), each scored with the world's reward functions.
+ * replies), under the point's action grammar unless `constrain` is off, each scored with the
+ * world's reward functions.
  */
+import { actionConstraint } from "../../agents/policy/action-grammar.js";
 import type { NativeCompleter } from "../../models/generate.js";
+import type { TokenAutomaton } from "../../models/grammar/index.js";
 import type { PolicyTokenizer } from "../../models/tokenizer.js";
 import type { GrpoConfig } from "./config.js";
 import type { DecisionPoint, ScoredReply } from "./decision-point.js";
-import { scoreReply } from "./reward.js";
+import { scoreGroup } from "./reward.js";
 
 export interface Reply {
   readonly ids: readonly number[];
@@ -20,6 +23,8 @@ export interface Group {
   /** The rendered prompt (chat template applied) and its tokens. */
   readonly prompt: string;
   readonly promptIds: readonly number[];
+  /** The grammar the replies were sampled under (with maxNewTokens tokens each), if any. */
+  readonly constraint?: TokenAutomaton;
   readonly replies: readonly Reply[];
   /** Rewards as the advantage sees them (the KL penalty folded in, when it is). */
   rewards: number[];
@@ -50,6 +55,15 @@ export function preparePrompt(point: DecisionPoint, tokenizer: PolicyTokenizer, 
   return { prompt, ids, fits: ids.length + maxNewTokens <= maxPositions };
 }
 
+/** The grammar a point's replies are sampled under (undefined: constrain is off). */
+export function pointGrammar(point: DecisionPoint, tokenizer: PolicyTokenizer, c: Pick<GrpoConfig, "constrain" | "maxNewTokens">): TokenAutomaton | undefined {
+  if (c.constrain === "off") return undefined;
+  const g = actionConstraint(tokenizer, point.schema, undefined, c.constrain);
+  if (g && g.minBudget > c.maxNewTokens)
+    throw new Error(`decision point ${point.id}: its action grammar may need up to ${g.minBudget} tokens, more than maxNewTokens (${c.maxNewTokens}); raise it, or sample without the grammar (constrain: off)`);
+  return g;
+}
+
 export async function rollout(points: readonly DecisionPoint[], o: RolloutOptions): Promise<Rollout> {
   const t0 = performance.now();
   const c = o.config;
@@ -60,29 +74,32 @@ export async function rollout(points: readonly DecisionPoint[], o: RolloutOption
     if (!fits) tooLong.push(point);
     else prepared.push({ point, prompt, ids, index });
   });
+  const grammars = prepared.map((p) => pointGrammar(p.point, o.tokenizer, c));
   const prompts: number[][] = [];
   const seeds: number[] = [];
-  for (const p of prepared) {
+  const constraints: (TokenAutomaton | undefined)[] = [];
+  prepared.forEach((p, g) => {
     for (let j = 0; j < c.groupSize; j++) {
       prompts.push(p.ids);
       seeds.push(o.seedOf(p.index, j));
+      constraints.push(grammars[g]);
     }
-  }
-  const completions = prompts.length
-    ? await o.completer.complete(prompts, { maxNewTokens: c.maxNewTokens, temperature: c.temperature, topK: c.topK, topP: c.topP }, seeds)
-    : [];
+  });
+  const sampling = { maxNewTokens: c.maxNewTokens, temperature: c.temperature, topK: c.topK, topP: c.topP };
+  const completions = prompts.length ? await o.completer.complete(prompts, sampling, seeds, grammars.some((g) => g) ? constraints : undefined) : [];
   let generatedTokens = 0;
-  const groups = prepared.map((p, g): Group => {
-    const replies = completions.slice(g * c.groupSize, (g + 1) * c.groupSize).map((comp): Reply => {
-      generatedTokens += comp.tokens.length;
-      const scored = scoreReply(
+  const groups = await Promise.all(
+    prepared.map(async (p, g): Promise<Group> => {
+      const comps = completions.slice(g * c.groupSize, (g + 1) * c.groupSize);
+      for (const comp of comps) generatedTokens += comp.tokens.length;
+      const scored = await scoreGroup(
         p.point,
-        { text: comp.text, tokens: comp.tokens.length, finish: comp.finishReason, logprob: comp.logprobs.reduce((a, b) => a + b, 0) },
+        comps.map((comp) => ({ text: comp.text, tokens: comp.tokens.length, finish: comp.finishReason, logprob: comp.logprobs.reduce((a, b) => a + b, 0) })),
         c,
       );
-      return { ids: comp.tokens, truncated: comp.finishReason === "length", scored };
-    });
-    return { point: p.point, prompt: p.prompt, promptIds: p.ids, replies, rewards: replies.map((r) => r.scored.reward) };
-  });
+      const replies = comps.map((comp, j): Reply => ({ ids: comp.tokens, truncated: comp.finishReason === "length", scored: scored[j]! }));
+      return { point: p.point, prompt: p.prompt, promptIds: p.ids, ...(grammars[g] ? { constraint: grammars[g] } : {}), replies, rewards: replies.map((r) => r.scored.reward) };
+    }),
+  );
   return { groups, tooLong, seconds: (performance.now() - t0) / 1000, generatedTokens };
 }

@@ -21,6 +21,7 @@ import { groupAdvantages, mean, unbiasedStd } from "./advantages.js";
 import { updatesPerBatch, type GrpoConfig } from "./config.js";
 import type { DecisionPoint, PointSource } from "./decision-point.js";
 import { keepInformativeGroups } from "./dynamic-sampling.js";
+import { allowedTokens, MaskPool } from "./grammar-masks.js";
 import { klValue } from "./kl.js";
 import { aggregationShares, lossTokens, policyLoss, type LossSequence } from "./loss.js";
 import { type StepMetrics } from "./metrics.js";
@@ -98,6 +99,8 @@ interface Sample extends Sequence {
 export async function trainGrpo(run: GrpoRun): Promise<GrpoResult> {
   const c = run.config;
   const { model, tokenizer } = run;
+  // The tokens that end a reply, as the completer samples them (the masks' stop tokens).
+  const stopTokens: ReadonlySet<number> = new Set(tokenizer.stopTokenIds);
   if (c.klCoef > 0 && !run.reference) throw new Error("klCoef > 0 needs the reference policy");
   const completer = new NativeCompleter("grpo", model, tokenizer);
   const maxPositions = model.engine.maxPositionEmbeddings;
@@ -163,10 +166,13 @@ export async function trainGrpo(run: GrpoRun): Promise<GrpoResult> {
     }
 
     // ---- old and reference log-probs (teacher forcing, at the sampling temperature) ----
+    // A reply sampled under a grammar is scored under the same masks (grammar-masks.ts).
+    const masks = new MaskPool();
     const samples: Sample[] = groups.flatMap((g, gi) =>
       g.replies.map((r, index) => ({
         prompt: g.promptIds,
         reply: r.ids,
+        ...(g.constraint ? { allowed: allowedTokens(g.constraint, r.ids, c.maxNewTokens, stopTokens, masks) } : {}),
         group: gi,
         index,
         truncated: r.truncated,
@@ -177,8 +183,8 @@ export async function trainGrpo(run: GrpoRun): Promise<GrpoResult> {
     let passTokens = 0;
     const tTrain = performance.now();
     for (const mb of chunks(samples, c.microBatch)) {
-      const { batch } = sequenceBatch(mb);
-      const old = await model.policyPass(batch, false, { temperature: c.temperature, entropy: true });
+      const { batch, masks } = sequenceBatch(mb);
+      const old = await model.policyPass(batch, false, { temperature: c.temperature, entropy: true, ...(masks ? { masks } : {}) });
       const lp = replyValues(old.logprobs, mb, batch.seqLen);
       const ent = replyValues(old.entropy!, mb, batch.seqLen);
       mb.forEach((s, i) => {
@@ -186,7 +192,7 @@ export async function trainGrpo(run: GrpoRun): Promise<GrpoResult> {
         s.entropy = ent[i]!;
       });
       if (run.reference && c.klCoef > 0) {
-        const ref = await run.reference.policyPass(batch, false, { temperature: c.temperature });
+        const ref = await run.reference.policyPass(batch, false, { temperature: c.temperature, ...(masks ? { masks } : {}) });
         replyValues(ref.logprobs, mb, batch.seqLen).forEach((v, i) => (mb[i]!.refLogp = v));
       }
       passTokens += mb.reduce((a, s) => a + sequenceLength(s), 0);
@@ -241,8 +247,8 @@ export async function trainGrpo(run: GrpoRun): Promise<GrpoResult> {
               logp = mb.map((s) => s.oldLogp!);
               entropy = mb.map((s) => s.entropy!);
             } else {
-              const { batch } = sequenceBatch(mb);
-              const cur = await model.policyPass(batch, false, { temperature: c.temperature, entropy: c.entropyCoef > 0 });
+              const { batch, masks } = sequenceBatch(mb);
+              const cur = await model.policyPass(batch, false, { temperature: c.temperature, entropy: c.entropyCoef > 0, ...(masks ? { masks } : {}) });
               logp = replyValues(cur.logprobs, mb, batch.seqLen);
               entropy = cur.entropy ? replyValues(cur.entropy, mb, batch.seqLen) : mb.map((s) => s.entropy!);
               passTokens += mb.reduce((a, s) => a + sequenceLength(s), 0);
@@ -262,8 +268,8 @@ export async function trainGrpo(run: GrpoRun): Promise<GrpoResult> {
             dualSum += res.dualClipFraction * res.tokens;
             tokenSum += res.tokens;
             if (res.tokens === 0) continue;
-            const { batch, entropyWeights } = sequenceBatch(mb, res.weights, c.entropyCoef > 0 ? res.entropyWeights : undefined);
-            await model.policyPass(batch, true, { temperature: c.temperature, ...(entropyWeights ? { entropyWeights } : {}) });
+            const { batch, entropyWeights, masks } = sequenceBatch(mb, res.weights, c.entropyCoef > 0 ? res.entropyWeights : undefined);
+            await model.policyPass(batch, true, { temperature: c.temperature, ...(entropyWeights ? { entropyWeights } : {}), ...(masks ? { masks } : {}) });
             passTokens += mb.reduce((a, s) => a + sequenceLength(s), 0);
           }
           gradNorm = model.gradNorm();

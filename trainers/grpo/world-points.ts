@@ -143,34 +143,59 @@ export class WorldPoints implements PointSource {
 
   async logGroup(log: EpisodeLog, runId: string, point: DecisionPoint, replies: readonly ScoredReply[], meta: { step: number; group: number; prompt: string }): Promise<void> {
     const p = point as WorldPoint;
-    log.append({
-      kind: "room_episode",
-      run: runId,
-      room: null,
-      world: this.world,
-      title: p.title,
-      seed: p.seed,
-      episode: meta.group,
-      end: "terminal",
-      seats: {},
-      socialized_context: p.context,
-      turns: replies.map((r, sample) => ({
-        agent: p.agent,
-        timestep: p.timestep,
-        observation: p.observation,
-        prompt: meta.prompt,
-        raw: r.text,
-        action: r.format ? r.action : null,
-        actionText: r.format ? p.answerText(r.action) : "none",
-        reference: p.referenceAction,
-        reward: r.reward,
-        source: r.format ? "agent" : "fallback",
-        ...(r.format ? {} : { error: `invalid action: ${r.formatError}` }),
-        latencyMs: 0,
-        info: grpoInfo(r, meta.step, meta.group, sample),
-      })),
-    });
+    appendGroup(log, runId, this.world, { ...p, reference: p.referenceAction }, p.answerText, replies, meta);
   }
+}
+
+/** Where a group of replies was sampled: an agent's turn in an episode. */
+export interface GroupTurn {
+  readonly title: string;
+  readonly seed: number;
+  readonly context: SocializedContext;
+  readonly agent: string;
+  readonly timestep: number;
+  readonly observation: string;
+  /** The action the replies are measured against (the script's, the best). */
+  readonly reference: unknown;
+}
+
+/** A sampled group as a `room_episode` record: the episode's socialized context, the replies as the turns taken at `at`. */
+export function appendGroup(
+  log: EpisodeLog,
+  runId: string,
+  world: string,
+  at: GroupTurn,
+  render: (action: unknown) => string,
+  replies: readonly ScoredReply[],
+  meta: { step: number; group: number; prompt: string },
+): void {
+  log.append({
+    kind: "room_episode",
+    run: runId,
+    room: null,
+    world,
+    title: at.title,
+    seed: at.seed,
+    episode: meta.group,
+    end: "terminal",
+    seats: {},
+    socialized_context: at.context,
+    turns: replies.map((r, sample) => ({
+      agent: at.agent,
+      timestep: at.timestep,
+      observation: at.observation,
+      prompt: meta.prompt,
+      raw: r.text,
+      action: r.format ? r.action : null,
+      actionText: r.format ? render(r.action) : "none",
+      reference: at.reference,
+      reward: r.reward,
+      source: r.format ? "agent" : "fallback",
+      ...(r.format ? {} : { error: `invalid action: ${r.formatError}` }),
+      latencyMs: 0,
+      info: grpoInfo(r, meta.step, meta.group, sample),
+    })),
+  });
 }
 
 /**

@@ -3,6 +3,7 @@
  * environment's script (a story's narrator), and the agent that plays each seat when no person
  * does. Rooms are generic over this; each world makes its own from a seed (its index.ts).
  */
+import type { z } from "zod";
 import type { Agent } from "./agent.js";
 import type { Director } from "./loop.js";
 import type { World } from "./world.js";
@@ -22,6 +23,11 @@ export interface ScenarioFactory {
   /** What one episode is called in room titles ("stories", "conversations"). */
   readonly episodes: string;
   readonly describe: string;
-  /** A new episode's scenario; the same seed gives the same scenario. */
-  create(seed: number): Promise<Scenario>;
+  /**
+   * The world's own settings for its episodes (a simulation room's `worldOptions`), checked when
+   * the room is created; absent: the world takes none. `create` gets them parsed by this schema.
+   */
+  readonly options?: z.ZodType;
+  /** A new episode's scenario; the same seed (and options) give the same scenario. */
+  create(seed: number, options?: unknown): Promise<Scenario>;
 }

@@ -5,8 +5,13 @@
  */
 import type { Benchmark, BenchmarkOptions } from "../question/benchmark.js";
 import type { Solver } from "../question/solver.js";
+import type { QuestionMaker } from "./episode-questions.js";
 import type { FactSource } from "./leak-audit.js";
+import type { GeneratedSet } from "./generated-set.js";
+
+export type { GeneratedSet };
 import type { ScenarioFactory } from "./scenario.js";
+import type { DecisionSet } from "./scored-decision.js";
 
 export interface WorldEntry {
   /** The name commands, rooms and logs use ("tomi"). */
@@ -26,8 +31,12 @@ export interface WorldEntry {
    * (the social world: its prediction tasks, scored with its reward).
    */
   readonly trainOn?: "scenario" | "generated";
+  /** Decision points the world scores itself (its reward for any action), for `train grpo --world`. */
+  readonly decisions?: DecisionSet;
   /** Its fact vocabulary for the information-leak audit (worlds/core/leak-audit.ts): `audit`, audited rooms, GRPO's leak penalty. */
   readonly facts?: FactSource;
+  /** ToM questions about any of its episodes, labelled by its world model, in its benchmark's format (`questions`, a room's quiz). */
+  readonly questions?: QuestionMaker;
 }
 
 export interface BenchmarkEntry {
@@ -39,7 +48,7 @@ export interface BenchmarkEntry {
 
 export interface Generator {
   readonly describe: string;
-  /** What N counts, in messages ("questions" unless said: the social world's "trees"). */
+  /** What N counts, in messages ("questions", the default; the social world's "trees", usersim's "conversation records"). */
   readonly unit?: string;
   /** The fewest questions it can write, and why (checked by `generate --n` and a room's `generate.n`). */
   readonly least?: { readonly n: number; readonly why: string };
@@ -47,9 +56,3 @@ export interface Generator {
   generate(n: number, seed: number, out: string, onProgress?: (done: number) => void): Promise<GeneratedSet>;
 }
 
-export interface GeneratedSet {
-  /** The file a benchmark reads (`bench --data`). */
-  readonly data: string;
-  /** Every file, in the order to write them (a ToMi .txt after its .trace: a reader never finds one without the other). */
-  readonly files: readonly { readonly path: string; readonly text: string }[];
-}

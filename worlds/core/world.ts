@@ -68,6 +68,11 @@ export interface World<S, A, X = never> {
   isTerminal(state: S): boolean;
   /** The agent's hidden mental state after perceiving `state` (beliefs, goals), or undefined. */
   mentalState?(state: S, agent: string): string | undefined;
+  /**
+   * What the world's spectators plot of `state` after a timestep, as JSON (the world perspective's
+   * data; a seat never receives it). Absent: nothing beyond the state's text.
+   */
+  view?(state: S): unknown;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

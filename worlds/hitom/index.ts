@@ -9,6 +9,7 @@ import { generateHitom } from "./generator.js";
 import { hitomScenarios } from "./scenario.js";
 import { hitomSolver } from "./solver.js";
 import { hitomFacts } from "./leak-facts.js";
+import { hitomQuestions } from "./episode-questions.js";
 
 export const world: WorldEntry = {
   name: "hitom",
@@ -24,4 +25,5 @@ export const world: WorldEntry = {
   benchmark: { options: ["vpLabels"], create: async (opts) => new HitomBenchmark(opts) },
   solver: hitomSolver,
   facts: hitomFacts,
+  questions: hitomQuestions,
 };

@@ -42,7 +42,20 @@ export interface Verdict {
   readonly correct: boolean;
   /** A graded score in [0, 1] where the official evaluator has one (word F1). */
   readonly score?: number;
+  /** What the answer is worth as a reward, when that is not 1/0 for correct (graded) or the score (usersim: -1 for a malformed reply). */
+  readonly reward?: number;
   readonly detail?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * How a graded benchmark's report reads: `accuracy` is the mean score (not the share of correct
+ * answers), and `correct` counts what `correct` means there. The words are the report's column names.
+ */
+export interface Graded {
+  /** What `correct` counts ("well-formed"). */
+  readonly correct: string;
+  /** What the mean score is ("alignment"). */
+  readonly score: string;
 }
 
 export interface Benchmark<I extends BenchItem = BenchItem> {
@@ -52,8 +65,8 @@ export interface Benchmark<I extends BenchItem = BenchItem> {
   readonly types: readonly string[];
   /** Disagreement causes: key -> what it means. */
   readonly causes: Readonly<Record<string, string>>;
-  /** Reads a data file; throws DataError naming the file and line or field. */
-  load(file: string): I[];
+  /** Reads a data file; throws (or rejects with) a DataError naming the file and line or field. */
+  load(file: string): I[] | Promise<I[]>;
   /** load(), giving the event loop back now and then (a server reading a large set); absent: load() it is. */
   loadInSlices?(file: string): Promise<I[]>;
   /** What the last load() found that does not stop a run but changes what it means (ToMi without its .trace). */
@@ -82,6 +95,19 @@ export interface Benchmark<I extends BenchItem = BenchItem> {
    * fitted items like it (the social world: of the same depth), written as the prompt asks.
    */
   majority?(fitted: readonly I[]): (task: QuestionTask) => string;
+  /** A graded benchmark: every verdict has a score, and the report's accuracy is their mean. */
+  readonly graded?: Graded;
+  /** The modes it can be asked in (default: every mode). */
+  readonly modes?: readonly Mode[];
+  /** What a training row's `ability` is (default "theory_of_mind"). */
+  readonly ability?: string;
+  /**
+   * A judge that asks a model (an LLM judge, given as the `judgeModel` option): when there is one,
+   * runs take their verdicts from it; `judge` stays the offline rule, which exports check
+   * reference answers with. Several answers to one item are judged together (a GRPO group: an
+   * LLM judge scores them in one request).
+   */
+  assess?(item: I, answers: readonly string[], signal?: AbortSignal): Promise<Verdict[]>;
 }
 
 /**
@@ -110,11 +136,36 @@ export interface BenchmarkOptions {
   readonly depth?: number;
   /** Hi-ToM: what VP entries are scored against, "cotp" (the CoTP twin's label: upstream's evaluator) or "own". */
   readonly vpLabels?: "cotp" | "own";
+  /** usersim: the hierarchy file (HumanLM's layout); default: the six states of HumanLM's paper. */
+  readonly hierarchy?: string;
+  /** usersim: the judge's weights, "tag=weight,..." (default 1 each). */
+  readonly weights?: string;
+  /** usersim: only the records of this split (train, val, test...). */
+  readonly split?: string;
+  /** usersim: a model that judges the replies (an LLM judge) instead of the offline judge. */
+  readonly judgeModel?: JudgeModel;
 }
+
+/**
+ * A language model that judges answers (an LLM judge). The caller makes it (the command line from
+ * `--judge llm:MODEL@URL`, through agents/llm/): a world cannot open a connection itself.
+ */
+export interface JudgeModel {
+  /** The spec it was made from (what a run's parameters record). */
+  readonly id: string;
+  /**
+   * The model's answer to one judging prompt, asked for as JSON that `schema` reads. Rejects when
+   * the endpoint fails for good (its retries spent); an answer that does not read is the judge's to handle.
+   */
+  ask(prompt: string, schema: z.ZodType, opts?: { readonly signal?: AbortSignal }): Promise<string>;
+}
+
+/** Options whose flag is not their name's kebab case: the judge is given as a spec (`--judge llm:...`). */
+const FLAGS: Partial<Record<keyof BenchmarkOptions, string>> = { judgeModel: "judge" };
 
 /** An option's command-line flag: vpLabels -> vp-labels. */
 export function flagOf(key: keyof BenchmarkOptions): string {
-  return key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+  return FLAGS[key] ?? key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 }
 
 /** An option the benchmark does not take, or cannot use (an embedder folder that does not load). */

@@ -9,6 +9,7 @@ import { generateTomi } from "./generator.js";
 import { tomiScenarios } from "./scenario.js";
 import { tomiSolver } from "./solver.js";
 import { tomiFacts } from "./leak-facts.js";
+import { tomiQuestions } from "./episode-questions.js";
 
 export const world: WorldEntry = {
   name: "tomi",
@@ -31,6 +32,7 @@ export const world: WorldEntry = {
   benchmark: { options: [], create: async () => new TomiBenchmark() },
   solver: tomiSolver,
   facts: tomiFacts,
+  questions: tomiQuestions,
 };
 
 // For the terminal demo (cli/commands/demo.ts), which plays generated stories step by step, and

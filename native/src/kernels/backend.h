@@ -17,6 +17,17 @@
 
 namespace sw {
 
+// Rows of the policy-gradient head restricted to some tokens: where a rollout sampled under a
+// grammar, the trainer's log-probs, ratio, entropy and gradient are those of the distribution it
+// sampled from, softmax over the tokens the grammar allowed. Row r's candidates are
+// tokens[rows[2r] .. rows[2r] + rows[2r + 1]) (increasing ids, its target among them); a row of
+// length 0 keeps the whole vocabulary. `rows` is indexed by the row of the call; both arrays are
+// in the backend's memory. Null rows: no row is masked.
+struct TokenMasks {
+  const int32_t* rows = nullptr;
+  const int32_t* tokens = nullptr;
+};
+
 // Which keys each query row attends to, and where queries, keys and values live.
 // Row r belongs to sequence seq[r] at position pos[r] and attends to that sequence's keys at
 // positions 0..pos[r] (causal). Key/value j of sequence s start at
@@ -135,12 +146,13 @@ class Backend {
   virtual double cross_entropy(T* logits, const int32_t* targets, const float* weights, T* logp, int rows, int vocab, bool grad) = 0;
 
   // The policy-gradient head: for each row of logits [rows, vocab], with u = logits / temperature
-  // and p = softmax(u): logp[r] = log p[targets[r]] and, where entropy is not null, entropy[r] =
+  // and p = softmax(u) over the row's candidates (the whole vocabulary, or its mask: see
+  // TokenMasks): logp[r] = log p[targets[r]] and, where entropy is not null, entropy[r] =
   // -sum_i p_i log p_i (both 0 where targets[r] < 0). With grad, logits are replaced by
   // d(loss)/d(logits) for loss = -sum_r weights[r] * logp[r] - sum_r entropy_weights[r] * entropy[r]
-  // (null weights: 1; null entropy_weights: no entropy term). Returns that loss.
+  // (null weights: 1; null entropy_weights: no entropy term), 0 outside a row's mask. Returns that loss.
   virtual double token_loss(T* logits, const int32_t* targets, const float* weights, const float* entropy_weights, double temperature,
-                            T* logp, T* entropy, int rows, int vocab, bool grad) = 0;
+                            TokenMasks masks, T* logp, T* entropy, int rows, int vocab, bool grad) = 0;
 
   // Draws one token per row of logits [rows, vocab] as sample_token (sampler.h) does, from
   // allowed[r] (the whole vocabulary, or a grammar's mask) with uniforms[r] as row r's random

@@ -367,8 +367,8 @@ class CpuBackend final : public Backend<T> {
     return loss;
   }
 
-  double token_loss(T* logits, const int32_t* targets, const float* weights, const float* entropy_weights, double temperature, T* logp,
-                    T* entropy, int rows, int vocab, bool grad) override {
+  double token_loss(T* logits, const int32_t* targets, const float* weights, const float* entropy_weights, double temperature, TokenMasks masks,
+                    T* logp, T* entropy, int rows, int vocab, bool grad) override {
     const double inv_t = 1.0 / temperature;
     std::vector<double> row_loss(rows, 0.0);
     pool_->parallel_for(rows, 1, [&](int64_t b, int64_t e, int) {
@@ -383,14 +383,26 @@ class CpuBackend final : public Backend<T> {
         }
         const double w = weights ? weights[r] : 1.0;
         const double ew = entropy_weights ? entropy_weights[r] : 0.0;
-        double m = z[0];
-        for (int i = 1; i < vocab; i++) m = std::max<double>(m, z[i]);
+        // The row's candidates: allowed[0, n) (increasing), or the whole vocabulary.
+        const bool masked = masks.rows && masks.rows[2 * r + 1] > 0;
+        const int32_t* allowed = masked ? masks.tokens + masks.rows[2 * r] : nullptr;
+        const int n = masked ? masks.rows[2 * r + 1] : vocab;
+        if (masked && n == 1) {
+          // A forced token: log-prob 0 and no gradient, exactly (the sampler reports 0 too).
+          logp[r] = 0;
+          if (entropy) entropy[r] = 0;
+          if (grad) std::fill(z, z + vocab, T(0));
+          continue;
+        }
+        auto token_at = [&](int k) { return masked ? allowed[k] : k; };
+        double m = z[token_at(0)];
+        for (int k = 1; k < n; k++) m = std::max<double>(m, z[token_at(k)]);
         m *= inv_t;
         // One pass for the normalizer and sum(exp(u - m) * u), which gives the entropy:
         // H = lse - sum_i p_i u_i.
         double sum = 0, sum_u = 0;
-        for (int i = 0; i < vocab; i++) {
-          const double u = z[i] * inv_t;
+        for (int k = 0; k < n; k++) {
+          const double u = z[token_at(k)] * inv_t;
           const double ex = std::exp(u - m);
           sum += ex;
           sum_u += ex * u;
@@ -403,7 +415,16 @@ class CpuBackend final : public Backend<T> {
         row_loss[r] = -w * lp - ew * h;
         if (grad) {
           // d(-w logp_t)/du_i = w (p_i - [i == t]); d(-ew H)/du_i = ew p_i (log p_i + H); du/dz = 1 / temperature.
+          // Outside a mask p_i is 0, and so is the gradient.
+          int next = 0;  // the next allowed token's position
           for (int i = 0; i < vocab; i++) {
+            if (masked) {
+              if (next == n || allowed[next] != i) {
+                z[i] = T(0);
+                continue;
+              }
+              next++;
+            }
             const double u = z[i] * inv_t;
             const double p = std::exp(u - lse);
             z[i] = static_cast<T>(inv_t * (w * p + ew * p * (u - lse + h)));

@@ -226,17 +226,35 @@ __global__ void k_cache_store(float* __restrict__ k, float* __restrict__ v, cons
   }
 }
 
+// Whether the increasing ids a[0, n) hold x.
+__device__ __forceinline__ bool sorted_holds(const int32_t* a, int n, int x) {
+  int lo = 0, hi = n;
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    if (a[mid] < x)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < n && a[lo] == x;
+}
+
 // The policy-gradient head (see Backend::token_loss), one block per row of logits; with inv_t 1
-// and no entropy it is the cross-entropy head. row_loss[r] = -w logp - ew H.
+// and no entropy it is the cross-entropy head. row_loss[r] = -w logp - ew H. A masked row
+// (TokenMasks) reduces over its allowed tokens; its gradient, written in place, is 0 elsewhere
+// (each thread tells its own columns apart by a binary search in the sorted mask).
 __global__ void k_token_loss(float* __restrict__ logits, const int32_t* __restrict__ targets, const float* __restrict__ weights,
-                             const float* __restrict__ entropy_weights, double inv_t, float* __restrict__ logp, float* __restrict__ entropy,
+                             const float* __restrict__ entropy_weights, double inv_t, const int32_t* __restrict__ mask_rows,
+                             const int32_t* __restrict__ mask_tokens, float* __restrict__ logp, float* __restrict__ entropy,
                              double* __restrict__ row_loss, int vocab, bool grad) {
   SW_SHARED_ARRAY(float, redf, 32);
   SW_SHARED_ARRAY(double, redd, 32);
   const int64_t r = blockIdx.x;
   float* z = logits + r * vocab;
   const int t = targets[r];
-  if (t < 0) {
+  // No target, or a token its grammar forced (log-prob 0 and no gradient, exactly, as the sampler
+  // reports it): nothing to learn.
+  if (t < 0 || (mask_rows && mask_rows[2 * r + 1] == 1)) {
     if (threadIdx.x == 0) {
       logp[r] = 0.0f;
       if (entropy) entropy[r] = 0.0f;
@@ -250,13 +268,17 @@ __global__ void k_token_loss(float* __restrict__ logits, const int32_t* __restri
   const double w = weights ? weights[r] : 1.0;
   const double ew = entropy_weights ? entropy_weights[r] : 0.0;
   const float it = static_cast<float>(inv_t);
+  // The row's candidates: allowed[0, n) (increasing), or the whole vocabulary.
+  const bool masked = mask_rows && mask_rows[2 * r + 1] > 0;
+  const int32_t* allowed = masked ? mask_tokens + mask_rows[2 * r] : nullptr;
+  const int n = masked ? mask_rows[2 * r + 1] : vocab;
   float mz = -INFINITY;
-  for (int c = threadIdx.x; c < vocab; c += blockDim.x) mz = fmaxf(mz, z[c]);
+  for (int k = threadIdx.x; k < n; k += blockDim.x) mz = fmaxf(mz, z[masked ? allowed[k] : k]);
   const float m = block_max(mz, redf) * it;
   // The normalizer and sum(exp(u - m) u) in one pass: H = lse - sum_i p_i u_i.
   double sum = 0, sum_u = 0;
-  for (int c = threadIdx.x; c < vocab; c += blockDim.x) {
-    const float u = z[c] * it;
+  for (int k = threadIdx.x; k < n; k += blockDim.x) {
+    const float u = z[masked ? allowed[k] : k] * it;
     const float ex = expf(u - m);
     sum += ex;
     sum_u += static_cast<double>(ex) * u;
@@ -275,6 +297,10 @@ __global__ void k_token_loss(float* __restrict__ logits, const int32_t* __restri
     // d(-w logp_t)/du_i = w (p_i - [i == t]); d(-ew H)/du_i = ew p_i (log p_i + H); du/dz = 1 / temperature.
     const float lf = static_cast<float>(lse), hf = static_cast<float>(h), wf = static_cast<float>(w), ewf = static_cast<float>(ew);
     for (int c = threadIdx.x; c < vocab; c += blockDim.x) {
+      if (masked && !sorted_holds(allowed, n, c)) {
+        z[c] = 0.0f;
+        continue;
+      }
       const float u = z[c] * it;
       const float p = expf(u - lf);
       z[c] = it * (wf * p + ewf * p * (u - lf + hf)) - (c == t ? it * wf : 0.0f);
@@ -718,16 +744,16 @@ class CudaBackend final : public Backend<float> {
 
   double cross_entropy(float* logits, const int32_t* targets, const float* weights, float* logp, int rows, int vocab, bool grad) override {
     if (rows == 0) return 0.0;
-    return token_loss(logits, targets, weights, nullptr, 1.0, logp, nullptr, rows, vocab, grad);
+    return token_loss(logits, targets, weights, nullptr, 1.0, TokenMasks{}, logp, nullptr, rows, vocab, grad);
   }
 
-  double token_loss(float* logits, const int32_t* targets, const float* weights, const float* entropy_weights, double temperature, float* logp,
-                    float* entropy, int rows, int vocab, bool grad) override {
+  double token_loss(float* logits, const int32_t* targets, const float* weights, const float* entropy_weights, double temperature, TokenMasks masks,
+                    float* logp, float* entropy, int rows, int vocab, bool grad) override {
     if (rows == 0) return 0.0;
     Scope scope = op("loss head");
     double* row_loss = static_cast<double*>(loss_scratch_.get(sizeof(double) * (rows + 1)));
-    SW_LAUNCH(k_token_loss, rows, kRowThreads, 0, stream_, logits, targets, weights, entropy_weights, 1.0 / temperature, logp, entropy, row_loss,
-              vocab, grad);
+    SW_LAUNCH(k_token_loss, rows, kRowThreads, 0, stream_, logits, targets, weights, entropy_weights, 1.0 / temperature, masks.rows, masks.tokens, logp,
+              entropy, row_loss, vocab, grad);
     return sum_on_device(row_loss, rows);
   }
 

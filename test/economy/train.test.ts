@@ -1,0 +1,88 @@
+/**
+ * `train grpo --world economy`: the world's own decision points (household-months rewarded with
+ * the decision's normalized utility), the strict format's -1, the seed's settings as a preset, and
+ * a run whose rollouts are logged with their rewards.
+ */
+import { describe, expect, it } from "vitest";
+import { configFromArgs } from "../../cli/commands/train-grpo.js";
+import { main } from "../../cli/main.js";
+import { readEpisodeLog } from "../../store/episode-log.js";
+import { RunStore } from "../../store/run-store.js";
+import { GrpoConfigSchema } from "../../trainers/grpo/config.js";
+import { scoreReply } from "../../trainers/grpo/reward.js";
+import { ScoredPoints } from "../../trainers/grpo/scored-points.js";
+import { loadDecisions } from "../../worlds/registry.js";
+import { captureOutput } from "../capture.js";
+import { saveCheckpoint } from "../../models/checkpoint.js";
+import { createFromScratch } from "../../models/from-scratch.js";
+import { tempDir } from "../policy/fixtures.js";
+
+const io = captureOutput();
+const settings = GrpoConfigSchema.parse({});
+const reply = (text: string) => ({ text, tokens: 10, finish: "stop", logprob: -3 });
+
+describe("train grpo --world economy", () => {
+  it("asks the household's prompt and rewards a decision with the world's own reward; anything else gets -1", async () => {
+    const source = await ScoredPoints.open("economy", 6, 3);
+    const decisions = await (await loadDecisions("economy")).points(6, 3);
+    expect(source.size).toBe(6);
+    for (let i = 0; i < 6; i++) {
+      const p = await source.point(i);
+      const d = decisions[i]!;
+      expect(p.id).toBe(d.id);
+      expect(p.messages.at(-1)).toEqual({ role: "user", content: d.observation });
+      const mid = scoreReply(p, reply('{"work": 0.5, "consumption": 0.3}'), settings);
+      expect(mid.format).toBe(true);
+      expect(mid.reward).toBeCloseTo(d.reward({ work: 0.5, consumption: 0.3 }), 12);
+      const best = scoreReply(p, reply(JSON.stringify(d.best)), settings);
+      expect(best.reward).toBeCloseTo(1, 9);
+      expect(best.reward).toBeGreaterThanOrEqual(mid.reward);
+      for (const bad of ['{"work": 0.5}', '{"work": 0.5, "consumption": 1.2}', 'work 0.5, consumption 0.3', '{"work": 0.5, "consumption": 0.3, "why": "rent"}', 'Sure: {"work": 0.5, "consumption": 0.3}']) {
+        expect(scoreReply(p, reply(bad), settings).reward, bad).toBe(-1);
+      }
+    }
+    // The same seed gives the same points (a resumed run's data check).
+    expect((await ScoredPoints.open("economy", 6, 3)).dataId).toBe(source.dataId);
+    expect((await ScoredPoints.open("economy", 6, 4)).dataId).not.toBe(source.dataId);
+  });
+
+  it("has the seed's settings as a preset that flags override", () => {
+    const base = { _: [], out: "x", "world-seed": 0, "save-every": 20, keep: 2, quiet: false, mode: "vanilla", "dynamic-sampling": false, "skip-solved": false, "mask-truncated": false } as const;
+    const c = GrpoConfigSchema.parse(configFromArgs({ ...base, preset: "econagent" } as Parameters<typeof configFromArgs>[0]));
+    expect([c.groupSize, c.temperature, c.entropyCoef, c.klCoef, c.prompts, c.formatFailure]).toEqual([2, 0.7, 0.02, 0.005, 4, -1]);
+    const t = GrpoConfigSchema.parse(configFromArgs({ ...base, preset: "econagent", temperature: 1 } as Parameters<typeof configFromArgs>[0]));
+    expect(t.temperature).toBe(1);
+  });
+
+  it("trains a policy on the economy's decision points and logs each rollout with its reward", async () => {
+    // A model whose tokenizer was built on the households' prompts, so that they fit its context.
+    const corpus = (await (await loadDecisions("economy")).points(40, 0)).map((d) => d.observation);
+    const m = await createFromScratch({ preset: "1m", seed: 3, corpus: [...corpus, '{"work": 0.5, "consumption": 0.25}'] });
+    const model = tempDir("sw-econ-model-");
+    saveCheckpoint(model, m.model, m.files);
+    const out = tempDir("sw-econ-grpo-");
+    const store = tempDir("sw-econ-store-");
+    const argv = ["train", "grpo", "--model", model, "--world", "economy", "--points", "8", "--preset", "econagent", "--out", out, "--store", store, "--steps", "1", "--max-new-tokens", "8", "--quiet"];
+    expect(await main(argv)).toBe(0);
+    expect(io.err).toContain("note: --preset econagent leaves out its LoRA");
+    expect(io.err).toMatch(/world economy \(8 decision points it scores itself from seed 0/);
+    const runId = /rollouts in run (\S+)/.exec(io.out)![1]!;
+    const s = await RunStore.open(store);
+    const recs = readEpisodeLog<{ kind: string; world: string; turns: { agent: string; reward: number; source: string; raw: string }[] }>(s.episodesPath(s.get(runId)!)).records;
+    expect(recs).toHaveLength(4);
+    for (const r of recs) {
+      expect(r).toMatchObject({ kind: "room_episode", world: "economy" });
+      expect(r.turns).toHaveLength(2);
+      for (const t of r.turns) {
+        expect(t.agent).toMatch(/^household-\d+$/);
+        if (t.source === "fallback") expect(t.reward).toBe(-1);
+        else expect(t.reward).toBeGreaterThanOrEqual(0);
+      }
+    }
+
+    expect(await main(["train", "grpo", "--model", model, "--world", "economy", "--episodes", "3", "--out", tempDir("sw-econ-grpo-")])).toBe(2);
+    expect(io.err).toContain("--episodes: the economy world gives decision points of its own: ask for --points N");
+    expect(await main(["train", "grpo", "--model", model, "--world", "tomi", "--points", "3", "--out", tempDir("sw-econ-grpo-")])).toBe(2);
+    expect(io.err).toContain("--points: the tomi world has no decision points of its own");
+  });
+});

@@ -1,0 +1,82 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { Rng } from "../../worlds/core/rng.js";
+import { DEFAULT_HIERARCHY, RESPONSE_ONLY_HIERARCHY, parseHierarchy } from "../../worlds/usersim/hierarchy.js";
+import { parseReply, renderReply, replySchema, replyTextPattern, type Reply } from "../../worlds/usersim/reply.js";
+
+const H = parseHierarchy({ stance: { desc: "where they stand", max_tokens: 8 }, emotion: { desc: "what they feel", max_tokens: 8 }, response: { desc: "the reply", max_tokens: 64 } }, "se.json");
+const REPLY: Reply = { states: { stance: "strongly agrees with a four-day work week", emotion: "mild hope for a four-day work week" }, response: "We tried it.\nIt worked <3" };
+const TEXT = "<stance>\nstrongly agrees with a four-day work week\n</stance>\n<emotion>\nmild hope for a four-day work week\n</emotion>\n<response>\nWe tried it.\nIt worked <3\n</response>";
+
+const error = (text: string, h = H) => {
+  const r = parseReply(text, h);
+  return r.ok ? "ok" : r.error;
+};
+
+describe("the hierarchical reply", () => {
+  it("is written in HumanLM's layout and read back exactly", () => {
+    expect(renderReply(REPLY, H)).toBe(TEXT);
+    expect(parseReply(TEXT, H)).toEqual({ ok: true, action: REPLY });
+    // Whitespace between and inside tags is allowed; the texts are trimmed.
+    expect(parseReply("  <stance>strongly agrees with a four-day work week</stance> <emotion> mild hope for a four-day work week </emotion>\n\n<response>We tried it.\nIt worked <3</response>\n", H)).toEqual({ ok: true, action: REPLY });
+    expect(renderReply({ states: {}, response: "Sure." }, RESPONSE_ONLY_HIERARCHY)).toBe("<response>\nSure.\n</response>");
+  });
+
+  it("refuses anything but the hierarchy's tags, once each, in order, with nothing around them", () => {
+    expect(error("")).toBe("empty reply");
+    expect(error("<emotion>x</emotion><stance>y</stance><response>z</response>")).toBe('expected <stance> first, found "<emotion>x</emotion><sta"');
+    expect(error("Sure! <stance>x</stance><emotion>y</emotion><response>z</response>")).toBe('expected <stance> first, found "Sure! <stance>x</stance>"');
+    expect(error("<stance>x</stance><response>z</response>")).toBe('expected <emotion> after </stance>, found "<response>z</response>"');
+    expect(error("<stance>x</stance><emotion>y</emotion><response>z</response> Hope that helps")).toBe('text after </response>: " Hope that helps"');
+    expect(error("<stance>x</stance><emotion>y</emotion><response>z</response><response>w</response>")).toBe('text after </response>: "<response>w</response>"');
+    expect(error("<stance>x</stance><emotion>y</emotion><response>z")).toBe("<response> is never closed");
+    expect(error("<STANCE>x</STANCE><emotion>y</emotion><response>z</response>")).toBe('expected <stance> first, found "<STANCE>x</STANCE><emoti"');
+    expect(error("<stance> </stance><emotion>y</emotion><response>z</response>")).toBe("stance is empty");
+    expect(error("<stance>x\ny</stance><emotion>y</emotion><response>z</response>")).toBe("stance must be one line of text without < or >");
+    expect(error("<stance>x <b>y</b></stance><emotion>y</emotion><response>z</response>")).toBe("stance must be one line of text without < or >");
+    expect(error(`<stance>${"x".repeat(65)}</stance><emotion>y</emotion><response>z</response>`)).toBe("stance is longer than 64 characters");
+    expect(error("<stance>x</stance><emotion>y</emotion><response></response>")).toBe("the response is empty");
+    expect(error("<stance>x</stance><emotion>y</emotion><response>z</response>", RESPONSE_ONLY_HIERARCHY)).toBe('expected <response> first, found "<stance>x</stance><emoti"');
+  });
+
+  it("validates the JSON form with the zod schema, whose JSON Schema keeps the tags' order and bounds", () => {
+    const schema = replySchema(H);
+    expect(schema.safeParse(REPLY).success).toBe(true);
+    expect(schema.safeParse({ states: { stance: "x" }, response: "y" }).success).toBe(false);
+    expect(schema.safeParse({ states: { ...REPLY.states, goal: "x" }, response: "y" }).success).toBe(false);
+    expect(schema.safeParse({ states: REPLY.states, response: "a </response> b" }).error?.issues[0]?.message).toBe("the response must not contain </response>");
+    const json = z.toJSONSchema(schema) as unknown as { properties: { states: { properties: Record<string, { maxLength: number; pattern: string; description: string }>; required: string[] }; response: { pattern: string } } };
+    expect(Object.keys(json.properties.states.properties)).toEqual(["stance", "emotion"]);
+    expect(json.properties.states.required).toEqual(["stance", "emotion"]);
+    expect(json.properties.states.properties.stance).toMatchObject({ maxLength: 64, description: "where they stand" });
+    // Patterns a decoder can compile: no lookaround.
+    for (const p of [json.properties.states.properties.stance!.pattern, json.properties.response.pattern]) expect(p).not.toMatch(/\(\?[=!<]/);
+  });
+
+  it("has one regex for the text form: every rendered reply matches it, and what it matches parses", () => {
+    const re = new RegExp(replyTextPattern(DEFAULT_HIERARCHY));
+    expect(replyTextPattern(DEFAULT_HIERARCHY)).not.toMatch(/\(\?[=!<]/);
+    const rng = Rng.seeded("reply-pattern");
+    const letters = "ab <>/\n.response".split("");
+    const text = (n: number, line: boolean) => {
+      let s = "";
+      for (let i = 0; i < n; i++) s += rng.pick(line ? letters.filter((c) => !"<>\n".includes(c)) : letters);
+      return s.trim() || "x";
+    };
+    let matched = 0;
+    for (let t = 0; t < 1000; t++) {
+      const states = Object.fromEntries(DEFAULT_HIERARCHY.states.map((d) => [d.name, text(1 + rng.int(20), true)]));
+      const response = rng.chance(0.1) ? `${text(5, false)}</response>${text(5, false)}` : text(1 + rng.int(40), false);
+      const rendered = renderReply({ states, response }, DEFAULT_HIERARCHY);
+      const valid = replySchema(DEFAULT_HIERARCHY).safeParse({ states, response }).success;
+      expect(re.test(rendered), rendered).toBe(valid);
+      if (valid) {
+        matched++;
+        expect(parseReply(rendered, DEFAULT_HIERARCHY)).toEqual({ ok: true, action: { states, response } });
+      }
+    }
+    // Some replies held "</response>" in their response: those neither validate nor match.
+    expect(matched).toBeGreaterThan(500);
+    expect(matched).toBeLessThan(1000);
+  });
+});

@@ -1,0 +1,86 @@
+/**
+ * The report of a set of replies at decision points, in the columns the economy's training
+ * report compares Base and trained policies with:
+ *
+ * - parseRate: share of replies that are a JSON object (JSON.parse of the trimmed reply);
+ * - formatFailures: share of replies that are not exactly a decision (reward -1);
+ * - work / consumption mean and std (population std) over the well-formed decisions: the std
+ *   shows whether a policy still decides differently in different situations (no mode collapse);
+ * - reward: mean reward, -1 for a malformed reply, else the normalized utility in [0, 1];
+ * - utility: mean discounted utility U of the well-formed decisions, and the mean of the best
+ *   decisions' U at the same points (the ceiling).
+ */
+import type { DecisionPoint } from "./decision-point.js";
+import { scoreReply } from "./reward.js";
+
+export interface DecisionReport {
+  readonly points: number;
+  readonly parseRate: number;
+  readonly formatFailures: number;
+  readonly workMean: number | null;
+  readonly workStd: number | null;
+  readonly consumptionMean: number | null;
+  readonly consumptionStd: number | null;
+  readonly reward: number;
+  readonly utility: number | null;
+  readonly bestUtility: number | null;
+}
+
+function meanStd(xs: readonly number[]): [number | null, number | null] {
+  if (xs.length === 0) return [null, null];
+  let m = 0;
+  for (const x of xs) m += x;
+  m /= xs.length;
+  let v = 0;
+  for (const x of xs) v += (x - m) * (x - m);
+  return [m, Math.sqrt(v / xs.length)];
+}
+
+function isJsonObject(text: string): boolean {
+  try {
+    const v: unknown = JSON.parse(text.trim());
+    return v !== null && typeof v === "object" && !Array.isArray(v);
+  } catch {
+    return false;
+  }
+}
+
+export function decisionReport(points: readonly DecisionPoint[], replies: readonly string[]): DecisionReport {
+  if (points.length !== replies.length) throw new RangeError(`${replies.length} replies for ${points.length} decision points`);
+  if (points.length === 0) throw new RangeError("no decision points to report on");
+  let parsed = 0;
+  let failures = 0;
+  let reward = 0;
+  const work: number[] = [];
+  const consumption: number[] = [];
+  const utility: number[] = [];
+  const best: number[] = [];
+  for (let k = 0; k < points.length; k++) {
+    if (isJsonObject(replies[k]!)) parsed++;
+    const s = scoreReply(points[k]!, replies[k]!);
+    reward += s.reward;
+    if (!s.format) {
+      failures++;
+      continue;
+    }
+    work.push(s.decision.work);
+    consumption.push(s.decision.consumption);
+    utility.push(s.utility);
+    best.push(points[k]!.best.utility);
+  }
+  const n = points.length;
+  const [workMean, workStd] = meanStd(work);
+  const [consumptionMean, consumptionStd] = meanStd(consumption);
+  return {
+    points: n,
+    parseRate: parsed / n,
+    formatFailures: failures / n,
+    workMean,
+    workStd,
+    consumptionMean,
+    consumptionStd,
+    reward: reward / n,
+    utility: meanStd(utility)[0],
+    bestUtility: meanStd(best)[0],
+  };
+}

@@ -1,0 +1,111 @@
+/**
+ * The simulated user's hierarchical reply: one text per latent state, in the hierarchy's order,
+ * then the response. Two forms of one thing:
+ *
+ *   JSON   {"states": {"stance": "...", "emotion": "...", ...}, "response": "..."}
+ *          what the zod schema validates (and a JSON Schema derived from it constrains);
+ *   text   <stance>\n...\n</stance>\n<emotion>\n...\n</emotion>\n...<response>\n...\n</response>
+ *          what a model writes and is trained on, as HumanLM's recipe has it.
+ *
+ * The text is read strictly: exactly the hierarchy's tags, each once, in order, lowercase, with
+ * only whitespace between them and nothing around them. A state is one line of text without angle
+ * brackets (so no tag can hide in it); the response may hold anything but its own closing tag.
+ * Anything else is malformed, which the judge gives the lowest reward.
+ */
+import { z } from "zod";
+import type { FormatResult } from "../core/rewards/strict-format.js";
+import { avoiding } from "./avoid-pattern.js";
+import { maxChars, tags, type Dimension, type Hierarchy } from "./hierarchy.js";
+
+export interface Reply {
+  /** Tag -> text, for every state of the hierarchy. */
+  readonly states: Readonly<Record<string, string>>;
+  readonly response: string;
+}
+
+/** A state's text (trimmed): one line, no angle brackets, something other than spaces. */
+export const STATE_PATTERN = "[^\\s<>](?:[^<>\\r\\n]*[^\\s<>])?";
+const STATE_RE = new RegExp(`^${STATE_PATTERN}$`);
+const RESPONSE_TEXT = avoiding("</response>").startsWithText;
+const RESPONSE_RE = new RegExp(`^${RESPONSE_TEXT}$`);
+
+function stateText(d: Dimension): z.ZodString {
+  return z
+    .string()
+    .trim()
+    .min(1, `${d.name} is empty`)
+    .max(maxChars(d), `${d.name} is longer than ${maxChars(d)} characters`)
+    .regex(STATE_RE, `${d.name} must be one line of text without < or >`)
+    .describe(d.desc);
+}
+
+function responseText(d: Dimension): z.ZodString {
+  return z
+    .string()
+    .trim()
+    .min(1, "the response is empty")
+    .max(maxChars(d), `the response is longer than ${maxChars(d)} characters`)
+    .regex(RESPONSE_RE, "the response must not contain </response>")
+    .describe(d.desc);
+}
+
+/** The reply's fields for a hierarchy: `states` (an object with one key per state, in order) and `response`. */
+export function replyShape(h: Hierarchy) {
+  return {
+    states: z.strictObject(Object.fromEntries(h.states.map((d) => [d.name, stateText(d)]))).describe("The user's latent states, in this order."),
+    response: responseText(h.response),
+  };
+}
+
+const schemas = new WeakMap<Hierarchy, z.ZodType<Reply>>();
+
+export function replySchema(h: Hierarchy): z.ZodType<Reply> {
+  let s = schemas.get(h);
+  if (!s) schemas.set(h, (s = z.strictObject(replyShape(h)) as unknown as z.ZodType<Reply>));
+  return s;
+}
+
+/** The text form (HumanLM's layout: each tag on its own line around its text). */
+export function renderReply(reply: Reply, h: Hierarchy): string {
+  const block = (tag: string, text: string) => `<${tag}>\n${text}\n</${tag}>`;
+  return [...h.states.map((d) => block(d.name, reply.states[d.name] ?? "")), block(h.response.name, reply.response)].join("\n");
+}
+
+/** Reads the text form strictly; the reason names the tag at fault. */
+export function parseReply(text: string, h: Hierarchy): FormatResult<Reply> {
+  const s = text.trim();
+  if (s === "") return { ok: false, error: "empty reply" };
+  const found: Record<string, string> = {};
+  let pos = 0;
+  let previous: string | undefined;
+  for (const tag of tags(h)) {
+    while (pos < s.length && /\s/.test(s[pos]!)) pos++;
+    const open = `<${tag}>`;
+    if (!s.startsWith(open, pos)) {
+      const where = previous === undefined ? "first" : `after </${previous}>`;
+      return { ok: false, error: `expected ${open} ${where}, found ${quote(s.slice(pos, pos + 24))}` };
+    }
+    const close = s.indexOf(`</${tag}>`, pos + open.length);
+    if (close < 0) return { ok: false, error: `${open} is never closed` };
+    found[tag] = s.slice(pos + open.length, close);
+    pos = close + tag.length + 3;
+    previous = tag;
+  }
+  if (pos < s.length) return { ok: false, error: `text after </${previous}>: ${quote(s.slice(pos, pos + 24))}` };
+  const r = replySchema(h).safeParse({ states: Object.fromEntries(h.states.map((d) => [d.name, found[d.name]])), response: found[h.response.name] });
+  return r.success ? { ok: true, action: r.data } : { ok: false, error: r.error.issues[0]?.message ?? "invalid" };
+}
+
+function quote(s: string): string {
+  return s === "" ? "the end" : JSON.stringify(s);
+}
+
+/**
+ * The text form as one regular expression (anchored, no lookaheads): what a constrained decoder
+ * compiles to make every sample parse. It fixes the layout `renderReply` writes; the texts inside
+ * are bounded by the sampler's token budgets, not here.
+ */
+export function replyTextPattern(h: Hierarchy): string {
+  const block = (tag: string, body: string) => `<${tag}>\\n${body}\\n</${tag}>`;
+  return `^${[...h.states.map((d) => block(d.name, STATE_PATTERN)), block(h.response.name, RESPONSE_TEXT)].join("\\n")}$`;
+}
