@@ -62,7 +62,7 @@ describe("train grpo --world economy", () => {
     saveCheckpoint(model, m.model, m.files);
     const out = tempDir("sw-econ-grpo-");
     const store = tempDir("sw-econ-store-");
-    const argv = ["train", "grpo", "--model", model, "--world", "economy", "--points", "8", "--preset", "econagent", "--out", out, "--store", store, "--steps", "1", "--max-new-tokens", "8", "--quiet"];
+    const argv = ["train", "grpo", "--model", model, "--world", "economy", "--points", "8", "--preset", "econagent", "--out", out, "--store", store, "--steps", "1", "--max-new-tokens", "24", "--quiet"];
     expect(await main(argv)).toBe(0);
     expect(io.err).toContain("note: --preset econagent leaves out its LoRA");
     expect(io.err).toMatch(/world economy \(8 decision points it scores itself from seed 0/);
