@@ -157,7 +157,9 @@ describe.skipIf(!chromiumAvailable)("the web client in Chromium", () => {
     // The simulated user is the last seat (the thread's participants come first).
     const user = agents.at(-1)!;
     await ts.api(`/api/rooms/${roomId}`, { method: "DELETE", admin: true });
-    const room = await ts.api("/api/rooms", { method: "POST", admin: true, body: { type: "simulation", options: { world: "usersim", seed: 7, tickMs: 500, turnDeadlineMs: 60_000, humanSeats: [user] } } });
+    // The room plays the seat's simulated user until the page takes it: 2 s a timestep leaves the
+    // page about 12 s to join before the conversation's last reply (500 ms left it under 4 s).
+    const room = await ts.api("/api/rooms", { method: "POST", admin: true, body: { type: "simulation", options: { world: "usersim", seed: 7, tickMs: 2000, turnDeadlineMs: 60_000, humanSeats: [user] } } });
     expect(room.status, room.text).toBe(201);
     const id: string = room.json.roomId;
     const page = await browser();
@@ -180,8 +182,24 @@ describe.skipIf(!chromiumAvailable)("the web client in Chromium", () => {
     // (Generous waits: on a loaded machine the room's next timesteps can take seconds.)
     const applied = page.locator("#timeline li.step .act", { hasText: "I typed this reply myself." });
     await applied.first().waitFor({ timeout: 30_000 });
-    // The seat's own mental state is the states it wrote.
-    await page.locator("#timeline li.step", { hasText: "Stance: my own stance." }).first().waitFor({ timeout: 30_000 });
+    // The seat's own mental state is the states it wrote: the timestep after the reply shows it. A
+    // timestep is recorded once every seat has acted in it, so that step comes at once only when
+    // the reply was the conversation's last (the room plays on before the page takes the seat, so
+    // how many replies the simulated user made first depends on timing); otherwise the person is
+    // asked again, sees the states as its mind, and does nothing.
+    const replied = Number(/timestep (\d+)/.exec((await page.textContent("#action-note")) ?? "")?.[1]);
+    expect(replied).toBeGreaterThan(0);
+    const mine = page.locator("#timeline li.step", { hasText: "Stance: my own stance." });
+    const next = page.locator("#seat-panel .turn-head strong", { hasText: `timestep ${replied + 1}` });
+    await until(async () => (await mine.count()) > 0 || (await next.count()) > 0, 30_000, "the step after the reply, or the next turn");
+    if ((await mine.count()) === 0) {
+      expect(await page.textContent("#seat-panel")).toContain("Stance: my own stance. Emotion: my own emotion.");
+      const options = await page.locator("#seat-panel select[name=variant] option").allTextContents();
+      await page.selectOption("#seat-panel select[name=variant]", String(options.findIndex((v) => v.startsWith("none:"))));
+      await page.click("#seat-panel button.primary");
+    }
+    await mine.first().waitFor({ timeout: 30_000 });
+    expect(await mine.first().locator(".t").textContent()).toBe(`t${replied + 1}`);
     await ts.api(`/api/rooms/${id}`, { method: "DELETE", admin: true });
   }, 120_000);
 });
