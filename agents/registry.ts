@@ -1,5 +1,5 @@
 /**
- * Agents by name, as `--agent` and rooms take them: `simulation`, `random[:SEED]`, `policy:DIR`,
+ * Agents by name, as `--agent` and rooms take them: `simulation`, `random[:SEED]`, `majority:FILE`, `policy:DIR`,
  * `onnx:DIR`, `llm:MODEL[@BASE_URL]`. `checkAgentSpec` reads a spec without loading anything (a
  * room's options are checked before the room exists); `loadAgent` makes the agent, importing a
  * model-backed agent's code only when the spec names one: a command that runs the simulation agent
@@ -10,10 +10,11 @@ import { AgentSpecError } from "./agent-spec-error.js";
 import type { Agent } from "../worlds/core/agent.js";
 import { parseLlmTarget } from "./llm/options.js";
 import { parseAgentTarget } from "./policy/options.js";
+import { MajorityAgent } from "./majority-agent.js";
 import { RandomAgent } from "./random-agent.js";
 import { SimulationAgent } from "./simulation-agent.js";
 
-export const AGENT_NAMES = ["simulation", "random[:SEED]", "policy:DIR[?options]", "onnx:DIR[?options]", "llm:MODEL[@BASE_URL][?options]"] as const;
+export const AGENT_NAMES = ["simulation", "random[:SEED]", "majority:FILE", "policy:DIR[?options]", "onnx:DIR[?options]", "llm:MODEL[@BASE_URL][?options]"] as const;
 
 /** Checks a spec's shape (a known kind, a folder or model named, options the agent takes); throws AgentSpecError. */
 export function checkAgentSpec(spec: string): void {
@@ -49,7 +50,7 @@ export async function loadAgent(spec: string): Promise<Agent> {
   }
 }
 
-/** The agents that need no model: `simulation` and `random[:SEED]` (undefined for any other kind). */
+/** The agents that need no model: `simulation`, `random[:SEED]` and `majority:FILE` (undefined for any other kind). */
 function builtinAgent(spec: string): Agent | undefined {
   const [kind, arg] = splitSpec(spec);
   switch (kind) {
@@ -61,6 +62,8 @@ function builtinAgent(spec: string): Agent | undefined {
       if (!Number.isInteger(seed)) throw new AgentSpecError(`random:SEED needs an integer seed (got "${spec}")`);
       return new RandomAgent(seed);
     }
+    case "majority":
+      return new MajorityAgent(arg ?? "") as Agent;
     default:
       return undefined;
   }

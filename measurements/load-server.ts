@@ -3,10 +3,11 @@
  * the patch latency they see.
  *
  *   npm run bench:load -- [--spectators 1000] [--rooms 50] [--seconds 30] [--tick-ms 500]
- *                         [--workers 2] [--in-phase] [--json OUT.json]
+ *                         [--workers 2] [--in-phase] [--room tomi|social] [--users N] [--json OUT.json]
  *
  * It starts the server as a second process on loopback (`socialworld serve --no-demo` on a free
- * port, a fresh store), creates the rooms through the admin API (ToMi stories looping forever),
+ * port, a fresh store), creates the rooms through the admin API (ToMi stories looping forever, or
+ * social rooms of --users users whose posts keep spreading: `npm run bench:social-room`),
  * connects the spectators with the real SDK from worker threads of this process, measures for
  * the given time, and prints a table: clients connected, rooms, patches, the latency from the
  * server recording a timestep to a client having decoded it (p50, p90, p99, max), and the
@@ -30,6 +31,8 @@ const Args = z.object({
   workers: intArg(1, 16).default(2),
   /** Start the rooms all at once, so that their timesteps coincide (the worst case), instead of spread over one tick. */
   "in-phase": z.boolean().default(false),
+  room: z.enum(["tomi", "social"]).default("tomi"),
+  users: intArg(2, 10_000).default(1000),
   json: z.string().optional(),
 });
 
@@ -46,6 +49,9 @@ Options:
   --tick-ms N      each room's time between timesteps (default 500)
   --workers N      worker threads the clients are spread over (default 2)
   --in-phase       start every room at once, so their timesteps coincide (the worst case)
+  --room KIND      tomi (default: looping ToMi stories) or social (a network of --users users,
+                   a post by a popular user every 5 timesteps, rule agents: the cascade grows)
+  --users N        users of each social room (default 1000, at most 10000)
   --json OUT.json  also write the results as JSON
   --help           this text`;
 
@@ -78,6 +84,8 @@ async function main(): Promise<void> {
       "tick-ms": { type: "string" },
       workers: { type: "string" },
       "in-phase": { type: "boolean" },
+      room: { type: "string" },
+      users: { type: "string" },
       json: { type: "string" },
     },
     schema: Args,
@@ -94,7 +102,11 @@ async function main(): Promise<void> {
       const res = await fetch(`${base}/api/rooms`, {
         method: "POST",
         headers: { "content-type": "application/json", authorization: `Bearer ${ADMIN}` },
-        body: JSON.stringify({ type: "simulation", options: { world: "tomi", seed: 1000 + i, loop: true, pauseMs: 0, tickMs: args["tick-ms"], title: `load ${i}` } }),
+        body: JSON.stringify(
+          args.room === "social"
+            ? { type: "social", options: { users: args.users, seed: 1000 + i, posts: 1000, every: 5, maxSteps: 100_000, loop: true, pauseMs: 0, tickMs: args["tick-ms"], title: `load ${i}` } }
+            : { type: "simulation", options: { world: "tomi", seed: 1000 + i, loop: true, pauseMs: 0, tickMs: args["tick-ms"], title: `load ${i}` } },
+        ),
       });
       if (res.status !== 201) throw new Error(`creating room ${i}: ${res.status} ${await res.text()}`);
       roomIds.push(((await res.json()) as { roomId: string }).roomId);
@@ -151,6 +163,8 @@ async function main(): Promise<void> {
       joinFailures: failed,
       dropped: drops,
       rooms: roomIds.length,
+      room: args.room,
+      ...(args.room === "social" ? { users: args.users } : {}),
       tickMs: args["tick-ms"],
       inPhase: args["in-phase"],
       seconds: Math.round(elapsed * 10) / 10,
@@ -165,7 +179,7 @@ async function main(): Promise<void> {
     };
     const rows: [string, string][] = [
       ["spectators connected", `${ok} of ${args.spectators}${failed ? ` (${failed} joins failed)` : ""}${drops ? `, ${drops} dropped` : ""}`],
-      ["rooms", `${roomIds.length} (a timestep every ${args["tick-ms"]} ms each, ${args["in-phase"] ? "all at the same moment" : "spread over the interval"})`],
+      ["rooms", `${roomIds.length}${args.room === "social" ? ` social, ${args.users} users each` : " ToMi"} (a timestep every ${args["tick-ms"]} ms each, ${args["in-phase"] ? "all at the same moment" : "spread over the interval"})`],
       ["measured", `${result.seconds} s after connecting ${ok} clients in ${result.connectSeconds} s`],
       ["timesteps received", `${lat.length} (${Math.round(lat.length / elapsed)}/s), ${result.patchesPerSecond} patches/s decoded`],
       ["patch latency p50 / p90 / p99 / max", `${result.latencyMs.p50} / ${result.latencyMs.p90} / ${result.latencyMs.p99} / ${result.latencyMs.max} ms`],

@@ -1,10 +1,25 @@
 /**
  * A worker thread of the load script: connects its share of spectator clients (the real SDK over
  * loopback) and measures, for every new timestep a client receives, the time from the server
- * recording it (the `at` of its tick) to the client having decoded the patch.
+ * recording it (the `at` of its tick) to the client having decoded the patch. Every four clients
+ * reserve their seats from a loopback address of their own (127.0.1.1 and up reach a server on
+ * 127.0.0.1), as people on as many machines would: the server's limits are per address.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { Client, type Room } from "@colyseus/sdk";
+import type { Room } from "@colyseus/sdk";
+import WebSocket from "ws";
+import { postFrom } from "./post-from.js";
+
+/** The address the next socket connects from: the SDK makes its socket synchronously in consumeSeatReservation. */
+let bindTo = "127.0.0.1";
+class BoundWebSocket extends WebSocket {
+  constructor(url: string, options?: WebSocket.ClientOptions) {
+    super(url, { ...options, localAddress: bindTo });
+  }
+}
+// Before the SDK loads: it picks its WebSocket class once.
+(globalThis as { WebSocket?: unknown }).WebSocket = BoundWebSocket;
+const { Client } = await import("@colyseus/sdk");
 
 export interface WorkerInput {
   readonly base: string;
@@ -36,10 +51,16 @@ let latencies: number[] = [];
 let patches = 0;
 let drops = 0;
 let recording = false;
+let errorsSeen = 0;
 
 async function connectOne(i: number): Promise<void> {
   const roomId = input.roomIds[(input.first + i) % input.roomIds.length]!;
-  const room = await new Client(input.base).joinById(roomId);
+  const n = input.first + i;
+  const address = `127.0.${1 + Math.floor(n / 4 / 250)}.${1 + (Math.floor(n / 4) % 250)}`;
+  const r = await postFrom(`${input.base}/matchmake/joinById/${roomId}`, "{}", address);
+  if (r.status !== 200) throw new Error(`reserving a place from ${address}: ${r.status} ${r.text}`);
+  bindTo = address;
+  const room = await new Client(input.base).consumeSeatReservation(r.json);
   let lastAt = 0;
   room.onStateChange((state) => {
     patches++;
@@ -52,6 +73,9 @@ async function connectOne(i: number): Promise<void> {
     if (!first && recording) latencies.push(Date.now() - last.at);
   });
   room.onLeave(() => drops++);
+  room.onMessage("error", (m: { error?: string }) => {
+    if (errorsSeen++ < 3) process.stderr.write(`load-spectators: the server said: ${m.error ?? JSON.stringify(m)}\n`);
+  });
   rooms.push(room);
 }
 

@@ -28,6 +28,7 @@ import { SelfPlayPools } from "./self-play/pools.js";
 import { TrainingBoard } from "./training-board.js";
 import { BenchmarkRoom } from "./rooms/benchmark-room.js";
 import { SimulationRoom } from "./rooms/simulation-room.js";
+import { SocialRoom } from "./rooms/social-room.js";
 import { provideWebSocketGlobal } from "./websocket-global.js";
 import { QuietWebSocketTransport } from "./quiet-websocket-transport.js";
 import { ClientGuard } from "./security/client-guard.js";
@@ -101,6 +102,7 @@ export async function startServer(input: ServerConfig): Promise<RunningServer> {
   });
   gameServer.define("simulation", SimulationRoom);
   gameServer.define("benchmark", BenchmarkRoom);
+  gameServer.define("social", SocialRoom);
   // Colyseus listens for the HTTP server's errors only once it is listening: without this, a port
   // in use is an unhandled 'error' event (a crash) instead of a failed start.
   let onListenError: ((err: Error) => void) | undefined;

@@ -5,9 +5,10 @@
  * The README's "Live server protocol" section documents the same for clients in other languages.
  */
 import type { ToJSON } from "@colyseus/schema";
+import type { FeedItem, SocialRoomState } from "./rooms/social-state.js";
 import type { PerspectiveStep, Progress, QuizScore, RoomState, Seat } from "./rooms/state.js";
 
-export const ROOM_TYPES = ["simulation", "benchmark"] as const;
+export const ROOM_TYPES = ["simulation", "benchmark", "social"] as const;
 export type RoomType = (typeof ROOM_TYPES)[number];
 
 /** Options a client passes when it joins a room (`joinById(roomId, options)`). */
@@ -47,6 +48,39 @@ export const S2C = {
   /** A message the room could not use (unknown type, bad payload). */
   error: "error",
 } as const;
+
+/** A social room's own client -> server messages. */
+export const SOCIAL_C2S = {
+  /** `{ user }`: that user's view (what they have seen and written). A spectator may ask for any user; a person, for their own. */
+  perspective: "perspective",
+  /** `{ content, topic? }`: the seated person's new post, published at the next timestep. */
+  post: "post",
+} as const;
+
+/** A social room's own server -> client messages. */
+export const SOCIAL_S2C = {
+  /** The answer to `perspective`. */
+  perspective: "perspective",
+  /** The answer to `post`. */
+  postResult: "post_result",
+} as const;
+
+export interface PerspectiveRequest {
+  readonly user: string;
+}
+
+/** A user's view: the items they have seen or written, in the order they reached them (at most the newest 2,000). */
+export type PerspectiveView =
+  | { readonly ok: true; readonly user: string; readonly time: number; readonly items: readonly FeedItemJson[]; readonly truncated: boolean }
+  | { readonly ok: false; readonly user: string; readonly error: string };
+
+export interface PostMessage {
+  readonly content: string;
+  /** A topic key (default: what the user cares about most). */
+  readonly topic?: string;
+}
+
+export type PostResultMessage = { readonly ok: true } | { readonly ok: false; readonly error: string };
 
 export interface SeatMessage {
   readonly agent: string;
@@ -125,6 +159,8 @@ export type RoomStateJson = ToJSON<RoomState>;
 export type SeatJson = ToJSON<Seat>;
 export type PerspectiveStepJson = ToJSON<PerspectiveStep>;
 export type ProgressJson = ToJSON<Progress>;
+export type SocialRoomStateJson = ToJSON<SocialRoomState>;
+export type FeedItemJson = ToJSON<FeedItem>;
 export type QuizScoreJson = ToJSON<QuizScore>;
 
 /** A live room as `GET /api/rooms` lists it. */

@@ -20,7 +20,7 @@ export const ROOMS_FILE = "rooms.json";
 
 export const RoomEntrySchema = z.object({
   roomId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
-  type: z.enum(["simulation", "benchmark"]),
+  type: z.enum(["simulation", "benchmark", "social"]),
   /** The room's options as it resolved them (a seed it drew is written out, so a restart plays the same). */
   options: z.record(z.string(), z.unknown()),
   createdAt: z.string(),

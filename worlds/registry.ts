@@ -20,6 +20,7 @@ const WORLDS = {
   fantom: () => import("./fantom/index.js"),
   economy: () => import("./economy/index.js"),
   usersim: () => import("./usersim/index.js"),
+  social: () => import("./social/index.js"),
 } as const satisfies Readonly<Record<string, () => Promise<{ readonly world: WorldEntry }>>>;
 
 export type WorldName = keyof typeof WORLDS;

@@ -31,11 +31,12 @@ accuracy by question type; official labels that disagree with the world model ar
 
 Options:
   --data FILE          the benchmark file (ToMi .txt with its .trace beside it; Hi-ToM .json; FANToM .json;
-                       usersim conversation records, .jsonl or .parquet);
-                       default: the official file \`socialworld data get NAME\` downloaded (ToMi's val split,
-                       Hi-ToM_data.json, fantom_v1.json under data/benchmarks/ of the checkout)
-  --agent NAME         who answers (default: simulation): simulation, random[:SEED], policy:DIR, onnx:DIR, or
-                       llm:MODEL[@BASE_URL][?options] (any OpenAI-compatible endpoint; see the README)
+                       usersim conversation records, .jsonl or .parquet; social: interaction trees, .jsonl
+                       or a .json array); default: the official file \`socialworld data get NAME\` downloaded
+                       (ToMi's val split, Hi-ToM_data.json, fantom_v1.json under data/benchmarks/ of the checkout)
+  --agent NAME         who answers (default: simulation): simulation, random[:SEED], majority:FILE (social:
+                       fitted on FILE's labels), policy:DIR, onnx:DIR, or llm:MODEL[@BASE_URL][?options]
+                       (any OpenAI-compatible endpoint; see the README)
   --mode MODE          vanilla (story and question; default) or simulation (socialized context first)
   --limit N            only the first N questions
   --concurrency N      questions answered at once (default 4)
@@ -66,6 +67,11 @@ Hi-ToM only:
   --vp-labels FROM     cotp (default) or own: score VP entries against the label of the CoTP entry
                        asking the same question (upstream's evaluator reads every label from the
                        CoT files) or against their own label
+
+Social only:
+  --depth N            only the tasks at depth N (0: reactions to the post, 1: to a depth-0 comment or repost)
+  --embedder onnx:DIR  also BERTScore of the content, with this encoder (a folder with tokenizer.json and
+                       model.onnx, exported truncated to the layer BERTScore uses; see docs/worlds/social.md)
 `;
 
 const Args = z.object({
@@ -86,6 +92,7 @@ const Args = z.object({
   context: z.enum(["short", "full"]).optional(),
   embedder: z.string().regex(/^(lexical|onnx:.+)$/, "expected lexical or onnx:DIR").optional(),
   aggregation: z.enum(["set", "part", "conversation"]).optional(),
+  depth: intArg(0, 1000).optional(),
   hierarchy: z.string().min(1).optional(),
   weights: z.string().min(1).optional(),
   split: z.string().min(1).optional(),
@@ -112,6 +119,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
       context: { type: "string" },
       embedder: { type: "string" },
       aggregation: { type: "string" },
+      depth: { type: "string" },
       hierarchy: { type: "string" },
       weights: { type: "string" },
       split: { type: "string" },
@@ -136,7 +144,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     ["--json", args.json],
     ["--md", args.md],
   ]);
-  const given = { context: args.context, embedder: args.embedder, aggregation: args.aggregation, vpLabels: args["vp-labels"], hierarchy: args.hierarchy, weights: args.weights, split: args.split };
+  const given = { context: args.context, embedder: args.embedder, aggregation: args.aggregation, depth: args.depth, vpLabels: args["vp-labels"], hierarchy: args.hierarchy, weights: args.weights, split: args.split };
   let benchmark;
   try {
     benchmark = await loadBenchmark(name, { ...given, judgeModel: args.judge !== undefined ? await judgeModelArg(args.judge) : undefined });

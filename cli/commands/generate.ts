@@ -14,7 +14,7 @@ Writes N new benchmark questions in the benchmark's own file format, labelled by
 ${worlds.map((w) => `  ${w.name.padEnd(8)} ${w.generator!.describe}`).join("\n")}
 
 Options:
-  --n N        number of questions (conversation records for usersim; default 600)
+  --n N        number of questions, or of what the world's line above counts (default 600)
   --seed S     random seed (default 0); the same seed writes the same file
   --out FILE   where to write
   --quiet      no progress bar

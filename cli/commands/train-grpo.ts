@@ -19,6 +19,7 @@ import { MetricsPublisher } from "../../trainers/grpo/publisher.js";
 import { runGrpoSession, SettingsMismatch } from "../../trainers/grpo/session.js";
 import { PromptsTooLong } from "../../trainers/grpo/trainer.js";
 import { WorldPoints } from "../../trainers/grpo/world-points.js";
+import { generatedPoints } from "../../trainers/grpo/generated-points.js";
 import { ScoredPoints } from "../../trainers/grpo/scored-points.js";
 import type { PointSource } from "../../trainers/grpo/decision-point.js";
 import { GRPO_PRESET_NAMES, GRPO_PRESETS, type GrpoPreset, type GrpoPresetName } from "../../trainers/grpo/presets.js";
@@ -48,7 +49,9 @@ Data:
                            scores any action itself (economy) gives --points N (default 2000) of
                            its own, rewarded with its graded reward (the exact part); a world whose
                            benchmark is graded (usersim) learns from N of its generator's records
-                           from seed S (written under the store's generated/), the train split
+                           from seed S (written under the store's generated/), the train split;
+                           social: the prediction tasks of N generated trees (written to OUT), with
+                           the world's reward (--reward exact=1,rougeL=1: type match + ROUGE-L of the content)
   --preset NAME            named settings, which flags given beside it override:
 ${GRPO_PRESET_NAMES.map((n) => `                           ${n}: ${GRPO_PRESETS[n].describe}`).join("\n")}
   --hierarchy FILE         usersim: the reply's hierarchy (HumanLM's layout): hierarchical GRPO with the
@@ -297,7 +300,7 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
   }
 }
 
-/** Where the decision points come from: a benchmark file, a graded world's generated records, or a world's scripted episodes. */
+/** Where the decision points come from: a benchmark file, a graded world's generated records, a world's own generated set (`trainOn: "generated"`), or a world's scripted episodes. */
 async function pointsOf(a: z.infer<typeof Args>, storeRoot: string): Promise<PointSource> {
   const given = { hierarchy: a.hierarchy, weights: a.weights, split: a.split };
   const options: BenchmarkOptions = {
@@ -323,6 +326,8 @@ async function pointsOf(a: z.infer<typeof Args>, storeRoot: string): Promise<Poi
     }
     const extra = Object.keys(options);
     if (extra.length) throw new UsageError(`--${flagOf(extra[0] as keyof BenchmarkOptions)} goes with a graded benchmark (usersim), not with ${name}'s scripted episodes`);
+    // A world that trains on its generator's set, judged by its benchmark's reward (social): the set is kept in OUT.
+    if (world.trainOn === "generated") return await generatedPoints(name, episodes, a["world-seed"], a.out, { mode: a.mode as Mode, ...(a.system ? { system: a.system } : {}) });
     return await WorldPoints.scripted(name, episodes, a["world-seed"], a.system);
   } catch (err) {
     if (err instanceof BenchmarkOptionError || err instanceof RegistryError) throw new UsageError(err.message);

@@ -27,7 +27,7 @@ export function showLobby(app: HTMLElement): () => void {
               h("td", h("a.room-link", { href: `#/room/${encodeURIComponent(r.roomId)}` }, r.title), r.visibility === "private" ? h("span.badge", "private") : null),
               h("td", r.type === "benchmark" ? `benchmark (${r.world})` : r.world),
               h("td", h(`span.status.${r.status}`, r.status), r.note ? h("div.muted.small", r.note) : null),
-              h("td", p ? `${p.done}/${p.total} · ${p.done ? pct(p.correct / p.done) : "–"}` : r.type === "simulation" ? `episode ${r.episode}, t${r.timestep}` : ""),
+              h("td", p ? `${p.done}/${p.total} · ${p.done ? pct(p.correct / p.done) : "–"}` : r.type !== "benchmark" ? `episode ${r.episode}, t${r.timestep}` : ""),
               h("td", String(r.spectators)),
               h(
                 "td.seats",

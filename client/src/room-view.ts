@@ -4,7 +4,7 @@
  *
  * What this page can show is what the server sent it: a spectator of a public room receives
  * every perspective; a page in a seat receives its own agent's only, so its perspective switch
- * offers just that one.
+ * offers just that one. A social room shows its cascade as a tree or as feeds (social-view.ts).
  */
 import { Client, type Room } from "@colyseus/sdk";
 import {
@@ -18,14 +18,20 @@ import {
   type Leak,
   type PerspectiveStepJson as Step,
   type RoomStateJson as StateJson,
+  type PerspectiveView,
+  type PostResultMessage,
   type SeatMessage,
+  type SocialRoomStateJson,
   type TurnMessage,
   type TurnOverMessage,
+  SOCIAL_C2S,
+  SOCIAL_S2C,
 } from "../../server/protocol.js";
 import { renderProgress } from "./benchmark-panel.js";
 import { h, myName, replace } from "./dom.js";
 import { EconomyPanel } from "./economy-panel.js";
 import { SeatPanel } from "./seat-panel.js";
+import { PostBox, socialMain, userBox, WORLD_FEED, type SocialMode } from "./social-view.js";
 import { QuizForm, renderQuizScores } from "./quiz-panel.js";
 
 const WORLD = "world";
@@ -55,6 +61,14 @@ export function showRoom(app: HTMLElement, roomId: string, params: URLSearchPara
   let economy: EconomyPanel | undefined;
   let closed = false;
   let scheduled = false;
+  let social: SocialMode = { kind: "tree" };
+  let postBox: PostBox | undefined;
+  let lastTimestep = -1;
+  const askView = (user: string) => {
+    social = { kind: "user", user, view: undefined };
+    room?.send(SOCIAL_C2S.perspective, { user });
+    schedule();
+  };
 
   const render = () => {
     scheduled = false;
@@ -68,12 +82,16 @@ export function showRoom(app: HTMLElement, roomId: string, params: URLSearchPara
         "div.meta",
         h(`span.status.${s.status}`, s.status),
         s.note ? h("span.muted", s.note) : null,
-        s.kind === "simulation" ? h("span#clock", `episode ${s.episode} · timestep ${last}`) : null,
+        s.kind !== "benchmark" ? h("span#clock", `episode ${s.episode} · timestep ${last}`) : null,
         s.visibility === "private" ? h("span.badge", "private") : null,
         s.runId ? h("a", { href: `#/run/${encodeURIComponent(s.runId)}` }, "run log") : null,
         h("a", { href: "#/" }, "lobby"),
       ),
     );
+    if (s.kind === "social") {
+      renderSocial(s as SocialRoomStateJson);
+      return;
+    }
     const names = Object.keys(s.perspectives ?? {});
     const order = [WORLD, ...s.agents].filter((n) => names.includes(n));
     if (!perspective || !order.includes(perspective)) perspective = order.includes(WORLD) ? WORLD : order[0];
@@ -113,25 +131,69 @@ export function showRoom(app: HTMLElement, roomId: string, params: URLSearchPara
         s.agents.map((a) => {
           const seat = s.seats[a];
           if (!seat) return null;
-          const who = seat.occupant ? `${seat.occupant}${seat.connected ? "" : " (reconnecting)"}` : seat.controller === "none" ? "nobody" : seat.controller;
           const left = seat.waiting && seat.deadline ? Math.max(0, Math.ceil((seat.deadline - Date.now()) / 1000)) : undefined;
-          return h(
-            "li",
-            { dataset: { seat: a } },
-            h("strong", a),
-            " ",
-            h("span.muted", who),
-            left !== undefined ? h("span.badge.waiting", `thinking · ${left}s`) : null,
-            seat.human && !seat.occupant && !mySeat
-              ? h("a.button.take", { href: `#/room/${encodeURIComponent(roomId)}?seat=${encodeURIComponent(a)}${tokenParam ? `&token=${encodeURIComponent(tokenParam)}` : ""}` }, "take seat")
-              : null,
-          );
+          return seatRow(a, seat, left !== undefined ? h("span.badge.waiting", `thinking · ${left}s`) : null);
         }),
       ),
     );
     if (s.kind === "benchmark") renderProgress(progressBox, s.progress);
     renderQuizScores(quizBox, s.quiz);
     replace(aside, quizForm?.element, panel?.element, s.kind === "benchmark" ? progressBox : null, s.quiz?.length ? quizBox : null, seatsBox);
+  };
+  /** A seat in the list: who plays it, its status, and a link to take it when it is open to this page. */
+  const seatRow = (a: string, seat: StateJson["seats"][string], status: HTMLElement | null, more: HTMLElement | null = null) => {
+    const who = seat.occupant ? `${seat.occupant}${seat.connected ? "" : " (reconnecting)"}` : seat.controller === "none" ? "nobody" : seat.controller;
+    return h(
+      "li",
+      { dataset: { seat: a } },
+      h("strong", a),
+      " ",
+      h("span.muted", who),
+      status,
+      seat.human && !seat.occupant && !mySeat
+        ? h("a.button.take", { href: `#/room/${encodeURIComponent(roomId)}?seat=${encodeURIComponent(a)}${tokenParam ? `&token=${encodeURIComponent(tokenParam)}` : ""}` }, "take seat")
+        : null,
+      more,
+    );
+  };
+  /** Tabs: the tree, every item, people's feeds, and (for a spectator) any user's view; a seated page has its own feed. */
+  const renderSocial = (s: SocialRoomStateJson) => {
+    const feeds = Object.keys(s.feeds ?? {}).filter((n) => n !== WORLD_FEED);
+    const modes: [SocialMode, string][] = [
+      ...(s.feeds[WORLD_FEED] ? ([[{ kind: "tree" }, "Cascade"], [{ kind: "feed", name: WORLD_FEED }, "All items"]] as [SocialMode, string][]) : []),
+      ...feeds.map((n): [SocialMode, string] => [{ kind: "feed", name: n }, n === mySeat ? `${n} (you)` : n]),
+    ];
+    if (mySeat && social.kind !== "feed") social = { kind: "feed", name: mySeat };
+    const active = (m: SocialMode) => m.kind === social.kind && (m.kind !== "feed" || (social.kind === "feed" && m.name === social.name));
+    replace(
+      tabs,
+      modes.map(([m, label]) =>
+        h(`button.tab${active(m) ? ".active" : ""}`, { dataset: { perspective: m.kind === "feed" ? m.name : m.kind }, onclick: () => ((social = m), render()) }, label),
+      ),
+      !mySeat ? userBox(askView) : null,
+      social.kind === "user" ? h("button.tab.active", { dataset: { perspective: `user:${social.user}` } }, `${social.user}'s view`) : null,
+    );
+    const atBottom = timeline.scrollHeight - timeline.scrollTop - timeline.clientHeight < 40;
+    replace(timeline, socialMain(s, social));
+    if (atBottom && social.kind !== "tree") timeline.scrollTop = timeline.scrollHeight;
+    // A thousand users' seats: the people's and those not played by the rule agent are listed.
+    const listed = s.agents.filter((a) => s.seats[a] && (s.seats[a]!.human || s.seats[a]!.controller !== "rule"));
+    replace(
+      seatsBox,
+      h("h3", "Seats"),
+      h("p.muted", `${s.users} users; ${s.agents.length - listed.length} played by the latent model's rule agent.`),
+      h(
+        "ul.seats",
+        listed.map((a) => {
+          const seat = s.seats[a]!;
+          return seatRow(a, seat, seat.waiting ? h("span.badge.waiting", "in the app") : null, !mySeat ? h("button.link", { onclick: () => askView(a) }, "view") : null);
+        }),
+      ),
+    );
+    if (mySeat) postBox ??= new PostBox((content, topic) => room?.send(SOCIAL_C2S.post, { content, ...(topic ? { topic } : {}) }));
+    // Moved only when they change: moving the post box would take the focus from what is being typed.
+    const want = [panel?.element, mySeat ? postBox?.element : undefined, seatsBox].filter((n): n is HTMLElement => n !== undefined);
+    if (want.length !== aside.children.length || want.some((n, i) => aside.children[i] !== n)) replace(aside, want);
   };
   const schedule = () => {
     if (!scheduled) {
@@ -170,7 +232,18 @@ export function showRoom(app: HTMLElement, roomId: string, params: URLSearchPara
     const r = room;
     r.onStateChange((st) => {
       state = (st as { toJSON(): StateJson }).toJSON();
+      // A requested view is a snapshot: asked again at each new timestep while it is shown.
+      const t = state.timeline.at(-1)?.timestep ?? -1;
+      if (t !== lastTimestep && social.kind === "user") r.send(SOCIAL_C2S.perspective, { user: social.user });
+      lastTimestep = t;
       schedule();
+    });
+    r.onMessage(SOCIAL_S2C.perspective, (v: PerspectiveView) => {
+      if (social.kind === "user" && social.user === v.user) social = { ...social, view: v };
+      schedule();
+    });
+    r.onMessage(SOCIAL_S2C.postResult, (m: PostResultMessage) => {
+      postBox?.result(m.ok, m.ok ? "posted: it goes out at the next timestep" : m.error);
     });
     r.onMessage(S2C.seat, (m: SeatMessage) => {
       sessionStorage.setItem(tokenKey(roomId), m.token);

@@ -10,7 +10,7 @@ import type { ServerContext } from "../context.js";
 import { resolveDataPath } from "../data-path.js";
 import { ROOM_TYPES } from "../protocol.js";
 import type { BaseRoom } from "../rooms/base-room.js";
-import { BenchmarkOptionsSchema, SimulationOptionsSchema } from "../rooms/options.js";
+import { BenchmarkOptionsSchema, SimulationOptionsSchema, SocialOptionsSchema } from "../rooms/options.js";
 import { isAdmin, requireAdmin } from "./admin.js";
 import { HttpError, parseOr400 } from "./errors.js";
 
@@ -39,7 +39,7 @@ export function roomsRouter(ctx: ServerContext, adminToken: string): Router {
 
   r.post("/", requireAdmin(adminToken), async (req, res) => {
     const body = parseOr400(CreateBody, req.body ?? {}, "body");
-    const schema = body.type === "simulation" ? SimulationOptionsSchema : BenchmarkOptionsSchema;
+    const schema = { simulation: SimulationOptionsSchema, benchmark: BenchmarkOptionsSchema, social: SocialOptionsSchema }[body.type];
     const options = parseOr400(schema, body.options, `${body.type} options`);
     // A data path outside the data folders is refused here, before a room is made.
     if ("data" in options && options.data !== undefined) {

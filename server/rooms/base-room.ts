@@ -98,8 +98,7 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
   // ---- set-up -------------------------------------------------------------------------------
 
   /** Common set-up; subclasses call it first in onCreate. */
-  protected setUp(opts: { private: boolean; reconnectSeconds: number; title: string; world: string; tickMs: number; turnDeadlineMs: number }): void {
-    const state = new RoomState();
+  protected setUp(opts: { private: boolean; reconnectSeconds: number; title: string; world: string; tickMs: number; turnDeadlineMs: number }, state: RoomState = new RoomState()): void {
     state.kind = this.roomType;
     state.title = opts.title;
     state.world = opts.world;
@@ -126,8 +125,34 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
     this.onMessage(C2S.act, (client, message: unknown) => this.onAct(client, message));
     this.onMessage(C2S.quizAnswer, (client, message: unknown) => this.onQuizAnswer(client, message));
     this.onMessage("*", (client, type: unknown) => {
-      client.send(S2C.error, { error: `unknown message type "${String(type)}" (this room accepts: ${Object.values(C2S).join(", ")})` });
+      client.send(S2C.error, { error: `unknown message type "${String(type)}" (this room accepts: ${this.messageTypes().join(", ")})` });
     });
+  }
+
+  /** The message types this room accepts (a room kind with messages of its own adds them). */
+  protected messageTypes(): readonly string[] {
+    return Object.values(C2S);
+  }
+
+  /** Whether a seat gets a perspective of its own, filled every timestep (a room of a thousand users keeps them for its people's seats only). */
+  protected hasPerspective(_seat: { agent: string; controller: string; human: boolean }): boolean {
+    return true;
+  }
+
+  /** Synchronized objects of a room kind's own that the holder of `agent`'s seat sees besides its perspective (a social room: the user's feed). */
+  protected seatObjects(_agent: string): readonly object[] {
+    return [];
+  }
+
+  /** Makes a synchronized object visible to every spectator (the shared view); seated clients do not see it. */
+  protected showSpectators(obj: object): void {
+    this.spectatorView.add(obj as Parameters<StateView["add"]>[0]);
+  }
+
+  /** The agent whose seat this client holds ("" for a seat without an agent in this episode), or undefined for a spectator. */
+  protected seatOf(client: Client): string | undefined {
+    const h = this.holders.get(client.sessionId);
+    return h ? (this.state.agents[h.index] ?? "") : undefined;
   }
 
   /** Lists the room (REST API, lobby): the last step of a successful onCreate. */
@@ -202,7 +227,7 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
     state.seats.clear();
     state.perspectives.clear();
     state.timeline.clear();
-    const all = [WORLD_PERSPECTIVE, ...seats.map((s) => s.agent)];
+    const all = [WORLD_PERSPECTIVE, ...seats.filter((s) => this.hasPerspective(s)).map((s) => s.agent)];
     for (const name of all) {
       const p = new Perspective();
       p.name = name;
@@ -233,6 +258,7 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
       seat.connected = h.connected;
       const p = this.state.perspectives.get(agent);
       if (p) h.client.view?.add(p);
+      for (const o of this.seatObjects(agent)) h.client.view?.add(o as Parameters<StateView["add"]>[0]);
     }
     const msg: SeatMessage = { agent: seat?.human ? agent! : "", token: h.token, roomId: this.roomId };
     if (h.connected) h.client.send(S2C.seat, msg);
@@ -340,6 +366,8 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
     const world = perspectiveStep({ timestep: rec.timestep, text: rec.state, sameAsState: true, leaks, ...(view !== undefined && view !== null ? { data: JSON.stringify(view) } : {}) });
     pushBounded(state.perspectives.get(WORLD_PERSPECTIVE)?.steps, world, MAX_HISTORY);
     for (const a of [...state.agents]) {
+      const steps = state.perspectives.get(a)?.steps;
+      if (!steps) continue;
       const obs = rec.observations[a];
       const step = perspectiveStep({
         timestep: rec.timestep,
@@ -350,7 +378,7 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
         source: sources[a] ?? "agent",
         data: dataJson(obs?.data),
       });
-      pushBounded(state.perspectives.get(a)?.steps, step, MAX_HISTORY);
+      pushBounded(steps, step, MAX_HISTORY);
     }
     // Send now rather than at the next patch interval: the timestep is what clients wait for.
     this.broadcastPatch();

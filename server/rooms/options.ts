@@ -1,5 +1,5 @@
 /**
- * Options of the two room types and of joining a room, validated with zod. The same schemas check
+ * Options of the room types and of joining a room, validated with zod. The same schemas check
  * the REST API's request bodies, so a bad option is refused with the field that is wrong before a
  * room exists.
  */
@@ -113,6 +113,43 @@ export const SimulationOptionsSchema = z
   .strict();
 export type SimulationOptions = z.infer<typeof SimulationOptionsSchema>;
 export type SimulationOptionsInput = z.input<typeof SimulationOptionsSchema>;
+
+/** Who plays a user of a social room when no person does: the latent model's rule agent, nobody, or a registry agent. */
+const socialController = z.union([z.literal("rule"), z.literal("none"), agentSpec]);
+
+export const SocialOptionsSchema = z
+  .object({
+    seed: seed.default(drawnSeed),
+    /** Users in the generated network (one seat each). */
+    users: z.number().int().min(2).max(10_000).default(50),
+    /** Root posts by the most followed users, one every `every` timesteps from the first. */
+    posts: z.number().int().min(1).max(1000).default(3),
+    every: z.number().int().min(1).max(10_000).default(5),
+    /** Per-user controller by name; users not named get `defaultAgent`. */
+    agents: z.preprocess(refuseProtoKey, z.record(z.string().min(1).max(64), socialController).default({})),
+    defaultAgent: socialController.default("rule"),
+    /** Users whose seat a person may take: every user, none, or these (by name or 0-based position). */
+    humanSeats: z
+      .union([z.literal("all"), z.literal("none"), z.array(z.union([z.string().min(1).max(64), z.number().int().min(0).max(9_999)])).max(64)])
+      .default("none"),
+    tickMs: z.number().int().min(0).max(60_000).default(1000),
+    /** How long the room waits for a person whose app is open; then the seat's controller acts for them. */
+    turnDeadlineMs: z.number().int().min(200).max(600_000).default(15_000),
+    loop: z.boolean().default(false),
+    pauseMs: z.number().int().min(0).max(600_000).default(3000),
+    maxSteps: z.number().int().min(1).max(100_000).default(300),
+    private: z.boolean().default(false),
+    title: title.optional(),
+    reconnectSeconds: z.number().int().min(0).max(3600).default(60),
+    lingerSeconds: z.number().int().min(0).max(86_400).default(600),
+  })
+  .strict();
+export type SocialOptions = z.infer<typeof SocialOptionsSchema>;
+export type SocialOptionsInput = z.input<typeof SocialOptionsSchema>;
+
+/** A social room's messages beyond `act`: a spectator's or a person's request for a user's view, and a person's new post. */
+export const PerspectiveRequestSchema = z.strictObject({ user: z.string().min(1).max(64) });
+export const PostMessageSchema = z.strictObject({ content: z.string().max(2000).regex(/\S/, { error: "is empty" }), topic: z.string().min(1).max(64).optional() });
 
 export const BenchmarkOptionsSchema = z
   .object({

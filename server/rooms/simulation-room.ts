@@ -6,12 +6,10 @@
  */
 import type { Agent } from "../../worlds/core/agent.js";
 import { loadAgent } from "../../agents/registry.js";
-import { EpisodeLog } from "../../store/episode-log.js";
-import type { RunRecord } from "../../store/run-store.js";
 import { auditContext, LeakAuditor, type FactSource } from "../../worlds/core/leak-audit.js";
 import { runEpisode } from "../../worlds/core/loop.js";
 import { toSocializedContext } from "../../worlds/core/socialize.js";
-import { BaseRoom } from "./base-room.js";
+import { EpisodeRoom, type EpisodeLoopOptions, type EpisodePlan } from "./episode-room.js";
 import { pause } from "./pause.js";
 import { describeIssues, OptionsError, parseOptions, QuizAnswerMessageSchema, SimulationOptionsSchema, type SimulationOptions } from "./options.js";
 import type { SelfPlayPool } from "../self-play/pool.js";
@@ -21,6 +19,7 @@ import type { QuestionMaker } from "../../worlds/core/episode-questions.js";
 import type { Episode } from "../../worlds/core/episode.js";
 import type { Benchmark } from "../../worlds/question/benchmark.js";
 import { ControllerFallback, SeatAgent } from "./seat-agent.js";
+import { checkSeatNames, isHumanSeat } from "./seat-names.js";
 import { agentAnswers, personAnswers, prepareQuiz, quizMessage, type AnsweredQuestion, type SeatQuestions } from "./quiz.js";
 import { S2C, type QuizAnswerResultMessage, type QuizResultMessage } from "../protocol.js";
 import { QuizScore, pushBounded } from "./state.js";
@@ -43,16 +42,13 @@ interface OpenQuiz {
 /** Quiz scores kept in the room's state (the log keeps them all). */
 const MAX_QUIZ_SCORES = 200;
 
-export class SimulationRoom extends BaseRoom {
+export class SimulationRoom extends EpisodeRoom {
   protected readonly roomType = "simulation";
+  protected readonly episodeNoun = "story";
   private opts!: SimulationOptions;
   private scenarios!: ScenarioFactory;
   /** The world's fact vocabulary, for a room with `audit: true` (none: nothing to audit with). */
   private facts: FactSource | undefined;
-  private run: RunRecord | undefined;
-  private log: EpisodeLog | undefined;
-  private playing: Promise<void> | undefined;
-  private episodes = 0;
   private pool: SelfPlayPool | undefined;
   private selfPlayPool = "";
   private unlisten: (() => void) | undefined;
@@ -87,20 +83,11 @@ export class SimulationRoom extends BaseRoom {
     if (restored) this.episodes = restored.number - 1;
     // The first scenario now, so that seats exist (and private seat tokens can be handed out) at creation.
     const first = await this.scenarios.create(firstSeed, this.worldOptions);
-    checkSeatNames(opts, first.world.agents(first.initialState));
+    checkSeatNames(opts, first.world.agents(first.initialState), "simulation room", "story");
     const controllers = await this.beginEpisode(first, firstSeed);
-    this.run = (await this.reopenRun()) ?? (await this.ctx.store.create("room", this.state.title, {
-      room: this.roomId,
-      type: "simulation",
-      world: opts.world,
-      seed: opts.seed,
-      loop: opts.loop,
-      visibility: this.state.visibility,
-    }));
-    this.state.runId = this.run.id;
-    this.log = new EpisodeLog(this.ctx.store.episodesPath(this.run));
+    await this.startRun({ world: opts.world, seed: opts.seed, loop: opts.loop });
     if (selfPlaySpec) this.joinSelfPlay(opts, selfPlaySpec);
-    this.playing = this.play(first, firstSeed, controllers);
+    this.startPlaying({ scenario: first, controllers }, firstSeed);
     this.register();
   }
 
@@ -131,20 +118,14 @@ export class SimulationRoom extends BaseRoom {
     return names.map((agent, i) => ({
       agent,
       controller: this.pool?.specFor(this.opts.agents[agent] ?? this.opts.defaultAgent) ?? this.opts.agents[agent] ?? this.opts.defaultAgent,
-      human: hs === "all" ? true : hs === "none" ? false : hs.some((s) => s === agent || seatPosition(s) === i),
+      human: isHumanSeat(hs, agent, i),
     }));
   }
 
   /** The seats of a new episode, and their controllers (a policy's checkpoint loads here, the first time). */
   private async beginEpisode(scenario: Scenario, seed: number): Promise<Map<string, Agent<unknown> | undefined>> {
     const seats = this.seatsFor(scenario);
-    this.setAgents(scenario.world, scenario.initialState, seats);
-    this.issueSeatTokens(seats.flatMap((s, i) => (s.human ? [i] : [])));
-    this.state.episode = ++this.episodes;
-    this.ctx.persisted.episode(this.roomId, this.episodes, seed);
-    // Withheld while the run is live (a seated client could replay the stories offline and read
-    // the other agents' minds); published when it ends.
-    this.state.seed = "";
+    this.seatEpisode(scenario, seats, seed);
     const controllers = new Map<string, Agent<unknown> | undefined>();
     for (const s of seats) {
       controllers.set(
@@ -155,55 +136,16 @@ export class SimulationRoom extends BaseRoom {
     return controllers;
   }
 
-  private async play(first: Scenario, firstSeed: number, firstControllers: Map<string, Agent<unknown> | undefined>): Promise<void> {
-    let scenario = first;
-    let seed = firstSeed;
-    let controllers = firstControllers;
-    const signal = this.abort.signal;
-    try {
-      for (;;) {
-        this.setStatus("running");
-        await this.playEpisode(scenario, seed, controllers);
-        if (!this.opts.loop || signal.aborted) break;
-        this.setStatus("between", `next story in ${Math.round(this.opts.pauseMs / 1000)} s`);
-        await pause(this.opts.pauseMs, signal);
-        if (signal.aborted) break;
-        seed = (seed + 1) >>> 0;
-        scenario = await this.scenarios.create(seed, this.worldOptions);
-        controllers = await this.beginEpisode(scenario, seed);
-      }
-      if (!signal.aborted) {
-        this.state.seed = String(this.opts.seed);
-        this.setStatus("finished", `${this.episodes} episode${this.episodes === 1 ? "" : "s"} played`);
-        await this.closeRun("done");
-        // A finished room stays open for viewing, then closes.
-        this.clock.setTimeout(() => void this.disconnect(), this.opts.lingerSeconds * 1000);
-      }
-    } catch (err) {
-      this.setStatus("failed", (err as Error).message);
-      console.error(`[room ${this.roomId}] ${(err as Error).stack ?? String(err)}`);
-      await this.closeRun("failed", (err as Error).message);
-    }
+  protected loopOptions(): EpisodeLoopOptions {
+    return this.opts;
   }
 
-  private runClosed = false;
-
-  /** Flushes the log and records how the run ended (once). */
-  private async closeRun(status: "done" | "failed" | "interrupted", error?: string): Promise<void> {
-    if (this.runClosed) return;
-    this.runClosed = true;
-    this.log?.close();
-    if (this.run) {
-      await this.ctx.store.update(this.run.id, {
-        status,
-        finishedAt: new Date().toISOString(),
-        summary: { episodes: this.episodes },
-        ...(error ? { error } : {}),
-      });
-    }
+  protected async nextEpisode(seed: number): Promise<EpisodePlan> {
+    const scenario = await this.scenarios.create(seed, this.worldOptions);
+    return { scenario, controllers: await this.beginEpisode(scenario, seed) };
   }
 
-  private async playEpisode(scenario: Scenario, seed: number, controllers: Map<string, Agent<unknown> | undefined>): Promise<void> {
+  protected async playEpisode({ scenario, controllers }: EpisodePlan, seed: number): Promise<void> {
     const world = scenario.world;
     const host = {
       personIn: (agent: string) => this.personIn(agent),
@@ -256,32 +198,17 @@ export class SimulationRoom extends BaseRoom {
           turns: episode.turns.map((t) => ({ agent: t.agent, timestep: t.timestep, action: t.action, actionText: t.actionText, ...(t.raw ? { raw: t.raw } : {}) })),
         })
       : undefined;
-    this.log?.append({
-      kind: "room_episode",
-      run: this.run?.id ?? null,
-      room: this.roomId,
+    this.logEpisode({
+      episode,
       world: world.name,
       title: scenario.title,
       seed,
-      episode: this.state.episode,
-      end: episode.end,
       seats: Object.fromEntries(
         names.map((n) => [n, { controller: this.state.seats.get(n)?.controller ?? "", person: this.state.seats.get(n)?.occupant || null }]),
       ),
       socialized_context: context,
       ...(audit ? { audit } : {}),
-      turns: episode.turns.map((t) => ({
-        agent: t.agent,
-        timestep: t.timestep,
-        observation: t.observation.text,
-        action: t.action,
-        actionText: t.actionText,
-        source: t.source,
-        ...(t.raw ? { raw: t.raw } : {}),
-        ...(t.error ? { error: t.error } : {}),
-        latencyMs: Math.round(t.latencyMs * 1000) / 1000,
-        ...(t.info ? { info: t.info } : {}),
-      })),
+      observations: true,
     });
     if (quizDeadline !== undefined) {
       const number = this.state.episode;
@@ -407,10 +334,8 @@ export class SimulationRoom extends BaseRoom {
     if (open.given.size === open.seat.items.length) open.done();
   }
 
-  protected async finish(): Promise<void> {
-    // The loop sees the abort at its next timestep and logs the episode as aborted.
-    await this.playing;
-    await this.closeRun("interrupted");
+  protected override async finish(): Promise<void> {
+    await super.finish();
     if (this.pool) {
       this.unlisten?.();
       this.ctx.selfPlay.leave(this.selfPlayPool, this.roomId);
@@ -436,29 +361,6 @@ function trainedSpec(opts: SimulationOptions): string {
     );
   }
   return [...specs][0]!;
-}
-
-/** A seat by position: a number, or a string of digits (as `seat: "0"` joins). Names are never digits. */
-function seatPosition(seat: string | number): number | undefined {
-  return typeof seat === "number" ? seat : /^\d+$/.test(seat) ? Number(seat) : undefined;
-}
-
-/**
- * Seats named in the options must be seats of the story: a misspelt name used to be accepted and
- * leave no seat open (or its controller unused). Names are checked against the first story's
- * agents; a looping room's later stories have other names, which positions follow.
- */
-function checkSeatNames(opts: SimulationOptions, names: readonly string[]): void {
-  const known = `the story's agents: ${names.map((n, i) => `${i} ${n}`).join(", ")}`;
-  if (Array.isArray(opts.humanSeats)) {
-    for (const s of opts.humanSeats) {
-      const at = seatPosition(s);
-      if (at !== undefined ? at >= names.length : !names.includes(s as string)) throw new OptionsError(`bad simulation room options: humanSeats: no seat ${JSON.stringify(s)} (${known})`);
-    }
-  }
-  for (const name of Object.keys(opts.agents)) {
-    if (!names.includes(name)) throw new OptionsError(`bad simulation room options: agents.${name}: no such seat (${known})`);
-  }
 }
 
 /** A room's worldOptions parsed by its world's schema; an OptionsError naming the field at fault, or a world that takes none. */

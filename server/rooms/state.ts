@@ -187,7 +187,7 @@ export type QuizScore = SchemaType<typeof QuizScore>;
 
 export const RoomState = schema(
   {
-    /** "simulation" or "benchmark". */
+    /** "simulation", "benchmark" or "social". */
     kind: t.string(),
     title: t.string(),
     world: t.string(),

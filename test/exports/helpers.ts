@@ -8,6 +8,7 @@ import { RunStore } from "../../store/run-store.js";
 import { generateTomi } from "../../worlds/tomi/generator.js";
 import { generateHitom } from "../../worlds/hitom/generator.js";
 import { generateFantom } from "../../worlds/fantom/generator.js";
+import { generateSocial } from "../../worlds/social/generator.js";
 
 export interface Captured {
   out: string;
@@ -29,8 +30,8 @@ export interface BenchRun {
   readonly runId: string;
 }
 
-/** Writes `n` generated questions of a benchmark and runs them with the simulation agent. */
-export async function benchRun(benchmark: "tomi" | "hitom" | "fantom", n: number, seed: number, mode: "vanilla" | "simulation" = "vanilla"): Promise<BenchRun> {
+/** Writes `n` generated questions of a benchmark (social: trees) and runs them with the simulation agent. */
+export async function benchRun(benchmark: "tomi" | "hitom" | "fantom" | "social", n: number, seed: number, mode: "vanilla" | "simulation" = "vanilla"): Promise<BenchRun> {
   const dir = mkdtempSync(join(tmpdir(), `sw-export-${benchmark}-`));
   let data: string;
   if (benchmark === "tomi") {
@@ -41,9 +42,13 @@ export async function benchRun(benchmark: "tomi" | "hitom" | "fantom", n: number
   } else if (benchmark === "hitom") {
     data = join(dir, "gen.json");
     writeFileSync(data, (await generateHitom(n, seed)).json);
-  } else {
+  } else if (benchmark === "fantom") {
     data = join(dir, "gen.json");
     writeFileSync(data, generateFantom(n, seed).json);
+  } else {
+    // n trees (about 13 questions each).
+    data = join(dir, "gen.jsonl");
+    writeFileSync(data, generateSocial(n, seed).jsonl);
   }
   const store = join(dir, "store");
   const code = await main(["bench", benchmark, "--data", data, "--agent", "simulation", "--mode", mode, "--store", store, "--quiet"]);

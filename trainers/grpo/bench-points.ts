@@ -91,15 +91,18 @@ export class BenchPoints implements PointSource {
     const item = this.items[index]!;
     const task = this.benchmark.task(item, this.mode);
     const userText = await questionText(task);
+    const base = { id: item.id, item, task, userText, messages: turnMessages(userText, this.system) };
+    // A benchmark whose answer is an action of its own schema (the social world's reactions) says
+    // what the strict format is and how an action scores; else the answer is text, judged.
+    const asAction = this.benchmark.actionAnswer?.(item);
+    if (asAction) {
+      return { ...base, schema: asAction.schema, reference: asAction.reference, exact: (a) => asAction.exact(a), answerText: (a) => asAction.text(a), ...(asAction.rougeL ? { rougeL: (t: string) => asAction.rougeL!(t) } : {}) };
+    }
     const label = item.answer;
     const reference = this.benchmark.answerText(item, label, this.mode) ?? (Array.isArray(label) ? label.join(", ") : String(label));
     const benchmark = this.benchmark;
     return {
-      id: item.id,
-      item,
-      task,
-      userText,
-      messages: turnMessages(userText, this.system),
+      ...base,
       schema: AnswerSchema,
       reference,
       exact: (action) => (benchmark.judge(item, (action as { answer: string }).answer).correct ? 1 : 0),
@@ -109,12 +112,19 @@ export class BenchPoints implements PointSource {
     };
   }
 
+  /** The answer a reply gives: a graded reply's text, a well-formed action's JSON, or the text answer. */
+  private answerOf(r: ScoredReply): string {
+    if (this.benchmark.graded) return r.text.trim();
+    if (!r.format) return "";
+    return this.benchmark.actionAnswer ? JSON.stringify(r.action) : (r.action as { answer: string }).answer;
+  }
+
   async logGroup(log: EpisodeLog, runId: string, point: DecisionPoint, replies: readonly ScoredReply[], meta: { step: number; group: number; prompt: string }): Promise<void> {
     const p = point as BenchPoint;
     const gt = await this.benchmark.groundTruth(p.item);
     replies.forEach((r, sample) => {
       const graded = this.benchmark.graded !== undefined;
-      const answer = graded ? r.text.trim() : r.format ? (r.action as { answer: string }).answer : "";
+      const answer = this.answerOf(r);
       // A graded reply's verdict is the judge's that scored it (its score), not asked again.
       const verdict = graded ? { correct: r.format, score: r.exact } : this.benchmark.judge(p.item, answer);
       log.append({
@@ -134,7 +144,7 @@ export class BenchPoints implements PointSource {
             observation: p.userText,
             prompt: meta.prompt,
             raw: r.text,
-            action: r.format ? (graded ? { answer } : r.action) : { answer: "" },
+            action: r.format ? (graded || this.benchmark.actionAnswer ? { answer } : r.action) : { answer: "" },
             reward: r.reward,
             source: r.format ? "agent" : "fallback",
             ...(r.format ? {} : { error: `invalid action: ${r.formatError}` }),

@@ -24,6 +24,8 @@ export interface DecisionPoint {
   exact(action: unknown): number;
   /** A well-formed action as text, for token F1 and ROUGE-L against the reference. */
   answerText(action: unknown): string;
+  /** ROUGE-L of that text against the reference, where the world tokenizes its own way (default: worlds/core/rewards/rouge-l.ts). */
+  rougeL?(text: string): number;
   /**
    * How many facts a reply states (its action, and its text) that the acting agent never
    * perceived (the leak audit). Absent where a reply cannot leak (a benchmark's respondent has

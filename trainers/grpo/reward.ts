@@ -49,7 +49,7 @@ export function scoreReply(point: DecisionPoint, reply: SampledReply, c: RewardS
   const w = c.rewards;
   // The text measures cost something (ROUGE-L is quadratic): only computed when they count.
   const f1 = w.f1 > 0 ? tokenF1(text, point.reference) : 0;
-  const rouge = w.rougeL > 0 ? rougeL(text, point.reference).fmeasure : 0;
+  const rouge = w.rougeL > 0 ? (point.rougeL ? point.rougeL(text) : rougeL(text, point.reference).fmeasure) : 0;
   const penalty = c.leakPenalty ?? 0;
   const leaks = penalty > 0 && point.leaks ? point.leaks(parsed.action, reply.text) : undefined;
   const reward = w.exact * exact + w.f1 * f1 + w.rougeL * rouge + w.format + overlong - penalty * (leaks ?? 0);

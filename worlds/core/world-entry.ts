@@ -25,6 +25,12 @@ export interface WorldEntry {
   readonly benchmark?: BenchmarkEntry;
   /** The simulation agent's answer to a question, from the story text alone. */
   readonly solver?: Solver;
+  /**
+   * What `train grpo --world <name>` learns from: the agent turns of scripted episodes of
+   * `scenario` (the default), or the questions of a set `generator` writes, judged by `benchmark`
+   * (the social world: its prediction tasks, scored with its reward).
+   */
+  readonly trainOn?: "scenario" | "generated";
   /** Decision points the world scores itself (its reward for any action), for `train grpo --world`. */
   readonly decisions?: DecisionSet;
   /** Its fact vocabulary for the information-leak audit (worlds/core/leak-audit.ts): `audit`, audited rooms, GRPO's leak penalty. */
@@ -42,7 +48,7 @@ export interface BenchmarkEntry {
 
 export interface Generator {
   readonly describe: string;
-  /** What N counts ("questions", the default; "conversation records"). */
+  /** What N counts, in messages ("questions", the default; the social world's "trees", usersim's "conversation records"). */
   readonly unit?: string;
   /** The fewest questions it can write, and why (checked by `generate --n` and a room's `generate.n`). */
   readonly least?: { readonly n: number; readonly why: string };

@@ -83,6 +83,18 @@ export interface Benchmark<I extends BenchItem = BenchItem> {
   answerText(item: I, label: string | readonly string[], mode: Mode): string | undefined;
   /** Benchmark-level metrics beyond accuracy by type (FANToM's set scores). */
   metrics?(items: readonly I[], verdicts: readonly Verdict[]): Readonly<Record<string, number>>;
+  /**
+   * Where the answer is an action of the benchmark's own schema (the social world's JSON
+   * reactions) rather than free text: what GRPO checks and scores. Absent: the answer is text
+   * (`{answer}`), judged by `judge`.
+   */
+  actionAnswer?(item: I): ActionAnswer;
+  /**
+   * The majority-class baseline (`--agent majority:FILE`), where the benchmark defines one: fitted
+   * on the labelled items of a file, it answers a question with the most frequent label among the
+   * fitted items like it (the social world: of the same depth), written as the prompt asks.
+   */
+  majority?(fitted: readonly I[]): (task: QuestionTask) => string;
   /** A graded benchmark: every verdict has a score, and the report's accuracy is their mean. */
   readonly graded?: Graded;
   /** The modes it can be asked in (default: every mode). */
@@ -98,14 +110,30 @@ export interface Benchmark<I extends BenchItem = BenchItem> {
   assess?(item: I, answers: readonly string[], signal?: AbortSignal): Promise<Verdict[]>;
 }
 
-/** Benchmark-specific settings (the `bench` command's --context, --embedder, --aggregation). */
+/**
+ * An answer that is an action: the strict format is its zod schema (anything else gets GRPO's
+ * format failure), `exact` scores a well-formed action, and the action's `text` is scored against
+ * `reference` (token F1, ROUGE-L; `rougeL` replaces the shared ROUGE-L where the benchmark
+ * tokenizes its own way).
+ */
+export interface ActionAnswer<A = unknown> {
+  readonly schema: z.ZodType<A>;
+  exact(action: A): number;
+  text(action: A): string;
+  readonly reference: string;
+  rougeL?(text: string): number;
+}
+
+/** Benchmark-specific settings (the `bench` command's --context, --embedder, --aggregation, --depth, --vp-labels). */
 export interface BenchmarkOptions {
   /** FANToM: the conversation given with each question, "short" (official default) or "full". */
   readonly context?: "short" | "full";
-  /** FANToM: how free-form beliefs are judged, "lexical" or "onnx:DIR". */
+  /** FANToM: how free-form beliefs are judged, "lexical" or "onnx:DIR"; social: BERTScore's encoder, "onnx:DIR". */
   readonly embedder?: string;
   /** FANToM: what ALL* and ALL group by: "set", "part" or "conversation". */
   readonly aggregation?: "set" | "part" | "conversation";
+  /** Social: only the tasks at this depth (0: reactions to the post, 1: to a depth-0 comment or repost). */
+  readonly depth?: number;
   /** Hi-ToM: what VP entries are scored against, "cotp" (the CoTP twin's label: upstream's evaluator) or "own". */
   readonly vpLabels?: "cotp" | "own";
   /** usersim: the hierarchy file (HumanLM's layout); default: the six states of HumanLM's paper. */

@@ -1,0 +1,153 @@
+/**
+ * The social world's results table: small policies trained from scratch on the CPU, against the
+ * baselines, on a generated test split. Every stage is the project's command line in a child
+ * process (what a user types), timed:
+ *
+ *   1. `generate social` a training split and a test split (other seeds: other networks);
+ *   2. the training split's questions as the policy is asked them, with their labels (the JSON a
+ *      model should write), as SFT data; `model init --preset 1m` builds the tokenizer from it;
+ *   3. `train sft` on them; then `train grpo --world social` from the SFT policy (the same trees,
+ *      regenerated from their seed; reward: -1 off the schema, type match + ROUGE-L of the content);
+ *   4. `bench social` on the test split with random, majority (fitted on the training split),
+ *      the SFT and the SFT+GRPO policies: type accuracy, macro-F1, ROUGE-L and the share of
+ *      replies in the strict format, at depth 0, depth 1 and over all.
+ *
+ *   node dist/measurements/social-demo.js [--out DIR] [--train-trees N] [--test-trees N]
+ *       [--sft-steps N] [--grpo-steps N] [--seed S]          (or: npm run demo:social -- ...)
+ *
+ * Prints the table and each stage's wall time (also written to OUT/results.md). Not a test.
+ */
+import { spawn } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpus } from "node:os";
+import { join, resolve } from "node:path";
+import { z } from "zod";
+import { intArg } from "../cli/args.js";
+import type { BenchReport } from "../benchmarks/report.js";
+import { packageRoot } from "../worlds/question/prompts.js";
+import { loadBenchmark } from "../worlds/registry.js";
+import { scriptArgs } from "./script-args.js";
+
+const USAGE = `node dist/measurements/social-demo.js [options]   (or: npm run demo:social -- [options])
+
+Trains a small policy from scratch on generated social trees (SFT, then GRPO with the world's
+reward) and evaluates it with the random and majority baselines on a generated test split, at
+depth 0 and 1, each stage through the socialworld command; the table goes to the terminal and to
+OUT/results.md.
+
+Options:
+  --out DIR          where the data, models, store and results go (default data/social-demo)
+  --train-trees N    trees in the training split (default 200)
+  --test-trees N     trees in the test split (default 60)
+  --sft-steps N      SFT optimizer steps (default 300)
+  --grpo-steps N     GRPO steps (default 12)
+  --seed S           seed of the training split and of every trainer; the test split is S + 1000 (default 1)
+  --help             this text`;
+
+const values = scriptArgs({
+  name: "social-demo",
+  usage: USAGE,
+  options: {
+    out: { type: "string" },
+    "train-trees": { type: "string" },
+    "test-trees": { type: "string" },
+    "sft-steps": { type: "string" },
+    "grpo-steps": { type: "string" },
+    seed: { type: "string" },
+  },
+  schema: z.object({
+    out: z.string().default(join(packageRoot(), "data", "social-demo")),
+    "train-trees": intArg(1, 100_000).default(200),
+    "test-trees": intArg(1, 100_000).default(60),
+    "sft-steps": intArg(1).default(300),
+    "grpo-steps": intArg(1).default(12),
+    seed: intArg(0, 2 ** 32 - 1001).default(1),
+  }),
+});
+const out = resolve(values.out);
+mkdirSync(out, { recursive: true });
+const cli = join(packageRoot(), "bin", "socialworld.js");
+const store = join(out, "store");
+const timings: { stage: string; seconds: number }[] = [];
+const started = performance.now();
+const seed = String(values.seed);
+const trainFile = join(out, "train.jsonl");
+const testFile = join(out, "test.jsonl");
+
+/** Runs `socialworld ARGS` (progress on this terminal), timing it. */
+function socialworld(stage: string, args: string[]): Promise<void> {
+  process.stderr.write(`\n[${stage}] socialworld ${args.join(" ")}\n`);
+  const t0 = performance.now();
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [cli, ...args], { stdio: ["ignore", "inherit", "inherit"] });
+    child.on("error", fail);
+    child.on("exit", (code) => {
+      timings.push({ stage, seconds: (performance.now() - t0) / 1000 });
+      if (code === 0) done();
+      else fail(new Error(`${stage}: socialworld exited with ${code}`));
+    });
+  });
+}
+
+await socialworld("generate", ["generate", "social", "--n", String(values["train-trees"]), "--seed", seed, "--out", trainFile, "--quiet"]);
+await socialworld("generate", ["generate", "social", "--n", String(values["test-trees"]), "--seed", String(values.seed + 1000), "--out", testFile, "--quiet"]);
+
+// SFT data: every training question as a policy is asked it, with its label as the JSON to write.
+{
+  const bench = await loadBenchmark("social");
+  const lines = (await bench.load(trainFile)).map((item) => JSON.stringify({ prompt: bench.task(item, "vanilla").prompt, response: item.answer }));
+  writeFileSync(join(out, "sft.jsonl"), lines.join("\n") + "\n");
+  process.stderr.write(`[data] ${lines.length} training questions -> ${join(out, "sft.jsonl")}\n`);
+}
+
+const base = join(out, "base");
+const sft = join(out, "sft");
+const grpo = join(out, "grpo");
+await socialworld("base", ["model", "init", "--preset", "1m", "--corpus", join(out, "sft.jsonl"), "--seed", seed, "--out", base, "--force"]);
+await socialworld("sft", [
+  "train", "sft", "--model", base, "--data", join(out, "sft.jsonl"), "--out", sft, "--steps", String(values["sft-steps"]), "--batch", "16",
+  "--lr", "3e-3", "--min-lr", "3e-4", "--warmup", "20", "--seed", seed, "--save-every", "100000", "--quiet",
+]);
+await socialworld("grpo", [
+  "train", "grpo", "--model", sft, "--world", "social", "--episodes", String(values["train-trees"]), "--world-seed", seed, "--out", grpo, "--store", store,
+  "--reward", "exact=1,rougeL=1", "--steps", String(values["grpo-steps"]), "--prompts", "8", "--group-size", "4", "--max-new-tokens", "80",
+  "--temperature", "1", "--lr", "1e-4", "--kl", "0.001", "--clip-high", "0.28", "--seed", seed, "--save-every", "100000", "--quiet",
+]);
+
+const agents: [string, string][] = [
+  ["random", "random"],
+  ["majority", `majority:${trainFile}`],
+  ["SFT", `policy:${sft}?max_new_tokens=80`],
+  ["SFT+GRPO", `policy:${grpo}?max_new_tokens=80`],
+];
+const reports: Record<string, BenchReport> = {};
+for (const [name, spec] of agents) {
+  const json = join(out, `eval-${name.toLowerCase().replace("+", "-")}.json`);
+  await socialworld(`eval ${name}`, ["bench", "social", "--data", testFile, "--agent", spec, "--concurrency", "16", "--store", store, "--json", json, "--quiet"]);
+  reports[name] = JSON.parse(readFileSync(json, "utf8")) as BenchReport;
+}
+
+const total = (performance.now() - started) / 1000;
+const pct = (x: number | undefined) => (x === undefined ? "–" : `${(100 * x).toFixed(1)}%`);
+const num = (x: number | undefined) => (x === undefined ? "–" : x.toFixed(3));
+const rows = ["| agent | depth | tasks | type accuracy | macro-F1 | ROUGE-L | strict format |", "|:--|--:|--:|--:|--:|--:|--:|"];
+for (const [name] of agents) {
+  const r = reports[name]!;
+  for (const d of ["0", "1", "all"]) {
+    const p = d === "all" ? "" : `depth${d}.`;
+    const tasks = d === "all" ? r.total : (r.splits.depth?.[d]?.total ?? 0);
+    const acc = d === "all" ? r.accuracy : r.metrics?.[`${p}accuracy`];
+    rows.push(`| ${name} | ${d} | ${tasks} | ${pct(acc)} | ${pct(r.metrics?.[`${p}macroF1`])} | ${num(r.metrics?.[`${p}rougeL`])} | ${pct(r.metrics?.[`${p}format`])} |`);
+  }
+}
+const clock = (s: number) => `${Math.floor(s / 60)}m${String(Math.round(s % 60)).padStart(2, "0")}s`;
+const text = [
+  `Social world, test split ${testFile} (${values["test-trees"]} trees, seed ${values.seed + 1000}); training split ${values["train-trees"]} trees (seed ${seed}); policy preset 1m; ${cpus().length} CPU cores, Node ${process.version}:`,
+  "",
+  ...rows,
+  "",
+  `Wall time ${clock(total)}: ${timings.map((t) => `${t.stage} ${clock(t.seconds)}`).join(", ")}.`,
+  "",
+].join("\n");
+writeFileSync(join(out, "results.md"), text);
+process.stdout.write("\n" + text);

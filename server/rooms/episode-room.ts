@@ -1,0 +1,158 @@
+/**
+ * A room that plays episodes one after another (once, or looping on the next seed) and logs them
+ * to its run: the simulation room and the social room. It owns the run's lifecycle: the status
+ * between episodes, the seed published when the run ends, the run's record closed once (done,
+ * failed or interrupted), the finished room lingering for viewers.
+ */
+import type { Agent } from "../../worlds/core/agent.js";
+import type { Episode } from "../../worlds/core/episode.js";
+import type { Scenario } from "../../worlds/core/scenario.js";
+import { EpisodeLog } from "../../store/episode-log.js";
+import type { RunRecord } from "../../store/run-store.js";
+import { BaseRoom } from "./base-room.js";
+import { pause } from "./pause.js";
+
+/** What an episode is played with: its scenario and each seat's controller (undefined: nobody). */
+export interface EpisodePlan<S extends Scenario = Scenario> {
+  readonly scenario: S;
+  readonly controllers: Map<string, Agent<unknown> | undefined>;
+}
+
+export interface EpisodeLoopOptions {
+  readonly seed: number;
+  readonly loop: boolean;
+  readonly pauseMs: number;
+  readonly lingerSeconds: number;
+}
+
+export abstract class EpisodeRoom<S extends Scenario = Scenario> extends BaseRoom {
+  protected run: RunRecord | undefined;
+  protected log: EpisodeLog | undefined;
+  protected episodes = 0;
+  private playing: Promise<void> | undefined;
+  private runClosed = false;
+
+  protected abstract loopOptions(): EpisodeLoopOptions;
+  /** The next episode's scenario and seats (a looping room's next seed). */
+  protected abstract nextEpisode(seed: number): Promise<EpisodePlan<S>>;
+  protected abstract playEpisode(plan: EpisodePlan<S>, seed: number): Promise<void>;
+  /** What an episode is called in the status ("story", "cascade"). */
+  protected abstract readonly episodeNoun: string;
+
+  /**
+   * Seats a new episode: the agents and who may sit where, its number, and its seed, which is
+   * withheld while the run is live (a seated client could replay the episode offline and read the
+   * other agents' minds) and published when it ends.
+   */
+  protected seatEpisode(scenario: S, seats: readonly { agent: string; controller: string; human: boolean }[], seed: number): void {
+    this.setAgents(scenario.world, scenario.initialState, seats);
+    this.issueSeatTokens(seats.flatMap((s, i) => (s.human ? [i] : [])));
+    this.state.episode = ++this.episodes;
+    this.ctx.persisted.episode(this.roomId, this.episodes, seed);
+    this.state.seed = "";
+  }
+
+  /** Opens the run's record (or a restored room's) and its log. */
+  protected async startRun(details: Record<string, unknown>): Promise<void> {
+    this.run = (await this.reopenRun()) ?? (await this.ctx.store.create("room", this.state.title, { room: this.roomId, type: this.roomType, ...details, visibility: this.state.visibility }));
+    this.state.runId = this.run.id;
+    this.log = new EpisodeLog(this.ctx.store.episodesPath(this.run));
+  }
+
+  /** Plays from `first` on, in the background (finish() waits for it). */
+  protected startPlaying(first: EpisodePlan<S>, firstSeed: number): void {
+    this.playing = this.play(first, firstSeed);
+  }
+
+  private async play(first: EpisodePlan<S>, firstSeed: number): Promise<void> {
+    const opts = this.loopOptions();
+    let plan = first;
+    let seed = firstSeed;
+    const signal = this.abort.signal;
+    try {
+      for (;;) {
+        this.setStatus("running");
+        await this.playEpisode(plan, seed);
+        if (!opts.loop || signal.aborted) break;
+        this.setStatus("between", `next ${this.episodeNoun} in ${Math.round(opts.pauseMs / 1000)} s`);
+        await pause(opts.pauseMs, signal);
+        if (signal.aborted) break;
+        seed = (seed + 1) >>> 0;
+        plan = await this.nextEpisode(seed);
+      }
+      if (!signal.aborted) {
+        this.state.seed = String(opts.seed);
+        this.setStatus("finished", `${this.episodes} episode${this.episodes === 1 ? "" : "s"} played`);
+        await this.closeRun("done");
+        // A finished room stays open for viewing, then closes.
+        this.clock.setTimeout(() => void this.disconnect(), opts.lingerSeconds * 1000);
+      }
+    } catch (err) {
+      this.setStatus("failed", (err as Error).message);
+      console.error(`[room ${this.roomId}] ${(err as Error).stack ?? String(err)}`);
+      await this.closeRun("failed", (err as Error).message);
+    }
+  }
+
+  /**
+   * Appends a played episode to the run's log: who held which seat, its socialized context, an
+   * audit where there is one, and the turns (with what each agent observed, where `observations`).
+   */
+  protected logEpisode(e: {
+    readonly episode: Episode;
+    readonly world: string;
+    readonly title: string;
+    readonly seed: number;
+    readonly seats: Record<string, { controller: string; person: string | null }>;
+    readonly socialized_context: unknown;
+    readonly audit?: unknown;
+    readonly observations: boolean;
+  }): void {
+    this.log?.append({
+      kind: "room_episode",
+      run: this.run?.id ?? null,
+      room: this.roomId,
+      world: e.world,
+      title: e.title,
+      seed: e.seed,
+      episode: this.state.episode,
+      end: e.episode.end,
+      seats: e.seats,
+      socialized_context: e.socialized_context,
+      ...(e.audit ? { audit: e.audit } : {}),
+      turns: e.episode.turns.map((t) => ({
+        agent: t.agent,
+        timestep: t.timestep,
+        ...(e.observations ? { observation: t.observation.text } : {}),
+        action: t.action,
+        actionText: t.actionText,
+        source: t.source,
+        ...(t.raw ? { raw: t.raw } : {}),
+        ...(t.error ? { error: t.error } : {}),
+        latencyMs: Math.round(t.latencyMs * 1000) / 1000,
+        ...(t.info ? { info: t.info } : {}),
+      })),
+    });
+  }
+
+  /** Flushes the log and records how the run ended (once). */
+  private async closeRun(status: "done" | "failed" | "interrupted", error?: string): Promise<void> {
+    if (this.runClosed) return;
+    this.runClosed = true;
+    this.log?.close();
+    if (this.run) {
+      await this.ctx.store.update(this.run.id, {
+        status,
+        finishedAt: new Date().toISOString(),
+        summary: { episodes: this.episodes },
+        ...(error ? { error } : {}),
+      });
+    }
+  }
+
+  /** The loop sees the abort at its next timestep and logs the episode as aborted. */
+  protected async finish(): Promise<void> {
+    await this.playing;
+    await this.closeRun("interrupted");
+  }
+}

@@ -1,0 +1,99 @@
+import { describe, expect, it } from "vitest";
+import { MajorityPredictor, RandomPredictor, SimulationPredictor } from "../../worlds/social/baselines.js";
+import { parseTrees, type SocialTree } from "../../worlds/social/format.js";
+import { generateSocial } from "../../worlds/social/generator.js";
+import { scoreSocial, scoreTask } from "../../worlds/social/scoring.js";
+import { taskPrompt } from "../../worlds/social/prompts.js";
+import { tasksOf } from "../../worlds/social/tasks.js";
+import { SIDE_THRESHOLD } from "../../worlds/social/text.js";
+import { TOPICS } from "../../worlds/social/vocabulary.js";
+
+const g = generateSocial(40, 11);
+const trees = parseTrees(g.jsonl, "gen.jsonl");
+const tasks = tasksOf(trees);
+
+function score(p: { predict(t: (typeof tasks)[number]): string }) {
+  return scoreSocial(tasks.map((t) => scoreTask(t, p.predict(t))));
+}
+
+describe("the social generator", () => {
+  it("writes the same trees for the same seed, others for another seed", () => {
+    expect(generateSocial(3, 11).jsonl).toBe(generateSocial(3, 11).jsonl);
+    expect(g.jsonl.startsWith(generateSocial(3, 11).jsonl)).toBe(true);
+    expect(generateSocial(3, 12).jsonl).not.toBe(generateSocial(3, 11).jsonl);
+  });
+
+  it("writes cascades at depths 0 and 1, with every reaction type, and candidates who ignored", () => {
+    const count = (depth: number, type: string) => tasks.filter((t) => t.depth === depth && t.label.type === type).length;
+    for (const depth of [0, 1]) for (const type of ["comment", "repost", "like", "ignore"]) expect(count(depth, type), `${type} at depth ${depth}`).toBeGreaterThan(5);
+    for (const s of trees) {
+      for (const x of s.tree.interactions) expect(x.depth).toBeLessThanOrEqual(1);
+      // Every candidate of the latent block is a task, and nothing else is.
+      expect(s.tree.latent!.decisions.length).toBe(tasks.filter((t) => t.tree === s.tree).length);
+    }
+  });
+
+  it("the simulation agent, knowing the latent model, reproduces every label and every text", () => {
+    const s = score(new SimulationPredictor());
+    for (const d of [s.all, s.byDepth["0"]!, s.byDepth["1"]!]) {
+      expect(d.accuracy).toBe(1);
+      expect(d.macroF1).toBe(1);
+      expect(d.format).toBe(1);
+      expect(d.content.rougeL).toBe(1);
+      expect(d.content.count).toBeGreaterThan(0);
+    }
+  });
+
+  it("orders the baselines: random < majority (accuracy) and < profile-only < simulation", () => {
+    const random = score(new RandomPredictor());
+    const fitted = new MajorityPredictor(tasks);
+    const majority = score(fitted);
+    const profile = score(new SimulationPredictor({ draws: false }));
+    expect(random.all.accuracy).toBeGreaterThan(0.15);
+    expect(random.all.accuracy).toBeLessThan(0.35);
+    expect(majority.all.accuracy).toBeGreaterThan(random.all.accuracy);
+    expect(majority.all.macroF1).toBeLessThan(random.all.macroF1);
+    expect(profile.all.accuracy).toBeGreaterThan(majority.all.accuracy);
+    expect(profile.all.macroF1).toBeGreaterThan(random.all.macroF1);
+    expect(profile.all.accuracy).toBeLessThan(1);
+    // The majority agent says the same at a depth whatever the task.
+    expect(new Set(tasks.filter((t) => t.depth === 0).map((t) => JSON.parse(fitted.predict(t)).action)).size).toBe(1);
+    // The random agent is seeded by the task.
+    expect(tasks.map((t) => new RandomPredictor().predict(t))).toEqual(tasks.map((t) => new RandomPredictor().predict(t)));
+  });
+
+  it("writes texts that show the writer's stance on the topic and style", () => {
+    let checked = 0;
+    for (const s of trees) {
+      const t = s.tree as SocialTree;
+      const topic = TOPICS.find((x) => x.key === t.post.topic)!;
+      const latent = t.latent!;
+      for (const d of latent.decisions) {
+        const x = t.interactions.find((i) => i.user === d.user && i.parent === d.parent && i.type === "comment");
+        if (!x) continue;
+        const pool = d.stance >= SIDE_THRESHOLD ? topic.pro : d.stance <= -SIDE_THRESHOLD ? topic.con : topic.neutral;
+        const other = d.stance >= SIDE_THRESHOLD ? topic.con : d.stance <= -SIDE_THRESHOLD ? topic.pro : [];
+        const text = x.text.toLowerCase();
+        const has = (claims: readonly string[]) => claims.some((c) => text.includes(c.toLowerCase().slice(1)));
+        const style = latent.users.find((u) => u.id === d.user)!.style;
+        // Terse writers may answer with a bare word ("agreed"); everyone else states a claim of their side.
+        if (style !== "terse") expect(has(pool), `${x.text} (stance ${d.stance})`).toBe(true);
+        expect(has(other)).toBe(false);
+        if (style === "terse") expect(x.text.slice(x.text.indexOf(" ") + 1)).toBe(x.text.slice(x.text.indexOf(" ") + 1).toLowerCase());
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(20);
+  });
+
+  it("prompts with what the user could see and nothing of the latent block", () => {
+    const t = tasks.find((x) => x.depth === 1 && x.label.type === "comment")!;
+    const prompt = taskPrompt(t);
+    const user = t.tree.users.find((u) => u.id === t.user)!;
+    expect(prompt).toContain(`You are ${user.name} on a microblog.`);
+    expect(prompt).toContain(JSON.stringify(t.tree.post.text));
+    expect(prompt).toContain(`What do you do with [${t.parent}]?`);
+    for (const h of user.history ?? []) expect(prompt).toContain(JSON.stringify(h.text));
+    for (const secret of ["stance", "latent", "draws", String(t.tree.latent!.seed), t.label.content]) expect(prompt).not.toContain(secret);
+  });
+});

@@ -1,0 +1,95 @@
+/**
+ * The social world as training data: GRPO's decision points (a benchmark file's tasks, or the
+ * generator's, with `train grpo --world social`) score a reply exactly as the world's reward does
+ * (rewards.ts: -1 off the strict schema, type match + ROUGE-L of the content), and rollouts log
+ * as benchmark items the judge reads; the SFT export of a run answers with the label's JSON.
+ */
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { parquetReadObjects } from "hyparquet";
+import { describe, expect, it, vi } from "vitest";
+import { main } from "../../cli/main.js";
+import { loadBenchmark } from "../../worlds/registry.js";
+import { benchRun, capture } from "../exports/helpers.js";
+import { BenchPoints } from "../../trainers/grpo/bench-points.js";
+import { GrpoConfigSchema } from "../../trainers/grpo/config.js";
+import { generatedPoints } from "../../trainers/grpo/generated-points.js";
+import { scoreReply } from "../../trainers/grpo/reward.js";
+import { generateSocial } from "../../worlds/social/generator.js";
+import { socialReward } from "../../worlds/social/rewards.js";
+import type { SocialBenchItem } from "../../worlds/social/benchmark.js";
+import { tempDir } from "../policy/fixtures.js";
+
+const config = GrpoConfigSchema.parse({ rewards: { exact: 1, rougeL: 1, f1: 0, format: 0 } });
+
+describe("social decision points", () => {
+  it("reward a reply as the world's reward does", async () => {
+    const dir = tempDir("sw-social-points-");
+    writeFileSync(join(dir, "t.jsonl"), generateSocial(4, 3).jsonl);
+    const src = await BenchPoints.open("social", join(dir, "t.jsonl"), "vanilla");
+    expect(src.size).toBeGreaterThan(20);
+    for (let i = 0; i < src.size; i++) {
+      const p = (await src.point(i)) as Awaited<ReturnType<BenchPoints["point"]>>;
+      const task = (p.item as SocialBenchItem).task;
+      const replies = [
+        p.item.answer as string,
+        JSON.stringify({ action: "comment", target: task.parent, content: "I am not sure about this at all." }),
+        JSON.stringify({ action: "like", target: task.parent }),
+        JSON.stringify({ action: "ignore", target: task.parent }),
+        JSON.stringify({ action: "like", target: "p999" }),
+        `Sure! ${p.item.answer as string}`,
+        "{not json",
+      ];
+      for (const text of replies) {
+        const got = scoreReply(p, { text, tokens: 10, finish: "stop", logprob: 0 }, config);
+        const want = socialReward(text, task);
+        expect(got.reward, `${p.id}: ${text}`).toBeCloseTo(want.reward, 12);
+        expect(got.format).toBe(want.format);
+      }
+      // The label scores 1 + (1 when it has content).
+      expect(scoreReply(p, { text: p.item.answer as string, tokens: 1, finish: "stop", logprob: 0 }, config).reward).toBe(task.label.content.trim() ? 2 : 1);
+    }
+  });
+
+  it("come from the generator with train grpo --world social: the data is written to OUT once and checked after", async () => {
+    const out = tempDir("sw-social-world-");
+    const a = await generatedPoints("social", 3, 7, out);
+    const file = join(out, "train-social-n3-seed7.jsonl");
+    expect(existsSync(file)).toBe(true);
+    expect(readFileSync(file, "utf8")).toBe(generateSocial(3, 7).jsonl);
+    const b = await generatedPoints("social", 3, 7, out);
+    expect(b.dataId).toBe(a.dataId);
+    expect(b.size).toBe(a.size);
+    writeFileSync(file, readFileSync(file, "utf8").replace(/"time":0/, '"time":1'));
+    await expect(generatedPoints("social", 3, 7, out)).rejects.toThrow("is not what the social generator writes for 3 trees of seed 7");
+  });
+});
+
+describe("social exports", () => {
+  it("write the label's JSON as the response (SFT Parquet, chat JSONL) and as verl's ground truth", async () => {
+    capture();
+    try {
+      const run = await benchRun("social", 3, 11);
+      const rows = async (file: string) => {
+        const buf = readFileSync(file);
+        return (await parquetReadObjects({ file: buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) })) as Record<string, unknown>[];
+      };
+      for (const format of ["sft", "verl", "chat"]) expect(await main(["export", "--run", run.runId, "--format", format, "--out", join(run.dir, `out.${format}`), "--store", run.store])).toBe(0);
+      const bench = await loadBenchmark("social");
+      const items = await bench.load(run.data);
+      const sft = await rows(join(run.dir, "out.sft"));
+      const verl = await rows(join(run.dir, "out.verl"));
+      const chat = readFileSync(join(run.dir, "out.chat"), "utf8").trimEnd().split("\n").map((l) => JSON.parse(l) as { messages: { content: string }[] });
+      expect(sft).toHaveLength(items.length);
+      items.forEach((item, i) => {
+        expect(sft[i]!.prompt).toBe(bench.task(item, "vanilla").prompt);
+        expect(sft[i]!.response).toBe(item.answer);
+        expect(chat[i]!.messages[1]!.content).toBe(item.answer);
+        expect(JSON.stringify(verl[i]!.reward_model)).toContain(JSON.stringify(item.answer).slice(1, -1));
+        expect(verl[i]!.data_source).toBe("socialworld/social");
+      });
+    } finally {
+      vi.restoreAllMocks();
+    }
+  });
+});
