@@ -1,6 +1,6 @@
 /**
  * Runs the `socialworld` command line in a child process, as a user types it, for the scripts
- * that measure whole runs (grpo-demo, lora-sft): its progress goes to this terminal, its wall time
+ * that measure whole runs (grpo-demo, lora-sft; social-demo its timing line): its progress goes to this terminal, its wall time
  * to `timings`, and its standard error is also kept (what a stage printed about itself).
  */
 import { spawn } from "node:child_process";
@@ -10,6 +10,13 @@ import { packageRoot } from "../worlds/question/prompts.js";
 export interface StageTiming {
   readonly stage: string;
   readonly seconds: number;
+}
+
+const clock = (s: number) => `${Math.floor(s / 60)}m${String(Math.round(s % 60)).padStart(2, "0")}s`;
+
+/** The results table's closing line: the whole run's wall time, then each stage's. */
+export function wallTimeLine(totalSeconds: number, timings: readonly StageTiming[]): string {
+  return `Wall time ${clock(totalSeconds)}: ${timings.map((t) => `${t.stage} ${clock(t.seconds)}`).join(", ")}.`;
 }
 
 /** `socialworld ARGS` for `stage`; resolves with what it wrote to standard error, rejects when it fails. */

@@ -22,7 +22,7 @@ import { z } from "zod";
 import { intArg } from "../cli/args.js";
 import { questionText } from "../agents/policy/question-prompt.js";
 import { packageRoot } from "../worlds/question/prompts.js";
-import { socialworld, type StageTiming } from "./cli-process.js";
+import { socialworld, wallTimeLine, type StageTiming } from "./cli-process.js";
 import { scriptArgs } from "./script-args.js";
 import { tomDataPath } from "./tom-data.js";
 import type { BenchReport } from "../benchmarks/report.js";
@@ -141,13 +141,12 @@ const rows = [
   ...reports.base!.byType ? Object.keys(reports.base!.byType).map((t) => `| ${t} | ${names.map((n) => fmt(reports[n]!, t)).join(" | ")} |`) : [],
   `| **all** (${reports.base!.total}) | ${names.map((n) => fmt(reports[n]!)).join(" | ")} |`,
 ];
-const clock = (s: number) => `${Math.floor(s / 60)}m${String(Math.round(s % 60)).padStart(2, "0")}s`;
 const text = [
   `ToMi val (${val}), simulation mode, policy preset 1m, seed ${seed}:`,
   "",
   ...rows,
   "",
-  `Wall time ${clock(total)}: ${timings.map((t) => `${t.stage} ${clock(t.seconds)}`).join(", ")}.`,
+  wallTimeLine(total, timings),
   "",
 ].join("\n");
 writeFileSync(join(out, "results.md"), text);

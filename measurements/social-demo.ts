@@ -27,6 +27,7 @@ import type { BenchReport } from "../benchmarks/report.js";
 import { packageRoot } from "../worlds/question/prompts.js";
 import { loadBenchmark } from "../worlds/registry.js";
 import { scriptArgs } from "./script-args.js";
+import { wallTimeLine, type StageTiming } from "./cli-process.js";
 
 const USAGE = `node dist/measurements/social-demo.js [options]   (or: npm run demo:social -- [options])
 
@@ -68,7 +69,7 @@ const out = resolve(values.out);
 mkdirSync(out, { recursive: true });
 const cli = join(packageRoot(), "bin", "socialworld.js");
 const store = join(out, "store");
-const timings: { stage: string; seconds: number }[] = [];
+const timings: StageTiming[] = [];
 const started = performance.now();
 const seed = String(values.seed);
 const trainFile = join(out, "train.jsonl");
@@ -140,13 +141,12 @@ for (const [name] of agents) {
     rows.push(`| ${name} | ${d} | ${tasks} | ${pct(acc)} | ${pct(r.metrics?.[`${p}macroF1`])} | ${num(r.metrics?.[`${p}rougeL`])} | ${pct(r.metrics?.[`${p}format`])} |`);
   }
 }
-const clock = (s: number) => `${Math.floor(s / 60)}m${String(Math.round(s % 60)).padStart(2, "0")}s`;
 const text = [
   `Social world, test split ${testFile} (${values["test-trees"]} trees, seed ${values.seed + 1000}); training split ${values["train-trees"]} trees (seed ${seed}); policy preset 1m; ${cpus().length} CPU cores, Node ${process.version}:`,
   "",
   ...rows,
   "",
-  `Wall time ${clock(total)}: ${timings.map((t) => `${t.stage} ${clock(t.seconds)}`).join(", ")}.`,
+  wallTimeLine(total, timings),
   "",
 ].join("\n");
 writeFileSync(join(out, "results.md"), text);
