@@ -36,7 +36,7 @@ Options:
                        (ToMi's val split, Hi-ToM_data.json, fantom_v1.json under data/benchmarks/ of the checkout)
   --agent NAME         who answers (default: simulation): simulation, random[:SEED], majority:FILE (social:
                        fitted on FILE's labels), policy:DIR, onnx:DIR, or llm:MODEL[@BASE_URL][?options]
-                       (any OpenAI-compatible endpoint; see the README)
+                       (any OpenAI-compatible endpoint; see docs/llm-agents.md)
   --mode MODE          vanilla (story and question; default) or simulation (socialized context first)
   --limit N            only the first N questions
   --concurrency N      questions answered at once (default 4)

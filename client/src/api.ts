@@ -1,6 +1,6 @@
 import type { EpisodeAudit, Leak, RoomSummary, TrainingMetrics, TrainingRun } from "../../server/protocol.js";
 
-/** The REST API (see the README's protocol section). */
+/** The REST API (docs/server.md, "REST API"). */
 export interface RunRecord {
   id: string;
   kind: string;

@@ -47,7 +47,7 @@ describe("socialworld train grpo", () => {
     const lines = readFileSync(join(out, "metrics.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { step: number; groups: number; kl: number });
     expect(lines.map((l) => l.step)).toEqual([1, 2]);
     expect(lines[0]!.groups).toBe(2);
-    // Every field the README lists, in every record (tooLong too when nothing was left out).
+    // Every field docs/training.md lists, in every record (tooLong too when nothing was left out).
     const fields = "step, reward, rewardStd, accuracy, formatRate, f1, rougeL, kl, entropy, clipFraction, dualClipFraction, loss, policyLoss, responseLength, responseLengthMax, truncatedRate, groups, droppedGroups, rolloutBatches, updates, lr, gradNorm, seconds, rolloutSeconds, tokensPerSecond, tooLong";
     for (const l of lines) expect(Object.keys(l).sort()).toEqual(fields.split(", ").sort());
     expect(lines.map((l) => (l as { tooLong?: number }).tooLong)).toEqual([0, 0]);
