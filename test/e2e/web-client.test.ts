@@ -1,0 +1,122 @@
+/**
+ * The web client's rough edges of a first hour (issue 33), each checked in headless Chromium at a
+ * desktop's and a phone's width, with screenshots in test/e2e/output/ (git-ignored): the run page
+ * opens its first episode, and a benchmark item shows its question, answer, label and verdict; the
+ * human baseline's seat shows the story once and one way to answer, refuses an empty answer with
+ * the reason, says right or wrong after each answer, and gives the same browser its seat back at
+ * once when the tab is closed and opened again.
+ */
+import type { Page } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
+import { until, type TestServer } from "../server/harness.js";
+import { chromiumAvailable, clientSession, PHONE, screenshot } from "./browser.js";
+
+const session = clientSession();
+let ts: TestServer;
+
+/** The page's width fits the viewport: nothing overflows sideways. */
+async function fitsWidth(page: Page): Promise<void> {
+  const { scroll, client } = (await page.evaluate("({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })")) as { scroll: number; client: number };
+  if (scroll > client) await screenshot(page, "overflow");
+  expect(scroll, "the page scrolls sideways").toBeLessThanOrEqual(client);
+}
+
+async function benchmarkRun(options: Record<string, unknown>): Promise<{ roomId: string; runId: string }> {
+  const res = await ts.api("/api/rooms", { method: "POST", admin: true, body: { type: "benchmark", options: { benchmark: "tomi", ...options } } });
+  expect(res.status, res.text).toBe(201);
+  return { roomId: res.json.roomId, runId: res.json.runId };
+}
+
+describe.skipIf(!chromiumAvailable)("the web client's first hour in Chromium", () => {
+  beforeAll(() => {
+    ts = session.ts;
+  });
+
+  it("opens a run's first episode, and shows a benchmark item's question, answer, label and verdict", async () => {
+    const { runId } = await benchmarkRun({ generate: { n: 6, seed: 4 }, agent: "random:3" });
+    await until(async () => (await ts.api(`/api/runs/${runId}`)).json?.run?.status === "done", 30_000, "the benchmark run to finish");
+    const log = (await ts.api(`/api/runs/${runId}/episodes?limit=6`)).json.episodes as { result: { question: string; answer: string; official: string; correct: boolean } }[];
+    for (const viewport of [undefined, PHONE]) {
+      const page = await session.page(viewport);
+      await page.goto(`${ts.base}/#/run/${runId}`);
+      // No click: the first episode is open, its item card above its replay.
+      await page.waitForSelector("#episode #item");
+      await page.waitForSelector("#episode #replay-controls");
+      const first = log[0]!.result;
+      expect(await page.textContent("#item-question")).toBe(first.question);
+      expect(await page.textContent("#item-answer")).toBe(first.answer);
+      expect(await page.textContent("#item-label")).toBe(first.official);
+      expect(await page.textContent("#item .verdict")).toBe(first.correct ? "✓ right" : "✗ wrong");
+      expect(await page.getAttribute("#episodes li.current", "data-episode")).toBe("0");
+      // Another episode: its own card.
+      const wrong = log.findIndex((e) => !e.result.correct);
+      await page.click(`#episodes li[data-episode="${wrong}"] a`);
+      await until(async () => (await page.textContent("#item-question")) === log[wrong]!.result.question && (await page.textContent("#item .verdict")) === "✗ wrong", 5000, "the other item's card");
+      await fitsWidth(page);
+      await screenshot(page, `run-benchmark-item-${viewport ? "phone" : "desktop"}`);
+      await page.context().close();
+    }
+  });
+
+  it("seats a person for a human baseline: the story once, one way to answer, refusals with the reason, a verdict after each answer, the seat back at once after the tab is closed", async () => {
+    const { roomId, runId } = await benchmarkRun({ generate: { n: 6, seed: 4 }, agent: "human", turnDeadlineMs: 120_000, reconnectSeconds: 120 });
+    const page = await session.page();
+    await page.goto(`${ts.base}/#/room/${roomId}?seat=respondent`);
+    await page.waitForSelector("#seat-panel #story", { timeout: 15_000 });
+    const story = (await page.textContent("#seat-panel #story"))!;
+    const question = (await page.textContent("#seat-panel #question"))!;
+    expect(story.length).toBeGreaterThan(40);
+    // The story once on the page (the timeline's copy is folded away), the question with it.
+    await page.waitForSelector("#timeline li.step");
+    const shown = (await page.evaluate("document.body.innerText")) as string;
+    expect(shown.split(story.split("\n")[0]!).length - 1).toBe(1);
+    expect(await page.textContent("#timeline li.step .question")).toBe(question);
+    // ToMi's answers are the story's containers: chips, no text box competing with them.
+    const chips = await page.locator("#answer-choices button").allTextContents();
+    expect(chips.length).toBeGreaterThanOrEqual(2);
+    expect(await page.locator("#answer-text").count()).toBe(0);
+    await screenshot(page, "seat-question-desktop");
+
+    // Answer the first question: the verdict follows, on the panel and in the timeline.
+    await page.click(`#answer-choices button >> nth=0`);
+    await page.waitForSelector("#action-note.ok, #action-note.error", { timeout: 15_000 }).catch(async (e) => {
+      console.log(await page.textContent("#app"));
+      throw e;
+    });
+    const note = (await page.textContent("#action-note"))!;
+    expect(note).toMatch(/^(✓ Right|✗ Wrong): your answer to question 1 /);
+    await page.waitForSelector('#timeline li.step[data-timestep="1"] .verdict');
+    expect(await page.textContent('#timeline li.step[data-timestep="1"] .verdict')).toBe(note.startsWith("✓") ? "✓ " : "✗ ");
+    await page.waitForSelector("#seat-panel .turn-head strong:has-text('question 2')", { timeout: 15_000 });
+    await page.setViewportSize(PHONE);
+    await fitsWidth(page);
+    await screenshot(page, "seat-question-phone");
+
+    // Close the tab with question 2 pending and open the room again in the same browser: the seat
+    // is back at once, with the question, not "taken by" this same person until it is released.
+    const context = page.context();
+    await page.close();
+    const again = await context.newPage();
+    const started = Date.now();
+    await again.goto(`${ts.base}/#/room/${roomId}?seat=respondent`);
+    await again.waitForSelector("#seat-panel #story", { timeout: 10_000 });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(await again.locator("#join-error").count()).toBe(0);
+    expect(await again.textContent("#seat-panel .turn-head strong")).toBe("Your turn · question 2");
+    // Closed again, and back through the lobby's room link (no seat in the address).
+    await again.close();
+    const lobby = await context.newPage();
+    await lobby.goto(`${ts.base}/#/`);
+    await lobby.click(`#rooms tr[data-room="${roomId}"] a.room-link`);
+    await lobby.waitForSelector("#seat-panel #story", { timeout: 10_000 });
+    expect(await lobby.textContent("#seat-panel h3")).toBe("You play respondent");
+    await lobby.close();
+    // A different browser is still refused the seat: the token is this browser's.
+    const other = await session.page();
+    await other.goto(`${ts.base}/#/room/${roomId}?seat=respondent`);
+    await other.waitForSelector("#join-error", { timeout: 10_000 });
+    expect(await other.textContent("#join-error")).toMatch(/respondent's seat is taken by/);
+    await ts.api(`/api/rooms/${roomId}`, { method: "DELETE", admin: true });
+    expect(runId).toBeTruthy();
+  });
+});
