@@ -28,6 +28,7 @@ import {
   SOCIAL_S2C,
 } from "../../server/protocol.js";
 import { renderProgress } from "./benchmark-panel.js";
+import { agentAct, agentsHead } from "./timeline-labels.js";
 import { h, myName, replace } from "./dom.js";
 import { EconomyPanel } from "./economy-panel.js";
 import { SeatPanel } from "./seat-panel.js";
@@ -337,7 +338,8 @@ function simulationTimeline(s: StateJson, perspective: string | undefined): HTML
           h("div.t", `t${w.timestep}`),
           h("div.body", h("div.state", w.text === "none" ? h("span.muted", "(nothing has happened yet)") : w.text), h(
             "table.agents",
-            agents.map((a) => {
+            agentsHead(w.timestep),
+            h("tbody", agents.map((a) => {
               const mine = byAgent.get(a)?.get(w.timestep);
               const prev = byAgent.get(a)?.get(w.timestep - 1);
               if (!mine) return null;
@@ -352,7 +354,7 @@ function simulationTimeline(s: StateJson, perspective: string | undefined): HTML
                   leaks.filter((l) => l.agent === a).map((l) => h("div.leak", { title: l.why }, h("strong", "leak"), ` states that ${l.fact.text}`)),
                 ),
               );
-            }),
+            })),
           )),
         );
       }),
@@ -370,7 +372,7 @@ function simulationTimeline(s: StateJson, perspective: string | undefined): HTML
           "div.body",
           h("div", observation(st, undefined)),
           mind(st, steps[i - 1]),
-          h("div.act", st.action === "none" ? h("span.muted", "does nothing") : h("span", h("span.muted", "does: "), st.action), sourceBadge(st.source)),
+          agentAct(st.action, st.timestep, sourceBadge(st.source)),
         ),
       ),
     ),

@@ -120,3 +120,58 @@ describe.skipIf(!chromiumAvailable)("the web client's first hour in Chromium", (
     expect(runId).toBeTruthy();
   });
 });
+
+describe.skipIf(!chromiumAvailable)("the lobby and the timeline in Chromium", () => {
+  beforeAll(() => {
+    ts = session.ts;
+  });
+
+  it("shows a first visit what to click first, until dismissed; fits a phone without sideways scrolling or a wrapped header", async () => {
+    const created = await ts.api("/api/rooms", { method: "POST", admin: true, body: { type: "simulation", options: { world: "tomi", seed: 33, tickMs: 500, humanSeats: [0], title: "A room with a seat" } } });
+    expect(created.status, created.text).toBe(201);
+    const roomId: string = created.json.roomId;
+    for (const [viewport, name] of [[undefined, "desktop"], [PHONE, "phone"]] as const) {
+      const page = await session.page(viewport);
+      await page.goto(`${ts.base}/#/`);
+      await page.waitForSelector(`#rooms tr[data-room="${roomId}"] a.seat.open`);
+      expect(await page.textContent("#first-visit h3")).toBe("New here? Start with a room");
+      expect(await page.locator("#first-visit li").count()).toBe(3);
+      // The header is one line at either width.
+      const header = (await page.evaluate("document.querySelector('header.top').getBoundingClientRect().height")) as number;
+      expect(header).toBeLessThan(60);
+      await fitsWidth(page);
+      await screenshot(page, `lobby-first-visit-${name}`);
+      await page.click("#hint-dismiss");
+      expect(await page.locator("#first-visit").count()).toBe(0);
+      await page.reload();
+      await page.waitForSelector(`#rooms tr[data-room="${roomId}"]`);
+      expect(await page.locator("#first-visit").count()).toBe(0);
+      await page.context().close();
+    }
+    await ts.api(`/api/rooms/${roomId}`, { method: "DELETE", admin: true });
+  });
+
+  it("heads the world view's columns and says that an action's effect shows at the next timestep", async () => {
+    const created = await ts.api("/api/rooms", { method: "POST", admin: true, body: { type: "simulation", options: { world: "tomi", seed: 34, tickMs: 150, title: "Labelled timeline" } } });
+    expect(created.status, created.text).toBe(201);
+    const roomId: string = created.json.roomId;
+    for (const [viewport, name] of [[undefined, "desktop"], [PHONE, "phone"]] as const) {
+      const page = await session.page(viewport);
+      await page.goto(`${ts.base}/#/room/${roomId}`);
+      await page.waitForSelector('#timeline li.step[data-timestep="3"]', { timeout: 15_000 });
+      const heads = await page.locator('#timeline li.step[data-timestep="2"] table.agents thead th').allTextContents();
+      expect(heads).toEqual(["agent", "perceives · believes", "does (effect at t3)"]);
+      // An agent's own view labels its action the same way.
+      const agent = (await page.locator("#perspectives button.tab").nth(1).getAttribute("data-perspective"))!;
+      await page.click(`#perspectives button[data-perspective="${agent}"]`);
+      await page.waitForSelector("#timeline li.step .act");
+      const acts = await page.locator("#timeline li.step .act").allTextContents();
+      expect(acts.some((a) => /^does \(effect at t\d+\): /.test(a) || a.startsWith("does nothing"))).toBe(true);
+      await page.click('#perspectives button[data-perspective="world"]');
+      await fitsWidth(page);
+      await screenshot(page, `timeline-headers-${name}`);
+      await page.context().close();
+    }
+    await ts.api(`/api/rooms/${roomId}`, { method: "DELETE", admin: true });
+  });
+});
