@@ -298,6 +298,7 @@ export function showRoom(app: HTMLElement, roomId: string, params: URLSearchPara
     closed = true;
     clearInterval(clock);
     panel?.dispose();
+    economy?.dispose();
     if (room) void room.leave();
   };
 }

@@ -175,3 +175,48 @@ describe.skipIf(!chromiumAvailable)("the lobby and the timeline in Chromium", ()
     await ts.api(`/api/rooms/${roomId}`, { method: "DELETE", admin: true });
   });
 });
+
+describe.skipIf(!chromiumAvailable)("the training charts in Chromium", () => {
+  beforeAll(() => {
+    ts = session.ts;
+  });
+
+  it("writes a tiny KL the same way in the header, the legend and the axis, with axis labels that fit", async () => {
+    const post = (step: number, kl: number) =>
+      ts.api("/api/training/events", {
+        method: "POST",
+        admin: true,
+        body: { type: "progress", event: { runId: "tiny-kl", title: "GRPO with a tiny KL", source: "ToMi", steps: 8, metrics: { step, reward: 0.25 + step / 16, accuracy: step / 8, kl, entropy: 1.5, clipFraction: 0, loss: -0.1, responseLength: 3 } } },
+      });
+    const kls = [0, 0.00000121, 0.00000307, 0.00000558, 0.00000412, 0.00000307];
+    for (const [i, kl] of kls.entries()) expect((await post(i + 1, kl)).status).toBe(202);
+    for (const [viewport, name] of [[undefined, "desktop"], [PHONE, "phone"]] as const) {
+      const page = await session.page(viewport);
+      await page.goto(`${ts.base}/#/training`);
+      const card = page.locator('.training-run[data-run="tiny-kl"]');
+      await card.locator('figure[aria-label="KL to the reference"][data-points="6"]').waitFor();
+      // The header and the chart's last value: 3.07e-6 both (it was "KL 0.0000" against "0.00000307").
+      expect(await card.locator(".figures").textContent()).toContain("KL 3.07e-6");
+      expect(await card.locator('figure[aria-label="KL to the reference"] .chart-legend').textContent()).toBe("KL 3.07e-6");
+      // Hovering a point: the legend writes its value the same way.
+      const plot = card.locator('figure[aria-label="KL to the reference"] .u-over');
+      const box = (await plot.boundingBox())!;
+      await page.mouse.move(box.x + box.width * 0.6, box.y + box.height / 2);
+      const hover = await card.locator('figure[aria-label="KL to the reference"] .u-legend .u-series').nth(1).locator(".u-value").textContent();
+      expect(hover).toMatch(/^\d(\.\d+)?e-6$|^0$/);
+      // The y axis is as wide as its labels ("5e-6" whole, not "00000558"): the plot starts right of them.
+      const axis = (await page.evaluate(`(() => {
+        const fig = document.querySelector('.training-run[data-run="tiny-kl"] figure[aria-label="KL to the reference"]');
+        const over = fig.querySelector('.u-over').getBoundingClientRect();
+        const wrap = fig.querySelector('.u-wrap').getBoundingClientRect();
+        const ctx = document.createElement('canvas').getContext('2d');
+        ctx.font = "11px system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif";
+        return { room: over.left - wrap.left, label: ctx.measureText("7.5e-6").width };
+      })()`)) as { room: number; label: number };
+      expect(axis.room).toBeGreaterThan(axis.label);
+      await fitsWidth(page);
+      await screenshot(page, `training-charts-${name}`);
+      await page.context().close();
+    }
+  });
+});
