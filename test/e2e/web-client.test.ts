@@ -88,6 +88,8 @@ describe.skipIf(!chromiumAvailable)("the web client's first hour in Chromium", (
     await page.waitForSelector('#timeline li.step[data-timestep="1"] .verdict');
     expect(await page.textContent('#timeline li.step[data-timestep="1"] .verdict')).toBe(note.startsWith("✓") ? "✓ " : "✗ ");
     await page.waitForSelector("#seat-panel .turn-head strong:has-text('question 2')", { timeout: 15_000 });
+    // The progress bar is the browser's own: 1 of 6.
+    expect(await page.evaluate("[document.querySelector('#bench-progress').value, document.querySelector('#bench-progress').max]")).toEqual([1, 6]);
     await page.setViewportSize(PHONE);
     await fitsWidth(page);
     await screenshot(page, "seat-question-phone");
