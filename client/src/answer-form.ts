@@ -39,7 +39,12 @@ export function answerForm(q: QuestionData, submit: (answer: string) => void): H
       ),
     );
   } else {
-    const input = h("input#answer-text", { name: "answer", type: "text", maxLength: 4000, autocomplete: "off", placeholder: "your answer", "aria-label": "your answer" });
+    // A text area: some answers are several lines (usersim's reply is its states, then the response).
+    const multiline = (q.candidates ?? []).some((c) => c.includes("\n"));
+    const input = h("textarea#answer-text", { name: "answer", rows: multiline ? 8 : 2, maxLength: 4000, placeholder: "your answer (Ctrl+Enter sends it)", "aria-label": "your answer" });
+    input.addEventListener("keydown", (e) => {
+      if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) (input.form as HTMLFormElement | null)?.requestSubmit();
+    });
     parts.push(
       h(
         "form.answer-form",
@@ -59,11 +64,17 @@ export function answerForm(q: QuestionData, submit: (answer: string) => void): H
         ? h(
             "div.options.suggestions",
             h("span.muted.small", "suggestions:"),
-            q.candidates.map((c) => h("button.option", { type: "button", title: "put this answer in the box", onclick: () => ((input.value = c), input.focus(), say("")) }, c)),
+            q.candidates.map((c) => h("button.option", { type: "button", title: c, onclick: () => ((input.value = c), input.focus(), say("")) }, short(c))),
           )
         : null,
     );
   }
   parts.push(note);
   return h("div.answer", parts);
+}
+
+/** A suggestion's label: its first 60 characters of text (the whole answer goes in the box). */
+function short(answer: string): string {
+  const text = answer.replace(/<[^>]*>/g, " ").replace(/\s+/g, " ").trim();
+  return text.length > 60 ? `${text.slice(0, 57)}…` : text || answer.slice(0, 60);
 }

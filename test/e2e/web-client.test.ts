@@ -14,6 +14,8 @@ import { chromiumAvailable, clientSession, PHONE, screenshot } from "./browser.j
 const session = clientSession();
 let ts: TestServer;
 
+// Generous limits: on a loaded machine a Chromium page and a room's first questions can take a minute.
+
 /** The page's width fits the viewport: nothing overflows sideways. */
 async function fitsWidth(page: Page): Promise<void> {
   const { scroll, client } = (await page.evaluate("({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })")) as { scroll: number; client: number };
@@ -27,7 +29,7 @@ async function benchmarkRun(options: Record<string, unknown>): Promise<{ roomId:
   return { roomId: res.json.roomId, runId: res.json.runId };
 }
 
-describe.skipIf(!chromiumAvailable)("the web client's first hour in Chromium", () => {
+describe.skipIf(!chromiumAvailable)("the web client's first hour in Chromium", { timeout: 120_000 }, () => {
   beforeAll(() => {
     ts = session.ts;
   });
@@ -121,9 +123,34 @@ describe.skipIf(!chromiumAvailable)("the web client's first hour in Chromium", (
     await ts.api(`/api/rooms/${roomId}`, { method: "DELETE", admin: true });
     expect(runId).toBeTruthy();
   });
+  it("answers an open question (usersim's reply) in one text box, with the candidates as suggestions and an empty answer refused with the reason", async () => {
+    const res = await ts.api("/api/rooms", { method: "POST", admin: true, body: { type: "benchmark", options: { benchmark: "usersim", generate: { n: 2, seed: 3 }, agent: "human", turnDeadlineMs: 120_000 } } });
+    expect(res.status, res.text).toBe(201);
+    const roomId: string = res.json.roomId;
+    const page = await session.page(PHONE);
+    await page.goto(`${ts.base}/#/room/${roomId}?seat=respondent`);
+    await page.waitForSelector("#seat-panel #answer-text", { timeout: 15_000 });
+    expect(await page.locator("#answer-choices").count()).toBe(0);
+    // Nothing typed: refused here, with the reason, and nothing sent.
+    await page.click("#seat-panel .answer-form button.primary");
+    expect(await page.isVisible("#answer-error")).toBe(true);
+    expect(await page.textContent("#answer-error")).toBe("Type an answer first: an empty answer counts as wrong.");
+    expect(await page.locator("#action-note").count()).toBe(0);
+    // A suggestion fills the box (it does not answer); the person sends it.
+    const suggestion = (await page.locator("#seat-panel .suggestions button").first().getAttribute("title"))!;
+    await page.click("#seat-panel .suggestions button >> nth=0");
+    expect(await page.inputValue("#answer-text")).toBe(suggestion);
+    expect(await page.isVisible("#answer-error")).toBe(false);
+    await fitsWidth(page);
+    await screenshot(page, "seat-open-question-phone");
+    await page.click("#seat-panel .answer-form button.primary");
+    await page.waitForSelector("#action-note.ok, #action-note.error", { timeout: 15_000 });
+    expect(await page.textContent("#action-note")).toMatch(/^(✓ Right|✗ Wrong): your answer to question 1 /);
+    await ts.api(`/api/rooms/${roomId}`, { method: "DELETE", admin: true });
+  });
 });
 
-describe.skipIf(!chromiumAvailable)("the lobby and the timeline in Chromium", () => {
+describe.skipIf(!chromiumAvailable)("the lobby and the timeline in Chromium", { timeout: 120_000 }, () => {
   beforeAll(() => {
     ts = session.ts;
   });
@@ -178,7 +205,7 @@ describe.skipIf(!chromiumAvailable)("the lobby and the timeline in Chromium", ()
   });
 });
 
-describe.skipIf(!chromiumAvailable)("the training charts in Chromium", () => {
+describe.skipIf(!chromiumAvailable)("the training charts in Chromium", { timeout: 120_000 }, () => {
   beforeAll(() => {
     ts = session.ts;
   });
