@@ -44,7 +44,7 @@ describe.skipIf(!chromiumAvailable)("the web client in Chromium", () => {
     const view = (await page.evaluate(`({
       tabs: [...document.querySelectorAll("#perspectives button.tab")].map((b) => b.textContent),
       seats: [...document.querySelectorAll("#seats li")].map((li) => li.dataset.seat),
-      rows: document.querySelector("#timeline li.step table.agents")?.querySelectorAll("tr").length,
+      rows: document.querySelector("#timeline li.step table.agents")?.querySelectorAll("tbody tr").length,
     })`)) as { tabs: string[]; seats: string[]; rows: number };
     expect(view.seats.length).toBeGreaterThanOrEqual(2);
     expect(view.tabs).toEqual(["World", ...view.seats]);
