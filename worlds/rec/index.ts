@@ -1,0 +1,47 @@
+/**
+ * The recommendation world: users with histories of interactions with items (movies); a
+ * recommender sees a user's history and the item metadata and ranks the items, and is rewarded by
+ * NDCG@k and HR@k against the user's held-out next item. docs/recommendation.md has the formats,
+ * the split, the metrics and the recallers. What the rest of the program needs, in one place:
+ *
+ *   data        MovieLens-1M's files, read and written          dataset.ts, movielens.ts
+ *   generator   synthetic users with latent preferences          generator.ts, preferences.ts
+ *   split       leave-last-out, as RecBole builds it             split.ts
+ *   scoring     NDCG@k, HR@k (RecBole's), full ranking           metrics.ts, ranking.ts
+ */
+import { join } from "node:path";
+import type { WorldEntry } from "../core/world-entry.js";
+import { generateRec } from "./generator.js";
+import { MOVIES_FILE, RATINGS_FILE, serializeMovieLens } from "./movielens.js";
+import { PREFERENCES_FILE } from "./preferences.js";
+
+export const world: WorldEntry = {
+  name: "rec",
+  title: "Recommendation (MovieLens-1M format)",
+  generator: {
+    describe: "users with latent preferences and their interaction histories, as MovieLens-1M's ratings.dat and movies.dat, with the latent truth in preferences.json (--out names the folder; N counts users)",
+    unit: "users",
+    output: "folder",
+    async generate(n, seed, out, onProgress) {
+      const gen = generateRec({ users: n }, seed, onProgress);
+      const files = serializeMovieLens(gen.dataset);
+      return {
+        data: out,
+        files: [
+          { path: join(out, MOVIES_FILE), text: files.movies },
+          { path: join(out, PREFERENCES_FILE), text: JSON.stringify(gen.preferences) + "\n" },
+          // Last: a folder with ratings.dat is complete.
+          { path: join(out, RATINGS_FILE), text: files.ratings },
+        ],
+      };
+    },
+  },
+};
+
+export { MOVIELENS_GENRES, type Movie, type Rating, type RecDataset } from "./dataset.js";
+export { MOVIES_FILE, RATINGS_FILE, parseMovies, parseRatings, readMovieLens, serializeMovieLens } from "./movielens.js";
+export { generateRec, RecGeneratorOptionsSchema, type GeneratedRec, type RecGeneratorOptions } from "./generator.js";
+export { PREFERENCES_FILE, PreferencesSchema, parsePreferences, readPreferences, utility, type Preferences } from "./preferences.js";
+export { casesOf, leaveLastOut, splitStats, trainSetOf, type Phase, type RecCase, type RecSplit, type TrainSet, type UserSequence } from "./split.js";
+export { hitAt, ndcgAt, type TopKScore } from "./metrics.js";
+export { topK } from "./ranking.js";
