@@ -7,7 +7,9 @@
  *   data        MovieLens-1M's files, read and written          dataset.ts, movielens.ts
  *   generator   synthetic users with latent preferences          generator.ts, preferences.ts
  *   split       leave-last-out, as RecBole builds it             split.ts
- *   scoring     NDCG@k, HR@k (RecBole's), full ranking           metrics.ts, ranking.ts
+ *   scoring     NDCG@k, HR@k (RecBole's), full ranking           metrics.ts, ranking.ts, evaluate.ts
+ *   recallers   popularity, item-kNN, BPR-MF, their mixture,     recallers/*.ts, best-mixture.ts
+ *               the oracle that knows the latent truth
  */
 import { join } from "node:path";
 import type { WorldEntry } from "../core/world-entry.js";
@@ -45,3 +47,11 @@ export { PREFERENCES_FILE, PreferencesSchema, parsePreferences, readPreferences,
 export { casesOf, leaveLastOut, splitStats, trainSetOf, type Phase, type RecCase, type RecSplit, type TrainSet, type UserSequence } from "./split.js";
 export { hitAt, ndcgAt, type TopKScore } from "./metrics.js";
 export { topK } from "./ranking.js";
+export { evaluate, recommend } from "./evaluate.js";
+export { bestMixture, simplexGrid, type BestMixture, type MixtureSearch } from "./best-mixture.js";
+export type { Recaller } from "./recallers/recaller.js";
+export { fitPopularity } from "./recallers/popularity.js";
+export { fitItemKnn, type ItemKnnOptions } from "./recallers/item-knn.js";
+export { BPR_DEFAULTS, fitBpr, type BprModel, type BprOptions } from "./recallers/bpr.js";
+export { mixtureRecaller, MixtureError, normaliseWeights, parseWeights, standardise, type Weights } from "./recallers/mixture.js";
+export { oracleRecaller, OracleMismatch } from "./recallers/oracle.js";
