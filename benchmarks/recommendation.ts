@@ -13,24 +13,23 @@ import {
   bestMixture,
   casesOf,
   evaluate,
-  fitBpr,
-  fitItemKnn,
-  fitPopularity,
+  fitRecaller,
+  isRecallerName,
   mixtureRecaller,
   MixtureError,
   normaliseWeights,
   oracleRecaller,
+  RECALLERS,
   parseWeights,
   trainSetOf,
   type BprOptions,
   type Preferences,
+  type RecallerName,
   type Recaller,
   type RecSplit,
   type Weights,
 } from "../worlds/rec/index.js";
 
-export const RECALLERS = ["pop", "itemknn", "bpr"] as const;
-export type RecallerName = (typeof RECALLERS)[number];
 
 export type RecAgent =
   | { readonly kind: "recaller"; readonly name: RecallerName }
@@ -44,7 +43,7 @@ export const REC_AGENTS = "pop, itemknn, bpr, mix:RECALLER=W,..., best, oracle o
 export class RecAgentError extends Error {}
 
 export function parseRecAgent(spec: string): RecAgent {
-  if ((RECALLERS as readonly string[]).includes(spec)) return { kind: "recaller", name: spec as RecallerName };
+  if (isRecallerName(spec)) return { kind: "recaller", name: spec };
   if (spec === "best" || spec === "oracle" || spec === "all") return { kind: spec };
   if (spec.startsWith("mix:")) {
     try {
@@ -101,16 +100,9 @@ export function runRecBench(split: RecSplit, agent: RecAgent, opts: RecBenchOpti
     const have = fitted.get(name);
     if (have) return have;
     const t0 = performance.now();
-    let recaller: Recaller;
-    if (name === "pop") recaller = fitPopularity(train);
-    else if (name === "itemknn") {
-      let tick: ((d: number) => void) | undefined;
-      recaller = fitItemKnn(train, opts.knn !== undefined ? { k: opts.knn } : {}, (done, total) => (tick ??= progress("fit itemknn", total))(done));
-    } else {
-      const epochs = opts.bpr?.epochs ?? 30;
-      const tick = progress("fit bpr (epochs)", epochs);
-      recaller = fitBpr(train, opts.bpr, (epoch) => tick(epoch));
-    }
+    let tick: ((d: number) => void) | undefined;
+    const label = name === "bpr" ? "fit bpr (epochs)" : `fit ${name}`;
+    const recaller = fitRecaller(name, train, { ...(opts.bpr ? { bpr: opts.bpr } : {}), ...(opts.knn !== undefined ? { knn: opts.knn } : {}) }, (done, total) => (tick ??= progress(label, total))(done));
     const entry = { recaller, seconds: (performance.now() - t0) / 1000 };
     fitted.set(name, entry);
     return entry;

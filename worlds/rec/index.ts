@@ -10,9 +10,13 @@
  *   scoring     NDCG@k, HR@k (RecBole's), full ranking           metrics.ts, ranking.ts, evaluate.ts
  *   recallers   popularity, item-kNN, BPR-MF, their mixture,     recallers/*.ts, best-mixture.ts
  *               the oracle that knows the latent truth
+ *   actions     a ranked list, or weights over the recallers     action.ts
+ *   prompts     the recommender's observation                    prompts.ts
+ *   decisions   the points `train grpo --world rec` learns from  decisions.ts
  */
 import { join } from "node:path";
 import type { WorldEntry } from "../core/world-entry.js";
+import { recDecisions } from "./decisions.js";
 import { generateRec } from "./generator.js";
 import { MOVIES_FILE, RATINGS_FILE, serializeMovieLens } from "./movielens.js";
 import { PREFERENCES_FILE } from "./preferences.js";
@@ -38,6 +42,7 @@ export const world: WorldEntry = {
       };
     },
   },
+  decisions: recDecisions,
 };
 
 export { MOVIELENS_GENRES, type Movie, type Rating, type RecDataset } from "./dataset.js";
@@ -55,3 +60,7 @@ export { fitItemKnn, type ItemKnnOptions } from "./recallers/item-knn.js";
 export { BPR_DEFAULTS, fitBpr, type BprModel, type BprOptions } from "./recallers/bpr.js";
 export { mixtureRecaller, MixtureError, normaliseWeights, parseWeights, standardise, type Weights } from "./recallers/mixture.js";
 export { oracleRecaller, OracleMismatch } from "./recallers/oracle.js";
+export { fitRecaller, isRecallerName, RECALLERS, type FitOptions, type RecallerName } from "./recallers/fit.js";
+export { RecRankingSchema, RecWeightsSchema, scoreAction, weightsRanking, type RecAction, type RecRanking, type RecScore, type RecWeights } from "./action.js";
+export { HISTORY_SHOWN, PREVIEW, renderObservation, renderWeights, WEIGHTS_REQUEST } from "./prompts.js";
+export { DECISION_K, decisionPoint, recDecisions } from "./decisions.js";
