@@ -33,6 +33,44 @@ describe("NDCG@k and HR@k (RecBole's definitions, hand-computed)", () => {
   });
 });
 
+/**
+ * RecBole's own computation (recbole/evaluator/metrics.py, NDCG.metric_info and Hit.metric_info),
+ * transcribed line by line: from the matrix of hits of the top k (pos_index) and the number of
+ * relevant items (pos_len), the metric at every cut-off 1..k; topk_result takes column k - 1.
+ */
+function recboleNdcg(posIndex: readonly boolean[], posLen: number): number[] {
+  const k = posIndex.length;
+  const idcgLen = posLen > k ? k : posLen;
+  const idcg: number[] = [];
+  let acc = 0;
+  for (let i = 1; i <= k; i++) idcg.push((acc += 1 / Math.log2(i + 1)));
+  for (let i = idcgLen; i < k; i++) idcg[i] = idcg[idcgLen - 1]!;
+  const dcg: number[] = [];
+  acc = 0;
+  for (let i = 1; i <= k; i++) dcg.push((acc += posIndex[i - 1] ? 1 / Math.log2(i + 1) : 0));
+  return dcg.map((d, i) => d / idcg[i]!);
+}
+const recboleHit = (posIndex: readonly boolean[]) => posIndex.map((_, i) => (posIndex.slice(0, i + 1).some(Boolean) ? 1 : 0));
+
+describe("NDCG@k and HR@k agree with RecBole's matrix computation", () => {
+  it("on random rankings of distinct items, for every cut-off", () => {
+    let x = 12345;
+    const next = (n: number) => ((x = (x * 1103515245 + 12345) % 2 ** 31), x % n);
+    for (let trial = 0; trial < 200; trial++) {
+      const k = 1 + next(20);
+      const ranked = [...new Set(Array.from({ length: 40 }, () => next(60)))].slice(0, k);
+      const relevant = new Set(Array.from({ length: 1 + next(6) }, () => next(60)));
+      const posIndex = Array.from({ length: k }, (_, i) => i < ranked.length && relevant.has(ranked[i]!));
+      const ndcg = recboleNdcg(posIndex, relevant.size);
+      const hit = recboleHit(posIndex);
+      for (let cut = 1; cut <= k; cut++) {
+        expect(ndcgAt(ranked, relevant, cut)).toBeCloseTo(ndcg[cut - 1]!, 12);
+        expect(hitAt(ranked, relevant, cut)).toBe(hit[cut - 1]);
+      }
+    }
+  });
+});
+
 describe("full ranking", () => {
   it("keeps the k best scores, ties to the lower index, history masked", () => {
     const s = [0.5, 0.9, 0.5, 0.1, 0.9, 0.7];
