@@ -68,6 +68,8 @@ Hi-ToM only:
                        asking the same question (upstream's evaluator reads every label from the
                        CoT files) or against their own label
 
+rec (the recommendation world) has options of its own: socialworld bench rec --help
+
 Social only:
   --depth N            only the tasks at depth N (0: reactions to the post, 1: to a depth-0 comment or repost)
   --embedder onnx:DIR  also BERTScore of the content, with this encoder (a folder with tokenizer.json and
@@ -102,6 +104,8 @@ const Args = z.object({
 });
 
 export async function benchCommand(argv: readonly string[]): Promise<number> {
+  // The recommendation world ranks items with recallers, not questions with an agent: its own options and table.
+  if (argv[0] === "rec") return (await import("./bench-rec.js")).benchRecCommand(argv.slice(1));
   const args = parseCommand(
     argv,
     {

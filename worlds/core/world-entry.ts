@@ -52,6 +52,8 @@ export interface Generator {
   readonly unit?: string;
   /** The fewest questions it can write, and why (checked by `generate --n` and a room's `generate.n`). */
   readonly least?: { readonly n: number; readonly why: string };
+  /** "folder": `out` names a folder its files are written into (made if missing; the recommendation world's MovieLens folder). Default: a file. */
+  readonly output?: "file" | "folder";
   /** N questions from `seed`, as the files to write for `out`. */
   generate(n: number, seed: number, out: string, onProgress?: (done: number) => void): Promise<GeneratedSet>;
 }
