@@ -1,9 +1,10 @@
 /**
  * The training dashboard (#/training): every training run the server knows of (self-play rounds
  * of its rooms, and `train grpo --server` runs elsewhere), with its reward, KL and accuracy over
- * the steps as plots, updated live from the socket.io progress stream.
+ * the steps as plots, and for self-play the pool's quiz accuracy on new episodes round by round,
+ * updated live from the socket.io progress stream.
  */
-import { api, type TrainingMetrics, type TrainingRun } from "./api.js";
+import { api, type QuizAccuracyPoint, type TrainingMetrics, type TrainingRun } from "./api.js";
 import { lineChart } from "./chart.js";
 import { ago, h, pct, replace } from "./dom.js";
 import { onProgress } from "./progress.js";
@@ -35,12 +36,14 @@ export function showTraining(app: HTMLElement): () => void {
   const off = onProgress((type, e) => {
     if (e.kind !== "trainer") return;
     let run = runs.get(e.runId);
+    if (e.quizAccuracy && run) run.quizAccuracy = e.quizAccuracy;
     if (type === "progress" && e.metrics) {
       if (!run) {
         run = { runId: e.runId, title: e.title ?? e.runId, source: e.source ?? "", steps: e.steps ?? 0, status: "running", roomIds: e.roomIds ?? [], startedAt: new Date().toISOString(), updatedAt: new Date().toISOString(), history: [] };
         runs.set(e.runId, run);
       }
       if (e.round !== undefined) run.round = e.round;
+      if (e.quizAccuracy) run.quizAccuracy = e.quizAccuracy;
       run.status = "running";
       run.updatedAt = new Date().toISOString();
       const i = run.history.findIndex((m) => m.step >= e.metrics!.step);
@@ -82,6 +85,18 @@ function card(run: TrainingRun): HTMLElement {
       lineChart("reward", [{ name: "reward", color: "#3558d4", points: pts((m) => m.reward) }]),
       lineChart("KL to the reference", [{ name: "KL", color: "#b7791f", points: pts((m) => m.kl) }]),
       lineChart("accuracy", [{ name: "accuracy", color: "#1f8a4c", points: pts((m) => m.accuracy), format: (y) => pct(y) }], { yMin: 0, yMax: 1 }),
+      run.quizAccuracy?.length ? quizChart(run.quizAccuracy) : null,
     ),
   );
+}
+
+/** Self-play: each round's policy on the quiz questions of episodes it played (new to it), by round. */
+function quizChart(series: readonly QuizAccuracyPoint[]): SVGSVGElement {
+  const points = series.map((q) => ({ x: q.round, y: q.accuracy }));
+  const last = series.at(-1)!;
+  return lineChart(`quiz accuracy on new episodes (round ${last.round}: ${last.correct}/${last.questions})`, [{ name: "quiz accuracy", color: "#8b3fb5", points, format: (y) => pct(y) }], {
+    yMin: 0,
+    yMax: 1,
+    xLabel: "round",
+  });
 }
