@@ -136,7 +136,7 @@ const roomOptions = {
     // its own: under the action grammar every turn is valid, so the turns would teach nothing.
     recentEpisodes: E,
     turns: false,
-    trainer: { steps: 6, prompts: 8, groupSize: 6, maxNewTokens: 8, temperature: 1, lr: 2e-4, klCoef: 0.001, clipHigh: 0.28, lossAggregation: "token-mean", seed: values.seed },
+    trainer: { steps: 5, prompts: 6, groupSize: 4, maxNewTokens: 8, temperature: 1, lr: 2e-4, klCoef: 0.001, clipHigh: 0.28, lossAggregation: "token-mean", seed: values.seed },
   },
 };
 const t0 = performance.now();

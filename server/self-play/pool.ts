@@ -4,9 +4,9 @@
  * every T minutes when there are new ones) the pool runs a GRPO round on the most recent episodes,
  * rewarded by the episodes themselves (trainers/grpo/self-play-points.ts): their quiz questions,
  * by exact match with the world model's labels, and the policy seats' turns, by validity and the
- * world's own rewards; never by imitating the story's script. It writes the round's checkpoint to <store>/selfplay/<pool>/round-K/ (with the `lora`
- * option: the round's adapter of the base policy, continuing the previous round's), and from then on
- * hands rooms the new policy when they start their next episode: nobody is disconnected, and no
+ * world's own rewards; never by imitating the story's script. It writes the round's checkpoint
+ * to <store>/selfplay/<pool>/round-K/ (with the `lora` option: the round's adapter of the base
+ * policy, continuing the previous round's), and from then on hands rooms the new policy when they start their next episode: nobody is disconnected, and no
  * episode changes policy halfway. Each round is a store run (kind "grpo") with its rollouts, and its
  * metrics go to the training board (the dashboard and the socket.io stream).
  */
