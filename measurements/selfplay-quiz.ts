@@ -105,12 +105,20 @@ rmSync(store, { recursive: true, force: true });
 const admin = randomBytes(24).toString("hex");
 const port = await freePort();
 const server = await startServe(port, store, admin, (text) => process.stderr.write(text.replace(/^/gm, "[serve] ")));
-const api = async <T>(path: string, body?: unknown): Promise<T> => {
-  const res = await fetch(`http://127.0.0.1:${port}${path}`, {
-    method: body === undefined ? "GET" : "POST",
-    headers: { authorization: `Bearer ${admin}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
+/** A request to the server; a dropped connection is tried again (a round's update can keep the server busy for a while on a loaded machine). */
+const api = async <T>(path: string, body?: unknown, tries = 30): Promise<T> => {
+  let res: Response;
+  try {
+    res = await fetch(`http://127.0.0.1:${port}${path}`, {
+      method: body === undefined ? "GET" : "POST",
+      headers: { authorization: `Bearer ${admin}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  } catch (err) {
+    if (tries <= 1) throw err;
+    await new Promise((r) => setTimeout(r, 2000));
+    return api(path, body, tries - 1);
+  }
   const json = (await res.json()) as T & { error?: string };
   if (!res.ok) throw new Error(`${path}: ${res.status} ${json.error ?? ""}`);
   return json;
