@@ -60,6 +60,18 @@ export const TrainingPostSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("finished"), event: z.object({ runId: Id, status: z.enum(["done", "interrupted", "failed"]) }).strip() }),
 ]);
 
+/**
+ * Self-play: how the pool's policy of each round answered the quiz questions of episodes it played
+ * (new episodes: a round trains on earlier ones only). Round 0 is the starting policy.
+ */
+export interface QuizAccuracyPoint {
+  readonly round: number;
+  readonly episodes: number;
+  readonly questions: number;
+  readonly correct: number;
+  readonly accuracy: number;
+}
+
 /** A training run on the dashboard, as `GET /api/training` lists it and the board keeps it. */
 export interface TrainingRun {
   readonly runId: string;
@@ -67,31 +79,53 @@ export interface TrainingRun {
   source: string;
   steps: number;
   status: "running" | "done" | "interrupted" | "failed";
-  /** Rooms whose policy the run trains (self-play). */
+  /** Rooms whose policy the run trains (self-play): the public ones (the admin's view: all of them). */
   roomIds: string[];
   /** Self-play: the round, and the checkpoint the rooms now play. */
   round?: number;
   checkpoint?: string;
+  /** Self-play: the pool's quiz accuracy on new episodes, round by round (the run's own round's so far). */
+  quizAccuracy?: QuizAccuracyPoint[];
   readonly startedAt: string;
   updatedAt: string;
   history: TrainingMetrics[];
 }
 
+/** Who reads the board: the admin token's holder, or anyone. */
+export interface Viewer {
+  readonly admin: boolean;
+}
+const PUBLIC: Viewer = { admin: false };
+
 export class TrainingBoard {
   private readonly runs = new Map<string, TrainingRun>();
+  /** Self-play rounds' private rooms, kept off the runs themselves so that no public view can carry them. */
+  private readonly privateRooms = new Map<string, ReadonlySet<string>>();
 
   constructor(private readonly hub: ProgressHub) {}
 
-  list(): TrainingRun[] {
-    return [...this.runs.values()].sort((a, b) => (a.startedAt < b.startedAt ? 1 : -1));
+  /** The runs as `viewer` may see them: only the admin is shown private rooms' ids and their checkpoints (whose folders are named for the pool). */
+  list(viewer: Viewer = PUBLIC): TrainingRun[] {
+    return [...this.runs.values()].sort((a, b) => (a.startedAt < b.startedAt ? 1 : -1)).map((r) => this.view(r, viewer));
   }
 
-  get(runId: string): TrainingRun | undefined {
-    return this.runs.get(runId);
+  get(runId: string, viewer: Viewer = PUBLIC): TrainingRun | undefined {
+    const run = this.runs.get(runId);
+    return run && this.view(run, viewer);
   }
 
-  /** A step of a run (registering the run on its first step). */
-  step(info: { runId: string; title: string; source: string; steps: number; roomIds?: readonly string[]; round?: number }, metrics: TrainingMetrics): void {
+  private view(run: TrainingRun, viewer: Viewer): TrainingRun {
+    const hidden = this.privateRooms.get(run.runId);
+    if (viewer.admin || !hidden?.size) return { ...run, roomIds: [...run.roomIds, ...(hidden ?? [])] };
+    const { checkpoint: _checkpoint, ...shown } = run;
+    return shown;
+  }
+
+  /** A step of a run (registering the run on its first step). `privateRoomIds`: rooms only the admin is told of. */
+  step(
+    info: { runId: string; title: string; source: string; steps: number; roomIds?: readonly string[]; privateRoomIds?: readonly string[]; round?: number; quizAccuracy?: readonly QuizAccuracyPoint[] },
+    metrics: TrainingMetrics,
+  ): void {
     const now = new Date().toISOString();
     let run = this.runs.get(info.runId);
     if (!run) {
@@ -105,13 +139,35 @@ export class TrainingBoard {
     run.status = "running";
     run.updatedAt = now;
     if (info.roomIds) run.roomIds = [...info.roomIds];
+    if (info.privateRoomIds) this.privateRooms.set(run.runId, new Set(info.privateRoomIds));
     if (info.round !== undefined) run.round = info.round;
+    if (info.quizAccuracy) run.quizAccuracy = [...info.quizAccuracy];
     // A resumed run sends its steps again: the newer record replaces the older.
     const i = run.history.findIndex((m) => m.step >= metrics.step);
     if (i >= 0) run.history.splice(i);
     run.history.push(metrics);
     if (run.history.length > MAX_HISTORY) run.history.splice(0, run.history.length - MAX_HISTORY);
-    this.hub.publish("progress", { runId: run.runId, kind: "trainer", title: run.title, source: run.source, steps: run.steps, roomIds: run.roomIds, ...(run.round !== undefined ? { round: run.round } : {}), metrics });
+    this.hub.publish("progress", {
+      runId: run.runId,
+      kind: "trainer",
+      title: run.title,
+      source: run.source,
+      steps: run.steps,
+      // The stream goes to everyone: the public view.
+      roomIds: run.roomIds,
+      ...(run.round !== undefined ? { round: run.round } : {}),
+      ...(run.quizAccuracy ? { quizAccuracy: run.quizAccuracy } : {}),
+      metrics,
+    });
+  }
+
+  /** Self-play: the pool's quiz accuracy, round by round, now that another quiz was answered (on its latest round's run). */
+  quizAccuracy(runId: string, series: readonly QuizAccuracyPoint[]): void {
+    const run = this.runs.get(runId);
+    if (!run) return;
+    run.quizAccuracy = [...series];
+    run.updatedAt = new Date().toISOString();
+    this.hub.publish("quiz_accuracy", { runId, kind: "trainer", quizAccuracy: run.quizAccuracy });
   }
 
   /** A run from before this server started (history.ts), shown as it was; nothing is published. */
@@ -128,14 +184,18 @@ export class TrainingBoard {
       run.updatedAt = new Date().toISOString();
       if (extra.checkpoint) run.checkpoint = extra.checkpoint;
     }
-    this.hub.publish("finished", { runId, kind: "trainer", status, ...(run ? { title: run.title } : {}), ...extra });
+    const shown = this.privateRooms.get(runId)?.size ? {} : extra;
+    this.hub.publish("finished", { runId, kind: "trainer", status, ...(run ? { title: run.title } : {}), ...shown });
   }
 
   private trim(): void {
     if (this.runs.size <= MAX_RUNS) return;
     for (const run of [...this.runs.values()].sort((a, b) => (a.updatedAt < b.updatedAt ? -1 : 1))) {
       if (this.runs.size <= MAX_RUNS) break;
-      if (run.status !== "running") this.runs.delete(run.runId);
+      if (run.status !== "running") {
+        this.runs.delete(run.runId);
+        this.privateRooms.delete(run.runId);
+      }
     }
   }
 }

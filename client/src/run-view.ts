@@ -42,9 +42,11 @@ export function showRun(app: HTMLElement, runId: string, episode?: number, param
       h(
         "ol.episodes",
         { start: offset },
-        r.episodes.map((e, i) =>
-          h("li", { dataset: { episode: String(offset + i) } }, h("a", { href: "javascript:void 0", onclick: () => showEpisode(offset + i) }, describe(e))),
-        ),
+        // `indexes`: each record's place in the log (the records that open quizzes are not listed).
+        r.episodes.map((e, i) => {
+          const at = r.indexes[i] ?? offset + i;
+          return h("li", { value: at, dataset: { episode: String(at) } }, h("a", { href: "javascript:void 0", onclick: () => showEpisode(at) }, describe(e)));
+        }),
       ),
       h(
         "div.row",

@@ -1,9 +1,10 @@
 /**
  * The training dashboard (#/training): every training run the server knows of (self-play rounds
  * of its rooms, and `train grpo --server` runs elsewhere), with its reward, KL and accuracy over
- * the steps as plots, updated live from the socket.io progress stream.
+ * the steps as plots, and for self-play the pool's quiz accuracy on new episodes round by round,
+ * updated live from the socket.io progress stream.
  */
-import { api, type TrainingMetrics, type TrainingRun } from "./api.js";
+import { api, type QuizAccuracyPoint, type TrainingMetrics, type TrainingRun } from "./api.js";
 import { Chart } from "./chart.js";
 import { ago, h, replace } from "./dom.js";
 import { formatNumber, pct } from "./format.js";
@@ -45,12 +46,14 @@ export function showTraining(app: HTMLElement): () => void {
   const off = onProgress((type, e) => {
     if (e.kind !== "trainer") return;
     let run = runs.get(e.runId);
+    if (e.quizAccuracy && run) run.quizAccuracy = e.quizAccuracy;
     if (type === "progress" && e.metrics) {
       if (!run) {
         run = { runId: e.runId, title: e.title ?? e.runId, source: e.source ?? "", steps: e.steps ?? 0, status: "running", roomIds: e.roomIds ?? [], startedAt: new Date().toISOString(), updatedAt: new Date().toISOString(), history: [] };
         runs.set(e.runId, run);
       }
       if (e.round !== undefined) run.round = e.round;
+      if (e.quizAccuracy) run.quizAccuracy = e.quizAccuracy;
       run.status = "running";
       run.updatedAt = new Date().toISOString();
       const i = run.history.findIndex((m) => m.step >= e.metrics!.step);
@@ -76,10 +79,20 @@ class RunCard {
   private readonly reward = new Chart("reward", [{ name: "reward", color: "#3558d4" }]);
   private readonly kl = new Chart("KL to the reference", [{ name: "KL", color: "#b7791f" }]);
   private readonly accuracy = new Chart("accuracy", [{ name: "accuracy", color: "#1f8a4c", format: (y) => pct(y) }], { yMin: 0, yMax: 1 });
+  /** Self-play: each round's policy on the quiz questions of episodes it played (new to it), by round. */
+  private readonly quiz = new Chart("quiz accuracy on new episodes", [{ name: "quiz accuracy", color: "#8b3fb5", format: (y) => pct(y) }], { yMin: 0, yMax: 1, xLabel: "round" });
   readonly element: HTMLElement;
 
   constructor(runId: string) {
-    this.element = h("div.card.training-run", { dataset: { run: runId } }, this.head, this.meta, this.figures, h("div.charts", this.reward.element, this.kl.element, this.accuracy.element));
+    this.quiz.element.hidden = true;
+    this.element = h(
+      "div.card.training-run",
+      { dataset: { run: runId } },
+      this.head,
+      this.meta,
+      this.figures,
+      h("div.charts", this.reward.element, this.kl.element, this.accuracy.element, this.quiz.element),
+    );
   }
 
   update(run: TrainingRun): void {
@@ -105,9 +118,13 @@ class RunCard {
     this.reward.update(pts((m) => m.reward));
     this.kl.update(pts((m) => m.kl));
     this.accuracy.update(pts((m) => m.accuracy));
+    const quiz: readonly QuizAccuracyPoint[] = run.quizAccuracy ?? [];
+    this.quiz.element.hidden = quiz.length === 0;
+    const lastQuiz = quiz.at(-1);
+    if (lastQuiz) this.quiz.update([quiz.map((q) => ({ x: q.round, y: q.accuracy }))], `round ${lastQuiz.round}: ${lastQuiz.correct}/${lastQuiz.questions}`);
   }
 
   destroy(): void {
-    for (const c of [this.reward, this.kl, this.accuracy]) c.destroy();
+    for (const c of [this.reward, this.kl, this.accuracy, this.quiz]) c.destroy();
   }
 }

@@ -16,7 +16,7 @@ import type { ServerContext } from "../context.js";
 import { PathShower, publicRecords, publicRun } from "../security/public-run.js";
 import { isAdmin } from "./admin.js";
 import { auditRecord } from "../run-audit.js";
-import { isWithheld, openQuizEpisodes, withheldRecord } from "../security/open-quizzes.js";
+import { isQuizOpening, isWithheld, openQuizEpisodes, withheldRecord } from "../security/open-quizzes.js";
 import { HttpError, parseOr400 } from "./errors.js";
 
 const RunIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,120}$/, "not a run id");
@@ -78,15 +78,17 @@ export function runsRouter(ctx: ServerContext, adminToken: string): Router {
 
   /**
    * The episodes of a room's run whose quiz is open (server/security/open-quizzes.ts): their
-   * records hold the quiz's answers, and only an admin reads them before it closes.
+   * records hold the quiz's answers, and nobody reads them before it closes, the admin included
+   * (whose token may be in the hands of a person being quizzed, or of a client playing a seat).
    */
-  const openQuizzes = (req: Request, run: RunRecord): ReadonlySet<number> => {
-    if (run.kind !== "room" || run.params.type !== "simulation" || isAdmin(req, adminToken)) return new Set();
+  const openQuizzes = (run: RunRecord): ReadonlySet<number> => {
+    if (run.kind !== "room" || run.params.type !== "simulation") return new Set();
     const live = [...ctx.rooms.values()].map((room) => room.summary()).find((s) => s.runId === run.id);
     return openQuizEpisodes(ctx.store.episodesPath(run), live ? { liveEpisode: live.episode } : {});
   };
-  const refuseWithheld = (req: Request, run: RunRecord, record: unknown, index: number): void => {
-    if (isWithheld(record, openQuizzes(req, run))) throw new HttpError(403, `episode ${index} of run ${run.id} is being quizzed: it is readable when its quiz closes`);
+  const refuseWithheld = (run: RunRecord, record: unknown, index: number): void => {
+    if (isWithheld(record, openQuizzes(run))) throw new HttpError(403, `episode ${index} of run ${run.id} is being quizzed: it is readable when its quiz closes`);
+    if (isQuizOpening(record)) throw new HttpError(404, `record ${index} of run ${run.id} opens a quiz: it is not an episode`);
   };
 
   r.get("/:runId/episodes", (req, res) => {
@@ -94,9 +96,17 @@ export function runsRouter(ctx: ServerContext, adminToken: string): Router {
     const { offset, limit } = parseOr400(Page, req.query, "query");
     // Benchmark logs write each story's context once; the page fills it in where a record names it.
     const page = pageOf(run, offset, limit);
-    const open = openQuizzes(req, run);
-    const records = page.records.map((r) => (isWithheld(r, open) ? (withheldRecord(r as Record<string, unknown>) as LogRecord) : r));
-    res.json({ total: page.total, offset, limit, torn: page.torn, episodes: publicRecords(run, records, paths, isAdmin(req, adminToken)) });
+    const open = openQuizzes(run);
+    // The records that open quizzes are bookkeeping, not episodes: left out. `indexes` says where
+    // in the log each record shown is (`offset` and `total` count the log's records).
+    const records: LogRecord[] = [];
+    const indexes: number[] = [];
+    page.records.forEach((r, i) => {
+      if (isQuizOpening(r)) return;
+      records.push(isWithheld(r, open) ? (withheldRecord(r as Record<string, unknown>) as LogRecord) : r);
+      indexes.push(offset + i);
+    });
+    res.json({ total: page.total, offset, limit, torn: page.torn, episodes: publicRecords(run, records, paths, isAdmin(req, adminToken)), indexes });
   });
 
   /** The leak audit of one episode (server/run-audit.ts): as readable as the episode itself. */
@@ -106,7 +116,7 @@ export function runsRouter(ctx: ServerContext, adminToken: string): Router {
     const world = parseOr400(z.object({ world: z.string().regex(/^[a-z0-9_-]{1,40}$/).optional() }), req.query, "query").world;
     const page = pageOf(run, index, 1);
     if (index >= page.total) throw new HttpError(404, `run ${run.id} has ${page.total} episodes; there is no episode ${index}`);
-    refuseWithheld(req, run, page.records[0], index);
+    refuseWithheld(run, page.records[0], index);
     res.json(await auditRecord(page.records[0] as Parameters<typeof auditRecord>[0], index, world ? { world } : {}));
   });
 
@@ -117,7 +127,7 @@ export function runsRouter(ctx: ServerContext, adminToken: string): Router {
     const page = pageOf(run, index, 1);
     if (index >= page.total) throw new HttpError(404, `run ${run.id} has ${page.total} episodes; there is no episode ${index}`);
     const [record] = page.records;
-    refuseWithheld(req, run, record, index);
+    refuseWithheld(run, record, index);
     if (format === "record") {
       res.json(publicRecords(run, [record], paths, isAdmin(req, adminToken))[0]);
       return;

@@ -6,19 +6,20 @@ import { Router } from "express";
 import { z } from "zod";
 import type { ServerContext } from "../context.js";
 import { TrainingPostSchema } from "../training-board.js";
-import { requireAdmin } from "./admin.js";
+import { isAdmin, requireAdmin } from "./admin.js";
 import { HttpError, parseOr400 } from "./errors.js";
 
 const RunId = z.string().min(1).max(200);
 
 export function trainingRouter(ctx: ServerContext, adminToken: string): Router {
   const r = Router();
-  r.get("/", (_req, res) => {
-    res.json({ runs: ctx.training.list() });
+  // Self-play rounds of private rooms are on the board for everyone, but only the admin is told which rooms.
+  r.get("/", (req, res) => {
+    res.json({ runs: ctx.training.list({ admin: isAdmin(req, adminToken) }) });
   });
   r.get("/:runId", (req, res) => {
     const id = parseOr400(RunId, req.params.runId, "path parameter runId");
-    const run = ctx.training.get(id);
+    const run = ctx.training.get(id, { admin: isAdmin(req, adminToken) });
     if (!run) throw new HttpError(404, `no training run "${id}"`);
     res.json(run);
   });
