@@ -11,6 +11,7 @@ import type { GeneratedSet } from "./generated-set.js";
 
 export type { GeneratedSet };
 import type { ScenarioFactory } from "./scenario.js";
+import type { SocializedContext } from "./socialized-context.js";
 import type { DecisionSet } from "./scored-decision.js";
 
 export interface WorldEntry {
@@ -37,6 +38,12 @@ export interface WorldEntry {
   readonly facts?: FactSource;
   /** ToM questions about any of its episodes, labelled by its world model, in its benchmark's format (`questions`, a room's quiz). */
   readonly questions?: QuestionMaker;
+  /**
+   * The socialized context compacted to what its questions are answered from, as small policies
+   * read it in simulation mode (agents/policy/question-prompt.ts); without it they read the whole
+   * context, timestep by timestep.
+   */
+  readonly compactContext?: (ctx: SocializedContext) => string;
 }
 
 export interface BenchmarkEntry {
