@@ -180,12 +180,11 @@ for (const [set, file] of evalSets) {
 
 // The learning curves: SFT loss and GRPO reward, in tenths of the run.
 const curves: string[] = ["## Learning curves", ""];
-const logOf = (dir: string) =>
-  existsSync(join(dir, "train_log.jsonl"))
-    ? readFileSync(join(dir, "train_log.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>)
-    : [];
-for (const [name, dir, field] of [["SFT loss", sft, "loss"], ["GRPO mean reward", grpo, "reward"]] as const) {
-  const log = logOf(dir).filter((r) => typeof r[field] === "number");
+const logOf = (file: string) =>
+  existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) : [];
+// SFT logs each step to train_log.jsonl, GRPO to metrics.jsonl.
+for (const [name, file, field] of [["SFT loss", join(sft, "train_log.jsonl"), "loss"], ["GRPO mean reward", join(grpo, "metrics.jsonl"), "reward"]] as const) {
+  const log = logOf(file).filter((r) => typeof r[field] === "number");
   if (!log.length) continue;
   const tenth = Math.max(1, Math.floor(log.length / 10));
   const points: string[] = [];
