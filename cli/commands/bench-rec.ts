@@ -23,7 +23,7 @@ Data (one of):
                        (what \`generate rec\` writes) lets the oracle run
   --generate N         N generated users with latent preferences (seeded by --seed)
   --items N            items of the generated catalogue (default 400)
-  --seed S             the generator's seed (default 0)
+  --seed S             the generator's and BPR's seed (default 0)
 
 Options:
   --agent A            ${REC_AGENTS} (default all):

@@ -19,7 +19,8 @@ describe("socialworld generate rec", () => {
     }
     expect(readFileSync(join(dir, "a", "ratings.dat"), "utf8").split("\n")[0]).toMatch(/^1::\d+::[1-5]::\d+$/);
     expect(io.out).toContain("wrote 40 rec users (seed 3)");
-  });
+    // Seconds alone; the first command loads the CLI's modules, minutes on a machine shared with training runs.
+  }, 180_000);
 
   it("refuses an --out that is a file", async () => {
     const file = join(tmp(), "f");
@@ -46,7 +47,7 @@ describe("socialworld bench rec", () => {
     }
     expect(io.out).toContain("| agent | NDCG@10 | HR@10 | fit s | eval s | weights |");
     expect(readFileSync(join(dir, "r.md"), "utf8")).toBe(io.out);
-  });
+  }, 180_000);
 
   it("generates in memory with --generate, and runs one agent or a fixed mixture", async () => {
     expect(await main(["bench", "rec", "--generate", "60", "--items", "60", "--agent", "oracle", "--quiet"])).toBe(0);
