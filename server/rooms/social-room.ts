@@ -21,13 +21,10 @@ import { Encoder } from "@colyseus/schema";
 import type { Agent, AgentReply, AgentTurn } from "../../worlds/core/agent.js";
 import type { Scenario } from "../../worlds/core/scenario.js";
 import { loadAgent } from "../../agents/registry.js";
-import { runEpisode } from "../../worlds/core/loop.js";
 import { toSocializedContext } from "../../worlds/core/socialize.js";
 import { itemsSeenBy, KIND_NAMES, playableScenario, socialScenario, TOPICS, type SocialAction, type SocialObservation, type SocialState } from "../../worlds/social/index.js";
 import { describeIssues, parseOptions, PerspectiveRequestSchema, PostMessageSchema, SocialOptionsSchema, type SocialOptions } from "./options.js";
 import { EpisodeRoom, type EpisodeLoopOptions, type EpisodePlan } from "./episode-room.js";
-import { pause } from "./pause.js";
-import { ControllerFallback } from "./seat-agent.js";
 import { checkSeatNames, isHumanSeat } from "./seat-names.js";
 import { Feed, feedItem, SocialRoomState, type FeedItem } from "./social-state.js";
 import { C2S, SOCIAL_C2S, SOCIAL_S2C, type PerspectiveView, type PostResultMessage } from "../protocol.js";
@@ -166,30 +163,21 @@ export class SocialRoom extends EpisodeRoom<SocialScenarioPlay> {
     return { scenario, controllers: await this.beginEpisode(scenario, seed) };
   }
 
-  protected async playEpisode({ scenario, controllers }: EpisodePlan<SocialScenarioPlay>, seed: number): Promise<void> {
+  protected seatAgent(agent: string, controller: Agent<unknown> | undefined): Agent<unknown> {
+    return new SocialSeat(agent, controller, this);
+  }
+
+  protected async playEpisode(plan: EpisodePlan<SocialScenarioPlay>, seed: number): Promise<void> {
+    const { scenario, controllers } = plan;
     const world = scenario.world;
-    const agents: Record<string, Agent<unknown>> = {};
-    for (const [name, controller] of controllers) agents[name] = new SocialSeat(name, controller, this);
     const names = [...controllers.keys()];
-    const signal = this.abort.signal;
-    const episode = await runEpisode(world, {
-      seed,
-      initialState: scenario.initialState,
-      agents,
-      ...(scenario.director ? { director: scenario.director } : {}),
-      turnTimeoutMs: this.opts.turnDeadlineMs,
-      maxSteps: Math.min(this.opts.maxSteps, scenario.maxSteps ?? Infinity),
-      fallback: new ControllerFallback(controllers, (agent) => world.noop(this.current as SocialState, agent)),
-      signal,
+    const episode = await this.runPlan(plan, seed, {
       mentalStates: false,
-      onTimestep: async (rec, next) => {
-        this.current = next;
+      onTimestep: (rec) => {
         this.recordFeeds();
         this.recordTimestep(rec, this.sourcesAt(rec.timestep, names));
-        await pause(this.opts.tickMs, signal);
       },
     });
-    this.turns?.closeAll();
     this.logEpisode({
       episode,
       world: world.name,
