@@ -6,9 +6,10 @@
  */
 import type { Agent } from "../../worlds/core/agent.js";
 import { loadAgent } from "../../agents/registry.js";
-import { auditContext, LeakAuditor, type FactSource } from "../../worlds/core/leak-audit.js";
+import type { FactSource } from "../../worlds/core/leak-audit.js";
 import { toSocializedContext } from "../../worlds/core/socialize.js";
 import { EpisodeRoom, type EpisodeLoopOptions, type EpisodePlan } from "./episode-room.js";
+import { LiveAudit } from "./live-audit.js";
 import { describeIssues, OptionsError, parseOptions, QuizAnswerMessageSchema, SimulationOptionsSchema, type SimulationOptions } from "./options.js";
 import type { PlayedEpisode, SeatQuizScore, SelfPlayPool } from "../self-play/pool.js";
 import type { Scenario, ScenarioFactory } from "../../worlds/core/scenario.js";
@@ -155,16 +156,13 @@ export class SimulationRoom extends EpisodeRoom {
     const { scenario, controllers } = plan;
     const world = scenario.world;
     const names = [...controllers.keys()];
-    // The live audit reads each timestep as it is recorded (names and truths from the initial state).
-    const facts = this.opts.audit ? this.facts?.forEpisode({ agents_names: names, socialized_context: [] }, scenario.initialState) : undefined;
-    const auditor = facts ? new LeakAuditor(names, facts.vocabulary, facts.initialTruths) : undefined;
+    const audit = this.opts.audit ? LiveAudit.of(this.facts, names, scenario.initialState) : undefined;
     // The state before each timestep (self-play rewards a reply in the state its agent acted in).
     const states: unknown[] = [scenario.initialState];
     const episode = await this.runPlan(plan, seed, {
       onTimestep: (rec, next) => {
         if (this.pool) states.push(next);
-        const leaks = auditor?.step(toSocializedContext({ agents: names, steps: [rec] }, { mentalStates: false }).socialized_context[0]!) ?? [];
-        this.recordTimestep(rec, this.sourcesAt(rec.timestep, names), leaks.length ? JSON.stringify(leaks) : "", world.view?.(next));
+        this.recordTimestep(rec, this.sourcesAt(rec.timestep, names), audit?.step(rec) ?? "", world.view?.(next));
       },
     });
     // The policy seats' own turns (not a person's), taken before the quiz: a person may take a seat meanwhile.
@@ -175,13 +173,6 @@ export class SimulationRoom extends EpisodeRoom {
     const quizDeadline = this.quizzer && episode.end !== "aborted" ? Date.now() + this.opts.quiz!.deadlineMs : undefined;
     if (quizDeadline !== undefined) this.log?.append(quizOpenRecord({ run: this.run?.id ?? null, room: this.roomId, episode: this.state.episode, deadline: quizDeadline }));
     const context = toSocializedContext(episode);
-    // Logged with the structured actions and raw replies the live audit did not have.
-    const audit = facts
-      ? auditContext(context, facts.vocabulary, {
-          initialTruths: facts.initialTruths,
-          turns: episode.turns.map((t) => ({ agent: t.agent, timestep: t.timestep, action: t.action, actionText: t.actionText, ...(t.raw ? { raw: t.raw } : {}) })),
-        })
-      : undefined;
     this.logEpisode({
       episode,
       world: world.name,
@@ -191,7 +182,7 @@ export class SimulationRoom extends EpisodeRoom {
         names.map((n) => [n, { controller: this.state.seats.get(n)?.controller ?? "", person: this.state.seats.get(n)?.occupant || null }]),
       ),
       socialized_context: context,
-      ...(audit ? { audit } : {}),
+      ...(audit ? { audit: audit.final(context, episode) } : {}),
       observations: true,
     });
     if (quizDeadline !== undefined) {

@@ -14,7 +14,10 @@
  * A person is asked to act only while their user's app is open (the screen has something new);
  * a post they write (`post`) goes out at the next timestep, app open or not. Episodes are logged as
  * the simulation room logs them (the socialized context without mental states: a room of a
- * thousand users would write a thousand a timestep).
+ * thousand users would write a thousand a timestep). With `audit`, each timestep's actions are
+ * audited live for items their user was never shown (server/rooms/live-audit.ts): the leaks are
+ * marked on the world's timeline, which spectators hold and people do not, and logged with the
+ * episode.
  */
 import type { Client } from "@colyseus/core";
 import { Encoder } from "@colyseus/schema";
@@ -22,9 +25,10 @@ import type { Agent, AgentReply, AgentTurn } from "../../worlds/core/agent.js";
 import type { Scenario } from "../../worlds/core/scenario.js";
 import { loadAgent } from "../../agents/registry.js";
 import { toSocializedContext } from "../../worlds/core/socialize.js";
-import { itemsSeenBy, KIND_NAMES, playableScenario, socialScenario, TOPICS, type SocialAction, type SocialObservation, type SocialState } from "../../worlds/social/index.js";
+import { itemsSeenBy, KIND_NAMES, playableScenario, socialScenario, TOPICS, world as socialEntry, type SocialAction, type SocialObservation, type SocialState } from "../../worlds/social/index.js";
 import { describeIssues, parseOptions, PerspectiveRequestSchema, PostMessageSchema, SocialOptionsSchema, type SocialOptions } from "./options.js";
 import { EpisodeRoom, type EpisodeLoopOptions, type EpisodePlan } from "./episode-room.js";
+import { LiveAudit } from "./live-audit.js";
 import { checkSeatNames, isHumanSeat } from "./seat-names.js";
 import { Feed, feedItem, SocialRoomState, type FeedItem } from "./social-state.js";
 import { C2S, SOCIAL_C2S, SOCIAL_S2C, type PerspectiveView, type PostResultMessage } from "../protocol.js";
@@ -171,13 +175,15 @@ export class SocialRoom extends EpisodeRoom<SocialScenarioPlay> {
     const { scenario, controllers } = plan;
     const world = scenario.world;
     const names = [...controllers.keys()];
+    const audit = this.opts.audit ? LiveAudit.of(socialEntry.facts, names, scenario.initialState) : undefined;
     const episode = await this.runPlan(plan, seed, {
       mentalStates: false,
       onTimestep: (rec) => {
         this.recordFeeds();
-        this.recordTimestep(rec, this.sourcesAt(rec.timestep, names));
+        this.recordTimestep(rec, this.sourcesAt(rec.timestep, names), audit?.step(rec) ?? "");
       },
     });
+    const context = toSocializedContext(episode, { mentalStates: false });
     this.logEpisode({
       episode,
       world: world.name,
@@ -190,7 +196,8 @@ export class SocialRoom extends EpisodeRoom<SocialScenarioPlay> {
           return seat && (seat.human || seat.controller !== "rule") ? [[n, { controller: seat.controller, person: seat.occupant || null }]] : [];
         }),
       ),
-      socialized_context: toSocializedContext(episode, { mentalStates: false }),
+      socialized_context: context,
+      ...(audit ? { audit: audit.final(context, episode) } : {}),
       // What each user observed is the context's (a thousand screens a timestep, once).
       observations: false,
     });
