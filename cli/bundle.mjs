@@ -16,6 +16,22 @@ import { fileURLToPath } from "node:url";
 import { build } from "rolldown";
 
 const BUNDLED = ["zod", "lowdb", "steno"];
+
+// @colyseus/core is loaded as an ES module even by require() (its exports' "module-sync"), and
+// imports @colyseus/schema as one; @colyseus/schema has no "module-sync", so a plain require()
+// here loaded its CommonJS build: a second copy of the schema classes, whose Encoder.BUFFER_SIZE
+// the rooms raised while Colyseus encoded with the other (a 1,000-user social room's full state
+// overflowed its buffer and spectators' SDKs failed to decode the patches that followed). The
+// bundle requires the ES build that Colyseus imports, from wherever the package is installed.
+const SCHEMA = "\0colyseus-schema";
+const oneSchema = {
+  name: "one-colyseus-schema",
+  resolveId: (id) => (id === "@colyseus/schema" ? SCHEMA : null),
+  load: (id) =>
+    id === SCHEMA
+      ? `const { dirname, join } = require("node:path");\nmodule.exports = require(join(dirname(require.resolve("@colyseus/schema")), "index.mjs"));\n`
+      : null,
+};
 const root = fileURLToPath(new URL("..", import.meta.url));
 const dir = `${root}dist/bundle`;
 rmSync(dir, { recursive: true, force: true });
@@ -26,7 +42,8 @@ await build({
   // zod is bundled (its ~120 files are a third of the start-up); no package we load hands it our
   // schemas. lowdb and its steno are bundled too: every run opens the store, and their dozen small
   // files cost more to resolve than to run.
-  external: (id) => !id.startsWith(".") && !id.startsWith("/") && !BUNDLED.some((p) => id === p || id.startsWith(`${p}/`)),
+  external: (id) => id !== "@colyseus/schema" && id !== SCHEMA && !id.startsWith(".") && !id.startsWith("/") && !BUNDLED.some((p) => id === p || id.startsWith(`${p}/`)),
+  plugins: [oneSchema],
   logLevel: "warn",
   output: { dir, format: "cjs", strict: true, entryFileNames: "[name].cjs", chunkFileNames: "[name]-[hash].cjs", sourcemap: false },
 });

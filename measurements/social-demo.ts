@@ -9,7 +9,7 @@
  *   3. `train sft` on them; then `train grpo --world social` from the SFT policy (the same trees,
  *      regenerated from their seed; reward: -1 off the schema, type match + ROUGE-L of the content);
  *   4. `bench social` on the test split with random, majority (fitted on the training split),
- *      the SFT and the SFT+GRPO policies: type accuracy, macro-F1, ROUGE-L and the share of
+ *      simulation (the latent model: the ceiling), the SFT and the SFT+GRPO policies: type accuracy, macro-F1, ROUGE-L and the share of
  *      replies in the strict format, at depth 0, depth 1 and over all.
  *
  *   node dist/measurements/social-demo.js [--out DIR] [--train-trees N] [--test-trees N]
@@ -38,10 +38,10 @@ OUT/results.md.
 
 Options:
   --out DIR          where the data, models, store and results go (default data/social-demo)
-  --train-trees N    trees in the training split (default 200)
-  --test-trees N     trees in the test split (default 60)
-  --sft-steps N      SFT optimizer steps (default 300)
-  --grpo-steps N     GRPO steps (default 12)
+  --train-trees N    trees in the training split (default 60)
+  --test-trees N     trees in the test split (default 30)
+  --sft-steps N      SFT optimizer steps (default 80)
+  --grpo-steps N     GRPO steps (default 6)
   --seed S           seed of the training split and of every trainer; the test split is S + 1000 (default 1)
   --help             this text`;
 
@@ -58,10 +58,10 @@ const values = scriptArgs({
   },
   schema: z.object({
     out: z.string().default(join(packageRoot(), "data", "social-demo")),
-    "train-trees": intArg(1, 100_000).default(200),
-    "test-trees": intArg(1, 100_000).default(60),
-    "sft-steps": intArg(1).default(300),
-    "grpo-steps": intArg(1).default(12),
+    "train-trees": intArg(1, 100_000).default(60),
+    "test-trees": intArg(1, 100_000).default(30),
+    "sft-steps": intArg(1).default(80),
+    "grpo-steps": intArg(1).default(6),
     seed: intArg(0, 2 ** 32 - 1001).default(1),
   }),
 });
@@ -118,6 +118,8 @@ await socialworld("grpo", [
 const agents: [string, string][] = [
   ["random", "random"],
   ["majority", `majority:${trainFile}`],
+  // The ceiling: the generator's latent user model, draws included.
+  ["simulation", "simulation"],
   ["SFT", `policy:${sft}?max_new_tokens=80`],
   ["SFT+GRPO", `policy:${grpo}?max_new_tokens=80`],
 ];

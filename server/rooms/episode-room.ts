@@ -5,12 +5,14 @@
  * failed or interrupted), the finished room lingering for viewers.
  */
 import type { Agent } from "../../worlds/core/agent.js";
-import type { Episode } from "../../worlds/core/episode.js";
+import type { Episode, TimestepRecord } from "../../worlds/core/episode.js";
+import { runEpisode } from "../../worlds/core/loop.js";
 import type { Scenario } from "../../worlds/core/scenario.js";
 import { EpisodeLog } from "../../store/episode-log.js";
 import type { RunRecord } from "../../store/run-store.js";
 import { BaseRoom } from "./base-room.js";
 import { pause } from "./pause.js";
+import { ControllerFallback } from "./seat-agent.js";
 
 /** What an episode is played with: its scenario and each seat's controller (undefined: nobody). */
 export interface EpisodePlan<S extends Scenario = Scenario> {
@@ -23,6 +25,18 @@ export interface EpisodeLoopOptions {
   readonly loop: boolean;
   readonly pauseMs: number;
   readonly lingerSeconds: number;
+  /** The pause after each timestep. */
+  readonly tickMs: number;
+  /** How long a seat's turn may take; past it, the seat's controller acts. */
+  readonly turnDeadlineMs: number;
+  readonly maxSteps: number;
+}
+
+/** What a room does with each timestep the loop records (before the room's tick). */
+export interface PlanHooks {
+  /** Record each seat's mental state every timestep (a thousand users' would be too many). */
+  readonly mentalStates?: boolean;
+  onTimestep(record: TimestepRecord, next: unknown): void;
 }
 
 export abstract class EpisodeRoom<S extends Scenario = Scenario> extends BaseRoom {
@@ -36,6 +50,8 @@ export abstract class EpisodeRoom<S extends Scenario = Scenario> extends BaseRoo
   /** The next episode's scenario and seats (a looping room's next seed). */
   protected abstract nextEpisode(seed: number): Promise<EpisodePlan<S>>;
   protected abstract playEpisode(plan: EpisodePlan<S>, seed: number): Promise<void>;
+  /** The agent the game loop sees in a seat: its person when one holds it, else its controller. */
+  protected abstract seatAgent(agent: string, controller: Agent<unknown> | undefined, plan: EpisodePlan<S>): Agent<unknown>;
   /** What an episode is called in the status ("story", "cascade"). */
   protected abstract readonly episodeNoun: string;
 
@@ -92,6 +108,40 @@ export abstract class EpisodeRoom<S extends Scenario = Scenario> extends BaseRoo
       console.error(`[room ${this.roomId}] ${(err as Error).stack ?? String(err)}`);
       await this.closeRun("failed", (err as Error).message);
     }
+  }
+
+  /**
+   * Plays a plan's episode through the game loop, set up the same way in every room: each seat
+   * played by its seatAgent, the seat's controller as the fallback when a person or an agent fails
+   * (the world's no-op where there is none), the room's turn deadline, step limit (the scenario's
+   * when lower) and abort signal. After each timestep the room's state moves on, `onTimestep`
+   * records it, and the room waits its tick.
+   */
+  protected async runPlan(plan: EpisodePlan<S>, seed: number, hooks: PlanHooks): Promise<Episode> {
+    const { scenario, controllers } = plan;
+    const world = scenario.world;
+    const opts = this.loopOptions();
+    const agents: Record<string, Agent<unknown>> = {};
+    for (const [name, controller] of controllers) agents[name] = this.seatAgent(name, controller, plan);
+    const signal = this.abort.signal;
+    const episode = await runEpisode(world, {
+      seed,
+      initialState: scenario.initialState,
+      agents,
+      ...(scenario.director ? { director: scenario.director } : {}),
+      turnTimeoutMs: opts.turnDeadlineMs,
+      maxSteps: Math.min(opts.maxSteps, scenario.maxSteps ?? Infinity),
+      fallback: new ControllerFallback(controllers, (agent) => world.noop(this.current, agent)),
+      signal,
+      ...(hooks.mentalStates === false ? { mentalStates: false } : {}),
+      onTimestep: async (rec, next) => {
+        this.current = next;
+        hooks.onTimestep(rec, next);
+        await pause(opts.tickMs, signal);
+      },
+    });
+    this.turns?.closeAll();
+    return episode;
   }
 
   /**

@@ -142,6 +142,11 @@ export const SocialOptionsSchema = z
     title: title.optional(),
     reconnectSeconds: z.number().int().min(0).max(3600).default(60),
     lingerSeconds: z.number().int().min(0).max(86_400).default(600),
+    /**
+     * Audit every action live for information leaks (an item its user was never shown, targeted or
+     * named): marked on the world's timeline (spectators only) and logged with each episode.
+     */
+    audit: z.boolean().default(false),
   })
   .strict();
 export type SocialOptions = z.infer<typeof SocialOptionsSchema>;

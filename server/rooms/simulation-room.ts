@@ -6,11 +6,10 @@
  */
 import type { Agent } from "../../worlds/core/agent.js";
 import { loadAgent } from "../../agents/registry.js";
-import { auditContext, LeakAuditor, type FactSource } from "../../worlds/core/leak-audit.js";
-import { runEpisode } from "../../worlds/core/loop.js";
+import type { FactSource } from "../../worlds/core/leak-audit.js";
 import { toSocializedContext } from "../../worlds/core/socialize.js";
 import { EpisodeRoom, type EpisodeLoopOptions, type EpisodePlan } from "./episode-room.js";
-import { pause } from "./pause.js";
+import { LiveAudit } from "./live-audit.js";
 import { describeIssues, OptionsError, parseOptions, QuizAnswerMessageSchema, SimulationOptionsSchema, type SimulationOptions } from "./options.js";
 import type { PlayedEpisode, SeatQuizScore, SelfPlayPool } from "../self-play/pool.js";
 import type { Scenario, ScenarioFactory } from "../../worlds/core/scenario.js";
@@ -18,7 +17,7 @@ import { loadBenchmark, loadScenario, loadWorld } from "../../worlds/registry.js
 import type { QuestionMaker } from "../../worlds/core/episode-questions.js";
 import type { Episode } from "../../worlds/core/episode.js";
 import type { Benchmark } from "../../worlds/question/benchmark.js";
-import { ControllerFallback, SeatAgent } from "./seat-agent.js";
+import { SeatAgent } from "./seat-agent.js";
 import { checkSeatNames, isHumanSeat } from "./seat-names.js";
 import { agentAnswers, personAnswers, prepareQuiz, quizMessage, type AnsweredQuestion, type SeatQuestions } from "./quiz.js";
 import { S2C, type QuizAnswerResultMessage, type QuizResultMessage } from "../protocol.js";
@@ -145,40 +144,27 @@ export class SimulationRoom extends EpisodeRoom {
     return { scenario, controllers: await this.beginEpisode(scenario, seed) };
   }
 
-  protected async playEpisode({ scenario, controllers }: EpisodePlan, seed: number): Promise<void> {
+  protected seatAgent(agent: string, controller: Agent<unknown> | undefined, { scenario }: EpisodePlan): Agent<unknown> {
+    return new SeatAgent(agent, controller, {
+      personIn: (a) => this.personIn(a),
+      awaitPerson: (turn, person) => this.awaitPerson(turn, person),
+      noop: (a) => scenario.world.noop(this.current, a),
+    });
+  }
+
+  protected async playEpisode(plan: EpisodePlan, seed: number): Promise<void> {
+    const { scenario, controllers } = plan;
     const world = scenario.world;
-    const host = {
-      personIn: (agent: string) => this.personIn(agent),
-      awaitPerson: (turn: Parameters<SeatAgent<unknown>["act"]>[0], person: string) => this.awaitPerson(turn, person),
-      noop: (agent: string) => world.noop(this.current, agent),
-    };
-    const agents: Record<string, Agent<unknown>> = {};
-    for (const [name, controller] of controllers) agents[name] = new SeatAgent(name, controller, host);
     const names = [...controllers.keys()];
-    const signal = this.abort.signal;
-    // The live audit reads each timestep as it is recorded (names and truths from the initial state).
-    const facts = this.opts.audit ? this.facts?.forEpisode({ agents_names: names, socialized_context: [] }, scenario.initialState) : undefined;
-    const auditor = facts ? new LeakAuditor(names, facts.vocabulary, facts.initialTruths) : undefined;
+    const audit = this.opts.audit ? LiveAudit.of(this.facts, names, scenario.initialState) : undefined;
     // The state before each timestep (self-play rewards a reply in the state its agent acted in).
     const states: unknown[] = [scenario.initialState];
-    const episode = await runEpisode(world, {
-      seed,
-      initialState: scenario.initialState,
-      agents,
-      ...(scenario.director ? { director: scenario.director } : {}),
-      turnTimeoutMs: this.opts.turnDeadlineMs,
-      maxSteps: Math.min(this.opts.maxSteps, scenario.maxSteps ?? Infinity),
-      fallback: new ControllerFallback(controllers, (agent) => world.noop(this.current, agent)),
-      signal,
-      onTimestep: async (rec, next) => {
-        this.current = next;
+    const episode = await this.runPlan(plan, seed, {
+      onTimestep: (rec, next) => {
         if (this.pool) states.push(next);
-        const leaks = auditor?.step(toSocializedContext({ agents: names, steps: [rec] }, { mentalStates: false }).socialized_context[0]!) ?? [];
-        this.recordTimestep(rec, this.sourcesAt(rec.timestep, names), leaks.length ? JSON.stringify(leaks) : "", world.view?.(next));
-        await pause(this.opts.tickMs, signal);
+        this.recordTimestep(rec, this.sourcesAt(rec.timestep, names), audit?.step(rec) ?? "", world.view?.(next));
       },
     });
-    this.turns?.closeAll();
     // The policy seats' own turns (not a person's), taken before the quiz: a person may take a seat meanwhile.
     const trained = new Set(names.filter((n) => controllers.get(n)?.id.startsWith("policy:") && !this.state.seats.get(n)?.occupant));
     // The episode's record holds every mind (the quiz's answers): the quiz is logged open first, so
@@ -187,13 +173,6 @@ export class SimulationRoom extends EpisodeRoom {
     const quizDeadline = this.quizzer && episode.end !== "aborted" ? Date.now() + this.opts.quiz!.deadlineMs : undefined;
     if (quizDeadline !== undefined) this.log?.append(quizOpenRecord({ run: this.run?.id ?? null, room: this.roomId, episode: this.state.episode, deadline: quizDeadline }));
     const context = toSocializedContext(episode);
-    // Logged with the structured actions and raw replies the live audit did not have.
-    const audit = facts
-      ? auditContext(context, facts.vocabulary, {
-          initialTruths: facts.initialTruths,
-          turns: episode.turns.map((t) => ({ agent: t.agent, timestep: t.timestep, action: t.action, actionText: t.actionText, ...(t.raw ? { raw: t.raw } : {}) })),
-        })
-      : undefined;
     this.logEpisode({
       episode,
       world: world.name,
@@ -203,7 +182,7 @@ export class SimulationRoom extends EpisodeRoom {
         names.map((n) => [n, { controller: this.state.seats.get(n)?.controller ?? "", person: this.state.seats.get(n)?.occupant || null }]),
       ),
       socialized_context: context,
-      ...(audit ? { audit } : {}),
+      ...(audit ? { audit: audit.final(context, episode) } : {}),
       observations: true,
     });
     if (quizDeadline !== undefined) {

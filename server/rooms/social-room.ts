@@ -14,20 +14,21 @@
  * A person is asked to act only while their user's app is open (the screen has something new);
  * a post they write (`post`) goes out at the next timestep, app open or not. Episodes are logged as
  * the simulation room logs them (the socialized context without mental states: a room of a
- * thousand users would write a thousand a timestep).
+ * thousand users would write a thousand a timestep). With `audit`, each timestep's actions are
+ * audited live for items their user was never shown (server/rooms/live-audit.ts): the leaks are
+ * marked on the world's timeline, which spectators hold and people do not, and logged with the
+ * episode.
  */
 import type { Client } from "@colyseus/core";
 import { Encoder } from "@colyseus/schema";
 import type { Agent, AgentReply, AgentTurn } from "../../worlds/core/agent.js";
 import type { Scenario } from "../../worlds/core/scenario.js";
 import { loadAgent } from "../../agents/registry.js";
-import { runEpisode } from "../../worlds/core/loop.js";
 import { toSocializedContext } from "../../worlds/core/socialize.js";
-import { itemsSeenBy, KIND_NAMES, playableScenario, socialScenario, TOPICS, type SocialAction, type SocialObservation, type SocialState } from "../../worlds/social/index.js";
+import { itemsSeenBy, KIND_NAMES, playableScenario, socialScenario, TOPICS, world as socialEntry, type SocialAction, type SocialObservation, type SocialState } from "../../worlds/social/index.js";
 import { describeIssues, parseOptions, PerspectiveRequestSchema, PostMessageSchema, SocialOptionsSchema, type SocialOptions } from "./options.js";
 import { EpisodeRoom, type EpisodeLoopOptions, type EpisodePlan } from "./episode-room.js";
-import { pause } from "./pause.js";
-import { ControllerFallback } from "./seat-agent.js";
+import { LiveAudit } from "./live-audit.js";
 import { checkSeatNames, isHumanSeat } from "./seat-names.js";
 import { Feed, feedItem, SocialRoomState, type FeedItem } from "./social-state.js";
 import { C2S, SOCIAL_C2S, SOCIAL_S2C, type PerspectiveView, type PostResultMessage } from "../protocol.js";
@@ -166,30 +167,23 @@ export class SocialRoom extends EpisodeRoom<SocialScenarioPlay> {
     return { scenario, controllers: await this.beginEpisode(scenario, seed) };
   }
 
-  protected async playEpisode({ scenario, controllers }: EpisodePlan<SocialScenarioPlay>, seed: number): Promise<void> {
+  protected seatAgent(agent: string, controller: Agent<unknown> | undefined): Agent<unknown> {
+    return new SocialSeat(agent, controller, this);
+  }
+
+  protected async playEpisode(plan: EpisodePlan<SocialScenarioPlay>, seed: number): Promise<void> {
+    const { scenario, controllers } = plan;
     const world = scenario.world;
-    const agents: Record<string, Agent<unknown>> = {};
-    for (const [name, controller] of controllers) agents[name] = new SocialSeat(name, controller, this);
     const names = [...controllers.keys()];
-    const signal = this.abort.signal;
-    const episode = await runEpisode(world, {
-      seed,
-      initialState: scenario.initialState,
-      agents,
-      ...(scenario.director ? { director: scenario.director } : {}),
-      turnTimeoutMs: this.opts.turnDeadlineMs,
-      maxSteps: Math.min(this.opts.maxSteps, scenario.maxSteps ?? Infinity),
-      fallback: new ControllerFallback(controllers, (agent) => world.noop(this.current as SocialState, agent)),
-      signal,
+    const audit = this.opts.audit ? LiveAudit.of(socialEntry.facts, names, scenario.initialState) : undefined;
+    const episode = await this.runPlan(plan, seed, {
       mentalStates: false,
-      onTimestep: async (rec, next) => {
-        this.current = next;
+      onTimestep: (rec) => {
         this.recordFeeds();
-        this.recordTimestep(rec, this.sourcesAt(rec.timestep, names));
-        await pause(this.opts.tickMs, signal);
+        this.recordTimestep(rec, this.sourcesAt(rec.timestep, names), audit?.step(rec) ?? "");
       },
     });
-    this.turns?.closeAll();
+    const context = toSocializedContext(episode, { mentalStates: false });
     this.logEpisode({
       episode,
       world: world.name,
@@ -202,7 +196,8 @@ export class SocialRoom extends EpisodeRoom<SocialScenarioPlay> {
           return seat && (seat.human || seat.controller !== "rule") ? [[n, { controller: seat.controller, person: seat.occupant || null }]] : [];
         }),
       ),
-      socialized_context: toSocializedContext(episode, { mentalStates: false }),
+      socialized_context: context,
+      ...(audit ? { audit: audit.final(context, episode) } : {}),
       // What each user observed is the context's (a thousand screens a timestep, once).
       observations: false,
     });

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runEpisode } from "../../worlds/core/loop.js";
 import { playableScenario, socialScenario } from "../../worlds/social/index.js";
-import { decodeFrames } from "./wire.js";
+import { decodeFrames, feedsOf, type FeedJson } from "./wire.js";
 import { collect, framesOf, startTestServer, until, type TestServer } from "./harness.js";
 
 let ts: TestServer;
@@ -18,12 +18,6 @@ afterAll(async () => {
   await ts.close();
 });
 
-interface FeedJson {
-  name: string;
-  items: { id: string; kind: string; author: string; parent: string; depth: number; time: number; seen: number; topic: string; text: string; via: string }[];
-}
-
-const feedsOf = (frames: Uint8Array[]) => (decodeFrames(frames).state?.feeds ?? {}) as Record<string, FeedJson>;
 
 /** The first user who reacts to something when the rule agents play the room's network alone: their app opens (a person in that seat gets turns). */
 async function firstReactor(seed: number, opts: { users: number; posts: number; every: number }): Promise<number> {

@@ -73,3 +73,12 @@ export function bytesContain(frames: readonly Uint8Array[], needle: string): boo
   const n = Buffer.from(needle, "utf8");
   return frames.some((f) => Buffer.from(f.buffer, f.byteOffset, f.byteLength).includes(n));
 }
+
+/** A social room's feed as a socket's frames decode it (server/rooms/social-state.ts). */
+export interface FeedJson {
+  name: string;
+  items: { id: string; kind: string; author: string; parent: string; depth: number; time: number; seen: number; topic: string; text: string; via: string }[];
+}
+
+/** The social room's feeds (by name: "world", a person's user) in what a socket received. */
+export const feedsOf = (frames: readonly Uint8Array[]) => (decodeFrames(frames).state?.feeds ?? {}) as Record<string, FeedJson>;
