@@ -17,6 +17,7 @@ import { PathShower, publicRecords, publicRun } from "../security/public-run.js"
 import { isAdmin } from "./admin.js";
 import { auditRecord } from "../run-audit.js";
 import { isWithheld, openQuizEpisodes, withheldRecord } from "../security/open-quizzes.js";
+import { liveRoomOfRun } from "../group/group-rooms.js";
 import { HttpError, parseOr400 } from "./errors.js";
 
 const RunIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,120}$/, "not a run id");
@@ -80,21 +81,22 @@ export function runsRouter(ctx: ServerContext, adminToken: string): Router {
    * The episodes of a room's run whose quiz is open (server/security/open-quizzes.ts): their
    * records hold the quiz's answers, and only an admin reads them before it closes.
    */
-  const openQuizzes = (req: Request, run: RunRecord): ReadonlySet<number> => {
+  const openQuizzes = async (req: Request, run: RunRecord): Promise<ReadonlySet<number>> => {
     if (run.kind !== "room" || run.params.type !== "simulation" || isAdmin(req, adminToken)) return new Set();
-    const live = [...ctx.rooms.values()].map((room) => room.summary()).find((s) => s.runId === run.id);
-    return openQuizEpisodes(ctx.store.episodesPath(run), live ? { liveEpisode: live.episode } : {});
+    // The run's room may be played by another process of the group.
+    const live = await liveRoomOfRun(ctx, run.id);
+    return openQuizEpisodes(ctx.store.episodesPath(run), live ? { liveEpisode: live.episode, liveServer: live.server } : {});
   };
-  const refuseWithheld = (req: Request, run: RunRecord, record: unknown, index: number): void => {
-    if (isWithheld(record, openQuizzes(req, run))) throw new HttpError(403, `episode ${index} of run ${run.id} is being quizzed: it is readable when its quiz closes`);
+  const refuseWithheld = async (req: Request, run: RunRecord, record: unknown, index: number): Promise<void> => {
+    if (isWithheld(record, await openQuizzes(req, run))) throw new HttpError(403, `episode ${index} of run ${run.id} is being quizzed: it is readable when its quiz closes`);
   };
 
-  r.get("/:runId/episodes", (req, res) => {
+  r.get("/:runId/episodes", async (req, res) => {
     const run = episodesOf(req);
     const { offset, limit } = parseOr400(Page, req.query, "query");
     // Benchmark logs write each story's context once; the page fills it in where a record names it.
     const page = pageOf(run, offset, limit);
-    const open = openQuizzes(req, run);
+    const open = await openQuizzes(req, run);
     const records = page.records.map((r) => (isWithheld(r, open) ? (withheldRecord(r as Record<string, unknown>) as LogRecord) : r));
     res.json({ total: page.total, offset, limit, torn: page.torn, episodes: publicRecords(run, records, paths, isAdmin(req, adminToken)) });
   });
@@ -106,18 +108,18 @@ export function runsRouter(ctx: ServerContext, adminToken: string): Router {
     const world = parseOr400(z.object({ world: z.string().regex(/^[a-z0-9_-]{1,40}$/).optional() }), req.query, "query").world;
     const page = pageOf(run, index, 1);
     if (index >= page.total) throw new HttpError(404, `run ${run.id} has ${page.total} episodes; there is no episode ${index}`);
-    refuseWithheld(req, run, page.records[0], index);
+    await refuseWithheld(req, run, page.records[0], index);
     res.json(await auditRecord(page.records[0] as Parameters<typeof auditRecord>[0], index, world ? { world } : {}));
   });
 
-  r.get("/:runId/episodes/:index", (req, res) => {
+  r.get("/:runId/episodes/:index", async (req, res) => {
     const run = episodesOf(req);
     const index = parseOr400(z.coerce.number().int().min(0), req.params.index, "path parameter index");
     const { format } = parseOr400(EpisodeQuery, req.query, "query");
     const page = pageOf(run, index, 1);
     if (index >= page.total) throw new HttpError(404, `run ${run.id} has ${page.total} episodes; there is no episode ${index}`);
     const [record] = page.records;
-    refuseWithheld(req, run, record, index);
+    await refuseWithheld(req, run, record, index);
     if (format === "record") {
       res.json(publicRecords(run, [record], paths, isAdmin(req, adminToken))[0]);
       return;
