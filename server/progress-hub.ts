@@ -58,6 +58,9 @@ export class ProgressHub {
   constructor(private readonly adminToken = "") {}
 
   private group = false;
+  /** Questions this process answers for the others of its group (`answer`), and news it hears from them (`hear`). */
+  private readonly answers = new Map<string, () => unknown>();
+  private readonly hearers = new Map<string, (...args: unknown[]) => void>();
 
   attach(io: IoServer, opts: { group?: boolean } = {}): void {
     const ns = (this.ns = io.of(PROGRESS_NAMESPACE));
@@ -70,6 +73,12 @@ export class ProgressHub {
         const ids = Array.isArray(runIds) ? runIds.filter((id): id is string => typeof id === "string") : [...this.restricted.keys()];
         for (const id of ids) if (this.restricted.has(id) && this.mayRead(id, key.data, false)) ns.in(socketId).socketsJoin(privateChannel(id));
       });
+      for (const [question, fn] of this.answers) {
+        ns.on(question, (reply: unknown) => {
+          if (typeof reply === "function") reply(fn());
+        });
+      }
+      for (const [news, fn] of this.hearers) ns.on(news, (...args: unknown[]) => fn(...args));
       ns.on(LATEST, (token: unknown, admin: unknown, reply: unknown) => {
         if (typeof reply !== "function") return;
         const key = TokenSchema.safeParse(token);
@@ -118,6 +127,31 @@ export class ProgressHub {
         if (this.group && key !== undefined && !isAdmin) ns.serverSideEmit(OPENS, socket.id, key, ids);
       });
     });
+  }
+
+  /** Answers `question` when another process of the group asks it (`askOthers`); set before `attach`. */
+  answer(question: string, fn: () => unknown): void {
+    this.answers.set(`socialworld:${question}`, fn);
+  }
+
+  /** Calls `fn` with what another process of the group `tell`s; set before `attach`. */
+  hear(news: string, fn: (...args: unknown[]) => void): void {
+    this.hearers.set(`socialworld:${news}`, fn);
+  }
+
+  /** Tells the other processes of the group (nobody, for a process alone). */
+  tell(news: string, ...args: unknown[]): void {
+    if (this.group) this.ns?.serverSideEmit(`socialworld:${news}`, ...args);
+  }
+
+  /** The answers of the other processes of the group (none for a process alone, or past the adapter's timeout). */
+  async askOthers<T>(question: string): Promise<T[]> {
+    if (!this.group || !this.ns) return [];
+    try {
+      return (await this.ns.serverSideEmitWithAck(`socialworld:${question}`)) as T[];
+    } catch {
+      return [];
+    }
   }
 
   /** From now on `runId`'s events go only to clients with the admin token or a token `access` accepts. */

@@ -60,6 +60,19 @@ export const TrainingPostSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("finished"), event: z.object({ runId: Id, status: z.enum(["done", "interrupted", "failed"]) }).strip() }),
 ]);
 
+/** What a step says of its run. */
+const StepInfoSchema = z.object({
+  runId: Id,
+  title: z.string().max(300),
+  source: z.string().max(500),
+  steps: z.number().int().min(1),
+  roomIds: z.array(z.string()).max(10_000).optional(),
+  round: z.number().int().min(1).optional(),
+});
+type StepInfo = z.input<typeof StepInfoSchema>;
+
+const FinishSchema = z.object({ runId: Id, status: z.enum(["done", "interrupted", "failed"]), extra: z.object({ checkpoint: z.string().optional() }).strip() });
+
 /** A training run on the dashboard, as `GET /api/training` lists it and the board keeps it. */
 export interface TrainingRun {
   readonly runId: string;
@@ -80,10 +93,40 @@ export interface TrainingRun {
 export class TrainingBoard {
   private readonly runs = new Map<string, TrainingRun>();
 
-  constructor(private readonly hub: ProgressHub) {}
+  constructor(private readonly hub: ProgressHub) {
+    // In a group, each process's board follows the runs of all: a step or an end posted to one
+    // process is applied by every other (its clients already got the event through the adapter).
+    hub.answer("training", () => this.list());
+    hub.hear("training-step", (info, metrics) => {
+      const i = StepInfoSchema.safeParse(info);
+      const m = StepMetricsSchema.safeParse(metrics);
+      if (i.success && m.success) this.apply(i.data, m.data);
+    });
+    hub.hear("training-finish", (runId, status, extra) => {
+      const f = FinishSchema.safeParse({ runId, status, extra });
+      if (f.success) this.close(f.data.runId, f.data.status, f.data.extra);
+    });
+  }
 
+  /** This process's runs. */
   list(): TrainingRun[] {
     return [...this.runs.values()].sort((a, b) => (a.startedAt < b.startedAt ? 1 : -1));
+  }
+
+  /**
+   * The runs of every process of the group (this process's alone without one): each process
+   * knows the runs it trains and those posted to it, and, from the store, every earlier run, which
+   * a process started during another's run shows as interrupted: the copy updated last wins.
+   */
+  async listAll(): Promise<TrainingRun[]> {
+    const byId = new Map<string, TrainingRun>();
+    for (const list of [this.list(), ...(await this.hub.askOthers<TrainingRun[]>("training"))]) {
+      for (const run of list) {
+        const seen = byId.get(run.runId);
+        if (!seen || seen.updatedAt < run.updatedAt) byId.set(run.runId, run);
+      }
+    }
+    return [...byId.values()].sort((a, b) => (a.startedAt < b.startedAt ? 1 : -1)).slice(0, MAX_RUNS);
   }
 
   get(runId: string): TrainingRun | undefined {
@@ -91,7 +134,13 @@ export class TrainingBoard {
   }
 
   /** A step of a run (registering the run on its first step). */
-  step(info: { runId: string; title: string; source: string; steps: number; roomIds?: readonly string[]; round?: number }, metrics: TrainingMetrics): void {
+  step(info: StepInfo, metrics: TrainingMetrics): void {
+    const run = this.apply(info, metrics);
+    this.hub.tell("training-step", info, metrics);
+    this.hub.publish("progress", { runId: run.runId, kind: "trainer", title: run.title, source: run.source, steps: run.steps, roomIds: run.roomIds, ...(run.round !== undefined ? { round: run.round } : {}), metrics });
+  }
+
+  private apply(info: StepInfo, metrics: TrainingMetrics): TrainingRun {
     const now = new Date().toISOString();
     let run = this.runs.get(info.runId);
     if (!run) {
@@ -111,7 +160,7 @@ export class TrainingBoard {
     if (i >= 0) run.history.splice(i);
     run.history.push(metrics);
     if (run.history.length > MAX_HISTORY) run.history.splice(0, run.history.length - MAX_HISTORY);
-    this.hub.publish("progress", { runId: run.runId, kind: "trainer", title: run.title, source: run.source, steps: run.steps, roomIds: run.roomIds, ...(run.round !== undefined ? { round: run.round } : {}), metrics });
+    return run;
   }
 
   /** A run from before this server started (history.ts), shown as it was; nothing is published. */
@@ -122,13 +171,19 @@ export class TrainingBoard {
   }
 
   finish(runId: string, status: "done" | "interrupted" | "failed", extra: { checkpoint?: string } = {}): void {
+    const run = this.close(runId, status, extra);
+    this.hub.tell("training-finish", runId, status, extra);
+    this.hub.publish("finished", { runId, kind: "trainer", status, ...(run ? { title: run.title } : {}), ...extra });
+  }
+
+  private close(runId: string, status: "done" | "interrupted" | "failed", extra: { checkpoint?: string }): TrainingRun | undefined {
     const run = this.runs.get(runId);
     if (run) {
       run.status = status;
       run.updatedAt = new Date().toISOString();
       if (extra.checkpoint) run.checkpoint = extra.checkpoint;
     }
-    this.hub.publish("finished", { runId, kind: "trainer", status, ...(run ? { title: run.title } : {}), ...extra });
+    return run;
   }
 
   private trim(): void {

@@ -13,12 +13,13 @@ const RunId = z.string().min(1).max(200);
 
 export function trainingRouter(ctx: ServerContext, adminToken: string): Router {
   const r = Router();
-  r.get("/", (_req, res) => {
-    res.json({ runs: ctx.training.list() });
+  // In a group, the runs of every process (training-board.ts).
+  r.get("/", async (_req, res) => {
+    res.json({ runs: await ctx.training.listAll() });
   });
-  r.get("/:runId", (req, res) => {
+  r.get("/:runId", async (req, res) => {
     const id = parseOr400(RunId, req.params.runId, "path parameter runId");
-    const run = ctx.training.get(id);
+    const run = (await ctx.training.listAll()).find((r) => r.runId === id);
     if (!run) throw new HttpError(404, `no training run "${id}"`);
     res.json(run);
   });
