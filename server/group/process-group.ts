@@ -57,8 +57,9 @@ export async function joinGroup(url: string): Promise<ProcessGroup> {
   });
   own.on("end", () => undefined);
   let warned = false;
+  let closing = false;
   own.on("close", () => {
-    if (!started || warned) return;
+    if (!started || warned || closing) return;
     warned = true;
     console.error(`[group] lost Redis; reconnecting (rooms go on; matchmaking of other processes' rooms waits for it)`);
     setTimeout(() => (warned = false), 10_000).unref();
@@ -71,6 +72,7 @@ export async function joinGroup(url: string): Promise<ProcessGroup> {
     redis: own,
     onReconnect: (fn) => void reconnected.add(fn),
     async close() {
+      closing = true;
       for (const c of [ioPub, ioSub, own]) c.disconnect();
     },
   };
