@@ -48,8 +48,9 @@ async function hostOf(roomId: string, options: Record<string, unknown> = {}): Pr
 const wsUrl = (r: { publicAddress: string; processId: string; roomId: string; sessionId: string }) => `ws://${r.publicAddress}/${r.processId}/${r.roomId}?sessionId=${r.sessionId}`;
 
 describe("two server processes on one Redis", () => {
-  it("say at start that they are in a group", () => {
-    for (const s of [a, b]) expect(s.out()).toContain(`in the group on ${redis.url} · this process's rooms at ${address(s)}`);
+  it("say at start that they are in a group", async () => {
+    // (Printed after the line the harness waits for.)
+    for (const s of [a, b]) await until(() => s.out().includes(`in the group on ${redis.url} · this process's rooms at ${address(s)}`), 10_000, "the group line");
   });
 
   it("seat a client who asked one process in a room of the other, and take it back through either", async () => {
