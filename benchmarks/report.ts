@@ -46,7 +46,13 @@ export interface BenchReport {
   readonly byTypeAndSplit: Readonly<Record<string, Readonly<Record<string, Readonly<Record<string, Stat>>>>>>;
   readonly metrics?: Readonly<Record<string, number>>;
   /** How the agent does against the world model's labels instead of the official ones. */
-  readonly worldModel: { readonly agreeWithOfficial: number; readonly total: number; readonly agentAccuracy: number };
+  readonly worldModel: {
+    readonly agreeWithOfficial: number;
+    readonly total: number;
+    readonly agentAccuracy: number;
+    /** The agent against the world model's labels, by question type (the same order as byType). */
+    readonly agentAccuracyByType: Readonly<Record<string, number>>;
+  };
   readonly disagreements: {
     readonly total: number;
     readonly byCause: Readonly<Record<string, { readonly description: string; readonly count: number; readonly items: readonly Disagreement[] }>>;
@@ -143,7 +149,15 @@ export function buildReport<I extends BenchItem>(args: {
   }
   const disagreementTotal = Object.values(byCause).reduce((n, c) => n + c.count, 0);
   let agentVsWorld = 0;
-  for (const r of results) if (r.worldModel !== null) agentVsWorld += againstWorld(benchmark, args.items, r);
+  const vsWorldByType: Record<string, number> = {};
+  for (const t of Object.keys(byType)) vsWorldByType[t] = 0;
+  for (const r of results) {
+    if (r.worldModel === null) continue;
+    const v = againstWorld(benchmark, args.items, r);
+    agentVsWorld += v;
+    if (r.type !== undefined) vsWorldByType[r.type] = (vsWorldByType[r.type] ?? 0) + v;
+  }
+  const agentAccuracyByType = Object.fromEntries(Object.entries(vsWorldByType).map(([t, v]) => [t, v / byType[t]!.total]));
   const errors = results.filter((r) => r.error);
   const overall = stat(results);
   const metrics = benchmark.metrics?.(
@@ -169,6 +183,7 @@ export function buildReport<I extends BenchItem>(args: {
       agreeWithOfficial: results.length - disagreementTotal,
       total: results.length,
       agentAccuracy: results.length ? agentVsWorld / results.length : 0,
+      agentAccuracyByType,
     },
     disagreements: { total: disagreementTotal, byCause },
     errors: { count: errors.length, examples: errors.slice(0, 10).map((r) => ({ id: r.id, error: r.error!, failure: r.failure })) },

@@ -3,8 +3,8 @@
 // The two lines above are a shell script that starts Node on this same file with the flags in
 // SOCIALWORLD_NODE_FLAGS (default: --max-semi-space-size=4); to Node they are a string and a
 // comment. The flag caps V8's young generation at 2 x 4 MB instead of 2 x 16 MB: a benchmark run
-// of a few seconds then touches 24 MB less fresh memory, and the page faults that saves are 8% of
-// the ToMi val run's CPU (README, "The young generation"). V8 sizes its heap as it starts, so only
+// of a few seconds then touches 24 MB less fresh memory, and saves the page faults that would cost
+// (docs/performance.md, "The young generation"; the figures in docs/results.md). V8 sizes its heap as it starts, so only
 // Node's command line can say it. `node bin/socialworld.js ...` runs the same command with V8's
 // defaults.
 // The compiled CLI lives in dist/ (built by `npm install` through the prepare script, or `npm run build`):

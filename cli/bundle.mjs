@@ -6,9 +6,8 @@
 //
 // The bundle is CommonJS (.cjs, strict mode, as ES modules are), loaded by bin/socialworld.js
 // with require(): Node 20's ES module loader costs a command 30-40 ms of CPU at every start (its
-// own start-up, then resolving, linking and evaluating each module asynchronously). A one-question
-// `bench tomi` took 285 ms against 318 ms as ES modules (15 alternating runs), the whole ToMi val
-// run 0.72 s against 0.74 s (11). Packages published only as ES modules (hyparquet, the Colyseus transport)
+// own start-up, then resolving, linking and evaluating each module asynchronously; what the bundle
+// saves is measured in docs/results.md, "The bundled command line"). Packages published only as ES modules (hyparquet, the Colyseus transport)
 // are require()d as Node 20.19 and later allow (package.json engines).
 // bin/socialworld.js uses the bundle when it is at least as new as dist/cli/main.js.
 // Run by `npm run build` after tsc.

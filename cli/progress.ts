@@ -26,7 +26,7 @@ export class Progress {
     if (this.stream.isTTY) {
       if (now - this.lastDraw < 80 && done < this.total) return;
       this.lastDraw = now;
-      this.stream.write(`\r${this.line()}\x1b[K`);
+      this.stream.write(`\r${this.fitted()}\x1b[K`);
     } else {
       const decile = this.total ? Math.floor((10 * done) / this.total) : 10;
       if (decile !== this.lastDecile && done < this.total) {
@@ -39,7 +39,18 @@ export class Progress {
   finish(note: string | (() => string) = this.note): void {
     this.note = note;
     if (!this.stream) return;
-    this.stream.write((this.stream.isTTY ? "\r" : "") + this.line() + (this.stream.isTTY ? "\x1b[K\n" : "\n"));
+    // In full: the last line stays on screen, and nothing redraws it.
+    this.stream.write(this.stream.isTTY ? `\r${this.line()}\x1b[K\n` : this.line() + "\n");
+  }
+
+  /**
+   * The line cut to the terminal's width: a longer one wraps, and the carriage return then redraws
+   * only its last row, leaving a new copy of the others on screen at every update.
+   */
+  private fitted(): string {
+    const line = this.line();
+    const columns = this.stream?.columns;
+    return columns && line.length >= columns ? `${line.slice(0, Math.max(0, columns - 2))}…` : line;
   }
 
   private line(): string {

@@ -1,6 +1,6 @@
 /**
  * Runs the `socialworld` command line in a child process, as a user types it, for the scripts
- * that measure whole runs (grpo-demo, lora-sft; social-demo its timing line): its progress goes to this terminal, its wall time
+ * that measure whole runs (learn-demo, lora-sft; social-demo its timing line): its progress goes to this terminal, its wall time
  * to `timings`, and its standard error is also kept (what a stage printed about itself).
  */
 import { spawn } from "node:child_process";

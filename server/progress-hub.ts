@@ -182,10 +182,13 @@ export class ProgressHub {
     this.latest.delete(runId);
   }
 
-  /** A run made progress (`progress`) or finished (`finished`: the event carries its summary). */
-  publish(type: "progress" | "finished", event: ProgressEvent): void {
+  /**
+   * A run made progress (`progress`), finished (`finished`: the event carries its summary), or, for
+   * self-play, its pool's quiz accuracy grew (`quiz_accuracy`: not a run's progress, not kept for the snapshot).
+   */
+  publish(type: "progress" | "finished" | "quiz_accuracy", event: ProgressEvent): void {
     if (type === "finished") this.latest.delete(event.runId);
-    else this.latest.set(event.runId, event);
+    else if (type === "progress") this.latest.set(event.runId, event);
     if (!this.ns) return;
     if (this.restricted.has(event.runId)) this.ns.to("all-private").to(privateChannel(event.runId)).emit(type, event);
     else this.ns.to("all").to(publicChannel(event.runId)).emit(type, event);

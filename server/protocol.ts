@@ -2,7 +2,7 @@
  * The room protocol: room names, join options, the messages exchanged with a room, and the shapes
  * of the synchronized state and of the API's answers as clients see them. Types and constants
  * only, so the web client imports this file as it is (its types come from the server's own).
- * The README's "Live server protocol" section documents the same for clients in other languages.
+ * docs/protocol.md documents the same for clients in other languages.
  */
 import type { ToJSON } from "@colyseus/schema";
 import type { FeedItem, SocialRoomState } from "./rooms/social-state.js";
@@ -187,4 +187,4 @@ export type { RecordAudit as EpisodeAudit } from "./run-audit.js";
 export type { Leak } from "../worlds/core/leak-audit.js";
 
 /** Training runs as `GET /api/training` and the progress stream's "trainer" events carry them (one type, the board's). */
-export type { TrainingMetrics, TrainingRun } from "./training-board.js";
+export type { QuizAccuracyPoint, TrainingMetrics, TrainingRun } from "./training-board.js";

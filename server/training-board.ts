@@ -60,14 +60,31 @@ export const TrainingPostSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("finished"), event: z.object({ runId: Id, status: z.enum(["done", "interrupted", "failed"]) }).strip() }),
 ]);
 
-/** What a step says of its run. */
+/**
+ * Self-play: how the pool's policy of each round answered the quiz questions of episodes it played
+ * (new episodes: a round trains on earlier ones only). Round 0 is the starting policy.
+ */
+const QuizAccuracyPointSchema = z.object({
+  round: z.number().int().min(0),
+  episodes: z.number().int().min(0),
+  questions: z.number().int().min(0),
+  correct: z.number().int().min(0),
+  accuracy: finite,
+});
+export type QuizAccuracyPoint = Readonly<z.infer<typeof QuizAccuracyPointSchema>>;
+const QuizSeriesSchema = z.array(QuizAccuracyPointSchema).max(100_000);
+
+/** What a step says of its run (also as the processes of a group pass it on: server-side, checked on arrival). */
 const StepInfoSchema = z.object({
   runId: Id,
   title: z.string().max(300),
   source: z.string().max(500),
   steps: z.number().int().min(1),
   roomIds: z.array(z.string()).max(10_000).optional(),
-  round: z.number().int().min(1).optional(),
+  /** Rooms only the admin is told of. */
+  privateRoomIds: z.array(z.string()).max(10_000).optional(),
+  round: z.number().int().min(0).optional(),
+  quizAccuracy: QuizSeriesSchema.optional(),
 });
 type StepInfo = z.input<typeof StepInfoSchema>;
 
@@ -80,27 +97,53 @@ export interface TrainingRun {
   source: string;
   steps: number;
   status: "running" | "done" | "interrupted" | "failed";
-  /** Rooms whose policy the run trains (self-play). */
+  /** Rooms whose policy the run trains (self-play): the public ones (the admin's view: all of them). */
   roomIds: string[];
   /** Self-play: the round, and the checkpoint the rooms now play. */
   round?: number;
   checkpoint?: string;
+  /** Self-play: the pool's quiz accuracy on new episodes, round by round (the run's own round's so far). */
+  quizAccuracy?: QuizAccuracyPoint[];
   readonly startedAt: string;
   updatedAt: string;
   history: TrainingMetrics[];
 }
 
+/** A run as the processes of a group pass it between them: with its private rooms, which only a view for the admin shows. */
+type SharedRun = TrainingRun & { readonly privateRoomIds?: readonly string[] };
+
+/** Who reads the board: the admin token's holder, or anyone. */
+export interface Viewer {
+  readonly admin: boolean;
+}
+const PUBLIC: Viewer = { admin: false };
+
+/** A run as `viewer` may see it: only the admin is shown private rooms' ids and their checkpoints (whose folders are named for the pool). */
+function viewOf(run: SharedRun, viewer: Viewer): TrainingRun {
+  const { privateRoomIds, ...own } = run;
+  if (viewer.admin || !privateRoomIds?.length) return { ...own, roomIds: [...own.roomIds, ...(privateRoomIds ?? [])] };
+  const { checkpoint: _checkpoint, ...shown } = own;
+  return shown;
+}
+
 export class TrainingBoard {
   private readonly runs = new Map<string, TrainingRun>();
+  /** Self-play rounds' private rooms, kept off the runs themselves so that no public view can carry them. */
+  private readonly privateRooms = new Map<string, ReadonlySet<string>>();
 
   constructor(private readonly hub: ProgressHub) {
-    // In a group, each process's board follows the runs of all: a step or an end posted to one
-    // process is applied by every other (its clients already got the event through the adapter).
-    hub.answer("training", () => this.list());
+    // In a group, each process's board follows the runs of all: a step, a quiz or an end posted to
+    // one process is applied by every other (its clients already got the event through the adapter).
+    hub.answer("training", () => this.shared());
     hub.hear("training-step", (info, metrics) => {
       const i = StepInfoSchema.safeParse(info);
       const m = StepMetricsSchema.safeParse(metrics);
       if (i.success && m.success) this.apply(i.data, m.data);
+    });
+    hub.hear("training-quiz", (runId, series) => {
+      const id = Id.safeParse(runId);
+      const q = QuizSeriesSchema.safeParse(series);
+      if (id.success && q.success) this.setQuiz(id.data, q.data);
     });
     hub.hear("training-finish", (runId, status, extra) => {
       const f = FinishSchema.safeParse({ runId, status, extra });
@@ -108,36 +151,60 @@ export class TrainingBoard {
     });
   }
 
-  /** This process's runs. */
-  list(): TrainingRun[] {
-    return [...this.runs.values()].sort((a, b) => (a.startedAt < b.startedAt ? 1 : -1));
+  /** This process's runs, as `viewer` may see them. */
+  list(viewer: Viewer = PUBLIC): TrainingRun[] {
+    return this.shared()
+      .sort((a, b) => (a.startedAt < b.startedAt ? 1 : -1))
+      .map((r) => viewOf(r, viewer));
   }
 
   /**
-   * The runs of every process of the group (this process's alone without one): each process
-   * knows the runs it trains and those posted to it, and, from the store, every earlier run, which
-   * a process started during another's run shows as interrupted: the copy updated last wins.
+   * The runs of every process of the group (this process's alone without one), as `viewer` may
+   * see them: each process knows the runs it trains and those posted to it, and, from the store,
+   * every earlier run, which a process started during another's run shows as interrupted: the
+   * copy updated last wins.
    */
-  async listAll(): Promise<TrainingRun[]> {
-    const byId = new Map<string, TrainingRun>();
-    for (const list of [this.list(), ...(await this.hub.askOthers<TrainingRun[]>("training"))]) {
+  async listAll(viewer: Viewer = PUBLIC): Promise<TrainingRun[]> {
+    const byId = new Map<string, SharedRun>();
+    for (const list of [this.shared(), ...(await this.hub.askOthers<SharedRun[]>("training"))]) {
       for (const run of list) {
         const seen = byId.get(run.runId);
         if (!seen || seen.updatedAt < run.updatedAt) byId.set(run.runId, run);
       }
     }
-    return [...byId.values()].sort((a, b) => (a.startedAt < b.startedAt ? 1 : -1)).slice(0, MAX_RUNS);
+    return [...byId.values()]
+      .sort((a, b) => (a.startedAt < b.startedAt ? 1 : -1))
+      .slice(0, MAX_RUNS)
+      .map((r) => viewOf(r, viewer));
   }
 
-  get(runId: string): TrainingRun | undefined {
-    return this.runs.get(runId);
+  get(runId: string, viewer: Viewer = PUBLIC): TrainingRun | undefined {
+    return this.list(viewer).find((r) => r.runId === runId);
   }
 
-  /** A step of a run (registering the run on its first step). */
+  private shared(): SharedRun[] {
+    return [...this.runs.values()].map((r) => {
+      const hidden = this.privateRooms.get(r.runId);
+      return hidden?.size ? { ...r, privateRoomIds: [...hidden] } : r;
+    });
+  }
+
+  /** A step of a run (registering the run on its first step). `privateRoomIds`: rooms only the admin is told of. */
   step(info: StepInfo, metrics: TrainingMetrics): void {
     const run = this.apply(info, metrics);
     this.hub.tell("training-step", info, metrics);
-    this.hub.publish("progress", { runId: run.runId, kind: "trainer", title: run.title, source: run.source, steps: run.steps, roomIds: run.roomIds, ...(run.round !== undefined ? { round: run.round } : {}), metrics });
+    this.hub.publish("progress", {
+      runId: run.runId,
+      kind: "trainer",
+      title: run.title,
+      source: run.source,
+      steps: run.steps,
+      // The stream goes to everyone: the public view.
+      roomIds: run.roomIds,
+      ...(run.round !== undefined ? { round: run.round } : {}),
+      ...(run.quizAccuracy ? { quizAccuracy: run.quizAccuracy } : {}),
+      metrics,
+    });
   }
 
   private apply(info: StepInfo, metrics: TrainingMetrics): TrainingRun {
@@ -154,12 +221,30 @@ export class TrainingBoard {
     run.status = "running";
     run.updatedAt = now;
     if (info.roomIds) run.roomIds = [...info.roomIds];
+    if (info.privateRoomIds) this.privateRooms.set(run.runId, new Set(info.privateRoomIds));
     if (info.round !== undefined) run.round = info.round;
+    if (info.quizAccuracy) run.quizAccuracy = [...info.quizAccuracy];
     // A resumed run sends its steps again: the newer record replaces the older.
     const i = run.history.findIndex((m) => m.step >= metrics.step);
     if (i >= 0) run.history.splice(i);
     run.history.push(metrics);
     if (run.history.length > MAX_HISTORY) run.history.splice(0, run.history.length - MAX_HISTORY);
+    return run;
+  }
+
+  /** Self-play: the pool's quiz accuracy, round by round, now that another quiz was answered (on its latest round's run). */
+  quizAccuracy(runId: string, series: readonly QuizAccuracyPoint[]): void {
+    const run = this.setQuiz(runId, series);
+    if (!run) return;
+    this.hub.tell("training-quiz", runId, series);
+    this.hub.publish("quiz_accuracy", { runId, kind: "trainer", quizAccuracy: run.quizAccuracy });
+  }
+
+  private setQuiz(runId: string, series: readonly QuizAccuracyPoint[]): TrainingRun | undefined {
+    const run = this.runs.get(runId);
+    if (!run) return undefined;
+    run.quizAccuracy = [...series];
+    run.updatedAt = new Date().toISOString();
     return run;
   }
 
@@ -173,7 +258,8 @@ export class TrainingBoard {
   finish(runId: string, status: "done" | "interrupted" | "failed", extra: { checkpoint?: string } = {}): void {
     const run = this.close(runId, status, extra);
     this.hub.tell("training-finish", runId, status, extra);
-    this.hub.publish("finished", { runId, kind: "trainer", status, ...(run ? { title: run.title } : {}), ...extra });
+    const shown = this.privateRooms.get(runId)?.size ? {} : extra;
+    this.hub.publish("finished", { runId, kind: "trainer", status, ...(run ? { title: run.title } : {}), ...shown });
   }
 
   private close(runId: string, status: "done" | "interrupted" | "failed", extra: { checkpoint?: string }): TrainingRun | undefined {
@@ -190,7 +276,10 @@ export class TrainingBoard {
     if (this.runs.size <= MAX_RUNS) return;
     for (const run of [...this.runs.values()].sort((a, b) => (a.updatedAt < b.updatedAt ? -1 : 1))) {
       if (this.runs.size <= MAX_RUNS) break;
-      if (run.status !== "running") this.runs.delete(run.runId);
+      if (run.status !== "running") {
+        this.runs.delete(run.runId);
+        this.privateRooms.delete(run.runId);
+      }
     }
   }
 }

@@ -53,7 +53,8 @@ export function restoreTrainingRuns(store: RunStore, board: TrainingBoard): numb
       status: statusOf(run),
       roomIds: [],
       ...(round ? { round: Number(round[1]) } : {}),
-      ...(run.status === "done" && round ? { checkpoint: p.data.out } : {}),
+      // A private room's pool folder is named for the room: its rounds' checkpoints are not shown.
+      ...(run.status === "done" && round && run.params.visibility !== "private" ? { checkpoint: p.data.out } : {}),
       startedAt: run.createdAt,
       updatedAt: run.finishedAt ?? run.createdAt,
       history,

@@ -21,6 +21,7 @@ const WORLDS = {
   economy: () => import("./economy/index.js"),
   usersim: () => import("./usersim/index.js"),
   social: () => import("./social/index.js"),
+  rec: () => import("./rec/index.js"),
 } as const satisfies Readonly<Record<string, () => Promise<{ readonly world: WorldEntry }>>>;
 
 export type WorldName = keyof typeof WORLDS;

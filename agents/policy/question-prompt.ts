@@ -1,16 +1,18 @@
 /**
  * What a policy is asked for a benchmark question. Vanilla mode: the benchmark's own prompt (story
  * and question). Simulation mode: the question asked over the story's socialized context, which the
- * world model writes from the story text alone (the simulation agent's context, never a label),
- * filled into worlds/question/prompts/simulation-answer.txt. A small policy cannot write a socialized
- * context itself; this is the social-world-model project's simulation mode with the world model
- * as the context writer. The trainer builds its prompts here too, so training and evaluation ask
- * the very same text.
+ * world model writes from the story text alone (the simulation agent's context, never a label).
+ * Where the world has a compact form of it (its entry's `compactContext`; ToMi's, who saw where
+ * each object was first and last: worlds/tomi/compact-context.ts), that form, filled into
+ * worlds/question/prompts/simulation-compact.txt; elsewhere the whole context, one line per
+ * timestep, in simulation-answer.txt. A small policy cannot write a socialized context itself;
+ * this is the social-world-model project's simulation mode with the world model as the context
+ * writer. The trainer builds its prompts here too, so training and evaluation ask the very same text.
  */
-import { simulationAnswerText } from "../../worlds/question/prompts.js";
+import { simulationAnswerText, simulationCompactText } from "../../worlds/question/prompts.js";
 import { NONE, SAME_AS_STATE, type SocializedContext } from "../../worlds/core/socialized-context.js";
 import type { QuestionTask } from "../../worlds/question/world.js";
-import { loadSolver } from "../../worlds/registry.js";
+import { isWorldName, loadSolver, loadWorld } from "../../worlds/registry.js";
 
 /**
  * A socialized context as text, one line per timestep: its state, who perceives it, what is done.
@@ -64,5 +66,7 @@ export async function worldContext(task: QuestionTask): Promise<SocializedContex
 /** The user message a policy answers for this question, in the task's mode. */
 export async function questionText(task: QuestionTask): Promise<string> {
   if (task.mode !== "simulation") return task.prompt;
-  return simulationAnswerText(task, contextText(await worldContext(task)));
+  const ctx = await worldContext(task);
+  const compact = isWorldName(task.benchmark) ? (await loadWorld(task.benchmark)).compactContext : undefined;
+  return compact ? simulationCompactText(task, compact(ctx)) : simulationAnswerText(task, contextText(ctx));
 }

@@ -36,7 +36,7 @@ Options:
                        (ToMi's val split, Hi-ToM_data.json, fantom_v1.json under data/benchmarks/ of the checkout)
   --agent NAME         who answers (default: simulation): simulation, random[:SEED], majority:FILE (social:
                        fitted on FILE's labels), policy:DIR, onnx:DIR, or llm:MODEL[@BASE_URL][?options]
-                       (any OpenAI-compatible endpoint; see the README)
+                       (any OpenAI-compatible endpoint; see docs/llm-agents.md)
   --mode MODE          vanilla (story and question; default) or simulation (socialized context first)
   --limit N            only the first N questions
   --concurrency N      questions answered at once (default 4)
@@ -67,6 +67,8 @@ Hi-ToM only:
   --vp-labels FROM     cotp (default) or own: score VP entries against the label of the CoTP entry
                        asking the same question (upstream's evaluator reads every label from the
                        CoT files) or against their own label
+
+rec (the recommendation world) has options of its own: socialworld bench rec --help
 
 Social only:
   --depth N            only the tasks at depth N (0: reactions to the post, 1: to a depth-0 comment or repost)
@@ -102,6 +104,8 @@ const Args = z.object({
 });
 
 export async function benchCommand(argv: readonly string[]): Promise<number> {
+  // The recommendation world ranks items with recallers, not questions with an agent: its own options and table.
+  if (argv[0] === "rec") return (await import("./bench-rec.js")).benchRecCommand(argv.slice(1));
   const args = parseCommand(
     argv,
     {

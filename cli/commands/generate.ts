@@ -1,4 +1,6 @@
 /** `socialworld generate <world> --n N --seed S --out FILE` */
+import { mkdirSync, statSync } from "node:fs";
+import { dirname } from "node:path";
 import { z } from "zod";
 import { writeFileAtomic } from "../../store/write-atomic.js";
 import { loadGenerator, WORLD_NAMES, worldsWith } from "../../worlds/registry.js";
@@ -16,7 +18,7 @@ ${worlds.map((w) => `  ${w.name.padEnd(8)} ${w.generator!.describe}`).join("\n")
 Options:
   --n N        number of questions, or of what the world's line above counts (default 600)
   --seed S     random seed (default 0); the same seed writes the same file
-  --out FILE   where to write
+  --out FILE   where to write (the folder to write into, for a world whose line above says so)
   --quiet      no progress bar
 `;
 }
@@ -38,12 +40,26 @@ export async function generateCommand(argv: readonly string[]): Promise<number> 
     throw new UsageError(err.message);
   });
   if (generator.least && args.n < generator.least.n) throw new UsageError(`--n: ${generator.least.why}`);
-  prepareOutput("--out", args.out);
+  if (generator.output === "folder") prepareFolder(args.out);
+  else prepareOutput("--out", args.out);
   const progress = new Progress(`generate ${kind}`, args.n, args.quiet ? null : process.stderr);
   const set = await generator.generate(args.n, args.seed, args.out, (done) => progress.update(done));
-  for (const file of set.files) writeFileAtomic(file.path, file.text);
+  for (const file of set.files) {
+    if (generator.output === "folder") mkdirSync(dirname(file.path), { recursive: true });
+    writeFileAtomic(file.path, file.text);
+  }
   progress.finish();
   const written = [set.data, ...set.files.map((f) => f.path).filter((p) => p !== set.data)];
   process.stdout.write(`wrote ${args.n} ${kind} ${generator.unit ?? "questions"} (seed ${args.seed}): ${written.join(", ")}\n`);
   return 0;
+}
+
+/** An output folder: made if missing; an existing file there is a usage error. */
+function prepareFolder(path: string): void {
+  if (statSync(path, { throwIfNoEntry: false })?.isFile()) throw new UsageError(`--out: ${path} is a file; give a folder (the files are written into it)`);
+  try {
+    mkdirSync(path, { recursive: true });
+  } catch (err) {
+    throw new UsageError(`--out: cannot make the folder ${path} (${(err as Error).message})`);
+  }
 }

@@ -57,6 +57,8 @@ Options:
   --batch N              examples per micro-batch (default 8)
   --grad-accum N         micro-batches per step (default 1)
   --max-len N            drop examples longer than N tokens (default 1024)
+  --prompt-loss X        also train on the prompt's tokens, with this weight against the
+                         response's 1 (default 0: the response only); for a policy from scratch
   --weight-decay X       AdamW weight decay on matrices and embeddings (default 0.01)
   --beta1 X --beta2 X    AdamW betas (default 0.9, 0.95)
   --clip X               clip the global gradient norm (default 1; 0 = off)
@@ -85,6 +87,7 @@ const Args = z.object({
   batch: intArg(1, 65536).default(8),
   "grad-accum": intArg(1, 65536).default(1),
   "max-len": intArg(2).default(1024),
+  "prompt-loss": numArg().min(0).max(1).default(0),
   "weight-decay": numArg().nonnegative().default(0.01),
   beta1: numArg().min(0).lt(1).default(0.9),
   beta2: numArg().min(0).lt(1).default(0.95),
@@ -107,7 +110,7 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
   const a = parseCommand(
     argv,
     {
-      model: str, init: str, data: str, out: str, steps: str, lr: str, "min-lr": str, warmup: str, batch: str, "grad-accum": str, "max-len": str,
+      model: str, init: str, data: str, out: str, steps: str, lr: str, "min-lr": str, warmup: str, batch: str, "grad-accum": str, "max-len": str, "prompt-loss": str,
       "weight-decay": str, beta1: str, beta2: str, clip: str, seed: str, "save-every": str, keep: str, resume: str, lora: str, "min-reward": str, threads: str,
       ...deviceOptions,
       quiet: { type: "boolean" },
@@ -134,6 +137,7 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
     clip: a.clip,
     seed: a.seed,
     maxLen: a["max-len"],
+    ...(a["prompt-loss"] > 0 ? { promptLoss: a["prompt-loss"] } : {}),
   };
   const id = dataId(a.data);
   mkdirSync(a.out, { recursive: true });
@@ -177,7 +181,7 @@ async function trainSftInto(a: Args, settings: SftSettings, examples: SftExample
     ({ model, tokenizer, files } = m);
   }
 
-  const encoded = encodeExamples(tokenizer, examples, settings.maxLen);
+  const encoded = encodeExamples(tokenizer, examples, settings.maxLen, settings.promptLoss ?? 0);
   if (encoded.examples.length === 0) throw new UsageError(`--data: no example fits --max-len ${settings.maxLen} with a response to train on`);
   if (encoded.tooLong) process.stderr.write(`note: ${encoded.tooLong} example(s) longer than --max-len ${settings.maxLen} left out\n`);
   if (encoded.examples.length < settings.batch) process.stderr.write(`note: ${encoded.examples.length} example(s), fewer than --batch ${settings.batch}: batches repeat examples\n`);

@@ -1,6 +1,6 @@
-import type { EpisodeAudit, Leak, RoomSummary, TrainingMetrics, TrainingRun } from "../../server/protocol.js";
+import type { EpisodeAudit, Leak, QuizAccuracyPoint, RoomSummary, TrainingMetrics, TrainingRun } from "../../server/protocol.js";
 
-/** The REST API (see the README's protocol section). */
+/** The REST API (docs/server.md, "REST API"). */
 export interface RunRecord {
   id: string;
   kind: string;
@@ -36,7 +36,7 @@ export interface SocializedContext {
   socialized_context: { timestep: string; state: string; observations: string[]; actions: string[] }[];
 }
 
-export type { EpisodeAudit, Leak, RoomSummary, TrainingMetrics, TrainingRun };
+export type { EpisodeAudit, Leak, QuizAccuracyPoint, RoomSummary, TrainingMetrics, TrainingRun };
 
 async function get<T>(path: string): Promise<T> {
   const res = await fetch(path, { headers: { accept: "application/json" } });
@@ -51,7 +51,7 @@ export const api = {
   runs: (offset = 0, limit = 20) => get<{ total: number; runs: RunRecord[] }>(`api/runs?offset=${offset}&limit=${limit}`),
   run: (id: string) => get<{ run: RunRecord; report: Report | null }>(`api/runs/${encodeURIComponent(id)}`),
   episodes: (id: string, offset: number, limit: number) =>
-    get<{ total: number; episodes: Record<string, unknown>[]; torn: boolean }>(`api/runs/${encodeURIComponent(id)}/episodes?offset=${offset}&limit=${limit}`),
+    get<{ total: number; episodes: Record<string, unknown>[]; indexes: number[]; torn: boolean }>(`api/runs/${encodeURIComponent(id)}/episodes?offset=${offset}&limit=${limit}`),
   episode: (id: string, index: number) => get<SocializedContext>(`api/runs/${encodeURIComponent(id)}/episodes/${index}`),
   audit: (id: string, index: number) => get<EpisodeAudit>(`api/runs/${encodeURIComponent(id)}/episodes/${index}/audit`),
   training: () => get<{ runs: TrainingRun[] }>("api/training").then((r) => r.runs),

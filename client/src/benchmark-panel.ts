@@ -9,7 +9,8 @@ export function renderProgress(el: HTMLElement, p: ProgressJson | undefined): vo
   replace(
     el,
     h("h3", `${p.benchmark} · ${p.agent} · ${p.mode}`),
-    h("div.bar", { title: `${p.done} of ${p.total}` }, h("div.fill", { style: `width:${(100 * p.done) / p.total}%` })),
+    // The browser's own progress bar: read out by screen readers as a progress bar, with its value.
+    h("progress.bar#bench-progress", { max: p.total, value: p.done, title: `${p.done} of ${p.total}`, "aria-label": "questions answered" }),
     h("p#score", `${p.done}/${p.total} answered · ${p.correct} correct · accuracy ${p.done ? pct(acc) : "–"}${p.finished ? " · finished" : ""}`),
     types.length
       ? h(

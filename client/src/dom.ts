@@ -38,9 +38,7 @@ export function replace(el: Element, ...children: Child[]): void {
   append(el, children);
 }
 
-export function pct(x: number): string {
-  return `${(100 * x).toFixed(1)}%`;
-}
+export { pct } from "./format.js";
 
 export function ago(iso: string): string {
   const s = Math.round((Date.now() - new Date(iso).getTime()) / 1000);

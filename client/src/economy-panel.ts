@@ -6,7 +6,7 @@
  * world shows its spectators after each month: worlds/economy/world.ts, view) and keeps every
  * month it has seen, since the room's own history is bounded.
  */
-import { lineChart, scatterChart } from "./chart.js";
+import { Chart } from "./chart.js";
 import { h } from "./dom.js";
 
 /** The part of a month's view the plots read (the shape of MonthEventData). */
@@ -28,6 +28,7 @@ function monthView(json: string): MonthView | undefined {
 }
 
 const pct = (y: number) => `${(100 * y).toFixed(1)}%`;
+const MONTH = { xLabel: "month" };
 const corr = (c: number | null) => (c === null ? "n/a" : `corr ${c.toFixed(2)}`);
 
 export class EconomyPanel {
@@ -54,34 +55,35 @@ export class EconomyPanel {
     }
   }
 
+  private readonly charts = {
+    price: new Chart("price level", [{ name: "price", color: "#3558d4" }], MONTH),
+    gdp: new Chart("real GDP", [{ name: "GDP", color: "#1f8a4c" }], MONTH),
+    unemployment: new Chart("unemployment (monthly)", [{ name: "unemployment", color: "#c53030", format: pct }], { ...MONTH, yMin: 0 }),
+    inflation: new Chart("inflation (yearly)", [{ name: "inflation", color: "#b7791f", format: pct }], { xLabel: "year" }),
+    phillips: new Chart("Phillips curve", [{ name: "wage inflation", color: "#3558d4", format: pct }], { scatter: true, xLabel: "unemployment", yLabel: "wage inflation", height: 190 }),
+    okun: new Chart("Okun's law", [{ name: "real GDP growth", color: "#3558d4", format: pct }], { scatter: true, xLabel: "change in unemployment", yLabel: "real GDP growth", height: 190 }),
+  };
+
+  constructor() {
+    this.element.append(h("h3", "Economy"), h("div.charts", Object.values(this.charts).map((c) => c.element)));
+  }
+
   private draw(): void {
     const months = [...this.months.values()].sort((a, b) => a.stats.month - b.stats.month);
     const years = months.flatMap((m) => (m.year ? [m.year] : []));
     const last = months.findLast((m) => m.year !== null);
-    const series = (name: string, color: string, f: (m: MonthView) => number, format?: (y: number) => string) => [{ name, color, points: months.map((m) => ({ x: m.stats.month, y: f(m) })), ...(format ? { format } : {}) }];
-    this.element.replaceChildren(
-      h("h3", "Economy"),
-      h(
-        "div.charts",
-        lineChart("price level", series("price", "#3558d4", (m) => m.stats.priceAfter), { xLabel: "month" }),
-        lineChart("real GDP", series("GDP", "#1f8a4c", (m) => m.stats.realGdp), { xLabel: "month" }),
-        lineChart("unemployment (monthly)", series("unemployment", "#c53030", (m) => 1 - m.stats.employed / m.stats.households, pct), { yMin: 0, xLabel: "month" }),
-        lineChart("inflation (yearly)", [{ name: "inflation", color: "#b7791f", points: years.flatMap((y) => (y.inflation === null ? [] : [{ x: y.year, y: y.inflation }])), format: pct }], { xLabel: "year" }),
-        scatterChart(
-          "Phillips curve",
-          "unemployment",
-          "wage inflation",
-          years.flatMap((y) => (y.wageInflation === null ? [] : [{ x: y.unemployment, y: y.wageInflation, label: `year ${y.year}` }])),
-          { format: pct, note: corr(last?.phillips ?? null) },
-        ),
-        scatterChart(
-          "Okun's law",
-          "change in unemployment",
-          "real GDP growth",
-          years.flatMap((y) => (y.unemploymentChange === null || y.realGdpGrowth === null ? [] : [{ x: y.unemploymentChange, y: y.realGdpGrowth, label: `year ${y.year}` }])),
-          { format: pct, note: corr(last?.okun ?? null) },
-        ),
-      ),
-    );
+    const monthly = (f: (m: MonthView) => number) => [months.map((m) => ({ x: m.stats.month, y: f(m) }))];
+    const c = this.charts;
+    c.price.update(monthly((m) => m.stats.priceAfter));
+    c.gdp.update(monthly((m) => m.stats.realGdp));
+    c.unemployment.update(monthly((m) => 1 - m.stats.employed / m.stats.households));
+    c.inflation.update([years.flatMap((y) => (y.inflation === null ? [] : [{ x: y.year, y: y.inflation }]))]);
+    c.phillips.update([years.flatMap((y) => (y.wageInflation === null ? [] : [{ x: y.unemployment, y: y.wageInflation }]))], corr(last?.phillips ?? null));
+    c.okun.update([years.flatMap((y) => (y.unemploymentChange === null || y.realGdpGrowth === null ? [] : [{ x: y.unemploymentChange, y: y.realGdpGrowth }]))], corr(last?.okun ?? null));
+  }
+
+  /** Frees the charts (the room view is left). */
+  dispose(): void {
+    for (const chart of Object.values(this.charts)) chart.destroy();
   }
 }

@@ -1,6 +1,6 @@
 /** The socket.io `/progress` stream: live benchmark progress and trainer metrics. */
 import { io, type Socket } from "socket.io-client";
-import type { TrainingMetrics } from "./api.js";
+import type { QuizAccuracyPoint, TrainingMetrics } from "./api.js";
 
 export interface ProgressEvent {
   runId: string;
@@ -19,17 +19,23 @@ export interface ProgressEvent {
   roomIds?: string[];
   round?: number;
   checkpoint?: string;
+  /** kind "trainer", self-play: the pool's quiz accuracy on new episodes, round by round. */
+  quizAccuracy?: QuizAccuracyPoint[];
 }
 
-let socket: Socket | undefined;
-const listeners = new Set<(type: "progress" | "finished", e: ProgressEvent) => void>();
+/** "quiz_accuracy": a self-play pool's quiz accuracy grew (no step, no end). */
+export type ProgressType = "progress" | "finished" | "quiz_accuracy";
 
-export function onProgress(fn: (type: "progress" | "finished", e: ProgressEvent) => void): () => void {
+let socket: Socket | undefined;
+const listeners = new Set<(type: ProgressType, e: ProgressEvent) => void>();
+
+export function onProgress(fn: (type: ProgressType, e: ProgressEvent) => void): () => void {
   if (!socket) {
     socket = io("/progress", { transports: ["websocket"] });
     socket.on("snapshot", (events: ProgressEvent[]) => events.forEach((e) => listeners.forEach((l) => l("progress", e))));
     socket.on("progress", (e: ProgressEvent) => listeners.forEach((l) => l("progress", e)));
     socket.on("finished", (e: ProgressEvent) => listeners.forEach((l) => l("finished", e)));
+    socket.on("quiz_accuracy", (e: ProgressEvent) => listeners.forEach((l) => l("quiz_accuracy", e)));
   }
   listeners.add(fn);
   return () => listeners.delete(fn);

@@ -10,6 +10,7 @@
  */
 import { api, type EpisodeAudit, type Leak } from "./api.js";
 import { h, replace } from "./dom.js";
+import { agentAct, agentsHead } from "./timeline-labels.js";
 import { buildReplay, type AgentStep, type Replay, type ReplayStep } from "./replay-model.js";
 
 const WORLD = "world";
@@ -171,7 +172,8 @@ function worldStep(replay: Replay, s: ReplayStep, current: boolean): HTMLElement
       h("div.state", s.state || h("span.muted", "(nothing has happened yet)")),
       h(
         "table.agents",
-        replay.agents.map((name) => {
+        agentsHead(s.timestep),
+        h("tbody", replay.agents.map((name) => {
           const a = s.agents.get(name)!;
           return h(
             "tr",
@@ -180,7 +182,7 @@ function worldStep(replay: Replay, s: ReplayStep, current: boolean): HTMLElement
             h("td", perceivedOf(a, s.state), mindOf(a, true)),
             h("td.act", a.action === "none" ? h("span.muted", "—") : a.action, leakMarks(a.leaks)),
           );
-        }),
+        })),
       ),
     ),
   );
@@ -197,7 +199,7 @@ function agentStep(s: ReplayStep, seat: string, current: boolean): HTMLElement {
       h("div.perceived", perceivedOf(a, undefined)),
       // The agent's beliefs at this step (held until they change), shown in full at the current one.
       mindOf(a, !current),
-      h("div.act", a.action === "none" ? h("span.muted", "does nothing") : h("span", h("span.muted", "does: "), a.action), leakMarks(a.leaks)),
+      agentAct(a.action, s.timestep, leakMarks(a.leaks)),
     ),
   );
 }

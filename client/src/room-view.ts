@@ -28,6 +28,7 @@ import {
   SOCIAL_S2C,
 } from "../../server/protocol.js";
 import { renderProgress } from "./benchmark-panel.js";
+import { agentAct, agentsHead } from "./timeline-labels.js";
 import { h, myName, replace } from "./dom.js";
 import { EconomyPanel } from "./economy-panel.js";
 import { SeatPanel } from "./seat-panel.js";
@@ -136,7 +137,10 @@ export function showRoom(app: HTMLElement, roomId: string, params: URLSearchPara
         }),
       ),
     );
-    if (s.kind === "benchmark") renderProgress(progressBox, s.progress);
+    if (s.kind === "benchmark") {
+      renderProgress(progressBox, s.progress);
+      panel?.verdicts(s.progress?.recent ?? []);
+    }
     renderQuizScores(quizBox, s.quiz);
     replace(aside, quizForm?.element, panel?.element, s.kind === "benchmark" ? progressBox : null, s.quiz?.length ? quizBox : null, seatsBox);
   };
@@ -204,7 +208,10 @@ export function showRoom(app: HTMLElement, roomId: string, params: URLSearchPara
 
   const connect = async () => {
     const client = new Client();
-    const stored = sessionStorage.getItem(tokenKey(roomId)) ?? undefined;
+    // The seat's token is kept per browser (localStorage, not the tab's sessionStorage): a person who
+    // closes the tab and comes back, by the room's link or the lobby's, gets the seat back at once,
+    // while the room still keeps it for them, instead of "taken by" themselves until it is released.
+    const stored = localStorage.getItem(tokenKey(roomId)) ?? undefined;
     const name = myName() || undefined;
     const attempts: JoinOptions[] = [];
     if (seatWanted) {
@@ -213,15 +220,19 @@ export function showRoom(app: HTMLElement, roomId: string, params: URLSearchPara
       // A remembered token may have expired (the seat was released): claim the seat afresh.
       if (!tokenParam && stored) attempts.push({ seat: seatWanted, ...(name ? { name } : {}) });
     } else {
-      attempts.push(tokenParam ? { token: tokenParam } : {});
+      const token = tokenParam ?? stored;
+      attempts.push(token ? { token } : {});
+      // The remembered seat is gone: watch as a spectator.
+      if (!tokenParam && stored) attempts.push({});
     }
     let lastError: unknown;
-    for (const options of attempts) {
+    for (const [i, options] of attempts.entries()) {
       try {
         room = await client.joinById(roomId, options);
         break;
       } catch (err) {
         lastError = err;
+        if (i === 0 && !tokenParam && stored && /token|taken/.test((err as Error).message)) localStorage.removeItem(tokenKey(roomId));
       }
     }
     if (!room) throw lastError instanceof Error ? lastError : new Error(String(lastError));
@@ -246,7 +257,7 @@ export function showRoom(app: HTMLElement, roomId: string, params: URLSearchPara
       postBox?.result(m.ok, m.ok ? "posted: it goes out at the next timestep" : m.error);
     });
     r.onMessage(S2C.seat, (m: SeatMessage) => {
-      sessionStorage.setItem(tokenKey(roomId), m.token);
+      localStorage.setItem(tokenKey(roomId), m.token);
       mySeat = m.agent || undefined;
       perspective = mySeat;
       if (!panel)
@@ -254,7 +265,7 @@ export function showRoom(app: HTMLElement, roomId: string, params: URLSearchPara
           m.agent,
           (action, timestep) => r.send(C2S.act, { action, timestep }),
           () => {
-            sessionStorage.removeItem(tokenKey(roomId));
+            localStorage.removeItem(tokenKey(roomId));
             location.hash = `#/room/${encodeURIComponent(roomId)}`;
           },
           state?.kind === "benchmark" ? "question" : "timestep",
@@ -287,6 +298,7 @@ export function showRoom(app: HTMLElement, roomId: string, params: URLSearchPara
     closed = true;
     clearInterval(clock);
     panel?.dispose();
+    economy?.dispose();
     if (room) void room.leave();
   };
 }
@@ -327,7 +339,8 @@ function simulationTimeline(s: StateJson, perspective: string | undefined): HTML
           h("div.t", `t${w.timestep}`),
           h("div.body", h("div.state", w.text === "none" ? h("span.muted", "(nothing has happened yet)") : w.text), h(
             "table.agents",
-            agents.map((a) => {
+            agentsHead(w.timestep),
+            h("tbody", agents.map((a) => {
               const mine = byAgent.get(a)?.get(w.timestep);
               const prev = byAgent.get(a)?.get(w.timestep - 1);
               if (!mine) return null;
@@ -342,7 +355,7 @@ function simulationTimeline(s: StateJson, perspective: string | undefined): HTML
                   leaks.filter((l) => l.agent === a).map((l) => h("div.leak", { title: l.why }, h("strong", "leak"), ` states that ${l.fact.text}`)),
                 ),
               );
-            }),
+            })),
           )),
         );
       }),
@@ -360,7 +373,7 @@ function simulationTimeline(s: StateJson, perspective: string | undefined): HTML
           "div.body",
           h("div", observation(st, undefined)),
           mind(st, steps[i - 1]),
-          h("div.act", st.action === "none" ? h("span.muted", "does nothing") : h("span", h("span.muted", "does: "), st.action), sourceBadge(st.source)),
+          agentAct(st.action, st.timestep, sourceBadge(st.source)),
         ),
       ),
     ),
@@ -395,15 +408,30 @@ function benchmarkTimeline(s: StateJson, perspective: string | undefined): HTMLE
       }),
     );
   }
+  // The respondent's view: each question (its story is in the seat's panel, or a click away) and
+  // the answer, with the verdict once it is scored (the progress' latest outcomes).
+  const verdicts = new Map((s.progress?.recent ?? []).map((r) => [r.index, r.correct]));
   return h(
     "ol.steps",
-    [...mine.values()].map((st) =>
-      h(
+    [...mine.values()].map((st) => {
+      const task = safeJson(st.data) as { question?: string; story?: string };
+      const verdict = verdicts.get(st.timestep);
+      return h(
         "li.step",
+        { dataset: { timestep: String(st.timestep) } },
         h("div.t", `#${st.timestep}`),
-        h("div.body", h("pre.text", st.text), st.action ? h("div.act", st.action, sourceBadge(st.source)) : h("div.muted", "answering…")),
-      ),
-    ),
+        h(
+          "div.body",
+          typeof task.question === "string" ? h("div.question", task.question) : h("pre.text", st.text),
+          typeof task.story === "string" ? h("details.story", h("summary.muted.small", "the story"), h("pre.text", task.story)) : null,
+          st.action && st.action !== "none"
+            ? h("div.act", verdict !== undefined ? h(`span.verdict.${verdict ? "right" : "wrong"}`, verdict ? "✓ " : "✗ ") : null, st.action, sourceBadge(st.source))
+            : st.action === "none"
+              ? h("div.act.muted", "no answer", sourceBadge(st.source))
+              : h("div.muted", "answering…"),
+        ),
+      );
+    }),
   );
 }
 

@@ -17,25 +17,36 @@ export function showRun(app: HTMLElement, runId: string, episode?: number, param
   app.append(head, reportBox, h("div.run-grid", list, viewer));
   let offset = episode === undefined ? 0 : Math.floor(episode / PAGE) * PAGE;
   let stopReplay: (() => void) | undefined;
+  /** The records of the page shown, by episode index (a benchmark item's question and verdict). */
+  const records = new Map<number, Record<string, unknown>>();
 
   const showEpisode = (index: number, seat?: string, t?: number) => {
     stopReplay?.();
+    for (const li of list.querySelectorAll("li[data-episode]")) li.classList.toggle("current", li.getAttribute("data-episode") === String(index));
+    const record = records.get(index);
+    const item = record?.kind === "benchmark_item" ? itemCard(record.result as ItemResult) : null;
+    const replayBox = h("div");
+    replace(viewer, item, replayBox);
     const address = (s: string, at: number) => `#/run/${encodeURIComponent(runId)}/episode/${index}?seat=${encodeURIComponent(s)}&t=${at}`;
     // The address follows the replay without a new history entry per step (nor a hashchange: no re-route).
-    stopReplay = showReplay(viewer, runId, index, { ...(seat ? { seat } : {}), ...(t !== undefined ? { t } : {}), onMove: (s, at) => history.replaceState(null, "", address(s, at)) });
+    stopReplay = showReplay(replayBox, runId, index, { ...(seat ? { seat } : {}), ...(t !== undefined ? { t } : {}), onMove: (s, at) => history.replaceState(null, "", address(s, at)) });
   };
 
   const page = async () => {
     const r = await api.episodes(runId, offset, PAGE);
+    records.clear();
+    r.episodes.forEach((e, i) => records.set(offset + i, e));
     replace(
       list,
       h("h3", `Episodes (${r.total})`),
       h(
         "ol.episodes",
         { start: offset },
-        r.episodes.map((e, i) =>
-          h("li", { dataset: { episode: String(offset + i) } }, h("a", { href: "javascript:void 0", onclick: () => showEpisode(offset + i) }, describe(e))),
-        ),
+        // `indexes`: each record's place in the log (the records that open quizzes are not listed).
+        r.episodes.map((e, i) => {
+          const at = r.indexes[i] ?? offset + i;
+          return h("li", { value: at, dataset: { episode: String(at) } }, h("a", { href: "javascript:void 0", onclick: () => showEpisode(at) }, describe(e)));
+        }),
       ),
       h(
         "div.row",
@@ -59,7 +70,8 @@ export function showRun(app: HTMLElement, runId: string, episode?: number, param
     if (episode !== undefined) {
       const t = params.get("t");
       showEpisode(episode, params.get("seat") ?? undefined, t === null ? undefined : Number(t));
-    } else replace(viewer, h("p.muted", "Choose an episode to replay it step by step, from the world's view or any agent's seat."));
+    } else if (records.has(0)) showEpisode(0);
+    else replace(viewer, h("p.muted", "This run has no episodes yet."));
   })().catch((err: unknown) => replace(head, h("h2", "Run"), h("p.error", (err as Error).message)));
   return () => stopReplay?.();
 }
@@ -75,6 +87,43 @@ function describe(e: Record<string, unknown>): string {
   if (e.kind === "demo_story") return `demo story: ${String(e.storyType)}`;
   if (e.kind === "imported_context") return `imported context: ${String(e.source ?? "")}`;
   return String(e.kind ?? "episode");
+}
+
+/** The fields of a benchmark item's result (benchmarks/runner.ts, ItemResult) that the card shows. */
+interface ItemResult {
+  id: string;
+  type: string;
+  question: string;
+  official: string | readonly string[];
+  answer: string;
+  correct: boolean;
+  worldModel: string | readonly string[] | null;
+  agrees: boolean;
+  cause?: string;
+  note?: string;
+  error?: string;
+}
+
+const answers = (a: string | readonly string[] | null) => (a === null ? "–" : typeof a === "string" ? a : a.join(" / "));
+
+/** A benchmark question as it was asked and answered: the question, the answer, the label, the verdict. */
+function itemCard(r: ItemResult): HTMLElement {
+  return h(
+    `div.item-card.${r.correct ? "right" : "wrong"}#item`,
+    h("div.verdict-line", h(`span.verdict.${r.correct ? "right" : "wrong"}`, r.correct ? "✓ right" : "✗ wrong"), h("span.badge", r.type), h("span.mono.muted.small", r.id)),
+    h(
+      "dl.item-fields",
+      h("dt", "question"),
+      h("dd#item-question", r.question),
+      h("dt", "answer"),
+      h("dd#item-answer", r.answer || h("span.muted", "(no answer)"), r.error ? h("div.muted.small", `the agent failed (${r.error}): its fallback answered`) : null),
+      h("dt", "label"),
+      h("dd#item-label", answers(r.official)),
+      r.worldModel !== null ? [h("dt", "world model"), h("dd", answers(r.worldModel), r.agrees ? null : h("span.badge", "disputes the label"))] : null,
+      r.cause ? [h("dt", "cause"), h("dd", r.cause)] : null,
+      r.note ? [h("dt", "note"), h("dd", r.note)] : null,
+    ),
+  );
 }
 
 function reportCard(r: Report): HTMLElement {

@@ -4,6 +4,7 @@
  */
 import type { ActionResultMessage, TurnMessage, TurnOverMessage } from "../../server/protocol.js";
 import { actionForm } from "./action-form.js";
+import { answerForm, questionOf } from "./answer-form.js";
 import { h, replace } from "./dom.js";
 
 export class SeatPanel {
@@ -11,9 +12,14 @@ export class SeatPanel {
   private turn: TurnMessage | undefined;
   /** Built once per turn, so that a refused action leaves the person's choices in place. */
   private form: HTMLElement | undefined;
-  private note: { kind: "ok" | "error" | "info"; text: string } | undefined;
+  /** What became of the last action; `verdict`: the last question's right or wrong, kept through the next question. */
+  private note: { kind: "ok" | "error" | "info"; text: string; verdict?: true } | undefined;
   private readonly deadlineBar = h("div.deadline");
   private timer: number | undefined;
+  /** The question this person answered last, until its verdict is shown (a benchmark seat). */
+  private awaitingVerdict: number | undefined;
+  /** The last turn was a benchmark question (answered with answer-form.ts). */
+  private asked = false;
 
   constructor(
     private agent: string,
@@ -33,8 +39,12 @@ export class SeatPanel {
 
   setTurn(turn: TurnMessage): void {
     this.turn = turn;
-    this.form = actionForm(turn.actionSchema, turn.options, (action) => this.act(action, turn.timestep)).element;
-    this.note = undefined;
+    const question = questionOf(turn.observation.data);
+    this.asked = question !== undefined;
+    this.form = question
+      ? answerForm(question, (answer) => this.act({ answer }, turn.timestep))
+      : actionForm(turn.actionSchema, turn.options, (action) => this.act(action, turn.timestep)).element;
+    if (!this.note?.verdict && this.awaitingVerdict === undefined) this.note = undefined;
     this.render();
   }
 
@@ -53,7 +63,23 @@ export class SeatPanel {
   }
 
   result(msg: ActionResultMessage): void {
-    this.note = msg.ok ? { kind: "ok", text: `Done: your action for ${this.unit} ${msg.timestep} was taken.` } : { kind: "error", text: msg.error };
+    if (msg.ok && this.asked) {
+      this.awaitingVerdict = msg.timestep;
+      this.note = { kind: "info", text: `Your answer to question ${msg.timestep} was taken: scoring it…` };
+    } else this.note = msg.ok ? { kind: "ok", text: `Done: your action for ${this.unit} ${msg.timestep} was taken.` } : { kind: "error", text: msg.error };
+    this.render();
+  }
+
+  /** A benchmark's latest outcomes (the room's progress): says whether the answer just given was right. */
+  verdicts(recent: readonly { index: number; correct: boolean }[]): void {
+    if (this.awaitingVerdict === undefined) return;
+    const n = this.awaitingVerdict;
+    const outcome = recent.find((r) => r.index === n);
+    if (!outcome) return;
+    this.awaitingVerdict = undefined;
+    this.note = outcome.correct
+      ? { kind: "ok", text: `✓ Right: your answer to question ${n} is correct.`, verdict: true }
+      : { kind: "error", text: `✗ Wrong: your answer to question ${n} is not the label.`, verdict: true };
     this.render();
   }
 
@@ -81,15 +107,15 @@ export class SeatPanel {
       t
         ? [
             h("div.turn-head", h("strong", `Your turn · ${this.unit} ${t.timestep}`), this.deadlineBar),
-            h("div.obs", h("div.label", "you perceive"), h("pre.text#observation", t.observation.text || "nothing")),
-            perception(t.observation.data),
+            // A question's form shows its story and question itself (once).
+            questionOf(t.observation.data) ? null : [h("div.obs", h("div.label", "you perceive"), h("pre.text#observation", t.observation.text || "nothing")), perception(t.observation.data)],
             t.mentalState ? h("div.obs", h("div.label", "you believe"), h("div.mind", t.mentalState)) : null,
             this.form,
           ]
         : this.agent
           ? h("p.muted#waiting", "Waiting for your next turn…")
           : null,
-      this.note ? h(`p.note.${this.note.kind}#action-note`, this.note.text) : null,
+      this.note ? h(`p.note.${this.note.kind}#action-note`, { role: "status" }, this.note.text) : null,
     );
     this.tick();
   }

@@ -1,17 +1,21 @@
 /**
  * The training dashboard (#/training): every training run the server knows of (self-play rounds
  * of its rooms, and `train grpo --server` runs elsewhere), with its reward, KL and accuracy over
- * the steps as plots, updated live from the socket.io progress stream.
+ * the steps as plots, and for self-play the pool's quiz accuracy on new episodes round by round,
+ * updated live from the socket.io progress stream.
  */
-import { api, type TrainingMetrics, type TrainingRun } from "./api.js";
-import { lineChart } from "./chart.js";
-import { ago, h, pct, replace } from "./dom.js";
+import { api, type QuizAccuracyPoint, type TrainingMetrics, type TrainingRun } from "./api.js";
+import { Chart } from "./chart.js";
+import { ago, h, replace } from "./dom.js";
+import { formatNumber, pct } from "./format.js";
 import { onProgress } from "./progress.js";
 
 export function showTraining(app: HTMLElement): () => void {
   const box = h("div#training", h("p.muted", "loading training runs…"));
   app.append(h("section", h("h2", "Training"), box));
   const runs = new Map<string, TrainingRun>();
+  // One card per run, kept across redraws: its charts take new points instead of being drawn anew.
+  const cards = new Map<string, RunCard>();
 
   const draw = () => {
     const list = [...runs.values()].sort((a, b) => (a.startedAt < b.startedAt ? 1 : -1));
@@ -21,7 +25,14 @@ export function showTraining(app: HTMLElement): () => void {
         h("p.muted", "No training runs yet. Give a simulation room a self-play schedule (the selfPlay room option), or run `socialworld train grpo --server URL` to see one here."),
       );
     }
-    replace(box, list.map(card));
+    for (const run of list) {
+      let c = cards.get(run.runId);
+      if (!c) cards.set(run.runId, (c = new RunCard(run.runId)));
+      c.update(run);
+    }
+    // Moved, not rebuilt: a chart being hovered or zoomed stays as it is.
+    const want = list.map((r) => cards.get(r.runId)!.element);
+    if (want.length !== box.children.length || want.some((el, i) => box.children[i] !== el)) replace(box, want);
   };
 
   void api
@@ -35,12 +46,14 @@ export function showTraining(app: HTMLElement): () => void {
   const off = onProgress((type, e) => {
     if (e.kind !== "trainer") return;
     let run = runs.get(e.runId);
+    if (e.quizAccuracy && run) run.quizAccuracy = e.quizAccuracy;
     if (type === "progress" && e.metrics) {
       if (!run) {
         run = { runId: e.runId, title: e.title ?? e.runId, source: e.source ?? "", steps: e.steps ?? 0, status: "running", roomIds: e.roomIds ?? [], startedAt: new Date().toISOString(), updatedAt: new Date().toISOString(), history: [] };
         runs.set(e.runId, run);
       }
       if (e.round !== undefined) run.round = e.round;
+      if (e.quizAccuracy) run.quizAccuracy = e.quizAccuracy;
       run.status = "running";
       run.updatedAt = new Date().toISOString();
       const i = run.history.findIndex((m) => m.step >= e.metrics!.step);
@@ -52,36 +65,66 @@ export function showTraining(app: HTMLElement): () => void {
     }
     draw();
   });
-  return off;
+  return () => {
+    off();
+    for (const c of cards.values()) c.destroy();
+  };
 }
 
-function card(run: TrainingRun): HTMLElement {
-  const hist = run.history;
-  const last: TrainingMetrics | undefined = hist.at(-1);
-  const pts = (f: (m: TrainingMetrics) => number | null) => hist.map((m) => ({ x: m.step, y: f(m) ?? Number.NaN }));
-  return h(
-    "div.card.training-run",
-    { dataset: { run: run.runId } },
-    h("h3", run.title, " ", h(`span.status.${run.status}`, run.status), run.round !== undefined ? h("span.badge", `round ${run.round}`) : null),
-    h(
-      "p.muted.small",
+/** A training run's card: its line of latest figures and its reward, KL and accuracy charts. */
+class RunCard {
+  private readonly head = h("h3");
+  private readonly meta = h("p.muted.small");
+  private readonly figures = h("p.small.figures");
+  private readonly reward = new Chart("reward", [{ name: "reward", color: "#3558d4" }]);
+  private readonly kl = new Chart("KL to the reference", [{ name: "KL", color: "#b7791f" }]);
+  private readonly accuracy = new Chart("accuracy", [{ name: "accuracy", color: "#1f8a4c", format: (y) => pct(y) }], { yMin: 0, yMax: 1 });
+  /** Self-play: each round's policy on the quiz questions of episodes it played (new to it), by round. */
+  private readonly quiz = new Chart("quiz accuracy on new episodes", [{ name: "quiz accuracy", color: "#8b3fb5", format: (y) => pct(y) }], { yMin: 0, yMax: 1, xLabel: "round" });
+  readonly element: HTMLElement;
+
+  constructor(runId: string) {
+    this.quiz.element.hidden = true;
+    this.element = h(
+      "div.card.training-run",
+      { dataset: { run: runId } },
+      this.head,
+      this.meta,
+      this.figures,
+      h("div.charts", this.reward.element, this.kl.element, this.accuracy.element, this.quiz.element),
+    );
+  }
+
+  update(run: TrainingRun): void {
+    const hist = run.history;
+    const last: TrainingMetrics | undefined = hist.at(-1);
+    const pts = (f: (m: TrainingMetrics) => number | null) => [hist.map((m) => ({ x: m.step, y: f(m) }))];
+    replace(this.head, run.title, " ", h(`span.status.${run.status}`, run.status), run.round !== undefined ? h("span.badge", `round ${run.round}`) : null);
+    replace(
+      this.meta,
       run.source,
       ` · step ${last?.step ?? 0}/${run.steps}`,
       run.roomIds.length ? ` · rooms ${run.roomIds.join(", ")}` : "",
       ` · updated ${ago(run.updatedAt)}`,
       run.checkpoint ? h("span.mono", ` · ${run.checkpoint}`) : null,
-    ),
-    last
-      ? h(
-          "p.small",
-          `reward ${last.reward.toFixed(3)} · accuracy ${pct(last.accuracy)} · KL ${last.kl === null ? "–" : last.kl.toFixed(4)} · entropy ${last.entropy.toFixed(3)} · clip ${pct(last.clipFraction)} · length ${last.responseLength.toFixed(1)}`,
-        )
-      : null,
-    h(
-      "div.charts",
-      lineChart("reward", [{ name: "reward", color: "#3558d4", points: pts((m) => m.reward) }]),
-      lineChart("KL to the reference", [{ name: "KL", color: "#b7791f", points: pts((m) => m.kl) }]),
-      lineChart("accuracy", [{ name: "accuracy", color: "#1f8a4c", points: pts((m) => m.accuracy), format: (y) => pct(y) }], { yMin: 0, yMax: 1 }),
-    ),
-  );
+    );
+    // The same format as the charts' (format.ts): a KL of 3.07e-6 is not "0.0000" here.
+    replace(
+      this.figures,
+      last
+        ? `reward ${formatNumber(last.reward)} · accuracy ${pct(last.accuracy)} · KL ${formatNumber(last.kl)} · entropy ${formatNumber(last.entropy)} · clip ${pct(last.clipFraction)} · length ${formatNumber(last.responseLength)}`
+        : "",
+    );
+    this.reward.update(pts((m) => m.reward));
+    this.kl.update(pts((m) => m.kl));
+    this.accuracy.update(pts((m) => m.accuracy));
+    const quiz: readonly QuizAccuracyPoint[] = run.quizAccuracy ?? [];
+    this.quiz.element.hidden = quiz.length === 0;
+    const lastQuiz = quiz.at(-1);
+    if (lastQuiz) this.quiz.update([quiz.map((q) => ({ x: q.round, y: q.accuracy }))], `round ${lastQuiz.round}: ${lastQuiz.correct}/${lastQuiz.questions}`);
+  }
+
+  destroy(): void {
+    for (const c of [this.reward, this.kl, this.accuracy, this.quiz]) c.destroy();
+  }
 }

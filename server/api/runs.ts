@@ -16,7 +16,7 @@ import type { ServerContext } from "../context.js";
 import { PathShower, publicRecords, publicRun } from "../security/public-run.js";
 import { isAdmin } from "./admin.js";
 import { auditRecord } from "../run-audit.js";
-import { isWithheld, openQuizEpisodes, withheldRecord } from "../security/open-quizzes.js";
+import { isQuizOpening, isWithheld, openQuizEpisodes, withheldRecord } from "../security/open-quizzes.js";
 import { liveRoomOfRun } from "../group/group-rooms.js";
 import { HttpError, parseOr400 } from "./errors.js";
 
@@ -79,16 +79,18 @@ export function runsRouter(ctx: ServerContext, adminToken: string): Router {
 
   /**
    * The episodes of a room's run whose quiz is open (server/security/open-quizzes.ts): their
-   * records hold the quiz's answers, and only an admin reads them before it closes.
+   * records hold the quiz's answers, and nobody reads them before it closes, the admin included
+   * (whose token may be in the hands of a person being quizzed, or of a client playing a seat).
    */
-  const openQuizzes = async (req: Request, run: RunRecord): Promise<ReadonlySet<number>> => {
-    if (run.kind !== "room" || run.params.type !== "simulation" || isAdmin(req, adminToken)) return new Set();
+  const openQuizzes = async (run: RunRecord): Promise<ReadonlySet<number>> => {
+    if (run.kind !== "room" || run.params.type !== "simulation") return new Set();
     // The run's room may be played by another process of the group.
     const live = await liveRoomOfRun(ctx, run.id);
     return openQuizEpisodes(ctx.store.episodesPath(run), live ? { liveEpisode: live.episode, liveServer: live.server } : {});
   };
-  const refuseWithheld = async (req: Request, run: RunRecord, record: unknown, index: number): Promise<void> => {
-    if (isWithheld(record, await openQuizzes(req, run))) throw new HttpError(403, `episode ${index} of run ${run.id} is being quizzed: it is readable when its quiz closes`);
+  const refuseWithheld = async (run: RunRecord, record: unknown, index: number): Promise<void> => {
+    if (isWithheld(record, await openQuizzes(run))) throw new HttpError(403, `episode ${index} of run ${run.id} is being quizzed: it is readable when its quiz closes`);
+    if (isQuizOpening(record)) throw new HttpError(404, `record ${index} of run ${run.id} opens a quiz: it is not an episode`);
   };
 
   r.get("/:runId/episodes", async (req, res) => {
@@ -96,9 +98,17 @@ export function runsRouter(ctx: ServerContext, adminToken: string): Router {
     const { offset, limit } = parseOr400(Page, req.query, "query");
     // Benchmark logs write each story's context once; the page fills it in where a record names it.
     const page = pageOf(run, offset, limit);
-    const open = await openQuizzes(req, run);
-    const records = page.records.map((r) => (isWithheld(r, open) ? (withheldRecord(r as Record<string, unknown>) as LogRecord) : r));
-    res.json({ total: page.total, offset, limit, torn: page.torn, episodes: publicRecords(run, records, paths, isAdmin(req, adminToken)) });
+    const open = await openQuizzes(run);
+    // The records that open quizzes are bookkeeping, not episodes: left out. `indexes` says where
+    // in the log each record shown is (`offset` and `total` count the log's records).
+    const records: LogRecord[] = [];
+    const indexes: number[] = [];
+    page.records.forEach((r, i) => {
+      if (isQuizOpening(r)) return;
+      records.push(isWithheld(r, open) ? (withheldRecord(r as Record<string, unknown>) as LogRecord) : r);
+      indexes.push(offset + i);
+    });
+    res.json({ total: page.total, offset, limit, torn: page.torn, episodes: publicRecords(run, records, paths, isAdmin(req, adminToken)), indexes });
   });
 
   /** The leak audit of one episode (server/run-audit.ts): as readable as the episode itself. */
@@ -108,7 +118,7 @@ export function runsRouter(ctx: ServerContext, adminToken: string): Router {
     const world = parseOr400(z.object({ world: z.string().regex(/^[a-z0-9_-]{1,40}$/).optional() }), req.query, "query").world;
     const page = pageOf(run, index, 1);
     if (index >= page.total) throw new HttpError(404, `run ${run.id} has ${page.total} episodes; there is no episode ${index}`);
-    await refuseWithheld(req, run, page.records[0], index);
+    await refuseWithheld(run, page.records[0], index);
     res.json(await auditRecord(page.records[0] as Parameters<typeof auditRecord>[0], index, world ? { world } : {}));
   });
 
@@ -119,7 +129,7 @@ export function runsRouter(ctx: ServerContext, adminToken: string): Router {
     const page = pageOf(run, index, 1);
     if (index >= page.total) throw new HttpError(404, `run ${run.id} has ${page.total} episodes; there is no episode ${index}`);
     const [record] = page.records;
-    await refuseWithheld(req, run, record, index);
+    await refuseWithheld(run, record, index);
     if (format === "record") {
       res.json(publicRecords(run, [record], paths, isAdmin(req, adminToken))[0]);
       return;

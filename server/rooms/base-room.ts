@@ -222,10 +222,15 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
     this.world = world;
     this.current = initialState;
     this.humanOutcomes.clear();
-    this.turns = new HumanTurns<unknown, unknown>(world, () => this.current, {
-      opened: (p) => this.turnOpened(p),
-      closed: (p, outcome) => this.turnClosed(p, outcome),
-    });
+    this.turns = new HumanTurns<unknown, unknown>(
+      world,
+      () => this.current,
+      {
+        opened: (p) => this.turnOpened(p),
+        closed: (p, outcome) => this.turnClosed(p, outcome),
+      },
+      (state, agent, action) => this.personCheck(state, agent, action),
+    );
     const state = this.state;
     state.agents.clear();
     state.seats.clear();
@@ -318,6 +323,11 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
     const h = this.holderOf(p.agent);
     const msg: TurnOverMessage = { agent: p.agent, timestep: p.timestep, outcome };
     if (h?.connected) h.client.send(S2C.turnOver, msg);
+  }
+
+  /** Why this room refuses a person's `action` beyond the world's rules (none by default). */
+  protected personCheck(_state: unknown, _agent: string, _action: unknown): string | undefined {
+    return undefined;
   }
 
   private turnMessage(p: PendingTurn<unknown>): TurnMessage {

@@ -12,7 +12,8 @@ import { loadAgent } from "../../agents/registry.js";
 import type { Benchmark, BenchItem, Mode } from "../../worlds/question/benchmark.js";
 import { RunAborted, type ItemResult } from "../../benchmarks/runner.js";
 import { BenchmarkSession, summaryOf } from "../../benchmarks/session.js";
-import { QuestionWorld, questionTaskOf, type QuestionTask } from "../../worlds/question/world.js";
+import { personAnswerProblem } from "../../worlds/question/person-answer.js";
+import { QuestionWorld, questionTaskOf, type Answer, type QuestionState, type QuestionTask } from "../../worlds/question/world.js";
 import { loadBenchmark, loadGenerator } from "../../worlds/registry.js";
 import { resolveDataPath } from "../data-path.js";
 import { BaseRoom } from "./base-room.js";
@@ -132,6 +133,11 @@ export class BenchmarkRoom extends BaseRoom {
   protected override shownData(data: unknown): unknown {
     const task = questionTaskOf(data);
     return task ? { ...task, itemId: this.opaqueId(task.itemId) } : data;
+  }
+
+  /** A person's answer: not empty, and one of the question's answers when it takes only some. */
+  protected override personCheck(state: unknown, _agent: string, action: unknown): string | undefined {
+    return personAnswerProblem((state as QuestionState).task, (action as Answer).answer);
   }
 
   private async play(): Promise<void> {

@@ -39,6 +39,8 @@ export class HumanTurns<S, A> {
     /** The state the pending turns are about (the loop's current state). */
     private readonly currentState: () => S,
     private readonly listener: TurnListener<A>,
+    /** What the room refuses of a person beyond the world's rules (a question's empty answer), with the reason. */
+    private readonly personCheck?: (state: S, agent: string, action: A) => string | undefined,
   ) {}
 
   /** Opens `turn` for the person in `agent`'s seat (numbered `timestep` for them); resolves with their valid action. */
@@ -69,6 +71,8 @@ export class HumanTurns<S, A> {
       return { ok: false, error: `invalid action: ${z.prettifyError(parsed.error).replace(/\n\s*/g, " ").replace(/✖ /g, "")}`, timestep: p.timestep };
     }
     const action = parsed.data;
+    const refused = this.personCheck?.(this.currentState(), agent, action);
+    if (refused) return { ok: false, error: refused, timestep: p.timestep };
     if (!this.world.isNoop(action)) {
       let reason: string | undefined;
       try {

@@ -2,7 +2,7 @@
  * A client's message frame whose payload does not decode. Colyseus decodes a ROOM_DATA or
  * ROOM_REQUEST frame's msgpack payload itself, and printed msgpackr's stack trace to the server's
  * log for every one that did not: a client in another language with a bug in its encoder (the
- * README documents the raw protocol for them) filled the log with the server's stacks for the
+ * docs/protocol.md documents the raw protocol for them) filled the log with the server's stacks for the
  * client's error. The rooms check the frame first and answer the client instead.
  */
 import { Protocol } from "@colyseus/core";

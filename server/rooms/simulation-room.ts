@@ -12,7 +12,7 @@ import { toSocializedContext } from "../../worlds/core/socialize.js";
 import { EpisodeRoom, type EpisodeLoopOptions, type EpisodePlan } from "./episode-room.js";
 import { pause } from "./pause.js";
 import { describeIssues, OptionsError, parseOptions, QuizAnswerMessageSchema, SimulationOptionsSchema, type SimulationOptions } from "./options.js";
-import type { SelfPlayPool } from "../self-play/pool.js";
+import type { PlayedEpisode, SeatQuizScore, SelfPlayPool } from "../self-play/pool.js";
 import type { Scenario, ScenarioFactory } from "../../worlds/core/scenario.js";
 import { loadBenchmark, loadScenario, loadWorld } from "../../worlds/registry.js";
 import type { QuestionMaker } from "../../worlds/core/episode-questions.js";
@@ -102,7 +102,7 @@ export class SimulationRoom extends EpisodeRoom {
   private joinSelfPlay(opts: SimulationOptions, spec: string): void {
     this.selfPlayPool = opts.selfPlay!.pool ?? this.roomId;
     try {
-      this.pool = this.ctx.selfPlay.join(this.selfPlayPool, this.roomId, opts.world, spec, opts.selfPlay!);
+      this.pool = this.ctx.selfPlay.join(this.selfPlayPool, this.roomId, opts.world, spec, opts.selfPlay!, { private: opts.private });
     } catch (err) {
       this.log?.close();
       throw new OptionsError(`bad simulation room options: selfPlay: ${(err as Error).message}`);
@@ -159,6 +159,8 @@ export class SimulationRoom extends EpisodeRoom {
     // The live audit reads each timestep as it is recorded (names and truths from the initial state).
     const facts = this.opts.audit ? this.facts?.forEpisode({ agents_names: names, socialized_context: [] }, scenario.initialState) : undefined;
     const auditor = facts ? new LeakAuditor(names, facts.vocabulary, facts.initialTruths) : undefined;
+    // The state before each timestep (self-play rewards a reply in the state its agent acted in).
+    const states: unknown[] = [scenario.initialState];
     const episode = await runEpisode(world, {
       seed,
       initialState: scenario.initialState,
@@ -170,21 +172,15 @@ export class SimulationRoom extends EpisodeRoom {
       signal,
       onTimestep: async (rec, next) => {
         this.current = next;
+        if (this.pool) states.push(next);
         const leaks = auditor?.step(toSocializedContext({ agents: names, steps: [rec] }, { mentalStates: false }).socialized_context[0]!) ?? [];
         this.recordTimestep(rec, this.sourcesAt(rec.timestep, names), leaks.length ? JSON.stringify(leaks) : "", world.view?.(next));
         await pause(this.opts.tickMs, signal);
       },
     });
     this.turns?.closeAll();
-    if (this.pool && episode.end !== "aborted") {
-      // The policy seats' own turns (not a person's), with what each agent observed.
-      const trained = new Set(names.filter((n) => controllers.get(n)?.id.startsWith("policy:") && !this.state.seats.get(n)?.occupant));
-      this.pool.record({
-        roomId: this.roomId,
-        seed,
-        turns: episode.turns.filter((t) => trained.has(t.agent)).map((t) => ({ agent: t.agent, timestep: t.timestep, observation: t.observation.text })),
-      });
-    }
+    // The policy seats' own turns (not a person's), taken before the quiz: a person may take a seat meanwhile.
+    const trained = new Set(names.filter((n) => controllers.get(n)?.id.startsWith("policy:") && !this.state.seats.get(n)?.occupant));
     // The episode's record holds every mind (the quiz's answers): the quiz is logged open first, so
     // that clients are not shown the record until it closes, and the record is logged now, so that
     // a server killed mid-quiz loses nothing (server/security/open-quizzes.ts).
@@ -214,16 +210,48 @@ export class SimulationRoom extends EpisodeRoom {
       const number = this.state.episode;
       // Closed whatever happens: an open quiz keeps the episode from clients for as long as this server runs.
       const closed = await this.askQuiz(episode, scenario, seed, controllers, quizDeadline).catch((err: Error) => ({
-        kind: "room_quiz",
-        run: this.run?.id ?? null,
-        room: this.roomId,
-        world: world.name,
-        seed,
-        episode: number,
-        error: this.paths.text(err.message),
+        record: { kind: "room_quiz", run: this.run?.id ?? null, room: this.roomId, world: world.name, seed, episode: number, error: this.paths.text(err.message) } as Record<string, unknown>,
+        file: undefined,
+        scores: [],
       }));
-      this.log?.append(closed);
-    }
+      this.log?.append(closed.record);
+      if (this.pool && episode.end !== "aborted") this.pool.record(this.played(episode, scenario, seed, states, trained, closed));
+    } else if (this.pool && episode.end !== "aborted") this.pool.record(this.played(episode, scenario, seed, states, trained));
+  }
+
+  /**
+   * What self-play learns from an episode: the policy seats' turns in the states they acted in,
+   * the file of the episode's quiz, and how the pool's policy answered it.
+   */
+  private played(
+    episode: Episode,
+    scenario: Scenario,
+    seed: number,
+    states: readonly unknown[],
+    trained: ReadonlySet<string>,
+    quiz?: { file: string | undefined; scores: readonly SeatQuizScore[] },
+  ): PlayedEpisode {
+    const joint = new Map<number, Record<string, unknown>>();
+    for (const t of episode.turns) joint.set(t.timestep, { ...joint.get(t.timestep), [t.agent]: t.action });
+    return {
+      roomId: this.roomId,
+      world: scenario.world,
+      seed,
+      title: scenario.title,
+      context: toSocializedContext(episode, { mentalStates: false }),
+      turns: episode.turns
+        .filter((t) => trained.has(t.agent) && states[t.timestep - 1] !== undefined)
+        .map((t) => ({
+          agent: t.agent,
+          timestep: t.timestep,
+          observation: t.observation.text,
+          state: states[t.timestep - 1],
+          joint: joint.get(t.timestep) ?? {},
+          exogenous: episode.steps[t.timestep - 1]?.exogenous ?? [],
+        })),
+      ...(quiz?.file ? { quizFile: quiz.file } : {}),
+      ...(quiz ? { quizScores: quiz.scores } : {}),
+    };
   }
 
   /**
@@ -232,7 +260,13 @@ export class SimulationRoom extends EpisodeRoom {
    * seat's questions go to the symbolic agent, which reads the story as the world model does);
    * scores each seat in the room's state and returns the record the run's log keeps.
    */
-  private async askQuiz(episode: Episode, scenario: Scenario, seed: number, controllers: Map<string, Agent<unknown> | undefined>, deadline: number): Promise<Record<string, unknown>> {
+  private async askQuiz(
+    episode: Episode,
+    scenario: Scenario,
+    seed: number,
+    controllers: Map<string, Agent<unknown> | undefined>,
+    deadline: number,
+  ): Promise<{ record: Record<string, unknown>; file: string | undefined; scores: SeatQuizScore[] }> {
     const { maker, benchmark } = this.quizzer!;
     const opts = this.opts.quiz!;
     const number = this.state.episode;
@@ -254,9 +288,9 @@ export class SimulationRoom extends EpisodeRoom {
       });
     } catch (err) {
       // An episode no story of the benchmark can tell is logged as such; the room goes on.
-      return { ...base, error: this.paths.text((err as Error).message) };
+      return { record: { ...base, error: this.paths.text((err as Error).message) }, file: undefined, scores: [] };
     }
-    if (!prepared) return { ...base, error: "the episode gives no question of the types asked" };
+    if (!prepared) return { record: { ...base, error: "the episode gives no question of the types asked" }, file: undefined, scores: [] };
     const signal = this.abort.signal;
     const seats = await Promise.all(
       prepared.seats.map(async (seat) => {
@@ -272,9 +306,11 @@ export class SimulationRoom extends EpisodeRoom {
       }),
     );
     const logged: Record<string, unknown> = {};
+    const scores: SeatQuizScore[] = [];
     for (const s of seats) {
       if (!s?.answers) continue;
       const correct = s.answers.filter((a) => a.correct).length;
+      if (!s.answeredBy.startsWith("human:")) scores.push({ controller: s.answeredBy, asked: s.answers.length, correct });
       const score = new QuizScore();
       score.episode = number;
       score.agent = s.seat.agent;
@@ -286,7 +322,7 @@ export class SimulationRoom extends EpisodeRoom {
       if (s.answeredBy.startsWith("human:")) this.sendToSeat(s.seat.agent, S2C.quizResult, result);
       logged[s.seat.agent] = { answeredBy: s.answeredBy, asked: s.answers.length, correct, questions: s.answers };
     }
-    return { ...base, file: relative(this.ctx.store.dirOf(this.run!), prepared.file), seats: logged };
+    return { record: { ...base, file: relative(this.ctx.store.dirOf(this.run!), prepared.file), seats: logged }, file: prepared.file, scores };
   }
 
   /** Sends a person its questions and waits for its answers, or the deadline. */

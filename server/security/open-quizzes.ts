@@ -121,6 +121,11 @@ export function withheldRecord(record: Record<string, unknown>): Record<string, 
   return { ...shown, withheld: `episode ${String(record.episode)}'s quiz is open: its record is shown when the quiz closes` };
 }
 
+/** Whether a log record is a `room_quiz_open` record (bookkeeping, never listed as an episode). */
+export function isQuizOpening(record: unknown): boolean {
+  return record !== null && typeof record === "object" && (record as { kind?: unknown }).kind === QUIZ_OPEN;
+}
+
 /** Whether a log record is an episode's record whose quiz is open. */
 export function isWithheld(record: unknown, open: ReadonlySet<number>): boolean {
   if (open.size === 0 || record === null || typeof record !== "object") return false;

@@ -1,7 +1,8 @@
 /**
  * A simulation room's self-play schedule (the `selfPlay` room option): every N episodes or T
- * minutes, train the policy its `policy:DIR` seats play on their recent episodes (GRPO), then
- * play the new checkpoint from the next episode on. Rooms naming the same `pool` train one policy
+ * minutes, train the policy its `policy:DIR` seats play on their recent episodes (GRPO, rewarded
+ * by the episodes' quiz questions and the world: server/self-play/pool.ts), then play the new
+ * checkpoint from the next episode on. Rooms naming the same `pool` train one policy
  * together on all their episodes.
  */
 import { z } from "zod";
@@ -21,6 +22,12 @@ export const SelfPlayOptionsSchema = z
     everyMinutes: z.number().positive().max(10_080).optional(),
     /** Train on at most this many of the most recent episodes. */
     recentEpisodes: z.number().int().min(1).max(10_000).default(50),
+    /**
+     * Learn from the policy seats' turns too, rewarded by validity and the world's own rewards
+     * (false: from the quiz questions alone). Under constrained decoding every action is valid, so
+     * in a world without rewards of its own (ToMi) the turns teach nothing and only cost rollouts.
+     */
+    turns: z.boolean().default(true),
     /** The GRPO settings of a round (trainers/grpo/config.ts; camelCase names as there). */
     trainer: z.record(z.string(), z.unknown()).default({}),
     /**

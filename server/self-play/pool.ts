@@ -1,11 +1,12 @@
 /**
  * A self-play pool: the rooms that play one policy and train it together. Rooms report every
- * episode they finish; on the schedule (every N new episodes, or every T minutes when there are
- * new ones) the pool runs a GRPO round on the decision points of the most recent episodes (its
- * policy seats' turns, with the observations they actually had, the story's script as the
- * reference), writes the round's checkpoint to <store>/selfplay/<pool>/round-K/ (with the `lora`
- * option: the round's adapter of the base policy, continuing the previous round's), and from then on
- * hands rooms the new policy when they start their next episode: nobody is disconnected, and no
+ * episode they finish (after its quiz, when they quiz); on the schedule (every N new episodes, or
+ * every T minutes when there are new ones) the pool runs a GRPO round on the most recent episodes,
+ * rewarded by the episodes themselves (trainers/grpo/self-play-points.ts): their quiz questions,
+ * by exact match with the world model's labels, and the policy seats' turns, by validity and the
+ * world's own rewards; never by imitating the story's script. It writes the round's checkpoint
+ * to <store>/selfplay/<pool>/round-K/ (with the `lora` option: the round's adapter of the base
+ * policy, continuing the previous round's), and from then on hands rooms the new policy when they start their next episode: nobody is disconnected, and no
  * episode changes policy halfway. Each round is a store run (kind "grpo") with its rollouts, and its
  * metrics go to the training board (the dashboard and the socket.io stream).
  */
@@ -15,18 +16,39 @@ import { parseAgentTarget } from "../../agents/policy/options.js";
 import { parseLoraOption } from "../../models/lora-settings.js";
 import type { RunStore } from "../../store/run-store.js";
 import { runGrpoSession } from "../../trainers/grpo/session.js";
-import { WorldPoints, type EpisodeSpec } from "../../trainers/grpo/world-points.js";
-import type { TrainingBoard } from "../training-board.js";
+import { selfPlayPoints, type SelfPlayEpisode } from "../../trainers/grpo/self-play-points.js";
+import type { AnyWorld } from "../../worlds/core/world.js";
+import type { QuizAccuracyPoint, TrainingBoard } from "../training-board.js";
 import { roundConfig, type SelfPlayOptions } from "./options.js";
 
+/** How a seat played by the pool's policy answered an episode's quiz. */
+export interface SeatQuizScore {
+  /** The controller spec that answered (which round's policy). */
+  readonly controller: string;
+  readonly asked: number;
+  readonly correct: number;
+}
+
 /** A finished episode, as far as training needs it. */
-export interface PlayedEpisode extends EpisodeSpec {
+export interface PlayedEpisode extends SelfPlayEpisode {
   readonly roomId: string;
+  readonly world: AnyWorld;
+  /** The quiz answers of the seats the pool's policy played (none when the room does not quiz). */
+  readonly quizScores?: readonly SeatQuizScore[];
+}
+
+/** A room of the pool, as far as the board may name it. */
+interface PoolRoom {
+  readonly private: boolean;
 }
 
 export class SelfPlayPool {
-  private readonly rooms = new Set<string>();
+  private readonly rooms = new Map<string, PoolRoom>();
   private readonly episodes: PlayedEpisode[] = [];
+  /** Quiz answers by the round whose policy gave them (every episode, kept for the whole curve). */
+  private readonly quiz = new Map<number, { episodes: number; questions: number; correct: number }>();
+  /** The board run of the latest round (where the quiz accuracy curve is shown). */
+  private lastRunId: string | undefined;
   private fresh = 0;
   private current: string;
   private readonly baseDir: string;
@@ -73,8 +95,20 @@ export class SelfPlayPool {
     for (const fn of this.listeners) fn(text);
   }
 
-  join(roomId: string): void {
-    this.rooms.add(roomId);
+  join(roomId: string, opts: { private?: boolean } = {}): void {
+    this.rooms.set(roomId, { private: opts.private ?? false });
+    if (roomId === this.name && opts.private) this.namedForPrivateRoom = true;
+  }
+
+  /** Whether the pool is named for a private room (the default pool of a private room): the board does not show its name. */
+  private namedForPrivateRoom = false;
+
+  private get shownName(): string {
+    return this.namedForPrivateRoom ? "(a private room)" : this.name;
+  }
+
+  private get anyPrivate(): boolean {
+    return [...this.rooms.values()].some((r) => r.private);
   }
 
   /** Returns true when the pool has no rooms left. */
@@ -88,13 +122,46 @@ export class SelfPlayPool {
     return spec === this.baseSpec ? this.current : spec;
   }
 
-  /** A room finished an episode. */
+  /** The round whose policy `spec` is (0: the starting one), or undefined for another controller. */
+  roundOf(spec: string): number | undefined {
+    if (spec === this.baseSpec) return 0;
+    const i = this.dirs.findIndex((d) => spec === `policy:${d}${this.query}`);
+    return i < 0 ? undefined : i + 1;
+  }
+
+  /** The quiz accuracy of each round's policy on the episodes it played (new to it: a round trains on earlier ones). */
+  quizAccuracy(): QuizAccuracyPoint[] {
+    return [...this.quiz.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([round, q]) => ({ round, episodes: q.episodes, questions: q.questions, correct: q.correct, accuracy: q.questions ? q.correct / q.questions : 0 }));
+  }
+
+  /** A room finished an episode (and its quiz, when the room quizzes). */
   record(episode: PlayedEpisode): void {
-    if (episode.turns && episode.turns.length === 0) return;
+    this.countQuiz(episode.quizScores ?? []);
+    if (episode.turns.length === 0 && !episode.quizFile) return;
     this.episodes.push(episode);
     if (this.episodes.length > this.options.recentEpisodes) this.episodes.splice(0, this.episodes.length - this.options.recentEpisodes);
     this.fresh++;
     this.maybeTrain(false);
+  }
+
+  private countQuiz(scores: readonly SeatQuizScore[]): void {
+    const byRound = new Map<number, { questions: number; correct: number }>();
+    for (const s of scores) {
+      const round = this.roundOf(s.controller);
+      if (round === undefined || s.asked === 0) continue;
+      const r = byRound.get(round) ?? { questions: 0, correct: 0 };
+      r.questions += s.asked;
+      r.correct += s.correct;
+      byRound.set(round, r);
+    }
+    if (byRound.size === 0) return;
+    for (const [round, r] of byRound) {
+      const q = this.quiz.get(round) ?? { episodes: 0, questions: 0, correct: 0 };
+      this.quiz.set(round, { episodes: q.episodes + 1, questions: q.questions + r.questions, correct: q.correct + r.correct });
+    }
+    if (this.lastRunId) this.board.quizAccuracy(this.lastRunId, this.quizAccuracy());
   }
 
   private maybeTrain(onTimer: boolean): void {
@@ -114,11 +181,14 @@ export class SelfPlayPool {
     this.fresh = 0;
     const out = join(this.store.root, "selfplay", this.name, `round-${round}`);
     const config = roundConfig(this.options);
-    const title = `Self-play ${this.name}: round ${round}`;
+    const title = `Self-play ${this.shownName}: round ${round}`;
+    const rooms = [...this.rooms.entries()];
+    const roomIds = rooms.filter(([, r]) => !r.private).map(([id]) => id);
+    const privateRoomIds = rooms.filter(([, r]) => r.private).map(([id]) => id);
     this.note(`self-play: training round ${round} on ${specs.length} episode(s)`);
     let runId: string | null = null;
     try {
-      const source = await WorldPoints.fromEpisodes(this.world, specs, this.system);
+      const { all: source } = await selfPlayPoints(specs[0]!.world, specs, { ...(this.system !== undefined ? { system: this.system } : {}), turns: this.options.turns });
       const currentDir = this.dirs.at(-1) ?? this.baseDir;
       const lora = this.options.lora !== undefined ? parseLoraOption(this.options.lora) : undefined;
       const r = await runGrpoSession({
@@ -132,11 +202,15 @@ export class SelfPlayPool {
         keep: 1,
         store: this.store,
         title,
+        // A private room's episodes are in the round's rollouts.
+        ...(this.anyPrivate ? { runParams: { visibility: "private" } } : {}),
         signal: this.abort.signal,
         onStart: (info) => {
           runId = info.runId;
+          this.lastRunId = runId ?? out;
         },
-        onStep: (m) => this.board.step({ runId: runId ?? out, title, source: source.description, steps: config.steps, roomIds: [...this.rooms], round }, m),
+        onStep: (m) =>
+          this.board.step({ runId: runId ?? out, title, source: source.description, steps: config.steps, roomIds, privateRoomIds, round, quizAccuracy: this.quizAccuracy() }, m),
       });
       if (r.interrupted) {
         this.board.finish(runId ?? out, "interrupted");

@@ -16,7 +16,7 @@ export class SelfPlayPools {
    * Adds a room to pool `name` (made on first use). Rooms of one pool must play the same world
    * with the same policy; the first room's schedule is the pool's.
    */
-  join(name: string, roomId: string, world: string, baseSpec: string, options: SelfPlayOptions): SelfPlayPool {
+  join(name: string, roomId: string, world: string, baseSpec: string, options: SelfPlayOptions, room: { private?: boolean } = {}): SelfPlayPool {
     let pool = this.pools.get(name);
     if (pool) {
       if (pool.world !== world) throw new Error(`self-play pool "${name}" trains a ${pool.world} policy, not ${world}`);
@@ -25,7 +25,7 @@ export class SelfPlayPools {
       pool = new SelfPlayPool(name, world, baseSpec, options, this.store, this.board);
       this.pools.set(name, pool);
     }
-    pool.join(roomId);
+    pool.join(roomId, room);
     return pool;
   }
 

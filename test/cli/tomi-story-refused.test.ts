@@ -1,6 +1,6 @@
 /**
  * A ToMi story whose sentences all read but that the world model refuses to play ("Ella exited
- * the kitchen." while she is in the garage) is found when it is played, as the README says: exit 2
+ * the kitchen." while she is in the garage) is found when it is played, as docs/benchmarks.md says: exit 2
  * with the file and line on one line, no report, the run marked failed, and the questions answered
  * before that story kept in its log.
  */

@@ -3,7 +3,7 @@
  * downloaded browser), its flags for a sandboxless CI machine, the web client built once per test
  * file into a temporary folder, and a fresh browser profile per call.
  */
-import { existsSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
@@ -26,8 +26,21 @@ export async function buildClient(): Promise<string> {
   return outDir;
 }
 
+/** Where the browser tests write their screenshots (git-ignored): look at them after a run. */
+export const OUTPUT = resolve("test/e2e/output");
+
+/** The widths each page is checked at: a desktop's and a phone's (an iPhone 12-15's CSS pixels). */
+export const DESKTOP = { width: 1280, height: 900 };
+export const PHONE = { width: 390, height: 844 };
+
+/** Saves a full-page screenshot of `page` as OUTPUT/NAME.png. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(OUTPUT, { recursive: true });
+  await page.screenshot({ path: join(OUTPUT, `${name}.png`), fullPage: true });
+}
+
 /** A browser with a fresh profile (its own --user-data-dir); the caller closes it. */
-export function launchBrowser(viewport = { width: 1280, height: 900 }): Promise<BrowserContext> {
+export function launchBrowser(viewport = DESKTOP): Promise<BrowserContext> {
   return chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), "sw-chromium-")), { executablePath: CHROMIUM, headless: true, args: ARGS, viewport });
 }
 
@@ -35,7 +48,7 @@ export function launchBrowser(viewport = { width: 1280, height: 900 }): Promise<
  * For a test file: a server with the client built (`session.ts`, set before the tests run) and
  * `page()`, a page in a fresh browser profile whose errors are printed; all closed after the file.
  */
-export function clientSession(): { readonly ts: TestServer; page(): Promise<Page> } {
+export function clientSession(): { readonly ts: TestServer; page(viewport?: { width: number; height: number }): Promise<Page> } {
   const contexts: BrowserContext[] = [];
   let server: TestServer | undefined;
   beforeAll(async () => {
@@ -50,8 +63,8 @@ export function clientSession(): { readonly ts: TestServer; page(): Promise<Page
       if (!server) throw new Error("the test server is not started (Chromium missing?)");
       return server;
     },
-    async page() {
-      const ctx = await launchBrowser();
+    async page(viewport = DESKTOP) {
+      const ctx = await launchBrowser(viewport);
       contexts.push(ctx);
       const page = ctx.pages()[0] ?? (await ctx.newPage());
       page.on("pageerror", (err) => console.error(`[page] ${err.message}`));

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { until } from "../server/harness.js";
-import { chromiumAvailable, clientSession } from "./browser.js";
+import { chromiumAvailable, clientSession, screenshot } from "./browser.js";
 
 const session = clientSession();
 
@@ -20,18 +20,21 @@ describe.skipIf(!chromiumAvailable)("the economy room in Chromium", () => {
     expect(res.status, res.text).toBe(201);
     const page = await session.page();
     await page.goto(`${ts.base}/#/room/${encodeURIComponent(res.json.roomId as string)}`);
-    await page.waitForSelector("#economy svg.chart");
-    const titles = await page.locator("#economy svg.chart").evaluateAll((svgs) => svgs.map((s) => s.getAttribute("aria-label")));
+    await page.waitForSelector("#economy figure.chart canvas");
+    const titles = await page.locator("#economy figure.chart").evaluateAll((figs) => figs.map((f) => f.getAttribute("aria-label")));
     expect(titles).toEqual(["price level", "real GDP", "unemployment (monthly)", "inflation (yearly)", "Phillips curve", "Okun's law"]);
     // Three years in: two points (years with a year before them) in each scatter, the correlation in its title.
-    const dots = (label: string) => page.locator(`#economy svg[aria-label="${label}"] circle.chart-dot`).count();
-    await until(async () => (await dots("Phillips curve")) >= 2 && (await dots("Okun's law")) >= 2, 60_000, "two years in the scatters");
+    const points = async (label: string) => Number(await page.getAttribute(`#economy figure[aria-label="${label}"]`, "data-points"));
+    await until(async () => (await points("Phillips curve")) >= 2 && (await points("Okun's law")) >= 2, 60_000, "two years in the scatters");
     // With 4 households a variable can stay the same two years running (no correlation: "n/a"); a later year gives one.
-    const title = () => page.locator(`#economy svg[aria-label="Phillips curve"] .chart-title`).textContent();
+    const title = () => page.locator(`#economy figure[aria-label="Phillips curve"] .chart-title`).textContent();
     await until(async () => /Phillips curve · corr -?\d\.\d\d/.test((await title()) ?? ""), 60_000, "a correlation in the Phillips title");
     expect(await title()).toMatch(/Phillips curve · corr -?\d\.\d\d/);
-    expect(await page.locator(`#economy svg[aria-label="price level"] path.chart-line`).count()).toBe(1);
-    expect(await page.locator(`#economy svg[aria-label="price level"] .chart-axis`).allTextContents()).toContain("month 1");
+    // A line a month; the x axis is the month (the hover legend names it), the last price beside the title.
+    expect(await points("price level")).toBeGreaterThanOrEqual(24);
+    expect(await page.locator(`#economy figure[aria-label="price level"] .u-legend .u-series`).first().locator(".u-label").textContent()).toBe("month");
+    expect(await page.locator(`#economy figure[aria-label="price level"] .chart-legend`).textContent()).toMatch(/^price \S+$/);
+    await screenshot(page, "economy-charts-desktop");
 
     await page.click(`#perspectives button[data-perspective="household-2"]`);
     await page.waitForSelector("#timeline li.step .act");

@@ -95,7 +95,7 @@ describe.skipIf(!chromiumAvailable)("replay of logged runs in Chromium", () => {
     await page.click(`#replay-marks .mark[data-timestep="${leakSteps[0]}"]`);
     expect(await page.getAttribute("#replay-steps li.step.current", "data-timestep")).toBe(String(leakSteps[0]));
     const current = page.locator("#replay-steps li.step.current");
-    expect(await current.locator("table.agents tr").count()).toBe(ctx.agents_names.length);
+    expect(await current.locator("table.agents tbody tr").count()).toBe(ctx.agents_names.length);
     expect((await current.locator(".leak").evaluateAll((els) => els.map((e) => (e as unknown as { dataset: Record<string, string> }).dataset.fact))).sort()).toEqual(first.map((l) => l.fact.id).sort());
     await page.screenshot({ path: join(tmpdir(), "socialworld-e2e-replay.png") });
 

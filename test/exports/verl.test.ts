@@ -103,8 +103,8 @@ describe("export --format verl", () => {
       const task = bench.task(items[i]!, "simulation");
       // The very text the policies and the GRPO trainer ask in simulation mode.
       expect(row.prompt).toEqual([{ role: "user", content: await questionText(task) }]);
-      expect(row.prompt[0]!.content).toMatch(/^Below is the socialized context of a story/);
-      expect(row.prompt[0]!.content).toContain(`Timestep 1: `);
+      expect(row.prompt[0]!.content).toMatch(/^Question: /);
+      expect(row.prompt[0]!.content).toContain(`Where each one saw each object first and last:\n- story `);
       expect(row.prompt[0]!.content).not.toBe(task.prompt);
       expect(row.extra_info.mode).toBe("simulation");
     }

@@ -47,7 +47,7 @@ describe("socialworld train grpo", () => {
     const lines = readFileSync(join(out, "metrics.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { step: number; groups: number; kl: number });
     expect(lines.map((l) => l.step)).toEqual([1, 2]);
     expect(lines[0]!.groups).toBe(2);
-    // Every field the README lists, in every record (tooLong too when nothing was left out).
+    // Every field docs/training.md lists, in every record (tooLong too when nothing was left out).
     const fields = "step, reward, rewardStd, accuracy, formatRate, f1, rougeL, kl, entropy, clipFraction, dualClipFraction, loss, policyLoss, responseLength, responseLengthMax, truncatedRate, groups, droppedGroups, rolloutBatches, updates, lr, gradNorm, seconds, rolloutSeconds, tokensPerSecond, tooLong";
     for (const l of lines) expect(Object.keys(l).sort()).toEqual(fields.split(", ").sort());
     expect(lines.map((l) => (l as { tooLong?: number }).tooLong)).toEqual([0, 0]);
@@ -61,7 +61,7 @@ describe("socialworld train grpo", () => {
     const recs = readEpisodeLog<{ kind: string; mode: string; turns: { prompt: string; raw: string; reward: number; info: { grpo: { step: number } } }[] }>(s.episodesPath(run)).records;
     expect(recs).toHaveLength(12);
     expect(recs.every((r) => r.kind === "benchmark_item" && r.mode === "simulation")).toBe(true);
-    expect(recs[0]!.turns[0]!.prompt).toContain("Socialized context:");
+    expect(recs[0]!.turns[0]!.prompt).toContain("Where each one saw each object first and last:");
     expect(recs.map((r) => r.turns[0]!.info.grpo.step)).toEqual([1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2]);
 
     const chat = join(tempDir(), "rollouts.jsonl");
@@ -82,7 +82,7 @@ describe("socialworld train grpo", () => {
     const asked = new Map(readEpisodeLog<Rec>(s2.episodesPath(s2.get(benchRun)!)).records.map((r) => [r.result.index, r.turns[0]!.prompt]));
     expect(asked.size).toBe(12);
     for (const r of recs as unknown as Rec[]) expect(r.turns[0]!.prompt).toBe(asked.get(r.result.index));
-    expect(asked.get(0)).toContain("Socialized context:\nAgents: ");
+    expect(asked.get(0)).toContain("Where each one saw each object first and last:\n- story ");
   });
 
   it("trains on a world's scripted episodes", async () => {
@@ -124,14 +124,14 @@ describe("socialworld train grpo", () => {
   });
 
   it("stops when no prompt of the first step fits the model, instead of training on nothing", async () => {
-    // Simulation mode's prompts (a socialized context) are longer than tiny's 512 positions.
+    // Simulation mode's prompts (a socialized context) and 500 new tokens are longer than tiny's 512 positions.
     const { dir: model } = await tinyCheckpoint(3);
     const data = await tomiFile(6);
     const out = tempDir("sw-grpo-out-");
     const store = tempDir("sw-grpo-store-");
-    const args = ["train", "grpo", "--model", model, "--bench", "tomi", "--data", data, "--mode", "simulation", "--out", out, "--store", store, "--prompts", "2", "--group-size", "2", "--steps", "2", "--quiet"];
+    const args = ["train", "grpo", "--model", model, "--bench", "tomi", "--data", data, "--mode", "simulation", "--out", out, "--store", store, "--prompts", "2", "--group-size", "2", "--steps", "2", "--max-new-tokens", "500", "--quiet"];
     expect(await main(args)).toBe(2);
-    expect(io.err).toMatch(/every decision point of step 1 \(2\) is too long for the model: prompt \+ 64 new tokens exceed its max_position_embeddings \(512\)/);
+    expect(io.err).toMatch(/every decision point of step 1 \(2\) is too long for the model: prompt \+ 500 new tokens exceed its max_position_embeddings \(512\)/);
     expect(existsSync(join(out, "metrics.jsonl")) ? readFileSync(join(out, "metrics.jsonl"), "utf8") : "").toBe("");
     const [run] = (await RunStore.open(store)).list();
     expect(run?.status).toBe("failed");

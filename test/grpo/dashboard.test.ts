@@ -1,7 +1,8 @@
 /**
  * The training dashboard in headless Chromium: a run's metrics posted to the server (as
  * `train grpo --server` posts them) show as plots of reward, KL and accuracy, and a new step
- * arrives live over socket.io without a reload.
+ * arrives live over socket.io without a reload; a self-play round shows its pool's quiz accuracy
+ * on new episodes by round.
  */
 import type { BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -53,6 +54,17 @@ describe.skipIf(!chromiumAvailable)("training dashboard", () => {
     expect(await card.locator(".chart-legend").allTextContents()).toContain("accuracy 75.0%");
     await p.finish("run-a", "done");
     await card.locator(".status.done").waitFor({ timeout: 10_000 });
+
+    // A self-play round: its pool's quiz accuracy on new episodes, round by round, grows live too.
+    const board = ts.server.context.training;
+    const quiz = (round: number, correct: number) => ({ round, episodes: 4, questions: 12, correct, accuracy: correct / 12 });
+    board.step({ runId: "round-1", title: "Self-play pool: round 1", source: "self-play", steps: 2, roomIds: ["room-a"], round: 1, quizAccuracy: [quiz(0, 3)] }, step(1, 0.2, 0.25, 0));
+    const round = page.locator('.training-run[data-run="round-1"]');
+    await round.waitFor({ timeout: 15_000 });
+    expect(await round.locator("svg.chart .chart-title").allTextContents()).toContain("quiz accuracy on new episodes (round 0: 3/12)");
+    board.quizAccuracy("round-1", [quiz(0, 3), quiz(1, 6)]);
+    await page.waitForFunction(`document.querySelector('.training-run[data-run="round-1"] path[data-series="quiz accuracy"]')?.getAttribute("d")?.match(/[ML]/g)?.length === 2`, undefined, { timeout: 10_000 });
+    expect(await round.locator(".chart-legend").allTextContents()).toContain("quiz accuracy 50.0%");
     expect(errors).toEqual([]);
   });
 });

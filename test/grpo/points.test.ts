@@ -64,8 +64,9 @@ describe("benchmark decision points", () => {
     expect(sim.dataId).not.toBe(van.dataId);
     const p = await sim.point(0);
     const v = await van.point(0);
-    expect(p.messages[0]!.content).toContain("Socialized context:\nAgents: ");
-    expect(p.messages[0]!.content).toMatch(/Timestep 1: .* Observed by /);
+    // ToMi's simulation prompt is the compact socialized context (worlds/tomi/compact-context.ts).
+    expect(p.messages[0]!.content).toContain("Where each one saw each object first and last:\n- story ");
+    expect(p.messages[0]!.content).toMatch(/\n- \S+ \S+ now:\n/);
     expect(v.messages[0]!.content).toContain("Story:");
     const label = f.txt.split("\n").find((l) => l.includes("?"))!.split("\t")[1]!;
     expect(p.reference).toBe(label);

@@ -26,8 +26,8 @@ afterAll(async () => {
 });
 
 /** A looping ToMi room whose seats `spec` plays, on the self-play schedule `selfPlay`. */
-function selfPlayRoom(spec: string, seed: number, selfPlay: Record<string, unknown>) {
-  const options = { world: "tomi", seed, defaultAgent: spec, loop: true, tickMs: 0, pauseMs: 0, turnDeadlineMs: 20_000, title: "self-play", selfPlay };
+function selfPlayRoom(spec: string, seed: number, selfPlay: Record<string, unknown>, more: Record<string, unknown> = {}) {
+  const options = { world: "tomi", seed, defaultAgent: spec, loop: true, tickMs: 0, pauseMs: 0, turnDeadlineMs: 20_000, title: "self-play", selfPlay, ...more };
   return ts.api("/api/rooms", { method: "POST", admin: true, body: { type: "simulation", options } });
 }
 
@@ -35,7 +35,7 @@ describe("self-play", () => {
   it("trains the room's policy on its episodes and swaps it in between episodes without dropping the spectator", async () => {
     const { dir } = await tinyCheckpoint(21);
     const spec = `policy:${dir}?max_new_tokens=12&temperature=0.7`;
-    const res = await selfPlayRoom(spec, 3, { everyEpisodes: 2, trainer: { steps: 2, prompts: 2, groupSize: 2, maxNewTokens: 16, lr: 1e-3, klCoef: 0.01 } });
+    const res = await selfPlayRoom(spec, 3, { everyEpisodes: 2, trainer: { steps: 2, prompts: 6, groupSize: 2, maxNewTokens: 16, lr: 1e-3, klCoef: 0.01 } }, { quiz: { questions: 2, deadlineMs: 20_000 } });
     expect(res.status, res.text).toBe(201);
     const roomId: string = res.json.roomId;
     const spectator = await ts.join(roomId);
@@ -59,6 +59,25 @@ describe("self-play", () => {
     // The round is a store run with its rollouts, and its metrics went out on socket.io.
     const stored = await ts.api(`/api/runs/${run.runId}`);
     expect(stored.json.run).toMatchObject({ kind: "grpo", status: "done" });
+
+    // Its points came from the round's own episodes (the first two): their quiz questions, rewarded
+    // by exact match with the world model's label, and the policy's turns, rewarded by validity
+    // alone (ToMi pays no reward of its own): nothing for doing what the story's script did.
+    const rollouts = (await ts.api(`/api/runs/${run.runId}/episodes?limit=100`)).json.episodes as any[];
+    const questions = rollouts.filter((r) => r.kind === "benchmark_item");
+    const turns = rollouts.filter((r) => r.kind === "room_episode");
+    expect(questions.length + turns.length).toBe(rollouts.length);
+    expect(questions.length).toBeGreaterThan(0);
+    const roomRun = (await ts.api(`/api/rooms/${roomId}`)).json.runId as string;
+    for (const q of questions) {
+      expect(q.result.file).toMatch(new RegExp(`runs/${roomRun}/quiz/episode-[12]\\.txt$`));
+      const { format, overlong } = q.turns[0].info.rewardParts;
+      expect(q.turns[0].reward - overlong).toBeCloseTo(q.result.correct ? 1 : format ? 0 : -1, 9);
+    }
+    for (const t of turns) for (const turn of t.turns) expect(turn.reward - turn.info.rewardParts.overlong).toBeCloseTo(turn.info.rewardParts.format ? 1 : -1, 9);
+    // The quiz accuracy of the starting policy (round 0) on the episodes it played is on the board.
+    expect(run.quizAccuracy[0]).toMatchObject({ round: 0, episodes: expect.any(Number), questions: expect.any(Number) });
+    expect(run.quizAccuracy[0].episodes).toBeGreaterThanOrEqual(2);
     expect(events.filter((e) => e.type === "progress" && e.event.kind === "trainer" && e.event.runId === run.runId).map((e) => e.event.metrics.step)).toEqual([1, 2]);
     expect(events.some((e) => e.type === "finished" && e.event.runId === run.runId && e.event.checkpoint === round1)).toBe(true);
 
@@ -68,7 +87,36 @@ describe("self-play", () => {
     const before = framesOf(spectator).length;
     await until(() => framesOf(spectator).length > before + 3, 20_000, "patches after the swap");
     expect(dropped).toBe(false);
+    // Round 1's policy answers the quizzes of the episodes it plays (new to it): its point joins the curve, live too.
+    // (on the pool's latest round's run: round 2 may have started meanwhile).
+    const pooled = async () => (await ts.api("/api/training")).json.runs.filter((r: any) => r.title.startsWith(`Self-play ${roomId}:`));
+    await until(async () => (await pooled()).some((r: any) => r.quizAccuracy?.some((q: any) => q.round === 1)), 60_000, "round 1's quiz accuracy");
+    expect(events.some((e) => e.event.kind === "trainer" && e.event.quizAccuracy?.some((q: any) => q.round === 1))).toBe(true);
     await spectator.leave();
+    expect((await ts.api(`/api/rooms/${roomId}`, { method: "DELETE", admin: true })).status).toBe(200);
+  });
+
+  it("names a private room's id, and its rounds' checkpoints and rollouts, to the admin only", async () => {
+    const { dir } = await tinyCheckpoint(23);
+    const spec = `policy:${dir}?max_new_tokens=8&temperature=1`;
+    const res = await selfPlayRoom(spec, 5, { everyEpisodes: 1, trainer: { steps: 1, prompts: 2, groupSize: 2, maxNewTokens: 16, lr: 1e-3 } }, { private: true, quiz: { questions: 1 } });
+    expect(res.status, res.text).toBe(201);
+    const roomId: string = res.json.roomId;
+    let run: any;
+    await until(async () => {
+      run = (await ts.api("/api/training", { admin: true })).json.runs.find((r: any) => r.roomIds.includes(roomId) && r.status === "done");
+      return run !== undefined;
+    }, 60_000, "the private room's first round");
+    expect(run.checkpoint).toContain(roomId);
+    const shown = (await ts.api("/api/training")).json.runs.find((r: any) => r.runId === run.runId);
+    expect(shown).toBeDefined();
+    expect(shown.title).toBe("Self-play (a private room): round 1");
+    expect(JSON.stringify(shown)).not.toContain(roomId);
+    expect(JSON.stringify((await ts.api(`/api/training/${run.runId}`)).json)).not.toContain(roomId);
+    // Not on the stream either, and the round's rollouts (the room's episodes) are the admin's to read.
+    expect(JSON.stringify(events.filter((e) => e.event.runId === run.runId))).not.toContain(roomId);
+    expect((await ts.api(`/api/runs/${run.runId}`)).status).toBe(404);
+    expect((await ts.api(`/api/runs/${run.runId}`, { admin: true })).status).toBe(200);
     expect((await ts.api(`/api/rooms/${roomId}`, { method: "DELETE", admin: true })).status).toBe(200);
   });
 

@@ -119,6 +119,14 @@ describe("benchmark room", () => {
         await until(() => results.length === 1, 5000, "the refusal");
         expect(results[0]!.ok).toBe(false);
         expect(results[0]!.error).toMatch(/^invalid action: .*answer/);
+        // An empty answer, and one that is no container of the story, are refused with the reason
+        // (not scored wrong without a word); the person answers again.
+        const candidates = turn.observation.data.candidates;
+        room.send("act", { action: { answer: "  " }, timestep: 1 });
+        room.send("act", { action: { answer: "the_moon" }, timestep: 1 });
+        await until(() => results.length === 3, 5000, "the two refusals");
+        expect(results[1]).toMatchObject({ ok: false, error: `the answer is empty: choose one of ${candidates.join(", ")}` });
+        expect(results[2]).toMatchObject({ ok: false, error: `"the_moon" is not one of the answers this question takes: ${candidates.join(", ")}` });
       }
       // Alternate between the first and the last candidate: some right, some wrong.
       const options = turn.options.map((o) => o.answer);

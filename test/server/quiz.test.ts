@@ -4,7 +4,7 @@
  * receive another seat's questions or answers, nor any label before its quiz closes, nor read the
  * episode's minds off the run's log meanwhile; a spectator or another seat cannot answer for it.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeFrames } from "./wire.js";
@@ -25,10 +25,22 @@ async function create(options: Record<string, unknown>): Promise<{ roomId: strin
   return { roomId: res.json.roomId, runId: res.json.runId, agents: res.json.seats.map((s: { agent: string }) => s.agent) };
 }
 
-async function episodes(runId: string, admin = true): Promise<any[]> {
+async function page(runId: string, admin = true): Promise<{ episodes: any[]; indexes: number[] }> {
   const res = await ts.api(`/api/runs/${runId}/episodes?limit=100`, { admin });
   expect(res.status, res.text).toBe(200);
-  return res.json.episodes;
+  return res.json;
+}
+
+async function episodes(runId: string, admin = true): Promise<any[]> {
+  return (await page(runId, admin)).episodes;
+}
+
+/** The run's log as the room wrote it (not as any client is shown it). */
+function logFile(runId: string): any[] {
+  return readFileSync(join(ts.store, "runs", runId, "episodes.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
 }
 
 describe("the quiz room option", () => {
@@ -49,11 +61,21 @@ describe("the quiz room option", () => {
     const { roomId, runId, agents } = await create({ seed: 7, loop: true, pauseMs: 2000, maxSteps: 100, agents: {}, defaultAgent: "scripted", quiz: { questions: 3, deadlineMs: 5000 } });
     const spectator = await ts.join(roomId);
     await until(() => (decodeFrames(framesOf(spectator)).state as any)?.quiz?.length >= agents.length, 20_000, "the first episode's quiz scores");
-    const log = await episodes(runId);
     // The quiz opened (before any question went out), the episode's record, the quiz closed.
-    expect(log[0]).toMatchObject({ kind: "room_quiz_open", episode: 1, deadline: expect.any(Number) });
-    expect(log[1]).toMatchObject({ kind: "room_episode", episode: 1 });
-    expect(log[2]).toMatchObject({ kind: "room_quiz", episode: 1, file: "quiz/episode-1.txt" });
+    const written = logFile(runId);
+    expect(written[0]).toMatchObject({ kind: "room_quiz_open", episode: 1, deadline: expect.any(Number) });
+    expect(written[1]).toMatchObject({ kind: "room_episode", episode: 1 });
+    expect(written[2]).toMatchObject({ kind: "room_quiz", episode: 1, file: "quiz/episode-1.txt" });
+    // The API lists the episode and its quiz, not the record that opened it, and says where each is in the log.
+    const listed = await page(runId);
+    const log = listed.episodes;
+    expect(log.map((r) => r.kind)).not.toContain("room_quiz_open");
+    expect(log.slice(0, 2).map((r) => r.kind)).toEqual(["room_episode", "room_quiz"]);
+    expect(listed.indexes.slice(0, 2)).toEqual([1, 2]);
+    const opening = await ts.api(`/api/runs/${runId}/episodes/0?format=record`, { admin: true });
+    expect(opening.status).toBe(404);
+    expect(opening.json.error).toMatch(/opens a quiz: it is not an episode/);
+    log.unshift(written[0]);
     expect(existsSync(join(ts.store, "runs", runId, "quiz", "episode-1.txt"))).toBe(true);
     for (const agent of Object.keys(log[2].seats)) {
       const seat = log[2].seats[agent];
@@ -88,19 +110,23 @@ describe("the quiz room option", () => {
     expect(bobQuiz[0]!.agent).toBe(other);
     // No label in what a person is sent.
     for (const q of quiz.questions) expect(Object.keys(q).sort()).toEqual(["choices", "id", "question", "type"]);
-    // The episode's record (every agent's mind) is in the log, but no client but the admin is
-    // shown it while the quiz is open: not in the page, not as one episode, not through its audit.
-    const logged = await episodes(runId);
+    // The episode's record (every agent's mind) is in the log, but no client, the admin included
+    // (its token may be in a quizzed person's hands), is shown it while the quiz is open: not in
+    // the page, not as one episode, not through its audit.
+    const logged = logFile(runId);
     const at = logged.findIndex((r) => r.kind === "room_episode");
     expect(logged[at]).toMatchObject({ episode: quiz.episode, socialized_context: expect.anything(), turns: expect.anything() });
-    const shown = await episodes(runId, false);
-    expect(shown[at]).toMatchObject({ kind: "room_episode", episode: quiz.episode, withheld: expect.stringMatching(/quiz is open/) });
-    expect(Object.keys(shown[at]).sort()).toEqual(["end", "episode", "kind", "room", "run", "withheld", "world"]);
-    expect(JSON.stringify(shown)).not.toMatch(/socialized_context|believes|observation/);
-    for (const path of [`/api/runs/${runId}/episodes/${at}`, `/api/runs/${runId}/episodes/${at}?format=record`, `/api/runs/${runId}/episodes/${at}/audit`]) {
-      const res = await ts.api(path);
-      expect(res.status, path).toBe(403);
-      expect(res.json.error).toMatch(/readable when its quiz closes/);
+    for (const admin of [false, true]) {
+      const shown = await page(runId, admin);
+      const record = shown.episodes[shown.indexes.indexOf(at)];
+      expect(record).toMatchObject({ kind: "room_episode", episode: quiz.episode, withheld: expect.stringMatching(/quiz is open/) });
+      expect(Object.keys(record).sort()).toEqual(["end", "episode", "kind", "room", "run", "withheld", "world"]);
+      expect(JSON.stringify(shown)).not.toMatch(/socialized_context|believes|observation/);
+      for (const path of [`/api/runs/${runId}/episodes/${at}`, `/api/runs/${runId}/episodes/${at}?format=record`, `/api/runs/${runId}/episodes/${at}/audit`]) {
+        const res = await ts.api(path, { admin });
+        expect(res.status, path).toBe(403);
+        expect(res.json.error).toMatch(/readable when its quiz closes/);
+      }
     }
 
     // Attacks: a spectator answers; alice answers bob's episode number, a question she was not asked, twice.
@@ -121,9 +147,10 @@ describe("the quiz room option", () => {
     expect(result).toMatchObject({ episode: quiz.episode, agent: me, asked: quiz.questions.length });
     expect(result.questions.every((q) => typeof q.label === "string" && q.answer === quiz.questions[q.id]!.choices![0])).toBe(true);
     await until(async () => (await episodes(runId)).some((r) => r.kind === "room_quiz"), 10_000, "the quiz record");
-    const log = await episodes(runId, false);
+    const closed = await page(runId, false);
+    const log = closed.episodes;
     // Closed: the episode's record is everyone's to read.
-    expect(log[at]).toMatchObject({ kind: "room_episode", episode: quiz.episode, socialized_context: expect.anything() });
+    expect(log[closed.indexes.indexOf(at)]).toMatchObject({ kind: "room_episode", episode: quiz.episode, socialized_context: expect.anything() });
     expect((await ts.api(`/api/runs/${runId}/episodes/${at}`)).status).toBe(200);
     const record = log.find((r) => r.kind === "room_quiz");
     expect(record.seats[me]).toMatchObject({ answeredBy: "human:alice", asked: quiz.questions.length });

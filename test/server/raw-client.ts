@@ -1,5 +1,5 @@
 /**
- * Raw clients over `ws`, as any client in any language would connect (README, "Protocol"), and
+ * Raw clients over `ws`, as any client in any language would connect (docs/protocol.md), and
  * polling until a condition holds. No side effects on import: the child-process tests and the
  * in-process harness both use them.
  */

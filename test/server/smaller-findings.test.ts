@@ -73,7 +73,7 @@ describe("requests", () => {
     expect(r.json).toEqual({ code: 523, error: "the request body must be a JSON object" });
   });
 
-  it("takes the admin token with a lowercase `bearer` and extra spaces (as the README says)", async () => {
+  it("takes the admin token with a lowercase `bearer` and extra spaces (as docs/security.md says)", async () => {
     const r = await fetch(`${ts.base}/api/rooms`, {
       method: "POST",
       headers: { "content-type": "application/json", authorization: `bearer    ${ADMIN}` },

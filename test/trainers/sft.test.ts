@@ -44,6 +44,20 @@ describe("SFT", () => {
     expect(m.tokenizer.decode(trained)).toBe("yes<|im_end|>\n");
   });
 
+  it("--prompt-loss W: every next token trained, the prompt's at weight W, the response's at 1", async () => {
+    const m = await tinyModel(32);
+    const messages = [{ role: "user" as const, content: "Q?" }, { role: "assistant" as const, content: "yes" }];
+    const [only] = encodeExamples(m.tokenizer, [{ messages, line: 1 }], 256).examples;
+    const [ex] = encodeExamples(m.tokenizer, [{ messages, line: 1 }], 256, 0.25).examples;
+    expect(Array.from(ex!.targets).every((t) => t >= 0)).toBe(true);
+    const response = Array.from(ex!.weights).filter((w) => w === 1).length;
+    expect(response).toBe(only!.trained);
+    expect(ex!.trained).toBeCloseTo(response + 0.25 * (ex!.tokens.length - response), 5);
+    // The response's targets are the same tokens either way; the prompt's predict the next prompt token.
+    const ids = Array.from(ex!.tokens);
+    for (let i = 0; i + 1 < ids.length; i++) expect(ex!.targets[i]).toBe(ids[i + 1]);
+  });
+
   it("same seed, same run: identical losses and weights", async () => {
     const file = dataFile();
     const run = async () => {

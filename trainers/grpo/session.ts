@@ -55,6 +55,8 @@ export interface SessionOptions {
   /** Where the rollouts are logged (none: not logged). */
   readonly store?: RunStore;
   readonly title?: string;
+  /** More of what the store records of the run (self-play: a private room's rounds are `visibility: "private"`). */
+  readonly runParams?: Record<string, unknown>;
   readonly onStep?: (m: StepMetrics) => void;
   readonly onStart?: (info: { runId: string | null; startStep: number; resumedFrom: string | null; source: string; trainable: string }) => void;
   /** Progress of the difficulty filter (skipSolved). */
@@ -144,7 +146,7 @@ async function runClaimed(o: SessionOptions): Promise<SessionResult> {
       source.markLogged?.(kept);
       run = await o.store.update(run.id, { status: "running" });
     } else {
-      run = await o.store.create("grpo", o.title ?? `GRPO: ${source.description}`, { ...source.runParams, trainer: "grpo", description: source.description, out: o.out, config: c });
+      run = await o.store.create("grpo", o.title ?? `GRPO: ${source.description}`, { ...source.runParams, ...o.runParams, trainer: "grpo", description: source.description, out: o.out, config: c });
     }
     runId = run.id;
     log = new EpisodeLog(o.store.episodesPath(run));

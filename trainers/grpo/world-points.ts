@@ -4,8 +4,9 @@
  * observed (as the `policy:DIR` agent is prompted: the observation as the user message, after an
  * optional system message); the reply must parse against the world's action schema; the
  * reference is what the story's script did there (exact match of the action, F1 and ROUGE-L of the
- * rendered action). Points come from scripted replays (`train grpo --world W`), or from episodes a
- * room played, whose observations are the ones its agents actually had (self-play).
+ * rendered action). Points come from scripted replays (`train grpo --world W`), or from given turns
+ * of a scenario's episodes with the observations their agents had. Imitation of a script: the
+ * server's self-play learns from its episodes' own outcomes instead (self-play-points.ts).
  *
  * Each sampled group is logged as a `room_episode` record: the scripted episode's socialized
  * context, and the group's replies as the turns taken at that timestep.

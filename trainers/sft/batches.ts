@@ -1,7 +1,9 @@
 /**
  * Tokenized SFT examples and the batches made from them. Each example becomes ids with targets
- * on the assistant's tokens only; a batch pads its examples to the longest (padding predicts
- * nothing). The order is a seeded shuffle per epoch, so batch k is the same on every run with the
+ * on the assistant's tokens, weight 1, and, where `promptLoss` is above 0, on the prompt's tokens
+ * too, with that weight (a dense signal for a policy trained from scratch: predicting its prompts
+ * teaches it to copy and look up before its few answer tokens can); a batch pads its examples to
+ * the longest (padding predicts nothing). The order is a seeded shuffle per epoch, so batch k is the same on every run with the
  * same seed, which is what lets a resumed run continue exactly.
  */
 import { Rng } from "../../worlds/core/rng.js";
@@ -11,8 +13,11 @@ import type { SftExample } from "./examples.js";
 
 export interface EncodedExample {
   readonly tokens: Int32Array;
-  /** Next token where it is the assistant's, else -1. */
+  /** Next token where it is trained, else -1. */
   readonly targets: Int32Array;
+  /** Each target's weight: 1 on the assistant's tokens, `promptLoss` on the prompt's, 0 untrained. */
+  readonly weights: Float32Array;
+  /** The sum of the weights. */
   readonly trained: number;
   readonly line: number;
 }
@@ -24,7 +29,7 @@ export interface Encoded {
   readonly noTargets: number;
 }
 
-export function encodeExamples(tokenizer: PolicyTokenizer, examples: readonly SftExample[], maxLen: number): Encoded {
+export function encodeExamples(tokenizer: PolicyTokenizer, examples: readonly SftExample[], maxLen: number, promptLoss = 0): Encoded {
   const out: EncodedExample[] = [];
   let tooLong = 0;
   let noTargets = 0;
@@ -37,17 +42,22 @@ export function encodeExamples(tokenizer: PolicyTokenizer, examples: readonly Sf
     const n = ids.length - 1;
     const tokens = new Int32Array(n);
     const targets = new Int32Array(n);
+    const weights = new Float32Array(n);
+    let answers = 0;
     let trained = 0;
     for (let i = 0; i < n; i++) {
       tokens[i] = ids[i]!;
-      targets[i] = assistant[i + 1] ? ids[i + 1]! : -1;
-      if (targets[i]! >= 0) trained++;
+      const w = assistant[i + 1] ? 1 : promptLoss;
+      targets[i] = w > 0 ? ids[i + 1]! : -1;
+      weights[i] = w;
+      trained += w;
+      if (assistant[i + 1]) answers++;
     }
-    if (trained === 0) {
+    if (answers === 0) {
       noTargets++;
       continue;
     }
-    out.push({ tokens, targets, trained, line: ex.line });
+    out.push({ tokens, targets, weights, trained, line: ex.line });
   }
   return { examples: out, tooLong, noTargets };
 }
@@ -63,7 +73,7 @@ export function batchExamples(n: number, batch: number, index: number, seed: num
   return picked;
 }
 
-/** Pads the examples into one batch; weights are 1 / `normalizer` on trained positions. */
+/** Pads the examples into one batch; each trained position's weight is divided by `normalizer`. */
 export function makeBatch(examples: readonly EncodedExample[], normalizer: number): TokenBatch {
   const seqLen = Math.max(...examples.map((e) => e.tokens.length));
   const b = examples.length;
@@ -73,7 +83,7 @@ export function makeBatch(examples: readonly EncodedExample[], normalizer: numbe
   examples.forEach((e, r) => {
     tokens.set(e.tokens, r * seqLen);
     targets.set(e.targets, r * seqLen);
-    for (let i = 0; i < e.tokens.length; i++) if (e.targets[i]! >= 0) weights[r * seqLen + i] = 1 / normalizer;
+    for (let i = 0; i < e.tokens.length; i++) if (e.targets[i]! >= 0) weights[r * seqLen + i] = e.weights[i]! / normalizer;
   });
   return { tokens, targets, weights, batch: b, seqLen };
 }

@@ -36,6 +36,8 @@ export interface SftSettings {
   readonly clip: number;
   readonly seed: number;
   readonly maxLen: number;
+  /** The weight of the prompt's tokens in the loss (0: the assistant's tokens only; batches.ts). */
+  readonly promptLoss?: number;
 }
 
 export interface StepRecord {
@@ -105,7 +107,7 @@ export async function trainSft(run: SftRun): Promise<SftResult> {
     }
     const t0 = performance.now();
     const micro = Array.from({ length: s.gradAccum }, (_, k) => batchExamples(run.examples.length, s.batch, step * s.gradAccum + k, s.seed).map((i) => run.examples[i]!));
-    // Mean over every trained token of the optimizer step, across its micro-batches.
+    // Weighted mean over every trained token of the optimizer step, across its micro-batches.
     const trained = micro.flat().reduce((a, e) => a + e.trained, 0);
     model.trained.zeroGrad();
     let loss = 0;

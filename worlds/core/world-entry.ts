@@ -11,6 +11,7 @@ import type { GeneratedSet } from "./generated-set.js";
 
 export type { GeneratedSet };
 import type { ScenarioFactory } from "./scenario.js";
+import type { SocializedContext } from "./socialized-context.js";
 import type { DecisionSet } from "./scored-decision.js";
 
 export interface WorldEntry {
@@ -37,6 +38,12 @@ export interface WorldEntry {
   readonly facts?: FactSource;
   /** ToM questions about any of its episodes, labelled by its world model, in its benchmark's format (`questions`, a room's quiz). */
   readonly questions?: QuestionMaker;
+  /**
+   * The socialized context compacted to what its questions are answered from, as small policies
+   * read it in simulation mode (agents/policy/question-prompt.ts); without it they read the whole
+   * context, timestep by timestep.
+   */
+  readonly compactContext?: (ctx: SocializedContext) => string;
 }
 
 export interface BenchmarkEntry {
@@ -52,6 +59,8 @@ export interface Generator {
   readonly unit?: string;
   /** The fewest questions it can write, and why (checked by `generate --n` and a room's `generate.n`). */
   readonly least?: { readonly n: number; readonly why: string };
+  /** "folder": `out` names a folder its files are written into (made if missing; the recommendation world's MovieLens folder). Default: a file. */
+  readonly output?: "file" | "folder";
   /** N questions from `seed`, as the files to write for `out`. */
   generate(n: number, seed: number, out: string, onProgress?: (done: number) => void): Promise<GeneratedSet>;
 }

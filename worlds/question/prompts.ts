@@ -54,6 +54,11 @@ export function simulationAnswerText(task: { readonly question: string; readonly
   return fill(promptTemplate("worlds/question/prompts/simulation-answer.txt"), { context, question: task.question, choices });
 }
 
+/** The question over a compact socialized context (worlds/tomi/compact-context.ts): shorter, for small policies. */
+export function simulationCompactText(task: { readonly question: string }, context: string): string {
+  return fill(promptTemplate("worlds/question/prompts/simulation-compact.txt"), { context, question: task.question });
+}
+
 /** A template split once into its literal parts and its `{name}` slots (odd indexes). */
 const compiled = new Map<string, readonly string[]>();
 

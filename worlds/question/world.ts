@@ -18,6 +18,11 @@ export interface QuestionTask {
   readonly choices?: readonly string[];
   /** Plausible answers (for the random baseline and a person's answer form). */
   readonly candidates?: readonly string[];
+  /**
+   * Every answer the scorer can count right is one of `candidates` (ToMi's containers), rather
+   * than a sample of them (usersim's random replies): a person's answer outside them is refused.
+   */
+  readonly answerInCandidates?: boolean;
   /** The full text prompt a language model is given. */
   readonly prompt: string;
 }

@@ -120,6 +120,7 @@ export class TomiBenchmark implements Benchmark<TomiBenchItem> {
       story: item.storyText,
       question: item.question,
       candidates: containers,
+      answerInCandidates: true,
       prompt: fill(promptTemplate("worlds/tomi/prompts/tomi-vanilla.txt"), { story: item.storyText, question: item.question }),
     };
   }

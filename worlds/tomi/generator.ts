@@ -12,7 +12,7 @@ import { renderQuestion, renderSentence } from "./sentences.js";
 import { buildScenario } from "./story.js";
 import { replayTomi } from "./replay.js";
 import { questionType, worldModelAnswer } from "./questions.js";
-import { AGENT_NAMES, CONTAINERS, OBJECTS, REMARK_VERBS, ROOMS } from "../core/vocabulary.js";
+import { AGENT_NAMES, CONTAINER_KINDS, CONTAINERS, OBJECTS, REMARK_VERBS, ROOMS } from "../core/vocabulary.js";
 import type { TomiStoryType } from "./babi.js";
 
 export interface GeneratedQuestion {
@@ -36,11 +36,23 @@ interface Step {
   event?: string;
 }
 
-export async function generateTomiStory(rng: Rng): Promise<GeneratedStory> {
+/**
+ * Variations beyond ToMi's own stories, for training data that does not teach the file's quirks:
+ * by default none (the stories ToMi's generator writes, draw for draw).
+ */
+export interface TomiVariations {
+  /** The share of stories whose containers are plain nouns ("envelope", not "green_envelope"). */
+  readonly plainContainers?: number;
+  /** The share of stories that also say where a container stands ("The envelope is in the hall."). */
+  readonly placedContainers?: number;
+}
+
+export async function generateTomiStory(rng: Rng, vary: TomiVariations = {}): Promise<GeneratedStory> {
   const [a1, a2, a3] = rng.sample(AGENT_NAMES, 3) as [string, string, string];
   const [room, altRoom] = rng.sample(ROOMS, 2) as [string, string];
   const obj = rng.pick(OBJECTS);
-  const kinds = rng.sample(CONTAINERS, 2) as [string, string];
+  const plain = (vary.plainContainers ?? 0) > 0 && rng.chance(vary.plainContainers!);
+  const kinds = rng.sample(plain ? CONTAINER_KINDS : CONTAINERS, 2) as [string, string];
   const [c1, c2] = kinds;
 
   const steps: Step[] = [];
@@ -89,6 +101,12 @@ export async function generateTomiStory(rng: Rng): Promise<GeneratedStory> {
     for (let j = slots.length - 1; j >= 0; j--) steps.splice(slots[j]!, 0, inserts[j]!);
   }
 
+  // Where the containers stand, said once each at a random place after the first is named.
+  if ((vary.placedContainers ?? 0) > 0 && rng.chance(vary.placedContainers!)) {
+    const first = steps.findIndex((s) => s.sentence.kind === "located");
+    for (const c of [c1, c2]) steps.splice(first + 1 + rng.int(steps.length - first), 0, { sentence: { kind: "located", subject: c, place: room } });
+  }
+
   // Unrelated remarks ("Aiden loves the tangerine"), written without a period as in ToMi.
   const remarks = rng.int(3);
   for (let j = 0; j < remarks; j++) {
@@ -130,13 +148,13 @@ export interface TomiFiles {
 }
 
 /** `n` questions (six per story, as in ToMi; the last story may give fewer), seeded. */
-export async function generateTomi(n: number, seed: number, onProgress?: (done: number) => void): Promise<TomiFiles> {
+export async function generateTomi(n: number, seed: number, onProgress?: (done: number) => void, vary: TomiVariations = {}): Promise<TomiFiles> {
   const rng = Rng.seeded(`tomi:${seed}`);
   const txt: string[] = [];
   const trace: string[] = [];
   let written = 0;
   while (written < n) {
-    const story = await generateTomiStory(rng);
+    const story = await generateTomiStory(rng, vary);
     for (const q of story.questions) {
       if (written >= n) break;
       story.sentences.forEach((s, i) => txt.push(`${i + 1} ${renderSentence(s)}`));

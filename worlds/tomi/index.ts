@@ -10,6 +10,7 @@ import { tomiScenarios } from "./scenario.js";
 import { tomiSolver } from "./solver.js";
 import { tomiFacts } from "./leak-facts.js";
 import { tomiQuestions } from "./episode-questions.js";
+import { compactTomiContext } from "./compact-context.js";
 
 export const world: WorldEntry = {
   name: "tomi",
@@ -33,11 +34,13 @@ export const world: WorldEntry = {
   solver: tomiSolver,
   facts: tomiFacts,
   questions: tomiQuestions,
+  compactContext: compactTomiContext,
 };
 
 // For the terminal demo (cli/commands/demo.ts), which plays generated stories step by step, and
-// for a new model's default tokenizer corpus (models/from-scratch.ts).
-export { generateTomi, generateTomiStory } from "./generator.js";
+// for a new model's default tokenizer corpus (models/from-scratch.ts), and for the learning
+// recipe's varied training stories (measurements/learn-demo.ts).
+export { generateTomi, generateTomiStory, type TomiVariations } from "./generator.js";
 export { replayTomi } from "./replay.js";
 export { renderSentence } from "./sentences.js";
 export { buildScenario } from "./story.js";

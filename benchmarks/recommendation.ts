@@ -1,0 +1,156 @@
+/**
+ * The recommendation benchmark (`bench rec`): recallers fitted in-process on a leave-last-out
+ * split's training items, then NDCG@k and HR@k of each on the test items by full ranking, with
+ * the time each took. Agents:
+ *
+ *   pop, itemknn, bpr   one recaller alone
+ *   mix:W               a fixed mixture, W = "pop=0.2,itemknn=0.3,bpr=0.5" (normalised)
+ *   best                the best fixed mixture, its weights searched on the valid items
+ *   oracle              the generator's latent truth (generated data only: preferences.json)
+ *   all                 every one of the above that the data allows (the default)
+ */
+import {
+  bestMixture,
+  casesOf,
+  evaluate,
+  fitRecaller,
+  isRecallerName,
+  mixtureRecaller,
+  MixtureError,
+  normaliseWeights,
+  oracleRecaller,
+  RECALLERS,
+  parseWeights,
+  trainSetOf,
+  type BprOptions,
+  type Preferences,
+  type RecallerName,
+  type Recaller,
+  type RecSplit,
+  type Weights,
+} from "../worlds/rec/index.js";
+
+
+export type RecAgent =
+  | { readonly kind: "recaller"; readonly name: RecallerName }
+  | { readonly kind: "mix"; readonly weights: Weights }
+  | { readonly kind: "best" }
+  | { readonly kind: "oracle" }
+  | { readonly kind: "all" };
+
+export const REC_AGENTS = "pop, itemknn, bpr, mix:RECALLER=W,..., best, oracle or all";
+
+export class RecAgentError extends Error {}
+
+export function parseRecAgent(spec: string): RecAgent {
+  if (isRecallerName(spec)) return { kind: "recaller", name: spec };
+  if (spec === "best" || spec === "oracle" || spec === "all") return { kind: spec };
+  if (spec.startsWith("mix:")) {
+    try {
+      const weights = parseWeights(spec.slice(4));
+      normaliseWeights(weights, RECALLERS);
+      return { kind: "mix", weights };
+    } catch (err) {
+      if (err instanceof MixtureError) throw new RecAgentError(`mix: ${err.message}`);
+      throw err;
+    }
+  }
+  throw new RecAgentError(`unknown agent "${spec}" for the recommendation world (expected ${REC_AGENTS})`);
+}
+
+export interface RecBenchOptions {
+  readonly k?: number;
+  readonly bpr?: BprOptions;
+  /** Item-kNN's neighbours per item. */
+  readonly knn?: number;
+  /** Validation cases the best-mixture search uses at most. */
+  readonly mixtureSample?: number;
+  /** The generator's latent truth, for the oracle. */
+  readonly preferences?: Preferences;
+}
+
+export interface RecBenchRow {
+  readonly agent: string;
+  readonly ndcg: number;
+  readonly hr: number;
+  /** Test users scored. */
+  readonly users: number;
+  /** Fitting (and for `best`, the weight search), in seconds; 0 for what needs none. */
+  readonly fitSeconds: number;
+  readonly evalSeconds: number;
+  /** The mixture's weights, normalised to sum to 1. */
+  readonly weights?: Weights;
+}
+
+/** Reports progress: `stage` starts a stage of `total` steps; the function it returns takes the steps done. */
+export type StageProgress = (stage: string, total: number) => (done: number) => void;
+
+const silent: StageProgress = () => () => {};
+
+export function runRecBench(split: RecSplit, agent: RecAgent, opts: RecBenchOptions = {}, progress: StageProgress = silent): RecBenchRow[] {
+  const k = opts.k ?? 10;
+  const items = split.items.length;
+  const train = trainSetOf(split);
+  const test = casesOf(split, "test");
+  if (test.length === 0) throw new RecAgentError(`${split.source}: no user has a test item (a user needs 2 interactions)`);
+  const rows: RecBenchRow[] = [];
+  const fitted = new Map<RecallerName, { recaller: Recaller; seconds: number }>();
+
+  const fit = (name: RecallerName) => {
+    const have = fitted.get(name);
+    if (have) return have;
+    const t0 = performance.now();
+    let tick: ((d: number) => void) | undefined;
+    const label = name === "bpr" ? "fit bpr (epochs)" : `fit ${name}`;
+    const recaller = fitRecaller(name, train, { ...(opts.bpr ? { bpr: opts.bpr } : {}), ...(opts.knn !== undefined ? { knn: opts.knn } : {}) }, (done, total) => (tick ??= progress(label, total))(done));
+    const entry = { recaller, seconds: (performance.now() - t0) / 1000 };
+    fitted.set(name, entry);
+    return entry;
+  };
+  const score = (name: string, recaller: Recaller, fitSeconds: number, weights?: Weights) => {
+    const t0 = performance.now();
+    const s = evaluate(recaller, test, items, k, progress(`test ${name}`, test.length));
+    rows.push({ agent: name, ndcg: s.ndcg, hr: s.hr, users: s.n, fitSeconds, evalSeconds: (performance.now() - t0) / 1000, ...(weights ? { weights } : {}) });
+  };
+  const fitAll = () => RECALLERS.map(fit);
+
+  if (agent.kind === "recaller" || agent.kind === "all") {
+    for (const name of agent.kind === "all" ? RECALLERS : [agent.name]) {
+      const f = fit(name);
+      score(name, f.recaller, f.seconds);
+    }
+  }
+  if (agent.kind === "mix") {
+    const names = RECALLERS.filter((n) => Object.hasOwn(agent.weights, n));
+    const parts = names.map(fit);
+    const ws = normaliseWeights(agent.weights, names);
+    const seconds = parts.reduce((a, f) => a + f.seconds, 0);
+    const label = `mix:${Object.entries(agent.weights).map(([n, w]) => `${n}=${w}`).join(",")}`;
+    score(label, mixtureRecaller(parts.map((f) => f.recaller), agent.weights), seconds, Object.fromEntries(names.map((n, t) => [n, ws[t]!])));
+  }
+  if (agent.kind === "best" || agent.kind === "all") {
+    const all = fitAll();
+    const valid = casesOf(split, "valid");
+    if (valid.length === 0) {
+      if (agent.kind === "best") throw new RecAgentError(`${split.source}: no user has a valid item (a user needs 3 interactions), so no mixture can be chosen`);
+    } else {
+      const t0 = performance.now();
+      let tick: ((d: number) => void) | undefined;
+      const best = bestMixture(
+        all.map((f) => f.recaller),
+        valid,
+        items,
+        k,
+        opts.mixtureSample !== undefined ? { sample: opts.mixtureSample } : {},
+        (done, total) => (tick ??= progress("search mixture (valid users)", total))(done),
+      );
+      const seconds = all.reduce((a, f) => a + f.seconds, 0) + (performance.now() - t0) / 1000;
+      score("best mixture", mixtureRecaller(all.map((f) => f.recaller), best.weights), seconds, best.weights);
+    }
+  }
+  if (agent.kind === "oracle" || (agent.kind === "all" && opts.preferences)) {
+    if (!opts.preferences) throw new RecAgentError("the oracle needs the generator's latent truth (preferences.json beside ratings.dat): only generated data has one");
+    score("oracle", oracleRecaller(opts.preferences, split), 0);
+  }
+  return rows;
+}

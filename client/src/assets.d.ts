@@ -1,0 +1,2 @@
+/** Style sheets imported for their effect (vite bundles them). */
+declare module "*.css";

@@ -1,0 +1,209 @@
+/**
+ * The learning recipe, end to end: a policy trained from scratch that answers ToMi's belief
+ * questions, evaluated on files it never trained on. Issue 27's headline run.
+ *
+ *   npm run demo:learn -- [--out DIR] [--questions N] [--sft-steps N] [--grpo-steps N] [--seed S]
+ *       [--val FILE] [--paraphrased FILE] [--val-limit N]
+ *
+ * 1. data: N questions of new ToMi stories (the world's generator, seeded), varied beyond ToMi's
+ *    own file so that the policy learns the task and not the file: half the stories name their
+ *    containers plainly ("envelope", as ParaphrasedToMi does; ToMi colours every one), a third say
+ *    where a container stands. Each question is written twice, as the policy is asked it in
+ *    simulation mode (the compact socialized context, worlds/tomi/compact-context.ts, then the
+ *    question) and in vanilla mode (the story, then the question), with the world model's label.
+ * 2. base: `model init --preset 1m --tokenizer word` on those prompts (every word one token, so a
+ *    container's name is the same tokens in the context and in the answer).
+ * 3. SFT: `train sft` on the mixed file, with the prompts' tokens in the loss at a tenth of the
+ *    answer's weight (`--prompt-loss 0.1`: a policy from scratch learns to read and copy from
+ *    every token of its prompts, not only from the two or three of each answer).
+ * 4. GRPO: `train grpo --bench tomi --mode simulation --skip-solved` on the generated file, reward
+ *    the judge's exact match, rollouts on the questions SFT still gets wrong, a KL to SFT.
+ * 5. Evaluations, each `socialworld bench tomi --agent ...` as a user runs it: the random agent,
+ *    the base, SFT and GRPO policies, and the symbolic agent, on ToMi val and ParaphrasedToMi
+ *    val_600 (never trained on: no sentence of either file is in the training stories' grammar
+ *    of the paraphrases), in simulation and vanilla modes, scored against the world model's labels
+ *    by question type (report.worldModel.agentAccuracyByType).
+ *
+ * Every stage is the command line in a child process (cli-process.ts); each policy stays a
+ * checkpoint folder that `bench --agent policy:DIR` runs. The tables go to the terminal and to
+ * OUT/results.md, the learning curves to OUT/curves.md. Not a test.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { z } from "zod";
+import { intArg } from "../cli/args.js";
+import { questionText } from "../agents/policy/question-prompt.js";
+import type { BenchReport } from "../benchmarks/report.js";
+import { Rng } from "../worlds/core/rng.js";
+import { packageRoot } from "../worlds/question/prompts.js";
+import { loadBenchmark } from "../worlds/registry.js";
+import { generateTomi } from "../worlds/tomi/index.js";
+import { socialworld, wallTimeLine, type StageTiming } from "./cli-process.js";
+import { scriptArgs } from "./script-args.js";
+import { tomDataPath } from "./tom-data.js";
+
+const USAGE = `node dist/measurements/learn-demo.js [options]   (or: npm run demo:learn -- [options])
+
+Trains a policy from scratch on generated ToMi stories (SFT, then GRPO on what SFT still gets
+wrong) and evaluates the random agent, the base, SFT and GRPO policies and the symbolic agent on
+ToMi val and ParaphrasedToMi val_600, in simulation and vanilla modes, by question type against the
+world model's labels; the tables go to the terminal and to OUT/results.md.
+
+Options:
+  --out DIR          where the models, data, store and results go (default data/learn-demo)
+  --questions N      generated training questions (default 20000)
+  --sft-steps N      SFT optimizer steps, batch 32 (default 2000)
+  --grpo-steps N     GRPO steps (default 10)
+  --seed S           seed of every stage (default 1)
+  --val FILE         ToMi evaluation file (default: the shared fb_all_val.txt)
+  --paraphrased FILE ParaphrasedToMi file (default: the shared val_600.txt)
+  --val-limit N      evaluate on the first N questions of each file only (default: all)
+  --help             this text`;
+
+const values = scriptArgs({
+  name: "learn-demo",
+  usage: USAGE,
+  options: {
+    out: { type: "string" },
+    questions: { type: "string" },
+    "sft-steps": { type: "string" },
+    "grpo-steps": { type: "string" },
+    seed: { type: "string" },
+    val: { type: "string" },
+    paraphrased: { type: "string" },
+    "val-limit": { type: "string" },
+  },
+  schema: z.object({
+    out: z.string().default(join(packageRoot(), "data", "learn-demo")),
+    questions: intArg(60).default(20_000),
+    "sft-steps": intArg(1).default(2000),
+    "grpo-steps": intArg(0).default(10),
+    seed: intArg(0, 2 ** 32 - 1).default(1),
+    val: z.string().default(tomDataPath("tomi", "original", "fb_all_val.txt")),
+    paraphrased: z.string().default(tomDataPath("tomi", "paraphrased_symbolictom", "val_600.txt")),
+    "val-limit": intArg(1).optional(),
+  }),
+});
+const out = resolve(values.out);
+const evalSets = [
+  ["ToMi val", resolve(values.val)],
+  ["ParaphrasedToMi val_600", resolve(values.paraphrased)],
+] as const;
+for (const [, f] of evalSets) {
+  if (!existsSync(f)) {
+    process.stderr.write(`learn-demo: ${f} not found (pass --val FILE and --paraphrased FILE)\n`);
+    process.exit(2);
+  }
+}
+mkdirSync(out, { recursive: true });
+const store = join(out, "store");
+const timings: StageTiming[] = [];
+const run = (stage: string, args: string[]) => socialworld(stage, args, timings);
+const started = performance.now();
+const seed = values.seed;
+const MODES = ["simulation", "vanilla"] as const;
+
+// 1. Training data: generated stories, each question in both modes, in a seeded order.
+const trainFile = join(out, "train.txt");
+const sftFile = join(out, "sft.jsonl");
+{
+  const t0 = performance.now();
+  const files = await generateTomi(values.questions, seed, undefined, { plainContainers: 0.5, placedContainers: 0.3 });
+  writeFileSync(trainFile, files.txt);
+  writeFileSync(join(out, "train.trace"), files.trace);
+  const bench = await loadBenchmark("tomi");
+  const lines: string[] = [];
+  for (const item of await bench.load(trainFile)) {
+    for (const mode of MODES) lines.push(JSON.stringify({ prompt: await questionText(bench.task(item, mode)), response: item.answer }));
+  }
+  writeFileSync(sftFile, Rng.seeded(`learn-demo:${seed}`).shuffle(lines).join("\n") + "\n");
+  timings.push({ stage: "data", seconds: (performance.now() - t0) / 1000 });
+  process.stderr.write(`[data] ${files.questions} generated questions, ${lines.length} examples (simulation and vanilla) -> ${sftFile}\n`);
+}
+
+const base = join(out, "base");
+const sft = join(out, "sft");
+const grpo = join(out, "grpo");
+const s = String(seed);
+await run("base", ["model", "init", "--preset", "1m", "--corpus", sftFile, "--tokenizer", "word", "--seed", s, "--out", base, "--force"]);
+await run("sft", [
+  "train", "sft", "--model", base, "--data", sftFile, "--out", sft, "--steps", String(values["sft-steps"]), "--batch", "32",
+  "--lr", "3e-3", "--min-lr", "1e-4", "--warmup", "50", "--weight-decay", "0.01", "--prompt-loss", "0.1", "--seed", s, "--save-every", "100000",
+]);
+const policies: [string, string][] = [["base", base], ["SFT", sft]];
+if (values["grpo-steps"] > 0) {
+  await run("grpo", [
+    "train", "grpo", "--model", sft, "--bench", "tomi", "--data", trainFile, "--mode", "simulation", "--out", grpo, "--store", store,
+    "--steps", String(values["grpo-steps"]), "--prompts", "16", "--group-size", "8", "--max-new-tokens", "8", "--temperature", "1",
+    "--lr", "3e-5", "--kl", "0.01", "--clip-high", "0.28", "--loss-agg", "token-mean", "--dynamic-sampling", "--max-rollout-batches", "4",
+    "--skip-solved", "--keep-solved", "0.25", "--seed", s, "--save-every", "100000", "--micro-batch", "32",
+  ]);
+  policies.push(["SFT+GRPO", grpo]);
+}
+
+// 5. Evaluations: every agent on every file in both modes.
+const agents: [string, string][] = [["random", `random:${seed}`], ...policies.map(([n, dir]): [string, string] => [n, `policy:${dir}?max_new_tokens=8`]), ["symbolic", "simulation"]];
+const reports = new Map<string, BenchReport>();
+const key = (set: string, agent: string, mode: string) => `${set}|${agent}|${mode}`;
+for (const [set, file] of evalSets) {
+  for (const mode of MODES) {
+    for (const [name, spec] of agents) {
+      if (name === "symbolic" && mode === "vanilla") continue; // the symbolic agent always reads the story through its world model
+      const json = join(out, `eval-${set.split(" ")[0]!.toLowerCase()}-${name.toLowerCase().replace("+", "-")}-${mode}.json`);
+      await run(`eval ${name} ${mode} ${set}`, [
+        "bench", "tomi", "--data", file, "--agent", spec, "--mode", mode, "--concurrency", "32", "--store", store, "--json", json, "--quiet",
+        ...(values["val-limit"] !== undefined ? ["--limit", String(values["val-limit"])] : []),
+      ]);
+      reports.set(key(set, name, mode), JSON.parse(readFileSync(json, "utf8")) as BenchReport);
+    }
+  }
+}
+
+const pct = (x: number | undefined) => (x === undefined ? "–" : `${(100 * x).toFixed(1)}%`);
+const tables: string[] = [];
+for (const [set, file] of evalSets) {
+  const first = reports.get(key(set, "random", "simulation"))!;
+  const types = Object.keys(first.byType);
+  tables.push(`### ${set} (\`${file}\`, ${first.total} questions): accuracy against the world model's labels`, "");
+  tables.push(`| agent | mode | ${types.join(" | ")} | **all** | official labels |`);
+  tables.push(`|:--|:--|${types.map(() => "--:").join("|")}|--:|--:|`);
+  for (const mode of MODES) {
+    for (const [name] of agents) {
+      const r = reports.get(key(set, name, mode));
+      if (!r) continue;
+      const wm = r.worldModel;
+      tables.push(`| ${name} | ${mode} | ${types.map((t) => pct(wm.agentAccuracyByType[t])).join(" | ")} | **${pct(wm.agentAccuracy)}** | ${pct(r.accuracy)} |`);
+    }
+  }
+  tables.push("");
+}
+
+// The learning curves: SFT loss and GRPO reward, in tenths of the run.
+const curves: string[] = ["## Learning curves", ""];
+const logOf = (file: string) =>
+  existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) : [];
+// SFT logs each step to train_log.jsonl, GRPO to metrics.jsonl.
+for (const [name, file, field] of [["SFT loss", join(sft, "train_log.jsonl"), "loss"], ["GRPO mean reward", join(grpo, "metrics.jsonl"), "reward"]] as const) {
+  const log = logOf(file).filter((r) => typeof r[field] === "number");
+  if (!log.length) continue;
+  const tenth = Math.max(1, Math.floor(log.length / 10));
+  const points: string[] = [];
+  for (let i = 0; i < log.length; i += tenth) {
+    const part = log.slice(i, i + tenth);
+    points.push(`step ${String(part[0]!.step)}: ${(part.reduce((a, r) => a + (r[field] as number), 0) / part.length).toFixed(3)}`);
+  }
+  curves.push(`- ${name} (mean over each tenth of the run): ${points.join(", ")}`);
+}
+const config = JSON.parse(readFileSync(join(base, "config.json"), "utf8")) as { vocab_size: number };
+const total = (performance.now() - started) / 1000;
+const text = [
+  `Policy preset 1m (vocabulary ${config.vocab_size}), seed ${seed}, ${values.questions} generated training questions, SFT ${values["sft-steps"]} steps, GRPO ${values["grpo-steps"]} steps:`,
+  "",
+  ...tables,
+  wallTimeLine(total, timings),
+  "",
+  ...curves,
+  "",
+].join("\n");
+writeFileSync(join(out, "results.md"), text);
+process.stdout.write("\n" + text);
