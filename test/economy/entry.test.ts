@@ -199,6 +199,6 @@ describe("decision points through the registry", () => {
     expect(s.reward({ work: 0, consumption: 0 })).toBeCloseTo(scoreDecision(points[0]!, { work: 0, consumption: 0 }).reward, 12);
     expect(s.observation).toContain('{"work": w, "consumption": c}');
     expect(s.context.socialized_context[0]!.actions[0]).toMatch(/^household-\d+: decides to work/);
-    await expect(loadDecisions("tomi")).rejects.toThrow(/the tomi world has no decision points of its own \(worlds with one: economy\)/);
+    await expect(loadDecisions("tomi")).rejects.toThrow(/the tomi world has no decision points of its own \(worlds with one: economy, rec\)/);
   });
 });

@@ -41,16 +41,16 @@ describe.skipIf(!chromiumAvailable)("training dashboard", () => {
     const card = page.locator('.training-run[data-run="run-a"]');
     await card.waitFor({ timeout: 15_000 });
     expect(await card.locator("h3").textContent()).toContain("GRPO demo");
-    const titles = await card.locator("svg.chart .chart-title").allTextContents();
-    expect(titles).toEqual(["reward", "KL to the reference", "accuracy"]);
-    expect(await card.locator("svg.chart path.chart-line").count()).toBe(3);
-    const d = await card.locator('path[data-series="reward"]').getAttribute("d");
-    expect(d!.match(/[ML]/g)).toHaveLength(3);
-    expect(await card.locator(".chart-legend").allTextContents()).toEqual(["reward 0.500", "KL 0.00400", "accuracy 50.0%"]);
+    const fig = (c: typeof card, title: string) => c.locator(`figure.chart[aria-label="${title}"]`);
+    await fig(card, "reward").and(card.locator('[data-points="3"]')).waitFor({ timeout: 10_000 });
+    for (const title of ["reward", "KL to the reference", "accuracy"]) expect(await fig(card, title).isVisible()).toBe(true);
+    // A run that is no self-play round shows no quiz chart.
+    expect(await fig(card, "quiz accuracy on new episodes").isVisible()).toBe(false);
+    expect(await card.locator(".chart-legend").allTextContents()).toEqual(["reward 0.5", "KL 0.004", "accuracy 50.0%"]);
 
     // A new step: the plots grow without a reload.
     p.publish({ runId: "run-a", title: "GRPO demo", source: "ToMi train", steps: 10, metrics: step(4, 0.7, 0.75, 0.006) });
-    await page.waitForFunction(`document.querySelector('.training-run[data-run="run-a"] path[data-series="reward"]')?.getAttribute("d")?.match(/[ML]/g)?.length === 4`, undefined, { timeout: 10_000 });
+    await card.locator('figure.chart[aria-label="reward"][data-points="4"]').waitFor({ timeout: 10_000 });
     expect(await card.locator(".chart-legend").allTextContents()).toContain("accuracy 75.0%");
     await p.finish("run-a", "done");
     await card.locator(".status.done").waitFor({ timeout: 10_000 });
@@ -61,9 +61,12 @@ describe.skipIf(!chromiumAvailable)("training dashboard", () => {
     board.step({ runId: "round-1", title: "Self-play pool: round 1", source: "self-play", steps: 2, roomIds: ["room-a"], round: 1, quizAccuracy: [quiz(0, 3)] }, step(1, 0.2, 0.25, 0));
     const round = page.locator('.training-run[data-run="round-1"]');
     await round.waitFor({ timeout: 15_000 });
-    expect(await round.locator("svg.chart .chart-title").allTextContents()).toContain("quiz accuracy on new episodes (round 0: 3/12)");
+    const quizChart = fig(round, "quiz accuracy on new episodes");
+    await quizChart.and(round.locator('[data-points="1"]')).waitFor({ timeout: 10_000 });
+    expect(await quizChart.locator(".chart-title").textContent()).toBe("quiz accuracy on new episodes · round 0: 3/12");
     board.quizAccuracy("round-1", [quiz(0, 3), quiz(1, 6)]);
-    await page.waitForFunction(`document.querySelector('.training-run[data-run="round-1"] path[data-series="quiz accuracy"]')?.getAttribute("d")?.match(/[ML]/g)?.length === 2`, undefined, { timeout: 10_000 });
+    await round.locator('figure.chart[aria-label="quiz accuracy on new episodes"][data-points="2"]').waitFor({ timeout: 10_000 });
+    expect(await quizChart.locator(".chart-title").textContent()).toBe("quiz accuracy on new episodes · round 1: 6/12");
     expect(await round.locator(".chart-legend").allTextContents()).toContain("quiz accuracy 50.0%");
     expect(errors).toEqual([]);
   });

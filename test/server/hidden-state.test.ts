@@ -59,7 +59,7 @@ describe("hidden state", () => {
     expect(created.status, created.text).toBe(201);
     const { roomId, runId } = created.json;
     const person = await ts.join(roomId, { seat: "respondent", name: "pat" });
-    const turns = collect<{ timestep: number; observation: { data: { itemId: string } } }>(person, "turn");
+    const turns = collect<{ timestep: number; observation: { data: { itemId: string; candidates: string[] } } }>(person, "turn");
     const spectator = await ts.join(roomId);
     await until(() => turns.length >= 1, 10_000, "the first question");
     const itemId = turns[0]!.observation.data.itemId;
@@ -78,7 +78,9 @@ describe("hidden state", () => {
     // Answer every question: the run ends, and what was withheld is published, as store paths.
     for (let n = 1; n <= 6; n++) {
       await until(() => turns.some((t) => t.timestep === n), 10_000, `question ${n}`);
-      person.send("act", { action: { answer: "box" }, timestep: n });
+      // One of the question's candidates: a person's answer outside them is refused (person-answer.ts).
+      const turn = turns.find((t) => t.timestep === n)!;
+      person.send("act", { action: { answer: turn.observation.data.candidates[0]! }, timestep: n });
     }
     await until(async () => (await ts.api(`/api/runs/${runId}`)).json.run.status === "done", 10_000, "the run's end");
     const done = await ts.api(`/api/runs/${runId}`);

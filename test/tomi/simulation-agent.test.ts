@@ -28,7 +28,7 @@ describe("simulation agent solvers", () => {
   });
 
   it("has no solver for an unknown world, nor for names inherited from Object", async () => {
-    await expect(loadSolver("babi")).rejects.toThrow('unknown world "babi" (known: tomi, hitom, fantom, economy, usersim, social)');
+    await expect(loadSolver("babi")).rejects.toThrow('unknown world "babi" (known: tomi, hitom, fantom, economy, usersim, social, rec)');
     await expect(loadSolver("constructor")).rejects.toThrow('unknown world "constructor"');
     await expect(new SimulationAgent().act(turnOf(task("toString")))).rejects.toThrow('the simulation agent cannot answer: unknown world "toString"');
   });
