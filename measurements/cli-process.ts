@@ -19,6 +19,9 @@ export function wallTimeLine(totalSeconds: number, timings: readonly StageTiming
   return `Wall time ${clock(totalSeconds)}: ${timings.map((t) => `${t.stage} ${clock(t.seconds)}`).join(", ")}.`;
 }
 
+/** A results table's cell for a share: "75.8%", or "–" where there is none. */
+export const percentCell = (x: number | undefined): string => (x === undefined ? "–" : `${(100 * x).toFixed(1)}%`);
+
 /** `socialworld ARGS` for `stage`; resolves with what it wrote to standard error, rejects when it fails. */
 export function socialworld(stage: string, args: readonly string[], timings: StageTiming[]): Promise<string> {
   process.stderr.write(`\n[${stage}] socialworld ${args.join(" ")}\n`);

@@ -38,7 +38,7 @@ import { Rng } from "../worlds/core/rng.js";
 import { packageRoot } from "../worlds/question/prompts.js";
 import { loadBenchmark } from "../worlds/registry.js";
 import { generateTomi } from "../worlds/tomi/index.js";
-import { socialworld, wallTimeLine, type StageTiming } from "./cli-process.js";
+import { percentCell as pct, socialworld, wallTimeLine, type StageTiming } from "./cli-process.js";
 import { scriptArgs } from "./script-args.js";
 import { tomDataPath } from "./tom-data.js";
 
@@ -159,7 +159,6 @@ for (const [set, file] of evalSets) {
   }
 }
 
-const pct = (x: number | undefined) => (x === undefined ? "–" : `${(100 * x).toFixed(1)}%`);
 const tables: string[] = [];
 for (const [set, file] of evalSets) {
   const first = reports.get(key(set, "random", "simulation"))!;

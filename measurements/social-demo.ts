@@ -27,7 +27,7 @@ import type { BenchReport } from "../benchmarks/report.js";
 import { packageRoot } from "../worlds/question/prompts.js";
 import { loadBenchmark } from "../worlds/registry.js";
 import { scriptArgs } from "./script-args.js";
-import { wallTimeLine, type StageTiming } from "./cli-process.js";
+import { percentCell as pct, wallTimeLine, type StageTiming } from "./cli-process.js";
 
 const USAGE = `node dist/measurements/social-demo.js [options]   (or: npm run demo:social -- [options])
 
@@ -129,7 +129,6 @@ for (const [name, spec] of agents) {
 }
 
 const total = (performance.now() - started) / 1000;
-const pct = (x: number | undefined) => (x === undefined ? "–" : `${(100 * x).toFixed(1)}%`);
 const num = (x: number | undefined) => (x === undefined ? "–" : x.toFixed(3));
 const rows = ["| agent | depth | tasks | type accuracy | macro-F1 | ROUGE-L | strict format |", "|:--|--:|--:|--:|--:|--:|--:|"];
 for (const [name] of agents) {

@@ -3,8 +3,8 @@
  * on the assistant's tokens, weight 1, and, where `promptLoss` is above 0, on the prompt's tokens
  * too, with that weight (a dense signal for a policy trained from scratch: predicting its prompts
  * teaches it to copy and look up before its few answer tokens can); a batch pads its examples to
- * the longest (padding predicts nothing). The order is a seeded shuffle per epoch, so batch k is the same on every run with the
- * same seed, which is what lets a resumed run continue exactly.
+ * the longest (padding predicts nothing). The order is a seeded shuffle per epoch, so batch k is
+ * the same on every run with the same seed, which is what lets a resumed run continue exactly.
  */
 import { Rng } from "../../worlds/core/rng.js";
 import type { TokenBatch } from "../../models/model.js";

@@ -37,13 +37,14 @@ export function compactTomiContext(ctx: SocializedContext): string {
   for (let i = 0; i < names.length; i++) for (let j = i + 1; j < names.length; j++) titled.push([`${names[i]} and ${names[j]}`, [names[i]!, names[j]!]]);
   const lines: string[] = [];
   for (const [title, path] of titled) {
-    const places = new Map<string, string[]>();
+    // Each object's first and latest place in this view, objects in the order the view first saw them.
+    const places = new Map<string, { first: string; now: string }>();
     for (const [object, container] of views.facts(path)) {
-      let seen = places.get(object);
-      if (!seen) places.set(object, (seen = []));
-      if (seen.at(-1) !== container) seen.push(container);
+      const seen = places.get(object);
+      if (seen) seen.now = container;
+      else places.set(object, { first: container, now: container });
     }
-    for (const [object, seen] of places) lines.push(`- ${title} ${object} first:`, seen[0]!, `- ${title} ${object} now:`, seen.at(-1)!);
+    for (const [object, { first, now }] of places) lines.push(`- ${title} ${object} first:`, first, `- ${title} ${object} now:`, now);
   }
   return lines.join("\n");
 }
