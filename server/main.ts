@@ -23,7 +23,8 @@ import { OpenAiService } from "./openai/service.js";
 import { ServerConfigSchema, type ServerConfig } from "./config.js";
 import { hasServerContext, setServerContext, type ServerContext } from "./context.js";
 import { startDemoRooms } from "./demo.js";
-import { defaultPublicAddress, freePort, joinGroup, relistRooms, type ProcessGroup } from "./group/process-group.js";
+import { freePort } from "./group/free-port.js";
+import { defaultPublicAddress, joinGroup, relistRooms, type ProcessGroup } from "./group/process-group.js";
 import { PersistedRooms } from "./room-registry.js";
 import { ProgressHub } from "./progress-hub.js";
 import { SelfPlayPools } from "./self-play/pools.js";
@@ -37,6 +38,9 @@ import { ClientGuard } from "./security/client-guard.js";
 import { installHttpGate, silenceColyseusCors } from "./security/http-gate.js";
 import { matchmakeGate } from "./security/matchmake-gate.js";
 import { v1Exposure, type V1Exposure } from "./security/v1-exposure.js";
+
+/** How often a process of a group looks for rooms of a process that died. */
+const ORPHAN_CHECK_MS = 1000;
 
 export interface RunningServer {
   readonly url: string;
@@ -150,6 +154,7 @@ export async function startServer(input: ServerConfig): Promise<RunningServer> {
       // Rooms abort their episodes, log them and close their runs before they go away; a
       // self-play round in progress stops at its next step with a checkpoint. They stay in the
       // room registry: the next server brings them back.
+      stopWatching?.();
       const registryWritten = persisted.close();
       await gameServer.gracefullyShutdown(false);
       await registryWritten;
@@ -163,12 +168,19 @@ export async function startServer(input: ServerConfig): Promise<RunningServer> {
     })());
 
   let demoRoomIds: string[] = [];
+  let stopWatching: (() => void) | undefined;
   let restoredRoomIds: string[] = [];
   try {
     // Rooms of a server that was killed or stopped come back first, under their ids.
     // Here, not through matchmaking, which in a group may create a room in another process.
     restoredRoomIds = await persisted.restore((type, options) => matchMaker.handleCreateRoom(type, options));
     group?.onReconnect(() => void relistRooms().catch((err: unknown) => console.error(`[group] relisting rooms: ${(err as Error).message}`)));
+    // A process of the group killed: its rooms come back in another (from their saved options, as after a restart).
+    if (group) {
+      stopWatching = persisted.watchOrphans((type, options) => matchMaker.handleCreateRoom(type, options), ORPHAN_CHECK_MS, (ids) =>
+        console.log(`[group] ${ids.length} room${ids.length === 1 ? "" : "s"} of a process that died recreated here: ${ids.join(", ")}`),
+      );
+    }
     if (config.demo) demoRoomIds = await startDemoRooms();
   } catch (err) {
     await close();

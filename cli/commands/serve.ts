@@ -6,10 +6,11 @@
 import { resolve } from "node:path";
 import { z } from "zod";
 import { ConfigError, configFromEnv, type ServerConfig } from "../../server/config.js";
-import { shownUrl } from "../../server/group/redis-url.js";
+import { RedisUrlSchema, shownUrl } from "../../server/group/redis-url.js";
 import { openV1Warning } from "../../server/security/v1-exposure.js";
 import { intArg, parseCommand, UsageError } from "../args.js";
 import { DEVICE_HELP, deviceArgs, deviceOptions, useDevice } from "../device.js";
+import { LAUNCHED_ENV, serveGroup } from "./serve-group.js";
 
 export const SERVE_HELP = `socialworld serve [options]
 
@@ -35,6 +36,8 @@ Options:
   --redis URL        join the group of server processes sharing this Redis (redis://HOST:PORT;
                      also $SOCIALWORLD_REDIS): any of them answers for the rooms of all, and
                      /progress reaches the clients of all; give them one --store (docs/scale.md)
+  --processes N      N server processes on this machine, one Redis (a redis-server of its own on
+                     a free loopback port unless --redis is given): process i on --port + i
   --public-address HOST:PORT
                      with --redis: where clients reach this process's rooms (default: --host and
                      --port; also $SOCIALWORLD_PUBLIC_ADDRESS)
@@ -57,6 +60,7 @@ const Args = z.object({
   "no-demo": z.boolean().default(false),
   redis: z.string().min(1).optional(),
   "public-address": z.string().min(1).optional(),
+  processes: intArg(1, 64).default(1),
   ...deviceArgs,
 });
 
@@ -75,6 +79,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
       "no-demo": { type: "boolean" },
       redis: { type: "string" },
       "public-address": { type: "string" },
+      processes: { type: "string" },
       ...deviceOptions,
     },
     Args,
@@ -101,6 +106,30 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     ...(args["public-address"] ? { publicAddress: args["public-address"] } : {}),
   };
   if (config.publicAddress && !config.redis) throw new UsageError("--public-address is for a group of processes: give --redis URL too");
+  if (args.processes > 1) {
+    if (config.publicAddress) throw new UsageError("--public-address names one process: with --processes each process's is its own --host and port");
+    const url = config.redis === undefined ? undefined : RedisUrlSchema.safeParse(config.redis);
+    if (url && !url.success) throw new UsageError(`--redis: ${url.error.issues[0]!.message}`);
+    if (config.port !== 0 && config.port + args.processes - 1 > 65535) throw new UsageError(`--port ${config.port} with --processes ${args.processes}: process i listens on --port + i, past 65535`);
+    const common = [
+      "--store", config.store,
+      ...args["data-root"].flatMap((d) => ["--data-root", resolve(d)]),
+      ...(args["api-key"] ? ["--api-key", args["api-key"]] : []),
+      ...(args["open-v1"] ? ["--open-v1"] : []),
+      ...args["allow-origin"].flatMap((o) => ["--allow-origin", o]),
+      "--device", args.device,
+      ...(args.precision ? ["--precision", args.precision] : []),
+    ];
+    return serveGroup({ processes: args.processes, port: config.port, host: config.host, ...(config.redis ? { redis: config.redis } : {}), ...(config.adminToken ? { adminToken: config.adminToken } : {}), demo: config.demo, common });
+  }
+  // Started by `serve --processes`: the launcher's pipe ending (the launcher gone, even by kill -9)
+  // stops this process as SIGTERM does (before its handler is installed, SIGTERM ends it at once).
+  const launched = process.env[LAUNCHED_ENV] === "1";
+  if (launched) {
+    process.stdin.on("error", () => undefined);
+    process.stdin.once("end", () => process.kill(process.pid, "SIGTERM"));
+    process.stdin.resume();
+  }
   // Loaded here, not at the top: the other commands need none of the server's packages.
   const { startServer } = await import("../../server/main.js");
   let server;
@@ -143,6 +172,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     process.once("SIGTERM", onTerm);
   });
   await server.close();
+  if (launched) process.stdin.destroy();
   out("stopped; every log is flushed.");
   return 0;
 }

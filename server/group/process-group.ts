@@ -10,7 +10,6 @@
  * the reservation. Redis restarting: every connection reconnects by itself, and once it is back
  * this process lists its rooms again (a Redis without persistence comes back empty).
  */
-import { createServer } from "node:net";
 import { hostname } from "node:os";
 import { matchMaker } from "@colyseus/core";
 import { RedisDriver } from "@colyseus/redis-driver";
@@ -90,14 +89,3 @@ export function defaultPublicAddress(host: string, port: number): string {
   return `${h.includes(":") ? `[${h}]` : h}:${port}`;
 }
 
-/** A port free on `host` now (a group's process must know its port, for its public address, before Colyseus starts). */
-export function freePort(host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, host, () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}

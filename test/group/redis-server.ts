@@ -5,8 +5,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { existsSync } from "node:fs";
-import { createServer } from "node:net";
 import { afterAll } from "vitest";
+import { freePort } from "../../server/group/free-port.js";
 
 export const REDIS_BIN = "/usr/bin/redis-server";
 
@@ -26,17 +26,6 @@ afterAll(async () => {
     if (child.exitCode === null && child.signalCode === null) await once(child, "exit");
   }
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function launch(port: number): Promise<ChildProcess> {
   if (!existsSync(REDIS_BIN)) throw new Error(`${REDIS_BIN} is missing: \`apt-get install -y redis-server\` (.ci/run does)`);
