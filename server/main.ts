@@ -25,6 +25,7 @@ import { hasServerContext, setServerContext, type ServerContext } from "./contex
 import { startDemoRooms } from "./demo.js";
 import { freePort } from "./group/free-port.js";
 import { defaultPublicAddress, joinGroup, relistRooms, type ProcessGroup } from "./group/process-group.js";
+import { poolPeers } from "./group/pool-peers.js";
 import { PersistedRooms } from "./room-registry.js";
 import { ProgressHub } from "./progress-hub.js";
 import { SelfPlayPools } from "./self-play/pools.js";
@@ -77,7 +78,7 @@ export async function startServer(input: ServerConfig): Promise<RunningServer> {
   const training = new TrainingBoard(hub);
   const guard = new ClientGuard(config.clientLimits ?? {});
   const persisted = new PersistedRooms(store.root);
-  const context: ServerContext = { store, hub, dataRoots: config.dataRoots, rooms: new Map(), training, selfPlay: new SelfPlayPools(store, training), guard, persisted, ...(group ? { group } : {}) };
+  const context: ServerContext = { store, hub, dataRoots: config.dataRoots, rooms: new Map(), training, selfPlay: new SelfPlayPools(store, training, group ? (pool) => poolPeers(group, pool) : undefined), guard, persisted, ...(group ? { group } : {}) };
   // The dashboard shows the store's earlier training runs too (server/training-history.ts).
   restoreTrainingRuns(store, training);
   // Policies under <store>/policies/ and those configured ($SOCIALWORLD_POLICIES), as an OpenAI-compatible API at /v1.
