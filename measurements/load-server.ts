@@ -13,13 +13,14 @@
  * server recording a timestep to a client having decoded it (p50, p90, p99, max), and the
  * server's CPU and memory. Everything stops by itself at the end.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { z } from "zod";
 import { intArg } from "../cli/args.js";
 import type { WorkerInput, WorkerMessage } from "./load-spectators.js";
+import { cpuSeconds, rssMb } from "./process-stats.js";
 import { scriptArgs } from "./script-args.js";
 import { freePort, startServe, stopServe } from "../measurements/server-process.js";
 
@@ -56,17 +57,6 @@ Options:
   --help           this text`;
 
 const ADMIN = "load-test-admin-token-0123456789";
-
-/** CPU seconds (user + system) a process has used so far (Linux /proc). */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-function rssMb(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  return m ? Math.round(Number(m[1]) / 1024) : NaN;
-}
 
 function quantile(sorted: readonly number[], q: number): number {
   if (sorted.length === 0) return NaN;

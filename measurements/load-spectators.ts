@@ -29,11 +29,14 @@ export interface WorkerInput {
   readonly count: number;
   /** How many joins are in flight at once. */
   readonly connectConcurrency: number;
+  /** False: a dropped client does not try to reconnect (the SDK's default does), so it counts as dropped at once. */
+  readonly reconnect?: boolean;
 }
 
 export type WorkerMessage =
-  | { type: "connected"; ok: number; failed: number; errors: string[] }
-  | { type: "latencies"; values: number[]; patches: number; drops: number };
+  | { type: "connected"; ok: number; failed: number; errors: string[]; reserveMs: number[] }
+  /** `byHost`: the same latencies by the address of the process hosting the room (a group of processes). */
+  | { type: "latencies"; values: number[]; byHost: Record<string, number[]>; patches: number; drops: number };
 
 interface TickJson {
   timestep: number;
@@ -48,6 +51,9 @@ if (parentPort === null) {
 const input = workerData as WorkerInput;
 const rooms: Room[] = [];
 let latencies: number[] = [];
+let byHost: Record<string, number[]> = {};
+/** How long each seat reservation (matchmaking) took, ms. */
+const reserveMs: number[] = [];
 let patches = 0;
 let drops = 0;
 let recording = false;
@@ -57,8 +63,11 @@ async function connectOne(i: number): Promise<void> {
   const roomId = input.roomIds[(input.first + i) % input.roomIds.length]!;
   const n = input.first + i;
   const address = `127.0.${1 + Math.floor(n / 4 / 250)}.${1 + (Math.floor(n / 4) % 250)}`;
+  const asked = performance.now();
   const r = await postFrom(`${input.base}/matchmake/joinById/${roomId}`, "{}", address);
   if (r.status !== 200) throw new Error(`reserving a place from ${address}: ${r.status} ${r.text}`);
+  reserveMs.push(performance.now() - asked);
+  const host = String((r.json as { publicAddress?: string }).publicAddress ?? new URL(input.base).host);
   bindTo = address;
   const room = await new Client(input.base).consumeSeatReservation(r.json);
   let lastAt = 0;
@@ -70,12 +79,17 @@ async function connectOne(i: number): Promise<void> {
     const first = lastAt === 0;
     lastAt = last.at;
     // The full state on joining is not a patch.
-    if (!first && recording) latencies.push(Date.now() - last.at);
+    if (!first && recording) {
+      const ms = Date.now() - last.at;
+      latencies.push(ms);
+      (byHost[host] ??= []).push(ms);
+    }
   });
   room.onLeave(() => drops++);
   room.onMessage("error", (m: { error?: string }) => {
     if (errorsSeen++ < 3) process.stderr.write(`load-spectators: the server said: ${m.error ?? JSON.stringify(m)}\n`);
   });
+  if (input.reconnect === false) room.reconnection.enabled = false;
   rooms.push(room);
 }
 
@@ -95,18 +109,19 @@ async function connectAll(): Promise<void> {
     }
   };
   await Promise.all(Array.from({ length: Math.min(input.connectConcurrency, input.count) }, worker));
-  parentPort!.postMessage({ type: "connected", ok, failed: input.count - ok, errors } satisfies WorkerMessage);
+  parentPort!.postMessage({ type: "connected", ok, failed: input.count - ok, errors, reserveMs } satisfies WorkerMessage);
 }
 
 parentPort!.on("message", (msg: { type: "record" | "report" | "close" }) => {
   if (msg.type === "record") {
     latencies = [];
+    byHost = {};
     patches = 0;
     drops = 0;
     recording = true;
   } else if (msg.type === "report") {
     recording = false;
-    parentPort!.postMessage({ type: "latencies", values: latencies, patches, drops } satisfies WorkerMessage);
+    parentPort!.postMessage({ type: "latencies", values: latencies, byHost, patches, drops } satisfies WorkerMessage);
   } else if (msg.type === "close") {
     for (const r of rooms) {
       // Leaving, not dropping: a dropped client would try to reconnect.

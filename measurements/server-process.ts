@@ -14,6 +14,9 @@ const root = ((): string => {
   return resolve(here, "..", ...(here.includes(`${join("dist", "measurements")}`) ? [".."] : []));
 })();
 
+/** This checkout's `socialworld` command. */
+export const serveBin = join(root, "bin", "socialworld.js");
+
 export function freePort(): Promise<number> {
   return new Promise((done, fail) => {
     const s = createServer();

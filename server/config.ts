@@ -9,6 +9,8 @@
  *   SOCIALWORLD_POLICIES           policies served at /v1 besides <store>/policies/ (`DIR` or `ID=DIR`, path-list separated)
  *   SOCIALWORLD_OPENAI_API_KEY     the key /v1 asks for (default: none asked; required off loopback)
  *   SOCIALWORLD_ALLOWED_ORIGINS    web origins other than the server's own that may call it from a browser (CORS; comma-separated)
+ *   SOCIALWORLD_REDIS              the Redis that joins this process to a group of servers (docs/scale.md; default: none, one process)
+ *   SOCIALWORLD_PUBLIC_ADDRESS     in a group, HOST:PORT where clients reach this process's rooms (default: its own host and port)
  *
  * Every variable is checked; a bad one is an error naming it (ConfigError), never a stack trace.
  */
@@ -17,6 +19,7 @@ import { delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { defaultStoreRoot } from "../store/run-store.js";
+import { RedisUrlSchema } from "./group/redis-url.js";
 import { ClientLimitsSchema } from "./security/client-guard.js";
 
 /** The checkout (or installed package) root: the nearest folder up with a package.json (from server/ or dist/server/). */
@@ -25,6 +28,9 @@ export const PACKAGE_ROOT = ((): string => {
   while (!existsSync(join(dir, "package.json")) && dirname(dir) !== dir) dir = dirname(dir);
   return dir;
 })();
+
+/** `host:port` as a client dials it (a seat reservation's publicAddress): no scheme, no path. */
+export const PublicAddressSchema = z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, "a public address is HOST:PORT (no scheme, no path)");
 
 export const ServerConfigSchema = z.object({
   port: z.number().int().min(0).max(65535),
@@ -49,6 +55,10 @@ export const ServerConfigSchema = z.object({
   clientLimits: ClientLimitsSchema.optional(),
   /** /v1 chat requests one client address may have in progress. */
   v1PerClient: z.number().int().min(1).optional(),
+  /** The Redis of a group of server processes (docs/scale.md): rooms, matchmaking and /progress shared through it. */
+  redis: RedisUrlSchema.optional(),
+  /** In a group: where clients reach this process's rooms (HOST:PORT), given in its seat reservations. */
+  publicAddress: PublicAddressSchema.optional(),
 });
 export type ServerConfig = z.input<typeof ServerConfigSchema>;
 
@@ -77,6 +87,8 @@ const EnvSchema = z.object({
   SOCIALWORLD_POLICIES: z.string().optional(),
   SOCIALWORLD_OPENAI_API_KEY: z.string().min(1).optional(),
   SOCIALWORLD_ALLOWED_ORIGINS: z.string().optional(),
+  SOCIALWORLD_REDIS: RedisUrlSchema.optional(),
+  SOCIALWORLD_PUBLIC_ADDRESS: PublicAddressSchema.optional(),
 });
 
 /** The port in environment variable `name` (empty or unset: undefined); a bad one is a ConfigError naming it. */
@@ -119,5 +131,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     policies: list(e.SOCIALWORLD_POLICIES),
     ...(e.SOCIALWORLD_OPENAI_API_KEY ? { openaiApiKey: e.SOCIALWORLD_OPENAI_API_KEY } : {}),
     allowedOrigins: (e.SOCIALWORLD_ALLOWED_ORIGINS ?? "").split(",").map((o) => o.trim()).filter(Boolean),
+    ...(e.SOCIALWORLD_REDIS ? { redis: e.SOCIALWORLD_REDIS } : {}),
+    ...(e.SOCIALWORLD_PUBLIC_ADDRESS ? { publicAddress: e.SOCIALWORLD_PUBLIC_ADDRESS } : {}),
   };
 }

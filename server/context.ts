@@ -4,6 +4,8 @@
  * they find this through `serverContext()` rather than through their options (which clients send).
  */
 import type { RunStore } from "../store/run-store.js";
+import type { ReservationOutcome } from "./group/group-rooms.js";
+import type { ProcessGroup } from "./group/process-group.js";
 import type { RoomSummary } from "./protocol.js";
 import type { PersistedRooms } from "./room-registry.js";
 import type { ClientGuard } from "./security/client-guard.js";
@@ -27,6 +29,10 @@ export interface LiveRoom {
   screenReservation(options: unknown, address: string): ScreenedJoin & { readonly hold: string };
   /** The reservation held by `hold` was made for `sessionId` (undefined: it failed, the hold is dropped). */
   reserved(hold: string, sessionId: string | undefined): void;
+  /** Screens then reserves (the matchmaking gate; possibly for another process of the group): a refusal as a value. */
+  reserveScreened(options: Record<string, unknown>, address: string): Promise<ReservationOutcome>;
+  /** The episode it plays, and the server instance that opens its quizzes. */
+  quizView(): { episode: number; server: string };
   /** Seats of this room held or reserved from `address` (public rooms only). */
   seatsHeldBy(address: string): number;
   /** Stops the room: its episode or run is interrupted and logged, its clients are disconnected. */
@@ -47,6 +53,8 @@ export interface ServerContext {
   readonly guard: ClientGuard;
   /** Rooms created through the API, kept in the store so that they come back after a restart. */
   readonly persisted: PersistedRooms;
+  /** The group of processes this one belongs to (`serve --redis`); undefined: a process alone. */
+  readonly group?: ProcessGroup;
 }
 
 /** Seats held or reserved from `address` in all rooms. */

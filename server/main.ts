@@ -1,6 +1,7 @@
 /**
  * One process, one port: the Colyseus rooms (WebSocket transport), the REST API and the built web
- * client (express), and the socket.io progress stream, on the embedded store.
+ * client (express), and the socket.io progress stream, on the embedded store. With `redis`, the
+ * process is one of a group sharing that Redis and the store (group/process-group.ts, docs/scale.md).
  *
  * Order matters on the shared HTTP server: Colyseus binds its matchmaking routes (falling back to
  * express) when it listens, and socket.io is attached after that, so that engine.io wraps the
@@ -22,6 +23,9 @@ import { OpenAiService } from "./openai/service.js";
 import { ServerConfigSchema, type ServerConfig } from "./config.js";
 import { hasServerContext, setServerContext, type ServerContext } from "./context.js";
 import { startDemoRooms } from "./demo.js";
+import { freePort } from "./group/free-port.js";
+import { defaultPublicAddress, joinGroup, relistRooms, type ProcessGroup } from "./group/process-group.js";
+import { poolPeers } from "./group/pool-peers.js";
 import { PersistedRooms } from "./room-registry.js";
 import { ProgressHub } from "./progress-hub.js";
 import { SelfPlayPools } from "./self-play/pools.js";
@@ -36,6 +40,9 @@ import { installHttpGate, silenceColyseusCors } from "./security/http-gate.js";
 import { matchmakeGate } from "./security/matchmake-gate.js";
 import { v1Exposure, type V1Exposure } from "./security/v1-exposure.js";
 
+/** How often a process of a group looks for rooms of a process that died. */
+const ORPHAN_CHECK_MS = 1000;
+
 export interface RunningServer {
   readonly url: string;
   readonly port: number;
@@ -48,6 +55,8 @@ export interface RunningServer {
   readonly restoredRoomIds: readonly string[];
   /** Who may use /v1: this machine only, holders of the API key, or anyone (`openV1`). */
   readonly v1: V1Exposure;
+  /** In a group (`redis`): where clients reach this process's rooms. */
+  readonly publicAddress?: string;
   /** Stops every room (their episodes and runs are logged as interrupted), then the server. */
   close(): Promise<void>;
 }
@@ -59,12 +68,17 @@ export async function startServer(input: ServerConfig): Promise<RunningServer> {
   provideWebSocketGlobal();
   const generatedToken = config.adminToken === undefined;
   const adminToken = config.adminToken ?? randomBytes(18).toString("base64url");
+  // A group's Redis is checked first: unreachable, nothing starts (the error says how to start one).
+  const group: ProcessGroup | undefined = config.redis ? await joinGroup(config.redis) : undefined;
+  // In a group, clients are sent to this process's own address, which must be known before Colyseus starts.
+  const listenPort = group && config.port === 0 ? await freePort(config.host) : config.port;
+  const publicAddress = group ? (config.publicAddress ?? defaultPublicAddress(config.host, listenPort)) : undefined;
   const store = await RunStore.open(config.store);
   const hub = new ProgressHub(adminToken);
   const training = new TrainingBoard(hub);
   const guard = new ClientGuard(config.clientLimits ?? {});
   const persisted = new PersistedRooms(store.root);
-  const context: ServerContext = { store, hub, dataRoots: config.dataRoots, rooms: new Map(), training, selfPlay: new SelfPlayPools(store, training), guard, persisted };
+  const context: ServerContext = { store, hub, dataRoots: config.dataRoots, rooms: new Map(), training, selfPlay: new SelfPlayPools(store, training, group ? (pool) => poolPeers(group, pool) : undefined), guard, persisted, ...(group ? { group } : {}) };
   // The dashboard shows the store's earlier training runs too (server/training-history.ts).
   restoreTrainingRuns(store, training);
   // Policies under <store>/policies/ and those configured ($SOCIALWORLD_POLICIES), as an OpenAI-compatible API at /v1.
@@ -87,6 +101,7 @@ export async function startServer(input: ServerConfig): Promise<RunningServer> {
     transport,
     greet: false,
     gracefullyShutdown: false,
+    ...(group ? { presence: group.presence, driver: group.driver, publicAddress } : {}),
     express: (app) => {
       app.disable("x-powered-by");
       app.use("/api", apiRouter(context, adminToken, startedAt));
@@ -108,7 +123,7 @@ export async function startServer(input: ServerConfig): Promise<RunningServer> {
   let onListenError: ((err: Error) => void) | undefined;
   const listenFailed = new Promise<never>((_, fail) => http.once("error", (onListenError = fail)));
   try {
-    await Promise.race([gameServer.listen(config.port, config.host), listenFailed]);
+    await Promise.race([gameServer.listen(listenPort, config.host), listenFailed]);
   } catch (err) {
     // Stop what listen() started, so that a failed start does not keep the process alive: the
     // matchmaker's timers (unless another server of this process uses the matchmaker), and the
@@ -116,6 +131,7 @@ export async function startServer(input: ServerConfig): Promise<RunningServer> {
     // does not close by itself). The server context is set only below, so another server goes on.
     if (!hasServerContext()) await gameServer.gracefullyShutdown(false);
     http.emit("close");
+    await group?.close();
     throw err;
   } finally {
     http.off("error", onListenError!);
@@ -126,8 +142,8 @@ export async function startServer(input: ServerConfig): Promise<RunningServer> {
   silenceColyseusCors();
   installHttpGate(http, config.allowedOrigins, [matchmakeGate(context, guard)]);
 
-  const io = new IoServer(http, { serveClient: false, destroyUpgrade: false, maxHttpBufferSize: 64 * 1024 });
-  hub.attach(io);
+  const io = new IoServer(http, { serveClient: false, destroyUpgrade: false, maxHttpBufferSize: 64 * 1024, ...(group ? { adapter: group.ioAdapter } : {}) });
+  hub.attach(io, { group: group !== undefined });
 
   const port = (http.address() as AddressInfo).port;
   const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
@@ -139,26 +155,37 @@ export async function startServer(input: ServerConfig): Promise<RunningServer> {
       // Rooms abort their episodes, log them and close their runs before they go away; a
       // self-play round in progress stops at its next step with a checkpoint. They stay in the
       // room registry: the next server brings them back.
+      stopWatching?.();
       const registryWritten = persisted.close();
       await gameServer.gracefullyShutdown(false);
       await registryWritten;
       await context.selfPlay.closeAll();
       await openai.close();
       await new Promise<void>((done) => io.close(() => done()));
+      await group?.close();
       http.closeAllConnections();
       await new Promise<void>((done) => http.close(() => done()));
       setServerContext(undefined);
     })());
 
   let demoRoomIds: string[] = [];
+  let stopWatching: (() => void) | undefined;
   let restoredRoomIds: string[] = [];
   try {
     // Rooms of a server that was killed or stopped come back first, under their ids.
-    restoredRoomIds = await persisted.restore((type, options) => matchMaker.createRoom(type, options));
+    // Here, not through matchmaking, which in a group may create a room in another process.
+    restoredRoomIds = await persisted.restore((type, options) => matchMaker.handleCreateRoom(type, options));
+    group?.onReconnect(() => void relistRooms().catch((err: unknown) => console.error(`[group] relisting rooms: ${(err as Error).message}`)));
+    // A process of the group killed: its rooms come back in another (from their saved options, as after a restart).
+    if (group) {
+      stopWatching = persisted.watchOrphans((type, options) => matchMaker.handleCreateRoom(type, options), ORPHAN_CHECK_MS, (ids) =>
+        console.log(`[group] ${ids.length} room${ids.length === 1 ? "" : "s"} of a process that died recreated here: ${ids.join(", ")}`),
+      );
+    }
     if (config.demo) demoRoomIds = await startDemoRooms();
   } catch (err) {
     await close();
     throw err;
   }
-  return { url, port, adminToken, generatedToken, context, demoRoomIds, restoredRoomIds, v1, close };
+  return { url, port, adminToken, generatedToken, context, demoRoomIds, restoredRoomIds, v1, ...(publicAddress ? { publicAddress } : {}), close };
 }

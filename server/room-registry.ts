@@ -81,6 +81,32 @@ export class PersistedRooms {
     return restored;
   }
 
+  /**
+   * In a group of processes on one store: every `everyMs`, the rooms of a process of this machine
+   * that died are claimed (by one process of the group: the registry's lock decides) and
+   * recreated here. Returns the function that stops watching.
+   */
+  watchOrphans(create: (type: RoomEntry["type"], options: Record<string, unknown>) => Promise<unknown>, everyMs: number, restored: (ids: string[]) => void): () => void {
+    let busy = false;
+    const timer = setInterval(() => {
+      if (busy || this.closing) return;
+      busy = true;
+      void (async () => {
+        try {
+          if (!this.registry.hasOrphans()) return;
+          const ids = await this.restore(create);
+          if (ids.length) restored(ids);
+        } catch (err) {
+          console.error(`[rooms] ${this.registry.path}: ${(err as Error).message}`);
+        } finally {
+          busy = false;
+        }
+      })();
+    }, everyMs);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
   /** A room being created: what it restores, if anything (the key is taken out of its options). */
   claim(raw: unknown): RestoreInfo | undefined {
     if (raw === null || typeof raw !== "object" || !(RESTORE_KEY in raw)) return undefined;

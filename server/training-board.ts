@@ -64,13 +64,31 @@ export const TrainingPostSchema = z.discriminatedUnion("type", [
  * Self-play: how the pool's policy of each round answered the quiz questions of episodes it played
  * (new episodes: a round trains on earlier ones only). Round 0 is the starting policy.
  */
-export interface QuizAccuracyPoint {
-  readonly round: number;
-  readonly episodes: number;
-  readonly questions: number;
-  readonly correct: number;
-  readonly accuracy: number;
-}
+const QuizAccuracyPointSchema = z.object({
+  round: z.number().int().min(0),
+  episodes: z.number().int().min(0),
+  questions: z.number().int().min(0),
+  correct: z.number().int().min(0),
+  accuracy: finite,
+});
+export type QuizAccuracyPoint = Readonly<z.infer<typeof QuizAccuracyPointSchema>>;
+const QuizSeriesSchema = z.array(QuizAccuracyPointSchema).max(100_000);
+
+/** What a step says of its run (also as the processes of a group pass it on: server-side, checked on arrival). */
+const StepInfoSchema = z.object({
+  runId: Id,
+  title: z.string().max(300),
+  source: z.string().max(500),
+  steps: z.number().int().min(1),
+  roomIds: z.array(z.string()).max(10_000).optional(),
+  /** Rooms only the admin is told of. */
+  privateRoomIds: z.array(z.string()).max(10_000).optional(),
+  round: z.number().int().min(0).optional(),
+  quizAccuracy: QuizSeriesSchema.optional(),
+});
+type StepInfo = z.input<typeof StepInfoSchema>;
+
+const FinishSchema = z.object({ runId: Id, status: z.enum(["done", "interrupted", "failed"]), extra: z.object({ checkpoint: z.string().optional() }).strip() });
 
 /** A training run on the dashboard, as `GET /api/training` lists it and the board keeps it. */
 export interface TrainingRun {
@@ -91,41 +109,105 @@ export interface TrainingRun {
   history: TrainingMetrics[];
 }
 
+/** A run as the processes of a group pass it between them: with its private rooms, which only a view for the admin shows. */
+type SharedRun = TrainingRun & { readonly privateRoomIds?: readonly string[] };
+
 /** Who reads the board: the admin token's holder, or anyone. */
 export interface Viewer {
   readonly admin: boolean;
 }
 const PUBLIC: Viewer = { admin: false };
 
+/** A run as `viewer` may see it: only the admin is shown private rooms' ids and their checkpoints (whose folders are named for the pool). */
+function viewOf(run: SharedRun, viewer: Viewer): TrainingRun {
+  const { privateRoomIds, ...own } = run;
+  if (viewer.admin || !privateRoomIds?.length) return { ...own, roomIds: [...own.roomIds, ...(privateRoomIds ?? [])] };
+  const { checkpoint: _checkpoint, ...shown } = own;
+  return shown;
+}
+
 export class TrainingBoard {
   private readonly runs = new Map<string, TrainingRun>();
   /** Self-play rounds' private rooms, kept off the runs themselves so that no public view can carry them. */
   private readonly privateRooms = new Map<string, ReadonlySet<string>>();
 
-  constructor(private readonly hub: ProgressHub) {}
+  constructor(private readonly hub: ProgressHub) {
+    // In a group, each process's board follows the runs of all: a step, a quiz or an end posted to
+    // one process is applied by every other (its clients already got the event through the adapter).
+    hub.answer("training", () => this.shared());
+    hub.hear("training-step", (info, metrics) => {
+      const i = StepInfoSchema.safeParse(info);
+      const m = StepMetricsSchema.safeParse(metrics);
+      if (i.success && m.success) this.apply(i.data, m.data);
+    });
+    hub.hear("training-quiz", (runId, series) => {
+      const id = Id.safeParse(runId);
+      const q = QuizSeriesSchema.safeParse(series);
+      if (id.success && q.success) this.setQuiz(id.data, q.data);
+    });
+    hub.hear("training-finish", (runId, status, extra) => {
+      const f = FinishSchema.safeParse({ runId, status, extra });
+      if (f.success) this.close(f.data.runId, f.data.status, f.data.extra);
+    });
+  }
 
-  /** The runs as `viewer` may see them: only the admin is shown private rooms' ids and their checkpoints (whose folders are named for the pool). */
+  /** This process's runs, as `viewer` may see them. */
   list(viewer: Viewer = PUBLIC): TrainingRun[] {
-    return [...this.runs.values()].sort((a, b) => (a.startedAt < b.startedAt ? 1 : -1)).map((r) => this.view(r, viewer));
+    return this.shared()
+      .sort((a, b) => (a.startedAt < b.startedAt ? 1 : -1))
+      .map((r) => viewOf(r, viewer));
+  }
+
+  /**
+   * The runs of every process of the group (this process's alone without one), as `viewer` may
+   * see them: each process knows the runs it trains and those posted to it, and, from the store,
+   * every earlier run, which a process started during another's run shows as interrupted: the
+   * copy updated last wins.
+   */
+  async listAll(viewer: Viewer = PUBLIC): Promise<TrainingRun[]> {
+    const byId = new Map<string, SharedRun>();
+    for (const list of [this.shared(), ...(await this.hub.askOthers<SharedRun[]>("training"))]) {
+      for (const run of list) {
+        const seen = byId.get(run.runId);
+        if (!seen || seen.updatedAt < run.updatedAt) byId.set(run.runId, run);
+      }
+    }
+    return [...byId.values()]
+      .sort((a, b) => (a.startedAt < b.startedAt ? 1 : -1))
+      .slice(0, MAX_RUNS)
+      .map((r) => viewOf(r, viewer));
   }
 
   get(runId: string, viewer: Viewer = PUBLIC): TrainingRun | undefined {
-    const run = this.runs.get(runId);
-    return run && this.view(run, viewer);
+    return this.list(viewer).find((r) => r.runId === runId);
   }
 
-  private view(run: TrainingRun, viewer: Viewer): TrainingRun {
-    const hidden = this.privateRooms.get(run.runId);
-    if (viewer.admin || !hidden?.size) return { ...run, roomIds: [...run.roomIds, ...(hidden ?? [])] };
-    const { checkpoint: _checkpoint, ...shown } = run;
-    return shown;
+  private shared(): SharedRun[] {
+    return [...this.runs.values()].map((r) => {
+      const hidden = this.privateRooms.get(r.runId);
+      return hidden?.size ? { ...r, privateRoomIds: [...hidden] } : r;
+    });
   }
 
   /** A step of a run (registering the run on its first step). `privateRoomIds`: rooms only the admin is told of. */
-  step(
-    info: { runId: string; title: string; source: string; steps: number; roomIds?: readonly string[]; privateRoomIds?: readonly string[]; round?: number; quizAccuracy?: readonly QuizAccuracyPoint[] },
-    metrics: TrainingMetrics,
-  ): void {
+  step(info: StepInfo, metrics: TrainingMetrics): void {
+    const run = this.apply(info, metrics);
+    this.hub.tell("training-step", info, metrics);
+    this.hub.publish("progress", {
+      runId: run.runId,
+      kind: "trainer",
+      title: run.title,
+      source: run.source,
+      steps: run.steps,
+      // The stream goes to everyone: the public view.
+      roomIds: run.roomIds,
+      ...(run.round !== undefined ? { round: run.round } : {}),
+      ...(run.quizAccuracy ? { quizAccuracy: run.quizAccuracy } : {}),
+      metrics,
+    });
+  }
+
+  private apply(info: StepInfo, metrics: TrainingMetrics): TrainingRun {
     const now = new Date().toISOString();
     let run = this.runs.get(info.runId);
     if (!run) {
@@ -147,27 +229,23 @@ export class TrainingBoard {
     if (i >= 0) run.history.splice(i);
     run.history.push(metrics);
     if (run.history.length > MAX_HISTORY) run.history.splice(0, run.history.length - MAX_HISTORY);
-    this.hub.publish("progress", {
-      runId: run.runId,
-      kind: "trainer",
-      title: run.title,
-      source: run.source,
-      steps: run.steps,
-      // The stream goes to everyone: the public view.
-      roomIds: run.roomIds,
-      ...(run.round !== undefined ? { round: run.round } : {}),
-      ...(run.quizAccuracy ? { quizAccuracy: run.quizAccuracy } : {}),
-      metrics,
-    });
+    return run;
   }
 
   /** Self-play: the pool's quiz accuracy, round by round, now that another quiz was answered (on its latest round's run). */
   quizAccuracy(runId: string, series: readonly QuizAccuracyPoint[]): void {
-    const run = this.runs.get(runId);
+    const run = this.setQuiz(runId, series);
     if (!run) return;
+    this.hub.tell("training-quiz", runId, series);
+    this.hub.publish("quiz_accuracy", { runId, kind: "trainer", quizAccuracy: run.quizAccuracy });
+  }
+
+  private setQuiz(runId: string, series: readonly QuizAccuracyPoint[]): TrainingRun | undefined {
+    const run = this.runs.get(runId);
+    if (!run) return undefined;
     run.quizAccuracy = [...series];
     run.updatedAt = new Date().toISOString();
-    this.hub.publish("quiz_accuracy", { runId, kind: "trainer", quizAccuracy: run.quizAccuracy });
+    return run;
   }
 
   /** A run from before this server started (history.ts), shown as it was; nothing is published. */
@@ -178,14 +256,20 @@ export class TrainingBoard {
   }
 
   finish(runId: string, status: "done" | "interrupted" | "failed", extra: { checkpoint?: string } = {}): void {
+    const run = this.close(runId, status, extra);
+    this.hub.tell("training-finish", runId, status, extra);
+    const shown = this.privateRooms.get(runId)?.size ? {} : extra;
+    this.hub.publish("finished", { runId, kind: "trainer", status, ...(run ? { title: run.title } : {}), ...shown });
+  }
+
+  private close(runId: string, status: "done" | "interrupted" | "failed", extra: { checkpoint?: string }): TrainingRun | undefined {
     const run = this.runs.get(runId);
     if (run) {
       run.status = status;
       run.updatedAt = new Date().toISOString();
       if (extra.checkpoint) run.checkpoint = extra.checkpoint;
     }
-    const shown = this.privateRooms.get(runId)?.size ? {} : extra;
-    this.hub.publish("finished", { runId, kind: "trainer", status, ...(run ? { title: run.title } : {}), ...shown });
+    return run;
   }
 
   private trim(): void {

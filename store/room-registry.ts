@@ -65,6 +65,11 @@ export class RoomRegistry {
     return parsed.data.rooms;
   }
 
+  /** Whether a room's server is gone (read without the lock: a hint for `claimOrphans`, which decides). */
+  hasOrphans(): boolean {
+    return this.list().some((r) => ownerGone(r.owner));
+  }
+
   /** Rooms whose server is gone: this process takes them over (they are its to restore). */
   claimOrphans(): Promise<RoomEntry[]> {
     return this.change((rooms) => {

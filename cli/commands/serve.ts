@@ -6,9 +6,11 @@
 import { resolve } from "node:path";
 import { z } from "zod";
 import { ConfigError, configFromEnv, type ServerConfig } from "../../server/config.js";
+import { RedisUrlSchema, shownUrl } from "../../server/group/redis-url.js";
 import { openV1Warning } from "../../server/security/v1-exposure.js";
 import { intArg, parseCommand, UsageError } from "../args.js";
 import { DEVICE_HELP, deviceArgs, deviceOptions, useDevice } from "../device.js";
+import { LAUNCHED_ENV, serveGroup } from "./serve-group.js";
 
 export const SERVE_HELP = `socialworld serve [options]
 
@@ -31,6 +33,14 @@ Options:
   --allow-origin URL a web origin besides the server's own whose pages may call the server from a
                      browser (CORS; repeatable; also $SOCIALWORLD_ALLOWED_ORIGINS, comma-separated)
   --no-demo          start without the demo rooms
+  --redis URL        join the group of server processes sharing this Redis (redis://HOST:PORT;
+                     also $SOCIALWORLD_REDIS): any of them answers for the rooms of all, and
+                     /progress reaches the clients of all; give them one --store (docs/scale.md)
+  --processes N      N server processes on this machine, one Redis (a redis-server of its own on
+                     a free loopback port unless --redis is given): process i on --port + i
+  --public-address HOST:PORT
+                     with --redis: where clients reach this process's rooms (default: --host and
+                     --port; also $SOCIALWORLD_PUBLIC_ADDRESS)
 ${DEVICE_HELP}
 
 Environment: also $SOCIALWORLD_POLICIES (policies served at /v1 besides <store>/policies/: DIR or
@@ -48,6 +58,9 @@ const Args = z.object({
   "open-v1": z.boolean().default(false),
   "allow-origin": z.array(z.string().min(1)).default([]),
   "no-demo": z.boolean().default(false),
+  redis: z.string().min(1).optional(),
+  "public-address": z.string().min(1).optional(),
+  processes: intArg(1, 64).default(1),
   ...deviceArgs,
 });
 
@@ -64,6 +77,9 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
       "open-v1": { type: "boolean" },
       "allow-origin": { type: "string", multiple: true },
       "no-demo": { type: "boolean" },
+      redis: { type: "string" },
+      "public-address": { type: "string" },
+      processes: { type: "string" },
       ...deviceOptions,
     },
     Args,
@@ -86,7 +102,34 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     demo: !args["no-demo"],
     openV1: args["open-v1"],
     allowedOrigins: [...(env.allowedOrigins ?? []), ...args["allow-origin"]],
+    ...(args.redis ? { redis: args.redis } : {}),
+    ...(args["public-address"] ? { publicAddress: args["public-address"] } : {}),
   };
+  if (config.publicAddress && !config.redis) throw new UsageError("--public-address is for a group of processes: give --redis URL too");
+  if (args.processes > 1) {
+    if (config.publicAddress) throw new UsageError("--public-address names one process: with --processes each process's is its own --host and port");
+    const url = config.redis === undefined ? undefined : RedisUrlSchema.safeParse(config.redis);
+    if (url && !url.success) throw new UsageError(`--redis: ${url.error.issues[0]!.message}`);
+    if (config.port !== 0 && config.port + args.processes - 1 > 65535) throw new UsageError(`--port ${config.port} with --processes ${args.processes}: process i listens on --port + i, past 65535`);
+    const common = [
+      "--store", config.store,
+      ...args["data-root"].flatMap((d) => ["--data-root", resolve(d)]),
+      ...(args["api-key"] ? ["--api-key", args["api-key"]] : []),
+      ...(args["open-v1"] ? ["--open-v1"] : []),
+      ...args["allow-origin"].flatMap((o) => ["--allow-origin", o]),
+      "--device", args.device,
+      ...(args.precision ? ["--precision", args.precision] : []),
+    ];
+    return serveGroup({ processes: args.processes, port: config.port, host: config.host, ...(config.redis ? { redis: config.redis } : {}), ...(config.adminToken ? { adminToken: config.adminToken } : {}), demo: config.demo, common });
+  }
+  // Started by `serve --processes`: the launcher's pipe ending (the launcher gone, even by kill -9)
+  // stops this process as SIGTERM does (before its handler is installed, SIGTERM ends it at once).
+  const launched = process.env[LAUNCHED_ENV] === "1";
+  if (launched) {
+    process.stdin.on("error", () => undefined);
+    process.stdin.once("end", () => process.kill(process.pid, "SIGTERM"));
+    process.stdin.resume();
+  }
   // Loaded here, not at the top: the other commands need none of the server's packages.
   const { startServer } = await import("../../server/main.js");
   let server;
@@ -94,6 +137,10 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     server = await startServer(config);
   } catch (err) {
     if (err instanceof ConfigError || (err as Error).name === "ZodError") throw new UsageError(err instanceof ConfigError ? err.message : describeConfigError(err));
+    if ((err as Error).name === "RedisUnreachable") {
+      process.stderr.write(`socialworld serve: ${(err as Error).message}\n`);
+      return 1;
+    }
     if ((err as NodeJS.ErrnoException).code !== "EADDRINUSE") throw err;
     process.stderr.write(`socialworld serve: port ${config.port} on ${config.host} is in use (another server?); stop it, or choose a port with --port N (0 picks a free one)\n`);
     return 1;
@@ -106,6 +153,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
       ? `  admin token (this run only; set SOCIALWORLD_ADMIN_TOKEN to keep one): ${server.adminToken}`
       : "  admin token: from the environment or --admin-token",
   );
+  if (server.publicAddress) out(`  in the group on ${shownUrl(config.redis!)} · this process's rooms at ${server.publicAddress}`);
   if (server.restoredRoomIds.length) out(`  ${server.restoredRoomIds.length} room${server.restoredRoomIds.length === 1 ? "" : "s"} of the last run restored`);
   if (server.demoRoomIds.length) out(`  ${server.demoRoomIds.length} demo rooms running`);
   if (server.v1 === "open") process.stderr.write(`${openV1Warning(config.host)}\n`);
@@ -124,6 +172,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     process.once("SIGTERM", onTerm);
   });
   await server.close();
+  if (launched) process.stdin.destroy();
   out("stopped; every log is flushed.");
   return 0;
 }
@@ -133,5 +182,6 @@ function describeConfigError(err: unknown): string {
   const issue = (err as z.ZodError).issues?.[0];
   if (!issue) return String(err);
   const field = issue.path.map(String).join(".");
-  return `${field === "" ? "" : `${field.replace(/^allowedOrigins\.\d+$/, "--allow-origin")}: `}${issue.message}`;
+  const option = field.replace(/^allowedOrigins\.\d+$/, "--allow-origin").replace(/^redis$/, "--redis").replace(/^publicAddress$/, "--public-address");
+  return `${field === "" ? "" : `${option}: `}${issue.message}`;
 }

@@ -1,7 +1,8 @@
 /**
  * /api/rooms: list the live rooms (public; private ones only with the admin token), create a room
  * and stop one (admin). Creating validates the options with the room's own zod schema first, so a
- * bad option is a 400 naming the field.
+ * bad option is a 400 naming the field. In a group of processes every process answers for every
+ * room (group/group-rooms.ts), and a new room goes to the process with the fewest (Colyseus's choice).
  */
 import { matchMaker } from "@colyseus/core";
 import { Router } from "express";
@@ -10,6 +11,7 @@ import type { ServerContext } from "../context.js";
 import { resolveDataPath } from "../data-path.js";
 import { ROOM_TYPES } from "../protocol.js";
 import type { BaseRoom } from "../rooms/base-room.js";
+import { roomSummaries, roomSummary, stopRoom } from "../group/group-rooms.js";
 import { BenchmarkOptionsSchema, SimulationOptionsSchema, SocialOptionsSchema } from "../rooms/options.js";
 import { isAdmin, requireAdmin } from "./admin.js";
 import { HttpError, parseOr400 } from "./errors.js";
@@ -24,17 +26,17 @@ const CreateBody = z.strictObject({
 export function roomsRouter(ctx: ServerContext, adminToken: string): Router {
   const r = Router();
 
-  r.get("/", (req, res) => {
+  r.get("/", async (req, res) => {
     const admin = isAdmin(req, adminToken);
-    const rooms = [...ctx.rooms.values()].map((room) => room.summary()).filter((s) => admin || s.visibility === "public");
+    const rooms = (await roomSummaries(ctx)).filter((s) => admin || s.visibility === "public");
     res.json({ rooms });
   });
 
-  r.get("/:roomId", (req, res) => {
+  r.get("/:roomId", async (req, res) => {
     const id = parseOr400(RoomIdSchema, req.params.roomId, "path parameter roomId");
-    const room = ctx.rooms.get(id);
-    if (!room || (room.summary().visibility === "private" && !isAdmin(req, adminToken))) throw new HttpError(404, `no room "${id}"`);
-    res.json(room.summary());
+    const summary = await roomSummary(ctx, id);
+    if (!summary || (summary.visibility === "private" && !isAdmin(req, adminToken))) throw new HttpError(404, `no room "${id}"`);
+    res.json(summary);
   });
 
   r.post("/", requireAdmin(adminToken), async (req, res) => {
@@ -56,18 +58,15 @@ export function roomsRouter(ctx: ServerContext, adminToken: string): Router {
       // The room refused its options or its data (a path outside the data folders, a bad file).
       throw new HttpError(400, `could not create the ${body.type} room: ${(err as Error).message}`);
     }
+    // Kept in the store by the process that hosts it: the room comes back if the server is killed or restarted.
     const room = matchMaker.getLocalRoomById(listing.roomId) as unknown as BaseRoom | undefined;
-    if (!room) throw new HttpError(500, "the room was created but is not in this process");
-    // Kept in the store: the room comes back if the server is killed or restarted.
-    await ctx.persisted.add(room.registryEntry());
-    res.status(201).json({ ...room.summary(), ...room.secrets() });
+    const created = room ? await room.keep() : await matchMaker.remoteRoomCall(listing.roomId, "keep");
+    res.status(201).json(created);
   });
 
   r.delete("/:roomId", requireAdmin(adminToken), async (req, res) => {
     const id = parseOr400(RoomIdSchema, req.params.roomId, "path parameter roomId");
-    const room = ctx.rooms.get(id);
-    if (!room) throw new HttpError(404, `no room "${id}"`);
-    await room.stop("stopped by an admin");
+    if (!(await stopRoom(ctx, id, "stopped by an admin"))) throw new HttpError(404, `no room "${id}"`);
     res.json({ stopped: id });
   });
 

@@ -1,4 +1,5 @@
 /** The REST API under /api: health, a catalog of what can be run, rooms and runs. */
+import { matchMaker } from "@colyseus/core";
 import { Router, json } from "express";
 import { AGENT_NAMES } from "../../agents/registry.js";
 import type { ServerContext } from "../context.js";
@@ -19,6 +20,8 @@ export function apiRouter(ctx: ServerContext, adminToken: string, startedAt: Dat
       rooms: rooms.length,
       clients: rooms.reduce((n, s) => n + s.spectators + s.seats.filter((x) => x.occupied).length, 0),
       rssMb: Math.round(process.memoryUsage().rss / 2 ** 20),
+      // In a group: this process (its rooms and clients above are its own).
+      ...(ctx.group ? { processId: matchMaker.processId, pid: process.pid } : {}),
     });
   });
   r.get("/catalog", async (_req, res) => {

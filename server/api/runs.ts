@@ -17,6 +17,7 @@ import { PathShower, publicRecords, publicRun } from "../security/public-run.js"
 import { isAdmin } from "./admin.js";
 import { auditRecord } from "../run-audit.js";
 import { isQuizOpening, isWithheld, openQuizEpisodes, withheldRecord } from "../security/open-quizzes.js";
+import { liveRoomOfRun } from "../group/group-rooms.js";
 import { HttpError, parseOr400 } from "./errors.js";
 
 const RunIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,120}$/, "not a run id");
@@ -81,22 +82,23 @@ export function runsRouter(ctx: ServerContext, adminToken: string): Router {
    * records hold the quiz's answers, and nobody reads them before it closes, the admin included
    * (whose token may be in the hands of a person being quizzed, or of a client playing a seat).
    */
-  const openQuizzes = (run: RunRecord): ReadonlySet<number> => {
+  const openQuizzes = async (run: RunRecord): Promise<ReadonlySet<number>> => {
     if (run.kind !== "room" || run.params.type !== "simulation") return new Set();
-    const live = [...ctx.rooms.values()].map((room) => room.summary()).find((s) => s.runId === run.id);
-    return openQuizEpisodes(ctx.store.episodesPath(run), live ? { liveEpisode: live.episode } : {});
+    // The run's room may be played by another process of the group.
+    const live = await liveRoomOfRun(ctx, run.id);
+    return openQuizEpisodes(ctx.store.episodesPath(run), live ? { liveEpisode: live.episode, liveServer: live.server } : {});
   };
-  const refuseWithheld = (run: RunRecord, record: unknown, index: number): void => {
-    if (isWithheld(record, openQuizzes(run))) throw new HttpError(403, `episode ${index} of run ${run.id} is being quizzed: it is readable when its quiz closes`);
+  const refuseWithheld = async (run: RunRecord, record: unknown, index: number): Promise<void> => {
+    if (isWithheld(record, await openQuizzes(run))) throw new HttpError(403, `episode ${index} of run ${run.id} is being quizzed: it is readable when its quiz closes`);
     if (isQuizOpening(record)) throw new HttpError(404, `record ${index} of run ${run.id} opens a quiz: it is not an episode`);
   };
 
-  r.get("/:runId/episodes", (req, res) => {
+  r.get("/:runId/episodes", async (req, res) => {
     const run = episodesOf(req);
     const { offset, limit } = parseOr400(Page, req.query, "query");
     // Benchmark logs write each story's context once; the page fills it in where a record names it.
     const page = pageOf(run, offset, limit);
-    const open = openQuizzes(run);
+    const open = await openQuizzes(run);
     // The records that open quizzes are bookkeeping, not episodes: left out. `indexes` says where
     // in the log each record shown is (`offset` and `total` count the log's records).
     const records: LogRecord[] = [];
@@ -116,18 +118,18 @@ export function runsRouter(ctx: ServerContext, adminToken: string): Router {
     const world = parseOr400(z.object({ world: z.string().regex(/^[a-z0-9_-]{1,40}$/).optional() }), req.query, "query").world;
     const page = pageOf(run, index, 1);
     if (index >= page.total) throw new HttpError(404, `run ${run.id} has ${page.total} episodes; there is no episode ${index}`);
-    refuseWithheld(run, page.records[0], index);
+    await refuseWithheld(run, page.records[0], index);
     res.json(await auditRecord(page.records[0] as Parameters<typeof auditRecord>[0], index, world ? { world } : {}));
   });
 
-  r.get("/:runId/episodes/:index", (req, res) => {
+  r.get("/:runId/episodes/:index", async (req, res) => {
     const run = episodesOf(req);
     const index = parseOr400(z.coerce.number().int().min(0), req.params.index, "path parameter index");
     const { format } = parseOr400(EpisodeQuery, req.query, "query");
     const page = pageOf(run, index, 1);
     if (index >= page.total) throw new HttpError(404, `run ${run.id} has ${page.total} episodes; there is no episode ${index}`);
     const [record] = page.records;
-    refuseWithheld(run, record, index);
+    await refuseWithheld(run, record, index);
     if (format === "record") {
       res.json(publicRecords(run, [record], paths, isAdmin(req, adminToken))[0]);
       return;

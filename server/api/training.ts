@@ -13,13 +13,14 @@ const RunId = z.string().min(1).max(200);
 
 export function trainingRouter(ctx: ServerContext, adminToken: string): Router {
   const r = Router();
-  // Self-play rounds of private rooms are on the board for everyone, but only the admin is told which rooms.
-  r.get("/", (req, res) => {
-    res.json({ runs: ctx.training.list({ admin: isAdmin(req, adminToken) }) });
+  // In a group, the runs of every process (training-board.ts). Self-play rounds of private rooms
+  // are on the board for everyone, but only the admin is told which rooms.
+  r.get("/", async (req, res) => {
+    res.json({ runs: await ctx.training.listAll({ admin: isAdmin(req, adminToken) }) });
   });
-  r.get("/:runId", (req, res) => {
+  r.get("/:runId", async (req, res) => {
     const id = parseOr400(RunId, req.params.runId, "path parameter runId");
-    const run = ctx.training.get(id, { admin: isAdmin(req, adminToken) });
+    const run = (await ctx.training.listAll({ admin: isAdmin(req, adminToken) })).find((r) => r.runId === id);
     if (!run) throw new HttpError(404, `no training run "${id}"`);
     res.json(run);
   });

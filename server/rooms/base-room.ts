@@ -9,7 +9,7 @@
  * agent's. Turn messages go only to the seat's holder.
  */
 import { randomBytes } from "node:crypto";
-import { CloseCode, ErrorCode, Room, ServerError, type Client } from "@colyseus/core";
+import { CloseCode, ErrorCode, matchMaker, Room, ServerError, type Client } from "@colyseus/core";
 import { StateView } from "@colyseus/schema";
 import { z } from "zod";
 import type { AgentReply, AgentTurn } from "../../worlds/core/agent.js";
@@ -17,6 +17,7 @@ import type { TimestepRecord } from "../../worlds/core/episode.js";
 import type { World } from "../../worlds/core/world.js";
 import { seatsHeldBy, serverContext, type LiveRoom, type ScreenedJoin, type ServerContext } from "../context.js";
 import type { RoomSummary, RoomType } from "../protocol.js";
+import { refusalOutcome, type ReservationOutcome, type SeatReservation } from "../group/group-rooms.js";
 import { clientAddress } from "../security/client-address.js";
 import { addressKey, Refused, seatKey, waitText } from "../security/client-guard.js";
 import { PathShower } from "../security/public-run.js";
@@ -28,6 +29,7 @@ import { HumanTurns, type PendingTurn } from "./human-turns.js";
 import { malformedFrame } from "./malformed-frame.js";
 import { ActMessageSchema, describeIssues, JoinOptionsSchema } from "./options.js";
 import { sameSecret } from "../secret.js";
+import { SERVER_INSTANCE } from "../security/open-quizzes.js";
 import { Perspective, perspectiveStep, pushBounded, RoomState, Seat, tickNow, WORLD_PERSPECTIVE } from "./state.js";
 
 /** The longest timeline and perspective history a client is sent (older timesteps are in the run's log). */
@@ -158,6 +160,8 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
   /** Lists the room (REST API, lobby): the last step of a successful onCreate. */
   protected register(): void {
     this.ctx.rooms.set(this.roomId, this);
+    // In a group, other processes find the room of a run by its listing (group/group-rooms.ts).
+    if (this.ctx.group && this.state.runId) void this.setMetadata({ runId: this.state.runId }, false);
     // A private room's run streams its progress only to holders of its tokens (progress-hub.ts).
     if (this.state.visibility === "private" && this.state.runId) this.ctx.hub.restrict(this.state.runId, (token) => this.opens(token));
   }
@@ -432,6 +436,37 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
     if (p && sessionId !== undefined) this.pending.set(sessionId, p);
   }
 
+  /**
+   * Screens and reserves, for the matchmaking gate of any process of the group (it may be called
+   * from another one: group/group-rooms.ts); a refusal comes back as a value.
+   */
+  async reserveScreened(options: Record<string, unknown>, address: string): Promise<ReservationOutcome> {
+    let hold: string;
+    try {
+      hold = this.screenReservation(options, address).hold;
+    } catch (err) {
+      return refusalOutcome(err);
+    }
+    let reservation: SeatReservation | undefined;
+    try {
+      reservation = (await matchMaker.joinById(this.roomId, options)) as SeatReservation;
+      return { ok: true, reservation };
+    } catch (err) {
+      return refusalOutcome(err);
+    } finally {
+      this.reserved(hold, reservation?.sessionId);
+    }
+  }
+
+  /**
+   * A room the API created is kept in the store's room registry, by the process that hosts it
+   * (called from any process of the group): what its creator receives.
+   */
+  async keep(): Promise<RoomSummary & ReturnType<BaseRoom["secrets"]>> {
+    await this.ctx.persisted.add(this.registryEntry());
+    return { ...this.summary(), ...this.secrets() };
+  }
+
   private screen(raw: unknown, address: string): ScreenedJoin {
     const auth = this.authorize(raw);
     const now = Date.now();
@@ -703,6 +738,11 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
       ...(s.kind === "benchmark" && s.progress ? { progress: { done: s.progress.done, total: s.progress.total, correct: s.progress.correct } } : {}),
       createdAt: this.createdAt.toISOString(),
     };
+  }
+
+  /** The episode the room plays, and the server instance that opens its quizzes (security/open-quizzes.ts). */
+  quizView(): { episode: number; server: string } {
+    return { episode: this.state.episode, server: SERVER_INSTANCE };
   }
 
   async stop(reason: string): Promise<void> {

@@ -16,6 +16,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { ErrorCode, matchMaker, ServerError } from "@colyseus/core";
 import { z } from "zod";
 import type { ServerContext } from "../context.js";
+import { reserveSeat, roomExists } from "../group/group-rooms.js";
 import { requestAddress } from "./client-address.js";
 import { Refused, waitText, type ClientGuard } from "./client-guard.js";
 
@@ -118,21 +119,15 @@ async function handle(ctx: ServerContext, guard: ClientGuard, req: IncomingMessa
   const body = await readBody(req);
   if (body === null || typeof body !== "object" || Array.isArray(body)) throw new GateError(400, ErrorCode.MATCHMAKE_UNHANDLED, "the request body must be a JSON object");
   const roomId = m[2]!;
-  const room = ctx.rooms.get(roomId);
   if (method === "reconnect") {
     const parsed = ReconnectBody.safeParse(body);
     if (!parsed.success) throw new GateError(400, ErrorCode.MATCHMAKE_UNHANDLED, "reconnect takes {reconnectionToken}");
-    if (!room) throw new GateError(404, ErrorCode.MATCHMAKE_INVALID_ROOM_ID, `room "${roomId}" not found`);
+    // Any process of the group: Colyseus asks the room's own process whether the token is good.
+    if (!(await roomExists(ctx, roomId))) throw new GateError(404, ErrorCode.MATCHMAKE_INVALID_ROOM_ID, `room "${roomId}" not found`);
     return send(res, 200, await matchMaker.reconnect(roomId, parsed.data));
   }
-  if (!room) throw new GateError(404, ErrorCode.MATCHMAKE_INVALID_ROOM_ID, `room "${roomId}" not found`);
-  // Throws the same ServerError the room's onAuth would, before any seat is reserved.
-  const { hold } = room.screenReservation(body, address);
-  let reservation;
-  try {
-    reservation = await matchMaker.joinById(roomId, body as Record<string, unknown>);
-  } finally {
-    room.reserved(hold, reservation?.sessionId);
-  }
+  // The room checks the options as its onAuth would (throwing the same errors) before any seat is reserved.
+  const reservation = await reserveSeat(ctx, roomId, body as Record<string, unknown>, address);
+  if (!reservation) throw new GateError(404, ErrorCode.MATCHMAKE_INVALID_ROOM_ID, `room "${roomId}" not found`);
   send(res, 200, reservation);
 }

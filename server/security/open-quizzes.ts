@@ -41,13 +41,14 @@ const LINE_START = Buffer.from(`{"kind":"${QUIZ_CLOSED}`);
 
 /**
  * The episodes of a room's log whose quiz is open now. `liveEpisode`: the episode the run's room
- * is playing in this process, if any.
+ * is playing, if it is live; `liveServer`: the server instance of the process of the group playing
+ * it (another process's quizzes stay open while that process runs, as this one's do).
  */
-export function openQuizEpisodes(logPath: string, opts: { now?: number; liveEpisode?: number } = {}): Set<number> {
+export function openQuizEpisodes(logPath: string, opts: { now?: number; liveEpisode?: number; liveServer?: string } = {}): Set<number> {
   const now = opts.now ?? Date.now();
   const out = new Set<number>();
   for (const [episode, r] of openRecords(logPath)) {
-    if (r.server === SERVER_INSTANCE || now < r.deadline || episode === opts.liveEpisode) out.add(episode);
+    if (r.server === SERVER_INSTANCE || r.server === opts.liveServer || now < r.deadline || episode === opts.liveEpisode) out.add(episode);
   }
   return out;
 }

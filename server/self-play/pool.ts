@@ -9,6 +9,10 @@
  * policy, continuing the previous round's), and from then on hands rooms the new policy when they start their next episode: nobody is disconnected, and no
  * episode changes policy halfway. Each round is a store run (kind "grpo") with its rollouts, and its
  * metrics go to the training board (the dashboard and the socket.io stream).
+ *
+ * In a group of processes (docs/scale.md) the rooms of one pool may live in several processes, each
+ * with a pool of that name; one of them trains (PoolPeers: a lease in Redis), the others pass it
+ * their episodes, and every round it finishes is played by the rooms of every process.
  */
 import { join, resolve } from "node:path";
 import { releasePolicy } from "../../agents/policy/agents.js";
@@ -37,14 +41,43 @@ export interface PlayedEpisode extends SelfPlayEpisode {
   readonly quizScores?: readonly SeatQuizScore[];
 }
 
+/**
+ * The pool's counterparts in the other processes of a group (server/group/pool-peers.ts): which
+ * process trains, the episodes played elsewhere, the rounds trained elsewhere.
+ */
+export interface PoolPeers {
+  /** Whether this process trains the pool now. */
+  trains(): boolean;
+  /** An episode played here, for the process that trains. */
+  forward(episode: PlayedEpisode): void;
+  /** Every round's checkpoint so far (a round finished here): the other processes' rooms play the last one. */
+  announce(dirs: readonly string[]): void;
+  close(): Promise<void>;
+}
+
+/** The pool's side of its peers: what they hand it. */
+export interface PoolOfPeers {
+  readonly name: string;
+  readonly world: string;
+  /** An episode played in another process (this process trains). */
+  received(episode: Omit<PlayedEpisode, "world">): void;
+  /** The rounds trained in another process, in order. */
+  adoptRounds(dirs: readonly string[]): void;
+  /** This process now trains (true) or no longer does. */
+  trainerChanged(trains: boolean): void;
+}
+
 /** A room of the pool, as far as the board may name it. */
 interface PoolRoom {
   readonly private: boolean;
 }
 
-export class SelfPlayPool {
+export class SelfPlayPool implements PoolOfPeers {
   private readonly rooms = new Map<string, PoolRoom>();
-  private readonly episodes: PlayedEpisode[] = [];
+  private readonly episodes: (PlayedEpisode | Omit<PlayedEpisode, "world">)[] = [];
+  /** The world object of the pool's episodes (from one played here: another process's come without it). */
+  private worldObject: AnyWorld | undefined;
+  private readonly peers: PoolPeers | undefined;
   /** Quiz answers by the round whose policy gave them (every episode, kept for the whole curve). */
   private readonly quiz = new Map<number, { episodes: number; questions: number; correct: number }>();
   /** The board run of the latest round (where the quiz accuracy curve is shown). */
@@ -59,7 +92,7 @@ export class SelfPlayPool {
   private readonly abort = new AbortController();
   private timer: NodeJS.Timeout | undefined;
   /** Each finished round's checkpoint folder, in order (round K is dirs[K - 1]). */
-  private readonly dirs: string[] = [];
+  private dirs: string[] = [];
   private readonly listeners = new Set<(note: string) => void>();
 
   constructor(
@@ -70,6 +103,7 @@ export class SelfPlayPool {
     readonly options: SelfPlayOptions,
     private readonly store: RunStore,
     private readonly board: TrainingBoard,
+    peers?: (pool: PoolOfPeers) => PoolPeers,
   ) {
     const target = baseSpec.slice("policy:".length);
     const q = target.indexOf("?");
@@ -79,6 +113,7 @@ export class SelfPlayPool {
     // Kept as written, so that each round's spec is the base spec with only the folder changed.
     this.query = q < 0 ? "" : target.slice(q);
     this.current = baseSpec;
+    this.peers = peers?.(this);
     if (options.everyMinutes !== undefined) {
       this.timer = setInterval(() => this.maybeTrain(true), options.everyMinutes * 60_000);
       this.timer.unref();
@@ -138,6 +173,30 @@ export class SelfPlayPool {
 
   /** A room finished an episode (and its quiz, when the room quizzes). */
   record(episode: PlayedEpisode): void {
+    this.worldObject ??= episode.world;
+    // Kept here too: if the trainer dies, this process may take the pool over with them.
+    if (this.peers && !this.peers.trains()) this.peers.forward(episode);
+    this.keep(episode);
+  }
+
+  received(episode: Omit<PlayedEpisode, "world">): void {
+    this.keep(episode);
+  }
+
+  adoptRounds(dirs: readonly string[]): void {
+    if (dirs.length <= this.dirs.length) return;
+    this.dirs = [...dirs];
+    this.current = `policy:${dirs.at(-1)}${this.query}`;
+    this.note(`self-play: round ${dirs.length} done (trained by another process); rooms play it from their next episode`);
+    const stale = this.dirs.length >= 3 ? this.dirs[this.dirs.length - 3] : undefined;
+    if (stale) releasePolicy(stale);
+  }
+
+  trainerChanged(trains: boolean): void {
+    if (trains) this.maybeTrain(false);
+  }
+
+  private keep(episode: PlayedEpisode | Omit<PlayedEpisode, "world">): void {
     this.countQuiz(episode.quizScores ?? []);
     if (episode.turns.length === 0 && !episode.quizFile) return;
     this.episodes.push(episode);
@@ -165,7 +224,8 @@ export class SelfPlayPool {
   }
 
   private maybeTrain(onTimer: boolean): void {
-    if (this.training || this.abort.signal.aborted || this.fresh === 0) return;
+    if (this.training || this.abort.signal.aborted || this.fresh === 0 || !this.worldObject) return;
+    if (this.peers && !this.peers.trains()) return;
     const due = onTimer || (this.options.everyEpisodes !== undefined && this.fresh >= this.options.everyEpisodes);
     if (!due) return;
     this.training = this.trainRound().finally(() => {
@@ -177,7 +237,8 @@ export class SelfPlayPool {
 
   private async trainRound(): Promise<void> {
     const round = this.dirs.length + 1;
-    const specs = this.episodes.slice();
+    const world = this.worldObject!;
+    const specs = this.episodes.map((e) => ({ ...e, world }));
     this.fresh = 0;
     const out = join(this.store.root, "selfplay", this.name, `round-${round}`);
     const config = roundConfig(this.options);
@@ -188,7 +249,7 @@ export class SelfPlayPool {
     this.note(`self-play: training round ${round} on ${specs.length} episode(s)`);
     let runId: string | null = null;
     try {
-      const { all: source } = await selfPlayPoints(specs[0]!.world, specs, { ...(this.system !== undefined ? { system: this.system } : {}), turns: this.options.turns });
+      const { all: source } = await selfPlayPoints(world, specs, { ...(this.system !== undefined ? { system: this.system } : {}), turns: this.options.turns });
       const currentDir = this.dirs.at(-1) ?? this.baseDir;
       const lora = this.options.lora !== undefined ? parseLoraOption(this.options.lora) : undefined;
       const r = await runGrpoSession({
@@ -219,6 +280,7 @@ export class SelfPlayPool {
       this.dirs.push(out);
       this.current = `policy:${out}${this.query}`;
       this.board.finish(runId ?? out, "done", { checkpoint: out });
+      this.peers?.announce(this.dirs);
       this.note(`self-play: round ${round} done; rooms play it from their next episode`);
       // Rounds before the previous one are no longer played by any room.
       const stale = this.dirs.length >= 3 ? this.dirs[this.dirs.length - 3] : undefined;
@@ -235,5 +297,6 @@ export class SelfPlayPool {
     if (this.timer) clearInterval(this.timer);
     this.abort.abort();
     await this.training;
+    await this.peers?.close();
   }
 }

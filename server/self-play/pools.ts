@@ -2,7 +2,7 @@
 import type { RunStore } from "../../store/run-store.js";
 import type { TrainingBoard } from "../training-board.js";
 import type { SelfPlayOptions } from "./options.js";
-import { SelfPlayPool } from "./pool.js";
+import { SelfPlayPool, type PoolOfPeers, type PoolPeers } from "./pool.js";
 
 export class SelfPlayPools {
   private readonly pools = new Map<string, SelfPlayPool>();
@@ -10,6 +10,8 @@ export class SelfPlayPools {
   constructor(
     private readonly store: RunStore,
     private readonly board: TrainingBoard,
+    /** In a group of processes: a pool's counterparts in the others (server/group/pool-peers.ts). */
+    private readonly peers?: (pool: PoolOfPeers) => PoolPeers,
   ) {}
 
   /**
@@ -22,7 +24,7 @@ export class SelfPlayPools {
       if (pool.world !== world) throw new Error(`self-play pool "${name}" trains a ${pool.world} policy, not ${world}`);
       if (pool.baseSpec !== baseSpec) throw new Error(`self-play pool "${name}" trains ${pool.baseSpec}, not ${baseSpec}`);
     } else {
-      pool = new SelfPlayPool(name, world, baseSpec, options, this.store, this.board);
+      pool = new SelfPlayPool(name, world, baseSpec, options, this.store, this.board, this.peers);
       this.pools.set(name, pool);
     }
     pool.join(roomId, room);

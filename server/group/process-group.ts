@@ -1,0 +1,91 @@
+/**
+ * A server process's part in a group of processes joined by one Redis (`serve --redis URL`):
+ * Colyseus's Redis presence and driver (room listings, seat reservations and calls to a room of
+ * another process: any process answers matchmaking for any room), and socket.io's Redis adapter
+ * (a `/progress` event published by one process reaches the clients of every process). Nothing
+ * here moves rooms or messages by itself: those engines do.
+ *
+ * A room stays in the process that created it; its clients connect there, at the address its
+ * seat reservation names (`publicAddress`: this process's HOST:PORT), whichever process answered
+ * the reservation. Redis restarting: every connection reconnects by itself, and once it is back
+ * this process lists its rooms again (a Redis without persistence comes back empty).
+ */
+import { hostname } from "node:os";
+import { matchMaker } from "@colyseus/core";
+import { RedisDriver } from "@colyseus/redis-driver";
+import { RedisPresence } from "@colyseus/redis-presence";
+import { createAdapter } from "@socket.io/redis-adapter";
+import type { Redis } from "ioredis";
+import { checkReachable, redisConnection } from "./redis.js";
+
+export interface ProcessGroup {
+  readonly url: string;
+  readonly presence: RedisPresence;
+  readonly driver: RedisDriver;
+  /** socket.io's adapter for the group (io.adapter(...)). */
+  readonly ioAdapter: ReturnType<typeof createAdapter>;
+  /** A connection for this project's own keys (leases). */
+  readonly redis: Redis;
+  /** Lists this process's rooms again after Redis came back (called on every reconnection). */
+  onReconnect(fn: () => void): void;
+  /** Closes the connections Colyseus does not close itself (it shuts its presence and driver down). */
+  close(): Promise<void>;
+}
+
+/** Connects to the group's Redis; an unreachable Redis is RedisUnreachable, before anything starts. */
+export async function joinGroup(url: string): Promise<ProcessGroup> {
+  const probe = redisConnection(url, "probe", { failFast: true });
+  try {
+    await checkReachable(probe, url);
+  } finally {
+    probe.disconnect();
+  }
+  const presenceConn = redisConnection(url, "presence");
+  const driverConn = redisConnection(url, "driver");
+  const ioPub = redisConnection(url, "progress");
+  const ioSub = ioPub.duplicate({ connectionName: "socialworld:progress-sub" });
+  ioSub.on("error", () => undefined);
+  const own = redisConnection(url, "group");
+  const reconnected = new Set<() => void>();
+  // "ready" comes once at start and again after every reconnection: only the later ones matter.
+  let started = false;
+  own.on("ready", () => {
+    if (!started) return void (started = true);
+    console.error(`[group] Redis is back: listing this process's rooms again`);
+    for (const fn of reconnected) fn();
+  });
+  own.on("end", () => undefined);
+  let warned = false;
+  let closing = false;
+  own.on("close", () => {
+    if (!started || warned || closing) return;
+    warned = true;
+    console.error(`[group] lost Redis; reconnecting (rooms go on; matchmaking of other processes' rooms waits for it)`);
+    setTimeout(() => (warned = false), 10_000).unref();
+  });
+  return {
+    url,
+    presence: new RedisPresence(presenceConn),
+    driver: new RedisDriver(driverConn),
+    ioAdapter: createAdapter(ioPub, ioSub, { key: "socialworld:progress", requestsTimeout: 1500 }),
+    redis: own,
+    onReconnect: (fn) => void reconnected.add(fn),
+    async close() {
+      closing = true;
+      for (const c of [ioPub, ioSub, own]) c.disconnect();
+    },
+  };
+}
+
+/** What Redis lost when it restarted, put back: this process's room listings and its stats. */
+export async function relistRooms(): Promise<void> {
+  await matchMaker.restoreMissingRoomCaches();
+  await matchMaker.stats.persist();
+}
+
+/** Where clients reach this process: HOST:PORT, with the host name of the machine for a wildcard address. */
+export function defaultPublicAddress(host: string, port: number): string {
+  const h = host === "0.0.0.0" || host === "::" ? hostname() : host;
+  return `${h.includes(":") ? `[${h}]` : h}:${port}`;
+}
+

@@ -1,0 +1,73 @@
+/**
+ * A lease in the group's Redis that says which process trains a self-play pool: one key per pool,
+ * holding the process's id, with an expiry. The holder renews it (every third of its life); a
+ * holder that dies stops renewing, the key expires, and the next process to ask takes it over.
+ * Renewing and releasing check that the key is still this process's (a Lua script: one atomic
+ * step in Redis), so a holder that lost its lease (Redis restarted empty, or a pause longer than
+ * the lease) never extends or deletes the lease of the process that took it.
+ */
+import type { Redis } from "ioredis";
+import { KEY_PREFIX } from "./redis.js";
+
+/** How long a lease lives without renewal: a dead trainer's pool is taken over within this. */
+export const LEASE_MS = 6000;
+
+const RENEW = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("pexpire", KEYS[1], ARGV[2]) else return 0 end`;
+const RELEASE = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end`;
+
+export class TrainerLease {
+  private held = false;
+  private readonly timer: NodeJS.Timeout;
+  private closed = false;
+  readonly key: string;
+
+  constructor(
+    private readonly redis: Redis,
+    pool: string,
+    /** This process (Colyseus's process id). */
+    private readonly holder: string,
+    /** Called when this process gains (true) or loses (false) the lease. */
+    private readonly changed: (held: boolean) => void,
+    private readonly leaseMs = LEASE_MS,
+  ) {
+    this.key = `${KEY_PREFIX}selfplay:${pool}:trainer`;
+    this.timer = setInterval(() => void this.tick(), Math.max(100, Math.floor(leaseMs / 3)));
+    this.timer.unref();
+    void this.tick();
+  }
+
+  /** Whether this process holds the lease (as of its last renewal). */
+  get holds(): boolean {
+    return this.held;
+  }
+
+  /** The process holding the lease now, if any. */
+  async holderNow(): Promise<string | undefined> {
+    return (await this.redis.get(this.key)) ?? undefined;
+  }
+
+  private async tick(): Promise<void> {
+    if (this.closed) return;
+    let held: boolean;
+    try {
+      held = this.held
+        ? (await this.redis.eval(RENEW, 1, this.key, this.holder, String(this.leaseMs))) === 1
+        : (await this.redis.set(this.key, this.holder, "PX", this.leaseMs, "NX")) === "OK";
+    } catch {
+      // Redis away: the lease cannot be renewed, so it is not ours to trust (it expires there meanwhile).
+      held = false;
+    }
+    if (this.closed || held === this.held) return;
+    this.held = held;
+    this.changed(held);
+  }
+
+  /** Gives the lease up (the pool closes here): another process may take it at once. */
+  async release(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.timer);
+    if (!this.held) return;
+    this.held = false;
+    await this.redis.eval(RELEASE, 1, this.key, this.holder).catch(() => undefined);
+  }
+}

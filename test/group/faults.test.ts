@@ -1,0 +1,122 @@
+/**
+ * Faults in a group of three `serve` processes on one Redis and one store (issue 32): Redis
+ * restarting empty (the processes reconnect, list their rooms again, and matchmaking across
+ * processes works again), then one process killed with SIGKILL: its rooms are recreated by the
+ * others from their saved options, each exactly once, while a spectator of another process's
+ * room keeps receiving patches without noticing.
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { beforeAll, afterAll, describe, expect, it } from "vitest";
+import { RoomRegistry } from "../../store/room-registry.js";
+import { ADMIN, serve, type Served } from "../server/child-server.js";
+import { connect, until } from "../server/raw-client.js";
+import { startRedis, type TestRedis } from "./redis-server.js";
+
+let redis: TestRedis;
+let servers: Served[];
+let store: string;
+
+beforeAll(async () => {
+  redis = await startRedis();
+  store = mkdtempSync(join(tmpdir(), "sw-faults-"));
+  servers = await Promise.all([0, 1, 2].map(() => serve(store, ["--redis", redis.url])));
+}, 240_000);
+
+afterAll(async () => {
+  await redis?.stop();
+});
+
+const json = async (url: string, init: RequestInit = {}) => {
+  const res = await fetch(url, init);
+  return { status: res.status, json: (await res.json()) as any };
+};
+const admin = { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" };
+const pidOf = async (s: Served) => (await json(`${s.base}/api/health`)).json.pid as number;
+const listed = async (s: Served) => ((await json(`${s.base}/api/rooms`)).json.rooms as { roomId: string }[]).map((r) => r.roomId);
+const address = (s: Served) => s.base.replace(/^http:\/\//, "");
+
+/** A spectator of `roomId`, asked through `via`, and the number of frames it has had. */
+async function spectate(via: Served, roomId: string) {
+  const r = await json(`${via.base}/matchmake/joinById/${roomId}`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+  expect(r.status, JSON.stringify(r.json)).toBe(200);
+  const c = connect(`ws://${r.json.publicAddress}/${r.json.processId}/${r.json.roomId}?sessionId=${r.json.sessionId}`);
+  await until(() => c.seen.token !== "" || c.seen.closed !== undefined, 15_000, "the spectator's join");
+  const seen = { frames: 0 };
+  c.ws.on("message", () => seen.frames++);
+  return { client: c, seen, host: r.json.publicAddress as string };
+}
+
+describe("faults in a group of three processes", () => {
+  const ids: string[] = [];
+
+  it("spread six rooms over the three processes", async () => {
+    for (let i = 0; i < 6; i++) {
+      const r = await json(`${servers[i % 3]!.base}/api/rooms`, { method: "POST", headers: admin, body: JSON.stringify({ type: "simulation", options: { world: "tomi", seed: 40 + i, loop: true, tickMs: 150, pauseMs: 150 } }) });
+      expect(r.status, JSON.stringify(r.json)).toBe(201);
+      ids.push(r.json.roomId);
+    }
+    const pids = await Promise.all(servers.map(pidOf));
+    const owners = new RoomRegistry(store).list().map((r) => r.owner.pid);
+    for (const pid of pids) expect(owners).toContain(pid);
+  }, 60_000);
+
+  it("Redis restarting empty: the processes reconnect, list their rooms again, and seat clients across processes", async () => {
+    const before = await listed(servers[0]!);
+    expect(before.sort()).toEqual([...ids].sort());
+    const watcher = await spectate(servers[0]!, ids[1]!);
+    await redis.restart();
+    // Every process lists its rooms again: each process answers for all six.
+    for (const s of servers) await until(async () => (await listed(s).catch(() => [])).sort().join() === [...ids].sort().join(), 30_000, `the rooms listed by ${s.base} after the restart`);
+    for (const s of servers) expect(s.out()).toContain("Redis is back: listing this process's rooms again");
+    // Matchmaking across processes works again: a seat in every room, asked through the first process.
+    for (const id of ids) {
+      const r = await json(`${servers[0]!.base}/matchmake/joinById/${id}`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+      expect(r.status, JSON.stringify(r.json)).toBe(200);
+    }
+    // The spectator connected before the restart was never dropped and still receives.
+    const frames = watcher.seen.frames;
+    await until(() => watcher.seen.frames > frames, 10_000, "patches after the restart");
+    expect(watcher.client.seen.closed).toBeUndefined();
+    watcher.client.ws.close();
+  }, 240_000);
+
+  it("a process killed: its rooms come back in the others, each once; the others' spectators notice nothing", async () => {
+    const pids = await Promise.all(servers.map(pidOf));
+    const victim = servers[2]!;
+    const victimPid = pids[2]!;
+    const survivors = servers.slice(0, 2);
+    const registry = new RoomRegistry(store);
+    const victimRooms = registry.list().filter((r) => r.owner.pid === victimPid).map((r) => r.roomId);
+    expect(victimRooms.length).toBeGreaterThan(0);
+    // A spectator of a survivor's room, watching through the kill.
+    const survivorRoom = registry.list().find((r) => r.owner.pid === pids[0])!.roomId;
+    const watcher = await spectate(survivors[1]!, survivorRoom);
+    expect(watcher.host).toBe(address(servers[0]!));
+
+    victim.child.kill("SIGKILL");
+    for (const s of survivors) await until(async () => (await listed(s)).sort().join() === [...ids].sort().join(), 60_000, "the killed process's rooms listed again");
+    // Each recreated once: listed once by each survivor, owned by one survivor in the registry.
+    for (const s of survivors) {
+      const rooms = await listed(s);
+      expect(rooms.length).toBe(ids.length);
+      expect(new Set(rooms).size).toBe(ids.length);
+    }
+    const after = registry.list();
+    expect(after.map((r) => r.roomId).sort()).toEqual([...ids].sort());
+    for (const r of after) expect(pids.slice(0, 2)).toContain(r.owner.pid);
+    const recreated = survivors.map((s) => [...s.out().matchAll(/\[group\] (\d+) rooms? of a process that died recreated here/g)].reduce((n, m) => n + Number(m[1]), 0));
+    expect(recreated.reduce((a, b) => a + b, 0)).toBe(victimRooms.length);
+    // The recreated rooms play and take spectators again.
+    const back = await spectate(survivors[0]!, victimRooms[0]!);
+    const f0 = back.seen.frames;
+    await until(() => back.seen.frames > f0, 15_000, "patches of a recreated room");
+    back.client.ws.close();
+    // The survivor's own spectator noticed nothing.
+    const frames = watcher.seen.frames;
+    await until(() => watcher.seen.frames > frames, 10_000, "patches after the kill");
+    expect(watcher.client.seen.closed).toBeUndefined();
+    watcher.client.ws.close();
+  }, 240_000);
+});
