@@ -86,9 +86,24 @@ export interface TrainingRun {
   checkpoint?: string;
   /** Self-play: the pool's quiz accuracy on new episodes, round by round (the run's own round's so far). */
   quizAccuracy?: QuizAccuracyPoint[];
+  /** A failed run: why. */
+  error?: string;
   readonly startedAt: string;
   updatedAt: string;
   history: TrainingMetrics[];
+}
+
+/** What the board is told of a run with its steps (self-play rounds: their round and rooms). */
+export interface RunInfo {
+  readonly runId: string;
+  readonly title: string;
+  readonly source: string;
+  readonly steps: number;
+  readonly roomIds?: readonly string[];
+  /** Rooms only the admin is told of. */
+  readonly privateRoomIds?: readonly string[];
+  readonly round?: number;
+  readonly quizAccuracy?: readonly QuizAccuracyPoint[];
 }
 
 /** Who reads the board: the admin token's holder, or anyone. */
@@ -104,7 +119,7 @@ export class TrainingBoard {
 
   constructor(private readonly hub: ProgressHub) {}
 
-  /** The runs as `viewer` may see them: only the admin is shown private rooms' ids and their checkpoints (whose folders are named for the pool). */
+  /** The runs as `viewer` may see them: only the admin is shown private rooms' ids, their checkpoints and errors (which name folders named for the pool). */
   list(viewer: Viewer = PUBLIC): TrainingRun[] {
     return [...this.runs.values()].sort((a, b) => (a.startedAt < b.startedAt ? 1 : -1)).map((r) => this.view(r, viewer));
   }
@@ -117,31 +132,13 @@ export class TrainingBoard {
   private view(run: TrainingRun, viewer: Viewer): TrainingRun {
     const hidden = this.privateRooms.get(run.runId);
     if (viewer.admin || !hidden?.size) return { ...run, roomIds: [...run.roomIds, ...(hidden ?? [])] };
-    const { checkpoint: _checkpoint, ...shown } = run;
+    const { checkpoint: _checkpoint, error: _error, ...shown } = run;
     return shown;
   }
 
-  /** A step of a run (registering the run on its first step). `privateRoomIds`: rooms only the admin is told of. */
-  step(
-    info: { runId: string; title: string; source: string; steps: number; roomIds?: readonly string[]; privateRoomIds?: readonly string[]; round?: number; quizAccuracy?: readonly QuizAccuracyPoint[] },
-    metrics: TrainingMetrics,
-  ): void {
-    const now = new Date().toISOString();
-    let run = this.runs.get(info.runId);
-    if (!run) {
-      run = { runId: info.runId, title: info.title, source: info.source, steps: info.steps, status: "running", roomIds: [...(info.roomIds ?? [])], startedAt: now, updatedAt: now, history: [] };
-      this.runs.set(info.runId, run);
-      this.trim();
-    }
-    run.title = info.title;
-    run.source = info.source;
-    run.steps = info.steps;
-    run.status = "running";
-    run.updatedAt = now;
-    if (info.roomIds) run.roomIds = [...info.roomIds];
-    if (info.privateRoomIds) this.privateRooms.set(run.runId, new Set(info.privateRoomIds));
-    if (info.round !== undefined) run.round = info.round;
-    if (info.quizAccuracy) run.quizAccuracy = [...info.quizAccuracy];
+  /** A step of a run (registering the run on its first step). */
+  step(info: RunInfo, metrics: TrainingMetrics): void {
+    const run = this.register(info);
     // A resumed run sends its steps again: the newer record replaces the older.
     const i = run.history.findIndex((m) => m.step >= metrics.step);
     if (i >= 0) run.history.splice(i);
@@ -161,6 +158,36 @@ export class TrainingBoard {
     });
   }
 
+  /**
+   * A run that failed, and why: registered here when it failed before its first step (a
+   * self-play round whose episodes gave nothing to learn from, a round's thread that died).
+   */
+  fail(info: RunInfo, error: string): void {
+    this.register(info).error = error;
+    this.finish(info.runId, "failed", { error });
+  }
+
+  /** The run `info` names, registered or brought up to date (running). */
+  private register(info: RunInfo): TrainingRun {
+    const now = new Date().toISOString();
+    let run = this.runs.get(info.runId);
+    if (!run) {
+      run = { runId: info.runId, title: info.title, source: info.source, steps: info.steps, status: "running", roomIds: [...(info.roomIds ?? [])], startedAt: now, updatedAt: now, history: [] };
+      this.runs.set(info.runId, run);
+      this.trim();
+    }
+    run.title = info.title;
+    run.source = info.source;
+    run.steps = info.steps;
+    run.status = "running";
+    run.updatedAt = now;
+    if (info.roomIds) run.roomIds = [...info.roomIds];
+    if (info.privateRoomIds) this.privateRooms.set(run.runId, new Set(info.privateRoomIds));
+    if (info.round !== undefined) run.round = info.round;
+    if (info.quizAccuracy) run.quizAccuracy = [...info.quizAccuracy];
+    return run;
+  }
+
   /** Self-play: the pool's quiz accuracy, round by round, now that another quiz was answered (on its latest round's run). */
   quizAccuracy(runId: string, series: readonly QuizAccuracyPoint[]): void {
     const run = this.runs.get(runId);
@@ -177,12 +204,13 @@ export class TrainingBoard {
     this.trim();
   }
 
-  finish(runId: string, status: "done" | "interrupted" | "failed", extra: { checkpoint?: string } = {}): void {
+  finish(runId: string, status: "done" | "interrupted" | "failed", extra: { checkpoint?: string; error?: string } = {}): void {
     const run = this.runs.get(runId);
     if (run) {
       run.status = status;
       run.updatedAt = new Date().toISOString();
       if (extra.checkpoint) run.checkpoint = extra.checkpoint;
+      if (extra.error) run.error = extra.error;
     }
     const shown = this.privateRooms.get(runId)?.size ? {} : extra;
     this.hub.publish("finished", { runId, kind: "trainer", status, ...(run ? { title: run.title } : {}), ...shown });
