@@ -32,13 +32,10 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
 import { intArg } from "../cli/args.js";
-import { questionText } from "../agents/policy/question-prompt.js";
 import type { BenchReport } from "../benchmarks/report.js";
-import { Rng } from "../worlds/core/rng.js";
 import { packageRoot } from "../worlds/question/prompts.js";
-import { loadBenchmark } from "../worlds/registry.js";
-import { generateTomi } from "../worlds/tomi/index.js";
 import { percentCell as pct, socialworld, wallTimeLine, type StageTiming } from "./cli-process.js";
+import { recipeSft, recipeSftData } from "./learn-recipe.js";
 import { scriptArgs } from "./script-args.js";
 import { tomDataPath } from "./tom-data.js";
 
@@ -103,33 +100,11 @@ const started = performance.now();
 const seed = values.seed;
 const MODES = ["simulation", "vanilla"] as const;
 
-// 1. Training data: generated stories, each question in both modes, in a seeded order.
-const trainFile = join(out, "train.txt");
-const sftFile = join(out, "sft.jsonl");
-{
-  const t0 = performance.now();
-  const files = await generateTomi(values.questions, seed, undefined, { plainContainers: 0.5, placedContainers: 0.3 });
-  writeFileSync(trainFile, files.txt);
-  writeFileSync(join(out, "train.trace"), files.trace);
-  const bench = await loadBenchmark("tomi");
-  const lines: string[] = [];
-  for (const item of await bench.load(trainFile)) {
-    for (const mode of MODES) lines.push(JSON.stringify({ prompt: await questionText(bench.task(item, mode)), response: item.answer }));
-  }
-  writeFileSync(sftFile, Rng.seeded(`learn-demo:${seed}`).shuffle(lines).join("\n") + "\n");
-  timings.push({ stage: "data", seconds: (performance.now() - t0) / 1000 });
-  process.stderr.write(`[data] ${files.questions} generated questions, ${lines.length} examples (simulation and vanilla) -> ${sftFile}\n`);
-}
-
-const base = join(out, "base");
-const sft = join(out, "sft");
+// 1-3. Data, base, SFT: the recipe's supervised stage (learn-recipe.ts), each question in both modes.
+const { trainFile, sftFile } = await recipeSftData(out, { questions: values.questions, seed, modes: MODES, timings });
+const { base, sft } = await recipeSft(run, out, { sftFile, steps: values["sft-steps"], seed });
 const grpo = join(out, "grpo");
 const s = String(seed);
-await run("base", ["model", "init", "--preset", "1m", "--corpus", sftFile, "--tokenizer", "word", "--seed", s, "--out", base, "--force"]);
-await run("sft", [
-  "train", "sft", "--model", base, "--data", sftFile, "--out", sft, "--steps", String(values["sft-steps"]), "--batch", "32",
-  "--lr", "3e-3", "--min-lr", "1e-4", "--warmup", "50", "--weight-decay", "0.01", "--prompt-loss", "0.1", "--seed", s, "--save-every", "100000",
-]);
 const policies: [string, string][] = [["base", base], ["SFT", sft]];
 if (values["grpo-steps"] > 0) {
   await run("grpo", [

@@ -9,7 +9,7 @@
  * `| round | episodes | quiz accuracy on new episodes | wall time |` (also OUT/results.md).
  *
  *   node dist/measurements/selfplay-quiz.js [--out DIR] [--rounds N] [--episodes N] [--sft-steps N]
- *       [--train-questions N] [--seed S]
+ *       [--train-questions N] [--round-steps N] [--round-lr X] [--seed S] [--start DIR]
  *
  * Every stage is the project's command line (`generate`, `model init`, `train sft`, `serve`) and
  * its HTTP API, as a user would run them. Not a test.
@@ -19,12 +19,11 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { z } from "zod";
-import { intArg } from "../cli/args.js";
-import { questionText } from "../agents/policy/question-prompt.js";
+import { intArg, numArg } from "../cli/args.js";
 import { packageRoot } from "../worlds/question/prompts.js";
-import { loadBenchmark } from "../worlds/registry.js";
 import type { QuizAccuracyPoint, TrainingRun } from "../server/training-board.js";
 import { socialworld, wallTimeLine, type StageTiming } from "./cli-process.js";
+import { recipeSft, recipeSftData } from "./learn-recipe.js";
 import { scriptArgs } from "./script-args.js";
 import { freePort, startServe, stopServe } from "./server-process.js";
 
@@ -37,9 +36,11 @@ round's accuracy on the quizzes of new episodes (OUT/results.md too).
 Options:
   --out DIR               where the data, models, store and results go (default data/selfplay-demo)
   --rounds N              self-play rounds to measure after the starting policy (default 5)
-  --episodes N            episodes per round: the room trains after every N (default 6)
-  --sft-steps N           SFT optimizer steps of the starting policy (default 300)
-  --train-questions N     generated ToMi questions the starting policy is SFT'd on (default 1200)
+  --episodes N            episodes per round: the room trains after every N (default 10)
+  --sft-steps N           SFT optimizer steps (batch 32) of the starting policy (default 300)
+  --train-questions N     generated ToMi questions the starting policy is SFT'd on (default 4000)
+  --round-steps N         GRPO steps of each self-play round (default 6)
+  --round-lr X            learning rate of each self-play round (default 1e-4)
   --seed S                seed of every stage (default 1)
   --start DIR             start from this policy checkpoint instead (no generate, no SFT)
   --timeout-minutes M     give up after M minutes of self-play (default 40)
@@ -54,6 +55,8 @@ const values = scriptArgs({
     episodes: { type: "string" },
     "sft-steps": { type: "string" },
     "train-questions": { type: "string" },
+    "round-steps": { type: "string" },
+    "round-lr": { type: "string" },
     seed: { type: "string" },
     start: { type: "string" },
     "timeout-minutes": { type: "string" },
@@ -61,9 +64,11 @@ const values = scriptArgs({
   schema: z.object({
     out: z.string().default(join(packageRoot(), "data", "selfplay-demo")),
     rounds: intArg(1, 50).default(5),
-    episodes: intArg(1, 1000).default(6),
+    episodes: intArg(1, 1000).default(10),
     "sft-steps": intArg(1).default(300),
-    "train-questions": intArg(6).default(1200),
+    "train-questions": intArg(6).default(4000),
+    "round-steps": intArg(1, 1000).default(6),
+    "round-lr": numArg().positive().max(1).default(1e-4),
     seed: intArg(0, 2 ** 32 - 1).default(1),
     start: z.string().min(1).optional(),
     "timeout-minutes": intArg(1).default(40),
@@ -81,22 +86,8 @@ const started = performance.now();
 const sft = values.start !== undefined ? resolve(values.start) : await startingPolicy();
 
 async function startingPolicy(): Promise<string> {
-  const train = join(out, "train-tomi");
-  await run("generate", ["generate", "tomi", "--n", String(values["train-questions"]), "--seed", seed, "--out", train, "--quiet"]);
-  const t0 = performance.now();
-  const bench = await loadBenchmark("tomi");
-  const lines: string[] = [];
-  for (const item of await bench.load(`${train}.txt`)) lines.push(JSON.stringify({ prompt: await questionText(bench.task(item, "vanilla")), response: item.answer }));
-  writeFileSync(join(out, "sft.jsonl"), lines.join("\n") + "\n");
-  timings.push({ stage: "data", seconds: (performance.now() - t0) / 1000 });
-  const base = join(out, "base");
-  const dir = join(out, "sft");
-  await run("base", ["model", "init", "--preset", "1m", "--corpus", join(out, "sft.jsonl"), "--seed", seed, "--out", base, "--force"]);
-  await run("sft", [
-    "train", "sft", "--model", base, "--data", join(out, "sft.jsonl"), "--out", dir, "--steps", String(values["sft-steps"]), "--batch", "16",
-    "--lr", "3e-3", "--min-lr", "3e-4", "--warmup", "30", "--weight-decay", "0.01", "--seed", seed, "--save-every", "100000",
-  ]);
-  return dir;
+  const { sftFile } = await recipeSftData(out, { questions: values["train-questions"], seed: values.seed, modes: ["vanilla"], timings });
+  return (await recipeSft(run, out, { sftFile, steps: values["sft-steps"], seed: values.seed })).sft;
 }
 
 // 2. Self-play in a live room, through the server's API.
@@ -134,8 +125,9 @@ const roomOptions = {
   // A breath between episodes: the room and the round's training share the machine.
   pauseMs: 1000,
   title: "self-play demo",
-  // Every seat is the policy; it acts under its action grammar (always valid) and answers the quiz.
-  defaultAgent: `policy:${sft}?max_new_tokens=8&temperature=0.8`,
+  // Every seat is the policy; it acts under its action grammar (always valid) and answers the quiz
+  // greedily (temperature 0): the curve measures what each round's policy knows, not its luck.
+  defaultAgent: `policy:${sft}?max_new_tokens=8`,
   quiz: { questions: 3, deadlineMs: 60_000 },
   selfPlay: {
     pool,
@@ -144,7 +136,12 @@ const roomOptions = {
     // its own: under the action grammar every turn is valid, so the turns would teach nothing.
     recentEpisodes: E,
     turns: false,
-    trainer: { steps: 5, prompts: 6, groupSize: 4, maxNewTokens: 8, temperature: 1, lr: 2e-4, klCoef: 0.001, clipHigh: 0.28, lossAggregation: "token-mean", seed: values.seed },
+    // Dynamic sampling: a group whose replies all got the same reward (all right, or all wrong)
+    // has no advantage; the round samples more questions until each step's groups can teach.
+    trainer: {
+      steps: values["round-steps"], prompts: 8, groupSize: 8, maxNewTokens: 8, temperature: 1, lr: values["round-lr"], klCoef: 0.001, clipHigh: 0.28,
+      lossAggregation: "token-mean", dynamicSampling: true, maxRolloutBatches: 3, seed: values.seed,
+    },
   },
 };
 const t0 = performance.now();
@@ -187,8 +184,9 @@ const load = loadavg().map((l) => l.toFixed(1)).join(", ");
 const text = [
   values.start !== undefined
     ? `Self-play on ToMi from ${sft}, seed ${seed};`
-    : `Self-play on ToMi: policy preset 1m SFT'd ${values["sft-steps"]} steps on ${values["train-questions"]} generated questions (vanilla prompt), seed ${seed};`,
-  `a round of GRPO on the quiz questions (3 per seat) of every ${E} episodes, each round's policy scored on the quizzes of the episodes it played:`,
+    : `Self-play on ToMi: policy preset 1m (word tokenizer) SFT'd ${values["sft-steps"]} steps at batch 32 on ${values["train-questions"]} generated questions (the learning recipe, vanilla prompt), seed ${seed};`,
+  `a round of GRPO (${values["round-steps"]} steps, lr ${values["round-lr"]}, dynamic sampling) on the quiz questions (3 per seat) of every ${E} episodes,`,
+  "each round's policy scored (greedy answers) on the quizzes of the episodes it played:",
   "",
   "| round | episodes | quiz accuracy on new episodes | wall time |",
   "|--:|--:|--:|--:|",

@@ -86,9 +86,14 @@ const StepInfoSchema = z.object({
   round: z.number().int().min(0).optional(),
   quizAccuracy: QuizSeriesSchema.optional(),
 });
-type StepInfo = z.input<typeof StepInfoSchema>;
+/** What the board is told of a run with its steps (self-play rounds: their round and rooms). */
+export type RunInfo = z.input<typeof StepInfoSchema>;
 
-const FinishSchema = z.object({ runId: Id, status: z.enum(["done", "interrupted", "failed"]), extra: z.object({ checkpoint: z.string().optional() }).strip() });
+const FinishSchema = z.object({
+  runId: Id,
+  status: z.enum(["done", "interrupted", "failed"]),
+  extra: z.object({ checkpoint: z.string().optional(), error: z.string().max(2000).optional() }).strip(),
+});
 
 /** A training run on the dashboard, as `GET /api/training` lists it and the board keeps it. */
 export interface TrainingRun {
@@ -102,6 +107,8 @@ export interface TrainingRun {
   /** Self-play: the round, and the checkpoint the rooms now play. */
   round?: number;
   checkpoint?: string;
+  /** A failed run: why. */
+  error?: string;
   /** Self-play: the pool's quiz accuracy on new episodes, round by round (the run's own round's so far). */
   quizAccuracy?: QuizAccuracyPoint[];
   readonly startedAt: string;
@@ -118,11 +125,11 @@ export interface Viewer {
 }
 const PUBLIC: Viewer = { admin: false };
 
-/** A run as `viewer` may see it: only the admin is shown private rooms' ids and their checkpoints (whose folders are named for the pool). */
+/** A run as `viewer` may see it: only the admin is shown private rooms' ids, their checkpoints and errors (which name folders named for the pool). */
 function viewOf(run: SharedRun, viewer: Viewer): TrainingRun {
   const { privateRoomIds, ...own } = run;
   if (viewer.admin || !privateRoomIds?.length) return { ...own, roomIds: [...own.roomIds, ...(privateRoomIds ?? [])] };
-  const { checkpoint: _checkpoint, ...shown } = own;
+  const { checkpoint: _checkpoint, error: _error, ...shown } = own;
   return shown;
 }
 
@@ -190,7 +197,7 @@ export class TrainingBoard {
   }
 
   /** A step of a run (registering the run on its first step). `privateRoomIds`: rooms only the admin is told of. */
-  step(info: StepInfo, metrics: TrainingMetrics): void {
+  step(info: RunInfo, metrics: TrainingMetrics): void {
     const run = this.apply(info, metrics);
     this.hub.tell("training-step", info, metrics);
     this.hub.publish("progress", {
@@ -207,7 +214,27 @@ export class TrainingBoard {
     });
   }
 
-  private apply(info: StepInfo, metrics: TrainingMetrics): TrainingRun {
+  private apply(info: RunInfo, metrics: TrainingMetrics): TrainingRun {
+    const run = this.register(info);
+    // A resumed run sends its steps again: the newer record replaces the older.
+    const i = run.history.findIndex((m) => m.step >= metrics.step);
+    if (i >= 0) run.history.splice(i);
+    run.history.push(metrics);
+    if (run.history.length > MAX_HISTORY) run.history.splice(0, run.history.length - MAX_HISTORY);
+    return run;
+  }
+
+  /**
+   * A run that failed, and why: registered here when it failed before its first step (a
+   * self-play round whose episodes gave nothing to learn from, a round's thread that died).
+   */
+  fail(info: RunInfo, error: string): void {
+    this.register(info).error = error;
+    this.finish(info.runId, "failed", { error });
+  }
+
+  /** The run `info` names, registered or brought up to date (running). */
+  private register(info: RunInfo): TrainingRun {
     const now = new Date().toISOString();
     let run = this.runs.get(info.runId);
     if (!run) {
@@ -224,11 +251,6 @@ export class TrainingBoard {
     if (info.privateRoomIds) this.privateRooms.set(run.runId, new Set(info.privateRoomIds));
     if (info.round !== undefined) run.round = info.round;
     if (info.quizAccuracy) run.quizAccuracy = [...info.quizAccuracy];
-    // A resumed run sends its steps again: the newer record replaces the older.
-    const i = run.history.findIndex((m) => m.step >= metrics.step);
-    if (i >= 0) run.history.splice(i);
-    run.history.push(metrics);
-    if (run.history.length > MAX_HISTORY) run.history.splice(0, run.history.length - MAX_HISTORY);
     return run;
   }
 
@@ -255,19 +277,20 @@ export class TrainingBoard {
     this.trim();
   }
 
-  finish(runId: string, status: "done" | "interrupted" | "failed", extra: { checkpoint?: string } = {}): void {
+  finish(runId: string, status: "done" | "interrupted" | "failed", extra: { checkpoint?: string; error?: string } = {}): void {
     const run = this.close(runId, status, extra);
     this.hub.tell("training-finish", runId, status, extra);
     const shown = this.privateRooms.get(runId)?.size ? {} : extra;
     this.hub.publish("finished", { runId, kind: "trainer", status, ...(run ? { title: run.title } : {}), ...shown });
   }
 
-  private close(runId: string, status: "done" | "interrupted" | "failed", extra: { checkpoint?: string }): TrainingRun | undefined {
+  private close(runId: string, status: "done" | "interrupted" | "failed", extra: { checkpoint?: string; error?: string }): TrainingRun | undefined {
     const run = this.runs.get(runId);
     if (run) {
       run.status = status;
       run.updatedAt = new Date().toISOString();
       if (extra.checkpoint) run.checkpoint = extra.checkpoint;
+      if (extra.error) run.error = extra.error;
     }
     return run;
   }

@@ -19,6 +19,8 @@ export interface ProgressEvent {
   roomIds?: string[];
   round?: number;
   checkpoint?: string;
+  /** kind "trainer", a failed run: why (not shown to everyone when it trains a private room). */
+  error?: string;
   /** kind "trainer", self-play: the pool's quiz accuracy on new episodes, round by round. */
   quizAccuracy?: QuizAccuracyPoint[];
 }

@@ -62,6 +62,7 @@ export function showTraining(app: HTMLElement): () => void {
     } else if (type === "finished" && run) {
       run.status = (e.status as TrainingRun["status"]) ?? "done";
       if (e.checkpoint) run.checkpoint = e.checkpoint;
+      if (e.error) run.error = e.error;
     }
     draw();
   });
@@ -107,6 +108,7 @@ class RunCard {
       run.roomIds.length ? ` · rooms ${run.roomIds.join(", ")}` : "",
       ` · updated ${ago(run.updatedAt)}`,
       run.checkpoint ? h("span.mono", ` · ${run.checkpoint}`) : null,
+      run.error ? h("div.error", run.error) : null,
     );
     // The same format as the charts' (format.ts): a KL of 3.07e-6 is not "0.0000" here.
     replace(

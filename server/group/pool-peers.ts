@@ -25,6 +25,8 @@ const EpisodeMessage = z.object({
     context: SocializedContextSchema,
     turns: z.array(z.object({ agent: z.string(), timestep: z.number(), observation: z.string(), state: z.unknown(), joint: z.record(z.string(), z.unknown()), exogenous: z.array(z.unknown()) })),
     quizFile: z.string().optional(),
+    // The room's world options: the trainer's thread rebuilds the world from them (round-worker.ts).
+    worldOptions: z.unknown().optional(),
     quizScores: z.array(z.object({ controller: z.string(), asked: z.number(), correct: z.number() })).optional(),
   }),
 });

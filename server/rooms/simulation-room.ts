@@ -215,6 +215,7 @@ export class SimulationRoom extends EpisodeRoom {
     return {
       roomId: this.roomId,
       world: scenario.world,
+      ...(this.worldOptions !== undefined ? { worldOptions: this.worldOptions } : {}),
       seed,
       title: scenario.title,
       context: toSocializedContext(episode, { mentalStates: false }),

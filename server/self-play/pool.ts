@@ -17,13 +17,12 @@
 import { join, resolve } from "node:path";
 import { releasePolicy } from "../../agents/policy/agents.js";
 import { parseAgentTarget } from "../../agents/policy/options.js";
-import { parseLoraOption } from "../../models/lora-settings.js";
 import type { RunStore } from "../../store/run-store.js";
-import { runGrpoSession } from "../../trainers/grpo/session.js";
-import { selfPlayPoints, type SelfPlayEpisode } from "../../trainers/grpo/self-play-points.js";
+import type { SelfPlayEpisode } from "../../trainers/grpo/self-play-points.js";
 import type { AnyWorld } from "../../worlds/core/world.js";
 import type { QuizAccuracyPoint, TrainingBoard } from "../training-board.js";
 import { roundConfig, type SelfPlayOptions } from "./options.js";
+import { runRoundThread } from "./round-thread.js";
 
 /** How a seat played by the pool's policy answered an episode's quiz. */
 export interface SeatQuizScore {
@@ -37,6 +36,8 @@ export interface SeatQuizScore {
 export interface PlayedEpisode extends SelfPlayEpisode {
   readonly roomId: string;
   readonly world: AnyWorld;
+  /** The room's world options (its scenarios' `create`): the round's thread makes the world again from them. */
+  readonly worldOptions?: unknown;
   /** The quiz answers of the seats the pool's policy played (none when the room does not quiz). */
   readonly quizScores?: readonly SeatQuizScore[];
 }
@@ -248,32 +249,43 @@ export class SelfPlayPool implements PoolOfPeers {
     const privateRoomIds = rooms.filter(([, r]) => r.private).map(([id]) => id);
     this.note(`self-play: training round ${round} on ${specs.length} episode(s)`);
     let runId: string | null = null;
+    let source = "";
     try {
-      const { all: source } = await selfPlayPoints(world, specs, { ...(this.system !== undefined ? { system: this.system } : {}), turns: this.options.turns });
       const currentDir = this.dirs.at(-1) ?? this.baseDir;
-      const lora = this.options.lora !== undefined ? parseLoraOption(this.options.lora) : undefined;
-      const r = await runGrpoSession({
-        out,
-        // A LoRA pool trains an adapter of the base, from the previous round's; the base is then
-        // the reference itself.
-        ...(lora ? { model: this.baseDir, lora, ...(this.dirs.length > 0 ? { loraFrom: currentDir } : {}) } : { model: currentDir, referenceModel: this.baseDir }),
-        source,
-        config,
-        saveEvery: config.steps,
-        keep: 1,
-        store: this.store,
-        title,
-        // A private room's episodes are in the round's rollouts.
-        ...(this.anyPrivate ? { runParams: { visibility: "private" } } : {}),
-        signal: this.abort.signal,
-        onStart: (info) => {
-          runId = info.runId;
-          this.lastRunId = runId ?? out;
+      const first = specs[0]!;
+      // The round runs in a thread of its own: minutes of rollouts and updates on the event loop
+      // would freeze every room, socket and request of the server for all of them.
+      const r = await runRoundThread(
+        {
+          world: { name: first.world.name, seed: first.seed, ...(first.worldOptions !== undefined ? { options: first.worldOptions } : {}) },
+          episodes: specs.map((e) => ({ seed: e.seed, title: e.title, context: e.context, turns: e.turns, ...(e.quizFile ? { quizFile: e.quizFile } : {}) })),
+          ...(this.system !== undefined ? { system: this.system } : {}),
+          turns: this.options.turns,
+          store: this.store.root,
+          out,
+          // A LoRA pool trains an adapter of the base, from the previous round's; the base is then
+          // the reference itself.
+          ...(this.options.lora !== undefined
+            ? { model: this.baseDir, lora: this.options.lora, ...(this.dirs.length > 0 ? { loraFrom: currentDir } : {}) }
+            : { model: currentDir, referenceModel: this.baseDir }),
+          config,
+          title,
+          // A private room's episodes are in the round's rollouts.
+          ...(this.anyPrivate ? { runParams: { visibility: "private" } } : {}),
         },
-        onStep: (m) =>
-          this.board.step({ runId: runId ?? out, title, source: source.description, steps: config.steps, roomIds, privateRoomIds, round, quizAccuracy: this.quizAccuracy() }, m),
-      });
+        {
+          signal: this.abort.signal,
+          onStart: (info) => {
+            runId = info.runId;
+            source = info.source;
+            this.lastRunId = runId ?? out;
+          },
+          onStep: (m) =>
+            this.board.step({ runId: runId ?? out, title, source, steps: config.steps, roomIds, privateRoomIds, round, quizAccuracy: this.quizAccuracy() }, m),
+        },
+      );
       if (r.interrupted) {
+        await this.closeStoreRun(runId, "interrupted");
         this.board.finish(runId ?? out, "interrupted");
         return;
       }
@@ -286,10 +298,21 @@ export class SelfPlayPool implements PoolOfPeers {
       const stale = this.dirs.length >= 3 ? this.dirs[this.dirs.length - 3] : undefined;
       if (stale) releasePolicy(stale);
     } catch (err) {
-      if (runId) this.board.finish(runId, "failed");
-      this.note(`self-play: round ${round} failed: ${(err as Error).message}`);
+      const message = (err as Error).message;
+      await this.closeStoreRun(runId, "failed", message);
+      // On the board even when the round failed before its first step (its run shows why).
+      this.board.fail({ runId: runId ?? out, title, source, steps: config.steps, roomIds, privateRoomIds, round, quizAccuracy: this.quizAccuracy() }, message);
+      this.note(`self-play: round ${round} failed: ${message}`);
       console.error(`[self-play ${this.name}] round ${round}: ${(err as Error).stack ?? String(err)}`);
     }
+  }
+
+  /** A round whose thread was stopped or died leaves its store run "running": it is closed as what it was. */
+  private async closeStoreRun(runId: string | null, status: "interrupted" | "failed", error?: string): Promise<void> {
+    if (!runId || this.store.get(runId)?.status !== "running") return;
+    await this.store.update(runId, { status, finishedAt: new Date().toISOString(), ...(error !== undefined ? { error } : {}) }).catch((err: Error) => {
+      console.error(`[self-play ${this.name}] ${runId}: ${err.message}`);
+    });
   }
 
   /** Stops the schedule; a round in progress ends at its next step with a checkpoint. */

@@ -6,6 +6,8 @@ import { SelfPlayPool, type PoolOfPeers, type PoolPeers } from "./pool.js";
 
 export class SelfPlayPools {
   private readonly pools = new Map<string, SelfPlayPool>();
+  /** Pools whose last room left, until their round in progress has stopped (the server's close waits for them). */
+  private readonly closing = new Set<Promise<void>>();
 
   constructor(
     private readonly store: RunStore,
@@ -35,13 +37,14 @@ export class SelfPlayPools {
     const pool = this.pools.get(name);
     if (pool?.leave(roomId)) {
       this.pools.delete(name);
-      void pool.close();
+      const closed: Promise<void> = pool.close().finally(() => this.closing.delete(closed));
+      this.closing.add(closed);
     }
   }
 
   async closeAll(): Promise<void> {
     const all = [...this.pools.values()];
     this.pools.clear();
-    await Promise.all(all.map((p) => p.close()));
+    await Promise.all([...all.map((p) => p.close()), ...this.closing]);
   }
 }
