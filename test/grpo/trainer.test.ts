@@ -3,6 +3,7 @@
  * with a digit: about 3% of a fresh model's replies do), the same seed gives the same run, and a
  * run interrupted at a checkpoint and resumed ends with byte-identical weights, optimizer state,
  * metrics and rollout log as the uninterrupted run; a resume with other settings is refused.
+ * SofT-GRPO (soft thinking before the answer) learns the same task, reproducibly.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -59,6 +60,25 @@ describe("GRPO end to end", () => {
     expect(first).toBeLessThan(0.15);
     expect(last).toBeGreaterThan(0.6);
     expect(metrics.at(-1)!.reward).toBeGreaterThan(metrics[0]!.reward);
+  });
+
+  it("SofT-GRPO (soft thinking tokens, then the answer) raises it too, and the same seed gives the same run", async () => {
+    const model = await start(5);
+    const config = GrpoConfigSchema.parse({ ...base, steps: 30, soft: true, thinkingSteps: 2, tau: 1, topP: 0.9 });
+    const runOnce = async () => {
+      const metrics: StepMetrics[] = [];
+      const out = tempDir("sw-grpo-");
+      await runGrpoSession({ out, model, source: new DigitTask(), config, saveEvery: 1000, keep: 1, onStep: (m) => metrics.push(m) });
+      return { metrics, out };
+    };
+    const { metrics, out } = await runOnce();
+    const first = metrics.slice(0, 5).reduce((a, m) => a + m.accuracy, 0) / 5;
+    const last = metrics.slice(-5).reduce((a, m) => a + m.accuracy, 0) / 5;
+    expect(first).toBeLessThan(0.15);
+    expect(last).toBeGreaterThan(0.6);
+    expect(metrics.some((m) => m.clipFraction > 0)).toBe(true);
+    const again = await runOnce();
+    expect(readFileSync(join(again.out, "model.safetensors"))).toEqual(readFileSync(join(out, "model.safetensors")));
   });
 
   it("resumes exactly: weights, optimizer, metrics and the rollout log match the uninterrupted run", async () => {
