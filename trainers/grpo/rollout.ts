@@ -9,6 +9,7 @@ import { actionConstraint } from "../../agents/policy/action-grammar.js";
 import type { NativeCompleter } from "../../models/generate.js";
 import type { PolicyModel } from "../../models/model.js";
 import type { SoftTrace } from "../../models/native.js";
+import type { Completion } from "../../models/sampling.js";
 import type { TokenAutomaton } from "../../models/grammar/index.js";
 import type { PolicyTokenizer } from "../../models/tokenizer.js";
 import type { GrpoConfig } from "./config.js";
@@ -95,7 +96,7 @@ export async function rollout(points: readonly DecisionPoint[], o: RolloutOption
   });
   const sampling = { maxNewTokens: c.maxNewTokens, temperature: c.temperature, topK: c.topK, topP: c.topP };
   const grammar = grammars.some((g) => g) ? constraints : undefined;
-  const completions = !prompts.length
+  const completions: readonly (Completion & { readonly soft?: SoftTrace })[] = !prompts.length
     ? []
     : c.soft
       ? await completeSoft(o.model, o.tokenizer, prompts, c, seeds, grammar)
@@ -114,7 +115,7 @@ export async function rollout(points: readonly DecisionPoint[], o: RolloutOption
         ids: comp.tokens,
         truncated: comp.finishReason === "length",
         scored: scored[j]!,
-        ...("soft" in comp ? { soft: comp.soft } : {}),
+        ...(comp.soft ? { soft: comp.soft } : {}),
       }));
       return { point: p.point, prompt: p.prompt, promptIds: p.ids, ...(grammars[g] ? { constraint: grammars[g] } : {}), replies, rewards: replies.map((r) => r.scored.reward) };
     }),
