@@ -76,6 +76,8 @@ export interface PassResult<A extends FloatArray = FloatArray> {
   readonly logprobs: A;
   /** Entropy of softmax(logits / temperature) per position (0 where the target is -1), when asked for. */
   readonly entropy?: A;
+  /** d(loss)/d(weights) of soft.inputs (one per entry), from a backward pass that asked for them (soft.inputGrads). */
+  readonly inputGrads?: A;
 }
 
 /**
@@ -90,6 +92,26 @@ export interface PolicyPassOptions extends AdapterPassOptions {
   readonly entropyWeights?: Float32Array;
   /** Positions whose softmax runs over some tokens only (a grammar's allowed tokens where the reply was sampled under one). */
   readonly masks?: TokenMasks;
+  /** Soft tokens (SofT-GRPO): positions whose input is a mixture of embeddings, or whose output is scored by the Gumbel head. */
+  readonly soft?: SoftPassOptions;
+}
+
+/**
+ * Soft tokens in a pass (native/src/model.h, SoftInputs and SoftTargets). Position r's entries
+ * are k in [offsets[r], offsets[r + 1]) (offsets: batch * seqLen + 1 values from 0; a position
+ * with none is a plain token), ids distinct within a position.
+ */
+export interface SoftPassOptions {
+  /** Inputs: position r's input is sum_k weights[k] * embed[ids[k]] (its token is a placeholder). */
+  readonly inputs?: { readonly offsets: Int32Array; readonly ids: Int32Array; readonly weights: Float32Array };
+  /**
+   * Targets: position r produced a soft token q' = lp + Gumbel noise over the support ids
+   * (noised[k] = q'); its log-prob is the mean Gumbel log-density of that noise, with lp the
+   * log-softmax of logits / temperature renormalised on the support. Its token target must be -1.
+   */
+  readonly targets?: { readonly offsets: Int32Array; readonly ids: Int32Array; readonly noised: Float32Array };
+  /** A backward pass also returns d(loss)/d(inputs.weights) (PassResult.inputGrads). */
+  readonly inputGrads?: boolean;
 }
 
 /**
@@ -214,6 +236,22 @@ export interface GenerationOptions {
   readonly constraints?: readonly (NativeConstraint | null)[];
   /** One budget per prompt (default maxNewTokens): the tokens a constrained sequence must finish within. */
   readonly budgets?: readonly number[];
+  /**
+   * Soft thinking (SofT-GRPO): each sequence first makes `steps` soft tokens (top-p support of
+   * softmax(logits / temperature), Gumbel-noised, y = softmax(q' / tau), the next input the
+   * y-weighted mixture of embeddings), then samples its reply as usual. tau 1, topP 0.9 by default.
+   */
+  readonly softThinking?: { readonly steps: number; readonly tau?: number; readonly topP?: number };
+}
+
+/** A sequence's soft tokens: token j's support ids[offsets[j] .. offsets[j + 1]) with its noised logits q' and mixture weights y. */
+export interface SoftTrace {
+  readonly offsets: Int32Array;
+  readonly ids: Int32Array;
+  readonly noised: Float32Array;
+  readonly weights: Float32Array;
+  /** Each soft token's most weighted id (what the thinking reads as). */
+  readonly argmax: Int32Array;
 }
 
 /** A grammar's token automaton in native memory (models/grammar/token-automaton.ts's flat arrays, checked). */
@@ -231,7 +269,7 @@ export interface NativeGeneration {
   stepAsync(n: number): Promise<number>;
   /** Ends sequence i (its text reached a stop string). */
   stop(i: number): void;
-  result(i: number): { tokens: Int32Array; logprobs: Float32Array; finishReason: FinishReason | null };
+  result(i: number): { tokens: Int32Array; logprobs: Float32Array; finishReason: FinishReason | null; soft?: SoftTrace };
 }
 
 export interface NativeModule {

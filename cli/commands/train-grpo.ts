@@ -69,6 +69,10 @@ Sampling and batch:
   --constrain schema|off (schema)  sample each reply under its action's grammar (the action
                            schema's JSON, or a bare answer), so replies parse; the loss then uses
                            the masked distributions they were drawn from. off: the whole vocabulary
+  --soft  --thinking-steps K (8)  --tau X (1)   SofT-GRPO: each reply first thinks in K soft tokens
+                           (the --top-p support, 0.9 unless given, Gumbel-noised; the next input is
+                           the softmax(q'/tau) mixture of embeddings), then answers in tokens; the
+                           soft tokens' ratio is that of their Gumbel noise densities (docs/soft-grpo.md)
   --epochs N (1: updates per batch = epochs x prompts / mini-batch)  --mini-batch N (0: whole batch)
   --micro-batch N (16 sequences per pass; memory only)
 
@@ -127,6 +131,9 @@ const Args = z.object({
   "top-k": intArg(0).optional(),
   "top-p": numArg().positive().max(1).optional(),
   "max-new-tokens": intArg(1).optional(),
+  soft: z.boolean().default(false),
+  "thinking-steps": intArg(1, 4096).optional(),
+  tau: numArg().positive().optional(),
   constrain: z.enum(GRPO_CONSTRAIN_MODES).optional(),
   epochs: intArg(1).optional(),
   "mini-batch": intArg(0).optional(),
@@ -192,12 +199,20 @@ export function configFromArgs(a: Args): GrpoConfigInput {
     ["kl", "klCoef"], ["kl-estimator", "klEstimator"], ["kl-in", "klIn"], ["entropy", "entropyCoef"], ["max-rollout-batches", "maxRolloutBatches"],
     ["overlong-buffer", "overlongBuffer"], ["overlong-penalty", "overlongPenalty"], ["format-failure", "formatFailure"], ["leak-penalty", "leakPenalty"], ["lr", "lr"], ["min-lr", "minLr"],
     ["warmup", "warmupSteps"], ["weight-decay", "weightDecay"], ["beta1", "beta1"], ["beta2", "beta2"], ["grad-clip", "gradClip"], ["seed", "seed"], ["keep-solved", "keepSolved"],
+    ["thinking-steps", "thinkingSteps"], ["tau", "tau"],
   ];
   const c: Record<string, unknown> = { ...(a.preset ? GRPO_PRESETS[a.preset as GrpoPresetName].config : {}) };
   for (const [from, to] of pick) if (a[from] !== undefined) c[to] = a[from];
   if (a["dynamic-sampling"]) c.dynamicSampling = true;
   if (a["skip-solved"]) c.skipSolved = true;
   if (a["mask-truncated"]) c.maskTruncated = true;
+  if (a.soft) {
+    c.soft = true;
+    // SofT-GRPO's soft tokens keep the 0.9 nucleus unless told otherwise (the whole vocabulary would make every soft token a mixture of all of it).
+    if (a["top-p"] === undefined) c.topP = 0.9;
+  } else if (a["thinking-steps"] !== undefined || a.tau !== undefined) {
+    throw new UsageError("--thinking-steps and --tau are settings of soft thinking: add --soft");
+  }
   if (a.reward) c.rewards = parseRewardWeights(a.reward);
   return c as GrpoConfigInput;
 }
@@ -210,7 +225,7 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
     Object.fromEntries(
       Object.keys(Args.shape)
         .filter((k) => k !== "_")
-        .map((k) => [k, ["dynamic-sampling", "skip-solved", "mask-truncated", "quiet"].includes(k) ? bool : str]),
+        .map((k) => [k, ["dynamic-sampling", "skip-solved", "mask-truncated", "soft", "quiet"].includes(k) ? bool : str]),
     ),
     Args,
   );

@@ -446,7 +446,29 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
     // The policy head's masks: each position's (offset, length) into mask_tokens.
     std::vector<int32_t> mask_rows, mask_tokens;
     bool has_masks = false;
+    // Soft tokens (model.h's SoftInputs, SoftTargets): offsets [n + 1] into ids and weights / noised.
+    std::vector<int32_t> in_offsets, in_ids, out_offsets, out_ids;
+    std::vector<float> in_weights, out_noised;
+    bool has_soft_in = false, has_soft_out = false, want_mix_grads = false;
   };
+
+  // {offsets: Int32Array [n + 1], ids: Int32Array, <values>: Float32Array} as soft rows, checked for length.
+  static void soft_rows_arg(const Napi::Value& v, const char* what, const char* values_key, size_t n, std::vector<int32_t>& offsets,
+                            std::vector<int32_t>& ids, std::vector<float>& values) {
+    Napi::Env env = v.Env();
+    if (!v.IsObject()) throw type_error(env, std::string(what) + " must be an object {offsets, ids, " + values_key + "}");
+    Napi::Object o = v.As<Napi::Object>();
+    Napi::Int32Array off = int32_arg(o.Get("offsets"), std::string(what) + ".offsets");
+    Napi::Int32Array id = int32_arg(o.Get("ids"), std::string(what) + ".ids");
+    Napi::Float32Array val = typed_arg<Napi::Float32Array>(o.Get(values_key), napi_float32_array, "Float32Array", std::string(what) + "." + values_key);
+    if (off.ElementLength() != n + 1) throw Napi::RangeError::New(env, std::string(what) + ".offsets must hold batch * seqLen + 1 = " + std::to_string(n + 1) + " values");
+    if (id.ElementLength() != val.ElementLength()) throw Napi::RangeError::New(env, std::string(what) + ".ids and ." + values_key + " must have the same length");
+    offsets.assign(off.Data(), off.Data() + n + 1);
+    if (offsets[n] < 0 || static_cast<size_t>(offsets[n]) != id.ElementLength())
+      throw Napi::RangeError::New(env, std::string(what) + ".offsets must end at the number of ids (" + std::to_string(id.ElementLength()) + ")");
+    ids.assign(id.Data(), id.Data() + id.ElementLength());
+    values.assign(val.Data(), val.Data() + val.ElementLength());
+  }
 
   PassArgs pass_args(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
@@ -473,7 +495,22 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
       if (!info[6].IsObject()) throw type_error(env, "options must be an object");
       Napi::Object o = info[6].As<Napi::Object>();
       auto given = [&](const char* key) { return !o.Get(key).IsUndefined(); };
-      a.policy = given("temperature") || given("entropy") || given("entropyWeights") || given("masks");
+      a.policy = given("temperature") || given("entropy") || given("entropyWeights") || given("masks") || given("soft");
+      // soft?: {inputs?: {offsets, ids, weights}, targets?: {offsets, ids, noised}, inputGrads?: boolean}
+      Napi::Value sv = o.Get("soft");
+      if (!sv.IsUndefined() && !sv.IsNull()) {
+        if (!sv.IsObject()) throw type_error(env, "soft must be an object {inputs?, targets?, inputGrads?}");
+        Napi::Object so = sv.As<Napi::Object>();
+        if (!so.Get("inputs").IsUndefined()) {
+          soft_rows_arg(so.Get("inputs"), "soft.inputs", "weights", n, a.in_offsets, a.in_ids, a.in_weights);
+          a.has_soft_in = true;
+        }
+        if (!so.Get("targets").IsUndefined()) {
+          soft_rows_arg(so.Get("targets"), "soft.targets", "noised", n, a.out_offsets, a.out_ids, a.out_noised);
+          a.has_soft_out = true;
+        }
+        a.want_mix_grads = a.has_soft_in && bool_field(so, "inputGrads", false);
+      }
       if (given("dropoutSeed")) a.dropout_seed = static_cast<uint64_t>(int_arg(o.Get("dropoutSeed"), "dropoutSeed", 0, INT64_C(1) << 53));
       a.temperature = num_field(o, "temperature", 1.0);
       if (!(a.temperature > 0)) throw Napi::RangeError::New(env, "temperature must be positive");
@@ -502,7 +539,7 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
   template <typename T>
   struct PassOut {
     double loss = 0;
-    std::vector<T> logp, entropy;
+    std::vector<T> logp, entropy, mix_grads;
   };
 
   template <typename T>
@@ -516,9 +553,13 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
     }
     if (a.want_entropy) out.entropy.assign(n, T(0));
     const PolicyMasks masks = a.has_masks ? PolicyMasks{a.mask_rows.data(), a.mask_tokens.data(), a.mask_tokens.size()} : PolicyMasks{};
+    SoftPass soft;
+    if (a.has_soft_in) soft.inputs = {a.in_offsets.data(), a.in_ids.data(), a.in_weights.data()};
+    if (a.has_soft_out) soft.targets = {a.out_offsets.data(), a.out_ids.data(), a.out_noised.data()};
+    if (a.want_mix_grads) out.mix_grads.assign(a.in_ids.size(), T(0));
     out.loss = m.forward_backward_policy(a.tokens.data(), a.targets.data(), w, a.has_entropy_weights ? a.entropy_weights.data() : nullptr,
                                          a.temperature, masks, a.batch, a.seq_len, out.logp.data(), a.want_entropy ? out.entropy.data() : nullptr,
-                                         a.backward, a.dropout_seed);
+                                         a.backward, a.dropout_seed, soft, a.want_mix_grads && a.backward ? out.mix_grads.data() : nullptr);
   }
 
   template <typename T>
@@ -527,6 +568,7 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
     o.Set("loss", out.loss);
     o.Set("logprobs", copy_of(env, out.logp.data(), out.logp.size()));
     if (a.want_entropy) o.Set("entropy", copy_of(env, out.entropy.data(), out.entropy.size()));
+    if (a.want_mix_grads && a.backward) o.Set("inputGrads", copy_of(env, out.mix_grads.data(), out.mix_grads.size()));
     return o;
   }
 
@@ -852,13 +894,23 @@ class GenerationWrap : public Napi::ObjectWrap<GenerationWrap> {
       lora64_ = model_->is_f32() ? nullptr : model_->f64()->adapter();
     }
     std::vector<SequenceConstraint> constraints = constraint_args(o, prompts.size(), max_new);
+    // softThinking?: {steps, tau?, topP?}
+    SoftThinking soft;
+    Napi::Value stv = o.Get("softThinking");
+    if (!stv.IsUndefined() && !stv.IsNull()) {
+      if (!stv.IsObject()) throw type_error(env, "softThinking must be an object {steps, tau?, topP?}");
+      Napi::Object so = stv.As<Napi::Object>();
+      soft.steps = static_cast<int>(int_arg(so.Get("steps"), "softThinking.steps", 0));
+      soft.tau = num_field(so, "tau", 1.0);
+      soft.top_p = num_field(so, "topP", 0.9);
+    }
     BusyGuard guard(env, model_->busy());
     AdapterScope scope(*this);
     try {
       if (model_->is_f32())
-        g32_ = std::make_unique<Generation<float>>(*model_->f32(), std::move(prompts), sp, seeds, max_new, std::move(stops), std::move(constraints));
+        g32_ = std::make_unique<Generation<float>>(*model_->f32(), std::move(prompts), sp, seeds, max_new, std::move(stops), std::move(constraints), soft);
       else
-        g64_ = std::make_unique<Generation<double>>(*model_->f64(), std::move(prompts), sp, seeds, max_new, std::move(stops), std::move(constraints));
+        g64_ = std::make_unique<Generation<double>>(*model_->f64(), std::move(prompts), sp, seeds, max_new, std::move(stops), std::move(constraints), soft);
     } catch (const std::invalid_argument& e) {
       throw Napi::RangeError::New(env, e.what());
     } catch (const std::out_of_range& e) {
@@ -961,6 +1013,16 @@ class GenerationWrap : public Napi::ObjectWrap<GenerationWrap> {
     o.Set("tokens", copy_of(env, t.data(), t.size()));
     o.Set("logprobs", copy_of(env, lp.data(), lp.size()));
     o.Set("finishReason", reason ? Napi::Value(Napi::String::New(env, reason)) : env.Null());
+    const SoftTrace& st = g32_ ? g32_->soft(i) : g64_->soft(i);
+    if (st.size() > 0) {
+      Napi::Object so = Napi::Object::New(env);
+      so.Set("offsets", copy_of(env, st.offsets.data(), st.offsets.size()));
+      so.Set("ids", copy_of(env, st.ids.data(), st.ids.size()));
+      so.Set("noised", copy_of(env, st.noised.data(), st.noised.size()));
+      so.Set("weights", copy_of(env, st.weights.data(), st.weights.size()));
+      so.Set("argmax", copy_of(env, st.argmax.data(), st.argmax.size()));
+      o.Set("soft", so);
+    }
     return o;
   }
 

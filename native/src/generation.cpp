@@ -1,6 +1,7 @@
 #include "generation.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -15,8 +16,14 @@ constexpr int kPrefillRows = 512;
 template <typename T>
 Generation<T>::Generation(Qwen2Model<T>& model, std::vector<std::vector<int32_t>> prompts, const SamplingParams& params,
                           const std::vector<uint64_t>& seeds, int max_new_tokens, std::vector<int32_t> stop_tokens,
-                          std::vector<SequenceConstraint> constraints)
-    : model_(model), params_(params), max_new_(max_new_tokens), stop_tokens_(std::move(stop_tokens)) {
+                          std::vector<SequenceConstraint> constraints, const SoftThinking& soft)
+    : model_(model), params_(params), soft_(soft), max_new_(max_new_tokens), stop_tokens_(std::move(stop_tokens)) {
+  if (soft.steps < 0) throw std::invalid_argument("soft thinking steps must be >= 0");
+  if (soft.steps > 0) {
+    if (!(soft.tau > 0) || !std::isfinite(soft.tau)) throw std::invalid_argument("soft thinking's tau must be a positive number");
+    if (!(soft.top_p > 0 && soft.top_p <= 1)) throw std::invalid_argument("soft thinking's topP must be in (0, 1]");
+    if (!(params.temperature > 0)) throw std::invalid_argument("soft thinking needs a positive temperature");
+  }
   if (prompts.empty()) throw std::invalid_argument("no prompts to generate from");
   if (seeds.size() != prompts.size()) throw std::invalid_argument("one seed per prompt is needed");
   if (max_new_tokens <= 0) throw std::invalid_argument("maxNewTokens must be positive");
@@ -58,7 +65,7 @@ Generation<T>::Generation(Qwen2Model<T>& model, std::vector<std::vector<int32_t>
     }
   }
   // The last sampled token never enters the cache.
-  cache_ = model.new_cache(static_cast<int>(seqs_.size()), static_cast<int>(longest) + max_new_tokens - 1);
+  cache_ = model.new_cache(static_cast<int>(seqs_.size()), static_cast<int>(longest) + soft.steps + max_new_tokens - 1);
 }
 
 template <typename T>
@@ -70,7 +77,7 @@ int Generation<T>::running() const {
 
 template <typename T>
 void Generation<T>::advance(const std::vector<int32_t>& tokens, const std::vector<int32_t>& seq, const std::vector<int32_t>& pos,
-                            const std::vector<int32_t>& out_rows, const std::vector<int32_t>& out_seqs) {
+                            const std::vector<int32_t>& out_rows, const std::vector<int32_t>& out_seqs, const SoftInputs& soft_in) {
   const int V = model_.config().vocab_size;
   const int n = static_cast<int>(out_rows.size());
   if (n > logit_rows_) {
@@ -79,7 +86,24 @@ void Generation<T>::advance(const std::vector<int32_t>& tokens, const std::vecto
     logits_ = model_.backend().alloc(static_cast<size_t>(n) * V);
     logit_rows_ = n;
   }
-  model_.forward_cached(cache_, tokens.data(), seq.data(), pos.data(), static_cast<int>(tokens.size()), out_rows.data(), n, logits_.get());
+  model_.forward_cached(cache_, tokens.data(), seq.data(), pos.data(), static_cast<int>(tokens.size()), out_rows.data(), n, logits_.get(), soft_in);
+  // Sequences still thinking make a soft token; the others sample below.
+  bool sampling = false;
+  for (int j = 0; j < n; j++) {
+    Seq& s = seqs_[out_seqs[j]];
+    if (s.soft.size() >= soft_.steps) {
+      sampling = true;
+      continue;
+    }
+    const T* z = logits_.get() + static_cast<int64_t>(j) * V;
+    if (!model_.backend().host_memory()) {
+      host_logits_.resize(V);
+      model_.backend().download(host_logits_.data(), z, static_cast<size_t>(V) * sizeof(T));
+      z = host_logits_.data();
+    }
+    soft_token(s, z);
+  }
+  if (!sampling) return;
   // A constrained sequence draws only what its grammar allows and can still finish within its
   // budget. Each sequence draws from its own stream, one number per sampled token (none for a
   // token its grammar forces), so its tokens do not depend on the rest of the batch.
@@ -88,6 +112,10 @@ void Generation<T>::advance(const std::vector<int32_t>& tokens, const std::vecto
   uniforms_.assign(n, 0.0);
   for (int j = 0; j < n; j++) {
     Seq& s = seqs_[out_seqs[j]];
+    if (s.soft_pending) {
+      // This row made a soft token above: its sample is not used (and draws no random number).
+      continue;
+    }
     if (const TokenConstraint* grammar = s.constraint.automaton.get()) {
       Mask& mask = masks_[j];
       grammar->allowed(s.state, limit(s) - static_cast<int>(s.tokens.size()), stop_tokens_, is_stop_, mask.tokens, mask.next);
@@ -99,6 +127,7 @@ void Generation<T>::advance(const std::vector<int32_t>& tokens, const std::vecto
   model_.backend().sample(logits_.get(), n, V, params_, allowed_.data(), uniforms_.data(), samples_.data());
   for (int j = 0; j < n; j++) {
     Seq& s = seqs_[out_seqs[j]];
+    if (s.soft_pending) continue;
     const Sample& smp = samples_[j];
     if (allowed_[j].tokens) s.state = masks_[j].next[smp.index];
     s.tokens.push_back(smp.token);
@@ -149,25 +178,90 @@ int Generation<T>::step(int steps) {
     prefill();
     steps--;
   }
-  std::vector<int32_t> tokens, seq, pos, rows;
+  std::vector<int32_t> tokens, seq, pos, rows, offsets, ids;
+  std::vector<float> weights;
   for (int k = 0; k < steps; k++) {
     tokens.clear();
     seq.clear();
     pos.clear();
     rows.clear();
+    offsets.assign(1, 0);
+    ids.clear();
+    weights.clear();
+    bool soft = false;
     for (int i = 0; i < size(); i++) {
       Seq& s = seqs_[i];
       if (s.finish != Finish::running) continue;
       rows.push_back(static_cast<int32_t>(tokens.size()));
-      tokens.push_back(s.tokens.back());
       seq.push_back(i);
       pos.push_back(s.cached);
+      if (s.soft_pending) {
+        // The last soft token's mixture is this row's input (its argmax a placeholder token).
+        const SoftTrace& t = s.soft;
+        const int j = t.size() - 1;
+        tokens.push_back(t.argmax[j]);
+        ids.insert(ids.end(), t.ids.begin() + t.offsets[j], t.ids.begin() + t.offsets[j + 1]);
+        weights.insert(weights.end(), t.weights.begin() + t.offsets[j], t.weights.begin() + t.offsets[j + 1]);
+        s.soft_pending = false;
+        soft = true;
+      } else {
+        tokens.push_back(s.tokens.back());
+      }
+      offsets.push_back(static_cast<int32_t>(ids.size()));
     }
     if (tokens.empty()) break;
     for (int32_t i : seq) seqs_[i].cached++;
-    advance(tokens, seq, pos, rows, seq);
+    advance(tokens, seq, pos, rows, seq, soft ? SoftInputs{offsets.data(), ids.data(), weights.data()} : SoftInputs{});
   }
   return running();
+}
+
+template <typename T>
+void Generation<T>::soft_token(Seq& s, const T* z) {
+  const int V = model_.config().vocab_size;
+  const double inv_t = 1.0 / params_.temperature;
+  // The distribution at the sampling temperature, best first.
+  double m = -INFINITY;
+  for (int i = 0; i < V; i++) m = std::max(m, static_cast<double>(z[i]) * inv_t);
+  order_.resize(V);
+  double sum = 0;
+  for (int i = 0; i < V; i++) {
+    const double e = std::exp(z[i] * inv_t - m);
+    order_[i] = {e, i};
+    sum += e;
+  }
+  std::sort(order_.begin(), order_.end(), [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
+  // The top-p support: the fewest most likely tokens whose mass reaches top_p.
+  int n = 0;
+  double mass = 0;
+  while (n < V && (n == 0 || mass < soft_.top_p * sum)) mass += order_[n++].first;
+  SoftTrace& t = s.soft;
+  const double log_mass = std::log(mass);
+  double qmax = -INFINITY;
+  const size_t k0 = t.ids.size();
+  for (int k = 0; k < n; k++) {
+    // Standard Gumbel noise -log(-log U), U in (0, 1).
+    double u = s.rng.uniform();
+    if (u <= 0) u = 0x1p-60;
+    const double g = -std::log(-std::log(u));
+    const double q = std::log(order_[k].first) - log_mass + g;
+    t.ids.push_back(order_[k].second);
+    t.noised.push_back(static_cast<float>(q));
+    qmax = std::max(qmax, q);
+  }
+  // y = softmax(q' / tau) from the recorded (float) q', as the training pass will see them.
+  double ysum = 0;
+  int best = 0;
+  for (int k = 0; k < n; k++) {
+    const double y = std::exp((t.noised[k0 + k] - qmax) / soft_.tau);
+    t.weights.push_back(static_cast<float>(y));
+    ysum += y;
+    if (t.noised[k0 + k] > t.noised[k0 + best]) best = k;
+  }
+  for (int k = 0; k < n; k++) t.weights[k0 + k] = static_cast<float>(t.weights[k0 + k] / ysum);
+  t.offsets.push_back(static_cast<int32_t>(t.ids.size()));
+  t.argmax.push_back(t.ids[k0 + best]);
+  s.soft_pending = true;
 }
 
 template <typename T>

@@ -392,15 +392,128 @@ void Qwen2Model<T>::layer_forward(int l, Activations& a, const T* x, T* out, int
 template <typename T>
 double Qwen2Model<T>::forward_backward(const int32_t* tokens, const int32_t* targets, const float* weights, int B, int S, T* logp,
                                        bool backward, std::optional<uint64_t> dropout_seed) {
-  return pass(tokens, targets, weights, nullptr, 1.0, PolicyMasks{}, B, S, logp, nullptr, backward, false, dropout_seed);
+  return pass(tokens, targets, weights, nullptr, 1.0, PolicyMasks{}, B, S, logp, nullptr, backward, false, dropout_seed, SoftPass{}, nullptr);
 }
 
 template <typename T>
 double Qwen2Model<T>::forward_backward_policy(const int32_t* tokens, const int32_t* targets, const float* weights,
                                               const float* entropy_weights, double temperature, const PolicyMasks& masks, int B, int S,
-                                              T* logp, T* entropy, bool backward, std::optional<uint64_t> dropout_seed) {
+                                              T* logp, T* entropy, bool backward, std::optional<uint64_t> dropout_seed, const SoftPass& soft,
+                                              T* mix_grads) {
   if (!(temperature > 0) || !std::isfinite(temperature)) throw std::invalid_argument("temperature must be a positive number");
-  return pass(tokens, targets, weights, entropy_weights, temperature, masks, B, S, logp, entropy, backward, true, dropout_seed);
+  return pass(tokens, targets, weights, entropy_weights, temperature, masks, B, S, logp, entropy, backward, true, dropout_seed, soft, mix_grads);
+}
+
+namespace {
+// Checks soft rows' offsets ([rows + 1], from 0, never decreasing) and ids (in the vocabulary,
+// distinct within a row); `what` names them in errors.
+void check_soft_rows(const int32_t* offsets, const int32_t* ids, int rows, int vocab, const char* what) {
+  if (offsets[0] != 0) throw std::invalid_argument(std::string(what) + ": offsets must start at 0");
+  std::vector<int32_t> seen;
+  for (int r = 0; r < rows; r++) {
+    if (offsets[r + 1] < offsets[r])
+      throw std::invalid_argument(std::string(what) + ": offsets decrease at position " + std::to_string(r));
+    seen.assign(ids + offsets[r], ids + offsets[r + 1]);
+    for (int32_t id : seen)
+      if (id < 0 || id >= vocab)
+        throw std::invalid_argument(std::string(what) + " of position " + std::to_string(r) + ": token " + std::to_string(id) + " is outside the vocabulary");
+    std::sort(seen.begin(), seen.end());
+    if (std::adjacent_find(seen.begin(), seen.end()) != seen.end())
+      throw std::invalid_argument(std::string(what) + " of position " + std::to_string(r) + " names a token twice");
+  }
+}
+}  // namespace
+
+template <typename T>
+typename Qwen2Model<T>::Mixture Qwen2Model<T>::mixture(const int32_t* tokens, const SoftInputs& soft, int rows) const {
+  check_soft_rows(soft.offsets, soft.ids, rows, cfg_.vocab_size, "soft input");
+  Mixture m;
+  m.offsets.reserve(rows + 1);
+  m.offsets.push_back(0);
+  for (int r = 0; r < rows; r++) {
+    const int32_t k0 = soft.offsets[r], k1 = soft.offsets[r + 1];
+    if (k0 == k1) {
+      m.ids.push_back(tokens[r]);
+      m.weights.push_back(1.0f);
+      m.map.push_back(-1);
+    }
+    for (int32_t k = k0; k < k1; k++) {
+      if (!std::isfinite(soft.weights[k])) throw std::invalid_argument("soft input of position " + std::to_string(r) + ": a weight is not finite");
+      m.ids.push_back(soft.ids[k]);
+      m.weights.push_back(soft.weights[k]);
+      m.map.push_back(k);
+    }
+    m.offsets.push_back(static_cast<int32_t>(m.ids.size()));
+  }
+  return m;
+}
+
+template <typename T>
+void Qwen2Model<T>::check_soft_targets(const SoftTargets& t, const int32_t* targets, int rows) const {
+  check_soft_rows(t.offsets, t.ids, rows, cfg_.vocab_size, "soft target");
+  for (int r = 0; r < rows; r++) {
+    if (t.offsets[r + 1] == t.offsets[r]) continue;
+    if (targets[r] >= 0)
+      throw std::invalid_argument("position " + std::to_string(r) + " has both a soft target and a token target (" + std::to_string(targets[r]) + "): make the token -1");
+    for (int32_t k = t.offsets[r]; k < t.offsets[r + 1]; k++)
+      if (!std::isfinite(t.noised[k])) throw std::invalid_argument("soft target of position " + std::to_string(r) + ": a noised logit is not finite");
+  }
+}
+
+template <typename T>
+double Qwen2Model<T>::gumbel_head(const SoftTargets& t, const float* weights, double temperature, int N, const T* hf, T* dhf, T* G, T* logp,
+                                  bool backward) {
+  // The soft rows, with their entries rebased: row j's are [offsets[j], offsets[j + 1]).
+  std::vector<int32_t> rows, offsets{0}, ids;
+  std::vector<float> noised, wts;
+  for (int r = 0; r < N; r++) {
+    if (t.offsets[r + 1] == t.offsets[r]) continue;
+    rows.push_back(r);
+    ids.insert(ids.end(), t.ids + t.offsets[r], t.ids + t.offsets[r + 1]);
+    noised.insert(noised.end(), t.noised + t.offsets[r], t.noised + t.offsets[r + 1]);
+    offsets.push_back(static_cast<int32_t>(ids.size()));
+    wts.push_back(weights ? weights[r] : 1.0f);
+  }
+  const int ns = static_cast<int>(rows.size());
+  if (ns == 0) return 0;
+  Backend<T>& be = *be_;
+  const int C = cfg_.hidden_size, V = cfg_.vocab_size;
+  Activations& a = *train_acts_;
+  const int chunk = a.logit_rows;
+  if (soft_capacity_ < chunk) {
+    soft_rows_.reset();
+    soft_grads_.reset();
+    soft_rows_ = be.alloc(static_cast<size_t>(chunk) * C);
+    soft_grads_ = be.alloc(static_cast<size_t>(chunk) * C);
+    soft_capacity_ = chunk;
+  }
+  const int32_t* d_rows = stage(rows.data(), rows.size(), in_soft_rows_);
+  const int32_t* d_offsets = stage(offsets.data(), offsets.size(), in_soft_offsets_);
+  const int32_t* d_ids = stage(ids.data(), ids.size(), in_soft_ids_);
+  const float* d_noised = stage(noised.data(), noised.size(), in_soft_noised_);
+  const float* d_wts = stage(wts.data(), wts.size(), in_soft_weights_);
+  std::vector<T> dens(ns);
+  T* d_dens = output(dens.data(), ns, out_soft_);
+  T* P = params();
+  double loss = 0;
+  for (int j0 = 0; j0 < ns; j0 += chunk) {
+    const int rc = std::min(chunk, ns - j0);
+    // Gather the rows' final hidden states (the embedding kernel with hf as the table), score them.
+    T* h = soft_rows_.get();
+    be.embedding_forward(h, d_rows + j0, hf, rc, C);
+    T* z = a.logits.get();
+    be.gemm(false, true, rc, V, C, T(1), h, C, P + lm_head_, C, T(0), z, V);
+    loss += be.gumbel_loss(z, d_offsets + j0, d_ids, d_noised, d_wts + j0, temperature, d_dens + j0, rc, V, backward);
+    if (backward) {
+      T* dh = soft_grads_.get();
+      be.gemm(false, false, rc, C, V, T(1), z, V, P + lm_head_, C, T(0), dh, C);
+      be.embedding_backward(dhf, d_rows + j0, dh, rc, C, N);  // dhf[rows[j]] += dh[j]
+      if (G) be.gemm(true, false, V, C, rc, T(1), z, V, h, C, T(1), G + lm_head_, C);
+    }
+  }
+  fetch(dens.data(), d_dens, ns);
+  for (int j = 0; j < ns; j++) logp[rows[j]] = dens[j];
+  return loss;
 }
 
 template <typename T>
@@ -427,7 +540,7 @@ void Qwen2Model<T>::check_masks(const PolicyMasks& masks, const int32_t* targets
 template <typename T>
 double Qwen2Model<T>::pass(const int32_t* tokens, const int32_t* targets, const float* weights, const float* entropy_weights,
                            double temperature, const PolicyMasks& masks, int B, int S, T* logp, T* entropy, bool backward, bool policy_head,
-                           std::optional<uint64_t> dropout_seed) {
+                           std::optional<uint64_t> dropout_seed, const SoftPass& soft, T* mix_grads) {
   if (B <= 0 || S <= 0) throw std::invalid_argument("batch and sequence length must be positive");
   if (S > cfg_.max_position)
     throw std::invalid_argument("sequence length " + std::to_string(S) + " exceeds max_position_embeddings " + std::to_string(cfg_.max_position));
@@ -438,6 +551,10 @@ double Qwen2Model<T>::pass(const int32_t* tokens, const int32_t* targets, const 
       throw std::out_of_range("target id " + std::to_string(targets[i]) + " at index " + std::to_string(i) + " is outside the vocabulary [0, " +
                               std::to_string(cfg_.vocab_size) + ")");
   check_masks(masks, targets, N);
+  const bool soft_out = soft.targets.offsets && soft.targets.offsets[N] > 0;
+  if (soft.targets.offsets) check_soft_targets(soft.targets, targets, N);
+  std::optional<Mixture> mix;
+  if (soft.inputs.offsets) mix = mixture(tokens, soft.inputs, N);
   ensure_rope(S);
   Backend<T>& be = *be_;
   Activations& a = activations(N, true);
@@ -478,7 +595,16 @@ double Qwen2Model<T>::pass(const int32_t* tokens, const int32_t* targets, const 
   } seed_scope{lora_dropout_seed_};
   lora_dropout_seed_ = lora_ ? dropout_seed : std::nullopt;
 
-  be.embedding_forward(a.x[0].get(), tok, P + embed_, N, C);
+  const int32_t *mix_offsets = nullptr, *mix_ids = nullptr;
+  const float* mix_weights = nullptr;
+  if (mix) {
+    mix_offsets = stage(mix->offsets.data(), mix->offsets.size(), in_mix_offsets_);
+    mix_ids = stage(mix->ids.data(), mix->ids.size(), in_mix_ids_);
+    mix_weights = stage(mix->weights.data(), mix->weights.size(), in_mix_weights_);
+    be.embedding_mix_forward(a.x[0].get(), mix_offsets, mix_ids, mix_weights, P + embed_, N, C);
+  } else {
+    be.embedding_forward(a.x[0].get(), tok, P + embed_, N, C);
+  }
   for (int l = 0; l < Lc; l++) layer_forward(l, a, a.x[l].get(), a.x[l + 1].get(), N, pos, shape, nullptr, nullptr);
   T* hf = a.hf.get();
   be.rmsnorm_forward(hf, a.rstdf.get(), a.x[Lc].get(), P + norm_, N, C, cfg_.rms_norm_eps);
@@ -504,6 +630,7 @@ double Qwen2Model<T>::pass(const int32_t* tokens, const int32_t* targets, const 
   }
   fetch(logp, lp, N);
   fetch(entropy, ent, N);
+  if (soft_out) loss += gumbel_head(soft.targets, weights, temperature, N, hf, a.dhf.get(), G, logp, backward);
   if (!backward) return loss;
 
   T* dx = a.dx.get();
@@ -561,7 +688,19 @@ double Qwen2Model<T>::pass(const int32_t* tokens, const int32_t* targets, const 
     lora_backward(l, v_proj, a.h1[l].get(), dqkv + static_cast<int64_t>(H + KV) * hd, QKV, dh, N);
     be.rmsnorm_backward(dx, G ? G + L.ln1 : nullptr, dh, a.x[l].get(), P + L.ln1, a.rstd1[l].get(), N, C);
   }
-  if (G) be.embedding_backward(G + embed_, tok, dx, N, C, V);
+  if (mix) {
+    // The mixtures' weights get their gradient whether or not the table is frozen (an adapter run).
+    std::vector<T> dw(mix_grads ? mix->ids.size() : 0);
+    T* d_dw = mix_grads ? output(dw.data(), dw.size(), out_mix_grads_) : nullptr;
+    if (G || d_dw) be.embedding_mix_backward(G ? G + embed_ : nullptr, d_dw, mix_offsets, mix_ids, mix_weights, P + embed_, dx, N, C);
+    if (d_dw) {
+      fetch(dw.data(), d_dw, dw.size());
+      for (size_t k = 0; k < dw.size(); k++)
+        if (mix->map[k] >= 0) mix_grads[mix->map[k]] = dw[k];
+    }
+  } else if (G) {
+    be.embedding_backward(G + embed_, tok, dx, N, C, V);
+  }
   return loss;
 }
 
@@ -598,7 +737,7 @@ KvCache<T> Qwen2Model<T>::new_cache(int batch, int max_len) {
 
 template <typename T>
 void Qwen2Model<T>::forward_cached(KvCache<T>& cache, const int32_t* tokens, const int32_t* seq, const int32_t* pos, int rows,
-                                   const int32_t* out_rows, int n_out, T* out) {
+                                   const int32_t* out_rows, int n_out, T* out, const SoftInputs& soft) {
   if (rows <= 0) return;
   check_tokens(tokens, rows, "token");
   int max_pos = 0;
@@ -609,6 +748,8 @@ void Qwen2Model<T>::forward_cached(KvCache<T>& cache, const int32_t* tokens, con
   }
   for (int i = 0; i < n_out; i++)
     if (out_rows[i] < 0 || out_rows[i] >= rows) throw std::out_of_range("logit row out of range");
+  std::optional<Mixture> mix;
+  if (soft.offsets) mix = mixture(tokens, soft, rows);
   ensure_rope(max_pos + 1);
   Backend<T>& be = *be_;
   Activations& a = activations(rows, false);
@@ -630,7 +771,12 @@ void Qwen2Model<T>::forward_cached(KvCache<T>& cache, const int32_t* tokens, con
   shape.kv_pos_stride = static_cast<int64_t>(cfg_.num_kv_heads) * cfg_.head_dim;
   shape.out_stride = static_cast<int64_t>(cfg_.num_heads) * cfg_.head_dim;
 
-  be.embedding_forward(a.x[0].get(), tokens, P + embed_, rows, C);
+  if (mix)
+    be.embedding_mix_forward(a.x[0].get(), stage(mix->offsets.data(), mix->offsets.size(), in_mix_offsets_),
+                             stage(mix->ids.data(), mix->ids.size(), in_mix_ids_), stage(mix->weights.data(), mix->weights.size(), in_mix_weights_),
+                             P + embed_, rows, C);
+  else
+    be.embedding_forward(a.x[0].get(), tokens, P + embed_, rows, C);
   int cur = 0;
   for (int l = 0; l < cfg_.num_layers; l++) {
     layer_forward(l, a, a.x[cur].get(), a.x[1 - cur].get(), rows, pos, shape, &cache, seq);

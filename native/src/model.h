@@ -51,6 +51,36 @@ struct PolicyMasks {
   size_t num_tokens = 0;
 };
 
+// Soft tokens (SofT-GRPO, docs/soft-grpo.md), in host memory. Row r's entries are
+// k in [offsets[r], offsets[r + 1]) (offsets has rows + 1 values; a row with none is a plain token).
+//
+// Inputs: such a row's input is the mixture sum_k weights[k] * embed[ids[k]] instead of its
+// token's embedding (the token is then only a placeholder). A backward pass sends the gradient
+// into the embedding through the mixture (embed[i] gets weights[k] * d(loss)/d(input)) and,
+// where asked, returns d(loss)/d(weights). The trainer treats the weights as constants: they are
+// softmax(q' / tau) of the recorded noised logits q', part of the sampled action, as recorded
+// tokens are, so no gradient flows back to the logits that made them (the reference
+// implementation detaches them too); the policy gradient reaches those logits through the
+// Gumbel head below instead.
+struct SoftInputs {
+  const int32_t* offsets = nullptr;
+  const int32_t* ids = nullptr;
+  const float* weights = nullptr;
+};
+// Targets: such a row's output was a soft token, drawn as q' = lp + g over its top-p support ids
+// (g independent standard Gumbel); it is scored by the Gumbel head (Backend::gumbel_loss) with
+// noised[k] = q'_k, and its discrete target must be -1. logp[r] is then the mean Gumbel
+// log-density of the recorded noise, the log-likelihood whose ratio SofT-GRPO clips.
+struct SoftTargets {
+  const int32_t* offsets = nullptr;
+  const int32_t* ids = nullptr;
+  const float* noised = nullptr;
+};
+struct SoftPass {
+  SoftInputs inputs;
+  SoftTargets targets;
+};
+
 // Where generation keeps past keys and values: [layer][sequence][position][kv_heads * head_dim].
 template <typename T>
 struct KvCache {
@@ -92,9 +122,11 @@ class Qwen2Model {
   // softmax(logits / temperature), over each position's mask where `masks` gives one,
   // per-position entropies (where entropy is not null) and an entropy term
   // -sum entropy_weights[r] * entropy[r] in the loss (where entropy_weights is not null).
+  // `soft` adds soft-token inputs and targets (SoftInputs, SoftTargets); with backward and
+  // mix_grads (one value per entry of soft.inputs.ids), d(loss)/d(the mixtures' weights).
   double forward_backward_policy(const int32_t* tokens, const int32_t* targets, const float* weights, const float* entropy_weights,
                                  double temperature, const PolicyMasks& masks, int batch, int seq_len, T* logp, T* entropy, bool backward,
-                                 std::optional<uint64_t> dropout_seed = std::nullopt);
+                                 std::optional<uint64_t> dropout_seed = std::nullopt, const SoftPass& soft = {}, T* mix_grads = nullptr);
   // Logits at every position: out is [batch, seq_len, vocab].
   void logits(const int32_t* tokens, int batch, int seq_len, T* out);
 
@@ -109,8 +141,9 @@ class Qwen2Model {
   // come in position order, and positions before them must already be cached. Writes the logits of
   // the rows listed in out_rows to out [n_out, vocab], in the backend's memory (the other arrays
   // are host arrays).
+  // `soft` (SoftInputs over the rows) makes some rows' inputs mixtures of embeddings.
   void forward_cached(KvCache<T>& cache, const int32_t* tokens, const int32_t* seq, const int32_t* pos, int rows, const int32_t* out_rows,
-                      int n_out, T* out);
+                      int n_out, T* out, const SoftInputs& soft = {});
 
  private:
   struct Layer {
@@ -138,7 +171,18 @@ class Qwen2Model {
 
   double pass(const int32_t* tokens, const int32_t* targets, const float* weights, const float* entropy_weights, double temperature,
               const PolicyMasks& masks, int batch, int seq_len, T* logp, T* entropy, bool backward, bool policy_head,
-              std::optional<uint64_t> dropout_seed);
+              std::optional<uint64_t> dropout_seed, const SoftPass& soft, T* mix_grads);
+  // Every row's input as a mixture (a token is its own one-hot row), checked: what the mixture
+  // kernels take when some rows are soft. `map[k]` is the caller's entry of merged entry k (-1: a token).
+  struct Mixture {
+    std::vector<int32_t> offsets, ids, map;
+    std::vector<float> weights;
+  };
+  Mixture mixture(const int32_t* tokens, const SoftInputs& soft, int rows) const;
+  void check_soft_targets(const SoftTargets& t, const int32_t* targets, int rows) const;
+  // The Gumbel head over the rows with soft targets (after the token head): their log-densities
+  // into logp, and with backward their gradients into dhf and the LM head's gradient G.
+  double gumbel_head(const SoftTargets& t, const float* weights, double temperature, int rows, const T* hf, T* dhf, T* G, T* logp, bool backward);
   void check_masks(const PolicyMasks& masks, const int32_t* targets, int n) const;
   void check_tokens(const int32_t* tokens, size_t n, const char* what) const;
   void ensure_rope(int max_pos);
@@ -167,9 +211,12 @@ class Qwen2Model {
   std::unique_ptr<LoraWork> lora_train_work_, lora_infer_work_;
   std::shared_ptr<T> rope_cos_, rope_sin_;  // [position, head_dim / 2], backend memory
   int rope_len_ = 0;
-  Staged in_tokens_, in_targets_, in_weights_, in_entropy_weights_, in_seq_, in_pos_, in_rows_, in_mask_rows_, in_mask_tokens_, out_logp_,
+  Staged in_tokens_, in_targets_, in_weights_, in_entropy_weights_, in_seq_, in_pos_, in_rows_, in_mask_rows_, in_mask_tokens_, in_mix_offsets_, in_mix_ids_, in_mix_weights_, in_soft_rows_,
+      in_soft_offsets_, in_soft_ids_, in_soft_noised_, in_soft_weights_, out_logp_, out_soft_, out_mix_grads_,
       out_entropy_, out_logits_;
   std::unique_ptr<Activations> train_acts_, infer_acts_;
+  std::shared_ptr<T> soft_rows_, soft_grads_;  // [capacity, hidden]: the Gumbel head's gathered rows and their gradients
+  int soft_capacity_ = 0;
 };
 
 }  // namespace sw

@@ -5,7 +5,8 @@
  * at a sampling temperature, in float64, for every loss aggregation, with the KL to a reference
  * policy in the loss and an entropy bonus; and the same with replies sampled under a grammar,
  * every log-prob (current, old, reference) and entropy under its masks. Old log-probs are set off
- * the current ones so that some tokens sit inside the clip range and some are clipped.
+ * the current ones so that some tokens sit inside the clip range and some are clipped. SofT-GRPO's
+ * soft thinking tokens (their log-likelihood the Gumbel noise density) join the same objective.
  */
 import { describe, expect, it } from "vitest";
 import { centralDifferences } from "../native/finite-differences.js";
@@ -15,6 +16,7 @@ import { GrpoConfigSchema, LOSS_AGGREGATIONS, type LossAggregation } from "../..
 import { MaskPool } from "../../trainers/grpo/grammar-masks.js";
 import { policyLoss, type LossSequence } from "../../trainers/grpo/loss.js";
 import { replyValues, sequenceBatch, type Sequence } from "../../trainers/grpo/sequences.js";
+import type { SoftTrace } from "../../models/native.js";
 import { Rng } from "../../worlds/core/rng.js";
 
 const engine = {
@@ -55,19 +57,46 @@ const grammarSeqs: Sequence[] = seqs.map((s) => ({
   allowed: s.reply.map((t, j) => pool.intern(t === 1 ? Int32Array.of(1) : Int32Array.from(new Set([2, 9, 11, t, 13 + (j % 3)])).sort())),
 }));
 
+// Soft-thinking replies (SofT-GRPO): two or three soft tokens before each reply, supports of
+// several sizes, noised logits around the log-probs, mixture weights softmax(q').
+function trace(supports: number[][], seed: string): SoftTrace {
+  const rng = Rng.seeded(seed);
+  const offsets = [0];
+  const ids: number[] = [];
+  const noised: number[] = [];
+  const weights: number[] = [];
+  for (const sup of supports) {
+    const q = sup.map(() => -1.5 + rng.next() * 2);
+    const e = q.map((x) => Math.exp(x));
+    const sum = e.reduce((a, b) => a + b, 0);
+    ids.push(...sup);
+    noised.push(...q);
+    weights.push(...e.map((x) => x / sum));
+    offsets.push(ids.length);
+  }
+  const argmax = supports.map((sup, j) => sup[noised.slice(offsets[j], offsets[j + 1]).indexOf(Math.max(...noised.slice(offsets[j], offsets[j + 1])))]!);
+  return { offsets: Int32Array.from(offsets), ids: Int32Array.from(ids), noised: Float32Array.from(noised), weights: Float32Array.from(weights), argmax: Int32Array.from(argmax) };
+}
+const softSeqs: Sequence[] = [
+  { ...grammarSeqs[0]!, soft: trace([[4, 2, 9], [7], [1, 3, 5, 8]], "t0") },
+  { ...grammarSeqs[1]!, soft: trace([[11, 12], [6, 0, 16]], "t1") },
+  { ...grammarSeqs[2]!, soft: trace([[2, 3], [5, 9, 10], [15]], "t2") },
+];
+
 describe("the GRPO update is the objective's gradient", () => {
   const cases: [string, LossAggregation, Sequence[]][] = [
     ...LOSS_AGGREGATIONS.map((mode): [string, LossAggregation, Sequence[]] => [mode, mode, seqs]),
     ["seq-mean-token-mean, replies sampled under a grammar (masked log-probs)", "seq-mean-token-mean", grammarSeqs],
+    ["token-mean, SofT-GRPO: soft thinking tokens (Gumbel noise densities) before replies under a grammar", "token-mean", softSeqs],
   ];
   for (const [name, mode, seqs] of cases) {
     it(name, async () => {
       const policy = model("policy");
       const ref = model("reference");
       const c = GrpoConfigSchema.parse({ lossAggregation: mode, klCoef: 0.3, klEstimator: "k3", entropyCoef: 0.05, temperature: 0.9, clipLow: 0.2, clipHigh: 0.28 });
-      const { batch, masks } = sequenceBatch(seqs);
+      const { batch, masks, soft } = sequenceBatch(seqs);
       const at = async (m: PolicyModel) => {
-        const r = await m.policyPass(batch, false, { temperature: c.temperature, entropy: true, ...(masks ? { masks } : {}) });
+        const r = await m.policyPass(batch, false, { temperature: c.temperature, entropy: true, ...(masks ? { masks } : {}), ...(soft ? { soft } : {}) });
         return { logp: replyValues(r.logprobs, seqs, batch.seqLen), entropy: replyValues(r.entropy!, seqs, batch.seqLen) };
       };
       const refLogp = (await at(ref)).logp;
@@ -83,7 +112,7 @@ describe("the GRPO update is the objective's gradient", () => {
       const res = await objective();
       const w = sequenceBatch(seqs, res.weights, res.entropyWeights);
       policy.trained.zeroGrad();
-      await policy.policyPass(w.batch, true, { temperature: c.temperature, entropyWeights: w.entropyWeights!, ...(w.masks ? { masks: w.masks } : {}) });
+      await policy.policyPass(w.batch, true, { temperature: c.temperature, entropyWeights: w.entropyWeights!, ...(w.masks ? { masks: w.masks } : {}), ...(w.soft ? { soft: w.soft } : {}) });
       const grad = Float64Array.from(policy.native.grads());
       expect(res.clipFraction).toBeGreaterThan(0);
 

@@ -3,6 +3,7 @@
  * with a digit: about 3% of a fresh model's replies do), the same seed gives the same run, and a
  * run interrupted at a checkpoint and resumed ends with byte-identical weights, optimizer state,
  * metrics and rollout log as the uninterrupted run; a resume with other settings is refused.
+ * SofT-GRPO (soft thinking before the answer) trains on the same task, reproducibly.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -60,6 +61,29 @@ describe("GRPO end to end", () => {
     expect(last).toBeGreaterThan(0.6);
     expect(metrics.at(-1)!.reward).toBeGreaterThan(metrics[0]!.reward);
   });
+
+  it("SofT-GRPO (soft thinking tokens, then the answer) trains, and the same seed gives the same run", async () => {
+    const model = await start(5);
+    const config = GrpoConfigSchema.parse({ ...base, groupSize: 8, steps: 4, soft: true, thinkingSteps: 2, tau: 1, topP: 0.9, klCoef: 0.01 });
+    const runOnce = async () => {
+      const metrics: StepMetrics[] = [];
+      const out = tempDir("sw-grpo-");
+      await runGrpoSession({ out, model, source: new DigitTask(), config, saveEvery: 1000, keep: 1, onStep: (m) => metrics.push(m) });
+      return { metrics, out };
+    };
+    const a = await runOnce();
+    expect(a.metrics).toHaveLength(4);
+    for (const m of a.metrics) {
+      expect(Number.isFinite(m.loss)).toBe(true);
+      expect(m.kl).not.toBeNull();
+    }
+    expect(a.metrics.some((m) => m.gradNorm > 0)).toBe(true);
+    const weights = (dir: string) => readFileSync(join(dir, "model.safetensors"));
+    expect(weights(a.out)).not.toEqual(weights(model));
+    const b = await runOnce();
+    expect(b.metrics.map((m) => m.reward)).toEqual(a.metrics.map((m) => m.reward));
+    expect(weights(b.out)).toEqual(weights(a.out));
+  }, 240_000);
 
   it("resumes exactly: weights, optimizer, metrics and the rollout log match the uninterrupted run", async () => {
     const model = await start(6);

@@ -95,8 +95,18 @@ export const GrpoConfigSchema = z
      */
     constrain: z.enum(GRPO_CONSTRAIN_MODES).default("schema"),
     topK: z.number().int().min(0).default(0),
+    /** Top-p of the replies' sampling, and under `soft` the support of every soft token. */
     topP: z.number().positive().max(1).default(1),
     maxNewTokens: z.number().int().min(1).default(64),
+    /**
+     * SofT-GRPO (docs/soft-grpo.md): each reply first thinks in `thinkingSteps` soft tokens (the
+     * top-p support Gumbel-noised, y = softmax(q' / tau), the next input the y-mixture of
+     * embeddings), then answers in tokens; the soft tokens' ratio is that of their Gumbel noise
+     * densities (loss.ts), clipped with the answer tokens'.
+     */
+    soft: z.boolean().default(false),
+    thinkingSteps: z.number().int().min(1).max(4096).default(8),
+    tau: z.number().positive().default(1),
 
     lr: z.number().positive().default(1e-6),
     minLr: z.number().min(0).optional(),

@@ -29,6 +29,28 @@
  *   entropy = -sum_{i in M} p^M_i log p^M_i
  * A token forced by the grammar (M = {a}) has logp 0, entropy 0 and no gradient. The engine's
  * policy head computes these from the masks the trainer passes (PolicyPassOptions.masks).
+ *
+ * Soft tokens (SofT-GRPO, `soft`; docs/soft-grpo.md). A soft-thinking reply's first K outputs
+ * are not sampled tokens but noised distributions: at each, with lp_i = z_i / T -
+ * logsumexp_{j in S} z_j / T (the top-p support S, renormalised), the rollout drew independent
+ * standard Gumbel g_i and recorded q'_i = lp_i + g_i (i in S); the next input was the mixture of
+ * embeddings weighted by y = softmax(q' / tau). The action is q' itself, so its likelihood is
+ * the density of the noise that produced it under the policy's lp. The standard Gumbel has
+ * CDF F(g) = exp(-exp(-g)), hence density f(g) = F'(g) = exp(-g) exp(-exp(-g)) and
+ *   log f(g) = -g - exp(-g);
+ * shifting by lp_i (q'_i = lp_i + g_i, unit Jacobian) gives q'_i the density f(q'_i - lp_i).
+ * A soft token's log-likelihood is the mean over its support (SofT-GRPO's reference takes the
+ * mean rather than the sum, so that a wide support does not dominate the sequence):
+ *   logp(q') = (1 / |S|) sum_{i in S} [-(q'_i - lp_i) - exp(-(q'_i - lp_i))]
+ * and its ratio r = exp(logp_new(q') - logp_old(q')) enters the same clipped surrogate, KL
+ * estimators and aggregation as a token's (tokenPolicyLoss: nothing below changes; a soft token is
+ * one more loss token, before the reply's). Its derivative, which the engine's Gumbel head applies
+ * (Backend::gumbel_loss), with g_i = q'_i - lp_i and p = softmax over S:
+ *   d logp / d lp_i = (1 - exp(-g_i)) / |S| =: a_i
+ *   d logp / d z_j  = (a_j - p_j sum_i a_i) / T for j in S, 0 outside S.
+ * The mixture weights y are part of the recorded action, constants of the objective: the gradient
+ * reaches the embedding table through the replayed mixtures, and the logits through logp alone.
+ * gumbelLogDensity below computes the same in float64 (the engine's check).
  */
 import type { GrpoConfig, LossAggregation } from "./config.js";
 import { klGrad, klValue } from "./kl.js";
@@ -191,4 +213,28 @@ export function policyLoss(seqs: readonly LossSequence[], c: LossSettings, horiz
     entropyWeights,
     tokens,
   };
+}
+
+/**
+ * A soft token's log-likelihood (the mean Gumbel log-density of its noise, header above) from
+ * one row of logits, and its gradient in those logits.
+ */
+export function gumbelLogDensity(logits: ArrayLike<number>, support: ArrayLike<number>, noised: ArrayLike<number>, temperature: number): { value: number; grad: Float64Array } {
+  const n = support.length;
+  if (n === 0 || noised.length !== n) throw new Error("a soft token needs a non-empty support and one noised logit per token of it");
+  const u = Array.from({ length: n }, (_, k) => logits[support[k]!]! / temperature);
+  const m = Math.max(...u);
+  const lse = m + Math.log(u.reduce((acc, x) => acc + Math.exp(x - m), 0));
+  let value = 0;
+  let sumA = 0;
+  const a: number[] = [];
+  for (let k = 0; k < n; k++) {
+    const g = noised[k]! - (u[k]! - lse);
+    value += (-g - Math.exp(-g)) / n;
+    a.push((1 - Math.exp(-g)) / n);
+    sumA += a[k]!;
+  }
+  const grad = new Float64Array(logits.length);
+  for (let k = 0; k < n; k++) grad[support[k]!] = (a[k]! - Math.exp(u[k]! - lse) * sumA) / temperature;
+  return { value, grad };
 }

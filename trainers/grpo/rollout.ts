@@ -2,20 +2,27 @@
  * Rollouts: G replies per decision point from the current policy, sampled in one batch by the
  * native engine (temperature, top-k, top-p; a seeded stream per reply, so a rerun samples the same
  * replies), under the point's action grammar unless `constrain` is off, each scored with the
- * world's reward functions.
+ * world's reward functions. With `soft` (SofT-GRPO) each reply first thinks in soft tokens
+ * (soft-completer.ts), which the reply keeps for the trainer.
  */
 import { actionConstraint } from "../../agents/policy/action-grammar.js";
 import type { NativeCompleter } from "../../models/generate.js";
+import type { PolicyModel } from "../../models/model.js";
+import type { SoftTrace } from "../../models/native.js";
+import type { Completion } from "../../models/sampling.js";
 import type { TokenAutomaton } from "../../models/grammar/index.js";
 import type { PolicyTokenizer } from "../../models/tokenizer.js";
 import type { GrpoConfig } from "./config.js";
 import type { DecisionPoint, ScoredReply } from "./decision-point.js";
 import { scoreGroup } from "./reward.js";
+import { completeSoft } from "./soft-completer.js";
 
 export interface Reply {
   readonly ids: readonly number[];
   readonly truncated: boolean;
   readonly scored: ScoredReply;
+  /** The soft tokens it thought in first (soft thinking). */
+  readonly soft?: SoftTrace;
 }
 
 export interface Group {
@@ -32,6 +39,8 @@ export interface Group {
 
 export interface RolloutOptions {
   readonly completer: NativeCompleter;
+  /** The policy (soft thinking samples from it directly). */
+  readonly model: PolicyModel;
   readonly tokenizer: PolicyTokenizer;
   readonly config: GrpoConfig;
   /** The longest sequence the model takes (prompt + reply). */
@@ -70,7 +79,7 @@ export async function rollout(points: readonly DecisionPoint[], o: RolloutOption
   const prepared: { point: DecisionPoint; prompt: string; ids: number[]; index: number }[] = [];
   const tooLong: DecisionPoint[] = [];
   points.forEach((point, index) => {
-    const { prompt, ids, fits } = preparePrompt(point, o.tokenizer, c.maxNewTokens, o.maxPositions);
+    const { prompt, ids, fits } = preparePrompt(point, o.tokenizer, c.maxNewTokens + (c.soft ? c.thinkingSteps : 0), o.maxPositions);
     if (!fits) tooLong.push(point);
     else prepared.push({ point, prompt, ids, index });
   });
@@ -86,7 +95,12 @@ export async function rollout(points: readonly DecisionPoint[], o: RolloutOption
     }
   });
   const sampling = { maxNewTokens: c.maxNewTokens, temperature: c.temperature, topK: c.topK, topP: c.topP };
-  const completions = prompts.length ? await o.completer.complete(prompts, sampling, seeds, grammars.some((g) => g) ? constraints : undefined) : [];
+  const grammar = grammars.some((g) => g) ? constraints : undefined;
+  const completions: readonly (Completion & { readonly soft?: SoftTrace })[] = !prompts.length
+    ? []
+    : c.soft
+      ? await completeSoft(o.model, o.tokenizer, prompts, c, seeds, grammar)
+      : await o.completer.complete(prompts, sampling, seeds, grammar);
   let generatedTokens = 0;
   const groups = await Promise.all(
     prepared.map(async (p, g): Promise<Group> => {
@@ -97,7 +111,12 @@ export async function rollout(points: readonly DecisionPoint[], o: RolloutOption
         comps.map((comp) => ({ text: comp.text, tokens: comp.tokens.length, finish: comp.finishReason, logprob: comp.logprobs.reduce((a, b) => a + b, 0) })),
         c,
       );
-      const replies = comps.map((comp, j): Reply => ({ ids: comp.tokens, truncated: comp.finishReason === "length", scored: scored[j]! }));
+      const replies = comps.map((comp, j): Reply => ({
+        ids: comp.tokens,
+        truncated: comp.finishReason === "length",
+        scored: scored[j]!,
+        ...(comp.soft ? { soft: comp.soft } : {}),
+      }));
       return { point: p.point, prompt: p.prompt, promptIds: p.ids, ...(grammars[g] ? { constraint: grammars[g] } : {}), replies, rewards: replies.map((r) => r.scored.reward) };
     }),
   );

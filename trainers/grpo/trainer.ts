@@ -29,7 +29,7 @@ import { saveTrainedModel, saveTrainerCheckpoint } from "../common/checkpoint-fo
 import { dropoutSeed } from "../common/dropout-seed.js";
 import { trimStepLog } from "../common/step-log.js";
 import { rollout, type Group } from "./rollout.js";
-import { replyValues, sequenceBatch, sequenceLength, type Sequence } from "./sequences.js";
+import { replyValues, sequenceBatch, sequenceLength, thinkingLength, type Sequence } from "./sequences.js";
 import { GRPO_STATE_FORMAT, type GrpoState } from "./state.js";
 
 export interface GrpoRun {
@@ -70,11 +70,11 @@ export interface GrpoResult {
 /**
  * What a resumed run must share with the run that wrote the checkpoint. The leak penalty is
  * named only when on, so that checkpoints written before it existed resume as they were; so is
- * a LoRA run's adapter settings and base.
+ * a LoRA run's adapter settings and base, and soft thinking's settings.
  */
 export function grpoSettings(config: GrpoConfig, dataId: string, lora?: LoraRunSettings): Record<string, unknown> {
-  const { leakPenalty, ...rest } = config;
-  return { ...rest, ...(leakPenalty > 0 ? { leakPenalty } : {}), data: dataId, ...(lora ? { lora } : {}) };
+  const { leakPenalty, soft, thinkingSteps, tau, ...rest } = config;
+  return { ...rest, ...(leakPenalty > 0 ? { leakPenalty } : {}), ...(soft ? { soft, thinkingSteps, tau } : {}), data: dataId, ...(lora ? { lora } : {}) };
 }
 
 /**
@@ -151,6 +151,7 @@ export async function trainGrpo(run: GrpoRun): Promise<GrpoResult> {
       const b = batches++;
       const r = await rollout(points, {
         completer,
+        model,
         tokenizer,
         config: c,
         maxPositions,
@@ -185,18 +186,19 @@ export async function trainGrpo(run: GrpoRun): Promise<GrpoResult> {
         prompt: g.promptIds,
         reply: r.ids,
         ...(g.constraint ? { allowed: allowedTokens(g.constraint, r.ids, c.maxNewTokens, stopTokens, masks) } : {}),
+        ...(r.soft ? { soft: r.soft } : {}),
         group: gi,
         index,
         truncated: r.truncated,
         advantage: 0,
-        ...(c.maskTruncated && r.truncated ? { mask: r.ids.map(() => false) } : {}),
+        ...(c.maskTruncated && r.truncated ? { mask: new Array<boolean>((r.soft?.argmax.length ?? 0) + r.ids.length).fill(false) } : {}),
       })),
     );
     let passTokens = 0;
     const tTrain = performance.now();
     for (const mb of chunks(samples, c.microBatch)) {
-      const { batch, masks } = sequenceBatch(mb);
-      const old = await model.policyPass(batch, false, { temperature: c.temperature, entropy: true, ...(masks ? { masks } : {}) });
+      const { batch, masks, soft } = sequenceBatch(mb);
+      const old = await model.policyPass(batch, false, { temperature: c.temperature, entropy: true, ...(masks ? { masks } : {}), ...(soft ? { soft } : {}) });
       const lp = replyValues(old.logprobs, mb, batch.seqLen);
       const ent = replyValues(old.entropy!, mb, batch.seqLen);
       mb.forEach((s, i) => {
@@ -204,7 +206,7 @@ export async function trainGrpo(run: GrpoRun): Promise<GrpoResult> {
         s.entropy = ent[i]!;
       });
       if (run.reference && c.klCoef > 0) {
-        const ref = await run.reference.policyPass(batch, false, { temperature: c.temperature, ...(masks ? { masks } : {}) });
+        const ref = await run.reference.policyPass(batch, false, { temperature: c.temperature, ...(masks ? { masks } : {}), ...(soft ? { soft } : {}) });
         replyValues(ref.logprobs, mb, batch.seqLen).forEach((v, i) => (mb[i]!.refLogp = v));
       }
       passTokens += mb.reduce((a, s) => a + sequenceLength(s), 0);
@@ -214,7 +216,7 @@ export async function trainGrpo(run: GrpoRun): Promise<GrpoResult> {
     if (c.klIn === "reward" && c.klCoef > 0) {
       for (const s of samples) {
         let kl = 0;
-        for (let t = 0; t < s.reply.length; t++) kl += klValue(c.klEstimator, s.oldLogp![t]!, s.refLogp![t]!);
+        for (let t = 0; t < s.oldLogp!.length; t++) kl += klValue(c.klEstimator, s.oldLogp![t]!, s.refLogp![t]!);
         const rewards = groups[s.group]!.rewards;
         rewards[s.index] = rewards[s.index]! - c.klCoef * kl;
       }
@@ -259,8 +261,8 @@ export async function trainGrpo(run: GrpoRun): Promise<GrpoResult> {
               logp = mb.map((s) => s.oldLogp!);
               entropy = mb.map((s) => s.entropy!);
             } else {
-              const { batch, masks } = sequenceBatch(mb);
-              const cur = await model.policyPass(batch, false, { temperature: c.temperature, entropy: c.entropyCoef > 0, ...(masks ? { masks } : {}) });
+              const { batch, masks, soft } = sequenceBatch(mb);
+              const cur = await model.policyPass(batch, false, { temperature: c.temperature, entropy: c.entropyCoef > 0, ...(masks ? { masks } : {}), ...(soft ? { soft } : {}) });
               logp = replyValues(cur.logprobs, mb, batch.seqLen);
               entropy = cur.entropy ? replyValues(cur.entropy, mb, batch.seqLen) : mb.map((s) => s.entropy!);
               passTokens += mb.reduce((a, s) => a + sequenceLength(s), 0);
@@ -280,13 +282,14 @@ export async function trainGrpo(run: GrpoRun): Promise<GrpoResult> {
             dualSum += res.dualClipFraction * res.tokens;
             tokenSum += res.tokens;
             if (res.tokens === 0) continue;
-            const { batch, entropyWeights, masks } = sequenceBatch(mb, res.weights, c.entropyCoef > 0 ? res.entropyWeights : undefined);
+            const { batch, entropyWeights, masks, soft } = sequenceBatch(mb, res.weights, c.entropyCoef > 0 ? res.entropyWeights : undefined);
             // A LoRA adapter's dropout acts in this pass only: the ratios above are of the policy
             // without dropout (the rollout's), its gradient of the dropout-perturbed objective.
             await model.policyPass(batch, true, {
               temperature: c.temperature,
               ...(entropyWeights ? { entropyWeights } : {}),
               ...(masks ? { masks } : {}),
+              ...(soft ? { soft } : {}),
               dropoutSeed: dropoutSeed(c.seed, updates, k),
             });
             passTokens += mb.reduce((a, s) => a + sequenceLength(s), 0);
@@ -311,9 +314,12 @@ export async function trainGrpo(run: GrpoRun): Promise<GrpoResult> {
     let entTok = 0;
     let entN = 0;
     for (const s of samples) {
-      for (let t = 0; t < s.reply.length; t++) {
-        entTok += s.entropy![t]!;
-        entN++;
+      // The KL runs over soft tokens too; soft tokens have no entropy here (0): that metric is the answer tokens'.
+      for (let t = 0; t < s.oldLogp!.length; t++) {
+        if (t >= thinkingLength(s)) {
+          entTok += s.entropy![t]!;
+          entN++;
+        }
         if (s.refLogp) {
           klTok += klValue(c.klEstimator, s.oldLogp![t]!, s.refLogp[t]!);
           klN++;

@@ -89,6 +89,50 @@ class CpuBackend final : public Backend<T> {
     });
   }
 
+  void embedding_mix_forward(T* out, const int32_t* offsets, const int32_t* ids, const float* weights, const T* table, int rows,
+                             int dim) override {
+    pool_->parallel_for(rows, kRowGrain, [&](int64_t b, int64_t e, int) {
+      for (int64_t r = b; r < e; r++) {
+        if (offsets[r + 1] == offsets[r]) continue;
+        T* o = out + r * dim;
+        std::fill(o, o + dim, T(0));
+        // Entries in order, so that a one-hot row is its token's embedding exactly (0 + 1 * x).
+        for (int32_t k = offsets[r]; k < offsets[r + 1]; k++) {
+          const T w = static_cast<T>(weights[k]);
+          const T* t = table + static_cast<int64_t>(ids[k]) * dim;
+          for (int c = 0; c < dim; c++) o[c] += w * t[c];
+        }
+      }
+    });
+  }
+
+  void embedding_mix_backward(T* dtable, T* dweights, const int32_t* offsets, const int32_t* ids, const float* weights, const T* table,
+                              const T* dout, int rows, int dim) override {
+    // As embedding_backward: split by columns, every thread visits the rows in order.
+    if (dtable)
+      pool_->parallel_for(dim, kColGrain, [&](int64_t c0, int64_t c1, int) {
+        for (int r = 0; r < rows; r++) {
+          const T* g = dout + static_cast<int64_t>(r) * dim;
+          for (int32_t k = offsets[r]; k < offsets[r + 1]; k++) {
+            const T w = static_cast<T>(weights[k]);
+            T* d = dtable + static_cast<int64_t>(ids[k]) * dim;
+            for (int64_t c = c0; c < c1; c++) d[c] += w * g[c];
+          }
+        }
+      });
+    if (dweights)
+      pool_->parallel_for(rows, kRowGrain, [&](int64_t b, int64_t e, int) {
+        for (int64_t r = b; r < e; r++)
+          for (int32_t k = offsets[r]; k < offsets[r + 1]; k++) {
+            const T* t = table + static_cast<int64_t>(ids[k]) * dim;
+            const T* g = dout + r * dim;
+            double acc = 0;
+            for (int c = 0; c < dim; c++) acc += static_cast<double>(g[c]) * t[c];
+            dweights[k] = static_cast<T>(acc);
+          }
+      });
+  }
+
   void rmsnorm_forward(T* out, T* rstd, const T* x, const T* w, int rows, int dim, double eps) override {
     pool_->parallel_for(rows, kRowGrain, [&](int64_t b, int64_t e, int) {
       for (int64_t r = b; r < e; r++) {
@@ -368,6 +412,51 @@ class CpuBackend final : public Backend<T> {
           for (int i = 0; i < vocab; i++) z[i] = static_cast<T>(w * std::exp(z[i] - lse));
           z[t] -= static_cast<T>(w);
         }
+      }
+    });
+    double loss = 0;
+    for (double l : row_loss) loss += l;
+    return loss;
+  }
+
+  double gumbel_loss(T* logits, const int32_t* offsets, const int32_t* ids, const float* noised, const float* weights, double temperature,
+                     T* logdens, int rows, int vocab, bool grad) override {
+    const double inv_t = 1.0 / temperature;
+    std::vector<double> row_loss(rows, 0.0);
+    pool_->parallel_for(rows, 1, [&](int64_t b, int64_t e, int) {
+      std::vector<double> lp, a;
+      for (int64_t r = b; r < e; r++) {
+        T* z = logits + r * vocab;
+        const int32_t k0 = offsets[r], n = offsets[r + 1] - k0;
+        const int32_t* S = ids + k0;
+        const float* q = noised + k0;
+        double m = -INFINITY;
+        for (int k = 0; k < n; k++) m = std::max(m, static_cast<double>(z[S[k]]) * inv_t);
+        double sum = 0;
+        for (int k = 0; k < n; k++) sum += std::exp(z[S[k]] * inv_t - m);
+        const double lse = m + std::log(sum);
+        lp.resize(n);
+        double dens = 0;
+        for (int k = 0; k < n; k++) {
+          lp[k] = z[S[k]] * inv_t - lse;
+          const double g = q[k] - lp[k];
+          dens += -g - std::exp(-g);
+        }
+        dens /= n;
+        const double w = weights ? weights[r] : 1.0;
+        logdens[r] = static_cast<T>(dens);
+        row_loss[r] = -w * dens;
+        if (!grad) continue;
+        // d dens / d lp_i = (1 - exp(-g_i)) / n =: a_i; d lp_i / d u_j = [i == j] - p_j on S, so
+        // d dens / d u_j = a_j - p_j sum_i a_i; du/dz = 1 / temperature.
+        a.resize(n);
+        double sum_a = 0;
+        for (int k = 0; k < n; k++) {
+          a[k] = (1.0 - std::exp(lp[k] - q[k])) / n;
+          sum_a += a[k];
+        }
+        std::fill(z, z + vocab, T(0));
+        for (int k = 0; k < n; k++) z[S[k]] = static_cast<T>(-w * inv_t * (a[k] - std::exp(lp[k]) * sum_a));
       }
     });
     double loss = 0;
