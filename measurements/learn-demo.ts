@@ -3,14 +3,15 @@
  * questions, evaluated on files it never trained on. Issue 27's headline run.
  *
  *   npm run demo:learn -- [--out DIR] [--questions N] [--sft-steps N] [--grpo-steps N] [--seed S]
- *       [--val FILE] [--paraphrased FILE] [--val-limit N]
+ *       [--balance on|off] [--vanilla-share X] [--val FILE] [--paraphrased FILE] [--val-limit N]
  *
- * 1. data: N questions of new ToMi stories (the world's generator, seeded), varied beyond ToMi's
- *    own file so that the policy learns the task and not the file: half the stories name their
- *    containers plainly ("envelope", as ParaphrasedToMi does; ToMi colours every one), a third say
- *    where a container stands. Each question is written twice, as the policy is asked it in
- *    simulation mode (the compact socialized context, worlds/tomi/compact-context.ts, then the
- *    question) and in vanilla mode (the story, then the question), with the world model's label.
+ * 1. data (learn-recipe.ts): N questions of new ToMi stories (the world's generator, seeded),
+ *    varied beyond ToMi's own file so that the policy learns the task and not the file: half the
+ *    stories name their containers plainly ("envelope", as ParaphrasedToMi does; ToMi colours
+ *    every one), a third say where a container stands; as many of each question type. Each
+ *    question is written as the policy is asked it in simulation mode (the compact socialized
+ *    context, worlds/tomi/compact-context.ts, then the question), and a share of them also in
+ *    vanilla mode (the story, then the question), with the world model's label.
  * 2. base: `model init --preset 1m --tokenizer word` on those prompts (every word one token, so a
  *    container's name is the same tokens in the context and in the answer).
  * 3. SFT: `train sft` on the mixed file, with the prompts' tokens in the loss at a tenth of the
@@ -18,6 +19,10 @@
  *    every token of its prompts, not only from the two or three of each answer).
  * 4. GRPO: `train grpo --bench tomi --mode simulation --skip-solved` on the generated file, reward
  *    the judge's exact match, rollouts on the questions SFT still gets wrong, a KL to SFT.
+ *    Policies answer with one of the story's containers (`constrain=options` in rollouts and in
+ *    the evaluations): the question asks for a container exactly as the story writes it, and a
+ *    policy free to spell would also score its misspellings ("blue_crate" from "blue_suitcase" and
+ *    "red_crate"), which say nothing of whose belief it read.
  * 5. Evaluations, each `socialworld bench tomi --agent ...` as a user runs it: the random agent,
  *    the base, SFT and GRPO policies, and the symbolic agent, on ToMi val and ParaphrasedToMi
  *    val_600 (never trained on: no sentence of either file is in the training stories' grammar
@@ -48,10 +53,12 @@ world model's labels; the tables go to the terminal and to OUT/results.md.
 
 Options:
   --out DIR          where the models, data, store and results go (default data/learn-demo)
-  --questions N      generated training questions (default 20000)
-  --sft-steps N      SFT optimizer steps, batch 32 (default 2000)
+  --questions N      generated training questions (default 30000)
+  --sft-steps N      SFT optimizer steps, batch 32 (default 2500)
   --grpo-steps N     GRPO steps (default 10)
   --seed S           seed of every stage (default 1)
+  --balance on|off   as many questions of each type (default on) or the generator's own mix
+  --vanilla-share X  the share of questions also written in vanilla mode (default 0.5)
   --val FILE         ToMi evaluation file (default: the shared fb_all_val.txt)
   --paraphrased FILE ParaphrasedToMi file (default: the shared val_600.txt)
   --val-limit N      evaluate on the first N questions of each file only (default: all)
@@ -66,16 +73,20 @@ const values = scriptArgs({
     "sft-steps": { type: "string" },
     "grpo-steps": { type: "string" },
     seed: { type: "string" },
+    balance: { type: "string" },
+    "vanilla-share": { type: "string" },
     val: { type: "string" },
     paraphrased: { type: "string" },
     "val-limit": { type: "string" },
   },
   schema: z.object({
     out: z.string().default(join(packageRoot(), "data", "learn-demo")),
-    questions: intArg(60).default(20_000),
-    "sft-steps": intArg(1).default(2000),
+    questions: intArg(60).default(30_000),
+    "sft-steps": intArg(1).default(2500),
     "grpo-steps": intArg(0).default(10),
     seed: intArg(0, 2 ** 32 - 1).default(1),
+    balance: z.enum(["on", "off"]).default("on"),
+    "vanilla-share": z.coerce.number().min(0).max(1).default(0.5),
     val: z.string().default(tomDataPath("tomi", "original", "fb_all_val.txt")),
     paraphrased: z.string().default(tomDataPath("tomi", "paraphrased_symbolictom", "val_600.txt")),
     "val-limit": intArg(1).optional(),
@@ -100,8 +111,15 @@ const started = performance.now();
 const seed = values.seed;
 const MODES = ["simulation", "vanilla"] as const;
 
-// 1-3. Data, base, SFT: the recipe's supervised stage (learn-recipe.ts), each question in both modes.
-const { trainFile, sftFile } = await recipeSftData(out, { questions: values.questions, seed, modes: MODES, timings });
+// 1-3. Data, base, SFT: the recipe's supervised stage (learn-recipe.ts): every question in simulation mode, a share also in vanilla.
+const { trainFile, sftFile } = await recipeSftData(out, {
+  questions: values.questions,
+  seed,
+  modes: MODES,
+  shares: { vanilla: values["vanilla-share"] },
+  balance: values.balance === "on",
+  timings,
+});
 const { base, sft } = await recipeSft(run, out, { sftFile, steps: values["sft-steps"], seed });
 const grpo = join(out, "grpo");
 const s = String(seed);
@@ -111,13 +129,13 @@ if (values["grpo-steps"] > 0) {
     "train", "grpo", "--model", sft, "--bench", "tomi", "--data", trainFile, "--mode", "simulation", "--out", grpo, "--store", store,
     "--steps", String(values["grpo-steps"]), "--prompts", "16", "--group-size", "8", "--max-new-tokens", "8", "--temperature", "1",
     "--lr", "3e-5", "--kl", "0.01", "--clip-high", "0.28", "--loss-agg", "token-mean", "--dynamic-sampling", "--max-rollout-batches", "4",
-    "--skip-solved", "--keep-solved", "0.25", "--seed", s, "--save-every", "100000", "--micro-batch", "32",
+    "--skip-solved", "--keep-solved", "0.25", "--constrain", "options", "--seed", s, "--save-every", "100000", "--micro-batch", "32",
   ]);
   policies.push(["SFT+GRPO", grpo]);
 }
 
 // 5. Evaluations: every agent on every file in both modes.
-const agents: [string, string][] = [["random", `random:${seed}`], ...policies.map(([n, dir]): [string, string] => [n, `policy:${dir}?max_new_tokens=8`]), ["symbolic", "simulation"]];
+const agents: [string, string][] = [["random", `random:${seed}`], ...policies.map(([n, dir]): [string, string] => [n, `policy:${dir}?max_new_tokens=8&constrain=options`]), ["symbolic", "simulation"]];
 const reports = new Map<string, BenchReport>();
 const key = (set: string, agent: string, mode: string) => `${set}|${agent}|${mode}`;
 for (const [set, file] of evalSets) {
@@ -171,7 +189,7 @@ for (const [name, file, field] of [["SFT loss", join(sft, "train_log.jsonl"), "l
 const config = JSON.parse(readFileSync(join(base, "config.json"), "utf8")) as { vocab_size: number };
 const total = (performance.now() - started) / 1000;
 const text = [
-  `Policy preset 1m (vocabulary ${config.vocab_size}), seed ${seed}, ${values.questions} generated training questions, SFT ${values["sft-steps"]} steps, GRPO ${values["grpo-steps"]} steps:`,
+  `Policy preset 1m (vocabulary ${config.vocab_size}), seed ${seed}, ${values.questions} generated training questions (${values.balance === "on" ? "balanced by type" : "the generator's mix"}, ${values["vanilla-share"]} of them also in vanilla mode), SFT ${values["sft-steps"]} steps, GRPO ${values["grpo-steps"]} steps; policies answer one of the story's containers (constrain=options):`,
   "",
   ...tables,
   wallTimeLine(total, timings),

@@ -4,8 +4,13 @@
  *
  * 1. data: N questions of new ToMi stories (the world's generator, seeded), varied beyond ToMi's
  *    own file so that the policy learns the task and not the file: half the stories name their
- *    containers plainly, a third say where a container stands; each question written in the
- *    prompt modes asked for, with the world model's label, in a seeded order.
+ *    containers plainly, a third say where a container stands. Balanced by question type (on
+ *    request): as many of each of ToMi's six types (false and true belief apart), drawn from three
+ *    times as many generated questions. In ToMi's own mix a tenth of the first-order questions are
+ *    false belief, and a policy trained on that mix answers every first-order question with the
+ *    object's real place: right nine times in ten, and a third of the time on false belief. Each
+ *    question is written in the prompt modes asked for (each mode for a share of the questions),
+ *    with the world model's label, in a seeded order.
  * 2. base: `model init --preset 1m --tokenizer word` on those prompts (every word one token, so a
  *    container's name is the same tokens in the story and in the answer).
  * 3. SFT: `train sft` with the prompts' tokens in the loss at a tenth of the answer's weight
@@ -17,35 +22,66 @@ import { questionText } from "../agents/policy/question-prompt.js";
 import { Rng } from "../worlds/core/rng.js";
 import type { Mode } from "../worlds/question/benchmark.js";
 import { loadBenchmark } from "../worlds/registry.js";
-import { generateTomi } from "../worlds/tomi/index.js";
+import { generateTomi, questionSubset } from "../worlds/tomi/index.js";
+import { balancedByType, countByType } from "../trainers/data/balanced-types.js";
 import type { StageTiming } from "./cli-process.js";
 
 export interface SftData {
   /** The generated questions, as a ToMi file (what GRPO and evaluations read). */
   readonly trainFile: string;
-  /** The SFT examples: `{prompt, response}` lines, every question in every mode. */
+  /** The SFT examples: `{prompt, response}` lines, each question in its modes. */
   readonly sftFile: string;
   readonly questions: number;
   readonly examples: number;
 }
 
+export interface SftDataOptions {
+  readonly questions: number;
+  readonly seed: number;
+  readonly modes: readonly Mode[];
+  /** The share of questions also written in a mode (default 1: every question in every mode). */
+  readonly shares?: Partial<Record<Mode, number>>;
+  /** As many questions of each type (default: the generator's own mix). */
+  readonly balance?: boolean;
+  readonly timings: StageTiming[];
+}
+
 /** Writes OUT/train.txt (and .trace) and OUT/sft.jsonl; the stage's wall time goes to `timings` as "data". */
-export async function recipeSftData(out: string, o: { questions: number; seed: number; modes: readonly Mode[]; timings: StageTiming[] }): Promise<SftData> {
+export async function recipeSftData(out: string, o: SftDataOptions): Promise<SftData> {
   const t0 = performance.now();
   const trainFile = join(out, "train.txt");
   const sftFile = join(out, "sft.jsonl");
-  const files = await generateTomi(o.questions, o.seed, undefined, { plainContainers: 0.5, placedContainers: 0.3 });
-  writeFileSync(trainFile, files.txt);
-  writeFileSync(join(out, "train.trace"), files.trace);
+  const files = await generateTomi(o.balance ? 3 * o.questions : o.questions, o.seed, undefined, { plainContainers: 0.5, placedContainers: 0.3 });
+  const pool = join(out, o.balance ? "generated.txt" : "train.txt");
+  writeFileSync(pool, files.txt);
+  writeFileSync(pool.replace(/\.txt$/, ".trace"), files.trace);
   const bench = await loadBenchmark("tomi");
-  const lines: string[] = [];
-  for (const item of await bench.load(trainFile)) {
-    for (const mode of o.modes) lines.push(JSON.stringify({ prompt: await questionText(bench.task(item, mode)), response: item.answer }));
+  let items = await bench.load(pool);
+  if (o.balance) {
+    const types = items.map((item) => String((item as { type?: unknown }).type));
+    const kept = balancedByType(types, o.questions);
+    items = kept.map((i) => items[i]!);
+    const { txt, trace } = questionSubset(files.txt, files.trace, kept);
+    writeFileSync(trainFile, txt);
+    writeFileSync(join(out, "train.trace"), trace);
+    process.stderr.write(`[data] kept by type: ${JSON.stringify(countByType(types, kept))}\n`);
   }
-  writeFileSync(sftFile, Rng.seeded(`learn-demo:${o.seed}`).shuffle(lines).join("\n") + "\n");
+  const rng = Rng.seeded(`learn-demo:${o.seed}`);
+  const lines: string[] = [];
+  const written = new Map<Mode, number>();
+  for (const item of items) {
+    for (const mode of o.modes) {
+      const share = o.shares?.[mode] ?? 1;
+      if (share < 1 && !rng.chance(share)) continue;
+      written.set(mode, (written.get(mode) ?? 0) + 1);
+      lines.push(JSON.stringify({ prompt: await questionText(bench.task(item, mode)), response: item.answer }));
+    }
+  }
+  writeFileSync(sftFile, rng.shuffle(lines).join("\n") + "\n");
   o.timings.push({ stage: "data", seconds: (performance.now() - t0) / 1000 });
-  process.stderr.write(`[data] ${files.questions} generated questions, ${lines.length} examples (${o.modes.join(" and ")}) -> ${sftFile}\n`);
-  return { trainFile, sftFile, questions: files.questions, examples: lines.length };
+  const counts = [...written].map(([mode, n]) => `${n} ${mode}`).join(", ");
+  process.stderr.write(`[data] ${items.length} questions${o.balance ? ` (${files.questions} generated, balanced by type)` : ""}, ${lines.length} examples (${counts}) -> ${sftFile}\n`);
+  return { trainFile, sftFile, questions: items.length, examples: lines.length };
 }
 
 /** `model init` then `train sft` of the recipe: OUT/base and OUT/sft, through `run` (the command line in a child process). */

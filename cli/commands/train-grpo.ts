@@ -66,9 +66,11 @@ ${GRPO_PRESET_NAMES.map((n) => `                           ${n}: ${GRPO_PRESETS[
 Sampling and batch:
   --steps N (100)  --prompts N per step (8)  --group-size G (8)
   --temperature X (1)  --top-k K (0: off)  --top-p P (1)  --max-new-tokens N (64)
-  --constrain schema|off (schema)  sample each reply under its action's grammar (the action
-                           schema's JSON, or a bare answer), so replies parse; the loss then uses
-                           the masked distributions they were drawn from. off: the whole vocabulary
+  --constrain schema|options|off (schema)  sample each reply under its action's grammar (the
+                           action schema's JSON, or a bare answer), so replies parse; the loss then
+                           uses the masked distributions they were drawn from. options: one of the
+                           answers the question lists (ToMi's containers in the story), as the
+                           policy agent's constrain=options. off: the whole vocabulary
   --soft  --thinking-steps K (8)  --tau X (1)   SofT-GRPO: each reply first thinks in K soft tokens
                            (the --top-p support, 0.9 unless given, Gumbel-noised; the next input is
                            the softmax(q'/tau) mixture of embeddings), then answers in tokens; the

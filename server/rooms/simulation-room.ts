@@ -19,6 +19,7 @@ import type { Episode } from "../../worlds/core/episode.js";
 import type { Benchmark } from "../../worlds/question/benchmark.js";
 import { SeatAgent } from "./seat-agent.js";
 import { checkSeatNames, isHumanSeat } from "./seat-names.js";
+import { personAnswerProblem } from "../../worlds/question/person-answer.js";
 import { agentAnswers, personAnswers, prepareQuiz, quizMessage, type AnsweredQuestion, type SeatQuestions } from "./quiz.js";
 import { S2C, type QuizAnswerResultMessage, type QuizResultMessage } from "../protocol.js";
 import { QuizScore, pushBounded } from "./state.js";
@@ -345,6 +346,10 @@ export class SimulationRoom extends EpisodeRoom {
     if (!open || open.episode !== episode) return reply({ ok: false, id, error: `your seat has no open quiz for episode ${episode}` });
     if (id >= open.seat.items.length) return reply({ ok: false, id, error: `no question ${id} in your quiz (it has ${open.seat.items.length})` });
     if (open.given.has(id)) return reply({ ok: false, id, error: `question ${id} is already answered` });
+    // As in a benchmark room's seat: a slip (empty, a container the story has not) is refused with
+    // the reason while the quiz is open, not scored wrong without a word.
+    const problem = personAnswerProblem(this.quizzer!.benchmark.task(open.seat.items[id]!, "vanilla"), answer);
+    if (problem) return reply({ ok: false, id, error: problem });
     open.given.set(id, answer);
     reply({ ok: true, id });
     if (open.given.size === open.seat.items.length) open.done();

@@ -11,7 +11,9 @@ import { generateTomi } from "../../worlds/tomi/generator.js";
 import { BenchPoints } from "../../trainers/grpo/bench-points.js";
 import { WorldPoints } from "../../trainers/grpo/world-points.js";
 import { loadScenario } from "../../worlds/registry.js";
-import { tempDir } from "../policy/fixtures.js";
+import { pointGrammar } from "../../trainers/grpo/rollout.js";
+import { NativeCompleter } from "../../models/generate.js";
+import { tempDir, tinyModel } from "../policy/fixtures.js";
 
 describe("world decision points", () => {
   it("every agent's turn of the scripted replay, with the script's action as the reference", async () => {
@@ -73,5 +75,31 @@ describe("benchmark decision points", () => {
     expect(p.exact({ answer: label })).toBe(1);
     expect(p.exact({ answer: `the ${label}.` })).toBe(1);
     expect(p.exact({ answer: "nowhere" })).toBe(0);
+  });
+
+  it("lists the question's answers, and under constrain options samples only those", async () => {
+    const dir = tempDir("sw-grpo-options-");
+    const f = await generateTomi(12, 3);
+    writeFileSync(join(dir, "gen.txt"), f.txt);
+    writeFileSync(join(dir, "gen.trace"), f.trace);
+    const src = await BenchPoints.open("tomi", join(dir, "gen.txt"), "simulation");
+    const m = await tinyModel(7);
+    const completer = new NativeCompleter("t", m.model, m.tokenizer);
+    for (const i of [0, 6]) {
+      const p = await src.point(i);
+      // The story's containers, the label among them.
+      const listed = (p.options as { answer: string }[]).map((o) => o.answer);
+      expect(listed.length).toBeGreaterThanOrEqual(2);
+      expect(listed).toContain(p.reference);
+      const grammar = pointGrammar(p, m.tokenizer, { constrain: "options", maxNewTokens: 16 })!;
+      const prompt = m.tokenizer.encode(p.messages[0]!.content);
+      const seeds = Array.from({ length: 8 }, (_, k) => 100 * i + k);
+      const out = await completer.complete(seeds.map(() => prompt), { maxNewTokens: 16, temperature: 1.5 }, seeds, seeds.map(() => grammar));
+      // An untrained policy at a high temperature still answers one of them, every time.
+      for (const r of out) expect(listed).toContain(r.text.trim());
+      // The schema's grammar lets it write other text.
+      const free = await completer.complete(seeds.map(() => prompt), { maxNewTokens: 16, temperature: 1.5 }, seeds, seeds.map(() => pointGrammar(p, m.tokenizer, { constrain: "schema", maxNewTokens: 16 })!));
+      expect(free.some((r) => !listed.includes(r.text.trim()))).toBe(true);
+    }
   });
 });

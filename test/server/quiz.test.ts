@@ -133,13 +133,16 @@ describe("the quiz room option", () => {
     spectator.send("quiz_answer", { episode: quiz.episode, id: 0, answer: "x" });
     alice.send("quiz_answer", { episode: quiz.episode + 1, id: 0, answer: "x" });
     alice.send("quiz_answer", { episode: quiz.episode, id: 99, answer: "x" });
+    alice.send("quiz_answer", { episode: quiz.episode, id: 0, answer: "the moon" });
     alice.send("quiz_answer", { episode: quiz.episode, id: 0, answer: quiz.questions[0]!.choices![0]! });
     alice.send("quiz_answer", { episode: quiz.episode, id: 0, answer: "again" });
     alice.send("quiz_answer", { episode: quiz.episode, id: "0; drop", answer: 1 });
-    await until(() => aliceAcks.length === 5 && spectatorAcks.length === 1, 5000, "the answers' results");
+    await until(() => aliceAcks.length === 6 && spectatorAcks.length === 1, 5000, "the answers' results");
     expect(spectatorAcks[0]!.error).toMatch(/only a seated client/);
-    expect(aliceAcks.map((a) => a.ok)).toEqual([false, false, true, false, false]);
-    expect(aliceAcks[3]!.error).toMatch(/already answered/);
+    expect(aliceAcks.map((a) => a.ok)).toEqual([false, false, false, true, false, false]);
+    // An answer the question cannot take is refused with the answers it takes, and can be corrected.
+    expect(aliceAcks[2]!.error).toBe(`"the moon" is not one of the answers this question takes: ${quiz.questions[0]!.choices!.join(", ")}`);
+    expect(aliceAcks[4]!.error).toMatch(/already answered/);
     for (let id = 1; id < quiz.questions.length; id++) alice.send("quiz_answer", { episode: quiz.episode, id, answer: quiz.questions[id]!.choices![0]! });
     // Bob does not answer: his quiz closes at its deadline.
     await until(() => aliceResults.length > 0, 10_000, "alice's result");

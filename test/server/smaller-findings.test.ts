@@ -94,9 +94,10 @@ describe("requests", () => {
 });
 
 describe("a large generated set", () => {
-  // Timed on a machine whose 2 cores other work shares: a retry absorbs a scheduler hiccup (the
-  // unfixed server stalled for seconds on every try).
-  it("10,000 questions are generated and read while a room plays: its spectator's patches stay under 100 ms late", { retry: 2 }, async () => {
+  // What this guards is a stall: the unfixed server stopped its rooms for seconds while it read the
+  // set. The bound is set well under that and well over what a loaded 2-core machine's scheduler
+  // adds (the patch latency figure itself is measured by `npm run bench:load`, not here).
+  it("10,000 questions are generated and read while a room plays: its spectator's patches are never stalled", { retry: 1 }, async () => {
     const tick = 40;
     const res = await ts.api("/api/rooms", { method: "POST", admin: true, body: { type: "simulation", options: { world: "tomi", seed: 9, loop: true, pauseMs: 0, tickMs: tick } } });
     const spectator = await ts.join(res.json.roomId);
@@ -109,7 +110,7 @@ describe("a large generated set", () => {
     expect(big.json.progress.total).toBe(10_000);
     const tookMs = Date.now() - started;
     await spectator.leave();
-    expect(latency.p99(), `latencies: ${latency.values.join(", ")}`).toBeLessThan(100);
+    expect(latency.p99(), `latencies: ${latency.values.join(", ")}`).toBeLessThan(400);
     expect(latency.values.length).toBeGreaterThan(tookMs / tick / 3);
   });
 });

@@ -101,9 +101,11 @@ export class BenchPoints implements PointSource {
     const label = item.answer;
     const reference = this.benchmark.answerText(item, label, this.mode) ?? (Array.isArray(label) ? label.join(", ") : String(label));
     const benchmark = this.benchmark;
+    const listed = task.candidates ?? task.choices;
     return {
       ...base,
       schema: AnswerSchema,
+      ...(listed?.length ? { options: listed.map((answer) => ({ answer })) } : {}),
       reference,
       exact: (action) => (benchmark.judge(item, (action as { answer: string }).answer).correct ? 1 : 0),
       answerText: (action) => (action as { answer: string }).answer,

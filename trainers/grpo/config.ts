@@ -9,7 +9,7 @@ export const ADVANTAGE_STD = ["group", "batch", "none"] as const;
 export const LOSS_AGGREGATIONS = ["token-mean", "seq-mean-token-mean", "seq-mean-token-sum", "seq-mean-token-sum-norm"] as const;
 export const KL_ESTIMATORS = ["k1", "k2", "k3"] as const;
 export const KL_PLACEMENTS = ["loss", "reward"] as const;
-export const GRPO_CONSTRAIN_MODES = ["schema", "off"] as const;
+export const GRPO_CONSTRAIN_MODES = ["schema", "options", "off"] as const;
 
 export type AdvantageStd = (typeof ADVANTAGE_STD)[number];
 export type LossAggregation = (typeof LOSS_AGGREGATIONS)[number];

@@ -15,6 +15,11 @@ export interface DecisionPoint {
   readonly messages: readonly ChatMessage[];
   /** The world's action schema: a reply that does not parse against it fails the strict format. */
   readonly schema: z.ZodType<unknown>;
+  /**
+   * The actions valid here, where the world lists them (a ToMi question's containers): what
+   * `constrain: options` samples among, as the policy agent's `constrain=options` answers.
+   */
+  readonly options?: readonly unknown[];
   /** The reference as text, for token F1 and ROUGE-L. */
   readonly reference: string;
   /**

@@ -67,7 +67,7 @@ export function preparePrompt(point: DecisionPoint, tokenizer: PolicyTokenizer, 
 /** The grammar a point's replies are sampled under (undefined: constrain is off). */
 export function pointGrammar(point: DecisionPoint, tokenizer: PolicyTokenizer, c: Pick<GrpoConfig, "constrain" | "maxNewTokens">): TokenAutomaton | undefined {
   if (c.constrain === "off") return undefined;
-  const g = actionConstraint(tokenizer, point.schema, undefined, c.constrain);
+  const g = actionConstraint(tokenizer, point.schema, point.options, c.constrain);
   if (g && g.minBudget > c.maxNewTokens)
     throw new Error(`decision point ${point.id}: its action grammar may need up to ${g.minBudget} tokens, more than maxNewTokens (${c.maxNewTokens}); raise it, or sample without the grammar (constrain: off)`);
   return g;

@@ -41,6 +41,7 @@ export const world: WorldEntry = {
 // for a new model's default tokenizer corpus (models/from-scratch.ts), and for the learning
 // recipe's varied training stories (measurements/learn-demo.ts).
 export { generateTomi, generateTomiStory, type TomiVariations } from "./generator.js";
+export { questionSubset } from "./question-subset.js";
 export { replayTomi } from "./replay.js";
 export { renderSentence } from "./sentences.js";
 export { buildScenario } from "./story.js";
