@@ -53,7 +53,7 @@ export { casesOf, leaveLastOut, splitStats, trainSetOf, type Phase, type RecCase
 export { hitAt, ndcgAt, type TopKScore } from "./metrics.js";
 export { topK } from "./ranking.js";
 export { evaluate, recommend } from "./evaluate.js";
-export { bestMixture, simplexGrid, type BestMixture, type MixtureSearch } from "./best-mixture.js";
+export { bestMixture, gridNdcgs, simplexGrid, type BestMixture, type MixtureSearch } from "./best-mixture.js";
 export type { Recaller } from "./recallers/recaller.js";
 export { fitPopularity } from "./recallers/popularity.js";
 export { fitItemKnn, type ItemKnnOptions } from "./recallers/item-knn.js";
@@ -61,6 +61,6 @@ export { BPR_DEFAULTS, fitBpr, type BprModel, type BprOptions } from "./recaller
 export { mixtureRecaller, MixtureError, normaliseWeights, parseWeights, standardise, type Weights } from "./recallers/mixture.js";
 export { oracleRecaller, OracleMismatch } from "./recallers/oracle.js";
 export { fitRecaller, isRecallerName, RECALLERS, type FitOptions, type RecallerName } from "./recallers/fit.js";
-export { RecRankingSchema, RecWeightsSchema, scoreAction, weightsRanking, type RecAction, type RecRanking, type RecScore, type RecWeights } from "./action.js";
-export { HISTORY_SHOWN, PREVIEW, renderObservation, renderWeights, WEIGHTS_REQUEST } from "./prompts.js";
-export { DECISION_K, decisionPoint, recDecisions } from "./decisions.js";
+export { RecRankingSchema, recWeightsSchema, RecWeightsSchema, scoreAction, weightsRanking, type RecAction, type RecRanking, type RecScore, type RecWeights } from "./action.js";
+export { HISTORY_SHOWN, PREVIEW, renderObservation, renderWeights, weightsRequest } from "./prompts.js";
+export { DECISION_K, decisionPoint, recDecisions, recDecisionSet, type ExtraRecaller } from "./decisions.js";
