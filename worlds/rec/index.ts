@@ -13,6 +13,7 @@
  *   actions     a ranked list, or weights over the recallers     action.ts
  *   prompts     the recommender's observation                    prompts.ts
  *   decisions   the points `train grpo --world rec` learns from  decisions.ts
+ *   room        a user watching films, a recommender's seat        world.ts, scenario.ts
  */
 import { join } from "node:path";
 import type { WorldEntry } from "../core/world-entry.js";
@@ -20,6 +21,7 @@ import { recDecisions } from "./decisions.js";
 import { generateRec } from "./generator.js";
 import { MOVIES_FILE, RATINGS_FILE, serializeMovieLens } from "./movielens.js";
 import { PREFERENCES_FILE } from "./preferences.js";
+import { recScenarios } from "./scenario.js";
 
 export const world: WorldEntry = {
   name: "rec",
@@ -43,6 +45,7 @@ export const world: WorldEntry = {
     },
   },
   decisions: recDecisions,
+  scenario: recScenarios,
 };
 
 export { MOVIELENS_GENRES, type Movie, type Rating, type RecDataset } from "./dataset.js";
@@ -64,3 +67,5 @@ export { fitRecaller, isRecallerName, RECALLERS, type FitOptions, type RecallerN
 export { RecRankingSchema, recWeightsSchema, RecWeightsSchema, scoreAction, weightsRanking, type RecAction, type RecRanking, type RecScore, type RecWeights } from "./action.js";
 export { HISTORY_SHOWN, PREVIEW, renderObservation, renderWeights, weightsRequest } from "./prompts.js";
 export { DECISION_K, decisionPoint, recDecisions, recDecisionSet, type ExtraRecaller } from "./decisions.js";
+export { RecListSchema, RecWorld, RECOMMENDER, ROOM_K, type RecList, type RecObservationData, type RecRoomState, type RecStepScore } from "./world.js";
+export { mixtureRecommender, recScenario, recScenarios, RecRoomOptionsSchema, ROOM_CANDIDATES, ROOM_MAX_ITEMS, ROOM_MAX_USERS, ROOM_MIXTURE, type RecRoomOptions, type RecScenario } from "./scenario.js";
