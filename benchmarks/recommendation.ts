@@ -3,8 +3,9 @@
  * split's training items, then NDCG@k and HR@k of each on the test items by full ranking, with
  * the time each took. Agents:
  *
- *   pop, itemknn, bpr   one recaller alone
- *   mix:W               a fixed mixture, W = "pop=0.2,itemknn=0.3,bpr=0.5" (normalised)
+ *   pop, itemknn, bpr   one recaller alone (the world's, worlds/rec/recallers)
+ *   sasrec              the sequential recaller on the native engine (trainers/rec/sasrec.ts)
+ *   mix:W               a fixed mixture, W = "pop=0.2,itemknn=0.3,bpr=0.2,sasrec=0.3" (normalised)
  *   best                the best fixed mixture, its weights searched on the valid items
  *   oracle              the generator's latent truth (generated data only: preferences.json)
  *   all                 every one of the above that the data allows (the default)
@@ -24,31 +25,38 @@ import {
   trainSetOf,
   type BprOptions,
   type Preferences,
-  type RecallerName,
   type Recaller,
   type RecSplit,
   type Weights,
 } from "../worlds/rec/index.js";
+import { fitSasrec, type SasrecOptions } from "../trainers/rec/sasrec.js";
 
+/** The recallers the benchmark fits: the world's, and SASRec, which needs the model runtime. */
+export const BENCH_RECALLERS = [...RECALLERS, "sasrec"] as const;
+export type BenchRecaller = (typeof BENCH_RECALLERS)[number];
+
+export function isBenchRecaller(name: string): name is BenchRecaller {
+  return isRecallerName(name) || name === "sasrec";
+}
 
 export type RecAgent =
-  | { readonly kind: "recaller"; readonly name: RecallerName }
+  | { readonly kind: "recaller"; readonly name: BenchRecaller }
   | { readonly kind: "mix"; readonly weights: Weights }
   | { readonly kind: "best" }
   | { readonly kind: "oracle" }
   | { readonly kind: "all" };
 
-export const REC_AGENTS = "pop, itemknn, bpr, mix:RECALLER=W,..., best, oracle or all";
+export const REC_AGENTS = "pop, itemknn, bpr, sasrec, mix:RECALLER=W,..., best, oracle or all";
 
 export class RecAgentError extends Error {}
 
 export function parseRecAgent(spec: string): RecAgent {
-  if (isRecallerName(spec)) return { kind: "recaller", name: spec };
+  if (isBenchRecaller(spec)) return { kind: "recaller", name: spec };
   if (spec === "best" || spec === "oracle" || spec === "all") return { kind: spec };
   if (spec.startsWith("mix:")) {
     try {
       const weights = parseWeights(spec.slice(4));
-      normaliseWeights(weights, RECALLERS);
+      normaliseWeights(weights, BENCH_RECALLERS);
       return { kind: "mix", weights };
     } catch (err) {
       if (err instanceof MixtureError) throw new RecAgentError(`mix: ${err.message}`);
@@ -61,6 +69,8 @@ export function parseRecAgent(spec: string): RecAgent {
 export interface RecBenchOptions {
   readonly k?: number;
   readonly bpr?: BprOptions;
+  /** SASRec's architecture and training (seeded; trainers/rec/sasrec.ts). */
+  readonly sasrec?: SasrecOptions;
   /** Item-kNN's neighbours per item. */
   readonly knn?: number;
   /** Validation cases the best-mixture search uses at most. */
@@ -94,15 +104,19 @@ export function runRecBench(split: RecSplit, agent: RecAgent, opts: RecBenchOpti
   const test = casesOf(split, "test");
   if (test.length === 0) throw new RecAgentError(`${split.source}: no user has a test item (a user needs 2 interactions)`);
   const rows: RecBenchRow[] = [];
-  const fitted = new Map<RecallerName, { recaller: Recaller; seconds: number }>();
+  const fitted = new Map<BenchRecaller, { recaller: Recaller; seconds: number }>();
 
-  const fit = (name: RecallerName) => {
+  const fit = (name: BenchRecaller) => {
     const have = fitted.get(name);
     if (have) return have;
     const t0 = performance.now();
     let tick: ((d: number) => void) | undefined;
-    const label = name === "bpr" ? "fit bpr (epochs)" : `fit ${name}`;
-    const recaller = fitRecaller(name, train, { ...(opts.bpr ? { bpr: opts.bpr } : {}), ...(opts.knn !== undefined ? { knn: opts.knn } : {}) }, (done, total) => (tick ??= progress(label, total))(done));
+    const label = name === "bpr" || name === "sasrec" ? `fit ${name} (epochs)` : `fit ${name}`;
+    const onProgress = (done: number, total: number) => (tick ??= progress(label, total))(done);
+    const recaller =
+      name === "sasrec"
+        ? fitSasrec(train, opts.sasrec, onProgress)
+        : fitRecaller(name, train, { ...(opts.bpr ? { bpr: opts.bpr } : {}), ...(opts.knn !== undefined ? { knn: opts.knn } : {}) }, onProgress);
     const entry = { recaller, seconds: (performance.now() - t0) / 1000 };
     fitted.set(name, entry);
     return entry;
@@ -112,16 +126,16 @@ export function runRecBench(split: RecSplit, agent: RecAgent, opts: RecBenchOpti
     const s = evaluate(recaller, test, items, k, progress(`test ${name}`, test.length));
     rows.push({ agent: name, ndcg: s.ndcg, hr: s.hr, users: s.n, fitSeconds, evalSeconds: (performance.now() - t0) / 1000, ...(weights ? { weights } : {}) });
   };
-  const fitAll = () => RECALLERS.map(fit);
+  const fitAll = () => BENCH_RECALLERS.map(fit);
 
   if (agent.kind === "recaller" || agent.kind === "all") {
-    for (const name of agent.kind === "all" ? RECALLERS : [agent.name]) {
+    for (const name of agent.kind === "all" ? BENCH_RECALLERS : [agent.name]) {
       const f = fit(name);
       score(name, f.recaller, f.seconds);
     }
   }
   if (agent.kind === "mix") {
-    const names = RECALLERS.filter((n) => Object.hasOwn(agent.weights, n));
+    const names = BENCH_RECALLERS.filter((n) => Object.hasOwn(agent.weights, n));
     const parts = names.map(fit);
     const ws = normaliseWeights(agent.weights, names);
     const seconds = parts.reduce((a, f) => a + f.seconds, 0);

@@ -1,5 +1,5 @@
 /**
- * The recommendation table: NDCG@10 and HR@10 of each recaller alone, the best fixed mixture
+ * The recommendation table: NDCG@10 and HR@10 of each recaller alone (pop, itemknn, bpr, sasrec), the best fixed mixture
  * (weights chosen on the valid items) and the oracle (the generator's latent truth), on generated
  * users of several shapes, and on MovieLens-1M where its folder is found; with the wall time of
  * each row (fit + evaluation) and each NDCG as a share of the oracle's, the peer of the same run.
@@ -26,7 +26,7 @@ type Shape = keyof typeof SHAPES;
 
 const USAGE = `node dist/measurements/rec-table.js [options]   (or: npm run table:rec -- [options])
 
-Prints NDCG@10, HR@10 and wall time of pop, itemknn, bpr, the best fixed mixture and the oracle on
+Prints NDCG@10, HR@10 and wall time of pop, itemknn, bpr, sasrec, the best fixed mixture and the oracle on
 generated users of each shape, and on MovieLens-1M when its folder is there (no oracle: no truth).
 
 Options:

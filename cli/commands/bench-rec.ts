@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { parseRecAgent, RecAgentError, REC_AGENTS, runRecBench, type RecBenchRow } from "../../benchmarks/recommendation.js";
 import { writeFileAtomic } from "../../store/write-atomic.js";
+import { SASREC_DEFAULTS, SasrecError } from "../../trainers/rec/sasrec.js";
 import { BPR_DEFAULTS, generateRec, leaveLastOut, OracleMismatch, PREFERENCES_FILE, readMovieLens, readPreferences, splitStats, type Preferences, type RecSplit } from "../../worlds/rec/index.js";
 import { intArg, numArg, parseCommand, UsageError } from "../args.js";
 import { checkDistinctFiles, prepareOutput } from "../output-path.js";
@@ -23,17 +24,21 @@ Data (one of):
                        (what \`generate rec\` writes) lets the oracle run
   --generate N         N generated users with latent preferences (seeded by --seed)
   --items N            items of the generated catalogue (default 400)
-  --seed S             the generator's and BPR's seed (default 0)
+  --seed S             the generator's, BPR's and SASRec's seed (default 0)
 
 Options:
   --agent A            ${REC_AGENTS} (default all):
-                       pop, itemknn, bpr: one recaller; mix:pop=0.2,bpr=0.8: a fixed mixture of their
+                       pop, itemknn, bpr: one recaller; sasrec: a small SASRec-style transformer on
+                       the native engine, trained on the training sequences by next-item
+                       cross-entropy; mix:pop=0.2,sasrec=0.8: a fixed mixture of their
                        standardised scores; best: the best fixed mixture, chosen on the valid items;
                        oracle: ranks by the generator's true preferences (generated data only)
   --k K                the cut-off of NDCG@K and HR@K (default 10)
   --epochs N           BPR's epochs (default ${BPR_DEFAULTS.epochs})
   --dim D              BPR's embedding size (default ${BPR_DEFAULTS.dim})
   --lr X               BPR's SGD step (default ${BPR_DEFAULTS.lr})
+  --sasrec-epochs N    SASRec's epochs (default ${SASREC_DEFAULTS.epochs})
+  --sasrec-dim D       SASRec's hidden size (default ${SASREC_DEFAULTS.dim}; ${SASREC_DEFAULTS.layers} layers, ${SASREC_DEFAULTS.heads} heads, the last ${SASREC_DEFAULTS.maxLen} items)
   --neighbours N       item-kNN's neighbours per item (default 100)
   --sample N           validation users the mixture search uses at most (default 2000)
   --json OUT.json      write the table as JSON
@@ -53,6 +58,8 @@ const Args = z
     epochs: intArg(0, 100_000).optional(),
     dim: intArg(1, 1024).optional(),
     lr: numArg().positive().optional(),
+    "sasrec-epochs": intArg(1, 100_000).optional(),
+    "sasrec-dim": intArg(2, 4096).optional(),
     neighbours: intArg(1, 100_000).optional(),
     sample: intArg(1).optional(),
     json: z.string().min(1).optional(),
@@ -75,6 +82,8 @@ export async function benchRecCommand(argv: readonly string[]): Promise<number> 
       epochs: { type: "string" },
       dim: { type: "string" },
       lr: { type: "string" },
+      "sasrec-epochs": { type: "string" },
+      "sasrec-dim": { type: "string" },
       neighbours: { type: "string" },
       sample: { type: "string" },
       json: { type: "string" },
@@ -111,13 +120,14 @@ export async function benchRecCommand(argv: readonly string[]): Promise<number> 
     if (existsSync(truth)) preferences = readPreferences(truth);
   }
   const bpr = { ...(args.epochs !== undefined ? { epochs: args.epochs } : {}), ...(args.dim !== undefined ? { dim: args.dim } : {}), ...(args.lr !== undefined ? { lr: args.lr } : {}), seed: args.seed };
+  const sasrec = { ...(args["sasrec-epochs"] !== undefined ? { epochs: args["sasrec-epochs"] } : {}), ...(args["sasrec-dim"] !== undefined ? { dim: args["sasrec-dim"] } : {}), seed: args.seed };
   let rows: RecBenchRow[];
   let bar: Progress | undefined;
   try {
     rows = runRecBench(
       split,
       agent,
-      { k: args.k, bpr, ...(args.neighbours !== undefined ? { knn: args.neighbours } : {}), ...(args.sample !== undefined ? { mixtureSample: args.sample } : {}), ...(preferences ? { preferences } : {}) },
+      { k: args.k, bpr, sasrec, ...(args.neighbours !== undefined ? { knn: args.neighbours } : {}), ...(args.sample !== undefined ? { mixtureSample: args.sample } : {}), ...(preferences ? { preferences } : {}) },
       (stage, total) => {
         bar?.finish();
         const mine = (bar = new Progress(stage, total, stream));
@@ -126,6 +136,7 @@ export async function benchRecCommand(argv: readonly string[]): Promise<number> 
     );
   } catch (err) {
     if (err instanceof RecAgentError) throw new UsageError(`--agent: ${err.message}`);
+    if (err instanceof SasrecError) throw new UsageError(err.message);
     if (err instanceof OracleMismatch) throw new UsageError(`--agent: ${err.message} (${PREFERENCES_FILE} beside the data was written for other data)`);
     throw err;
   } finally {

@@ -31,15 +31,16 @@ describe("socialworld generate rec", () => {
 });
 
 describe("socialworld bench rec", () => {
-  it("prints NDCG@10 and HR@10 of every recaller, the best mixture and the oracle, and writes them as JSON", async () => {
+  it("prints NDCG@10 and HR@10 of every recaller (SASRec among them), the best mixture and the oracle, and writes them as JSON", async () => {
     const dir = tmp();
     await main(["generate", "rec", "--n", "120", "--seed", "1", "--out", join(dir, "d"), "--quiet"]);
     io.out = "";
-    const code = await main(["bench", "rec", "--data", join(dir, "d"), "--epochs", "5", "--json", join(dir, "r.json"), "--md", join(dir, "r.md"), "--quiet"]);
+    const code = await main(["bench", "rec", "--data", join(dir, "d"), "--epochs", "5", "--sasrec-epochs", "2", "--sasrec-dim", "16", "--json", join(dir, "r.json"), "--md", join(dir, "r.md"), "--quiet"]);
     expect(code).toBe(0);
     const report = JSON.parse(readFileSync(join(dir, "r.json"), "utf8"));
     expect(report).toMatchObject({ users: 120, test: 120, k: 10 });
-    expect(report.rows.map((r: { agent: string }) => r.agent)).toEqual(["pop", "itemknn", "bpr", "best mixture", "oracle"]);
+    expect(report.rows.map((r: { agent: string }) => r.agent)).toEqual(["pop", "itemknn", "bpr", "sasrec", "best mixture", "oracle"]);
+    expect(Object.keys(report.rows[4].weights)).toEqual(["pop", "itemknn", "bpr", "sasrec"]);
     for (const r of report.rows) {
       expect(r.ndcg).toBeGreaterThan(0);
       expect(r.hr).toBeGreaterThanOrEqual(r.ndcg);
@@ -65,6 +66,7 @@ describe("socialworld bench rec", () => {
       [["--generate", "20", "--agent", "bogus"], /--agent: unknown agent "bogus"/],
       [["--generate", "20", "--agent", "mix:pop=1,svd=2"], /--agent: mix: no recaller "svd"/],
       [["--data", "x", "--items", "5"], /--items/],
+      [["--generate", "20", "--agent", "sasrec", "--sasrec-dim", "15"], /sasrec: dim 15 is not a multiple of heads 2/],
     ];
     for (const [argv, re] of cases) {
       io.err = "";

@@ -12,6 +12,7 @@ import { RunStore } from "../../store/run-store.js";
 import { GrpoConfigSchema } from "../../trainers/grpo/config.js";
 import { scoreReply } from "../../trainers/grpo/reward.js";
 import { ScoredPoints } from "../../trainers/grpo/scored-points.js";
+import { recDecisionsWithSasrec } from "../../trainers/rec/decisions.js";
 import { loadDecisions } from "../../worlds/registry.js";
 import { captureOutput } from "../capture.js";
 import { tempDir } from "../policy/fixtures.js";
@@ -21,20 +22,21 @@ const settings = GrpoConfigSchema.parse({});
 const reply = (text: string) => ({ text, tokens: 10, finish: "stop", logprob: -3 });
 
 describe("train grpo --world rec", () => {
-  it("rewards weights over the recallers with the world's NDCG@10; anything else gets -1", async () => {
+  it("rewards weights over the recallers (SASRec among them) with the world's NDCG@10; anything else gets -1", async () => {
     const source = await ScoredPoints.open("rec", 5, 2);
-    const decisions = await (await loadDecisions("rec")).points(5, 2);
+    const decisions = await recDecisionsWithSasrec.points(5, 2);
     expect(source.size).toBe(5);
     for (let i = 0; i < 5; i++) {
       const p = await source.point(i);
       const d = decisions[i]!;
       expect(p.messages.at(-1)).toEqual({ role: "user", content: d.observation });
-      const w = { weights: { pop: 0.2, itemknn: 0.5, bpr: 0.3 } };
+      expect(d.observation).toMatch(/^sasrec recommends: /m);
+      const w = { weights: { pop: 0.2, itemknn: 0.3, bpr: 0.3, sasrec: 0.2 } };
       const mid = scoreReply(p, reply(JSON.stringify(w)), settings);
       expect(mid.format).toBe(true);
       expect(mid.reward).toBeCloseTo(d.reward(w), 12);
       expect(scoreReply(p, reply(JSON.stringify(d.best)), settings).reward).toBeGreaterThanOrEqual(mid.reward);
-      for (const bad of ['{"weights": {"pop": 1}}', '{"items": [1, 2]}', "pop 0.5", '{"weights": {"pop": 0.2, "itemknn": 0.5, "bpr": 1.5}}']) {
+      for (const bad of ['{"weights": {"pop": 1}}', '{"weights": {"pop": 0.2, "itemknn": 0.5, "bpr": 0.3}}', '{"items": [1, 2]}', "pop 0.5", '{"weights": {"pop": 0.2, "itemknn": 0.5, "bpr": 0.3, "sasrec": 1.5}}']) {
         expect(scoreReply(p, reply(bad), settings).reward, bad).toBe(-1);
       }
     }
@@ -42,7 +44,7 @@ describe("train grpo --world rec", () => {
 
   it("trains a policy one step on the world's points and logs each rollout with its reward", async () => {
     const corpus = (await (await loadDecisions("rec")).points(10, 0)).map((d) => d.observation);
-    const m = await createFromScratch({ preset: "1m", seed: 3, corpus: [...corpus, '{"weights": {"pop": 0.2, "itemknn": 0.5, "bpr": 0.3}}'] });
+    const m = await createFromScratch({ preset: "1m", seed: 3, corpus: [...corpus, '{"weights": {"pop": 0.2, "itemknn": 0.5, "bpr": 0.3, "sasrec": 0}}'] });
     const model = tempDir("sw-rec-model-");
     saveCheckpoint(model, m.model, m.files);
     const out = tempDir("sw-rec-grpo-");

@@ -14,9 +14,17 @@ import { createHash } from "node:crypto";
 import { turnMessages } from "../../agents/policy/action.js";
 import type { EpisodeLog } from "../../store/episode-log.js";
 import type { ScoredDecision } from "../../worlds/core/scored-decision.js";
+import type { DecisionSet } from "../../worlds/core/scored-decision.js";
 import { loadDecisions } from "../../worlds/registry.js";
+import { recDecisionsWithSasrec } from "../rec/decisions.js";
 import type { DecisionPoint, PointSource, ScoredReply } from "./decision-point.js";
 import { appendGroup } from "./world-points.js";
+
+/**
+ * Worlds whose decision points need more than the world layer can build, and the sets built here
+ * instead: the recommendation world's policy also weighs SASRec, which trains on the model runtime.
+ */
+const BUILT_ABOVE: Readonly<Record<string, DecisionSet>> = { rec: recDecisionsWithSasrec };
 
 interface ScoredPoint extends DecisionPoint {
   readonly decision: ScoredDecision;
@@ -42,7 +50,7 @@ export class ScoredPoints implements PointSource {
 
   /** `count` points of world `name`'s episode seeded `seed` (the world's DecisionSet). */
   static async open(world: string, count: number, seed: number, system?: string): Promise<ScoredPoints> {
-    const set = await loadDecisions(world);
+    const set = BUILT_ABOVE[world] ?? (await loadDecisions(world));
     const decisions = await set.points(count, seed);
     if (decisions.length === 0) throw new Error(`no decision points from ${world} (seed ${seed})`);
     const points = decisions.map(

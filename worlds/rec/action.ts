@@ -5,6 +5,9 @@
  *   {"weights": {"pop": 0.2, "itemknn": 0.5, "bpr": 0.3}}   weights over the recallers, merged
  *                                                      as recallers/mixture.ts merges them
  *
+ * The weights name exactly the recallers at hand: the world's pop, itemknn and bpr, and those a
+ * higher layer adds (SASRec, trained on the model runtime: trainers/rec/).
+ *
  * Either is rewarded with NDCG@k (and HR@k) of the list it gives against the held-out next item.
  * A reply that is not exactly one of them gets the trainer's format failure (-1); weights that
  * are all 0 rank nothing and get 0.
@@ -12,14 +15,24 @@
 import { z } from "zod";
 import { hitAt, ndcgAt } from "./metrics.js";
 import { topK } from "./ranking.js";
+import { RECALLERS } from "./recallers/fit.js";
 import { mixtureRecaller } from "./recallers/mixture.js";
 import type { Recaller } from "./recallers/recaller.js";
 import type { RecCase, RecSplit } from "./split.js";
 
 const Weight = z.number().min(0).max(1);
 
-export const RecWeightsSchema = z.object({ weights: z.object({ pop: Weight, itemknn: Weight, bpr: Weight }).strict() }).strict();
-export type RecWeights = z.infer<typeof RecWeightsSchema>;
+export interface RecWeights {
+  readonly weights: Readonly<Record<string, number>>;
+}
+
+/** Weights over exactly the recallers `names`, each 0 to 1. */
+export function recWeightsSchema(names: readonly string[]): z.ZodType<RecWeights> {
+  return z.object({ weights: z.object(Object.fromEntries(names.map((n) => [n, Weight]))).strict() }).strict() as unknown as z.ZodType<RecWeights>;
+}
+
+/** Weights over the world's own recallers (pop, itemknn, bpr). */
+export const RecWeightsSchema = recWeightsSchema(RECALLERS);
 
 export const RecRankingSchema = z
   .object({ items: z.array(z.number().int().min(0)).min(1).max(100) })
@@ -38,13 +51,13 @@ export interface RecScore {
 
 /** The ranked list (dense indices) of weights over the recallers, the history masked; empty when all weights are 0. */
 export function weightsRanking(recallers: readonly Recaller[], w: RecWeights["weights"], c: RecCase, items: number, k: number): number[] {
-  if (!(w.pop + w.itemknn + w.bpr > 0)) return [];
+  if (!(recallers.reduce((a, r) => a + (w[r.name] ?? 0), 0) > 0)) return [];
   const out = new Float64Array(items);
   mixtureRecaller(recallers, w).score(c.user, c.history, out);
   return topK(out, k, c.history);
 }
 
-/** NDCG@k and HR@k of an action for one case (recallers: the fitted pop, itemknn and bpr, named so). */
+/** NDCG@k and HR@k of an action for one case (recallers: the fitted ones its weights name). */
 export function scoreAction(action: RecAction, c: RecCase, split: RecSplit, recallers: readonly Recaller[], k: number): RecScore {
   const ranked = "weights" in action ? weightsRanking(recallers, action.weights, c, split.items.length, k) : action.items.map((id) => split.itemIndex.get(id) ?? -1);
   const relevant = new Set([c.target]);

@@ -43,23 +43,9 @@ export function bestMixture(recallers: readonly Recaller[], valid: readonly RecC
   const cases = valid.length > (opts.sample ?? 2000) ? Rng.seeded(`mixture:${opts.seed ?? 0}`).sample(valid, opts.sample ?? 2000) : valid;
   const grid = simplexGrid(recallers.length, steps);
   const sums = new Float64Array(grid.length);
-  const z = recallers.map(() => new Float64Array(items));
-  const merged = new Float64Array(items);
+  const buffers = { z: recallers.map(() => new Float64Array(items)), merged: new Float64Array(items) };
   cases.forEach((c, n) => {
-    recallers.forEach((r, t) => {
-      r.score(c.user, c.history, z[t]!);
-      standardise(z[t]!, c.history);
-    });
-    const relevant = new Set([c.target]);
-    grid.forEach((w, g) => {
-      merged.fill(0);
-      w.forEach((wt, t) => {
-        if (wt === 0) return;
-        const zt = z[t]!;
-        for (let i = 0; i < items; i++) merged[i]! += wt * zt[i]!;
-      });
-      sums[g]! += ndcgAt(topK(merged, k, c.history), relevant, k);
-    });
+    gridNdcgs(recallers, c, items, k, grid, buffers).forEach((x, g) => (sums[g]! += x));
     if (n % 64 === 63) onProgress?.(n + 1, cases.length);
   });
   onProgress?.(cases.length, cases.length);
@@ -71,4 +57,37 @@ export function bestMixture(recallers: readonly Recaller[], valid: readonly RecC
     searched: cases.length,
     mixtures: grid.length,
   };
+}
+
+/**
+ * NDCG@k of each mixture of `grid` for one case: every recaller scores once, standardised, and
+ * the mixtures combine those scores (a recaller is not asked again per mixture), ranking exactly
+ * as mixtureRecaller does.
+ */
+export function gridNdcgs(
+  recallers: readonly Recaller[],
+  c: RecCase,
+  items: number,
+  k: number,
+  grid: readonly (readonly number[])[],
+  buffers = { z: recallers.map(() => new Float64Array(items)), merged: new Float64Array(items) },
+): number[] {
+  const { z, merged } = buffers;
+  recallers.forEach((r, t) => {
+    r.score(c.user, c.history, z[t]!);
+    standardise(z[t]!, c.history);
+  });
+  const relevant = new Set([c.target]);
+  return grid.map((w) => {
+    merged.fill(0);
+    // Normalised as mixtureRecaller normalises: the same arithmetic, so the same ranking.
+    const total = w.reduce((a, b) => a + b, 0);
+    w.forEach((x, t) => {
+      if (x === 0) return;
+      const wt = x / total;
+      const zt = z[t]!;
+      for (let i = 0; i < items; i++) merged[i]! += wt * zt[i]!;
+    });
+    return ndcgAt(topK(merged, k, c.history), relevant, k);
+  });
 }

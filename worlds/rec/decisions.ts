@@ -5,36 +5,36 @@
  * picks (prompts.ts), the action the weights over the recallers (action.ts), the reward NDCG@10
  * of the merged list against the valid item. The test items stay held out for `bench rec`. The
  * best action is the weights of the 1/10 simplex grid that rank the item highest (the first such).
+ * The world's set weighs its own pop, itemknn and bpr; a higher layer adds recallers the world
+ * cannot fit itself (SASRec on the model runtime: trainers/rec/decisions.ts) with recDecisionSet.
  */
 import type { DecisionSet, ScoredDecision } from "../core/scored-decision.js";
 import type { SocializedContext } from "../core/socialized-context.js";
-import { RecWeightsSchema, scoreAction, type RecWeights } from "./action.js";
-import { simplexGrid } from "./best-mixture.js";
+import { recWeightsSchema, scoreAction, type RecWeights } from "./action.js";
+import { gridNdcgs, simplexGrid } from "./best-mixture.js";
 import { generateRec } from "./generator.js";
 import { renderObservation, renderWeights } from "./prompts.js";
 import { fitRecaller, RECALLERS } from "./recallers/fit.js";
 import type { Recaller } from "./recallers/recaller.js";
-import { casesOf, leaveLastOut, trainSetOf, type RecCase, type RecSplit } from "./split.js";
+import { casesOf, leaveLastOut, trainSetOf, type RecCase, type RecSplit, type TrainSet } from "./split.js";
 
 export const DECISION_K = 10;
 const AGENT = "recommender";
 
 /** The grid weights that rank the target highest (ties: the first on the grid). */
 function bestWeights(split: RecSplit, c: RecCase, recallers: readonly Recaller[]): RecWeights {
-  let best: RecWeights | undefined;
-  let bestNdcg = -1;
-  for (const w of simplexGrid(RECALLERS.length, 10)) {
-    const action = { weights: { pop: w[0]!, itemknn: w[1]!, bpr: w[2]! } };
-    const ndcg = scoreAction(action, c, split, recallers, DECISION_K).ndcg;
-    if (ndcg > bestNdcg) [best, bestNdcg] = [action, ndcg];
-  }
-  return best!;
+  const grid = simplexGrid(recallers.length, 10);
+  const ndcgs = gridNdcgs(recallers, c, split.items.length, DECISION_K, grid);
+  let best = 0;
+  for (let g = 1; g < grid.length; g++) if (ndcgs[g]! > ndcgs[best]!) best = g;
+  return { weights: Object.fromEntries(recallers.map((r, t) => [r.name, grid[best]![t]!])) };
 }
 
 export function decisionPoint(split: RecSplit, c: RecCase, recallers: readonly Recaller[], seed: number): ScoredDecision {
   const user = split.users[c.user]!.user;
   const observation = renderObservation(split, c, recallers);
   const best = bestWeights(split, c, recallers);
+  const schema = recWeightsSchema(recallers.map((r) => r.name));
   const context: SocializedContext = {
     agents_names: [AGENT],
     socialized_context: [
@@ -49,23 +49,35 @@ export function decisionPoint(split: RecSplit, c: RecCase, recallers: readonly R
     seed,
     title: `Recommendation: user ${user}`,
     observation,
-    schema: RecWeightsSchema,
+    schema,
     best,
-    reward: (action) => scoreAction(RecWeightsSchema.parse(action), c, split, recallers, DECISION_K).ndcg,
+    reward: (action) => scoreAction(schema.parse(action), c, split, recallers, DECISION_K).ndcg,
     render: (action) => JSON.stringify(action),
     context,
   };
 }
 
-export const recDecisions: DecisionSet = {
-  describe: "generated users' next items (the validation item of a leave-last-out split), the action the weights over pop, itemknn and bpr, rewarded with NDCG@10 of the merged list",
-  async points(count, seed) {
-    const gen = generateRec({ users: count }, seed);
-    const split = leaveLastOut(gen.dataset);
-    const train = trainSetOf(split);
-    const recallers = RECALLERS.map((name) => fitRecaller(name, train, { bpr: { seed } }));
-    return casesOf(split, "valid")
-      .slice(0, count)
-      .map((c) => decisionPoint(split, c, recallers, seed));
-  },
-};
+/** A recaller fitted above the world, on the decision points' training items. */
+export interface ExtraRecaller {
+  readonly name: string;
+  fit(train: TrainSet, seed: number): Recaller;
+}
+
+/** The decision points with weights over the world's recallers and `extra` ones, in that order. */
+export function recDecisionSet(extra: readonly ExtraRecaller[] = []): DecisionSet {
+  const names = [...RECALLERS, ...extra.map((e) => e.name)];
+  return {
+    describe: `generated users' next items (the validation item of a leave-last-out split), the action the weights over ${names.join(", ")}, rewarded with NDCG@10 of the merged list`,
+    async points(count, seed) {
+      const gen = generateRec({ users: count }, seed);
+      const split = leaveLastOut(gen.dataset);
+      const train = trainSetOf(split);
+      const recallers = [...RECALLERS.map((name) => fitRecaller(name, train, { bpr: { seed } })), ...extra.map((e) => e.fit(train, seed))];
+      return casesOf(split, "valid")
+        .slice(0, count)
+        .map((c) => decisionPoint(split, c, recallers, seed));
+    },
+  };
+}
+
+export const recDecisions: DecisionSet = recDecisionSet();

@@ -13,6 +13,7 @@
  *   actions     a ranked list, or weights over the recallers     action.ts
  *   prompts     the recommender's observation                    prompts.ts
  *   decisions   the points `train grpo --world rec` learns from  decisions.ts
+ *   room        a user watching films, a recommender's seat        world.ts, scenario.ts
  */
 import { join } from "node:path";
 import type { WorldEntry } from "../core/world-entry.js";
@@ -20,6 +21,7 @@ import { recDecisions } from "./decisions.js";
 import { generateRec } from "./generator.js";
 import { MOVIES_FILE, RATINGS_FILE, serializeMovieLens } from "./movielens.js";
 import { PREFERENCES_FILE } from "./preferences.js";
+import { recScenarios } from "./scenario.js";
 
 export const world: WorldEntry = {
   name: "rec",
@@ -43,6 +45,7 @@ export const world: WorldEntry = {
     },
   },
   decisions: recDecisions,
+  scenario: recScenarios,
 };
 
 export { MOVIELENS_GENRES, type Movie, type Rating, type RecDataset } from "./dataset.js";
@@ -53,7 +56,7 @@ export { casesOf, leaveLastOut, splitStats, trainSetOf, type Phase, type RecCase
 export { hitAt, ndcgAt, type TopKScore } from "./metrics.js";
 export { topK } from "./ranking.js";
 export { evaluate, recommend } from "./evaluate.js";
-export { bestMixture, simplexGrid, type BestMixture, type MixtureSearch } from "./best-mixture.js";
+export { bestMixture, gridNdcgs, simplexGrid, type BestMixture, type MixtureSearch } from "./best-mixture.js";
 export type { Recaller } from "./recallers/recaller.js";
 export { fitPopularity } from "./recallers/popularity.js";
 export { fitItemKnn, type ItemKnnOptions } from "./recallers/item-knn.js";
@@ -61,6 +64,8 @@ export { BPR_DEFAULTS, fitBpr, type BprModel, type BprOptions } from "./recaller
 export { mixtureRecaller, MixtureError, normaliseWeights, parseWeights, standardise, type Weights } from "./recallers/mixture.js";
 export { oracleRecaller, OracleMismatch } from "./recallers/oracle.js";
 export { fitRecaller, isRecallerName, RECALLERS, type FitOptions, type RecallerName } from "./recallers/fit.js";
-export { RecRankingSchema, RecWeightsSchema, scoreAction, weightsRanking, type RecAction, type RecRanking, type RecScore, type RecWeights } from "./action.js";
-export { HISTORY_SHOWN, PREVIEW, renderObservation, renderWeights, WEIGHTS_REQUEST } from "./prompts.js";
-export { DECISION_K, decisionPoint, recDecisions } from "./decisions.js";
+export { RecRankingSchema, recWeightsSchema, RecWeightsSchema, scoreAction, weightsRanking, type RecAction, type RecRanking, type RecScore, type RecWeights } from "./action.js";
+export { HISTORY_SHOWN, PREVIEW, renderObservation, renderWeights, weightsRequest } from "./prompts.js";
+export { DECISION_K, decisionPoint, recDecisions, recDecisionSet, type ExtraRecaller } from "./decisions.js";
+export { RecListSchema, RecWorld, RECOMMENDER, ROOM_K, type RecList, type RecObservationData, type RecRoomState, type RecStepScore } from "./world.js";
+export { mixtureRecommender, recScenario, recScenarios, RecRoomOptionsSchema, ROOM_CANDIDATES, ROOM_MAX_ITEMS, ROOM_MAX_USERS, ROOM_MIXTURE, type RecRoomOptions, type RecScenario } from "./scenario.js";

@@ -10,8 +10,11 @@ import type { RecCase, RecSplit } from "./split.js";
 export const HISTORY_SHOWN = 15;
 export const PREVIEW = 5;
 
-export const WEIGHTS_REQUEST =
-  'Weigh the recallers for this user: reply with JSON only, {"weights": {"pop": W, "itemknn": W, "bpr": W}}, each W from 0 to 1. Their standardised scores are summed with these weights and the top 10 items not yet seen are recommended; the reward is NDCG@10 of the item the user watches next.';
+/** The request for weights over the recallers `names`. */
+export function weightsRequest(names: readonly string[]): string {
+  const json = `{"weights": {${names.map((n) => `"${n}": W`).join(", ")}}}`;
+  return `Weigh the recallers for this user: reply with JSON only, ${json}, each W from 0 to 1. Their standardised scores are summed with these weights and the top 10 items not yet seen are recommended; the reward is NDCG@10 of the item the user watches next.`;
+}
 
 function movieLine(split: RecSplit, i: number): string {
   const m = split.items[i]!;
@@ -27,11 +30,11 @@ export function renderObservation(split: RecSplit, c: RecCase, recallers: readon
     r.score(c.user, c.history, buf);
     lines.push(`${r.name} recommends: ${topK(buf, PREVIEW, c.history).map((i) => split.items[i]!.title).join("; ")}`);
   }
-  lines.push("", WEIGHTS_REQUEST);
+  lines.push("", weightsRequest(recallers.map((r) => r.name)));
   return lines.join("\n");
 }
 
 /** An action as the socialized context writes it. */
-export function renderWeights(w: { readonly pop: number; readonly itemknn: number; readonly bpr: number }): string {
-  return `weighs the recallers pop ${w.pop}, itemknn ${w.itemknn}, bpr ${w.bpr}`;
+export function renderWeights(w: Readonly<Record<string, number>>): string {
+  return `weighs the recallers ${Object.entries(w).map(([n, x]) => `${n} ${x}`).join(", ")}`;
 }
