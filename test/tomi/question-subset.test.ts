@@ -31,8 +31,8 @@ describe("type-balanced ToMi questions", () => {
     writeFileSync(join(dir, "sub.txt"), sub.txt);
     writeFileSync(join(dir, "sub.trace"), sub.trace);
     const back = await bench.load(join(dir, "sub.txt"));
-    expect(back.map((b) => [b.question, b.answer, typeOf(b), (b as { storyText: string }).storyText])).toEqual(
-      kept.map((i) => [items[i]!.question, items[i]!.answer, types[i], (items[i] as { storyText: string }).storyText]),
+    expect(back.map((b) => [b.question, b.answer, typeOf(b), (b as unknown as { storyText: string }).storyText])).toEqual(
+      kept.map((i) => [items[i]!.question, items[i]!.answer, types[i], (items[i] as unknown as { storyText: string }).storyText]),
     );
   });
 
