@@ -3,8 +3,9 @@
 // forward's log-sum-exp. (cuBLAS's path would instead write and read every head's [S, S]
 // probabilities, about 470 MB a layer at 8 x 1024 tokens.) Training attention has two versions:
 // fp32 on the CUDA cores (attention.cu; the fp32 parity mode) and bf16 operands on the tensor
-// cores with fp32 accumulation (attention_tensor_cores.cuh; the tf32 and bf16 modes). On CUDA
-// cores it took 40% of a 0.5B training step on an H100, though it is about 5% of its FLOPs.
+// cores with fp32 accumulation (attention_tensor_cores.cuh; the tf32 and bf16 modes): on the CUDA
+// cores alone, attention took a large share of a 0.5B training step for a small share of its
+// FLOPs (measurements/gpu/run.sh measures it; figures in docs/results.md).
 #pragma once
 
 #include <cstdint>
