@@ -4,7 +4,7 @@
  * they find this through `serverContext()` rather than through their options (which clients send).
  */
 import type { RunStore } from "../store/run-store.js";
-import type { ReservationOutcome } from "./group/group-rooms.js";
+import type { ReservationOutcome } from "./group/reservation-outcome.js";
 import type { ProcessGroup } from "./group/process-group.js";
 import type { RoomSummary } from "./protocol.js";
 import type { PersistedRooms } from "./room-registry.js";

@@ -13,20 +13,9 @@ import { matchMaker, ServerError, type IRoomCache } from "@colyseus/core";
 import type { LiveRoom, ServerContext } from "../context.js";
 import type { RoomSummary } from "../protocol.js";
 import { Refused } from "../security/client-guard.js";
+import type { ReservationOutcome, SeatReservation } from "./reservation-outcome.js";
 
-/** A seat reservation as Colyseus's matchmaking answers it (the SDK connects with it). */
-export interface SeatReservation {
-  readonly name: string;
-  readonly sessionId: string;
-  readonly roomId: string;
-  readonly processId: string;
-  readonly publicAddress?: string;
-}
-
-export type ReservationOutcome =
-  | { readonly ok: true; readonly reservation: SeatReservation }
-  | { readonly ok: false; readonly code: number; readonly message: string }
-  | { readonly ok: false; readonly status: number; readonly message: string; readonly retryAfterMs?: number };
+export type { ReservationOutcome, SeatReservation } from "./reservation-outcome.js";
 
 /** A refusal as a value that crosses processes (anything but ServerError and Refused is thrown on). */
 export function refusalOutcome(err: unknown): ReservationOutcome {
