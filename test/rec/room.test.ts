@@ -80,7 +80,7 @@ describe("the recommendation room", { timeout: 240_000 }, () => {
   it("lets a person take the recommender's seat; spectators see the history, the list and the scores", async () => {
     // Episodes in a loop: a person who joins after the first one ended gets the next one's turns.
     const options = { users: 40, items: 40, steps: 10 };
-    const created = await create({ worldOptions: options, tickMs: 20, loop: true, humanSeats: [RECOMMENDER], turnDeadlineMs: 30_000 });
+    const created = await create({ worldOptions: options, seed: 3, tickMs: 20, loop: true, humanSeats: [RECOMMENDER], turnDeadlineMs: 30_000 });
     expect(created.status, created.text).toBe(201);
     const roomId: string = created.json.roomId;
     const spectator = await ts.join(roomId);
@@ -93,7 +93,9 @@ describe("the recommendation room", { timeout: 240_000 }, () => {
     expect(turn.observation.text).toMatch(/^User \d+ has watched \d+ films; the last \d+, oldest first:/);
     expect(turn.actionSchema.required).toEqual(["items"]);
     const candidates = [...turn.observation.text.matchAll(/^(\d+): (.+) \[/gm)].map((m) => ({ id: Number(m[1]), title: m[2]! }));
-    expect(candidates).toHaveLength(ROOM_CANDIDATES);
+    // As many as the user has films left unwatched, up to the room's number.
+    const watched = Number(/has watched (\d+) films/.exec(turn.observation.text)![1]);
+    expect(candidates).toHaveLength(Math.min(ROOM_CANDIDATES, options.items - watched));
     const pick = candidates[0]!;
     seat.send("act", { action: { items: [pick.id, pick.id] }, timestep: turn.timestep });
     seat.send("act", { action: { items: [pick.id] }, timestep: turn.timestep });
