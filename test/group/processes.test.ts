@@ -103,9 +103,12 @@ describe("serve --processes 2", () => {
     const health = await Promise.all(urls.map((u) => json(`${u}/api/health`)));
     expect(new Set(health.map((h) => h.pid)).size).toBe(2);
 
-    // Rooms spread over both processes (Colyseus puts each where there are fewest).
+    // Rooms spread over both processes (Colyseus puts each where there are fewest; a process that
+    // has just started may not be counted yet, so more rooms are made, a moment apart, until both hold one).
     const ids: string[] = [];
-    for (let i = 0; i < 4; i++) {
+    const owning = () => new Set(new RoomRegistry(store).list().map((r) => r.owner.pid)).size;
+    for (let i = 0; i < 12 && (i < 4 || owning() < 2); i++) {
+      if (i >= 4) await new Promise((done) => setTimeout(done, 500));
       const r = await fetch(`${urls[0]}/api/rooms`, { method: "POST", headers: admin, body: JSON.stringify({ type: "simulation", options: { world: "tomi", seed: 10 + i, loop: true, tickMs: 200, pauseMs: 200 } }) });
       expect(r.status).toBe(201);
       ids.push(((await r.json()) as { roomId: string }).roomId);
