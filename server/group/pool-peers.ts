@@ -66,8 +66,7 @@ export function poolPeers(group: ProcessGroup, pool: PoolOfPeers, log: (line: st
   return {
     trains: () => lease.holds,
     forward(episode) {
-      const { world: _world, ...wire } = episode;
-      void group.presence.publish(episodes, { from: me, episode: wire });
+      void group.presence.publish(episodes, { from: me, episode });
     },
     announce(dirs) {
       const message = { from: me, dirs };

@@ -215,7 +215,6 @@ export class SimulationRoom extends EpisodeRoom {
     for (const t of episode.turns) joint.set(t.timestep, { ...joint.get(t.timestep), [t.agent]: t.action });
     return {
       roomId: this.roomId,
-      world: scenario.world,
       ...(this.worldOptions !== undefined ? { worldOptions: this.worldOptions } : {}),
       seed,
       title: scenario.title,

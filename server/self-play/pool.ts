@@ -19,7 +19,6 @@ import { releasePolicy } from "../../agents/policy/agents.js";
 import { parseAgentTarget } from "../../agents/policy/options.js";
 import type { RunStore } from "../../store/run-store.js";
 import type { SelfPlayEpisode } from "../../trainers/grpo/self-play-points.js";
-import type { AnyWorld } from "../../worlds/core/world.js";
 import type { QuizAccuracyPoint, TrainingBoard } from "../training-board.js";
 import { roundConfig, type SelfPlayOptions } from "./options.js";
 import { runRoundThread } from "./round-thread.js";
@@ -35,7 +34,6 @@ export interface SeatQuizScore {
 /** A finished episode, as far as training needs it. */
 export interface PlayedEpisode extends SelfPlayEpisode {
   readonly roomId: string;
-  readonly world: AnyWorld;
   /** The room's world options (its scenarios' `create`): the round's thread makes the world again from them. */
   readonly worldOptions?: unknown;
   /** The quiz answers of the seats the pool's policy played (none when the room does not quiz). */
@@ -61,7 +59,7 @@ export interface PoolOfPeers {
   readonly name: string;
   readonly world: string;
   /** An episode played in another process (this process trains). */
-  received(episode: Omit<PlayedEpisode, "world">): void;
+  received(episode: PlayedEpisode): void;
   /** The rounds trained in another process, in order. */
   adoptRounds(dirs: readonly string[]): void;
   /** This process now trains (true) or no longer does. */
@@ -75,9 +73,7 @@ interface PoolRoom {
 
 export class SelfPlayPool implements PoolOfPeers {
   private readonly rooms = new Map<string, PoolRoom>();
-  private readonly episodes: (PlayedEpisode | Omit<PlayedEpisode, "world">)[] = [];
-  /** The world object of the pool's episodes (from one played here: another process's come without it). */
-  private worldObject: AnyWorld | undefined;
+  private readonly episodes: PlayedEpisode[] = [];
   private readonly peers: PoolPeers | undefined;
   /** Quiz answers by the round whose policy gave them (every episode, kept for the whole curve). */
   private readonly quiz = new Map<number, { episodes: number; questions: number; correct: number }>();
@@ -174,13 +170,12 @@ export class SelfPlayPool implements PoolOfPeers {
 
   /** A room finished an episode (and its quiz, when the room quizzes). */
   record(episode: PlayedEpisode): void {
-    this.worldObject ??= episode.world;
     // Kept here too: if the trainer dies, this process may take the pool over with them.
     if (this.peers && !this.peers.trains()) this.peers.forward(episode);
     this.keep(episode);
   }
 
-  received(episode: Omit<PlayedEpisode, "world">): void {
+  received(episode: PlayedEpisode): void {
     this.keep(episode);
   }
 
@@ -197,7 +192,7 @@ export class SelfPlayPool implements PoolOfPeers {
     if (trains) this.maybeTrain(false);
   }
 
-  private keep(episode: PlayedEpisode | Omit<PlayedEpisode, "world">): void {
+  private keep(episode: PlayedEpisode): void {
     this.countQuiz(episode.quizScores ?? []);
     if (episode.turns.length === 0 && !episode.quizFile) return;
     this.episodes.push(episode);
@@ -225,7 +220,7 @@ export class SelfPlayPool implements PoolOfPeers {
   }
 
   private maybeTrain(onTimer: boolean): void {
-    if (this.training || this.abort.signal.aborted || this.fresh === 0 || !this.worldObject) return;
+    if (this.training || this.abort.signal.aborted || this.fresh === 0) return;
     if (this.peers && !this.peers.trains()) return;
     const due = onTimer || (this.options.everyEpisodes !== undefined && this.fresh >= this.options.everyEpisodes);
     if (!due) return;
@@ -238,8 +233,7 @@ export class SelfPlayPool implements PoolOfPeers {
 
   private async trainRound(): Promise<void> {
     const round = this.dirs.length + 1;
-    const world = this.worldObject!;
-    const specs = this.episodes.map((e) => ({ ...e, world }));
+    const specs = this.episodes.slice();
     this.fresh = 0;
     const out = join(this.store.root, "selfplay", this.name, `round-${round}`);
     const config = roundConfig(this.options);
@@ -257,7 +251,7 @@ export class SelfPlayPool implements PoolOfPeers {
       // would freeze every room, socket and request of the server for all of them.
       const r = await runRoundThread(
         {
-          world: { name: first.world.name, seed: first.seed, ...(first.worldOptions !== undefined ? { options: first.worldOptions } : {}) },
+          world: { name: this.world, seed: first.seed, ...(first.worldOptions !== undefined ? { options: first.worldOptions } : {}) },
           episodes: specs.map((e) => ({ seed: e.seed, title: e.title, context: e.context, turns: e.turns, ...(e.quizFile ? { quizFile: e.quizFile } : {}) })),
           ...(this.system !== undefined ? { system: this.system } : {}),
           turns: this.options.turns,
