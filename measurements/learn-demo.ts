@@ -127,7 +127,7 @@ const policies: [string, string][] = [["base", base], ["SFT", sft]];
 if (values["grpo-steps"] > 0) {
   await run("grpo", [
     "train", "grpo", "--model", sft, "--bench", "tomi", "--data", trainFile, "--mode", "simulation", "--out", grpo, "--store", store,
-    "--steps", String(values["grpo-steps"]), "--prompts", "16", "--group-size", "8", "--max-new-tokens", "8", "--temperature", "1",
+    "--steps", String(values["grpo-steps"]), "--prompts", "16", "--group-size", "8", "--max-new-tokens", "16", "--temperature", "1",
     "--lr", "3e-5", "--kl", "0.01", "--clip-high", "0.28", "--loss-agg", "token-mean", "--dynamic-sampling", "--max-rollout-batches", "4",
     "--skip-solved", "--keep-solved", "0.25", "--constrain", "options", "--seed", s, "--save-every", "100000", "--micro-batch", "32",
   ]);

@@ -18,9 +18,9 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { questionText } from "../agents/policy/question-prompt.js";
+import { askedQuestion, replyFor } from "../agents/policy/question-prompt.js";
 import { Rng } from "../worlds/core/rng.js";
-import type { Mode } from "../worlds/question/benchmark.js";
+import type { Benchmark, BenchItem, Mode } from "../worlds/question/benchmark.js";
 import { loadBenchmark } from "../worlds/registry.js";
 import { generateTomi, questionSubset } from "../worlds/tomi/index.js";
 import { balancedByType, countByType } from "../trainers/data/balanced-types.js";
@@ -74,7 +74,7 @@ export async function recipeSftData(out: string, o: SftDataOptions): Promise<Sft
       const share = o.shares?.[mode] ?? 1;
       if (share < 1 && !rng.chance(share)) continue;
       written.set(mode, (written.get(mode) ?? 0) + 1);
-      lines.push(JSON.stringify({ prompt: await questionText(bench.task(item, mode)), response: item.answer }));
+      lines.push(JSON.stringify(await sftExample(bench, item, mode)));
     }
   }
   writeFileSync(sftFile, rng.shuffle(lines).join("\n") + "\n");
@@ -82,6 +82,15 @@ export async function recipeSftData(out: string, o: SftDataOptions): Promise<Sft
   const counts = [...written].map(([mode, n]) => `${n} ${mode}`).join(", ");
   process.stderr.write(`[data] ${items.length} questions${o.balance ? ` (${files.questions} generated, balanced by type)` : ""}, ${lines.length} examples (${counts}) -> ${sftFile}\n`);
   return { trainFile, sftFile, questions: items.length, examples: lines.length };
+}
+
+/** A question as an SFT example: the prompt a policy is asked in `mode`, and the reply that answers its label (over a compact context, the citation of its line). */
+export async function sftExample(bench: Benchmark, item: BenchItem, mode: Mode): Promise<{ prompt: string; response: string }> {
+  const task = bench.task(item, mode);
+  const asked = await askedQuestion(task);
+  const response = replyFor(asked, task.question, String(item.answer));
+  if (response === undefined) throw new Error(`${item.id}: no line of the compact context gives the label ${String(item.answer)}`);
+  return { prompt: asked.text, response };
 }
 
 /** `model init` then `train sft` of the recipe: OUT/base and OUT/sft, through `run` (the command line in a child process). */

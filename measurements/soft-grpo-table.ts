@@ -17,7 +17,6 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
 import { intArg } from "../cli/args.js";
-import { questionText } from "../agents/policy/question-prompt.js";
 import type { BenchReport } from "../benchmarks/report.js";
 import { Rng } from "../worlds/core/rng.js";
 import { packageRoot } from "../worlds/question/prompts.js";
@@ -25,6 +24,7 @@ import { loadBenchmark } from "../worlds/registry.js";
 import { generateTomi } from "../worlds/tomi/index.js";
 import { percentCell as pct, socialworld, wallTimeLine, type StageTiming } from "./cli-process.js";
 import { scriptArgs } from "./script-args.js";
+import { sftExample } from "./learn-recipe.js";
 
 const USAGE = `node dist/measurements/soft-grpo-table.js [options]   (or: npm run table:softgrpo -- [options])
 
@@ -76,7 +76,7 @@ const sftFile = join(out, "sft.jsonl");
   writeFileSync(evalFile, (await generateTomi(values.eval, seed + 1_000_003)).txt);
   const bench = await loadBenchmark("tomi");
   const lines: string[] = [];
-  for (const item of await bench.load(trainFile)) lines.push(JSON.stringify({ prompt: await questionText(bench.task(item, "simulation")), response: item.answer }));
+  for (const item of await bench.load(trainFile)) lines.push(JSON.stringify(await sftExample(bench, item, "simulation")));
   writeFileSync(sftFile, Rng.seeded(`soft-grpo-table:${seed}`).shuffle(lines).join("\n") + "\n");
   timings.push({ stage: "data", seconds: (performance.now() - t0) / 1000 });
 }
@@ -92,7 +92,7 @@ await run("sft", [
 // The same budget for both: steps, prompts, group size, learning rate, KL, clip, seed.
 const grpoArgs = (dir: string) => [
   "train", "grpo", "--model", sft, "--bench", "tomi", "--data", trainFile, "--mode", "simulation", "--out", dir, "--store", join(out, "store"),
-  "--steps", String(values["grpo-steps"]), "--prompts", "8", "--group-size", "4", "--max-new-tokens", "8", "--temperature", "1",
+  "--steps", String(values["grpo-steps"]), "--prompts", "8", "--group-size", "4", "--max-new-tokens", "16", "--temperature", "1",
   "--lr", "1e-4", "--kl", "0.01", "--clip-low", "0.2", "--clip-high", "0.2", "--seed", s, "--save-every", "100000", "--quiet",
 ];
 const runs: [string, string, string[]][] = [

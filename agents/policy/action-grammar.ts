@@ -10,6 +10,9 @@
  *   allows; the schema when the world lists none.
  * - `off`: no grammar.
  *
+ * A question asked over a compact socialized context is answered by citing one of its lines
+ * (`citationSpec`), in every mode but `off`.
+ *
  * Compiled automata are kept per tokenizer and grammar (the worlds hand out the same schemas turn
  * after turn).
  */
@@ -17,6 +20,7 @@ import { z } from "zod";
 import { compileConstraint, Vocabulary, type ConstraintSpec, type TokenAutomaton } from "../../models/grammar/index.js";
 import type { PolicyTokenizer } from "../../models/tokenizer.js";
 import { actionText, parseAction } from "./action.js";
+import { citation, type CompactLine } from "../../worlds/core/compact-context.js";
 import type { ConstrainMode } from "./options.js";
 
 
@@ -47,7 +51,19 @@ export function actionSpec(schema: z.ZodType, options: readonly unknown[] | unde
 /** The compiled grammar of an action for a tokenizer (cached). */
 export function actionConstraint(tokenizer: PolicyTokenizer, schema: z.ZodType, options: readonly unknown[] | undefined, mode: ConstrainMode): TokenAutomaton | undefined {
   const spec = actionSpec(schema, options, mode);
-  if (!spec) return undefined;
+  return spec && compiledConstraint(tokenizer, spec);
+}
+
+/**
+ * The grammar of a reply that cites one line of a compact socialized context (its title, then its
+ * value: worlds/core/compact-context.ts): exactly one of the lines, whatever the mode but `off`.
+ */
+export function citationSpec(lines: readonly CompactLine[], mode: ConstrainMode): ConstraintSpec | undefined {
+  return mode === "off" ? undefined : { type: "choice", choices: [...new Set(lines.map(citation))] };
+}
+
+/** A grammar compiled for a tokenizer, kept while it is among the last few used (the worlds hand out the same schemas turn after turn). */
+export function compiledConstraint(tokenizer: PolicyTokenizer, spec: ConstraintSpec): TokenAutomaton {
   let cache = caches.get(tokenizer);
   if (!cache) caches.set(tokenizer, (cache = new Map()));
   const key = JSON.stringify(spec);

@@ -4,13 +4,15 @@
  * read back as an action (parseAction). The exact prompt and raw reply go into the episode log,
  * so logged episodes can train the next policy. Sampling is seeded per turn, and held to the
  * action's grammar (action-grammar.ts: `constrain=schema`, the default; `options`; `off`), so the
- * reply always parses as a valid action.
+ * reply always parses as a valid action. A question over a compact socialized context (simulation
+ * mode) is answered by citing one of the context's lines; the answer is the cited line's value.
  */
 import { AgentFailure, type Agent, type AgentReply, type AgentTurn } from "../../worlds/core/agent.js";
 import { hashString } from "../../worlds/core/rng.js";
 import { parseAction, turnMessages } from "./action.js";
-import { actionConstraint } from "./action-grammar.js";
-import { questionText } from "./question-prompt.js";
+import { actionConstraint, citationSpec, compiledConstraint } from "./action-grammar.js";
+import { askedQuestion } from "./question-prompt.js";
+import { citedAnswer } from "../../worlds/core/compact-context.js";
 import { questionTaskOf } from "../../worlds/question/world.js";
 import type { Completer } from "../../models/sampling.js";
 import type { PolicyTokenizer } from "../../models/tokenizer.js";
@@ -27,12 +29,15 @@ export class LanguageModelAgent implements Agent {
     const { completer, tokenizer } = await this.backend();
     // A benchmark question in simulation mode is asked over the story's socialized context.
     const task = questionTaskOf(turn.observation.data);
-    const text = task?.mode === "simulation" ? await questionText(task) : turn.observation.text;
+    const asked = task?.mode === "simulation" ? await askedQuestion(task) : undefined;
+    const text = asked?.text ?? turn.observation.text;
     const messages = turnMessages(text, this.options.system);
     const prompt = tokenizer.applyChatTemplate(messages, { addGenerationPrompt: true });
     const item = (turn.observation.data as { itemId?: string } | undefined)?.itemId ?? "";
     const seed = hashString(`${this.options.seed}|${turn.world}|${turn.agent}|${turn.timestep}|${item}`);
-    const constraint = actionConstraint(tokenizer, turn.actionSchema, turn.options, this.options.constrain);
+    // Over a compact context the reply cites one of its lines, and the answer is that line's value.
+    const cited = asked?.cited && citationSpec(asked.cited.lines, this.options.constrain);
+    const constraint = asked?.cited ? cited && compiledConstraint(tokenizer, cited) : actionConstraint(tokenizer, turn.actionSchema, turn.options, this.options.constrain);
     // A budget below what the grammar may need to finish an action is raised to it: a valid action beats a cut one.
     const maxNewTokens = Math.max(this.options.max_new_tokens, constraint?.minBudget ?? 0);
     const [c] = await completer.complete(
@@ -52,7 +57,7 @@ export class LanguageModelAgent implements Agent {
     // AgentFailure's partial reply beside the fallback's action): a policy's mistakes are data too.
     let action: unknown;
     try {
-      action = parseAction(c!.text, turn.actionSchema);
+      action = parseAction(asked?.cited ? citedAnswer(c!.text) : c!.text, turn.actionSchema);
     } catch (err) {
       throw new AgentFailure((err as Error).message, { prompt, raw: c!.text, info });
     }

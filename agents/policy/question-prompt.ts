@@ -4,13 +4,15 @@
  * world model writes from the story text alone (the simulation agent's context, never a label).
  * Where the world has a compact form of it (its entry's `compactContext`; ToMi's, who saw where
  * each object was first and last: worlds/tomi/compact-context.ts), that form, filled into
- * worlds/question/prompts/simulation-compact.txt; elsewhere the whole context, one line per
- * timestep, in simulation-answer.txt. A small policy cannot write a socialized context itself;
+ * worlds/question/prompts/simulation-compact.txt, and the policy answers by citing one of its
+ * lines (worlds/core/compact-context.ts); elsewhere the whole context, one line per timestep, in
+ * simulation-answer.txt. A small policy cannot write a socialized context itself;
  * this is the social-world-model project's simulation mode with the world model as the context
  * writer. The trainer builds its prompts here too, so training and evaluation ask the very same text.
  */
 import { simulationAnswerText, simulationCompactText } from "../../worlds/question/prompts.js";
 import { NONE, SAME_AS_STATE, type SocializedContext } from "../../worlds/core/socialized-context.js";
+import { citation, compactText, type CompactContext } from "../../worlds/core/compact-context.js";
 import type { QuestionTask } from "../../worlds/question/world.js";
 import { isWorldName, loadSolver, loadWorld } from "../../worlds/registry.js";
 
@@ -63,10 +65,35 @@ export async function worldContext(task: QuestionTask): Promise<SocializedContex
   return solved.context;
 }
 
-/** The user message a policy answers for this question, in the task's mode. */
-export async function questionText(task: QuestionTask): Promise<string> {
-  if (task.mode !== "simulation") return task.prompt;
+/** What a policy is asked for a question: the user message, and the compact context its reply cites where it reads one. */
+export interface AskedQuestion {
+  readonly text: string;
+  /** Simulation mode over a compact context: the reply cites one of its lines (worlds/core/compact-context.ts). */
+  readonly cited?: CompactContext;
+}
+
+/** The question as a policy is asked it, in the task's mode. */
+export async function askedQuestion(task: QuestionTask): Promise<AskedQuestion> {
+  if (task.mode !== "simulation") return { text: task.prompt };
   const ctx = await worldContext(task);
   const compact = isWorldName(task.benchmark) ? (await loadWorld(task.benchmark)).compactContext : undefined;
-  return compact ? simulationCompactText(task, compact(ctx)) : simulationAnswerText(task, contextText(ctx));
+  if (!compact) return { text: simulationAnswerText(task, contextText(ctx)) };
+  const cited = compact(ctx);
+  return { text: simulationCompactText(task, compactText(cited)), cited };
+}
+
+/** The user message a policy answers for this question, in the task's mode. */
+export async function questionText(task: QuestionTask): Promise<string> {
+  return (await askedQuestion(task)).text;
+}
+
+/**
+ * The reply that answers `label` as the question is asked: over a compact context, the citation of
+ * the line the world model answers the question from when that line says `label` (undefined when
+ * none does); else the label itself. What SFT data and exports teach a policy to write.
+ */
+export function replyFor(asked: AskedQuestion, question: string, label: string): string | undefined {
+  if (!asked.cited) return label;
+  const line = asked.cited.answerLine(question);
+  return line && line.value === label ? citation(line) : undefined;
 }

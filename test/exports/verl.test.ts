@@ -104,7 +104,7 @@ describe("export --format verl", () => {
       // The very text the policies and the GRPO trainer ask in simulation mode.
       expect(row.prompt).toEqual([{ role: "user", content: await questionText(task) }]);
       expect(row.prompt[0]!.content).toMatch(/^Question: /);
-      expect(row.prompt[0]!.content).toContain(`Where each one saw each object first and last:\n- story `);
+      expect(row.prompt[0]!.content).toContain(`Where each object was first and is now, and where each one and each two together saw it last:\n- story `);
       expect(row.prompt[0]!.content).not.toBe(task.prompt);
       expect(row.extra_info.mode).toBe("simulation");
     }

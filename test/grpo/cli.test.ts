@@ -40,7 +40,7 @@ describe("socialworld train grpo", () => {
     const out = tempDir("sw-grpo-out-");
     const store = tempDir("sw-grpo-store-");
     const args = ["train", "grpo", "--model", model, "--bench", "tomi", "--data", data, "--mode", "simulation", "--out", out, "--store", store,
-      "--prompts", "2", "--group-size", "3", "--max-new-tokens", "4", "--lr", "1e-3", "--kl", "0.01", "--save-every", "1", "--quiet"];
+      "--prompts", "2", "--group-size", "3", "--max-new-tokens", "32", "--lr", "1e-3", "--kl", "0.01", "--save-every", "1", "--quiet"];
     expect(await main([...args, "--steps", "2"])).toBe(0);
     expect(io.out).toMatch(/trained 2 GRPO steps on ToMi .*gen\.txt \(simulation mode, 12 questions\): last reward -?[\d.]+, accuracy [\d.]+%; model in .*; rollouts in run (\S+)/);
     const runId = /rollouts in run (\S+)/.exec(io.out)![1]!;
@@ -61,7 +61,7 @@ describe("socialworld train grpo", () => {
     const recs = readEpisodeLog<{ kind: string; mode: string; turns: { prompt: string; raw: string; reward: number; info: { grpo: { step: number } } }[] }>(s.episodesPath(run)).records;
     expect(recs).toHaveLength(12);
     expect(recs.every((r) => r.kind === "benchmark_item" && r.mode === "simulation")).toBe(true);
-    expect(recs[0]!.turns[0]!.prompt).toContain("Where each one saw each object first and last:");
+    expect(recs[0]!.turns[0]!.prompt).toContain("Where each object was first and is now, and where each one and each two together saw it last:");
     expect(recs.map((r) => r.turns[0]!.info.grpo.step)).toEqual([1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2]);
 
     const chat = join(tempDir(), "rollouts.jsonl");
@@ -82,7 +82,7 @@ describe("socialworld train grpo", () => {
     const asked = new Map(readEpisodeLog<Rec>(s2.episodesPath(s2.get(benchRun)!)).records.map((r) => [r.result.index, r.turns[0]!.prompt]));
     expect(asked.size).toBe(12);
     for (const r of recs as unknown as Rec[]) expect(r.turns[0]!.prompt).toBe(asked.get(r.result.index));
-    expect(asked.get(0)).toContain("Where each one saw each object first and last:\n- story ");
+    expect(asked.get(0)).toContain("Where each object was first and is now, and where each one and each two together saw it last:\n- story ");
   });
 
   it("trains on a world's scripted episodes", async () => {

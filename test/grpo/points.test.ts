@@ -53,6 +53,17 @@ describe("world decision points", () => {
   });
 });
 
+/** Twelve generated ToMi questions as decision points in `mode`, and an untrained tiny policy to sample from. */
+async function generatedPoints(mode: "vanilla" | "simulation") {
+  const dir = tempDir(`sw-grpo-${mode}-`);
+  const f = await generateTomi(12, 3);
+  writeFileSync(join(dir, "gen.txt"), f.txt);
+  writeFileSync(join(dir, "gen.trace"), f.trace);
+  const src = await BenchPoints.open("tomi", join(dir, "gen.txt"), mode);
+  const m = await tinyModel(7);
+  return { src, m, completer: new NativeCompleter("t", m.model, m.tokenizer) };
+}
+
 describe("benchmark decision points", () => {
   it("asks the question in the run's mode and judges with the benchmark's official rule", async () => {
     const dir = tempDir("sw-grpo-points-");
@@ -67,7 +78,7 @@ describe("benchmark decision points", () => {
     const p = await sim.point(0);
     const v = await van.point(0);
     // ToMi's simulation prompt is the compact socialized context (worlds/tomi/compact-context.ts).
-    expect(p.messages[0]!.content).toContain("Where each one saw each object first and last:\n- story ");
+    expect(p.messages[0]!.content).toContain("Where each object was first and is now, and where each one and each two together saw it last:\n- story ");
     expect(p.messages[0]!.content).toMatch(/\n- \S+ \S+ now:\n/);
     expect(v.messages[0]!.content).toContain("Story:");
     const label = f.txt.split("\n").find((l) => l.includes("?"))!.split("\t")[1]!;
@@ -78,13 +89,7 @@ describe("benchmark decision points", () => {
   });
 
   it("lists the question's answers, and under constrain options samples only those", async () => {
-    const dir = tempDir("sw-grpo-options-");
-    const f = await generateTomi(12, 3);
-    writeFileSync(join(dir, "gen.txt"), f.txt);
-    writeFileSync(join(dir, "gen.trace"), f.trace);
-    const src = await BenchPoints.open("tomi", join(dir, "gen.txt"), "simulation");
-    const m = await tinyModel(7);
-    const completer = new NativeCompleter("t", m.model, m.tokenizer);
+    const { src, m, completer } = await generatedPoints("vanilla");
     for (const i of [0, 6]) {
       const p = await src.point(i);
       // The story's containers, the label among them.
@@ -100,6 +105,34 @@ describe("benchmark decision points", () => {
       // The schema's grammar lets it write other text.
       const free = await completer.complete(seeds.map(() => prompt), { maxNewTokens: 16, temperature: 1.5 }, seeds, seeds.map(() => pointGrammar(p, m.tokenizer, { constrain: "schema", maxNewTokens: 16 })!));
       expect(free.some((r) => !listed.includes(r.text.trim()))).toBe(true);
+    }
+  });
+
+  it("over a compact context, samples only citations of its lines, and reads the cited line's value as the answer", async () => {
+    const { src, m, completer } = await generatedPoints("simulation");
+    for (const i of [0, 6]) {
+      const p = await src.point(i);
+      const text = p.messages[0]!.content;
+      const lines = text.split("\n");
+      const citations = lines.flatMap((l, k) => (l.startsWith("- ") && k + 1 < lines.length ? [`${l}\n${lines[k + 1]}`] : []));
+      expect(citations.length).toBeGreaterThanOrEqual(4);
+      // The same grammar whatever the mode but off: a reply is one of the lines.
+      for (const constrain of ["options", "schema"] as const) {
+        const grammar = pointGrammar(p, m.tokenizer, { constrain, maxNewTokens: 64 })!;
+        const seeds = Array.from({ length: 8 }, (_, k) => 100 * i + k);
+        const out = await completer.complete(seeds.map(() => m.tokenizer.encode(text)), { maxNewTokens: 64, temperature: 1.5 }, seeds, seeds.map(() => grammar));
+        for (const r of out) {
+          expect(citations).toContain(r.text.trim());
+          const read = p.strict!(r.text);
+          expect(read).toEqual({ ok: true, action: { answer: r.text.trim().split("\n")[1] } });
+        }
+      }
+      expect(pointGrammar(p, m.tokenizer, { constrain: "off", maxNewTokens: 64 })).toBeUndefined();
+      // The strict format refuses a bare place and a line's title with another line's place.
+      expect(p.strict!(String(p.reference)).ok).toBe(false);
+      const [title] = citations[0]!.split("\n");
+      const other = citations.map((c) => c.split("\n")[1]).find((v) => v !== citations[0]!.split("\n")[1]);
+      if (other) expect(p.strict!(`${title}\n${other}`).ok).toBe(false);
     }
   });
 });

@@ -12,7 +12,7 @@ import { isWorldName, loadBenchmark } from "../../worlds/registry.js";
 import type { Benchmark, BenchItem, BenchmarkOptions, Mode } from "../../worlds/question/benchmark.js";
 import { DataError } from "../../worlds/core/errors.js";
 import type { RunRecord } from "../../store/run-store.js";
-import { questionText } from "../../agents/policy/question-prompt.js";
+import { askedQuestion, replyFor } from "../../agents/policy/question-prompt.js";
 import type { BenchmarkItemRecord, RoomEpisodeRecord, RunLog } from "./run-log.js";
 
 export type LabelSource = "official" | "world";
@@ -179,20 +179,24 @@ async function questionExample(
   const r = record.result;
   const label = labels === "official" ? r.official : r.worldModel;
   if (label === null) return "questions the world model holds no answer to (--labels world)";
-  const reference = benchmark.answerText(item, label, mode);
-  if (reference === undefined) return "labels that are not one of the question's choices";
+  const answer = benchmark.answerText(item, label, mode);
+  if (answer === undefined) return "labels that are not one of the question's choices";
   // The reference answer must score as correct under the official rule (when it is the official label).
-  if ((labels === "official" || r.agrees) && !benchmark.judge(item, reference).correct) {
+  if ((labels === "official" || r.agrees) && !benchmark.judge(item, answer).correct) {
     return "reference answers the official judge does not accept";
   }
   const task = benchmark.task(item, mode);
+  const asked = await askedQuestion(task);
+  // Over a compact context (simulation mode), the reply cites the line that gives the label.
+  const reference = replyFor(asked, task.question, answer);
+  if (reference === undefined) return "labels no line of the compact context gives (simulation mode answers by citing a line)";
   return {
     kind: "question",
     dataSource: `socialworld/${record.benchmark}`,
     ability: benchmark.ability ?? "theory_of_mind",
     // What a policy is asked in this mode (simulation: the question over the story's socialized
     // context), as the trainers and the policy agents ask it.
-    prompt: await questionText(task),
+    prompt: asked.text,
     groundTruth: labelText(label),
     reference,
     meta: {

@@ -13,7 +13,10 @@ import { BenchmarkOptionError, type Benchmark, type BenchItem, type BenchmarkOpt
 import { loadBenchmark } from "../../worlds/registry.js";
 import { itemResult, rewardOf } from "../../benchmarks/runner.js";
 import { turnMessages } from "../../agents/policy/action.js";
-import { questionText } from "../../agents/policy/question-prompt.js";
+import { askedQuestion } from "../../agents/policy/question-prompt.js";
+import { citationSpec } from "../../agents/policy/action-grammar.js";
+import { citedLine, type CompactLine } from "../../worlds/core/compact-context.js";
+import type { FormatResult } from "../../worlds/core/rewards/strict-format.js";
 import type { EpisodeLog } from "../../store/episode-log.js";
 import type { DecisionPoint, Judged, PointSource, ScoredReply } from "./decision-point.js";
 
@@ -33,6 +36,12 @@ async function judgeGraded(benchmark: Benchmark, item: BenchItem, texts: readonl
     reward: rewardOf(benchmark, v),
     score: v.score ?? 0,
   }));
+}
+
+/** A cited answer's strict format: exactly one of the context's lines; the action is its value. */
+function strictCitation(text: string, lines: readonly CompactLine[]): FormatResult<{ answer: string }> {
+  const line = citedLine(text, lines);
+  return line ? { ok: true, action: { answer: line.value } } : { ok: false, error: "not one of the context's lines (a title line, then its value)" };
 }
 
 interface BenchPoint extends DecisionPoint {
@@ -90,7 +99,8 @@ export class BenchPoints implements PointSource {
   async point(index: number): Promise<BenchPoint> {
     const item = this.items[index]!;
     const task = this.benchmark.task(item, this.mode);
-    const userText = await questionText(task);
+    const asked = await askedQuestion(task);
+    const userText = asked.text;
     const base = { id: item.id, item, task, userText, messages: turnMessages(userText, this.system) };
     // A benchmark whose answer is an action of its own schema (the social world's reactions) says
     // what the strict format is and how an action scores; else the answer is text, judged.
@@ -102,10 +112,13 @@ export class BenchPoints implements PointSource {
     const reference = this.benchmark.answerText(item, label, this.mode) ?? (Array.isArray(label) ? label.join(", ") : String(label));
     const benchmark = this.benchmark;
     const listed = task.candidates ?? task.choices;
+    // Over a compact context the reply cites one of its lines; its answer is the line's value.
+    const cited = asked.cited?.lines;
     return {
       ...base,
       schema: AnswerSchema,
       ...(listed?.length ? { options: listed.map((answer) => ({ answer })) } : {}),
+      ...(cited ? { grammar: citationSpec(cited, "schema")!, strict: (text: string) => strictCitation(text, cited) } : {}),
       reference,
       exact: (action) => (benchmark.judge(item, (action as { answer: string }).answer).correct ? 1 : 0),
       answerText: (action) => (action as { answer: string }).answer,

@@ -6,6 +6,8 @@
  */
 import type { z } from "zod";
 import type { ChatMessage } from "../../models/chat-template.js";
+import type { ConstraintSpec } from "../../models/grammar/index.js";
+import type { FormatResult } from "../../worlds/core/rewards/strict-format.js";
 import type { EpisodeLog } from "../../store/episode-log.js";
 
 export interface DecisionPoint {
@@ -20,6 +22,13 @@ export interface DecisionPoint {
    * `constrain: options` samples among, as the policy agent's `constrain=options` answers.
    */
   readonly options?: readonly unknown[];
+  /**
+   * The grammar replies are sampled under (unless constrain is off) where it is not the action
+   * schema's: a question over a compact context is answered by citing one of its lines.
+   */
+  readonly grammar?: ConstraintSpec;
+  /** The strict format where `grammar` replaces the schema's: the action a reply gives, or why it gives none. */
+  strict?(text: string): FormatResult<unknown>;
   /** The reference as text, for token F1 and ROUGE-L. */
   readonly reference: string;
   /**

@@ -40,7 +40,7 @@ export function scoreReply(point: DecisionPoint, reply: SampledReply, c: RewardS
     if (!judged.format) return { ...base, reward: c.formatFailure + overlong, format: false, formatError: judged.formatError ?? "malformed", exact: 0, f1: 0, rougeL: 0 };
     return { ...base, reward: judged.reward + overlong, format: true, action: judged.action, exact: judged.score, f1: 0, rougeL: 0 };
   }
-  const parsed = strictFormat(reply.text, point.schema);
+  const parsed = point.strict ? point.strict(reply.text) : strictFormat(reply.text, point.schema);
   if (!parsed.ok) {
     return { ...base, reward: c.formatFailure + overlong, format: false, formatError: parsed.error, exact: 0, f1: 0, rougeL: 0 };
   }

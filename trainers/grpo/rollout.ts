@@ -5,7 +5,7 @@
  * world's reward functions. With `soft` (SofT-GRPO) each reply first thinks in soft tokens
  * (soft-completer.ts), which the reply keeps for the trainer.
  */
-import { actionConstraint } from "../../agents/policy/action-grammar.js";
+import { actionConstraint, compiledConstraint } from "../../agents/policy/action-grammar.js";
 import type { NativeCompleter } from "../../models/generate.js";
 import type { PolicyModel } from "../../models/model.js";
 import type { SoftTrace } from "../../models/native.js";
@@ -67,7 +67,7 @@ export function preparePrompt(point: DecisionPoint, tokenizer: PolicyTokenizer, 
 /** The grammar a point's replies are sampled under (undefined: constrain is off). */
 export function pointGrammar(point: DecisionPoint, tokenizer: PolicyTokenizer, c: Pick<GrpoConfig, "constrain" | "maxNewTokens">): TokenAutomaton | undefined {
   if (c.constrain === "off") return undefined;
-  const g = actionConstraint(tokenizer, point.schema, point.options, c.constrain);
+  const g = point.grammar ? compiledConstraint(tokenizer, point.grammar) : actionConstraint(tokenizer, point.schema, point.options, c.constrain);
   if (g && g.minBudget > c.maxNewTokens)
     throw new Error(`decision point ${point.id}: its action grammar may need up to ${g.minBudget} tokens, more than maxNewTokens (${c.maxNewTokens}); raise it, or sample without the grammar (constrain: off)`);
   return g;

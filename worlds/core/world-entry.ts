@@ -12,6 +12,7 @@ import type { GeneratedSet } from "./generated-set.js";
 export type { GeneratedSet };
 import type { ScenarioFactory } from "./scenario.js";
 import type { SocializedContext } from "./socialized-context.js";
+import type { CompactContext } from "./compact-context.js";
 import type { DecisionSet } from "./scored-decision.js";
 
 export interface WorldEntry {
@@ -40,10 +41,10 @@ export interface WorldEntry {
   readonly questions?: QuestionMaker;
   /**
    * The socialized context compacted to what its questions are answered from, as small policies
-   * read it in simulation mode (agents/policy/question-prompt.ts); without it they read the whole
-   * context, timestep by timestep.
+   * read it in simulation mode and answer it, by citing a line (compact-context.ts,
+   * agents/policy/question-prompt.ts); without it they read the whole context, timestep by timestep.
    */
-  readonly compactContext?: (ctx: SocializedContext) => string;
+  readonly compactContext?: (ctx: SocializedContext) => CompactContext;
 }
 
 export interface BenchmarkEntry {
