@@ -5,15 +5,21 @@
  *
  *   1. `generate social` a training split and a test split (other seeds: other networks);
  *   2. the training split's questions as the policy is asked them, with their labels (the JSON a
- *      model should write), as SFT data; `model init --preset 1m` builds the tokenizer from it;
+ *      model should write), as SFT data, as many of each interaction type as the rarest has
+ *      (`--balance types`: in the natural mix over half the labels are "ignore", and a policy
+ *      trained on it answers "ignore" to everything); `model init --preset 1m` builds the
+ *      tokenizer from it;
  *   3. `train sft` on them; then `train grpo --world social` from the SFT policy (the same trees,
- *      regenerated from their seed; reward: -1 off the schema, type match + ROUGE-L of the content);
+ *      regenerated from their seed; reward: -1 off the schema, type match + ROUGE-L of the content;
+ *      replies sampled under the task's reaction grammar);
  *   4. `bench social` on the test split with random, majority (fitted on the training split),
- *      simulation (the latent model: the ceiling), the SFT and the SFT+GRPO policies: type accuracy, macro-F1, ROUGE-L and the share of
- *      replies in the strict format, at depth 0, depth 1 and over all.
+ *      simulation (the latent model: the ceiling), the SFT and the SFT+GRPO policies (greedy, each
+ *      answer written under the task's reaction grammar, as GRPO samples it): type accuracy,
+ *      macro-F1, ROUGE-L and the share of replies in the strict format, at depth 0, depth 1 and over all.
  *
  *   node dist/measurements/social-demo.js [--out DIR] [--train-trees N] [--test-trees N]
- *       [--sft-steps N] [--grpo-steps N] [--seed S]          (or: npm run demo:social -- ...)
+ *       [--sft-steps N] [--grpo-steps N] [--balance types|none] [--threads N] [--seed S]
+ *                                                             (or: npm run demo:social -- ...)
  *
  * Prints the table and each stage's wall time (also written to OUT/results.md). Not a test.
  */
@@ -23,6 +29,7 @@ import { cpus } from "node:os";
 import { join, resolve } from "node:path";
 import { z } from "zod";
 import { intArg } from "../cli/args.js";
+import { countByType, equalByType } from "../trainers/data/balanced-types.js";
 import type { BenchReport } from "../benchmarks/report.js";
 import { packageRoot } from "../worlds/question/prompts.js";
 import { loadBenchmark } from "../worlds/registry.js";
@@ -38,10 +45,13 @@ OUT/results.md.
 
 Options:
   --out DIR          where the data, models, store and results go (default data/social-demo)
-  --train-trees N    trees in the training split (default 60)
+  --train-trees N    trees in the training split (default 200)
   --test-trees N     trees in the test split (default 30)
-  --sft-steps N      SFT optimizer steps (default 80)
-  --grpo-steps N     GRPO steps (default 6)
+  --sft-steps N      SFT optimizer steps, 16 examples each (default 50)
+  --grpo-steps N     GRPO steps, 8 questions x 4 replies each (default 4)
+  --balance MODE     SFT data: "types" (as many of each interaction type as the rarest has,
+                     drawn with the seed) or "none" (every training question) (default types)
+  --threads N        CPU threads of the trainers (default: all)
   --seed S           seed of the training split and of every trainer; the test split is S + 1000 (default 1)
   --help             this text`;
 
@@ -54,14 +64,18 @@ const values = scriptArgs({
     "test-trees": { type: "string" },
     "sft-steps": { type: "string" },
     "grpo-steps": { type: "string" },
+    balance: { type: "string" },
+    threads: { type: "string" },
     seed: { type: "string" },
   },
   schema: z.object({
     out: z.string().default(join(packageRoot(), "data", "social-demo")),
-    "train-trees": intArg(1, 100_000).default(60),
+    "train-trees": intArg(1, 100_000).default(200),
     "test-trees": intArg(1, 100_000).default(30),
-    "sft-steps": intArg(1).default(80),
-    "grpo-steps": intArg(1).default(6),
+    "sft-steps": intArg(1).default(50),
+    "grpo-steps": intArg(1).default(4),
+    balance: z.enum(["types", "none"]).default("types"),
+    threads: intArg(1, 1024).optional(),
     seed: intArg(0, 2 ** 32 - 1001).default(1),
   }),
 });
@@ -93,13 +107,20 @@ function socialworld(stage: string, args: string[]): Promise<void> {
 await socialworld("generate", ["generate", "social", "--n", String(values["train-trees"]), "--seed", seed, "--out", trainFile, "--quiet"]);
 await socialworld("generate", ["generate", "social", "--n", String(values["test-trees"]), "--seed", String(values.seed + 1000), "--out", testFile, "--quiet"]);
 
-// SFT data: every training question as a policy is asked it, with its label as the JSON to write.
+// SFT data: the training questions as a policy is asked them, with their labels as the JSON to write.
+let sftMix = "";
 {
   const bench = await loadBenchmark("social");
-  const lines = (await bench.load(trainFile)).map((item) => JSON.stringify({ prompt: bench.task(item, "vanilla").prompt, response: item.answer }));
+  const items = await bench.load(trainFile);
+  const types = items.map((item) => item.type);
+  const kept = values.balance === "types" ? equalByType(types, values.seed) : types.map((_, i) => i);
+  const lines = kept.map((i) => JSON.stringify({ prompt: bench.task(items[i]!, "vanilla").prompt, response: items[i]!.answer }));
   writeFileSync(join(out, "sft.jsonl"), lines.join("\n") + "\n");
-  process.stderr.write(`[data] ${lines.length} training questions -> ${join(out, "sft.jsonl")}\n`);
+  const mix = (idx: readonly number[]) => Object.entries(countByType(types, idx)).map(([t, n]) => `${t} ${n}`).join(", ");
+  sftMix = `${lines.length} of the ${items.length} training questions (${mix(kept)}; all: ${mix(types.map((_, i) => i))})`;
+  process.stderr.write(`[data] ${sftMix} -> ${join(out, "sft.jsonl")}\n`);
 }
+const threads = values.threads !== undefined ? ["--threads", String(values.threads)] : [];
 
 const base = join(out, "base");
 const sft = join(out, "sft");
@@ -107,12 +128,12 @@ const grpo = join(out, "grpo");
 await socialworld("base", ["model", "init", "--preset", "1m", "--corpus", join(out, "sft.jsonl"), "--seed", seed, "--out", base, "--force"]);
 await socialworld("sft", [
   "train", "sft", "--model", base, "--data", join(out, "sft.jsonl"), "--out", sft, "--steps", String(values["sft-steps"]), "--batch", "16",
-  "--lr", "3e-3", "--min-lr", "3e-4", "--warmup", "20", "--seed", seed, "--save-every", "100000", "--quiet",
+  "--lr", "3e-3", "--min-lr", "3e-4", "--warmup", String(Math.max(1, Math.round(values["sft-steps"] / 10))), "--seed", seed, "--save-every", "100000", "--quiet", ...threads,
 ]);
 await socialworld("grpo", [
   "train", "grpo", "--model", sft, "--world", "social", "--episodes", String(values["train-trees"]), "--world-seed", seed, "--out", grpo, "--store", store,
   "--reward", "exact=1,rougeL=1", "--steps", String(values["grpo-steps"]), "--prompts", "8", "--group-size", "4", "--max-new-tokens", "80",
-  "--temperature", "1", "--lr", "1e-4", "--kl", "0.001", "--clip-high", "0.28", "--seed", seed, "--save-every", "100000", "--quiet",
+  "--temperature", "1", "--lr", "1e-4", "--kl", "0.001", "--clip-high", "0.28", "--seed", seed, "--save-every", "100000", "--quiet", ...threads,
 ]);
 
 const agents: [string, string][] = [
@@ -143,7 +164,7 @@ for (const [name] of agents) {
   }
 }
 const text = [
-  `Social world, test split ${testFile} (${values["test-trees"]} trees, seed ${values.seed + 1000}); training split ${values["train-trees"]} trees (seed ${seed}); policy preset 1m; ${cpus().length} CPU cores, Node ${process.version}:`,
+  `Social world, test split ${testFile} (${values["test-trees"]} trees, seed ${values.seed + 1000}); training split ${values["train-trees"]} trees (seed ${seed}); SFT data: ${sftMix}; policy preset 1m; ${cpus().length} CPU cores, Node ${process.version}:`,
   "",
   ...rows,
   "",

@@ -4,7 +4,9 @@
  *
  * - `schema` (the default): the action schema's JSON (compact, models/grammar/json-schema.ts);
  *   an action with a single free string field (the question world's answer) is written bare, as
- *   actionText writes it, as one line of text of at most its maxLength.
+ *   actionText writes it, as one line of text of at most its maxLength, unless the question says
+ *   its answer is JSON of a schema of its own (`answerFormat`: the social world's reaction on
+ *   the asked item), which it is then written in.
  * - `options`: one of the actions the world lists as valid now (as actionText writes each, or its
  *   JSON where parseAction would not read that back), which also keeps to what the world's state
  *   allows; the schema when the world lists none.
@@ -36,21 +38,28 @@ export function grammarVocabulary(tokenizer: PolicyTokenizer): Vocabulary {
   return v;
 }
 
-/** The grammar spec of an action (undefined: `off`). */
-export function actionSpec(schema: z.ZodType, options: readonly unknown[] | undefined, mode: ConstrainMode): ConstraintSpec | undefined {
+/** The grammar spec of an action (undefined: `off`); `answerFormat`: the JSON schema a bare answer is written in. */
+export function actionSpec(schema: z.ZodType, options: readonly unknown[] | undefined, mode: ConstrainMode, answerFormat?: Readonly<Record<string, unknown>>): ConstraintSpec | undefined {
   if (mode === "off") return undefined;
   if (mode === "options" && options && options.length > 0) return { type: "choice", choices: [...new Set(options.map((o) => optionText(o, schema)))] };
   const json = z.toJSONSchema(schema) as Record<string, unknown>;
   const bare = bareStringField(json);
   // One line of at least one character, as actionText writes an answer and the trainer's strict
   // format reads one.
+  if (bare && answerFormat) return { type: "json_schema", schema: answerFormat };
   if (bare) return { type: "text", minLength: 1, singleLine: true, ...(bare.maxLength !== undefined ? { maxLength: bare.maxLength } : {}) };
   return { type: "json_schema", schema: json };
 }
 
 /** The compiled grammar of an action for a tokenizer (cached). */
-export function actionConstraint(tokenizer: PolicyTokenizer, schema: z.ZodType, options: readonly unknown[] | undefined, mode: ConstrainMode): TokenAutomaton | undefined {
-  const spec = actionSpec(schema, options, mode);
+export function actionConstraint(
+  tokenizer: PolicyTokenizer,
+  schema: z.ZodType,
+  options: readonly unknown[] | undefined,
+  mode: ConstrainMode,
+  answerFormat?: Readonly<Record<string, unknown>>,
+): TokenAutomaton | undefined {
+  const spec = actionSpec(schema, options, mode, answerFormat);
   return spec && compiledConstraint(tokenizer, spec);
 }
 

@@ -35,9 +35,13 @@ export class LanguageModelAgent implements Agent {
     const prompt = tokenizer.applyChatTemplate(messages, { addGenerationPrompt: true });
     const item = (turn.observation.data as { itemId?: string } | undefined)?.itemId ?? "";
     const seed = hashString(`${this.options.seed}|${turn.world}|${turn.agent}|${turn.timestep}|${item}`);
-    // Over a compact context the reply cites one of its lines, and the answer is that line's value.
+    // Over a compact context the reply cites one of its lines, and the answer is that line's value;
+    // a question whose answer is an action of its own (the social world's JSON reaction) is answered
+    // in that action's grammar.
     const cited = asked?.cited && citationSpec(asked.cited.lines, this.options.constrain);
-    const constraint = asked?.cited ? cited && compiledConstraint(tokenizer, cited) : actionConstraint(tokenizer, turn.actionSchema, turn.options, this.options.constrain);
+    const constraint = asked?.cited
+      ? cited && compiledConstraint(tokenizer, cited)
+      : actionConstraint(tokenizer, turn.actionSchema, turn.options, this.options.constrain, task?.answerFormat);
     // A budget below what the grammar may need to finish an action is raised to it: a valid action beats a cut one.
     const maxNewTokens = Math.max(this.options.max_new_tokens, constraint?.minBudget ?? 0);
     const [c] = await completer.complete(

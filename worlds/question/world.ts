@@ -25,6 +25,12 @@ export interface QuestionTask {
   readonly answerInCandidates?: boolean;
   /** The full text prompt a language model is given. */
   readonly prompt: string;
+  /**
+   * Where the answer is itself an action written as JSON (the social world's reaction on the
+   * asked item): that action's JSON schema. A policy writes its answer under this grammar, the
+   * grammar the trainers sample the same question under, rather than as a free line of text.
+   */
+  readonly answerFormat?: Readonly<Record<string, unknown>>;
 }
 
 /** Observation data that is a benchmark question (the question world's respondent sees one). */

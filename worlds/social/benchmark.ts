@@ -24,7 +24,7 @@ import { MajorityPredictor, SimulationPredictor } from "./baselines.js";
 import { OnnxTokenEncoder, type TokenEncoder } from "./bertscore.js";
 import { groundTruthContext } from "./contexts.js";
 import { readTreeFile } from "./format.js";
-import { nameOf, taskPrompt } from "./prompts.js";
+import { nameOf, taskJsonSchema, taskPrompt } from "./prompts.js";
 import { contentRougeL, perLabel, readReply, scoreTask, type BertScoreMeans } from "./scoring.js";
 import { labelReply, replyFor, tasksOf, type SocialTask } from "./tasks.js";
 
@@ -114,6 +114,9 @@ export class SocialBenchmark implements Benchmark<SocialBenchItem> {
       question: `You are ${nameOf(item.task.tree, item.task.user)}. ${prompt.slice(cut + 1)}`,
       candidates: randomCandidates(item.task),
       prompt,
+      // The answer is a reaction on this item, as JSON: a policy writes it under this schema's
+      // grammar, the one GRPO samples it under (its decision point's schema is the same).
+      answerFormat: taskJsonSchema(item.task),
     };
     remember(q, item.task);
     return q;

@@ -55,7 +55,14 @@ export function taskPrompt(task: SocialTask): string {
   return lines.join("\n");
 }
 
-/** The JSON schema a task's answer must satisfy (for constrained decoding). */
-export function taskJsonSchema(task: SocialTask): unknown {
-  return z.toJSONSchema(reactionSchemaFor(task.parent));
+const jsonSchemas = new Map<string, Record<string, unknown>>();
+
+/** The JSON schema a task's answer must satisfy (for constrained decoding; shared by the tasks on one item id). */
+export function taskJsonSchema(task: SocialTask): Readonly<Record<string, unknown>> {
+  let s = jsonSchemas.get(task.parent);
+  if (!s) {
+    if (jsonSchemas.size >= 10_000) jsonSchemas.clear();
+    jsonSchemas.set(task.parent, (s = z.toJSONSchema(reactionSchemaFor(task.parent)) as Record<string, unknown>));
+  }
+  return s;
 }
