@@ -7,7 +7,7 @@
  *       [--grpo-steps N] [--grpo-lr X] [--points K] [--months M] [--seed S]
  *
  * 1. data (economy-sft-data.ts): N decision points of a heuristic run of the default economy
- *    (seed S + 2: neither GRPO's points, world seed S, nor the comparison's, seed 1), each the
+ *    (seed S + 2: neither GRPO's points, world seed S + 3, nor the comparison's, seed 1), each the
  *    household's prompt and the teacher's decision as the JSON the prompt asks for.
  * 2. base: `model init --preset 200k` (a BPE tokenizer built from those examples; a 1,024-token
  *    context, since a household's prompt is ~460 tokens).
@@ -42,7 +42,8 @@ heuristic households (npm run economy:compare); the tables go to the terminal an
 
 Options:
   --out DIR          where the models, data, store and results go (default data/economy-demo)
-  --examples N       SFT examples (decision points of seed S + 2's economy; default 3000)
+  --examples N       SFT examples (decision points of seed S + 2's economy; GRPO's are seed
+                     S + 3's, the comparison's seed 1's; default 3000)
   --teacher T        ceiling (the ceiling's decision where it beats the heuristic's by --margin,
                      else the heuristic's; default) or heuristic
   --margin X         reward margin of the ceiling teacher (default 0.05)
@@ -113,7 +114,7 @@ await run("sft", [
 // 4. Trained: GRPO with the seed's recipe, a LoRA adapter over Base.
 const trained = join(out, "grpo");
 await run("grpo", [
-  "train", "grpo", "--model", base, "--world", "economy", "--preset", "econagent", "--points", "500", "--world-seed", s,
+  "train", "grpo", "--model", base, "--world", "economy", "--preset", "econagent", "--points", "500", "--world-seed", String(seed + 3),
   "--out", trained, "--store", store, "--steps", String(values["grpo-steps"]), "--lr", String(values["grpo-lr"]), "--max-new-tokens", "24",
   "--seed", s, "--save-every", "100000", "--threads", "1", "--quiet",
 ]);
@@ -121,7 +122,7 @@ await run("grpo", [
 // 5. The comparison, as `npm run economy:compare` runs it.
 const policy = (dir: string) => `policy:${dir}?max_new_tokens=24`;
 const compareArgs = [
-  "--agents", `base=${policy(base)},trained=${policy(trained)},heuristic`, "--points", String(values.points), "--households", "100", "--months", String(values.months), "--seed", s,
+  "--agents", `base=${policy(base)},trained=${policy(trained)},heuristic`, "--points", String(values.points), "--point-seed", "1", "--households", "100", "--months", String(values.months), "--seed", s,
 ];
 const table = await compare(compareArgs);
 
