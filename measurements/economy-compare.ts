@@ -23,6 +23,7 @@ import {
   HouseholdDecisionSchema,
   householdRule,
   meanStd,
+  MonthDataSchema,
   renderObservation,
   type Deciders,
   type DecisionReport,
@@ -98,9 +99,9 @@ for (const { name, spec } of agents) {
   const sim = new EconomyRunner({ params, seed: args.seed, agentId: spec, deciders, logHouseholds: 0 });
   const spread = { work: [] as number[], consumption: [] as number[] };
   while (sim.done < sim.total) {
-    const month = await sim.step();
-    spread.work.push(...month.decisions.work);
-    spread.consumption.push(...month.decisions.consumption);
+    const { decisions } = MonthDataSchema.parse(await sim.step());
+    spread.work.push(...decisions.work);
+    spread.consumption.push(...decisions.consumption);
     if (sim.done % 12 === 0) process.stderr.write(`\r${name}: year ${sim.done / 12} of ${Math.ceil(sim.total / 12)}`);
   }
   process.stderr.write("\n");
