@@ -2,7 +2,8 @@
  * Base against trained (a script, not a test): each agent answers the same decision points, in
  * the columns of the seed's training report (work and consumption mean and std, reward mean, JSON
  * parse rate, share of -1 rewards, and the utility), then runs an economy of its own, whose
- * yearly indicators give its Phillips and Okun correlations:
+ * yearly indicators give its Phillips and Okun correlations, and whose decisions' mean and std say
+ * whether a policy answers every household alike (mode collapse):
  *
  *   npm run build && node dist/measurements/economy-compare.js \
  *     --agents base=policy:ckpt/base,trained=policy:ckpt/grpo,heuristic [--points 400] [--households 100] [--months 240]
@@ -21,6 +22,8 @@ import {
   generateDecisionPoints,
   HouseholdDecisionSchema,
   householdRule,
+  meanStd,
+  MonthDataSchema,
   renderObservation,
   type Deciders,
   type DecisionReport,
@@ -72,7 +75,7 @@ async function decidersFor(spec: string, seed: number): Promise<Deciders> {
 
 const points = generateDecisionPoints({ params: economyParams(), seed: args["point-seed"], count: args.points });
 const params = economyParams({ households: args.households, months: args.months });
-const rows: { name: string; report: DecisionReport; run: EconomyRun; fallbacks: number | null; seconds: number }[] = [];
+const rows: { name: string; report: DecisionReport; run: EconomyRun; spread: { work: number[]; consumption: number[] }; fallbacks: number | null; seconds: number }[] = [];
 for (const { name, spec } of agents) {
   const started = performance.now();
   const deciders = await decidersFor(spec, args.seed);
@@ -94,13 +97,16 @@ for (const { name, spec } of agents) {
   if (errors.length) process.stderr.write(`${name}: ${errors.length} of ${points.length} points failed (first: ${errors[0]})\n`);
   const report = decisionReport(points, replies);
   const sim = new EconomyRunner({ params, seed: args.seed, agentId: spec, deciders, logHouseholds: 0 });
+  const spread = { work: [] as number[], consumption: [] as number[] };
   while (sim.done < sim.total) {
-    await sim.step();
+    const { decisions } = MonthDataSchema.parse(await sim.step());
+    spread.work.push(...decisions.work);
+    spread.consumption.push(...decisions.consumption);
     if (sim.done % 12 === 0) process.stderr.write(`\r${name}: year ${sim.done / 12} of ${Math.ceil(sim.total / 12)}`);
   }
   process.stderr.write("\n");
   const c = sim.counts;
-  rows.push({ name, report, run: sim.result(), fallbacks: c.turns ? c.fallbacks / c.turns : null, seconds: (performance.now() - started) / 1000 });
+  rows.push({ name, report, run: sim.result(), spread, fallbacks: c.turns ? c.fallbacks / c.turns : null, seconds: (performance.now() - started) / 1000 });
 }
 
 const f = (x: number | null, d = 3) => (x === null ? "n/a" : x.toFixed(d));
@@ -109,12 +115,16 @@ let out = `## ${points.length} decision points (a heuristic run of the default e
 out += "| agent | work mean | work std | consumption mean | consumption std | reward mean | utility mean | JSON parse rate | share of -1 |\n|:---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
 for (const { name, report: r } of rows) out += `| ${name} | ${f(r.workMean)} | ${f(r.workStd)} | ${f(r.consumptionMean)} | ${f(r.consumptionStd)} | ${f(r.reward)} | ${f(r.utility)} | ${pct(r.parseRate)} | ${pct(r.formatFailures)} |\n`;
 out += `\n## Each agent's economy (${args.households} households, ${args.months} months, seed ${args.seed})\n\n`;
-out += "| agent | Phillips corr(u, wage inflation) | Okun corr(du, GDP growth) | mean unemployment | mean inflation | fallbacks | seconds |\n|:---|---:|---:|---:|---:|---:|---:|\n";
+out += "| agent | Phillips corr(u, wage inflation) | Okun corr(du, GDP growth) | mean unemployment | mean inflation | work mean (std) | consumption mean (std) | fallbacks | seconds |\n|:---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
 const mean = (xs: readonly (number | null)[]) => {
   const v = xs.filter((x): x is number => x !== null);
   return v.length ? v.reduce((a, b) => a + b, 0) / v.length : null;
 };
-for (const { name, run, fallbacks, seconds } of rows) {
-  out += `| ${name} | ${f(run.phillips)} | ${f(run.okun)} | ${pct(mean(run.years.map((y) => y.unemployment)))} | ${pct(mean(run.years.map((y) => y.inflation)))} | ${pct(fallbacks)} | ${seconds.toFixed(1)} |\n`;
+const spreadCell = (xs: readonly number[]) => {
+  const [m, sd] = meanStd(xs);
+  return `${f(m)} (${f(sd)})`;
+};
+for (const { name, run, spread, fallbacks, seconds } of rows) {
+  out += `| ${name} | ${f(run.phillips)} | ${f(run.okun)} | ${pct(mean(run.years.map((y) => y.unemployment)))} | ${pct(mean(run.years.map((y) => y.inflation)))} | ${spreadCell(spread.work)} | ${spreadCell(spread.consumption)} | ${pct(fallbacks)} | ${seconds.toFixed(1)} |\n`;
 }
 process.stdout.write(out);

@@ -53,6 +53,18 @@ export const PRESETS: Readonly<Record<string, Preset>> = {
     tieWordEmbeddings: true,
     ropeTheta: 10000,
   },
+  "200k": {
+    description: "about 0.25M parameters with a 1,024-token context: a policy for long prompts (the economy's household, ~500 tokens) on a loaded CPU",
+    hiddenSize: 64,
+    numLayers: 4,
+    numHeads: 4,
+    numKvHeads: 2,
+    intermediateSize: 192,
+    maxPositionEmbeddings: 1024,
+    vocab: 1024,
+    tieWordEmbeddings: true,
+    ropeTheta: 10000,
+  },
 };
 
 export function preset(name: string): Preset {

@@ -48,7 +48,7 @@ export {
 export { stepEconomy, taylorRate, type MonthResult } from "./dynamics.js";
 export { generateDecisionPoints, type PointOptions } from "./generator.js";
 export { okunCorrelation, okunRelativeCorrelation, pearson, phillipsCorrelation, yearlyIndicators, type YearRow } from "./indicators.js";
-export { decisionReport, type DecisionReport } from "./metrics.js";
+export { decisionReport, meanStd, type DecisionReport } from "./metrics.js";
 export {
   HouseholdObservationSchema,
   householdObservation,
@@ -91,4 +91,4 @@ export { householdNames, initialEconomy, type EconomyState, type Households, typ
 export { describeBrackets, taxDue, type TaxSchedule } from "./taxes.js";
 export { crra, flowUtility, type UtilityParams } from "./utility.js";
 export { EconomyWorld, householdIndex, type MonthEventData } from "./world.js";
-export { EconomyRunner, LOGGED_HOUSEHOLDS, type Deciders, type EconomyRunOptions, type ReplyCounts } from "./run.js";
+export { EconomyRunner, LOGGED_HOUSEHOLDS, MonthDataSchema, type Deciders, type EconomyRunOptions, type ReplyCounts } from "./run.js";

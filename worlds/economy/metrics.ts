@@ -26,7 +26,8 @@ export interface DecisionReport {
   readonly bestUtility: number | null;
 }
 
-function meanStd(xs: readonly number[]): [number | null, number | null] {
+/** Mean and population standard deviation (null for none). */
+export function meanStd(xs: readonly number[]): [number | null, number | null] {
   if (xs.length === 0) return [null, null];
   let m = 0;
   for (const x of xs) m += x;

@@ -53,8 +53,8 @@ export interface ReplyCounts {
   fallbacks: number;
 }
 
-/** What an economy month's record holds beyond the generic step. */
-const MonthDataSchema = z.object({
+/** What an economy month's record holds beyond the generic step: every household's decision. */
+export const MonthDataSchema = z.object({
   decisions: z.object({ work: z.array(z.number().min(0).max(1)), consumption: z.array(z.number().min(0).max(1)) }),
 });
 
