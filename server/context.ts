@@ -26,7 +26,7 @@ export interface LiveRoom {
    * Checks join options before a seat is reserved (tokens, seat rules, the address's caps); throws
    * as onAuth does. What it returns holds the reservation's place in the caps until `reserved`.
    */
-  screenReservation(options: unknown, address: string): ScreenedJoin & { readonly hold: string };
+  screenReservation(options: unknown, address: string, seatsElsewhere?: number): ScreenedJoin & { readonly hold: string };
   /** The reservation held by `hold` was made for `sessionId` (undefined: it failed, the hold is dropped). */
   reserved(hold: string, sessionId: string | undefined): void;
   /** Screens then reserves (the matchmaking gate; possibly for another process of the group): a refusal as a value. */

@@ -21,12 +21,16 @@ import { discoverPolicies } from "./openai/models.js";
 import { restoreTrainingRuns } from "./training-history.js";
 import { OpenAiService } from "./openai/service.js";
 import { ServerConfigSchema, type ServerConfig } from "./config.js";
-import { hasServerContext, setServerContext, type ServerContext } from "./context.js";
+import { hasServerContext, seatsHeldBy, setServerContext, type ServerContext } from "./context.js";
 import { startDemoRooms } from "./demo.js";
 import { freePort } from "./group/free-port.js";
-import { defaultPublicAddress, joinGroup, relistRooms, type ProcessGroup } from "./group/process-group.js";
+import { defaultPublicAddress, forgetProcess, joinGroup, relistRooms, type ProcessGroup } from "./group/process-group.js";
+import { HEARTBEAT_TTL_MS, ProcessHeartbeat } from "./group/process-heartbeat.js";
+import { SharedLimits } from "./group/shared-limits.js";
 import { poolPeers } from "./group/pool-peers.js";
-import { PersistedRooms } from "./room-registry.js";
+import { PersistedRooms, type DeadElsewhere } from "./room-registry.js";
+import { ownerGone } from "../store/owner.js";
+import type { RoomEntry } from "../store/room-registry.js";
 import { ProgressHub } from "./progress-hub.js";
 import { SelfPlayPools } from "./self-play/pools.js";
 import { TrainingBoard } from "./training-board.js";
@@ -59,6 +63,17 @@ export interface RunningServer {
   readonly publicAddress?: string;
   /** Stops every room (their episodes and runs are logged as interrupted), then the server. */
   close(): Promise<void>;
+}
+
+/**
+ * This process was declared dead by the group (no heartbeat for HEARTBEAT_TTL_MS: paused, or cut
+ * off from Redis) and its rooms are being recreated by another: anything it wrote now (a room's
+ * log, the registry) would be written twice, so it stops at once, writing nothing. A launcher
+ * (`serve --processes`, systemd) starts it again, fresh.
+ */
+function fenced(by: string): void {
+  console.error(`[group] this process missed its heartbeat for ${HEARTBEAT_TTL_MS / 1000} s and was declared dead; its rooms are recreated by ${by}. Stopping now, without writing anything.`);
+  process.exit(1);
 }
 
 export async function startServer(input: ServerConfig): Promise<RunningServer> {
@@ -138,6 +153,19 @@ export async function startServer(input: ServerConfig): Promise<RunningServer> {
   }
   // Rooms find the store and the progress hub here once they are created (they cannot be before).
   setServerContext(context);
+  // In a group, this process is named alive in Redis before it registers any room (process-heartbeat.ts).
+  let heartbeat: ProcessHeartbeat | undefined;
+  let sharedLimits: SharedLimits | undefined;
+  try {
+    heartbeat = group ? await ProcessHeartbeat.start(group.redis, matchMaker.processId, fenced) : undefined;
+    // The per-address caps count over the whole group (group/shared-limits.ts).
+    if (group) guard.shared = sharedLimits = new SharedLimits(group.redis, matchMaker.processId, guard.limits, (address) => seatsHeldBy(context, address));
+  } catch (err) {
+    await gameServer.gracefullyShutdown(false);
+    await group?.close();
+    setServerContext(undefined);
+    throw err;
+  }
   // In front of Colyseus's routes and express: CORS, and seat reservations (security/).
   silenceColyseusCors();
   installHttpGate(http, config.allowedOrigins, [matchmakeGate(context, guard)]);
@@ -160,6 +188,9 @@ export async function startServer(input: ServerConfig): Promise<RunningServer> {
       await gameServer.gracefullyShutdown(false);
       await registryWritten;
       await context.selfPlay.closeAll();
+      // Last, once its rooms' logs are flushed: the processes of other machines may take them over now.
+      await heartbeat?.stop();
+      sharedLimits?.close();
       await openai.close();
       await new Promise<void>((done) => io.close(() => done()));
       await group?.close();
@@ -172,15 +203,30 @@ export async function startServer(input: ServerConfig): Promise<RunningServer> {
   let stopWatching: (() => void) | undefined;
   let restoredRoomIds: string[] = [];
   try {
-    // Rooms of a server that was killed or stopped come back first, under their ids.
-    // Here, not through matchmaking, which in a group may create a room in another process.
-    restoredRoomIds = await persisted.restore((type, options) => matchMaker.handleCreateRoom(type, options));
+    // Rooms of a server that was killed or stopped come back first, under their ids, here (not
+    // through matchmaking, which in a group may create a room in another process). What a dead
+    // process of the group left listed goes before its rooms come back (forgetProcess).
+    const beat = heartbeat;
+    const elsewhere: DeadElsewhere | undefined =
+      beat && group
+        ? {
+            takeOver: (owners) => beat.takeOver(owners),
+            tookOver: async (owners) => {
+              for (const processId of await beat.tookOver(owners)) await forgetProcess(group, processId);
+            },
+          }
+        : undefined;
+    const create = async (type: RoomEntry["type"], options: Record<string, unknown>, roomId: string) => {
+      // The registry gave this process the room: a listing left under its id by the process that died goes
+      // (else Colyseus, which lists a room only under a free id, would discard the room recreated).
+      if (group) await matchMaker.driver.remove(roomId);
+      return matchMaker.handleCreateRoom(type, options);
+    };
+    restoredRoomIds = await persisted.restore(create, ownerGone, elsewhere && ((owners) => elsewhere.tookOver(owners)));
     group?.onReconnect(() => void relistRooms().catch((err: unknown) => console.error(`[group] relisting rooms: ${(err as Error).message}`)));
-    // A process of the group killed: its rooms come back in another (from their saved options, as after a restart).
-    if (group) {
-      stopWatching = persisted.watchOrphans((type, options) => matchMaker.handleCreateRoom(type, options), ORPHAN_CHECK_MS, (ids) =>
-        console.log(`[group] ${ids.length} room${ids.length === 1 ? "" : "s"} of a process that died recreated here: ${ids.join(", ")}`),
-      );
+    // A process of the group dead (killed, or silent in Redis): its rooms come back in another (from their saved options, as after a restart).
+    if (elsewhere) {
+      stopWatching = persisted.watchOrphans(create, ORPHAN_CHECK_MS, (ids) => console.log(`[group] ${ids.length} room${ids.length === 1 ? "" : "s"} of a process that died recreated here: ${ids.join(", ")}`), elsewhere);
     }
     if (config.demo) demoRoomIds = await startDemoRooms();
   } catch (err) {

@@ -9,6 +9,7 @@
  * stopped by an admin; a server that is shutting down leaves its rooms registered, to come back.
  */
 import { randomBytes } from "node:crypto";
+import { ownerGone, ownerKey, type Owner } from "../store/owner.js";
 import { RoomRegistry, type RoomEntry } from "../store/room-registry.js";
 
 /** The key of a restored room's options that names what it restores (removed before its options are read). */
@@ -20,6 +21,20 @@ export interface RestoreInfo {
   readonly runId?: string;
   readonly secrets?: RoomEntry["secrets"];
   readonly episode?: RoomEntry["episode"];
+}
+
+/** Creates a room again from its saved options, under `roomId` (its restore key among the options names it). */
+export type RecreateRoom = (type: RoomEntry["type"], options: Record<string, unknown>, roomId: string) => Promise<unknown>;
+
+/**
+ * The processes of other machines that died, as a group of processes knows them (its heartbeat in
+ * Redis, group/process-heartbeat.ts): a pid tells only on its own machine.
+ */
+export interface DeadElsewhere {
+  /** Of these owners, the dead ones of other machines whose rooms this process takes over (one taker each). */
+  takeOver(owners: readonly Owner[]): Promise<Owner[]>;
+  /** Their rooms are claimed: called before they are recreated (to drop what the dead process left listed). */
+  tookOver(owners: readonly Owner[]): Promise<void>;
 }
 
 export class PersistedRooms {
@@ -61,14 +76,16 @@ export class PersistedRooms {
    * Recreates the rooms whose server is gone, one by one, through `create` (matchmaking); a room
    * that cannot be recreated (its data file deleted since) is said so and dropped from the registry.
    */
-  async restore(create: (type: RoomEntry["type"], options: Record<string, unknown>) => Promise<unknown>): Promise<string[]> {
+  async restore(create: RecreateRoom, gone: (owner: Owner) => boolean = ownerGone, claimed?: (owners: Owner[]) => Promise<void>): Promise<string[]> {
     const restored: string[] = [];
-    for (const e of await this.registry.claimOrphans()) {
+    const entries = await this.registry.claimOrphans(gone);
+    if (claimed && entries.length) await claimed(entries.map((e) => e.owner));
+    for (const e of entries) {
       const nonce = randomBytes(18).toString("base64url");
       this.waiting.set(nonce, { roomId: e.roomId, ...(e.runId ? { runId: e.runId } : {}), ...(e.secrets ? { secrets: e.secrets } : {}), ...(e.episode ? { episode: e.episode } : {}) });
       try {
         this.tracked.add(e.roomId);
-        await create(e.type, { ...e.options, [RESTORE_KEY]: nonce });
+        await create(e.type, { ...e.options, [RESTORE_KEY]: nonce }, e.roomId);
         restored.push(e.roomId);
       } catch (err) {
         this.tracked.delete(e.roomId);
@@ -82,19 +99,23 @@ export class PersistedRooms {
   }
 
   /**
-   * In a group of processes on one store: every `everyMs`, the rooms of a process of this machine
-   * that died are claimed (by one process of the group: the registry's lock decides) and
-   * recreated here. Returns the function that stops watching.
+   * In a group of processes on one store: every `everyMs`, the rooms of a process that died are
+   * claimed (by one process of the group: the registry's lock decides) and recreated here. A
+   * process of this machine is dead when its pid is gone; one of another machine when
+   * `elsewhere` says so. Returns the function that stops watching.
    */
-  watchOrphans(create: (type: RoomEntry["type"], options: Record<string, unknown>) => Promise<unknown>, everyMs: number, restored: (ids: string[]) => void): () => void {
+  watchOrphans(create: RecreateRoom, everyMs: number, restored: (ids: string[]) => void, elsewhere?: DeadElsewhere): () => void {
     let busy = false;
     const timer = setInterval(() => {
       if (busy || this.closing) return;
       busy = true;
       void (async () => {
         try {
-          if (!this.registry.hasOrphans()) return;
-          const ids = await this.restore(create);
+          const owners = this.registry.list().map((e) => e.owner);
+          const taken = new Set((elsewhere ? await elsewhere.takeOver(owners) : []).map(ownerKey));
+          const gone = (o: Owner) => taken.has(ownerKey(o)) || ownerGone(o);
+          if (!owners.some(gone)) return;
+          const ids = await this.restore(create, gone, elsewhere ? (claimed) => elsewhere.tookOver(claimed) : undefined);
           if (ids.length) restored(ids);
         } catch (err) {
           console.error(`[rooms] ${this.registry.path}: ${(err as Error).message}`);

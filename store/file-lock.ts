@@ -39,11 +39,29 @@ export class FileLockTimeout extends Error {
 
 
 /**
+ * The lock was broken while its holder worked under it: the holder was paused (SIGSTOP, a frozen
+ * VM) past `staleMs`, and a process of another host took the lock. What it was about to write is
+ * older than what the other wrote since, and must not replace it.
+ */
+export class FileLockLost extends Error {
+  constructor(readonly path: string) {
+    super(`${path}: this process's lock was taken over while it held it (paused longer than the lock lives); its change is dropped`);
+    this.name = "FileLockLost";
+  }
+}
+
+/** The lock being held, as `work` sees it. */
+export interface HeldLock {
+  /** Throws FileLockLost unless the lock file is still this holder's (check just before a write lands). */
+  check(): void;
+}
+
+/**
  * Runs `work` holding the lock at `path`, and releases it. `work` is synchronous on purpose: with
  * no await inside, the lock is held for as short a time as possible, and two callers in one
  * process cannot interleave either.
  */
-export async function withFileLock<T>(path: string, work: () => T, opts: FileLockOptions = {}): Promise<T> {
+export async function withFileLock<T>(path: string, work: (lock: HeldLock) => T, opts: FileLockOptions = {}): Promise<T> {
   const timeoutMs = opts.timeoutMs ?? 30_000;
   const staleMs = opts.staleMs ?? 10_000;
   const started = Date.now();
@@ -59,8 +77,13 @@ export async function withFileLock<T>(path: string, work: () => T, opts: FileLoc
     // 1, 2, 4 ... 50 ms: a held lock is released within milliseconds.
     await sleep(Math.min(50, 2 ** Math.min(attempt, 6)));
   }
+  const held = mine;
   try {
-    return work();
+    return work({
+      check: () => {
+        if (readIfPresent(path) !== held) throw new FileLockLost(path);
+      },
+    });
   } finally {
     // Ours unless it was judged stale and taken over meanwhile: then it is someone else's now.
     if (readIfPresent(path) === mine) removeIfPresent(path);

@@ -3,6 +3,10 @@
  * start time. A pid says whether the process still exists only on its own host; elsewhere nobody
  * can tell. The start time tells this process from an earlier one that had its pid (a server
  * restarted in a container is often pid 1 again).
+ *
+ * The host is the machine's name, or SOCIALWORLD_HOST_ID where machines sharing a store have the
+ * same name (containers started from one image): two machines must never share an id, since a
+ * pid is checked only on its own host.
  */
 import { hostname } from "node:os";
 import { z } from "zod";
@@ -19,14 +23,25 @@ export type Owner = z.infer<typeof OwnerSchema>;
 // own, and must still recognise its process. Two readings differ by a millisecond or so.
 const started = Math.round(Date.now() - process.uptime() * 1000);
 const SAME_START_MS = 1000;
+const host = process.env.SOCIALWORLD_HOST_ID || hostname();
+
+/** This machine, as owners name it. */
+export function thisHost(): string {
+  return host;
+}
 
 export function thisProcess(): Owner {
-  return { pid: process.pid, host: hostname(), started };
+  return { pid: process.pid, host, started };
+}
+
+/** One string per process, for keys (host, pid and start time). */
+export function ownerKey(owner: Owner): string {
+  return `${owner.host}/${owner.pid}/${owner.started ?? 0}`;
 }
 
 /** True only when the owner ran on this host and no longer exists. */
 export function ownerGone(owner: Owner): boolean {
-  if (owner.host !== hostname()) return false;
+  if (owner.host !== host) return false;
   if (owner.pid === process.pid) return owner.started !== undefined && Math.abs(owner.started - started) > SAME_START_MS;
   try {
     process.kill(owner.pid, 0);

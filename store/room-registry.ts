@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { DataError } from "../worlds/core/errors.js";
 import { readIfPresent, withFileLock } from "./file-lock.js";
-import { OwnerSchema, ownerGone, thisProcess } from "./owner.js";
+import { OwnerSchema, ownerGone, thisProcess, type Owner } from "./owner.js";
 import { replaceFile } from "./write-atomic.js";
 
 export const ROOMS_FILE = "rooms.json";
@@ -65,20 +65,20 @@ export class RoomRegistry {
     return parsed.data.rooms;
   }
 
-  /** Whether a room's server is gone (read without the lock: a hint for `claimOrphans`, which decides). */
-  hasOrphans(): boolean {
-    return this.list().some((r) => ownerGone(r.owner));
-  }
-
-  /** Rooms whose server is gone: this process takes them over (they are its to restore). */
-  claimOrphans(): Promise<RoomEntry[]> {
+  /**
+   * Rooms whose server is gone: this process takes them over (they are its to restore). `gone`
+   * says which owners are gone: by default those of this host whose pid no longer exists; a group
+   * of processes adds those of other hosts that stopped their heartbeat (server/group/). Each is
+   * returned as it was, naming the owner that is gone.
+   */
+  claimOrphans(gone: (owner: Owner) => boolean = ownerGone): Promise<RoomEntry[]> {
     return this.change((rooms) => {
       const me = thisProcess();
       const claimed: RoomEntry[] = [];
       for (let i = 0; i < rooms.length; i++) {
-        if (!ownerGone(rooms[i]!.owner)) continue;
-        rooms[i] = { ...rooms[i]!, owner: me };
+        if (!gone(rooms[i]!.owner)) continue;
         claimed.push(rooms[i]!);
+        rooms[i] = { ...rooms[i]!, owner: me };
       }
       return claimed;
     });
@@ -108,12 +108,14 @@ export class RoomRegistry {
   }
 
   private change<T>(fn: (rooms: RoomEntry[]) => T): Promise<T> {
-    return withFileLock(`${this.path}.lock`, () => {
+    return withFileLock(`${this.path}.lock`, (lock) => {
       const rooms = this.list();
       const out = fn(rooms);
       // Tokens are in it: readable by the server's user only.
       const text = JSON.stringify({ version: 1, rooms }, null, 2) + "\n";
-      replaceFile(this.path, (tmp) => writeFileSync(tmp, text, { mode: 0o600 }));
+      // A process paused while it held the lock (another machine took the lock, and maybe its rooms,
+      // meanwhile) must not put back what it read before.
+      replaceFile(this.path, (tmp) => writeFileSync(tmp, text, { mode: 0o600 }), () => lock.check());
       return out;
     });
   }

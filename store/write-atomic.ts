@@ -12,10 +12,13 @@ import { closeSync, fsyncSync, lstatSync, openSync, readlinkSync, realpathSync, 
 import { dirname, resolve } from "node:path";
 import { naming, withPath } from "./io-error.js";
 
-/** Replaces `path` with what `write` puts in the temporary file it is given. */
-export function replaceFile(path: string, write: (tmp: string) => void): void {
+/**
+ * Replaces `path` with what `write` puts in the temporary file it is given. `beforeRename` is a last
+ * check before the new file takes the old one's place: throwing there leaves the old file.
+ */
+export function replaceFile(path: string, write: (tmp: string) => void, beforeRename?: () => void): void {
   const target = writeTarget(path);
-  if (target.inPlace) return naming(path, () => write(target.path));
+  if (target.inPlace) return naming(path, () => (beforeRename?.(), write(target.path)));
   const tmp = `${target.path}.tmp-${process.pid}`;
   try {
     write(tmp);
@@ -26,6 +29,7 @@ export function replaceFile(path: string, write: (tmp: string) => void): void {
     } finally {
       closeSync(fd);
     }
+    beforeRename?.();
     renameSync(tmp, target.path);
   } catch (err) {
     rmSync(tmp, { force: true });

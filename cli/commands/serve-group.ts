@@ -41,13 +41,13 @@ export interface GroupLaunch {
 
 const out = (s: string) => process.stdout.write(s + "\n");
 
-/** redis-server on PATH (Debian: /usr/bin/redis-server), or undefined. */
-function findRedisServer(): string | undefined {
+/** A program on PATH (or in /usr/bin, Debian's place), or undefined. */
+function findProgram(name: string): string | undefined {
   for (const dir of (process.env.PATH ?? "").split(delimiter)) {
-    const p = join(dir, "redis-server");
+    const p = join(dir, name);
     if (dir && existsSync(p)) return p;
   }
-  return existsSync("/usr/bin/redis-server") ? "/usr/bin/redis-server" : undefined;
+  return existsSync(`/usr/bin/${name}`) ? `/usr/bin/${name}` : undefined;
 }
 
 /** Each line a process prints, prefixed with its number. */
@@ -105,11 +105,17 @@ export async function serveGroup(launch: GroupLaunch): Promise<number> {
   const urls: (string | undefined)[] = Array(launch.processes).fill(undefined);
 
   const startRedis = async (): Promise<string> => {
-    const redisBin = findRedisServer();
+    const redisBin = findProgram("redis-server");
     if (!redisBin) throw new UsageError(`--processes needs Redis: install Debian's redis-server (\`apt-get install -y redis-server\`), or give a running one with --redis URL (\`${REDIS_START}\`)`);
     const port = await freePort();
     checkStop();
-    const child = spawn(redisBin, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no"], { stdio: ["ignore", "pipe", "pipe"], detached: true });
+    const redisArgs = [redisBin, "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no"];
+    // The kernel ends it when the launcher ends, however (kill -9 included): util-linux's setpriv
+    // sets its parent-death signal (prctl PR_SET_PDEATHSIG, which Node cannot call) and runs it.
+    // Without setpriv (not Linux), a launcher killed with kill -9 leaves it running.
+    const setpriv = findProgram("setpriv");
+    const [cmd, ...args] = setpriv ? [setpriv, "--pdeathsig", "TERM", ...redisArgs] : redisArgs;
+    const child = spawn(cmd!, args, { stdio: ["ignore", "pipe", "pipe"], detached: true });
     redisChild = child;
     let text = "";
     await unlessStopped(

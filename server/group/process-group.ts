@@ -12,16 +12,16 @@
  */
 import { hostname } from "node:os";
 import { matchMaker } from "@colyseus/core";
-import { RedisDriver } from "@colyseus/redis-driver";
 import { RedisPresence } from "@colyseus/redis-presence";
 import { createAdapter } from "@socket.io/redis-adapter";
 import type { Redis } from "ioredis";
 import { checkReachable, redisConnection } from "./redis.js";
+import { GroupRoomDriver } from "./room-listings.js";
 
 export interface ProcessGroup {
   readonly url: string;
   readonly presence: RedisPresence;
-  readonly driver: RedisDriver;
+  readonly driver: GroupRoomDriver;
   /** socket.io's adapter for the group (io.adapter(...)). */
   readonly ioAdapter: ReturnType<typeof createAdapter>;
   /** A connection for this project's own keys (leases). */
@@ -66,7 +66,7 @@ export async function joinGroup(url: string): Promise<ProcessGroup> {
   return {
     url,
     presence: new RedisPresence(presenceConn),
-    driver: new RedisDriver(driverConn),
+    driver: new GroupRoomDriver(driverConn),
     ioAdapter: createAdapter(ioPub, ioSub, { key: "socialworld:progress", requestsTimeout: 1500 }),
     redis: own,
     onReconnect: (fn) => void reconnected.add(fn),
@@ -81,6 +81,17 @@ export async function joinGroup(url: string): Promise<ProcessGroup> {
 export async function relistRooms(): Promise<void> {
   await matchMaker.restoreMissingRoomCaches();
   await matchMaker.stats.persist();
+}
+
+/**
+ * What a dead process of the group left in Redis, dropped before its rooms are recreated: its
+ * room listings (Colyseus's driver) and its room count (the placement of new rooms). Colyseus
+ * drops them itself only when a call to that process times out; until then `GET /api/rooms` and
+ * matchmaking would still find a listing of the dead process under an id that is not recreated.
+ */
+export async function forgetProcess(group: ProcessGroup, processId: string): Promise<void> {
+  await matchMaker.stats.excludeProcess(processId);
+  await group.driver.cleanup(processId);
 }
 
 /** Where clients reach this process: HOST:PORT, with the host name of the machine for a wildcard address. */

@@ -422,8 +422,8 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
     return { ...auth, address };
   }
 
-  screenReservation(raw: unknown, address: string): ScreenedJoin & { hold: string } {
-    const join = this.screen(raw, address);
+  screenReservation(raw: unknown, address: string, seatsElsewhere = 0): ScreenedJoin & { hold: string } {
+    const join = this.screen(raw, address, seatsElsewhere);
     // Held from now, not from when the reservation is made: concurrent requests count each other.
     const hold = `hold:${newToken()}`;
     this.pending.set(hold, { address, join, expires: Date.now() + this.seatReservationTimeout * 1000 });
@@ -441,9 +441,12 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
    * from another one: group/group-rooms.ts); a refusal comes back as a value.
    */
   async reserveScreened(options: Record<string, unknown>, address: string): Promise<ReservationOutcome> {
+    // In a group, the seats the address holds in the other processes count too (its Redis unreachable: none).
+    const shared = this.state.visibility === "public" ? this.ctx.guard.shared : undefined;
+    const elsewhere = shared ? await shared.seatsElsewhere(address).catch(() => 0) : 0;
     let hold: string;
     try {
-      hold = this.screenReservation(options, address).hold;
+      hold = this.screenReservation(options, address, elsewhere).hold;
     } catch (err) {
       return refusalOutcome(err);
     }
@@ -455,6 +458,8 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
       return refusalOutcome(err);
     } finally {
       this.reserved(hold, reservation?.sessionId);
+      // Before the client has its answer: its next request, to any process, sees this seat.
+      if (shared && reservation) await shared.seatsChanged(address).catch(() => undefined);
     }
   }
 
@@ -467,7 +472,7 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
     return { ...this.summary(), ...this.secrets() };
   }
 
-  private screen(raw: unknown, address: string): ScreenedJoin {
+  private screen(raw: unknown, address: string, seatsElsewhere: number): ScreenedJoin {
     const auth = this.authorize(raw);
     const now = Date.now();
     for (const [id, p] of this.pending) if (p.expires <= now) this.pending.delete(id);
@@ -493,7 +498,7 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
     // Coming back to one's own seat takes no new one; a public room's new seat counts against the address.
     const own = [...this.holders.values()].some((h) => h.index === auth.index && sameSecret(h.token, auth.token));
     if (!own && this.state.visibility === "public") {
-      const held = seatsHeldBy(this.ctx, address);
+      const held = seatsHeldBy(this.ctx, address) + seatsElsewhere;
       if (held >= limits.seatsPerAddress) {
         throw new Refused(429, `your address holds ${held} seats already (at most ${limits.seatsPerAddress} at once): leave one first`);
       }

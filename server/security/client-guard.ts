@@ -9,6 +9,10 @@
  *   for a back-off that doubles on each repeat;
  * - seats: an address holds at most `seatsPerAddress` seats of public rooms at once (a private
  *   room's seats are taken with the tokens its creator handed out, and are not counted);
+ *
+ * In a group of processes the reservation rate and the seats are counted over all of them
+ * (`shared`, group/shared-limits.ts); messages are counted where the client is connected, which
+ * is one process per room.
  * - spectators: at most `spectatorsPerRoom` per room, reservations included. A seat is never
  *   refused for want of room: people in seats do not compete with watchers.
  */
@@ -38,6 +42,19 @@ const REFUSAL_WINDOW_MS = 10_000;
 
 export type MessageVerdict = { readonly kind: "ok" } | { readonly kind: "drop"; readonly retryAfterMs: number } | { readonly kind: "cut"; readonly blockedMs: number };
 
+/**
+ * The caps' counts shared by a group of processes (group/shared-limits.ts: in its Redis), so that
+ * a client spreading its requests over several processes is counted once.
+ */
+export interface SharedCounts {
+  /** A reservation from `address`, within the group-wide rate. */
+  reservation(address: string): Promise<Verdict>;
+  /** Seats of public rooms held or reserved from `address` in the group's other processes. */
+  seatsElsewhere(address: string): Promise<number>;
+  /** This process's seats of `address` changed (a reservation was made). */
+  seatsChanged(address: string): Promise<void>;
+}
+
 export const addressKey = (address: string) => `address:${address}`;
 export const seatKey = (token: string) => `seat:${token}`;
 
@@ -61,11 +78,25 @@ export class ClientGuard {
     this.penalties = new PenaltyBox(1000, 5 * 60_000, 10 * 60_000, now);
   }
 
+  /** In a group of processes: the counts they share (undefined: this process counts alone). */
+  shared?: SharedCounts;
+
   /** A reservation (join or reconnect) from `address`: not while it backs off, and within its rate. */
   reservation(address: string): Verdict {
     const blocked = this.penalties.check(addressKey(address));
     if (!blocked.ok) return blocked;
     return this.reservations.take(address);
+  }
+
+  /** As `reservation`, within the group's rate when there is a group (this process's own when its Redis does not answer). */
+  async reservationInGroup(address: string): Promise<Verdict> {
+    const blocked = this.penalties.check(addressKey(address));
+    if (!blocked.ok || !this.shared) return this.reservation(address);
+    try {
+      return await this.shared.reservation(address);
+    } catch {
+      return this.reservations.take(address);
+    }
   }
 
   /** A message from a room client: within the address's rate and, when seated, its seat's. */

@@ -3,7 +3,8 @@
  * instead of by Colyseus's route, which reserved a seat for any body before any token was checked
  * and read bodies of any size. Here a reservation is made only after:
  *
- * - the client's address is within its reservation rate and not backing off (client-guard.ts);
+ * - the client's address is within its reservation rate (over every process of a group) and not
+ *   backing off (client-guard.ts);
  * - the body is a JSON object of at most 4 KiB;
  * - the room has checked the join options as it checks them when the client connects (a private
  *   room's tokens, the seat's rules), and the address's seat and unused-reservation caps and the
@@ -111,7 +112,7 @@ async function handle(ctx: ServerContext, guard: ClientGuard, req: IncomingMessa
     throw new GateError(404, ErrorCode.MATCHMAKE_NO_HANDLER, `no matchmaking method here (this server takes joinById/ROOM_ID and reconnect/ROOM_ID)`);
   }
   const address = requestAddress(req);
-  const allowed = guard.reservation(address);
+  const allowed = await guard.reservationInGroup(address);
   if (!allowed.ok) {
     req.resume();
     throw new GateError(429, ErrorCode.MATCHMAKE_UNHANDLED, `too many requests from your address: retry in ${waitText(allowed.retryAfterMs)}`, allowed.retryAfterMs);

@@ -10,8 +10,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, afterAll, describe, expect, it } from "vitest";
 import { RoomRegistry } from "../../store/room-registry.js";
-import { ADMIN, serve, type Served } from "../server/child-server.js";
+import { serve, type Served } from "../server/child-server.js";
 import { connect, until } from "../server/raw-client.js";
+import { admin, expectEachListedOnce, json, listed, pidOf, recreatedBy } from "./group-checks.js";
 import { startRedis, type TestRedis } from "./redis-server.js";
 
 let redis: TestRedis;
@@ -28,13 +29,6 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-const json = async (url: string, init: RequestInit = {}) => {
-  const res = await fetch(url, init);
-  return { status: res.status, json: (await res.json()) as any };
-};
-const admin = { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" };
-const pidOf = async (s: Served) => (await json(`${s.base}/api/health`)).json.pid as number;
-const listed = async (s: Served) => ((await json(`${s.base}/api/rooms`)).json.rooms as { roomId: string }[]).map((r) => r.roomId);
 const address = (s: Served) => s.base.replace(/^http:\/\//, "");
 
 /** A spectator of `roomId`, asked through `via`, and the number of frames it has had. */
@@ -102,16 +96,11 @@ describe("faults in a group of three processes", () => {
     victim.child.kill("SIGKILL");
     for (const s of survivors) await until(async () => (await listed(s)).sort().join() === [...ids].sort().join(), 60_000, "the killed process's rooms listed again");
     // Each recreated once: listed once by each survivor, owned by one survivor in the registry.
-    for (const s of survivors) {
-      const rooms = await listed(s);
-      expect(rooms.length).toBe(ids.length);
-      expect(new Set(rooms).size).toBe(ids.length);
-    }
+    await expectEachListedOnce(survivors, ids);
     const after = registry.list();
     expect(after.map((r) => r.roomId).sort()).toEqual([...ids].sort());
     for (const r of after) expect(pids.slice(0, 2)).toContain(r.owner.pid);
-    const recreated = survivors.map((s) => [...s.out().matchAll(/\[group\] (\d+) rooms? of a process that died recreated here/g)].reduce((n, m) => n + Number(m[1]), 0));
-    expect(recreated.reduce((a, b) => a + b, 0)).toBe(victimRooms.length);
+    expect(survivors.reduce((n, s) => n + recreatedBy(s), 0)).toBe(victimRooms.length);
     // The recreated rooms play and take spectators again.
     const back = await spectate(survivors[0]!, victimRooms[0]!);
     const f0 = back.seen.frames;

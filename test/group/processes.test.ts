@@ -175,7 +175,7 @@ describe("serve --processes 2", () => {
     await until(() => kids.every((k) => !alive(k.pid)), 10_000, "every child gone");
   }, 90_000);
 
-  it("a launcher killed with SIGKILL: its server processes stop by themselves (its pipe ends)", async () => {
+  it("a launcher killed with SIGKILL: its server processes stop by themselves (its pipe ends), its redis-server too (its parent-death signal)", async () => {
     const store = mkdtempSync(join(tmpdir(), "sw-processes-kill-"));
     const child = spawn(process.execPath, [bin, "serve", "--processes", "2", "--port", "0", "--no-demo", "--store", store, "--admin-token", ADMIN], { stdio: ["ignore", "pipe", "pipe"] });
     launchers.push(child);
@@ -185,9 +185,12 @@ describe("serve --processes 2", () => {
     const servers = childrenOf(child.pid!).filter((k) => k.name !== "redis-server");
     const redis = childrenOf(child.pid!).find((k) => k.name === "redis-server")!;
     expect(servers).toHaveLength(2);
+    expect(redis).toBeDefined();
+    const redisPort = Number(/redis-server at redis:\/\/127\.0\.0\.1:(\d+)/.exec(out)![1]);
+    expect(await portOpen(redisPort)).toBe(true);
     child.kill("SIGKILL");
     await until(() => servers.every((k) => !alive(k.pid)), 30_000, "the server processes to stop");
-    // The Redis of a launcher killed with -9 is left (docs/scale.md says so): stopped here.
-    process.kill(redis.pid, "SIGTERM");
+    await until(() => !alive(redis.pid), 10_000, "the launcher's redis-server to stop");
+    expect(await portOpen(redisPort)).toBe(false);
   }, 240_000);
 });

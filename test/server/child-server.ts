@@ -31,10 +31,10 @@ afterAll(async () => {
   }
 });
 
-/** `socialworld serve` on a free port, once it says where it listens. */
-export async function serve(store = mkdtempSync(join(tmpdir(), "sw-serve-")), extra: readonly string[] = []): Promise<Served> {
+/** `socialworld serve` on a free port (`env` added to this process's), once it says where it listens. */
+export async function serve(store = mkdtempSync(join(tmpdir(), "sw-serve-")), extra: readonly string[] = [], env: Record<string, string> = {}): Promise<Served> {
   const bin = join(import.meta.dirname, "..", "..", "bin", "socialworld.js");
-  const child = spawn(process.execPath, [bin, "serve", "--port", "0", "--store", store, "--no-demo", "--admin-token", ADMIN, ...extra], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [bin, "serve", "--port", "0", "--store", store, "--no-demo", "--admin-token", ADMIN, ...extra], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
   let out = "";
   child.stderr!.on("data", (d) => (out += String(d)));
   const base = await new Promise<string>((found, failed) => {

@@ -1,0 +1,38 @@
+/**
+ * What the group tests ask of every process (its REST API as an admin) and check after a fault:
+ * the rooms each lists, and the log lines of the rooms it recreated.
+ */
+import { expect } from "vitest";
+import { ADMIN, type Served } from "../server/child-server.js";
+
+/** A request's status and JSON body. */
+export async function json(url: string, init: RequestInit = {}): Promise<{ status: number; json: any }> {
+  const res = await fetch(url, init);
+  return { status: res.status, json: (await res.json()) as any };
+}
+
+export const admin = { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" };
+
+export async function pidOf(s: Served): Promise<number> {
+  return (await json(`${s.base}/api/health`)).json.pid as number;
+}
+
+/** The room ids `s` lists, for the whole group. */
+export async function listed(s: Served): Promise<string[]> {
+  return (((await (await fetch(`${s.base}/api/rooms`)).json()) as { rooms: { roomId: string }[] }).rooms).map((r) => r.roomId);
+}
+
+/** Every process lists each of `ids` exactly once, and nothing else. */
+export async function expectEachListedOnce(servers: readonly Served[], ids: readonly string[]): Promise<void> {
+  for (const s of servers) {
+    const rooms = await listed(s);
+    expect(rooms.length).toBe(ids.length);
+    expect(new Set(rooms).size).toBe(ids.length);
+    expect([...rooms].sort()).toEqual([...ids].sort());
+  }
+}
+
+/** How many rooms of a dead process `s` said it recreated. */
+export function recreatedBy(s: Served): number {
+  return [...s.out().matchAll(/\[group\] (\d+) rooms? of a process that died recreated here/g)].reduce((n, m) => n + Number(m[1]), 0);
+}
