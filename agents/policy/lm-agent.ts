@@ -11,7 +11,7 @@ import { hashString } from "../../worlds/core/rng.js";
 import { parseAction, turnMessages } from "./action.js";
 import { actionConstraint } from "./action-grammar.js";
 import { questionText } from "./question-prompt.js";
-import { questionTaskOf } from "../../worlds/question/world.js";
+import { answerGrammarSchema, questionTaskOf } from "../../worlds/question/world.js";
 import type { Completer } from "../../models/sampling.js";
 import type { PolicyTokenizer } from "../../models/tokenizer.js";
 import type { LmAgentOptions } from "./options.js";
@@ -32,7 +32,9 @@ export class LanguageModelAgent implements Agent {
     const prompt = tokenizer.applyChatTemplate(messages, { addGenerationPrompt: true });
     const item = (turn.observation.data as { itemId?: string } | undefined)?.itemId ?? "";
     const seed = hashString(`${this.options.seed}|${turn.world}|${turn.agent}|${turn.timestep}|${item}`);
-    const constraint = actionConstraint(tokenizer, turn.actionSchema, turn.options, this.options.constrain);
+    // A benchmark that wants its answers in a form of its own (usersim's tagged reply) gives its pattern with the task.
+    const grammarSchema = task?.answerPattern !== undefined ? answerGrammarSchema(task) : turn.actionSchema;
+    const constraint = actionConstraint(tokenizer, grammarSchema, turn.options, this.options.constrain);
     // A budget below what the grammar may need to finish an action is raised to it: a valid action beats a cut one.
     const maxNewTokens = Math.max(this.options.max_new_tokens, constraint?.minBudget ?? 0);
     const [c] = await completer.complete(

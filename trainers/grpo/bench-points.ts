@@ -8,7 +8,7 @@
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { AnswerSchema, type QuestionTask } from "../../worlds/question/world.js";
+import { answerGrammarSchema, type QuestionTask } from "../../worlds/question/world.js";
 import { BenchmarkOptionError, type Benchmark, type BenchItem, type BenchmarkOptions, type Mode } from "../../worlds/question/benchmark.js";
 import { loadBenchmark } from "../../worlds/registry.js";
 import { itemResult, rewardOf } from "../../benchmarks/runner.js";
@@ -104,7 +104,8 @@ export class BenchPoints implements PointSource {
     const listed = task.candidates ?? task.choices;
     return {
       ...base,
-      schema: AnswerSchema,
+      // The grammar rollouts are sampled under: the free answer, or the benchmark's answer form (usersim's tagged reply).
+      schema: answerGrammarSchema(task),
       ...(listed?.length ? { options: listed.map((answer) => ({ answer })) } : {}),
       reference,
       exact: (action) => (benchmark.judge(item, (action as { answer: string }).answer).correct ? 1 : 0),
