@@ -124,7 +124,7 @@ const sft = join(out, "sft");
 await run("base", ["model", "init", "--preset", "1m", "--corpus", sftFile, "--tokenizer", "word", "--context", String(CONTEXT), "--seed", s, "--out", base, "--force"]);
 await run("sft", [
   "train", "sft", "--model", base, "--data", sftFile, "--out", sft, "--steps", String(values["sft-steps"]), "--batch", "8", "--max-len", String(CONTEXT),
-  "--lr", "3e-3", "--min-lr", "1e-4", "--warmup", "20", "--weight-decay", "0.01", "--prompt-loss", "0.1", "--seed", s, "--save-every", "100000", ...threads,
+  "--lr", "3e-3", "--min-lr", "1e-4", "--warmup", String(Math.min(20, Math.ceil(values["sft-steps"] / 10))), "--weight-decay", "0.01", "--prompt-loss", "0.1", "--seed", s, "--save-every", "100000", ...threads,
 ]);
 
 // 4. GRPO, both modes from the same SFT with the same budget.
@@ -145,7 +145,7 @@ const policy = (dir: string, maxNew: number) => `policy:${dir}?max_new_tokens=${
 const rows: [string, string, string?][] = [
   ["base", policy(base, MAX_NEW.hierarchical)],
   ["SFT", policy(sft, MAX_NEW.hierarchical)],
-  ["SFT, asked response-only", policy(sft, MAX_NEW.responseOnly), responseOnlyFile],
+  ["SFT (asked response-only)", policy(sft, MAX_NEW.responseOnly), responseOnlyFile],
 ];
 if (values["grpo-steps"] > 0) {
   rows.push(["response-only GRPO", policy(grpo.responseOnly, MAX_NEW.responseOnly), responseOnlyFile]);
