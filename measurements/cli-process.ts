@@ -24,10 +24,19 @@ export const percentCell = (x: number | undefined): string => (x === undefined ?
 
 /** `socialworld ARGS` for `stage`; resolves with what it wrote to standard error, rejects when it fails. */
 export function socialworld(stage: string, args: readonly string[], timings: StageTiming[]): Promise<string> {
-  process.stderr.write(`\n[${stage}] socialworld ${args.join(" ")}\n`);
+  return nodeScript(stage, join(packageRoot(), "bin", "socialworld.js"), args, timings, "socialworld");
+}
+
+/** Another of the package's scripts (`dist/measurements/NAME.js`), run as `socialworld` is. */
+export function measurementScript(stage: string, name: string, args: readonly string[], timings: StageTiming[]): Promise<string> {
+  return nodeScript(stage, join(packageRoot(), "dist", "measurements", `${name}.js`), args, timings, `node dist/measurements/${name}.js`);
+}
+
+function nodeScript(stage: string, script: string, args: readonly string[], timings: StageTiming[], shown: string): Promise<string> {
+  process.stderr.write(`\n[${stage}] ${shown} ${args.join(" ")}\n`);
   const t0 = performance.now();
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [join(packageRoot(), "bin", "socialworld.js"), ...args], { stdio: ["ignore", "inherit", "pipe"] });
+    const child = spawn(process.execPath, [script, ...args], { stdio: ["ignore", "inherit", "pipe"] });
     let err = "";
     child.stderr.on("data", (chunk: Buffer) => {
       err += chunk.toString();
@@ -37,7 +46,7 @@ export function socialworld(stage: string, args: readonly string[], timings: Sta
     child.on("exit", (code) => {
       timings.push({ stage, seconds: (performance.now() - t0) / 1000 });
       if (code === 0) done(err);
-      else fail(new Error(`${stage}: socialworld exited with ${code}`));
+      else fail(new Error(`${stage}: ${shown} exited with ${code}`));
     });
   });
 }

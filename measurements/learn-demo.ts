@@ -41,6 +41,7 @@ import type { BenchReport } from "../benchmarks/report.js";
 import { packageRoot } from "../worlds/question/prompts.js";
 import { percentCell as pct, socialworld, wallTimeLine, type StageTiming } from "./cli-process.js";
 import { recipeSft, recipeSftData } from "./learn-recipe.js";
+import { readRunLog, tenthMeans } from "./run-logs.js";
 import { scriptArgs } from "./script-args.js";
 import { tomDataPath } from "./tom-data.js";
 
@@ -172,19 +173,10 @@ for (const [set, file] of evalSets) {
 
 // The learning curves: SFT loss and GRPO reward, in tenths of the run.
 const curves: string[] = ["## Learning curves", ""];
-const logOf = (file: string) =>
-  existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) : [];
 // SFT logs each step to train_log.jsonl, GRPO to metrics.jsonl.
 for (const [name, file, field] of [["SFT loss", join(sft, "train_log.jsonl"), "loss"], ["GRPO mean reward", join(grpo, "metrics.jsonl"), "reward"]] as const) {
-  const log = logOf(file).filter((r) => typeof r[field] === "number");
-  if (!log.length) continue;
-  const tenth = Math.max(1, Math.floor(log.length / 10));
-  const points: string[] = [];
-  for (let i = 0; i < log.length; i += tenth) {
-    const part = log.slice(i, i + tenth);
-    points.push(`step ${String(part[0]!.step)}: ${(part.reduce((a, r) => a + (r[field] as number), 0) / part.length).toFixed(3)}`);
-  }
-  curves.push(`- ${name} (mean over each tenth of the run): ${points.join(", ")}`);
+  const points = tenthMeans(readRunLog(file), field);
+  if (points.length) curves.push(`- ${name} (mean over each tenth of the run): ${points.map((p) => `step ${String(p.step)}: ${p.mean.toFixed(3)}`).join(", ")}`);
 }
 const config = JSON.parse(readFileSync(join(base, "config.json"), "utf8")) as { vocab_size: number };
 const total = (performance.now() - started) / 1000;

@@ -20,6 +20,8 @@ export interface ScratchOptions {
   readonly tokenizerKind?: "bpe" | "word";
   /** Use this checkpoint's tokenizer instead of building one. */
   readonly tokenizerFrom?: PolicyTokenizer;
+  /** The longest sequence (prompt and reply) in tokens, instead of the preset's (positions are rotary: nothing learned depends on it). */
+  readonly context?: number;
 }
 
 export interface ScratchModel {
@@ -35,7 +37,9 @@ export async function defaultCorpus(seed = 0): Promise<string[]> {
 }
 
 export async function createFromScratch(opts: ScratchOptions): Promise<ScratchModel> {
-  const p = presetByName(opts.preset);
+  const named = presetByName(opts.preset);
+  if (opts.context !== undefined && !(Number.isInteger(opts.context) && opts.context >= 16)) throw new Error(`context: expected a whole number of tokens, at least 16 (got ${opts.context})`);
+  const p = opts.context !== undefined ? { ...named, maxPositionEmbeddings: opts.context } : named;
   let tokenizerJson: Record<string, unknown>;
   let tokenizerConfig: Record<string, unknown>;
   let eos: number[];

@@ -47,6 +47,7 @@ export function actionSpec(schema: z.ZodType, options: readonly unknown[] | unde
   // One line of at least one character, as actionText writes an answer and the trainer's strict
   // format reads one.
   if (bare && answerFormat) return { type: "json_schema", schema: answerFormat };
+  if (bare?.pattern !== undefined) return { type: "regex", pattern: bare.pattern };
   if (bare) return { type: "text", minLength: 1, singleLine: true, ...(bare.maxLength !== undefined ? { maxLength: bare.maxLength } : {}) };
   return { type: "json_schema", schema: json };
 }
@@ -101,16 +102,20 @@ function optionText(option: unknown, schema: z.ZodType): string {
 /**
  * An object with one required string property and no other rule than a maximum length: its
  * text is the string itself (parseAction reads any trimmed text as that field, and trimming only
- * shortens it). A minimum length, pattern or enum could be broken by the trimming: those are
- * written as JSON.
+ * shortens it). A minimum length or enum could be broken by the trimming: those are written as
+ * JSON. So is a pattern, unless it is anchored at both ends (`^...$`, a benchmark's answer form:
+ * usersim's tagged reply): its texts are written bare under the pattern itself (the maximum
+ * length is then the token budget's), and the schema checks the trimmed text again when it is
+ * read back. (The project's anchored answer patterns begin and end with a tag, not a space.)
  */
-function bareStringField(json: Record<string, unknown>): { maxLength?: number } | undefined {
+function bareStringField(json: Record<string, unknown>): { maxLength?: number; pattern?: string } | undefined {
   const props = json.properties as Record<string, Record<string, unknown>> | undefined;
   if (json.type !== "object" || !props) return undefined;
   const keys = Object.keys(props);
   if (keys.length !== 1 || !(json.required as string[] | undefined)?.includes(keys[0]!)) return undefined;
   const field = props[keys[0]!]!;
   const rules = Object.keys(field).filter((k) => k !== "description" && k !== "title");
-  if (field.type !== "string" || rules.some((k) => k !== "type" && k !== "maxLength")) return undefined;
-  return typeof field.maxLength === "number" ? { maxLength: field.maxLength } : {};
+  const pattern = typeof field.pattern === "string" && /^\^[\s\S]*[^\\]\$$/.test(field.pattern) ? field.pattern : undefined;
+  if (field.type !== "string" || rules.some((k) => k !== "type" && k !== "maxLength" && !(k === "pattern" && pattern))) return undefined;
+  return { ...(typeof field.maxLength === "number" ? { maxLength: field.maxLength } : {}), ...(pattern ? { pattern } : {}) };
 }

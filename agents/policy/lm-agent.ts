@@ -13,7 +13,7 @@ import { parseAction, turnMessages } from "./action.js";
 import { actionConstraint, citationSpec, compiledConstraint } from "./action-grammar.js";
 import { askedQuestion } from "./question-prompt.js";
 import { citedAnswer } from "../../worlds/core/compact-context.js";
-import { questionTaskOf } from "../../worlds/question/world.js";
+import { answerGrammarSchema, questionTaskOf } from "../../worlds/question/world.js";
 import type { Completer } from "../../models/sampling.js";
 import type { PolicyTokenizer } from "../../models/tokenizer.js";
 import type { LmAgentOptions } from "./options.js";
@@ -37,11 +37,13 @@ export class LanguageModelAgent implements Agent {
     const seed = hashString(`${this.options.seed}|${turn.world}|${turn.agent}|${turn.timestep}|${item}`);
     // Over a compact context the reply cites one of its lines, and the answer is that line's value;
     // a question whose answer is an action of its own (the social world's JSON reaction) is answered
-    // in that action's grammar.
+    // in that action's grammar, and one a benchmark wants in a form of its own (usersim's tagged
+    // reply) under its pattern.
     const cited = asked?.cited && citationSpec(asked.cited.lines, this.options.constrain);
+    const grammarSchema = task?.answerPattern !== undefined ? answerGrammarSchema(task) : turn.actionSchema;
     const constraint = asked?.cited
       ? cited && compiledConstraint(tokenizer, cited)
-      : actionConstraint(tokenizer, turn.actionSchema, turn.options, this.options.constrain, task?.answerFormat);
+      : actionConstraint(tokenizer, grammarSchema, turn.options, this.options.constrain, task?.answerFormat);
     // A budget below what the grammar may need to finish an action is raised to it: a valid action beats a cut one.
     const maxNewTokens = Math.max(this.options.max_new_tokens, constraint?.minBudget ?? 0);
     const [c] = await completer.complete(

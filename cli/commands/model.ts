@@ -21,9 +21,10 @@ import { readTextInput } from "../../worlds/core/text-input.js";
 export const MODEL_HELP = `socialworld model <command> ...
 
   init --preset NAME --out DIR     a new seeded model and its tokenizer (presets: ${Object.keys(PRESETS).join(", ")})
-      [--seed S] [--corpus FILE] [--tokenizer bpe|word] [--tokenizer-from DIR] [--force]
+      [--seed S] [--corpus FILE] [--tokenizer bpe|word] [--tokenizer-from DIR] [--context N] [--force]
       The tokenizer is built from --corpus (text, one document per line; or JSONL of SFT
       examples), by default from generated ToMi stories; --tokenizer-from reuses a checkpoint's.
+      --context N: the longest sequence in tokens (default the preset's, 1024 for 1m).
   generate DIR --prompt TEXT       sample a completion
       [--chat] [--max-new-tokens N] [--temperature T] [--top-k K] [--top-p P] [--seed S] [--stop STR]
       [--adapter ADIR] [--device cpu|cuda|auto] [--precision fp32|tf32|bf16]
@@ -70,13 +71,14 @@ const InitArgs = z.object({
   corpus: z.string().min(1).optional(),
   tokenizer: z.enum(["bpe", "word"]).default("bpe"),
   "tokenizer-from": z.string().min(1).optional(),
+  context: intArg(16, 1 << 16).optional(),
   force: z.boolean().default(false),
 });
 
 async function init(argv: readonly string[]): Promise<number> {
   const a = parseCommand(
     argv,
-    { preset: { type: "string" }, out: { type: "string" }, seed: { type: "string" }, corpus: { type: "string" }, tokenizer: { type: "string" }, "tokenizer-from": { type: "string" }, force: { type: "boolean" } },
+    { preset: { type: "string" }, out: { type: "string" }, seed: { type: "string" }, corpus: { type: "string" }, tokenizer: { type: "string" }, "tokenizer-from": { type: "string" }, context: { type: "string" }, force: { type: "boolean" } },
     InitArgs,
   );
   if (existsSync(a.out) && readdirSync(a.out).length > 0 && !a.force) throw new UsageError(`--out: ${a.out} is not empty (use --force to overwrite)`);
@@ -86,6 +88,7 @@ async function init(argv: readonly string[]): Promise<number> {
     tokenizerKind: a.tokenizer,
     ...(a.corpus ? { corpus: readCorpus(a.corpus) } : {}),
     ...(a["tokenizer-from"] ? { tokenizerFrom: PolicyTokenizer.load(a["tokenizer-from"]) } : {}),
+    ...(a.context !== undefined ? { context: a.context } : {}),
   });
   saveCheckpoint(a.out, m.model, m.files);
   const e = m.model.engine;

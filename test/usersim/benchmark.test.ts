@@ -16,7 +16,7 @@ import { RunStore } from "../../store/run-store.js";
 import { loadBenchmark } from "../../worlds/registry.js";
 import { generateUsersim } from "../../worlds/usersim/generator.js";
 import { RESPONSE_ONLY_HIERARCHY, hierarchyJson } from "../../worlds/usersim/hierarchy.js";
-import { parseReply } from "../../worlds/usersim/reply.js";
+import { parseReply, replyTextPattern } from "../../worlds/usersim/reply.js";
 import type { UsersimBenchmark } from "../../worlds/usersim/benchmark.js";
 import { simulationAnswer } from "../../worlds/usersim/benchmark.js";
 
@@ -96,7 +96,9 @@ describe("usersim as a benchmark", () => {
       const task = b.task(item, "vanilla");
       const sent = JSON.stringify(task);
       // The profile may name the user's beliefs and opinions (a persona generator would); the truth of this reply is not there.
-      expect(Object.keys(task).sort()).toEqual(["benchmark", "candidates", "itemId", "mode", "prompt", "question", "story"]);
+      // answerPattern is the hierarchy's layout (the grammar a policy writes in), the same for every item.
+      expect(Object.keys(task).sort()).toEqual(["answerPattern", "benchmark", "candidates", "itemId", "mode", "prompt", "question", "story"]);
+      expect(task.answerPattern).toBe(replyTextPattern(b.hierarchy));
       expect(sent).not.toContain(item.record.reply);
       expect(task.candidates).not.toContain(item.answer);
       expect(task.prompt).toContain(`You are ${item.record.user}`);

@@ -64,8 +64,9 @@ describe("usersim in GRPO", () => {
     saveCheckpoint(model, m.model, m.files);
     const out = tempDir("sw-usersim-out-");
     const store = tempDir("sw-usersim-store-");
+    // Rollouts are sampled under the reply's grammar (<response> ... </response>: 16 of this tokenizer's tokens at least).
     const code = await main(["train", "grpo", "--model", model, "--world", "usersim", "--episodes", "12", "--world-seed", "5", "--hierarchy", RESPONSE_ONLY,
-      "--out", out, "--store", store, "--steps", "1", "--prompts", "2", "--group-size", "3", "--max-new-tokens", "8", "--quiet"]);
+      "--out", out, "--store", store, "--steps", "1", "--prompts", "2", "--group-size", "3", "--max-new-tokens", "24", "--quiet"]);
     expect(code, io.err).toBe(0);
     const train = records.records.filter((r) => r.split === "train").length;
     expect(io.out).toMatch(new RegExp(`trained 1 GRPO steps on User simulation .*usersim-n12-seed5\\.jsonl \\(vanilla mode, ${train} questions\\)`));

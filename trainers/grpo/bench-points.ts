@@ -8,7 +8,7 @@
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { AnswerSchema, type QuestionTask } from "../../worlds/question/world.js";
+import { answerGrammarSchema, type QuestionTask } from "../../worlds/question/world.js";
 import { BenchmarkOptionError, type Benchmark, type BenchItem, type BenchmarkOptions, type Mode } from "../../worlds/question/benchmark.js";
 import { loadBenchmark } from "../../worlds/registry.js";
 import { itemResult, rewardOf } from "../../benchmarks/runner.js";
@@ -116,7 +116,8 @@ export class BenchPoints implements PointSource {
     const cited = asked.cited?.lines;
     return {
       ...base,
-      schema: AnswerSchema,
+      // The grammar rollouts are sampled under: the free answer, or the benchmark's answer form (usersim's tagged reply).
+      schema: answerGrammarSchema(task),
       ...(listed?.length ? { options: listed.map((answer) => ({ answer })) } : {}),
       ...(cited ? { grammar: citationSpec(cited, "schema")!, strict: (text: string) => strictCitation(text, cited) } : {}),
       reference,

@@ -31,6 +31,14 @@ export interface QuestionTask {
    * grammar the trainers sample the same question under, rather than as a free line of text.
    */
   readonly answerFormat?: Readonly<Record<string, unknown>>;
+  /**
+   * The answer's text form as an anchored pattern (`^...$`, no lookarounds), when the benchmark
+   * asks for answers in one (usersim's tagged reply, `replyTextPattern`): the grammar a policy
+   * samples its answers under (answerGrammarSchema). The world's action schema stays the free
+   * answer, so that a reply outside the pattern still reaches the benchmark's judge (which scores
+   * it lowest) instead of being replaced by the loop's fallback.
+   */
+  readonly answerPattern?: string;
 }
 
 /** Observation data that is a benchmark question (the question world's respondent sees one). */
@@ -50,6 +58,17 @@ export const AnswerSchema = z.object({
   answer: z.string().max(4000).describe("The answer to the question."),
 });
 export type Answer = z.infer<typeof AnswerSchema>;
+
+const patterned = new Map<string, z.ZodType<Answer>>();
+
+/** The answer schema a policy writes a task's answer under: the free answer, held to the task's answerPattern when it has one. */
+export function answerGrammarSchema(task: QuestionTask): z.ZodType<Answer> {
+  const pattern = task.answerPattern;
+  if (pattern === undefined) return AnswerSchema;
+  let s = patterned.get(pattern);
+  if (!s) patterned.set(pattern, (s = z.object({ answer: z.string().max(4000).regex(new RegExp(pattern)).describe("The answer to the question.") })));
+  return s;
+}
 
 export interface QuestionState {
   readonly task: QuestionTask;

@@ -32,7 +32,7 @@ import { LlmJudge } from "./llm-judge.js";
 import { summarizeJudgements } from "./metrics.js";
 import { systemPrompt } from "./prompts.js";
 import { readConversationsFile, type ConversationRecord } from "./records.js";
-import { parseReply, renderReply, type Reply } from "./reply.js";
+import { parseReply, renderReply, replyTextPattern, type Reply } from "./reply.js";
 import { referenceOf, referenceText, stateOfRecord } from "./scenario.js";
 import { renderThread, renderUserView, UsersimWorld, type UsersimAction, type UsersimState } from "./world.js";
 import { PLATFORMS } from "./vocabulary.js";
@@ -133,6 +133,7 @@ export class UsersimBenchmark implements Benchmark<UsersimBenchItem> {
       question: item.question,
       candidates,
       prompt: usersimPrompt(state),
+      answerPattern: replyTextPattern(this.hierarchy),
     };
     truths.set(task, { record: item.record, hierarchy: this.hierarchy });
     return task;

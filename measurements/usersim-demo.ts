@@ -1,0 +1,188 @@
+/**
+ * The user-simulation recipe, end to end on a CPU (issue 30): a policy trained from scratch to
+ * write a simulated user's latent states and then its reply, and the four policy rows of the
+ * usersim table (base, SFT, response-only GRPO, hierarchical GRPO) measured on the generated test
+ * split beside the world's baselines.
+ *
+ *   npm run demo:usersim -- [--out DIR] [--n N] [--data-seed S] [--seed S] [--sft-steps N]
+ *       [--grpo-steps N] [--prompts N] [--group-size G] [--eval N] [--threads N]
+ *
+ * 1. data: `generate usersim --n N --seed S` (80/10/10 splits); the train split's records as SFT
+ *    examples on their ground-truth hierarchies (usersim-recipe.ts), a share of them also
+ *    response-only. The hierarchy is worlds/usersim/hierarchies/compact.json: the default's six
+ *    states with one-line descriptions, so that prompt and reply fit a small policy's context
+ *    (the offline judge reads the tags, not their descriptions).
+ * 2. base: `model init --preset 1m --tokenizer word` on those examples (every word one token, so
+ *    a target's name is the same tokens in the profile, the states and the reply).
+ * 3. SFT: `train sft` with the prompts' tokens in the loss at a tenth of the reply's weight.
+ * 4. GRPO from that SFT, twice with the same budget (steps, prompts, group size, learning rate,
+ *    KL): hierarchical (the compact hierarchy: each state and the response scored by the offline
+ *    judge, their mean the reward) and response-only (worlds/usersim/hierarchies/response-only.json:
+ *    the reply alone, scored by its ROUGE-L). Rollouts are sampled under the reply's grammar
+ *    (constrained decoding: every rollout parses).
+ * 5. `usersim-table.js` on the first --eval records of the test split: random, heuristic and
+ *    simulation, then base, SFT, response-only GRPO (asked response-only), SFT asked
+ *    response-only (its starting point), hierarchical GRPO; greedy, constrained to the grammar.
+ *
+ * Every stage is a child process (cli-process.ts); the table goes to the terminal and to
+ * OUT/results.md with the wall time, the machine's load average and the learning curves. Not a test.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
+import { join, resolve } from "node:path";
+import { z } from "zod";
+import { intArg } from "../cli/args.js";
+import { packageRoot } from "../worlds/question/prompts.js";
+import { readHierarchyFile } from "../worlds/usersim/index.js";
+import { measurementScript, socialworld, wallTimeLine, type StageTiming } from "./cli-process.js";
+import { readRunLog, tenthMeans } from "./run-logs.js";
+import { writeUsersimSft } from "./usersim-recipe.js";
+import { scriptArgs } from "./script-args.js";
+
+const USAGE = `node dist/measurements/usersim-demo.js [options]   (or: npm run demo:usersim -- [options])
+
+Trains a small policy from scratch on generated usersim records (SFT on the ground-truth
+hierarchies, then response-only and hierarchical GRPO with the same budget) and prints the
+usersim table on the test split: the baselines and the base, SFT and GRPO policies; the table
+goes to the terminal and to OUT/results.md.
+
+Options:
+  --out DIR          models, data, store and results (default data/usersim-demo)
+  --n N              generated records (default 2000; train 80%, test 10%)
+  --data-seed S      the generator's seed (default 0, the seed of the results page's baselines)
+  --seed S           the seed of the model, SFT and GRPO (default 1)
+  --sft-steps N      SFT optimizer steps of 8 examples (default 150)
+  --response-only X  the share of training records also written response-only (default 0.5)
+  --grpo-steps N     GRPO steps of each mode (default 4)
+  --prompts N        records a GRPO step (default 4)
+  --group-size G     replies per record (default 4)
+  --lr X             GRPO learning rate (default 1e-4)
+  --eval N           the test split's first N records (default 60)
+  --threads N        CPU threads of every stage (default 1)
+  --help             this text`;
+
+const values = scriptArgs({
+  name: "usersim-demo",
+  usage: USAGE,
+  options: {
+    out: { type: "string" },
+    n: { type: "string" },
+    "data-seed": { type: "string" },
+    seed: { type: "string" },
+    "sft-steps": { type: "string" },
+    "response-only": { type: "string" },
+    "grpo-steps": { type: "string" },
+    prompts: { type: "string" },
+    "group-size": { type: "string" },
+    lr: { type: "string" },
+    eval: { type: "string" },
+    threads: { type: "string" },
+  },
+  schema: z.object({
+    out: z.string().default(join(packageRoot(), "data", "usersim-demo")),
+    n: intArg(20, 1_000_000).default(2000),
+    "data-seed": intArg(0, 2 ** 32 - 1).default(0),
+    seed: intArg(0, 2 ** 32 - 1).default(1),
+    "sft-steps": intArg(1).default(150),
+    "response-only": z.coerce.number().min(0).max(1).default(0.5),
+    "grpo-steps": intArg(0).default(4),
+    prompts: intArg(1).default(4),
+    "group-size": intArg(2).default(4),
+    lr: z.coerce.number().positive().default(1e-4),
+    eval: intArg(1).default(60),
+    threads: intArg(1).default(1),
+  }),
+});
+
+const out = resolve(values.out);
+mkdirSync(out, { recursive: true });
+const store = join(out, "store");
+const timings: StageTiming[] = [];
+const run = (stage: string, args: string[]) => socialworld(stage, args, timings);
+const started = performance.now();
+const loadBefore = loadavg();
+const s = String(values.seed);
+const threads = ["--threads", String(values.threads)];
+const hierarchyFile = join(packageRoot(), "worlds", "usersim", "hierarchies", "compact.json");
+const responseOnlyFile = join(packageRoot(), "worlds", "usersim", "hierarchies", "response-only.json");
+// Prompts reach about 830 tokens and hierarchical replies about 230: a context of 1280 holds both.
+const CONTEXT = 1280;
+const MAX_NEW = { hierarchical: 320, responseOnly: 192 };
+
+// 1. Data.
+const data = join(out, "usersim.jsonl");
+await run("generate", ["generate", "usersim", "--n", String(values.n), "--seed", String(values["data-seed"]), "--out", data]);
+const t0 = performance.now();
+const sftFile = join(out, "sft.jsonl");
+const counts = await writeUsersimSft(data, sftFile, { hierarchy: readHierarchyFile(hierarchyFile), responseOnlyShare: values["response-only"], seed: values.seed });
+timings.push({ stage: "sft data", seconds: (performance.now() - t0) / 1000 });
+process.stderr.write(`[sft data] ${counts.records} train records: ${counts.hierarchical} hierarchical and ${counts.responseOnly} response-only examples -> ${sftFile}\n`);
+
+// 2-3. Base and SFT.
+const base = join(out, "base");
+const sft = join(out, "sft");
+await run("base", ["model", "init", "--preset", "1m", "--corpus", sftFile, "--tokenizer", "word", "--context", String(CONTEXT), "--seed", s, "--out", base, "--force"]);
+await run("sft", [
+  "train", "sft", "--model", base, "--data", sftFile, "--out", sft, "--steps", String(values["sft-steps"]), "--batch", "8", "--max-len", String(CONTEXT),
+  "--lr", "3e-3", "--min-lr", "1e-4", "--warmup", String(Math.min(20, Math.ceil(values["sft-steps"] / 10))), "--weight-decay", "0.01", "--prompt-loss", "0.1", "--seed", s, "--save-every", "100000", ...threads,
+]);
+
+// 4. GRPO, both modes from the same SFT with the same budget.
+const grpo = { hierarchical: join(out, "grpo-hierarchical"), responseOnly: join(out, "grpo-response-only") };
+if (values["grpo-steps"] > 0) {
+  for (const mode of ["responseOnly", "hierarchical"] as const) {
+    await run(`GRPO ${mode === "hierarchical" ? "hierarchical" : "response-only"}`, [
+      "train", "grpo", "--model", sft, "--bench", "usersim", "--data", data, "--split", "train", "--hierarchy", mode === "hierarchical" ? hierarchyFile : responseOnlyFile,
+      "--out", grpo[mode], "--store", store, "--steps", String(values["grpo-steps"]), "--prompts", String(values.prompts), "--group-size", String(values["group-size"]),
+      "--max-new-tokens", String(MAX_NEW[mode]), "--temperature", "1", "--lr", String(values.lr), "--kl", "0.01", "--clip-high", "0.28", "--loss-agg", "token-mean",
+      "--micro-batch", "8", "--seed", s, "--save-every", "100000", ...threads, "--quiet",
+    ]);
+  }
+}
+
+// 5. The table.
+const policy = (dir: string, maxNew: number) => `policy:${dir}?max_new_tokens=${maxNew}`;
+const rows: [string, string, string?][] = [
+  ["base", policy(base, MAX_NEW.hierarchical)],
+  ["SFT", policy(sft, MAX_NEW.hierarchical)],
+  ["SFT (asked response-only)", policy(sft, MAX_NEW.responseOnly), responseOnlyFile],
+];
+if (values["grpo-steps"] > 0) {
+  rows.push(["response-only GRPO", policy(grpo.responseOnly, MAX_NEW.responseOnly), responseOnlyFile]);
+  rows.push(["hierarchical GRPO", policy(grpo.hierarchical, MAX_NEW.hierarchical)]);
+}
+const tableMd = join(out, "table.md");
+const tableArgs = [
+  "--n", String(values.n), "--seed", String(values["data-seed"]), "--split", "test", "--limit", String(values.eval), "--hierarchy", hierarchyFile,
+  "--policies", rows.map(([label, spec]) => `${label}=${spec}`).join(","),
+  "--hierarchies", rows.filter((r) => r[2]).map(([label, , file]) => `${label}=${file}`).join(","),
+  "--md", tableMd,
+];
+await measurementScript("table", "usersim-table", tableArgs, timings);
+
+// The learning curves: SFT loss by tenths, GRPO's mean reward per step.
+const curves: string[] = [];
+const sftLoss = tenthMeans(readRunLog(join(sft, "train_log.jsonl")), "loss");
+if (sftLoss.length) curves.push(`- SFT loss (mean over each tenth of the run): ${sftLoss.map((p) => p.mean.toFixed(3)).join(", ")}`);
+for (const [name, dir] of [["response-only GRPO", grpo.responseOnly], ["hierarchical GRPO", grpo.hierarchical]] as const) {
+  const log = readRunLog(join(dir, "metrics.jsonl")).filter((r) => typeof r.reward === "number");
+  if (log.length) curves.push(`- ${name}, mean reward per step: ${log.map((r) => (r.reward as number).toFixed(3)).join(", ")}`);
+}
+const total = (performance.now() - started) / 1000;
+const loadAfter = loadavg();
+const config = JSON.parse(readFileSync(join(base, "config.json"), "utf8")) as { vocab_size: number };
+const text = [
+  `Policy preset 1m (vocabulary ${config.vocab_size}, context ${CONTEXT}), seed ${values.seed}; ${counts.records} training records of generate usersim --n ${values.n} --seed ${values["data-seed"]} ` +
+    `(${counts.hierarchical} hierarchical and ${counts.responseOnly} response-only SFT examples); SFT ${values["sft-steps"]} steps of 8; ` +
+    `GRPO ${values["grpo-steps"]} steps of ${values.prompts} records x ${values["group-size"]} replies each mode, lr ${values.lr}; hierarchy compact.json; greedy, constrained to the reply's grammar:`,
+  "",
+  readFileSync(tableMd, "utf8").trimEnd(),
+  "",
+  wallTimeLine(total, timings),
+  `Load average (1, 5, 15 min): ${loadBefore.map((x) => x.toFixed(1)).join(", ")} at the start, ${loadAfter.map((x) => x.toFixed(1)).join(", ")} at the end.`,
+  "",
+  ...curves,
+  "",
+].join("\n");
+writeFileSync(join(out, "results.md"), text);
+process.stdout.write("\n" + text);
