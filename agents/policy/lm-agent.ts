@@ -4,7 +4,8 @@
  * read back as an action (parseAction). The exact prompt and raw reply go into the episode log,
  * so logged episodes can train the next policy. Sampling is seeded per turn, and held to the
  * action's grammar (action-grammar.ts: `constrain=schema`, the default; `options`; `off`), so the
- * reply always parses as a valid action.
+ * reply always parses as a valid action. With `soft_thinking=K` the reply comes after K soft
+ * tokens (a SofT-GRPO policy evaluated as it was trained); what they read as goes into the log.
  */
 import { AgentFailure, type Agent, type AgentReply, type AgentTurn } from "../../worlds/core/agent.js";
 import { hashString } from "../../worlds/core/rng.js";
@@ -14,7 +15,7 @@ import { questionText } from "./question-prompt.js";
 import { questionTaskOf } from "../../worlds/question/world.js";
 import type { Completer } from "../../models/sampling.js";
 import type { PolicyTokenizer } from "../../models/tokenizer.js";
-import type { LmAgentOptions } from "./options.js";
+import { softThinkingOf, type LmAgentOptions } from "./options.js";
 
 export class LanguageModelAgent implements Agent {
   constructor(
@@ -35,9 +36,10 @@ export class LanguageModelAgent implements Agent {
     const constraint = actionConstraint(tokenizer, turn.actionSchema, turn.options, this.options.constrain);
     // A budget below what the grammar may need to finish an action is raised to it: a valid action beats a cut one.
     const maxNewTokens = Math.max(this.options.max_new_tokens, constraint?.minBudget ?? 0);
+    const soft = softThinkingOf(this.options);
     const [c] = await completer.complete(
       [prompt],
-      { maxNewTokens, temperature: this.options.temperature, topK: this.options.top_k, topP: this.options.top_p },
+      { maxNewTokens, temperature: this.options.temperature, topK: this.options.top_k, topP: this.options.top_p, ...(soft ? { softThinking: soft } : {}) },
       [seed],
       constraint ? [constraint] : undefined,
     );
@@ -46,6 +48,7 @@ export class LanguageModelAgent implements Agent {
       completionTokens: c!.tokens.length,
       logprob: c!.logprobs.reduce((a, b) => a + b, 0),
       finishReason: c!.finishReason,
+      ...(c!.thinking !== undefined ? { thinking: c!.thinking } : {}),
       ...(constraint ? { constrained: this.options.constrain } : {}),
     };
     // A reply that is no action still goes into the log with its prompt (the loop logs an
