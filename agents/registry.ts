@@ -22,8 +22,10 @@ export function checkAgentSpec(spec: string): void {
   const [kind, arg] = splitSpec(spec);
   switch (kind) {
     case "policy":
-    case "onnx":
       parseAgentTarget(spec, arg ?? "");
+      return;
+    case "onnx":
+      if (parseAgentTarget(spec, arg ?? "").options.soft_thinking !== undefined) throw new AgentSpecError(`${spec}: soft_thinking runs on the native engine (policy:DIR), not on onnxruntime`);
       return;
     case "llm":
       parseLlmTarget(spec, arg ?? "");

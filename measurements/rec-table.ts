@@ -3,18 +3,25 @@
  * (weights chosen on the valid items) and the oracle (the generator's latent truth), on generated
  * users of several shapes, and on MovieLens-1M where its folder is found; with the wall time of
  * each row (fit + evaluation) and each NDCG as a share of the oracle's, the peer of the same run.
+ * At the small shape, policies that weigh the four recallers per user: SFT, then GRPO and
+ * SofT-GRPO from it with the same budget (rec-policies.ts), with their learning curves (CSV, SVG).
  *
  *   node dist/measurements/rec-table.js [--shapes small,medium,large] [--movielens DIR] [--md OUT.md]
+ *       [--policies small|none] [--out DIR] [--points N] [--sft-steps N] [--grpo-steps N]
  *
  * Not a test: it runs as `bench rec` does (benchmarks/recommendation.ts).
  */
-import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { z } from "zod";
 import { writeFileAtomic } from "../store/write-atomic.js";
-import { parseRecAgent, runRecBench, type RecBenchRow } from "../benchmarks/recommendation.js";
+import { parseRecAgent, runRecBench, type RecAgent, type RecBenchRow } from "../benchmarks/recommendation.js";
 import { generateRec, leaveLastOut, readMovieLens, splitStats, type Preferences, type RecSplit } from "../worlds/rec/index.js";
-import { intArg } from "../cli/args.js";
+import { intArg, numArg } from "../cli/args.js";
+import { packageRoot } from "../worlds/question/prompts.js";
+import { wallTimeLine, type StageTiming } from "./cli-process.js";
+import { linePlot } from "./line-plot.js";
+import { trainRecPolicies, type TrainedPolicies } from "./rec-policies.js";
 import { scriptArgs } from "./script-args.js";
 
 const SHAPES = {
@@ -37,12 +44,30 @@ Options:
   --epochs N        BPR's epochs (default 30)
   --movielens DIR   MovieLens-1M's folder (default: ../shared/data/ml-1m when it exists)
   --md FILE         also write the table there
+
+Policies (rows at the small shape; trained on other generated users, the world's own decision points):
+  --policies small|none   train and score SFT, GRPO and SofT-GRPO policies (default small when the
+                    small shape is asked for)
+  --out DIR         their models, data, curves.csv and curves.svg (default data/rec-table); a stage
+                    finished there with the same command is kept
+  --preset NAME     their architecture (default 1m)
+  --points N        generated users they train on (default 300, seed --train-seed)
+  --train-seed S    those users' seed (default 1: not the table's users)
+  --sft-steps N     SFT steps, batch 16 (default 150)
+  --grpo-steps N    steps of each GRPO run, --prompts x --group-size replies (default 10)
+  --prompts N       prompts per GRPO step (default 8)
+  --group-size N    replies per prompt (default 4)
+  --lr X            GRPO's learning rate (default 1e-4)
+  --thinking-steps K  SofT-GRPO's soft tokens per reply (default 4; scored with soft thinking too)
+  --threads N       native threads of each training run (default 1)
   --help            this text`;
 
 const values = scriptArgs({
   name: "rec-table",
   usage: USAGE,
-  options: { shapes: { type: "string" }, seed: { type: "string" }, epochs: { type: "string" }, movielens: { type: "string" }, md: { type: "string" } },
+  options: Object.fromEntries(
+    ["shapes", "seed", "epochs", "movielens", "md", "policies", "out", "preset", "points", "train-seed", "sft-steps", "grpo-steps", "prompts", "group-size", "lr", "thinking-steps", "threads"].map((k) => [k, { type: "string" as const }]),
+  ),
   schema: z.object({
     shapes: z
       .string()
@@ -52,40 +77,129 @@ const values = scriptArgs({
     epochs: intArg(1, 10_000).default(30),
     movielens: z.string().min(1).optional(),
     md: z.string().min(1).optional(),
+    policies: z.enum(["small", "none"]).optional(),
+    out: z.string().min(1).default(join(packageRoot(), "data", "rec-table")),
+    preset: z.string().min(1).default("1m"),
+    points: intArg(8, 100_000).default(300),
+    "train-seed": intArg(0, 2 ** 32 - 1).default(1),
+    "sft-steps": intArg(1).default(150),
+    "grpo-steps": intArg(1).default(10),
+    prompts: intArg(1, 1024).default(8),
+    "group-size": intArg(2, 64).default(4),
+    lr: numArg().positive().default(1e-4),
+    "thinking-steps": intArg(1, 64).default(4),
+    threads: intArg(1, 1024).default(1),
   }),
 });
+const shapes = values.shapes.split(",") as Shape[];
+const policiesAt: Shape | undefined = (values.policies ?? (shapes.includes("small") ? "small" : "none")) === "small" ? "small" : undefined;
+if (policiesAt && !shapes.includes(policiesAt)) {
+  process.stderr.write(`rec-table: --policies small needs the small shape among --shapes\n`);
+  process.exit(2);
+}
 
+/** Per table with policies: which policy wins, against SFT and the best fixed mixture, in NDCG@10 points. */
+const verdicts: string[] = [];
 const lines = ["| data | users | items | interactions | agent | NDCG@10 | HR@10 | NDCG / oracle | fit s | eval s |", "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|"];
 
-function table(label: string, split: RecSplit, preferences: Preferences | undefined): void {
+async function table(label: string, split: RecSplit, preferences: Preferences | undefined, policies: readonly [string, RecAgent][] = []): Promise<void> {
   const t0 = performance.now();
   const stats = splitStats(split);
-  const rows: RecBenchRow[] = runRecBench(split, parseRecAgent("all"), { bpr: { epochs: values.epochs, seed: values.seed }, ...(preferences ? { preferences } : {}) }, (stage) => {
+  const agents = [parseRecAgent("all"), ...policies.map(([, a]) => a)];
+  const names = new Map(policies.map(([name, a]) => [a.kind === "policy" ? a.spec : "", name]));
+  const rows: RecBenchRow[] = await runRecBench(split, agents, { bpr: { epochs: values.epochs, seed: values.seed }, ...(preferences ? { preferences } : {}) }, (stage) => {
     process.stderr.write(`${label}: ${stage}\n`);
     return () => {};
   });
   const oracle = rows.find((r) => r.agent === "oracle")?.ndcg;
+  if (policies.length > 0) verdicts.push(verdict(label, rows, names));
   for (const r of rows) {
     const share = oracle ? (r.ndcg / oracle).toFixed(2) : "n/a";
-    const agent = r.weights ? `${r.agent} (${Object.entries(r.weights).map(([n, w]) => `${n} ${+w.toFixed(2)}`).join(", ")})` : r.agent;
+    const name = names.get(r.agent) ?? r.agent;
+    const agent = r.weights ? `${name} (${names.has(r.agent) ? "mean " : ""}${Object.entries(r.weights).map(([n, w]) => `${n} ${+w.toFixed(2)}`).join(", ")})` : name;
     lines.push(`| ${label} | ${stats.users} | ${stats.items} | ${stats.interactions} | ${agent} | ${r.ndcg.toFixed(4)} | ${r.hr.toFixed(4)} | ${share} | ${r.fitSeconds.toFixed(2)} | ${r.evalSeconds.toFixed(2)} |`);
   }
   process.stderr.write(`${label}: ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
 }
 
 const started = performance.now();
-for (const name of values.shapes.split(",") as Shape[]) {
+const timings: StageTiming[] = [];
+let trained: TrainedPolicies | undefined;
+if (policiesAt) {
+  const out = resolve(values.out);
+  trained = await trainRecPolicies(
+    {
+      out,
+      points: values.points,
+      seed: values["train-seed"],
+      preset: values.preset,
+      sftSteps: values["sft-steps"],
+      grpoSteps: values["grpo-steps"],
+      prompts: values.prompts,
+      groupSize: values["group-size"],
+      lr: values.lr,
+      thinkingSteps: values["thinking-steps"],
+      threads: values.threads,
+    },
+    timings,
+  );
+  writeCurves(out, trained);
+}
+for (const name of shapes) {
   const t0 = performance.now();
   const gen = generateRec(SHAPES[name], values.seed);
   process.stderr.write(`generated ${name} in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
-  table(`generated ${name}`, leaveLastOut(gen.dataset), gen.preferences);
+  await table(`generated ${name}`, leaveLastOut(gen.dataset), gen.preferences, name === policiesAt && trained ? policyAgents(trained) : []);
 }
 
 const ml = values.movielens ?? join("..", "shared", "data", "ml-1m");
 const notes: string[] = [];
-if (existsSync(join(ml, "ratings.dat"))) table("MovieLens-1M", leaveLastOut(readMovieLens(ml)), undefined);
+if (existsSync(join(ml, "ratings.dat"))) await table("MovieLens-1M", leaveLastOut(readMovieLens(ml)), undefined);
 else notes.push(`MovieLens-1M: no ratings.dat under ${ml}, so no MovieLens row (give --movielens DIR)`);
 
+notes.push(...verdicts);
+if (trained)
+  notes.push(
+    `Policies (${values.preset} preset): SFT ${values["sft-steps"]} steps (batch 16) on ${trained.sftExamples} of ${values.points} generated users (seed ${values["train-seed"]}, the world's decision points: the valid item, the default catalogue), those whose valid item some grid mixture ranks in the top 10, answered with the best grid weights; GRPO and SofT-GRPO from it, ${values["grpo-steps"]} steps of ${values.prompts} prompts x ${values["group-size"]} replies each on the same users, lr ${values.lr}, KL 0.01, clip 0.2, temperature 1; SofT-GRPO with ${values["thinking-steps"]} soft tokens, tau 1, top-p 0.9. Scored on the small shape's test items (users they never saw): greedy (temperature 0) unless the row says otherwise. Learning curves: ${join(values.out, "curves.csv")}, curves.svg.`,
+    wallTimeLine(timings.reduce((a, t) => a + t.seconds, 0), timings),
+  );
 const out = [...lines, "", ...notes.map((n) => `${n}  `), `wall time ${((performance.now() - started) / 1000).toFixed(1)} s (seed ${values.seed}, BPR ${values.epochs} epochs)`, ""].join("\n");
 process.stdout.write(out);
 if (values.md) writeFileAtomic(values.md, out);
+
+/** The policy rows: each policy greedy, and the GRPO policies also as their rollouts sampled (temperature 1), SofT-GRPO's thinking in soft tokens first. */
+function policyAgents(t: TrainedPolicies): [string, RecAgent][] {
+  const k = values["thinking-steps"];
+  const rows: [string, string][] = [
+    ["SFT", `policy:${t.sft}`],
+    ["GRPO", `policy:${t.grpo}`],
+    ["SofT-GRPO, no thinking", `policy:${t.softGrpo}`],
+    ["GRPO, sampled (T 1)", `policy:${t.grpo}?temperature=1`],
+    [`SofT-GRPO, ${k} soft tokens (T 1)`, `policy:${t.softGrpo}?soft_thinking=${k}&tau=1&soft_top_p=0.9&temperature=1`],
+  ];
+  return rows.map(([name, spec]) => [name, parseRecAgent(spec)]);
+}
+
+/** The GRPO runs' per-step rollout reward and accuracy, as CSV and as a plot. */
+function writeCurves(out: string, t: TrainedPolicies): void {
+  mkdirSync(out, { recursive: true });
+  const runs = Object.entries(t.curves);
+  const csv = ["run,step,reward,reward_std,accuracy,seconds", ...runs.flatMap(([run, c]) => c.map((m) => [run, m.step, m.reward, m.rewardStd ?? "", m.accuracy, m.seconds].join(",")))];
+  writeFileSync(join(out, "curves.csv"), csv.join("\n") + "\n");
+  writeFileSync(
+    join(out, "curves.svg"),
+    linePlot([
+      { title: "mean rollout reward (NDCG@10; -1 for no action)", x: "step", series: runs.map(([name, c]) => ({ name, points: c.map((m) => [m.step, m.reward] as const) })) },
+      { title: "mean rollout NDCG@10 (the reward's exact part)", x: "step", series: runs.map(([name, c]) => ({ name, points: c.map((m) => [m.step, m.accuracy] as const) })) },
+    ]),
+  );
+}
+
+function verdict(label: string, rows: readonly RecBenchRow[], names: ReadonlyMap<string, string>): string {
+  const policyRows = rows.filter((r) => names.has(r.agent)).sort((a, b) => b.ndcg - a.ndcg);
+  const sft = rows.find((r) => names.get(r.agent) === "SFT")?.ndcg ?? 0;
+  const best = rows.find((r) => r.agent === "best mixture")?.ndcg;
+  const pts = (x: number) => `${x >= 0 ? "+" : ""}${(100 * x).toFixed(2)}`;
+  const each = policyRows.map((r) => `${names.get(r.agent)} ${r.ndcg.toFixed(4)} (${pts(r.ndcg - sft)} against SFT${best === undefined ? "" : `, ${pts(r.ndcg - best)} against the best mixture`})`);
+  return `${label}, policies by NDCG@10 (differences in points of NDCG@10 x 100): ${each.join("; ")}.`;
+}

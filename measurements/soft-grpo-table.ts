@@ -3,8 +3,9 @@
  * same budget: a policy of the tiny preset is SFT-trained on generated ToMi questions, then
  * trained twice more with GRPO, once sampling its replies token by token and once thinking first
  * in soft tokens (`train grpo --soft`), same steps, prompts, group size, learning rate, KL and
- * seed. Each is evaluated with `socialworld bench tomi` on held-out generated questions (the
- * policy agent decodes in tokens, as every policy is served), and the table gives the accuracy
+ * seed. Each is evaluated with `socialworld bench tomi` on held-out generated questions (greedy,
+ * token by token; SofT-GRPO also as it was trained, thinking in soft tokens first, at temperature
+ * 1: `policy:DIR?soft_thinking=K`), and the table gives the accuracy
  * before and after, with each run's per-step rollout accuracy and reward (for SofT-GRPO the
  * rollouts think in soft tokens).
  *
@@ -102,9 +103,17 @@ const runs: [string, string, string[]][] = [
 for (const [name, dir, extra] of runs) await run(name, [...grpoArgs(dir), ...extra]);
 
 const accuracy = new Map<string, number>();
-for (const [name, dir] of [["SFT", sft], ...runs.map(([n, d]) => [n, d])] as [string, string][]) {
-  const json = join(out, `eval-${name.toLowerCase()}.json`);
-  await run(`eval ${name}`, ["bench", "tomi", "--data", evalFile, "--agent", `policy:${dir}?max_new_tokens=8`, "--mode", "simulation", "--concurrency", "32", "--store", join(out, "store"), "--json", json, "--quiet"]);
+// SofT-GRPO is also scored as it was trained: thinking in soft tokens first (sampled at temperature 1).
+const thinking = `SofT-GRPO, ${values["thinking-steps"]} soft tokens (T 1)`;
+const evals: [string, string, string][] = [
+  ["SFT", sft, ""],
+  ...runs.map(([n, d]): [string, string, string] => [n, d, ""]),
+  [thinking, join(out, "soft-grpo"), `&soft_thinking=${values["thinking-steps"]}&tau=1&soft_top_p=0.9`],
+];
+for (const [name, dir, options] of evals) {
+  const json = join(out, `eval-${name.toLowerCase().replace(/[^a-z0-9-]+/g, "-")}.json`);
+  const spec = `policy:${dir}?max_new_tokens=8${options}`;
+  await run(`eval ${name}`, ["bench", "tomi", "--data", evalFile, "--agent", spec, "--mode", "simulation", "--concurrency", "32", "--store", join(out, "store"), "--json", json, "--quiet"]);
   accuracy.set(name, (JSON.parse(readFileSync(json, "utf8")) as BenchReport).accuracy);
 }
 
@@ -133,6 +142,7 @@ const lines = [
     const secs = c.reduce((a, m) => a + m.seconds, 0);
     return `| ${name} | ${pct(acc)} | ${acc >= before ? "+" : ""}${(100 * (acc - before)).toFixed(1)} pts | ${pct(c[0]?.accuracy)} -> ${pct(c.at(-1)?.accuracy)} | ${secs.toFixed(0)} s |`;
   }),
+  `| ${thinking} | ${pct(accuracy.get(thinking))} | ${accuracy.get(thinking)! >= before ? "+" : ""}${(100 * (accuracy.get(thinking)! - before)).toFixed(1)} pts | | |`,
   "",
   "Per step (rollout accuracy / mean reward):",
   "",

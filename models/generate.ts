@@ -62,6 +62,7 @@ export class NativeCompleter implements Completer {
       ...(adapter ? { adapter: adapter.native } : {}),
       stopTokenIds,
       ...(constraints ? { constraints: constraints.map((c) => (c ? nativeConstraint(c) : null)) } : {}),
+      ...(s.softThinking ? { softThinking: s.softThinking } : {}),
     });
     const decode = (t: readonly number[]) => this.tokenizer.decode(t);
     const chunk = s.stop.length > 0 ? STOP_CHECK_STEPS : s.maxNewTokens;
@@ -75,19 +76,20 @@ export class NativeCompleter implements Completer {
       }
       running = gen.running;
     }
-    return ids.map((prompt, i) => {
+    return ids.map((prompt, i): Completion => {
       const r = gen.result(i);
       let tokens = Array.from(r.tokens);
       let logprobs = Array.from(r.logprobs);
+      const thinking = r.soft ? { thinking: decode(Array.from(r.soft.argmax)) } : {};
       const cut = cutAtStopString(tokens, decode, s.stop);
       if (cut) {
         tokens = tokens.slice(0, cut.keep);
         logprobs = logprobs.slice(0, cut.keep);
-        return { text: cut.text, tokens, logprobs, finishReason: "stop_string" as const, promptTokens: prompt.length };
+        return { text: cut.text, tokens, logprobs, finishReason: "stop_string" as const, promptTokens: prompt.length, ...thinking };
       }
       const stopped = r.finishReason === "stop_token";
       const text = decode(stopped ? tokens.slice(0, -1) : tokens);
-      return { text, tokens, logprobs, finishReason: stopped ? ("stop_token" as const) : ("length" as const), promptTokens: prompt.length };
+      return { text, tokens, logprobs, finishReason: stopped ? ("stop_token" as const) : ("length" as const), promptTokens: prompt.length, ...thinking };
     });
   }
 }

@@ -18,6 +18,12 @@ export const SamplingSchema = z.object({
   /** Extra token ids that end generation (besides the checkpoint's end-of-turn tokens). */
   stopTokenIds: z.array(z.number().int().nonnegative()).default([]),
   seed: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).default(0),
+  /**
+   * Soft thinking (SofT-GRPO): `steps` soft tokens before the reply (native/src/generation.h),
+   * each the softmax(q' / tau) mixture over its top-`topP` support; needs a positive temperature.
+   * The native engine's; other completers refuse it.
+   */
+  softThinking: z.object({ steps: z.number().int().min(1).max(4096), tau: z.number().positive().default(1), topP: z.number().positive().max(1).default(0.9) }).strict().optional(),
 });
 export type Sampling = z.infer<typeof SamplingSchema>;
 export type SamplingInput = z.input<typeof SamplingSchema>;
@@ -36,6 +42,8 @@ export interface Completion {
   readonly logprobs: readonly number[];
   readonly finishReason: CompletionFinish;
   readonly promptTokens: number;
+  /** With soft thinking: each soft token's most weighted token, decoded (what the thinking reads as). */
+  readonly thinking?: string;
 }
 
 /** Something that completes prompts (the native engine, an ONNX session). */

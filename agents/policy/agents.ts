@@ -9,6 +9,7 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { DataError } from "../../worlds/core/errors.js";
+import { AgentSpecError } from "../agent-spec-error.js";
 import { loadCheckpoint } from "../../models/checkpoint.js";
 import { readConfig } from "../../models/config.js";
 import { NativeCompleter } from "../../models/generate.js";
@@ -66,6 +67,7 @@ export function releasePolicy(dir: string): void {
 
 export function onnxAgent(spec: string, target: string): LanguageModelAgent {
   const { dir, options } = parseAgentTarget(spec, target);
+  if (options.soft_thinking !== undefined) throw new AgentSpecError(`${spec}: soft_thinking runs on the native engine (policy:DIR), not on onnxruntime`);
   const abs = resolve(dir);
   const file = join(abs, "onnx", "model.onnx");
   if (!existsSync(file)) throw new DataError(file, {}, "missing: export the checkpoint first (`socialworld model export-onnx DIR`)");

@@ -6,6 +6,8 @@
  * action's grammar (action-grammar.ts: `constrain=schema`, the default; `options`; `off`), so the
  * reply always parses as a valid action. A question over a compact socialized context (simulation
  * mode) is answered by citing one of the context's lines; the answer is the cited line's value.
+ * With `soft_thinking=K` the reply comes after K soft tokens (a SofT-GRPO policy evaluated as it
+ * was trained); what they read as goes into the log.
  */
 import { AgentFailure, type Agent, type AgentReply, type AgentTurn } from "../../worlds/core/agent.js";
 import { hashString } from "../../worlds/core/rng.js";
@@ -16,7 +18,7 @@ import { citedAnswer } from "../../worlds/core/compact-context.js";
 import { answerGrammarSchema, questionTaskOf } from "../../worlds/question/world.js";
 import type { Completer } from "../../models/sampling.js";
 import type { PolicyTokenizer } from "../../models/tokenizer.js";
-import type { LmAgentOptions } from "./options.js";
+import { softThinkingOf, type LmAgentOptions } from "./options.js";
 
 export class LanguageModelAgent implements Agent {
   constructor(
@@ -46,9 +48,10 @@ export class LanguageModelAgent implements Agent {
       : actionConstraint(tokenizer, grammarSchema, turn.options, this.options.constrain, task?.answerFormat);
     // A budget below what the grammar may need to finish an action is raised to it: a valid action beats a cut one.
     const maxNewTokens = Math.max(this.options.max_new_tokens, constraint?.minBudget ?? 0);
+    const soft = softThinkingOf(this.options);
     const [c] = await completer.complete(
       [prompt],
-      { maxNewTokens, temperature: this.options.temperature, topK: this.options.top_k, topP: this.options.top_p },
+      { maxNewTokens, temperature: this.options.temperature, topK: this.options.top_k, topP: this.options.top_p, ...(soft ? { softThinking: soft } : {}) },
       [seed],
       constraint ? [constraint] : undefined,
     );
@@ -57,6 +60,7 @@ export class LanguageModelAgent implements Agent {
       completionTokens: c!.tokens.length,
       logprob: c!.logprobs.reduce((a, b) => a + b, 0),
       finishReason: c!.finishReason,
+      ...(c!.thinking !== undefined ? { thinking: c!.thinking } : {}),
       ...(constraint ? { constrained: this.options.constrain } : {}),
     };
     // A reply that is no action still goes into the log with its prompt (the loop logs an

@@ -1,6 +1,7 @@
 /**
  * The `policy:DIR` and `onnx:DIR` agent specs: a checkpoint folder, then sampling options as a
- * query string (`policy:DIR?temperature=0.7&max_new_tokens=64&seed=3&system=...`). Read without
+ * query string (`policy:DIR?temperature=0.7&max_new_tokens=64&seed=3&system=...`, and
+ * `soft_thinking=K&tau=X&soft_top_p=P` to think in soft tokens before replying). Read without
  * loading anything, so that a room's options are checked before its models load.
  */
 import { z } from "zod";
@@ -21,6 +22,14 @@ export const LmAgentOptionsSchema = z.object({
   constrain: z.enum(CONSTRAIN_MODES).default("schema"),
   /** onnx agents: onnxruntime intra-op threads. */
   threads: z.coerce.number().int().positive().optional(),
+  /**
+   * Soft thinking (SofT-GRPO, docs/soft-grpo.md): K soft tokens before the reply, each the
+   * softmax(q' / tau) mixture of embeddings over the top soft_top_p support, Gumbel-noised from
+   * the turn's seeded stream: a SofT-GRPO policy evaluated as it was trained. Native policies only.
+   */
+  soft_thinking: z.coerce.number().int().min(1).max(4096).optional(),
+  tau: z.coerce.number().positive().optional(),
+  soft_top_p: z.coerce.number().positive().max(1).optional(),
 });
 export type LmAgentOptions = z.infer<typeof LmAgentOptionsSchema>;
 
@@ -35,5 +44,20 @@ export function parseAgentTarget(spec: string, target: string): { dir: string; o
     const issue = r.error.issues[0]!;
     throw new AgentSpecError(`${spec}: ${issue.path.join(".") || "option"}: ${issue.message}`);
   }
-  return { dir, options: r.data };
+  const o = r.data;
+  if (o.soft_thinking === undefined) {
+    const stray = (["tau", "soft_top_p"] as const).find((k) => o[k] !== undefined);
+    if (stray) throw new AgentSpecError(`${spec}: ${stray} is a setting of soft thinking: add soft_thinking=K`);
+  } else if (params.temperature === undefined) {
+    // Soft tokens are drawn at the sampling temperature; SofT-GRPO's rollouts draw them at 1.
+    o.temperature = 1;
+  } else if (o.temperature === 0) {
+    throw new AgentSpecError(`${spec}: soft_thinking needs a positive temperature (its soft tokens are drawn at it; SofT-GRPO trains at 1)`);
+  }
+  return { dir, options: o };
+}
+
+/** The native engine's soft-thinking settings of an agent's options (undefined: none). */
+export function softThinkingOf(o: LmAgentOptions): { steps: number; tau: number; topP: number } | undefined {
+  return o.soft_thinking === undefined ? undefined : { steps: o.soft_thinking, tau: o.tau ?? 1, topP: o.soft_top_p ?? 0.9 };
 }

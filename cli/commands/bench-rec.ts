@@ -6,6 +6,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { parseRecAgent, RecAgentError, REC_AGENTS, runRecBench, type RecBenchRow } from "../../benchmarks/recommendation.js";
+import { PolicyNotForRec } from "../../benchmarks/rec-policy.js";
 import { writeFileAtomic } from "../../store/write-atomic.js";
 import { SASREC_DEFAULTS, SasrecError } from "../../trainers/rec/sasrec.js";
 import { BPR_DEFAULTS, generateRec, leaveLastOut, OracleMismatch, PREFERENCES_FILE, readMovieLens, readPreferences, splitStats, type Preferences, type RecSplit } from "../../worlds/rec/index.js";
@@ -32,7 +33,11 @@ Options:
                        the native engine, trained on the training sequences by next-item
                        cross-entropy; mix:pop=0.2,sasrec=0.8: a fixed mixture of their
                        standardised scores; best: the best fixed mixture, chosen on the valid items;
-                       oracle: ranks by the generator's true preferences (generated data only)
+                       oracle: ranks by the generator's true preferences (generated data only);
+                       policy:DIR[?options]: a trained policy (\`train grpo --world rec\`) weighs
+                       the four recallers for each user, shown what it was trained on; options as
+                       every policy agent takes them (temperature, seed, constrain, ...), and
+                       soft_thinking=K&tau=X to think in K soft tokens first, as SofT-GRPO trains
   --k K                the cut-off of NDCG@K and HR@K (default 10)
   --epochs N           BPR's epochs (default ${BPR_DEFAULTS.epochs})
   --dim D              BPR's embedding size (default ${BPR_DEFAULTS.dim})
@@ -41,6 +46,7 @@ Options:
   --sasrec-dim D       SASRec's hidden size (default ${SASREC_DEFAULTS.dim}; ${SASREC_DEFAULTS.layers} layers, ${SASREC_DEFAULTS.heads} heads, the last ${SASREC_DEFAULTS.maxLen} items)
   --neighbours N       item-kNN's neighbours per item (default 100)
   --sample N           validation users the mixture search uses at most (default 2000)
+  --concurrency N      users a policy is asked at once, one batch of the engine (default 32)
   --json OUT.json      write the table as JSON
   --md OUT.md          write the table as Markdown
   --quiet              no progress bars
@@ -62,6 +68,7 @@ const Args = z
     "sasrec-dim": intArg(2, 4096).optional(),
     neighbours: intArg(1, 100_000).optional(),
     sample: intArg(1).optional(),
+    concurrency: intArg(1, 4096).optional(),
     json: z.string().min(1).optional(),
     md: z.string().min(1).optional(),
     quiet: z.boolean().default(false),
@@ -86,6 +93,7 @@ export async function benchRecCommand(argv: readonly string[]): Promise<number> 
       "sasrec-dim": { type: "string" },
       neighbours: { type: "string" },
       sample: { type: "string" },
+      concurrency: { type: "string" },
       json: { type: "string" },
       md: { type: "string" },
       quiet: { type: "boolean" },
@@ -124,10 +132,18 @@ export async function benchRecCommand(argv: readonly string[]): Promise<number> 
   let rows: RecBenchRow[];
   let bar: Progress | undefined;
   try {
-    rows = runRecBench(
+    rows = await runRecBench(
       split,
       agent,
-      { k: args.k, bpr, sasrec, ...(args.neighbours !== undefined ? { knn: args.neighbours } : {}), ...(args.sample !== undefined ? { mixtureSample: args.sample } : {}), ...(preferences ? { preferences } : {}) },
+      {
+        k: args.k,
+        bpr,
+        sasrec,
+        ...(args.neighbours !== undefined ? { knn: args.neighbours } : {}),
+        ...(args.sample !== undefined ? { mixtureSample: args.sample } : {}),
+        ...(args.concurrency !== undefined ? { concurrency: args.concurrency } : {}),
+        ...(preferences ? { preferences } : {}),
+      },
       (stage, total) => {
         bar?.finish();
         const mine = (bar = new Progress(stage, total, stream));
@@ -137,6 +153,7 @@ export async function benchRecCommand(argv: readonly string[]): Promise<number> 
   } catch (err) {
     if (err instanceof RecAgentError) throw new UsageError(`--agent: ${err.message}`);
     if (err instanceof SasrecError) throw new UsageError(err.message);
+    if (err instanceof PolicyNotForRec) throw new UsageError(`--agent: ${err.message}`);
     if (err instanceof OracleMismatch) throw new UsageError(`--agent: ${err.message} (${PREFERENCES_FILE} beside the data was written for other data)`);
     throw err;
   } finally {
@@ -159,7 +176,7 @@ export function renderRecTable(source: string, stats: ReturnType<typeof splitSta
     "",
     `| agent | NDCG@${k} | HR@${k} | fit s | eval s | weights |`,
     "|---|---:|---:|---:|---:|---|",
-    ...rows.map((r) => `| ${r.agent} | ${r.ndcg.toFixed(4)} | ${r.hr.toFixed(4)} | ${r.fitSeconds.toFixed(2)} | ${r.evalSeconds.toFixed(2)} | ${r.weights ? Object.entries(r.weights).map(([n, w]) => `${n} ${+w.toFixed(3)}`).join(", ") : ""} |`),
+    ...rows.map((r) => `| ${r.agent}${r.failures ? ` (${r.failures} replies not weights, scored 0)` : ""} | ${r.ndcg.toFixed(4)} | ${r.hr.toFixed(4)} | ${r.fitSeconds.toFixed(2)} | ${r.evalSeconds.toFixed(2)} | ${r.weights ? Object.entries(r.weights).map(([n, w]) => `${n} ${+w.toFixed(3)}`).join(", ") : ""} |`),
     "",
   ];
   return lines.join("\n");

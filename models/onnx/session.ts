@@ -89,6 +89,7 @@ export class OnnxCompleter implements Completer {
 
   private async run(prompts: (string | readonly number[])[], input: SamplingInput, seeds: number[] | undefined, constraints: readonly (TokenAutomaton | undefined)[] | undefined): Promise<Completion[]> {
     const s = SamplingSchema.parse(input);
+    if (s.softThinking) throw new Error("soft thinking runs on the native engine (a policy:DIR agent), not on onnxruntime");
     const B = prompts.length;
     if (B === 0) return [];
     const ids = prompts.map((p) => (typeof p === "string" ? this.tokenizer.encode(p) : [...p]));
