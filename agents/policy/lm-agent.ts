@@ -4,12 +4,13 @@
  * read back as an action (parseAction). The exact prompt and raw reply go into the episode log,
  * so logged episodes can train the next policy. Sampling is seeded per turn, and held to the
  * action's grammar (action-grammar.ts: `constrain=schema`, the default; `options`; `off`), so the
- * reply always parses as a valid action.
+ * reply always parses as a valid action. A benchmark question (the question world's turn: a room's
+ * quiz, `bench`) is answered at `answer_temperature` where it is given, a world's turn at `temperature`.
  */
 import { AgentFailure, type Agent, type AgentReply, type AgentTurn } from "../../worlds/core/agent.js";
 import { hashString } from "../../worlds/core/rng.js";
 import { parseAction, turnMessages } from "./action.js";
-import { actionConstraint } from "./action-grammar.js";
+import { actionConstraint, actionSpec, choiceBudget } from "./action-grammar.js";
 import { questionText } from "./question-prompt.js";
 import { questionTaskOf } from "../../worlds/question/world.js";
 import type { Completer } from "../../models/sampling.js";
@@ -33,11 +34,14 @@ export class LanguageModelAgent implements Agent {
     const item = (turn.observation.data as { itemId?: string } | undefined)?.itemId ?? "";
     const seed = hashString(`${this.options.seed}|${turn.world}|${turn.agent}|${turn.timestep}|${item}`);
     const constraint = actionConstraint(tokenizer, turn.actionSchema, turn.options, this.options.constrain);
-    // A budget below what the grammar may need to finish an action is raised to it: a valid action beats a cut one.
-    const maxNewTokens = Math.max(this.options.max_new_tokens, constraint?.minBudget ?? 0);
+    // A budget below what the grammar may need to finish an action is raised to it: a valid action
+    // beats a cut one; and under `options`, to what the longest option needs, so that the budget
+    // never decides which action is taken (the decoder drops what cannot finish in time).
+    const options = this.options.constrain === "options" ? choiceBudget(actionSpec(turn.actionSchema, turn.options, "options")) : 0;
+    const maxNewTokens = Math.max(this.options.max_new_tokens, constraint?.minBudget ?? 0, options);
     const [c] = await completer.complete(
       [prompt],
-      { maxNewTokens, temperature: this.options.temperature, topK: this.options.top_k, topP: this.options.top_p },
+      { maxNewTokens, temperature: task ? (this.options.answer_temperature ?? this.options.temperature) : this.options.temperature, topK: this.options.top_k, topP: this.options.top_p },
       [seed],
       constraint ? [constraint] : undefined,
     );
