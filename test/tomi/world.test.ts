@@ -197,13 +197,13 @@ describe("ToMi questions about freely played episodes", () => {
         Bob: plays([[1, { type: "enter", room: "den" }], [2, { type: "move", object: "key", container: "bag" }], [3, { type: "exit" }]]),
       },
       // A script's narrator that says where the key was put, after the agents have moved it.
-      director: { exogenous: (_s, t) => (t === 3 ? [{ type: "object_at", object: "key", container: "box" }] : []) },
+      director: { exogenous: (_s, t) => (t === 3 ? [{ type: "object_at" as const, object: "key", container: "box" }] : []) },
     });
     // A timestep's events are told in the next one's state.
     expect(episode.steps[3]!.state).toContain("The key is in the bag.");
     expect(beliefOf(episode.finalState, ["Bob"], "key")).toBe("bag");
     const quiz = await tomiQuestions.fromEpisode(episode, s0, "free play");
-    const told = quiz.sentences as readonly { kind: string; subject?: string; place?: string }[];
+    const told = (quiz as unknown as { sentences: unknown }).sentences as readonly { kind: string; subject?: string; place?: string }[];
     expect(told[0]).toEqual({ kind: "located", subject: "key", place: "box" });
     expect(told.filter((s) => s.kind === "move")).toHaveLength(2);
     expect(told.filter((s) => s.kind === "located").map((s) => s.place)).toEqual(["box", "bag"]);
