@@ -9,7 +9,7 @@
  * `| round | episodes | quiz accuracy on new episodes | wall time |` (also OUT/results.md).
  *
  *   node dist/measurements/selfplay-quiz.js [--out DIR] [--rounds N] [--episodes N] [--sft-steps N]
- *       [--train-questions N] [--round-steps N] [--round-lr X] [--round-kl X] [--seed S] [--start DIR]
+ *       [--train-questions N] [--round-steps N] [--round-lr X] [--round-kl X] [--act-temperature T] [--seed S] [--start DIR]
  *
  * Every stage is the project's command line (`generate`, `model init`, `train sft`, `serve`) and
  * its HTTP API, as a user would run them. Not a test.
@@ -42,6 +42,7 @@ Options:
   --round-steps N         GRPO steps of each self-play round (default 6)
   --round-lr X            learning rate of each self-play round (default 3e-5)
   --round-kl X            KL coefficient to the round's starting policy (default 0.01)
+  --act-temperature T     temperature the seats act at, among the valid actions (default 1)
   --seed S                seed of every stage (default 1)
   --start DIR             start from this policy checkpoint instead (no generate, no SFT)
   --timeout-minutes M     give up after M minutes of self-play (default 40)
@@ -59,6 +60,7 @@ const values = scriptArgs({
     "round-steps": { type: "string" },
     "round-lr": { type: "string" },
     "round-kl": { type: "string" },
+    "act-temperature": { type: "string" },
     seed: { type: "string" },
     start: { type: "string" },
     "timeout-minutes": { type: "string" },
@@ -72,6 +74,7 @@ const values = scriptArgs({
     "round-steps": intArg(1, 1000).default(6),
     "round-lr": numArg().positive().max(1).default(3e-5),
     "round-kl": numArg().min(0).max(10).default(0.01),
+    "act-temperature": numArg().min(0).max(10).default(1),
     seed: intArg(0, 2 ** 32 - 1).default(1),
     start: z.string().min(1).optional(),
     "timeout-minutes": intArg(1).default(40),
@@ -128,9 +131,13 @@ const roomOptions = {
   // A breath between episodes: the room and the round's training share the machine.
   pauseMs: 1000,
   title: "self-play demo",
-  // Every seat is the policy; it acts under its action grammar (always valid) and answers the quiz
-  // greedily (temperature 0): the curve measures what each round's policy knows, not its luck.
-  defaultAgent: `policy:${sft}?max_new_tokens=8&constrain=options`,
+  // Every seat is the policy. It acts by sampling (temperature 1) among the actions the world
+  // allows (constrain=options: every action valid, every option reachable), so that agents enter,
+  // move things and leave while others are away: stories with false beliefs, never the same twice.
+  // It answers its quiz greedily (answer_temperature 0) among the story's containers: the curve
+  // measures what each round's policy knows, not how its samples fell. No turn is trained on:
+  // the story's script plays no part, and nothing rewards acting like it.
+  defaultAgent: `policy:${sft}?max_new_tokens=8&constrain=options&temperature=${values["act-temperature"]}&answer_temperature=0`,
   quiz: { questions: 3, deadlineMs: 60_000 },
   selfPlay: {
     pool,
@@ -189,7 +196,7 @@ const text = [
     ? `Self-play on ToMi from ${sft}, seed ${seed};`
     : `Self-play on ToMi: policy preset 1m (word tokenizer) SFT'd ${values["sft-steps"]} steps at batch 32 on ${values["train-questions"]} generated questions (the learning recipe, vanilla prompt), seed ${seed};`,
   `a round of GRPO (${values["round-steps"]} steps, lr ${values["round-lr"]}, KL ${values["round-kl"]}, dynamic sampling, answers among the story's containers) on the quiz questions (3 per seat) of every ${E} episodes,`,
-  "each round's policy scored (greedy answers) on the quizzes of the episodes it played:",
+  `seats acting at temperature ${values["act-temperature"]} among the valid actions; each round's policy scored (greedy answers) on the quizzes of the episodes it played:`,
   "",
   "| round | episodes | quiz accuracy on new episodes | wall time |",
   "|--:|--:|--:|--:|",

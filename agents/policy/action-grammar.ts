@@ -88,6 +88,17 @@ export function compiledConstraint(tokenizer: PolicyTokenizer, spec: ConstraintS
   return automaton;
 }
 
+/**
+ * The budget that keeps every option of a `choice` grammar reachable: its longest text in UTF-8
+ * bytes (no token is shorter than a byte). The automaton's own minBudget is the shortest way to
+ * finish, and a budget between the two silently drops the longer options (a ToMi agent at
+ * `max_new_tokens=8` could only ever write `{"type":"none"}`); 0 for other grammars.
+ */
+export function choiceBudget(spec: ConstraintSpec | undefined): number {
+  if (spec?.type !== "choice") return 0;
+  return Math.max(0, ...spec.choices.map((c) => Buffer.byteLength(c, "utf8")));
+}
+
 /** actionText's writing of an option when parseAction reads it back as that option (a union's bare `none` it does not), else its JSON. */
 function optionText(option: unknown, schema: z.ZodType): string {
   const text = actionText(option);

@@ -8,11 +8,13 @@
  * mode) is answered by citing one of the context's lines; the answer is the cited line's value.
  * With `soft_thinking=K` the reply comes after K soft tokens (a SofT-GRPO policy evaluated as it
  * was trained); what they read as goes into the log.
+ * A benchmark question (the question world's turn: a room's quiz, `bench`) is answered at
+ * `answer_temperature` where it is given, a world's turn at `temperature`.
  */
 import { AgentFailure, type Agent, type AgentReply, type AgentTurn } from "../../worlds/core/agent.js";
 import { hashString } from "../../worlds/core/rng.js";
 import { parseAction, turnMessages } from "./action.js";
-import { actionConstraint, citationSpec, compiledConstraint } from "./action-grammar.js";
+import { actionSpec, choiceBudget, citationSpec, compiledConstraint } from "./action-grammar.js";
 import { askedQuestion } from "./question-prompt.js";
 import { citedAnswer } from "../../worlds/core/compact-context.js";
 import { answerGrammarSchema, questionTaskOf } from "../../worlds/question/world.js";
@@ -37,21 +39,24 @@ export class LanguageModelAgent implements Agent {
     const prompt = tokenizer.applyChatTemplate(messages, { addGenerationPrompt: true });
     const item = (turn.observation.data as { itemId?: string } | undefined)?.itemId ?? "";
     const seed = hashString(`${this.options.seed}|${turn.world}|${turn.agent}|${turn.timestep}|${item}`);
-    // Over a compact context the reply cites one of its lines, and the answer is that line's value;
-    // a question whose answer is an action of its own (the social world's JSON reaction) is answered
-    // in that action's grammar, and one a benchmark wants in a form of its own (usersim's tagged
-    // reply) under its pattern.
-    const cited = asked?.cited && citationSpec(asked.cited.lines, this.options.constrain);
+    // The grammar: over a compact context the reply cites one of its lines (the answer is that line's
+    // value); a question whose answer is an action of its own (the social world's JSON reaction) is
+    // answered in that action's grammar, one a benchmark wants in a form of its own (usersim's
+    // tagged reply) under its pattern; anything else in the action's.
     const grammarSchema = task?.answerPattern !== undefined ? answerGrammarSchema(task) : turn.actionSchema;
-    const constraint = asked?.cited
-      ? cited && compiledConstraint(tokenizer, cited)
-      : actionConstraint(tokenizer, grammarSchema, turn.options, this.options.constrain, task?.answerFormat);
-    // A budget below what the grammar may need to finish an action is raised to it: a valid action beats a cut one.
-    const maxNewTokens = Math.max(this.options.max_new_tokens, constraint?.minBudget ?? 0);
+    const spec = asked?.cited
+      ? citationSpec(asked.cited.lines, this.options.constrain)
+      : actionSpec(grammarSchema, turn.options, this.options.constrain, task?.answerFormat);
+    const constraint = spec && compiledConstraint(tokenizer, spec);
+    // A budget below what the grammar may need to finish an action is raised to it: a valid action
+    // beats a cut one; and for a choice (options, a cited line), to what the longest choice needs,
+    // so that the budget never decides which is taken (the decoder drops what cannot finish in time).
+    const maxNewTokens = Math.max(this.options.max_new_tokens, constraint?.minBudget ?? 0, choiceBudget(spec));
     const soft = softThinkingOf(this.options);
+    const temperature = task ? (this.options.answer_temperature ?? this.options.temperature) : this.options.temperature;
     const [c] = await completer.complete(
       [prompt],
-      { maxNewTokens, temperature: this.options.temperature, topK: this.options.top_k, topP: this.options.top_p, ...(soft ? { softThinking: soft } : {}) },
+      { maxNewTokens, temperature, topK: this.options.top_k, topP: this.options.top_p, ...(soft ? { softThinking: soft } : {}) },
       [seed],
       constraint ? [constraint] : undefined,
     );

@@ -13,6 +13,12 @@ export type ConstrainMode = (typeof CONSTRAIN_MODES)[number];
 
 export const LmAgentOptionsSchema = z.object({
   temperature: z.coerce.number().nonnegative().default(0),
+  /**
+   * The temperature of answers to benchmark questions (a room's quiz, `bench`); absent: `temperature`.
+   * A self-play seat samples its actions (varied stories: entries, moves, exits, false beliefs)
+   * and answers its quiz greedily (what it knows, not how a sample fell): `temperature=1&answer_temperature=0`.
+   */
+  answer_temperature: z.coerce.number().nonnegative().optional(),
   top_k: z.coerce.number().int().nonnegative().default(0),
   top_p: z.coerce.number().positive().max(1).default(1),
   max_new_tokens: z.coerce.number().int().positive().default(256),

@@ -169,3 +169,45 @@ describe("ToMi world, live play", () => {
     expect(beliefOf(r3.state, ["Ann", "Bob"], "key")).toBe("box");
   });
 });
+
+describe("ToMi questions about freely played episodes", () => {
+  it("tell an object's place before an agent moves it, the narrator's truth, and one move where two agents make the same", async () => {
+    const { TomiWorld, initialTomiState } = await import("../../worlds/tomi/world.js");
+    const { beliefOf } = await import("../../worlds/core/rooms.js");
+    const { runEpisode } = await import("../../worlds/core/loop.js");
+    const { ScriptedAgent } = await import("../../worlds/core/scripted-agent.js");
+    const { tomiQuestions } = await import("../../worlds/tomi/episode-questions.js");
+    type A = import("../../worlds/tomi/world.js").TomiAction;
+    const world = new TomiWorld();
+    const s0 = initialTomiState({
+      agents: ["Ann", "Bob"],
+      layout: { rooms: ["den"], containers: ["box", "bag"], objects: ["key"] },
+      containerRoom: new Map([["box", "den"], ["bag", "den"]]),
+      objectContainer: new Map([["key", "box"]]),
+    });
+    const none = world.noop();
+    const plays = (m: [number, A][]) => new ScriptedAgent<A>(new Map(m), none);
+    const episode = await runEpisode(world, {
+      seed: 1,
+      initialState: s0,
+      maxSteps: 4,
+      agents: {
+        // Both move the key to the bag at once; Bob leaves; Ann puts it back: Bob's belief is false.
+        Ann: plays([[1, { type: "enter", room: "den" }], [2, { type: "move", object: "key", container: "bag" }], [4, { type: "move", object: "key", container: "box" }]]),
+        Bob: plays([[1, { type: "enter", room: "den" }], [2, { type: "move", object: "key", container: "bag" }], [3, { type: "exit" }]]),
+      },
+      // A script's narrator that says where the key was put, after the agents have moved it.
+      director: { exogenous: (_s, t) => (t === 3 ? [{ type: "object_at" as const, object: "key", container: "box" }] : []) },
+    });
+    // A timestep's events are told in the next one's state.
+    expect(episode.steps[3]!.state).toContain("The key is in the bag.");
+    expect(beliefOf(episode.finalState, ["Bob"], "key")).toBe("bag");
+    const quiz = await tomiQuestions.fromEpisode(episode, s0, "free play");
+    const told = (quiz as unknown as { sentences: unknown }).sentences as readonly { kind: string; subject?: string; place?: string }[];
+    expect(told[0]).toEqual({ kind: "located", subject: "key", place: "box" });
+    expect(told.filter((s) => s.kind === "move")).toHaveLength(2);
+    expect(told.filter((s) => s.kind === "located").map((s) => s.place)).toEqual(["box", "bag"]);
+    const bob = quiz.questions.find((q) => q.type === "first_order_tom" && q.about[0] === "Bob");
+    expect(bob?.answer).toBe("bag");
+  });
+});

@@ -65,11 +65,18 @@ function questionsAbout(state: TomiState): TomiEpisodeQuestion[] {
 function storyOf(episode: Episode, initial: TomiState): TomiSentence[] {
   const room = new Map(initial.agentRoom);
   const out: TomiSentence[] = [];
+  // Objects whose place the story has told. Agents who act freely (a room's policies) may move an
+  // object before the narrator says where it is; it lay there from the start (the world's initial
+  // state), seen by whoever entered its room, so the story tells its place first of all.
+  const told = new Set<string>();
+  // Where each object is (the narrator tells that, as the world does: worlds/tomi/world.ts).
+  const where = new Map(initial.objectContainer);
   for (const step of playedSteps<TomiAction, TomiNarration>(episode)) {
     for (const n of step.narration) {
       switch (n.type) {
         case "object_at":
-          out.push({ kind: "located", subject: n.object, place: n.container });
+          told.add(n.object);
+          out.push({ kind: "located", subject: n.object, place: where.get(n.object) ?? n.container });
           break;
         case "container_at":
           out.push({ kind: "located", subject: n.container, place: n.room });
@@ -91,7 +98,16 @@ function storyOf(episode: Episode, initial: TomiState): TomiSentence[] {
       } else if (a.type === "exit") {
         room.delete(agent);
         if (here !== undefined) out.push({ kind: "exit", agent, room: here });
-      } else if (a.type === "move") out.push({ kind: "move", agent, object: a.object, container: a.container });
+      } else if (a.type === "move") {
+        // Two agents who move an object to the same container in one timestep: the second move
+        // changes nothing (and no ToMi sentence can say it).
+        if (where.get(a.object) === a.container) continue;
+        const start = initial.objectContainer.get(a.object);
+        if (!told.has(a.object) && start !== undefined) out.unshift({ kind: "located", subject: a.object, place: start });
+        told.add(a.object);
+        where.set(a.object, a.container);
+        out.push({ kind: "move", agent, object: a.object, container: a.container });
+      }
     }
   }
   return out;

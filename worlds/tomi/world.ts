@@ -224,8 +224,11 @@ class TomiDraft extends PlacesDraft {
   narrate(n: TomiNarration): void {
     switch (n.type) {
       case "object_at": {
-        const observers = agentsIn(this, this.containerRoom.get(n.container));
-        this.seen("object_at", `The ${n.object} is in the ${n.container}.`, observers, [[n.object, n.container]]);
+        // The narrator tells where the object is: where its script put it, unless an agent who
+        // acts freely (a room's policy) has moved it since, in which case the narrator tells the truth.
+        const container = this.objectContainer.get(n.object) ?? n.container;
+        const observers = agentsIn(this, this.containerRoom.get(container));
+        this.seen("object_at", `The ${n.object} is in the ${container}.`, observers, [[n.object, container]]);
         return;
       }
       case "container_at": {
