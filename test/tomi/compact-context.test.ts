@@ -26,7 +26,7 @@ function readAnswer(prompt: string, question: string): string | undefined {
   let titles: string[];
   let object: string;
   if (first) [titles, object] = [[first[1]!], first[2]!];
-  else if (second) [titles, object] = [[`${second[1]} and ${second[2]}`, `${second[2]} and ${second[1]}`], second[3]!];
+  else if (second) [titles, object] = [[`both ${second[1]} and ${second[2]}`], second[3]!];
   else if (memory) [titles, object] = [["story"], memory[1]!];
   else if (reality) [titles, object] = [["story"], reality[1]!];
   else throw new Error(`unknown question ${question}`);
@@ -74,9 +74,9 @@ describe("the compact socialized context", () => {
         "green_crate",
         "- Avery spinach now:",
         "blue_box",
-        "- Ella and Avery spinach now:",
+        "- both Ella and Avery spinach now:",
         "green_crate",
-        "- Avery and Ella spinach now:",
+        "- both Avery and Ella spinach now:",
         "green_crate",
       ].join("\n"),
     );
@@ -89,8 +89,8 @@ describe("the compact socialized context", () => {
     expect(citation(ella)).toBe("- Ella spinach now:\ngreen_crate");
     expect(citedAnswer(citation(ella))).toBe("green_crate");
     // A pair's line, whichever order the question names the two in.
-    expect(ctx.answerLine("Where does Avery think that Ella searches for the spinach?")).toEqual({ title: "Avery and Ella spinach now", value: "green_crate" });
-    expect(ctx.answerLine("Where does Ella think that Avery searches for the spinach?")).toEqual({ title: "Ella and Avery spinach now", value: "green_crate" });
+    expect(ctx.answerLine("Where does Avery think that Ella searches for the spinach?")).toEqual({ title: "both Avery and Ella spinach now", value: "green_crate" });
+    expect(ctx.answerLine("Where does Ella think that Avery searches for the spinach?")).toEqual({ title: "both Ella and Avery spinach now", value: "green_crate" });
     expect(ctx.answerLine("Where was the spinach at the beginning?")!.value).toBe("green_crate");
     expect(ctx.answerLine("Where is the spinach really?")!.value).toBe("blue_box");
     expect(ctx.answerLine("Where will Ella look for the apple?")).toBeUndefined();

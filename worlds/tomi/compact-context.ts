@@ -16,7 +16,7 @@
  *   - Ella spinach now:
  *   green_crate
  *   ...
- *   - Avery and Ella spinach now:
+ *   - both Avery and Ella spinach now:
  *   green_crate
  *
  * Each place follows its view, object and `first`/`now`: the words a question names are the words
@@ -41,7 +41,7 @@ export function compactTomiContext(ctx: SocializedContext): CompactContext {
   const titled: [string, readonly string[]][] = [["story", []]];
   for (const a of names) titled.push([a, [a]]);
   // Each pair in both orders, so that a reply cites the pair as its question names it.
-  for (const a of names) for (const b of names) if (a !== b) titled.push([`${a} and ${b}`, [a, b]]);
+  for (const a of names) for (const b of names) if (a !== b) titled.push([`both ${a} and ${b}`, [a, b]]);
   const lines: CompactLine[] = [];
   for (const [title, path] of titled) {
     // Each object's first and latest place in this view, objects in the order the view first saw them.
@@ -77,6 +77,6 @@ function answerTitle(q: TomiQuestion): string {
     case "first_order":
       return `${q.agent} ${q.object} now`;
     case "second_order":
-      return `${q.agent} and ${q.other} ${q.object} now`;
+      return `both ${q.agent} and ${q.other} ${q.object} now`;
   }
 }
