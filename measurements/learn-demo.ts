@@ -3,7 +3,7 @@
  * questions, evaluated on files it never trained on. Issue 27's headline run.
  *
  *   npm run demo:learn -- [--out DIR] [--questions N] [--sft-steps N] [--grpo-steps N] [--seed S]
- *       [--balance on|off] [--vanilla-share X] [--val FILE] [--paraphrased FILE] [--val-limit N]
+ *       [--balance on|off] [--vanilla-share X] [--val FILE] [--paraphrased FILE] [--val-limit N] [--reuse]
  *
  * 1. data (learn-recipe.ts): N questions of new ToMi stories (the world's generator, seeded),
  *    varied beyond ToMi's own file so that the policy learns the task and not the file: half the
@@ -63,6 +63,8 @@ Options:
   --val FILE         ToMi evaluation file (default: the shared fb_all_val.txt)
   --paraphrased FILE ParaphrasedToMi file (default: the shared val_600.txt)
   --val-limit N      evaluate on the first N questions of each file only (default: all)
+  --reuse            keep OUT's base, SFT and GRPO policies where a finished run left them
+                     (the same options), and run what is missing and the evaluations
   --help             this text`;
 
 const values = scriptArgs({
@@ -79,6 +81,7 @@ const values = scriptArgs({
     val: { type: "string" },
     paraphrased: { type: "string" },
     "val-limit": { type: "string" },
+    reuse: { type: "boolean" },
   },
   schema: z.object({
     out: z.string().default(join(packageRoot(), "data", "learn-demo")),
@@ -91,6 +94,7 @@ const values = scriptArgs({
     val: z.string().default(tomDataPath("tomi", "original", "fb_all_val.txt")),
     paraphrased: z.string().default(tomDataPath("tomi", "paraphrased_symbolictom", "val_600.txt")),
     "val-limit": intArg(1).optional(),
+    reuse: z.boolean().default(false),
   }),
 });
 const out = resolve(values.out);
@@ -121,12 +125,14 @@ const { trainFile, sftFile } = await recipeSftData(out, {
   balance: values.balance === "on",
   timings,
 });
-const { base, sft } = await recipeSft(run, out, { sftFile, steps: values["sft-steps"], seed });
+const { base, sft } = await recipeSft(run, out, { sftFile, steps: values["sft-steps"], seed, reuse: values.reuse });
 const grpo = join(out, "grpo");
 const s = String(seed);
 const policies: [string, string][] = [["base", base], ["SFT", sft]];
+const finished = (dir: string) => values.reuse && existsSync(join(dir, "model.safetensors"));
 if (values["grpo-steps"] > 0) {
-  await run("grpo", [
+  if (finished(grpo)) process.stderr.write(`[grpo] kept ${grpo} (--reuse)\n`);
+  else await run("grpo", [
     "train", "grpo", "--model", sft, "--bench", "tomi", "--data", trainFile, "--mode", "simulation", "--out", grpo, "--store", store,
     "--steps", String(values["grpo-steps"]), "--prompts", "16", "--group-size", "8", "--max-new-tokens", "16", "--temperature", "1",
     "--lr", "3e-5", "--kl", "0.01", "--clip-high", "0.28", "--loss-agg", "token-mean", "--dynamic-sampling", "--max-rollout-batches", "4",
@@ -136,7 +142,7 @@ if (values["grpo-steps"] > 0) {
 }
 
 // 5. Evaluations: every agent on every file in both modes.
-const agents: [string, string][] = [["random", `random:${seed}`], ...policies.map(([n, dir]): [string, string] => [n, `policy:${dir}?max_new_tokens=8&constrain=options`]), ["symbolic", "simulation"]];
+const agents: [string, string][] = [["random", `random:${seed}`], ...policies.map(([n, dir]): [string, string] => [n, `policy:${dir}?max_new_tokens=16&constrain=options`]), ["symbolic", "simulation"]];
 const reports = new Map<string, BenchReport>();
 const key = (set: string, agent: string, mode: string) => `${set}|${agent}|${mode}`;
 for (const [set, file] of evalSets) {

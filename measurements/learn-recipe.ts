@@ -16,7 +16,7 @@
  * 3. SFT: `train sft` with the prompts' tokens in the loss at a tenth of the answer's weight
  *    (`--prompt-loss 0.1`: a policy from scratch learns to read from every token of its prompts).
  */
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { askedQuestion, replyFor } from "../agents/policy/question-prompt.js";
 import { Rng } from "../worlds/core/rng.js";
@@ -97,11 +97,16 @@ export async function sftExample(bench: Benchmark, item: BenchItem, mode: Mode):
 export async function recipeSft(
   run: (stage: string, args: string[]) => Promise<unknown>,
   out: string,
-  o: { sftFile: string; steps: number; seed: number },
+  o: { sftFile: string; steps: number; seed: number; reuse?: boolean },
 ): Promise<{ base: string; sft: string }> {
   const base = join(out, "base");
   const sft = join(out, "sft");
   const s = String(o.seed);
+  // A policy a finished run left (its final model is written last) is kept on request.
+  if (o.reuse && existsSync(join(sft, "model.safetensors")) && existsSync(join(base, "config.json"))) {
+    process.stderr.write(`[sft] kept ${base} and ${sft} (--reuse)\n`);
+    return { base, sft };
+  }
   await run("base", ["model", "init", "--preset", "1m", "--corpus", o.sftFile, "--tokenizer", "word", "--seed", s, "--out", base, "--force"]);
   await run("sft", [
     "train", "sft", "--model", base, "--data", o.sftFile, "--out", sft, "--steps", String(o.steps), "--batch", "32",
