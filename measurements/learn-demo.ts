@@ -19,10 +19,12 @@
  *    every token of its prompts, not only from the two or three of each answer).
  * 4. GRPO: `train grpo --bench tomi --mode simulation --skip-solved` on the generated file, reward
  *    the judge's exact match, rollouts on the questions SFT still gets wrong, a KL to SFT.
- *    Policies answer with one of the story's containers (`constrain=options` in rollouts and in
- *    the evaluations): the question asks for a container exactly as the story writes it, and a
- *    policy free to spell would also score its misspellings ("blue_crate" from "blue_suitcase" and
- *    "red_crate"), which say nothing of whose belief it read.
+ *    In simulation mode a policy answers by citing a line of the compact context (its title, then
+ *    its place: worlds/core/compact-context.ts); in vanilla mode with one of the story's
+ *    containers (`constrain=options` in rollouts and in the evaluations): the question asks for a
+ *    container exactly as the story writes it, and a policy free to spell would also score its
+ *    misspellings ("blue_crate" from "blue_suitcase" and "red_crate"), which say nothing of whose
+ *    belief it read.
  * 5. Evaluations, each `socialworld bench tomi --agent ...` as a user runs it: the random agent,
  *    the base, SFT and GRPO policies, and the symbolic agent, on ToMi val and ParaphrasedToMi
  *    val_600 (never trained on: no sentence of either file is in the training stories' grammar
@@ -187,7 +189,7 @@ for (const [name, file, field] of [["SFT loss", join(sft, "train_log.jsonl"), "l
 const config = JSON.parse(readFileSync(join(base, "config.json"), "utf8")) as { vocab_size: number };
 const total = (performance.now() - started) / 1000;
 const text = [
-  `Policy preset 1m (vocabulary ${config.vocab_size}), seed ${seed}, ${values.questions} generated training questions (${values.balance === "on" ? "balanced by type" : "the generator's mix"}, ${values["vanilla-share"]} of them also in vanilla mode), SFT ${values["sft-steps"]} steps, GRPO ${values["grpo-steps"]} steps; policies answer one of the story's containers (constrain=options):`,
+  `Policy preset 1m (vocabulary ${config.vocab_size}), seed ${seed}, ${values.questions} generated training questions (${values.balance === "on" ? "balanced by type" : "the generator's mix"}, ${values["vanilla-share"]} of them also in vanilla mode), SFT ${values["sft-steps"]} steps, GRPO ${values["grpo-steps"]} steps; policies answer by citing a line of the compact context in simulation mode, one of the story's containers in vanilla mode (constrain=options):`,
   "",
   ...tables,
   wallTimeLine(total, timings),
