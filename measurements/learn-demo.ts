@@ -52,18 +52,21 @@ const USAGE = `node dist/measurements/learn-demo.js [options]   (or: npm run dem
 Trains a policy from scratch on generated ToMi stories (SFT, then GRPO on what SFT still gets
 wrong) and evaluates the random agent, the base, SFT and GRPO policies and the symbolic agent on
 ToMi val and ParaphrasedToMi val_600, in simulation and vanilla modes, by question type against the
-world model's labels; the tables go to the terminal and to OUT/results.md.
+world model's labels; the tables go to the terminal and to OUT/results.md. With --world hitom, the
+same on generated Hi-ToM stories, evaluated on the Hi-ToM dev file by order.
 
 Options:
-  --out DIR          where the models, data, store and results go (default data/learn-demo)
+  --world W          tomi (default) or hitom
+  --out DIR          where the models, data, store and results go (default data/learn-demo,
+                     data/learn-demo-hitom for hitom)
   --questions N      generated training questions (default 30000)
   --sft-steps N      SFT optimizer steps, batch 32 (default 2500)
   --grpo-steps N     GRPO steps (default 10)
   --seed S           seed of every stage (default 1)
   --balance on|off   as many questions of each type (default on) or the generator's own mix
   --vanilla-share X  the share of questions also written in vanilla mode (default 0.5)
-  --val FILE         ToMi evaluation file (default: the shared fb_all_val.txt)
-  --paraphrased FILE ParaphrasedToMi file (default: the shared val_600.txt)
+  --val FILE         evaluation file (default: the shared fb_all_val.txt; hitom: Hi-ToM_dev.json)
+  --paraphrased FILE ParaphrasedToMi file (default: the shared val_600.txt; not with hitom)
   --val-limit N      evaluate on the first N questions of each file only (default: all)
   --reuse            keep OUT's base, SFT and GRPO policies where a finished run left them
                      (the same options), and run what is missing and the evaluations
@@ -73,6 +76,7 @@ const values = scriptArgs({
   name: "learn-demo",
   usage: USAGE,
   options: {
+    world: { type: "string" },
     out: { type: "string" },
     questions: { type: "string" },
     "sft-steps": { type: "string" },
@@ -86,27 +90,36 @@ const values = scriptArgs({
     reuse: { type: "boolean" },
   },
   schema: z.object({
-    out: z.string().default(join(packageRoot(), "data", "learn-demo")),
+    world: z.enum(["tomi", "hitom"]).default("tomi"),
+    out: z.string().optional(),
     questions: intArg(60).default(30_000),
     "sft-steps": intArg(1).default(2500),
     "grpo-steps": intArg(0).default(10),
     seed: intArg(0, 2 ** 32 - 1).default(1),
     balance: z.enum(["on", "off"]).default("on"),
     "vanilla-share": z.coerce.number().min(0).max(1).default(0.5),
-    val: z.string().default(tomDataPath("tomi", "original", "fb_all_val.txt")),
-    paraphrased: z.string().default(tomDataPath("tomi", "paraphrased_symbolictom", "val_600.txt")),
+    val: z.string().optional(),
+    paraphrased: z.string().optional(),
     "val-limit": intArg(1).optional(),
     reuse: z.boolean().default(false),
   }),
 });
-const out = resolve(values.out);
-const evalSets = [
-  ["ToMi val", resolve(values.val)],
-  ["ParaphrasedToMi val_600", resolve(values.paraphrased)],
-] as const;
+const world = values.world;
+const out = resolve(values.out ?? join(packageRoot(), "data", world === "tomi" ? "learn-demo" : "learn-demo-hitom"));
+if (world === "hitom" && values.paraphrased !== undefined) {
+  process.stderr.write("learn-demo: --paraphrased is ToMi's; Hi-ToM is evaluated on --val only\n");
+  process.exit(2);
+}
+const evalSets: (readonly [string, string])[] =
+  world === "tomi"
+    ? [
+        ["ToMi val", resolve(values.val ?? tomDataPath("tomi", "original", "fb_all_val.txt"))],
+        ["ParaphrasedToMi val_600", resolve(values.paraphrased ?? tomDataPath("tomi", "paraphrased_symbolictom", "val_600.txt"))],
+      ]
+    : [["Hi-ToM dev", resolve(values.val ?? tomDataPath("hitom", "Hi-ToM_dev.json"))]];
 for (const [, f] of evalSets) {
   if (!existsSync(f)) {
-    process.stderr.write(`learn-demo: ${f} not found (pass --val FILE and --paraphrased FILE)\n`);
+    process.stderr.write(`learn-demo: ${f} not found (pass --val FILE${world === "tomi" ? " and --paraphrased FILE" : ""})\n`);
     process.exit(2);
   }
 }
@@ -120,6 +133,7 @@ const MODES = ["simulation", "vanilla"] as const;
 
 // 1-3. Data, base, SFT: the recipe's supervised stage (learn-recipe.ts): every question in simulation mode, a share also in vanilla.
 const { trainFile, sftFile } = await recipeSftData(out, {
+  world,
   questions: values.questions,
   seed,
   modes: MODES,
@@ -135,7 +149,7 @@ const finished = (dir: string) => values.reuse && existsSync(join(dir, "model.sa
 if (values["grpo-steps"] > 0) {
   if (finished(grpo)) process.stderr.write(`[grpo] kept ${grpo} (--reuse)\n`);
   else await run("grpo", [
-    "train", "grpo", "--model", sft, "--bench", "tomi", "--data", trainFile, "--mode", "simulation", "--out", grpo, "--store", store,
+    "train", "grpo", "--model", sft, "--bench", world, "--data", trainFile, "--mode", "simulation", "--out", grpo, "--store", store,
     "--steps", String(values["grpo-steps"]), "--prompts", "16", "--group-size", "8", "--max-new-tokens", "16", "--temperature", "1",
     "--lr", "3e-5", "--kl", "0.01", "--clip-high", "0.28", "--loss-agg", "token-mean", "--dynamic-sampling", "--max-rollout-batches", "4",
     "--skip-solved", "--keep-solved", "0.25", "--constrain", "options", "--seed", s, "--save-every", "100000", "--micro-batch", "32",
@@ -153,7 +167,7 @@ for (const [set, file] of evalSets) {
       if (name === "symbolic" && mode === "vanilla") continue; // the symbolic agent always reads the story through its world model
       const json = join(out, `eval-${set.split(" ")[0]!.toLowerCase()}-${name.toLowerCase().replace("+", "-")}-${mode}.json`);
       await run(`eval ${name} ${mode} ${set}`, [
-        "bench", "tomi", "--data", file, "--agent", spec, "--mode", mode, "--concurrency", "32", "--store", store, "--json", json, "--quiet",
+        "bench", world, "--data", file, "--agent", spec, "--mode", mode, "--concurrency", "32", "--store", store, "--json", json, "--quiet",
         ...(values["val-limit"] !== undefined ? ["--limit", String(values["val-limit"])] : []),
       ]);
       reports.set(key(set, name, mode), JSON.parse(readFileSync(json, "utf8")) as BenchReport);
@@ -189,7 +203,7 @@ for (const [name, file, field] of [["SFT loss", join(sft, "train_log.jsonl"), "l
 const config = JSON.parse(readFileSync(join(base, "config.json"), "utf8")) as { vocab_size: number };
 const total = (performance.now() - started) / 1000;
 const text = [
-  `Policy preset 1m (vocabulary ${config.vocab_size}), seed ${seed}, ${values.questions} generated training questions (${values.balance === "on" ? "balanced by type" : "the generator's mix"}, ${values["vanilla-share"]} of them also in vanilla mode), SFT ${values["sft-steps"]} steps, GRPO ${values["grpo-steps"]} steps; policies answer by citing a line of the compact context in simulation mode, one of the story's containers in vanilla mode (constrain=options):`,
+  `Policy preset 1m (vocabulary ${config.vocab_size}), seed ${seed}, ${values.questions} generated ${world === "tomi" ? "ToMi" : "Hi-ToM"} training questions (${world === "hitom" ? "every order of every story" : values.balance === "on" ? "balanced by type" : "the generator's mix"}, ${values["vanilla-share"]} of them also in vanilla mode), SFT ${values["sft-steps"]} steps, GRPO ${values["grpo-steps"]} steps; policies answer by citing a line of the compact context in simulation mode, one of the story's containers in vanilla mode (constrain=options):`,
   "",
   ...tables,
   wallTimeLine(total, timings),

@@ -23,6 +23,7 @@ import { Rng } from "../worlds/core/rng.js";
 import type { Benchmark, BenchItem, Mode } from "../worlds/question/benchmark.js";
 import { loadBenchmark } from "../worlds/registry.js";
 import { generateTomi, questionSubset } from "../worlds/tomi/index.js";
+import { generateHitom } from "../worlds/hitom/generator.js";
 import { balancedByType, countByType } from "../trainers/data/balanced-types.js";
 import type { StageTiming } from "./cli-process.js";
 
@@ -35,22 +36,34 @@ export interface SftData {
   readonly examples: number;
 }
 
+/** The worlds the recipe trains on: ToMi's stories, or Hi-ToM's (orders 0 to 4, lies and trust). */
+export type RecipeWorld = "tomi" | "hitom";
+
 export interface SftDataOptions {
+  /** Whose generator writes the questions (default tomi). */
+  readonly world?: RecipeWorld;
   readonly questions: number;
   readonly seed: number;
   readonly modes: readonly Mode[];
   /** The share of questions also written in a mode (default 1: every question in every mode). */
   readonly shares?: Partial<Record<Mode, number>>;
-  /** As many questions of each type (default: the generator's own mix). */
+  /** As many questions of each type (default: the generator's own mix; Hi-ToM's generator asks every order of every story already). */
   readonly balance?: boolean;
   readonly timings: StageTiming[];
 }
 
-/** Writes OUT/train.txt (and .trace) and OUT/sft.jsonl; the stage's wall time goes to `timings` as "data". */
+/** Writes OUT/train.txt (and .trace; Hi-ToM: OUT/train.json) and OUT/sft.jsonl; the stage's wall time goes to `timings` as "data". */
 export async function recipeSftData(out: string, o: SftDataOptions): Promise<SftData> {
   const t0 = performance.now();
-  const trainFile = join(out, "train.txt");
+  const world = o.world ?? "tomi";
   const sftFile = join(out, "sft.jsonl");
+  if (world === "hitom") {
+    const trainFile = join(out, "train.json");
+    writeFileSync(trainFile, (await generateHitom(o.questions, o.seed)).json);
+    const bench = await loadBenchmark("hitom");
+    return sftExamples(bench, await bench.load(trainFile), trainFile, sftFile, o, t0);
+  }
+  const trainFile = join(out, "train.txt");
   const files = await generateTomi(o.balance ? 3 * o.questions : o.questions, o.seed, undefined, { plainContainers: 0.5, placedContainers: 0.3 });
   const pool = join(out, o.balance ? "generated.txt" : "train.txt");
   writeFileSync(pool, files.txt);
@@ -64,8 +77,13 @@ export async function recipeSftData(out: string, o: SftDataOptions): Promise<Sft
     const { txt, trace } = questionSubset(files.txt, files.trace, kept);
     writeFileSync(trainFile, txt);
     writeFileSync(join(out, "train.trace"), trace);
-    process.stderr.write(`[data] kept by type: ${JSON.stringify(countByType(types, kept))}\n`);
+    process.stderr.write(`[data] kept by type: ${JSON.stringify(countByType(types, kept))} of ${files.questions} generated\n`);
   }
+  return sftExamples(bench, items, trainFile, sftFile, o, t0);
+}
+
+/** The questions (those of `trainFile`) as SFT examples in the modes asked for, in a seeded order, to `sftFile`. */
+async function sftExamples(bench: Benchmark, items: readonly BenchItem[], trainFile: string, sftFile: string, o: SftDataOptions, t0: number): Promise<SftData> {
   const rng = Rng.seeded(`learn-demo:${o.seed}`);
   const lines: string[] = [];
   const written = new Map<Mode, number>();
@@ -80,7 +98,7 @@ export async function recipeSftData(out: string, o: SftDataOptions): Promise<Sft
   writeFileSync(sftFile, rng.shuffle(lines).join("\n") + "\n");
   o.timings.push({ stage: "data", seconds: (performance.now() - t0) / 1000 });
   const counts = [...written].map(([mode, n]) => `${n} ${mode}`).join(", ");
-  process.stderr.write(`[data] ${items.length} questions${o.balance ? ` (${files.questions} generated, balanced by type)` : ""}, ${lines.length} examples (${counts}) -> ${sftFile}\n`);
+  process.stderr.write(`[data] ${items.length} ${bench.name} questions, ${lines.length} examples (${counts}) -> ${sftFile}\n`);
   return { trainFile, sftFile, questions: items.length, examples: lines.length };
 }
 

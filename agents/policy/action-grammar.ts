@@ -22,7 +22,7 @@ import { z } from "zod";
 import { compileConstraint, Vocabulary, type ConstraintSpec, type TokenAutomaton } from "../../models/grammar/index.js";
 import type { PolicyTokenizer } from "../../models/tokenizer.js";
 import { actionText, parseAction } from "./action.js";
-import { citation, type CompactLine } from "../../worlds/core/compact-context.js";
+import { citations, type CompactLine } from "../../worlds/core/compact-context.js";
 import type { ConstrainMode } from "./options.js";
 
 
@@ -66,10 +66,11 @@ export function actionConstraint(
 
 /**
  * The grammar of a reply that cites one line of a compact socialized context (its title, then its
- * value: worlds/core/compact-context.ts): exactly one of the lines, whatever the mode but `off`.
+ * value: worlds/core/compact-context.ts): exactly one of the lines (by its title or an alias),
+ * whatever the mode but `off`.
  */
 export function citationSpec(lines: readonly CompactLine[], mode: ConstrainMode): ConstraintSpec | undefined {
-  return mode === "off" ? undefined : { type: "choice", choices: [...new Set(lines.map(citation))] };
+  return mode === "off" ? undefined : { type: "choice", choices: [...new Set(lines.flatMap(citations))] };
 }
 
 /** A grammar compiled for a tokenizer, kept while it is among the last few used (the worlds hand out the same schemas turn after turn). */

@@ -78,8 +78,8 @@ export async function askedQuestion(task: QuestionTask): Promise<AskedQuestion> 
   const ctx = await worldContext(task);
   const compact = isWorldName(task.benchmark) ? (await loadWorld(task.benchmark)).compactContext : undefined;
   if (!compact) return { text: simulationAnswerText(task, contextText(ctx)) };
-  const cited = compact(ctx);
-  return { text: simulationCompactText(task, compactText(cited)), cited };
+  const cited = compact(ctx, task.question);
+  return { text: simulationCompactText(task, cited.heading, compactText(cited)), cited };
 }
 
 /** The user message a policy answers for this question, in the task's mode. */

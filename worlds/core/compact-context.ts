@@ -17,11 +17,23 @@ export interface CompactLine {
   readonly title: string;
   /** The fact: a place, a name, as the world's answers write it. */
   readonly value: string;
+  /**
+   * Other titles a reply may cite the line by, not written in the context: the same fact named in
+   * another order (what three agents saw together, "Ava Liam Noah carrot", asked as "Noah Ava Liam").
+   * A context that wrote every order would not fit a small policy's window (a set of four agents
+   * has 24); a reply follows its question's words, so it may name the set in the question's order.
+   */
+  readonly aliases?: readonly string[];
 }
 
 export interface CompactContext {
+  /** What the lines say, the line before them in the prompt. */
+  readonly heading: string;
   readonly lines: readonly CompactLine[];
-  /** The line the world model answers a question from (undefined: none, or a question the world cannot read). */
+  /**
+   * The line the world model answers a question from, titled as the question names it (one of the
+   * line's titles; undefined: none, or a question the world cannot read).
+   */
   answerLine(question: string): CompactLine | undefined;
 }
 
@@ -39,13 +51,18 @@ export function citation(line: CompactLine): string {
   return `- ${line.title}:\n${line.value}`;
 }
 
+/** Every way a reply may cite a line: its title, then each alias, each followed by the value. */
+export function citations(line: CompactLine): string[] {
+  return [line.title, ...(line.aliases ?? [])].map((title) => citation({ title, value: line.value }));
+}
+
 /** The answer a citing reply gives: its last line. */
 export function citedAnswer(reply: string): string {
   return reply.trimEnd().split("\n").at(-1)!.trim();
 }
 
-/** The line a reply cites, when the reply is exactly one of the lines (the strict format of a cited answer). */
+/** The line a reply cites, when the reply is exactly one of the lines' citations (the strict format of a cited answer). */
 export function citedLine(reply: string, lines: readonly CompactLine[]): CompactLine | undefined {
   const text = reply.trim();
-  return lines.find((l) => citation(l) === text);
+  return lines.find((l) => citations(l).includes(text));
 }

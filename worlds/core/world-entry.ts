@@ -43,8 +43,10 @@ export interface WorldEntry {
    * The socialized context compacted to what its questions are answered from, as small policies
    * read it in simulation mode and answer it, by citing a line (compact-context.ts,
    * agents/policy/question-prompt.ts); without it they read the whole context, timestep by timestep.
+   * `question`: what is asked, where a world narrows the context to it (Hi-ToM: to the object asked
+   * about, as the whole story's lines would not fit a small policy's window).
    */
-  readonly compactContext?: (ctx: SocializedContext) => CompactContext;
+  readonly compactContext?: (ctx: SocializedContext, question: string) => CompactContext;
 }
 
 export interface BenchmarkEntry {

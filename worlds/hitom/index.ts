@@ -10,6 +10,7 @@ import { hitomScenarios } from "./scenario.js";
 import { hitomSolver } from "./solver.js";
 import { hitomFacts } from "./leak-facts.js";
 import { hitomQuestions } from "./episode-questions.js";
+import { compactHitomContext } from "./compact-context.js";
 
 export const world: WorldEntry = {
   name: "hitom",
@@ -26,4 +27,5 @@ export const world: WorldEntry = {
   solver: hitomSolver,
   facts: hitomFacts,
   questions: hitomQuestions,
+  compactContext: compactHitomContext,
 };

@@ -127,6 +127,13 @@ export class HitomMinds {
     return where;
   }
 
+  /** The objects the story places, in the order it first does. */
+  objects(): string[] {
+    const out = new Set<string>();
+    for (const step of this.world) for (const { sentence: s } of step) if (s && (s.kind === "located" || s.kind === "move")) out.add(s.object);
+    return [...out];
+  }
+
   answer(q: HitomQuestion): string | undefined {
     return this.belief(q.agents, q.object);
   }

@@ -55,8 +55,8 @@ export function simulationAnswerText(task: { readonly question: string; readonly
 }
 
 /** The question over a compact socialized context (worlds/tomi/compact-context.ts): shorter, for small policies. */
-export function simulationCompactText(task: { readonly question: string }, context: string): string {
-  return fill(promptTemplate("worlds/question/prompts/simulation-compact.txt"), { context, question: task.question });
+export function simulationCompactText(task: { readonly question: string }, heading: string, context: string): string {
+  return fill(promptTemplate("worlds/question/prompts/simulation-compact.txt"), { heading, context, question: task.question });
 }
 
 /** A template split once into its literal parts and its `{name}` slots (odd indexes). */

@@ -59,6 +59,7 @@ export function compactTomiContext(ctx: SocializedContext): CompactContext {
   }
   const byTitle = new Map(lines.map((l) => [l.title, l]));
   return {
+    heading: "Where each object was first and is now, and where each one and each two together saw it last:",
     lines,
     answerLine(question) {
       const q = parseQuestion(question);
