@@ -59,12 +59,14 @@ Options:
   --world W          tomi (default) or hitom
   --out DIR          where the models, data, store and results go (default data/learn-demo,
                      data/learn-demo-hitom for hitom)
-  --questions N      generated training questions (default 30000)
-  --sft-steps N      SFT optimizer steps, batch 32 (default 2500)
+  --questions N      generated training questions (default 30000; hitom 20000)
+  --sft-steps N      SFT optimizer steps, batch 32 (default 2500; hitom 1200)
   --grpo-steps N     GRPO steps (default 10)
   --seed S           seed of every stage (default 1)
   --balance on|off   as many questions of each type (default on) or the generator's own mix
-  --vanilla-share X  the share of questions also written in vanilla mode (default 0.5)
+  --vanilla-share X  the share of questions also written in vanilla mode (default 0.5; hitom 0:
+                     its stories do not fit the policy's 1,024-token window, and vanilla mode
+                     is evaluated only when it is trained)
   --val FILE         evaluation file (default: the shared fb_all_val.txt; hitom: Hi-ToM_dev.json)
   --paraphrased FILE ParaphrasedToMi file (default: the shared val_600.txt; not with hitom)
   --val-limit N      evaluate on the first N questions of each file only (default: all)
@@ -92,12 +94,12 @@ const values = scriptArgs({
   schema: z.object({
     world: z.enum(["tomi", "hitom"]).default("tomi"),
     out: z.string().optional(),
-    questions: intArg(60).default(30_000),
-    "sft-steps": intArg(1).default(2500),
+    questions: intArg(60).optional(),
+    "sft-steps": intArg(1).optional(),
     "grpo-steps": intArg(0).default(10),
     seed: intArg(0, 2 ** 32 - 1).default(1),
     balance: z.enum(["on", "off"]).default("on"),
-    "vanilla-share": z.coerce.number().min(0).max(1).default(0.5),
+    "vanilla-share": z.coerce.number().min(0).max(1).optional(),
     val: z.string().optional(),
     paraphrased: z.string().optional(),
     "val-limit": intArg(1).optional(),
@@ -129,19 +131,24 @@ const timings: StageTiming[] = [];
 const run = (stage: string, args: string[]) => socialworld(stage, args, timings);
 const started = performance.now();
 const seed = values.seed;
-const MODES = ["simulation", "vanilla"] as const;
+// Hi-ToM's defaults: its compact contexts are twice ToMi's length, and its vanilla prompts (the
+// story, 15 choices and the instructions) pass the 1m preset's 1,024-token window.
+const questions = values.questions ?? (world === "tomi" ? 30_000 : 20_000);
+const sftSteps = values["sft-steps"] ?? (world === "tomi" ? 2500 : 1200);
+const vanillaShare = values["vanilla-share"] ?? (world === "tomi" ? 0.5 : 0);
+const MODES = world === "tomi" || vanillaShare > 0 ? (["simulation", "vanilla"] as const) : (["simulation"] as const);
 
 // 1-3. Data, base, SFT: the recipe's supervised stage (learn-recipe.ts): every question in simulation mode, a share also in vanilla.
 const { trainFile, sftFile } = await recipeSftData(out, {
   world,
-  questions: values.questions,
+  questions,
   seed,
   modes: MODES,
-  shares: { vanilla: values["vanilla-share"] },
+  shares: { vanilla: vanillaShare },
   balance: values.balance === "on",
   timings,
 });
-const { base, sft } = await recipeSft(run, out, { sftFile, steps: values["sft-steps"], seed, reuse: values.reuse });
+const { base, sft } = await recipeSft(run, out, { sftFile, steps: sftSteps, seed, reuse: values.reuse });
 const grpo = join(out, "grpo");
 const s = String(seed);
 const policies: [string, string][] = [["base", base], ["SFT", sft]];
@@ -203,7 +210,7 @@ for (const [name, file, field] of [["SFT loss", join(sft, "train_log.jsonl"), "l
 const config = JSON.parse(readFileSync(join(base, "config.json"), "utf8")) as { vocab_size: number };
 const total = (performance.now() - started) / 1000;
 const text = [
-  `Policy preset 1m (vocabulary ${config.vocab_size}), seed ${seed}, ${values.questions} generated ${world === "tomi" ? "ToMi" : "Hi-ToM"} training questions (${world === "hitom" ? "every order of every story" : values.balance === "on" ? "balanced by type" : "the generator's mix"}, ${values["vanilla-share"]} of them also in vanilla mode), SFT ${values["sft-steps"]} steps, GRPO ${values["grpo-steps"]} steps; policies answer by citing a line of the compact context in simulation mode, one of the story's containers in vanilla mode (constrain=options):`,
+  `Policy preset 1m (vocabulary ${config.vocab_size}), seed ${seed}, ${questions} generated ${world === "tomi" ? "ToMi" : "Hi-ToM"} training questions (${world === "hitom" ? "every order of every story" : values.balance === "on" ? "balanced by type" : "the generator's mix"}, ${vanillaShare} of them also in vanilla mode), SFT ${sftSteps} steps, GRPO ${values["grpo-steps"]} steps; policies answer by citing a line of the compact context in simulation mode, one of the story's containers in vanilla mode (constrain=options):`,
   "",
   ...tables,
   wallTimeLine(total, timings),
