@@ -34,9 +34,10 @@ export interface WorkerInput {
 }
 
 export type WorkerMessage =
-  | { type: "connected"; ok: number; failed: number; errors: string[]; reserveMs: number[] }
-  /** `byHost`: the same latencies by the address of the process hosting the room (a group of processes). */
-  | { type: "latencies"; values: number[]; byHost: Record<string, number[]>; patches: number; drops: number };
+  /** `heldByHost`: the clients connected, by the address of the process hosting their room. */
+  | { type: "connected"; ok: number; failed: number; errors: string[]; reserveMs: number[]; heldByHost: Record<string, number> }
+  /** `byHost`, `dropsByHost`: the same latencies and drops by the address of the process hosting the room (a group of processes). */
+  | { type: "latencies"; values: number[]; byHost: Record<string, number[]>; patches: number; drops: number; dropsByHost: Record<string, number> };
 
 interface TickJson {
   timestep: number;
@@ -52,6 +53,8 @@ const input = workerData as WorkerInput;
 const rooms: Room[] = [];
 let latencies: number[] = [];
 let byHost: Record<string, number[]> = {};
+const heldByHost: Record<string, number> = {};
+let dropsByHost: Record<string, number> = {};
 /** How long each seat reservation (matchmaking) took, ms. */
 const reserveMs: number[] = [];
 let patches = 0;
@@ -85,12 +88,16 @@ async function connectOne(i: number): Promise<void> {
       (byHost[host] ??= []).push(ms);
     }
   });
-  room.onLeave(() => drops++);
+  room.onLeave(() => {
+    drops++;
+    dropsByHost[host] = (dropsByHost[host] ?? 0) + 1;
+  });
   room.onMessage("error", (m: { error?: string }) => {
     if (errorsSeen++ < 3) process.stderr.write(`load-spectators: the server said: ${m.error ?? JSON.stringify(m)}\n`);
   });
   if (input.reconnect === false) room.reconnection.enabled = false;
   rooms.push(room);
+  heldByHost[host] = (heldByHost[host] ?? 0) + 1;
 }
 
 async function connectAll(): Promise<void> {
@@ -109,7 +116,7 @@ async function connectAll(): Promise<void> {
     }
   };
   await Promise.all(Array.from({ length: Math.min(input.connectConcurrency, input.count) }, worker));
-  parentPort!.postMessage({ type: "connected", ok, failed: input.count - ok, errors, reserveMs } satisfies WorkerMessage);
+  parentPort!.postMessage({ type: "connected", ok, failed: input.count - ok, errors, reserveMs, heldByHost } satisfies WorkerMessage);
 }
 
 parentPort!.on("message", (msg: { type: "record" | "report" | "close" }) => {
@@ -118,10 +125,11 @@ parentPort!.on("message", (msg: { type: "record" | "report" | "close" }) => {
     byHost = {};
     patches = 0;
     drops = 0;
+    dropsByHost = {};
     recording = true;
   } else if (msg.type === "report") {
     recording = false;
-    parentPort!.postMessage({ type: "latencies", values: latencies, byHost, patches, drops } satisfies WorkerMessage);
+    parentPort!.postMessage({ type: "latencies", values: latencies, byHost, patches, drops, dropsByHost } satisfies WorkerMessage);
   } else if (msg.type === "close") {
     for (const r of rooms) {
       // Leaving, not dropping: a dropped client would try to reconnect.

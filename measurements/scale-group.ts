@@ -15,7 +15,8 @@
  * latency, and each process's CPU and memory. Then, with the largest group, one process is
  * killed (SIGKILL) under load: the seconds until every one of its rooms is listed again
  * (re-created by the others), the p99 of the other processes' spectators in each second
- * throughout, and whether the room registry is intact.
+ * throughout, how many spectators were dropped (its own, and the others': none should be), and
+ * whether the room registry is intact. `--processes 4` alone gives the kill without the smaller groups.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
@@ -58,7 +59,8 @@ kills one process of the largest group under load: rooms re-created, seconds unt
 other processes' spectators' p99 each second, and whether the room registry is intact.
 
 Options:
-  --processes LIST            process counts to measure (default 1,2,4)
+  --processes LIST            process counts to measure (default 1,2,4); one count (--processes 4)
+                              measures that group alone, then kills one of its processes
   --spectators-per-process N  spectators per process (default 1000: 4,000 for 4 processes)
   --rooms-per-process N       rooms per process (default 50: 200 for 4 processes)
   --seconds N                 how long to measure each count (default 20)
@@ -153,6 +155,7 @@ async function connectSpectators(group: Group, roomIds: string[], spectators: nu
   return {
     workers,
     ok: connected.reduce((n, c) => n + c.ok, 0),
+    heldByHost: sumByHost(connected.map((c) => c.heldByHost)),
     reserveMs: connected.flatMap((c) => c.reserveMs).sort((a, b) => a - b),
   };
 }
@@ -178,7 +181,14 @@ async function collect(workers: Worker[]) {
   );
   const byHost: Record<string, number[]> = {};
   for (const r of reports) for (const [h, v] of Object.entries(r.byHost)) (byHost[h] ??= []).push(...v);
-  return { all: reports.flatMap((r) => r.values), byHost, drops: reports.reduce((n, r) => n + r.drops, 0) };
+  return { all: reports.flatMap((r) => r.values), byHost, drops: reports.reduce((n, r) => n + r.drops, 0), dropsByHost: sumByHost(reports.map((r) => r.dropsByHost)) };
+}
+
+/** Counts by process address, added up over the workers. */
+function sumByHost(counts: Record<string, number>[]): Record<string, number> {
+  const sum: Record<string, number> = {};
+  for (const c of counts) for (const [h, n] of Object.entries(c)) sum[h] = (sum[h] ?? 0) + n;
+  return sum;
 }
 
 async function closeWorkers(workers: Worker[]) {
@@ -247,7 +257,7 @@ async function main(): Promise<void> {
       rows.push(row);
       log(`  p99 ${row.patchMs.p99} ms, matchmaking p99 ${row.matchmakingMs.p99} ms`);
 
-      if (n === largest && n >= 2 && !args["no-kill"]) kill = await killOne(group, roomIds, workers, args["kill-seconds"]);
+      if (n === largest && n >= 2 && !args["no-kill"]) kill = await killOne(group, roomIds, workers, c.heldByHost, args["kill-seconds"]);
     } finally {
       await closeWorkers(workers);
       await group.stop();
@@ -270,7 +280,8 @@ async function main(): Promise<void> {
     out(`| its rooms re-created | ${k.recreated} of ${k.victimRooms}; at the end ${k.listed} of the ${k.rooms} rooms listed, ${k.listedTwice} twice |`);
     out(`| seconds until every one was listed again | ${k.secondsUntilRecreated} |`);
     out(`| other processes' spectators: patch p99 each second, worst / throughout | ${k.worstSecondP99} / ${k.p99Throughout} ms (${k.seconds} s watched) |`);
-    out(`| its own spectators dropped | ${k.dropped} |`);
+    out(`| its spectators dropped (they do not reconnect) | ${k.dropped} of ${k.victimSpectators} |`);
+    out(`| other processes' spectators dropped | ${k.othersDropped} of ${k.otherSpectators} |`);
     out(`| room registry intact | ${k.registryIntact ? "yes" : "NO"}: ${k.registry} |`);
   }
   out("");
@@ -279,7 +290,7 @@ async function main(): Promise<void> {
 }
 
 /** Kills the last process of `group` under load and watches: see the header. */
-async function killOne(group: Group, roomIds: string[], workers: Worker[], seconds: number): Promise<Record<string, unknown>> {
+async function killOne(group: Group, roomIds: string[], workers: Worker[], heldByHost: Record<string, number>, seconds: number): Promise<Record<string, unknown>> {
   const victimPid = group.pids.at(-1)!;
   const victimHost = hostOf(group.urls.at(-1)!);
   const survivor = group.urls[0]!;
@@ -288,7 +299,7 @@ async function killOne(group: Group, roomIds: string[], workers: Worker[], secon
   log(`  killing process ${group.urls.length} (pid ${victimPid}, ${victimRooms.length} rooms) ...`);
   const windows: number[] = [];
   const throughout: number[] = [];
-  let dropped = 0;
+  const dropsByHost: Record<string, number>[] = [];
   let recreatedAt: number | undefined;
   record(workers);
   const killedAt = performance.now();
@@ -308,13 +319,14 @@ async function killOne(group: Group, roomIds: string[], workers: Worker[], secon
       record(workers);
       lastWindow = performance.now();
       const others = Object.entries(got.byHost).filter(([h]) => h !== victimHost).flatMap(([, v]) => v);
-      dropped += got.drops;
+      dropsByHost.push(got.dropsByHost);
       throughout.push(...others);
       if (others.length) windows.push(quantile(others, 0.99));
     }
   }
-  const got = await collect(workers);
-  dropped += got.drops;
+  dropsByHost.push((await collect(workers)).dropsByHost);
+  const drops = sumByHost(dropsByHost);
+  const others = (counts: Record<string, number>) => Object.entries(counts).reduce((n, [h, v]) => n + (h === victimHost ? 0 : v), 0);
   let registryText: string;
   let intact = false;
   try {
@@ -336,7 +348,10 @@ async function killOne(group: Group, roomIds: string[], workers: Worker[], secon
     worstSecondP99: windows.length ? Math.max(...windows) : NaN,
     p99Throughout: quantile(throughout, 0.99),
     seconds,
-    dropped,
+    dropped: drops[victimHost] ?? 0,
+    victimSpectators: heldByHost[victimHost] ?? 0,
+    othersDropped: others(drops),
+    otherSpectators: others(heldByHost),
     registryIntact: intact,
     registry: registryText,
   };

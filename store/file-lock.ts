@@ -15,6 +15,7 @@ import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } fr
 import { setTimeout as sleep } from "node:timers/promises";
 import { withPath } from "./io-error.js";
 import { OwnerSchema, ownerGone, thisProcess, type Owner } from "./owner.js";
+import { replaceFile } from "./write-atomic.js";
 
 export interface FileLockOptions {
   /** Give up waiting for another process's lock after this long (default 30 s). */
@@ -52,8 +53,13 @@ export class FileLockLost extends Error {
 
 /** The lock being held, as `work` sees it. */
 export interface HeldLock {
-  /** Throws FileLockLost unless the lock file is still this holder's (check just before a write lands). */
-  check(): void;
+  /**
+   * Replaces `path` whole (write-atomic.ts) with what `write` puts in the temporary file, if this
+   * process still holds the lock when the new file is about to take the old one's place; otherwise
+   * FileLockLost, and the file stays as the lock's new holder left it. Every file kept under a lock
+   * is written through here, since the lock is only checked here.
+   */
+  replace(path: string, write: (tmp: string) => void): void;
 }
 
 /**
@@ -80,9 +86,10 @@ export async function withFileLock<T>(path: string, work: (lock: HeldLock) => T,
   const held = mine;
   try {
     return work({
-      check: () => {
-        if (readIfPresent(path) !== held) throw new FileLockLost(path);
-      },
+      replace: (file, write) =>
+        replaceFile(file, write, () => {
+          if (readIfPresent(path) !== held) throw new FileLockLost(path);
+        }),
     });
   } finally {
     // Ours unless it was judged stale and taken over meanwhile: then it is someone else's now.

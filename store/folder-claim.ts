@@ -6,11 +6,10 @@
  * this host, and otherwise when the owner, which touches the file every minute while it runs,
  * has not done so for ten minutes (a run on another machine sharing the disk).
  */
-import { rmSync, statSync, utimesSync } from "node:fs";
+import { rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { readIfPresent, withFileLock } from "./file-lock.js";
 import { OwnerSchema, ownerGone, thisProcess, type Owner } from "./owner.js";
-import { writeFileAtomic } from "./write-atomic.js";
 
 export const CLAIM_FILE = ".socialworld-owner.json";
 const HEARTBEAT_MS = 60_000;
@@ -37,10 +36,10 @@ export async function claimFolder(dir: string): Promise<FolderClaim> {
   const path = join(dir, CLAIM_FILE);
   const mine = JSON.stringify({ ...thisProcess(), since: new Date().toISOString() });
   // The check and the write are one step for every claimer: two runs started together cannot both win.
-  await withFileLock(`${path}.lock`, () => {
+  await withFileLock(`${path}.lock`, (lock) => {
     const held = readClaim(path);
     if (held && !gone(held.owner, path)) throw new FolderInUse(dir, held.owner, held.since);
-    writeFileAtomic(path, mine);
+    lock.replace(path, (tmp) => writeFileSync(tmp, mine));
   });
   const heartbeat = setInterval(() => {
     try {

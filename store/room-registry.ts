@@ -14,7 +14,6 @@ import { z } from "zod";
 import { DataError } from "../worlds/core/errors.js";
 import { readIfPresent, withFileLock } from "./file-lock.js";
 import { OwnerSchema, ownerGone, thisProcess, type Owner } from "./owner.js";
-import { replaceFile } from "./write-atomic.js";
 
 export const ROOMS_FILE = "rooms.json";
 
@@ -115,7 +114,7 @@ export class RoomRegistry {
       const text = JSON.stringify({ version: 1, rooms }, null, 2) + "\n";
       // A process paused while it held the lock (another machine took the lock, and maybe its rooms,
       // meanwhile) must not put back what it read before.
-      replaceFile(this.path, (tmp) => writeFileSync(tmp, text, { mode: 0o600 }), () => lock.check());
+      lock.replace(this.path, (tmp) => writeFileSync(tmp, text, { mode: 0o600 }));
       return out;
     });
   }

@@ -7,14 +7,16 @@
  * Several processes may share a store (the server, and benchmarks run from other terminals).
  * Each change to the registry is made under a lock file (file-lock.ts), on a fresh read of the
  * registry, which is then replaced whole (write-atomic.ts); reads pick up other processes' changes.
+ * A change whose lock was taken over before it landed (its process was paused longer than a lock
+ * lives, and a process of another machine sharing the store wrote since) is made again on what is
+ * there now: its stale copy never replaces the other's, and neither write is lost.
  */
-import { existsSync, mkdirSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { LowSync, type SyncAdapter } from "lowdb";
 import { z } from "zod";
-import { readIfPresent, withFileLock, type FileLockOptions } from "./file-lock.js";
+import { FileLockLost, readIfPresent, withFileLock, type FileLockOptions, type HeldLock } from "./file-lock.js";
 import { OwnerSchema, ownerGone, thisProcess } from "./owner.js";
-import { writeFileAtomic } from "./write-atomic.js";
 import { DataError } from "../worlds/core/errors.js";
 import { packageRoot } from "../worlds/question/prompts.js";
 
@@ -44,6 +46,9 @@ interface Db {
 
 export const EPISODES_FILE = "episodes.jsonl";
 
+/** How many times a change is made again after its lock was lost (its process paused each time). */
+const LOST_LOCK_TRIES = 3;
+
 /** $SOCIALWORLD_DATA, else data/ of the checkout: the same store whichever folder a command runs from. */
 export function defaultStoreRoot(env: NodeJS.ProcessEnv = process.env): string {
   return resolve(env.SOCIALWORLD_DATA || join(packageRoot(), "data"));
@@ -60,6 +65,9 @@ const DbSchema = z.object({ runs: z.array(RunRecordSchema) });
 
 /** db.json as lowdb reads and writes it, replaced whole on every write (never half-written). */
 class RegistryFile implements SyncAdapter<Db> {
+  /** The store's lock while a change is written (RunStore.mutate): the write lands only if it is still held. */
+  holding: HeldLock | undefined;
+
   constructor(readonly path: string) {}
 
   read(): Db | null {
@@ -73,7 +81,9 @@ class RegistryFile implements SyncAdapter<Db> {
   }
 
   write(data: Db): void {
-    writeFileAtomic(this.path, JSON.stringify(data, null, 2));
+    if (!this.holding) throw new Error(`${this.path}: written only under the store's lock`);
+    const text = JSON.stringify(data, null, 2);
+    this.holding.replace(this.path, (tmp) => writeFileSync(tmp, text));
   }
 }
 
@@ -81,15 +91,19 @@ export class RunStore {
   /** db.json's identity when this process last read or wrote it: a change means another process wrote it. */
   private seen = "";
 
+  private readonly db: LowSync<Db>;
+
   private constructor(
     readonly root: string,
-    private readonly db: LowSync<Db>,
+    private readonly registry: RegistryFile,
     private readonly opts: RunStoreOptions,
-  ) {}
+  ) {
+    this.db = new LowSync<Db>(registry, { version: 1, runs: [] });
+  }
 
   static async open(root = defaultStoreRoot(), opts: RunStoreOptions = {}): Promise<RunStore> {
     mkdirSync(join(root, "runs"), { recursive: true });
-    const store = new RunStore(root, new LowSync<Db>(new RegistryFile(join(root, "db.json")), { version: 1, runs: [] }), opts);
+    const store = new RunStore(root, new RegistryFile(join(root, "db.json")), opts);
     store.refresh(true);
     return store;
   }
@@ -121,31 +135,49 @@ export class RunStore {
     this.seen = now;
   }
 
-  /** Changes the registry under the store's lock, starting from what is on disk now. */
-  private mutate<T>(change: (runs: RunRecord[]) => T): Promise<T> {
-    return withFileLock(
-      `${this.file}.lock`,
-      () => {
-        this.refresh(true);
-        try {
-          const out = change(this.db.data.runs);
-          this.db.write();
-          this.seen = identity(this.file);
-          return out;
-        } catch (err) {
-          // The copy in memory may hold a change the file does not: read the file again next time.
-          this.seen = "";
-          throw err;
-        }
-      },
-      this.opts.lock,
-    );
+  /**
+   * Changes the registry under the store's lock, starting from what is on disk now. A change whose
+   * lock was lost before it landed is made again from a fresh read (`change` may run more than once).
+   */
+  private async mutate<T>(change: (runs: RunRecord[]) => T): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await withFileLock(`${this.file}.lock`, (lock) => this.changeHolding(lock, change), this.opts.lock);
+      } catch (err) {
+        // Lost again means paused again, each time longer than a lock lives: say so rather than loop.
+        if (!(err instanceof FileLockLost) || attempt === LOST_LOCK_TRIES) throw err;
+      }
+    }
+  }
+
+  private changeHolding<T>(lock: HeldLock, change: (runs: RunRecord[]) => T): T {
+    this.refresh(true);
+    this.registry.holding = lock;
+    try {
+      const out = change(this.db.data.runs);
+      this.db.write();
+      this.seen = identity(this.file);
+      return out;
+    } catch (err) {
+      // The copy in memory may hold a change the file does not: read the file again next time.
+      this.seen = "";
+      throw err;
+    } finally {
+      this.registry.holding = undefined;
+    }
   }
 
   /** Registers a new run and creates its folder, under an id that no run and no folder has yet. */
   create(kind: string, title: string, params: Record<string, unknown>): Promise<RunRecord> {
     const suffix = this.opts.suffix ?? randomSuffix;
+    // The run an attempt whose write was dropped (a lost lock) registered, with the folder it made:
+    // the next attempt registers it again rather than leave that folder to nobody.
+    let drawn: RunRecord | undefined;
     return this.mutate((runs) => {
+      if (drawn && !runs.some((r) => r.id === drawn!.id)) {
+        runs.push(drawn);
+        return drawn;
+      }
       const now = new Date();
       const stamp = now.toISOString().replace(/[-:]/g, "").replace(/\..*$/, "").replace("T", "-");
       mkdirSync(join(this.root, "runs"), { recursive: true });
@@ -155,6 +187,7 @@ export class RunStore {
         if (runs.some((r) => r.id === id) || !makeDir(join(this.root, dir))) continue;
         const run: RunRecord = { id, kind, title, createdAt: now.toISOString(), status: "running", dir, params, owner: thisProcess() };
         runs.push(run);
+        drawn = run;
         return run;
       }
       throw new Error(`${join(this.root, "runs")}: no free run id for ${stamp}-${kind} after 100 tries`);

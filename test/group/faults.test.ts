@@ -1,7 +1,7 @@
 /**
  * Faults in a group of three `serve` processes on one Redis and one store (issue 32): Redis
- * restarting empty (the processes reconnect, list their rooms again, and matchmaking across
- * processes works again), then one process killed with SIGKILL: its rooms are recreated by the
+ * restarting empty (the processes reconnect, list their rooms again, matchmaking across
+ * processes works again, and so do /progress and the training board across processes), then one process killed with SIGKILL: its rooms are recreated by the
  * others from their saved options, each exactly once, while a spectator of another process's
  * room keeps receiving patches without noticing.
  */
@@ -60,10 +60,16 @@ describe("faults in a group of three processes", () => {
     for (const pid of pids) expect(owners).toContain(pid);
   }, 60_000);
 
-  it("Redis restarting empty: the processes reconnect, list their rooms again, and seat clients across processes", async () => {
+  it("Redis restarting empty: the processes reconnect, list their rooms again, seat clients and carry /progress and the board across processes", async () => {
     const before = await listed(servers[0]!);
     expect(before.sort()).toEqual([...ids].sort());
     const watcher = await spectate(servers[0]!, ids[1]!);
+    // A /progress client of the first process, connected through the restart.
+    const { io } = await import("socket.io-client");
+    const progress = io(`${servers[0]!.base}/progress`, { transports: ["websocket"] });
+    const heard: string[] = [];
+    progress.on("progress", (e: { runId?: string }) => heard.push(String(e.runId)));
+    await new Promise<void>((done) => progress.on("connect", () => done()));
     await redis.restart();
     // Every process lists its rooms again: each process answers for all six.
     for (const s of servers) await until(async () => (await listed(s).catch(() => [])).sort().join() === [...ids].sort().join(), 30_000, `the rooms listed by ${s.base} after the restart`);
@@ -78,6 +84,17 @@ describe("faults in a group of three processes", () => {
     await until(() => watcher.seen.frames > frames, 10_000, "patches after the restart");
     expect(watcher.client.seen.closed).toBeUndefined();
     watcher.client.ws.close();
+    // socket.io's adapter carries on too: a training step posted to the second process reaches the
+    // first one's /progress client (connected before the restart) and the third one's board.
+    const metrics = { step: 1, reward: 0.5, accuracy: 0.25, kl: null, entropy: 1.2, clipFraction: 0, loss: 0.1, responseLength: 12 };
+    const posted = await fetch(`${servers[1]!.base}/api/training/events`, { method: "POST", headers: admin, body: JSON.stringify({ type: "progress", event: { runId: "after-restart", title: "GRPO after the restart", steps: 2, metrics } }) });
+    expect(posted.status).toBe(202);
+    await until(() => heard.includes("after-restart"), 10_000, "the step on the first process's /progress");
+    const board = await json(`${servers[2]!.base}/api/training/after-restart`);
+    expect(board.status).toBe(200);
+    expect(board.json).toMatchObject({ runId: "after-restart", steps: 2, history: [{ step: 1, reward: 0.5 }] });
+    expect(progress.connected).toBe(true);
+    progress.close();
   }, 240_000);
 
   it("a process killed: its rooms come back in the others, each once; the others' spectators notice nothing", async () => {

@@ -1,11 +1,10 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { FileLockTimeout, withFileLock } from "../../store/file-lock.js";
 import { thisProcess } from "../../store/owner.js";
-import { replaceFile } from "../../store/write-atomic.js";
 
 const lockIn = () => join(mkdtempSync(join(tmpdir(), "sw-lock-")), "db.json.lock");
 const holder = (pid: number, host = hostname()) => JSON.stringify({ pid, host, since: new Date().toISOString() });
@@ -100,16 +99,18 @@ describe("withFileLock", () => {
   it("tells a holder whose lock was taken over while it worked (it was paused), so that its write is dropped", async () => {
     const dir = mkdtempSync(join(tmpdir(), "sw-lock-lost-"));
     const file = join(dir, "registry.json");
-    writeFileSync(file, "theirs");
     const path = `${file}.lock`;
     const attempt = withFileLock(path, (lock) => {
-      lock.check();
+      lock.replace(file, (tmp) => writeFileSync(tmp, "mine"));
+      expect(readFileSync(file, "utf8")).toBe("mine");
       // Meanwhile (this holder paused past staleMs), a process of another host broke the lock and holds it.
       writeFileSync(path, holder(1, "another-host"));
-      replaceFile(file, (tmp) => writeFileSync(tmp, "stale copy"), () => lock.check());
+      writeFileSync(file, "theirs");
+      lock.replace(file, (tmp) => writeFileSync(tmp, "stale copy"));
     });
     await expect(attempt).rejects.toThrow(/lock was taken over while it held it/);
     expect(readFileSync(file, "utf8")).toBe("theirs");
+    expect(readdirSync(dir).sort()).toEqual(["registry.json", "registry.json.lock"]);
     // The other holder's lock is left to it.
     expect(existsSync(path)).toBe(true);
   });

@@ -2,7 +2,7 @@
  * The store shared by several processes: the server and benchmarks started side by side register
  * their runs in one db.json, and none may lose another's run or status.
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -64,6 +64,40 @@ describe("RunStore shared by several processes", () => {
     expect(new Set(runs.map((r) => r.title)).size).toBe(processes * runsEach);
     expect(runs.every((r) => r.status === "done")).toBe(true);
     expect(readdirSync(join(dir, "runs"))).toHaveLength(processes * runsEach);
+    expect(readdirSync(dir).sort()).toEqual(["db.json", "runs"]);
+  });
+
+  it("loses neither write when a writer is paused holding the lock and another machine takes it over", async () => {
+    const dir = storeDir();
+    const store = await RunStore.open(dir);
+    const earlier = await store.create("bench", "earlier", {});
+    // Another machine sharing the store (its own host id), judging a lock stale after 1 ms.
+    const elsewhere = `
+      const { RunStore } = await import(${JSON.stringify(compiled)});
+      const store = await RunStore.open(${JSON.stringify(dir)}, { lock: { staleMs: 1 } });
+      await store.create("bench", "theirs", {});
+      await store.update(${JSON.stringify(earlier.id)}, { status: "done" });`;
+    let drawn = 0;
+    const paused = await RunStore.open(dir, {
+      // Drawn under the lock: this writer stops here, holding it, for as long as the other machine
+      // takes to break the lock and write (a process paused mid-change, its copy of db.json old).
+      suffix: () => {
+        drawn++;
+        const other = spawnSync(process.execPath, ["--input-type=module", "-e", elsewhere], { env: { ...process.env, SOCIALWORLD_HOST_ID: "another-machine" }, encoding: "utf8" });
+        expect(other.stderr).toBe("");
+        expect(other.status).toBe(0);
+        return "aaaaaa";
+      },
+    });
+    const mine = await paused.create("bench", "mine", {});
+    // Its change was made again on what the other wrote: all three writes are there.
+    const fresh = await RunStore.open(dir);
+    expect(Object.fromEntries(fresh.list().map((r) => [r.title, r.status]))).toEqual({ earlier: "done", theirs: "running", mine: "running" });
+    expect(fresh.get(mine.id)).toEqual(mine);
+    expect(fresh.get(mine.id)?.owner).toEqual(thisProcess());
+    // One id drawn: the folder the dropped attempt made is the run's, and no folder is nobody's.
+    expect(drawn).toBe(1);
+    expect(readdirSync(join(dir, "runs")).sort()).toEqual(fresh.list().map((r) => r.id).sort());
     expect(readdirSync(dir).sort()).toEqual(["db.json", "runs"]);
   });
 
