@@ -9,8 +9,9 @@ import { createFromScratch } from "../../models/from-scratch.js";
 import { LORA_HELP, type LoraSettings } from "../../models/lora-settings.js";
 import { loadNative } from "../../models/native.js";
 import { PRESETS } from "../../models/presets.js";
-import { encodeExamples } from "../../trainers/sft/batches.js";
-import { readExamplesFile, type SftExample } from "../../trainers/sft/examples.js";
+import { encodeExamples, longerThanContext } from "../../trainers/sft/batches.js";
+import { exampleWhere, readExamplesFile, type SftExample } from "../../trainers/sft/examples.js";
+import { DataError } from "../../worlds/core/errors.js";
 import { loadMoments, resumeFolder, settingsMismatch } from "../../trainers/common/checkpoint-folders.js";
 import { loraCheckpoint, trainableSummary } from "../../trainers/common/lora-run.js";
 import { readTrainerState } from "../../trainers/sft/state.js";
@@ -56,7 +57,8 @@ Options:
   --warmup N             warmup steps (default 5% of steps)
   --batch N              examples per micro-batch (default 8)
   --grad-accum N         micro-batches per step (default 1)
-  --max-len N            drop examples longer than N tokens (default 1024)
+  --max-len N            drop examples longer than N tokens (default 1024); an example kept
+                         but longer than the model's context is an error naming its line
   --prompt-loss X        also train on the prompt's tokens, with this weight against the
                          response's 1 (default 0: the response only); for a policy from scratch
   --weight-decay X       AdamW weight decay on matrices and embeddings (default 0.01)
@@ -184,6 +186,13 @@ async function trainSftInto(a: Args, settings: SftSettings, examples: SftExample
   const encoded = encodeExamples(tokenizer, examples, settings.maxLen, settings.promptLoss ?? 0);
   if (encoded.examples.length === 0) throw new UsageError(`--data: no example fits --max-len ${settings.maxLen} with a response to train on`);
   if (encoded.tooLong) process.stderr.write(`note: ${encoded.tooLong} example(s) longer than --max-len ${settings.maxLen} left out\n`);
+  const context = model.engine.maxPositionEmbeddings;
+  const over = longerThanContext(encoded.examples, context);
+  if (over.length) {
+    const first = over[0]!;
+    const others = over.length > 1 ? ` (and ${over.length - 1} more example(s) of the file)` : "";
+    throw new DataError(a.data, exampleWhere(a.data, first.line), `example of ${first.tokens.length} tokens${others}, longer than the model's context (max_position_embeddings ${context}); pass --max-len ${context} to leave such examples out, or train a model with a longer context`);
+  }
   if (encoded.examples.length < settings.batch) process.stderr.write(`note: ${encoded.examples.length} example(s), fewer than --batch ${settings.batch}: batches repeat examples\n`);
 
   process.stderr.write(`${trainableSummary(model)}\n`);

@@ -11,7 +11,7 @@ import { generateTomi } from "../../worlds/tomi/generator.js";
 import { BenchPoints } from "../../trainers/grpo/bench-points.js";
 import { WorldPoints } from "../../trainers/grpo/world-points.js";
 import { loadScenario } from "../../worlds/registry.js";
-import { pointGrammar } from "../../trainers/grpo/rollout.js";
+import { pointDecoding } from "../../trainers/grpo/rollout.js";
 import { NativeCompleter } from "../../models/generate.js";
 import { tempDir, tinyModel } from "../policy/fixtures.js";
 
@@ -96,14 +96,14 @@ describe("benchmark decision points", () => {
       const listed = (p.options as { answer: string }[]).map((o) => o.answer);
       expect(listed.length).toBeGreaterThanOrEqual(2);
       expect(listed).toContain(p.reference);
-      const grammar = pointGrammar(p, m.tokenizer, { constrain: "options", maxNewTokens: 16 })!;
+      const grammar = pointDecoding(p, m.tokenizer, { constrain: "options", maxNewTokens: 16 }).grammar!;
       const prompt = m.tokenizer.encode(p.messages[0]!.content);
       const seeds = Array.from({ length: 8 }, (_, k) => 100 * i + k);
       const out = await completer.complete(seeds.map(() => prompt), { maxNewTokens: 16, temperature: 1.5 }, seeds, seeds.map(() => grammar));
       // An untrained policy at a high temperature still answers one of them, every time.
       for (const r of out) expect(listed).toContain(r.text.trim());
       // The schema's grammar lets it write other text.
-      const free = await completer.complete(seeds.map(() => prompt), { maxNewTokens: 16, temperature: 1.5 }, seeds, seeds.map(() => pointGrammar(p, m.tokenizer, { constrain: "schema", maxNewTokens: 16 })!));
+      const free = await completer.complete(seeds.map(() => prompt), { maxNewTokens: 16, temperature: 1.5 }, seeds, seeds.map(() => pointDecoding(p, m.tokenizer, { constrain: "schema", maxNewTokens: 16 }).grammar!));
       expect(free.some((r) => !listed.includes(r.text.trim()))).toBe(true);
     }
   });
@@ -118,7 +118,7 @@ describe("benchmark decision points", () => {
       expect(citations.length).toBeGreaterThanOrEqual(4);
       // The same grammar whatever the mode but off: a reply is one of the lines.
       for (const constrain of ["options", "schema"] as const) {
-        const grammar = pointGrammar(p, m.tokenizer, { constrain, maxNewTokens: 64 })!;
+        const grammar = pointDecoding(p, m.tokenizer, { constrain, maxNewTokens: 64 }).grammar!;
         const seeds = Array.from({ length: 8 }, (_, k) => 100 * i + k);
         const out = await completer.complete(seeds.map(() => m.tokenizer.encode(text)), { maxNewTokens: 64, temperature: 1.5 }, seeds, seeds.map(() => grammar));
         for (const r of out) {
@@ -127,7 +127,7 @@ describe("benchmark decision points", () => {
           expect(read).toEqual({ ok: true, action: { answer: r.text.trim().split("\n")[1] } });
         }
       }
-      expect(pointGrammar(p, m.tokenizer, { constrain: "off", maxNewTokens: 64 })).toBeUndefined();
+      expect(pointDecoding(p, m.tokenizer, { constrain: "off", maxNewTokens: 64 }).grammar).toBeUndefined();
       // The strict format refuses a bare place and a line's title with another line's place.
       expect(p.strict!(String(p.reference)).ok).toBe(false);
       const [title] = citations[0]!.split("\n");

@@ -5,7 +5,7 @@ import { captureOutput } from "../capture.js";
 import { loadCheckpoint } from "../../models/checkpoint.js";
 import { main } from "../../cli/main.js";
 import { encodeExamples } from "../../trainers/sft/batches.js";
-import { readExamples, readExamplesFile } from "../../trainers/sft/examples.js";
+import { exampleWhere, readExamples, readExamplesFile } from "../../trainers/sft/examples.js";
 import { learningRate } from "../../trainers/sft/schedule.js";
 import { listCheckpoints } from "../../trainers/common/checkpoint-folders.js";
 import { dataId, trainSft, type SftSettings } from "../../trainers/sft/trainer.js";
@@ -131,6 +131,22 @@ describe("SFT", () => {
     expect(io.err).toMatch(/bad input: .*bad\.jsonl:2/);
     expect(await main(["train", "sft", "--data", file, "--out", join(dir, "o"), "--quiet"])).toBe(2);
     expect(io.err).toContain("give exactly one of --model DIR and --init PRESET");
+  });
+
+  it("an example longer than the model's context is an error naming the file, the line and the lengths; --max-len leaves it out", async () => {
+    const dir = tempDir();
+    const file = join(dir, "long.jsonl");
+    const long = { prompt: Array.from({ length: 400 }, (_, k) => `word${k % 7}`).join(" "), response: "long" };
+    writeFileSync(file, [...PAIRS.slice(0, 3), long, PAIRS[3], long].map((p) => JSON.stringify(p)).join("\n") + "\n");
+    // The tiny preset's context is 512 tokens, --max-len's default 1024: the pass used to fail with the engine's bare "sequence length exceeds".
+    const args = ["train", "sft", "--init", "tiny", "--data", file, "--steps", "2", "--batch", "2", "--quiet"];
+    expect(await main([...args, "--out", join(dir, "a")])).toBe(2);
+    expect(io.err).toMatch(/bad input: .*long\.jsonl:4: example of \d{3} tokens \(and 1 more example\(s\) of the file\), longer than the model's context \(max_position_embeddings 512\); pass --max-len 512/);
+    expect(existsSync(join(dir, "a", "model.safetensors"))).toBe(false);
+    expect(await main([...args, "--max-len", "512", "--out", join(dir, "b")]), io.err).toBe(0);
+    expect(io.err).toContain("note: 2 example(s) longer than --max-len 512 left out");
+    expect(io.out).toContain("trained 2 steps on 4 examples");
+    expect(exampleWhere("rows.parquet", 3)).toEqual({ field: "row 2" });
   });
 
   it("reads Parquet with prompt and response columns (VERL's SFT layout; prompts as text or messages)", async () => {

@@ -19,7 +19,7 @@ import { readJsonFile } from "../common/checkpoint-folders.js";
 import type { GrpoConfig } from "./config.js";
 import type { DecisionPoint, PointSource, ScoredReply } from "./decision-point.js";
 import { scoreGroup } from "./reward.js";
-import { pointGrammar, preparePrompt } from "./rollout.js";
+import { batchBudgets, pointDecoding, preparePrompt, replyTokens, sampleByBudget } from "./rollout.js";
 
 const UnsolvedFileSchema = z.object({ data: z.string(), total: z.number().int(), unsolved: z.array(z.number().int().nonnegative()) });
 
@@ -46,19 +46,29 @@ export async function unsolvedPoints(
   for (let start = 0; start < source.size; start += batch) {
     const idx = Array.from({ length: Math.min(batch, source.size - start) }, (_, i) => start + i);
     const points = await Promise.all(idx.map((i) => source.point(i)));
-    const prepared = points.map((p) => preparePrompt(p, tokenizer, c.maxNewTokens, maxPositions));
+    // Under the grammar and budget the rollouts sample with, so that "solved" means what training would see.
+    const decodings = points.map((p) => pointDecoding(p, tokenizer, c));
+    const prepared = points.map((p, i) => preparePrompt(p, tokenizer, replyTokens(decodings[i]!), maxPositions));
     const fits = prepared.map((p) => p.fits);
     const asked = prepared.filter((p) => p.fits).map((p) => p.ids);
-    // Under the grammar the rollouts sample with, so that "solved" means what training would see.
-    const grammars = points.filter((_, i) => fits[i]).map((p) => pointGrammar(p, tokenizer, c));
-    const replies = asked.length ? await completer.complete(asked, { maxNewTokens: c.maxNewTokens, temperature: 0 }, undefined, grammars.some((g) => g) ? grammars : undefined) : [];
+    const askedDecodings = decodings.filter((_, i) => fits[i]);
+    const grammars = askedDecodings.map((d) => d.grammar);
+    const constrained = grammars.some((g) => g);
+    const replies = await sampleByBudget(batchBudgets(askedDecodings, c.maxNewTokens), (rows, maxNewTokens) =>
+      completer.complete(
+        rows.map((r) => asked[r]!),
+        { maxNewTokens, temperature: 0 },
+        undefined,
+        constrained ? rows.map((r) => grammars[r]) : undefined,
+      ),
+    );
     let k = 0;
     await Promise.all(
       points.map(async (p, i) => {
         // A point too long for the model stays in (the trainer reports it); it is not solved.
         if (!fits[i]) return (solved[idx[i]!] = false);
         const r = replies[k++]!;
-        const [s] = await scoreGroup(p, [{ text: r.text, tokens: r.tokens.length, finish: r.finishReason, logprob: 0 }], c);
+        const [s] = await scoreGroup(p, [{ text: r.text, tokens: r.tokens.length, finish: r.finishReason, logprob: 0 }], { ...c, maxNewTokens: decodings[i]!.budget });
         solved[idx[i]!] = s!.format && s!.exact === 1;
       }),
     );

@@ -5,7 +5,7 @@
  * world's reward functions. With `soft` (SofT-GRPO) each reply first thinks in soft tokens
  * (soft-completer.ts), which the reply keeps for the trainer.
  */
-import { actionConstraint, compiledConstraint } from "../../agents/policy/action-grammar.js";
+import { actionSpec, choiceBudget, compiledConstraint } from "../../agents/policy/action-grammar.js";
 import type { NativeCompleter } from "../../models/generate.js";
 import type { PolicyModel } from "../../models/model.js";
 import type { SoftTrace } from "../../models/native.js";
@@ -30,8 +30,10 @@ export interface Group {
   /** The rendered prompt (chat template applied) and its tokens. */
   readonly prompt: string;
   readonly promptIds: readonly number[];
-  /** The grammar the replies were sampled under (with maxNewTokens tokens each), if any. */
+  /** The grammar the replies were sampled under, if any, with `budget` tokens each. */
   readonly constraint?: TokenAutomaton;
+  /** The new tokens the replies were sampled with (maxNewTokens, or more for a choice: pointDecoding). */
+  readonly budget: number;
   readonly replies: readonly Reply[];
   /** Rewards as the advantage sees them (the KL penalty folded in, when it is). */
   rewards: number[];
@@ -51,65 +53,122 @@ export interface RolloutOptions {
 
 export interface Rollout {
   readonly groups: Group[];
-  /** Points left out because prompt + maxNewTokens does not fit the model. */
+  /** Points left out because prompt + a whole reply does not fit the model. */
   readonly tooLong: DecisionPoint[];
   readonly seconds: number;
   readonly generatedTokens: number;
 }
 
-/** A point's prompt as the policy is asked it, its token ids, and whether a whole reply still fits the model. */
-export function preparePrompt(point: DecisionPoint, tokenizer: PolicyTokenizer, maxNewTokens: number, maxPositions: number): { prompt: string; ids: number[]; fits: boolean } {
+/** A point's prompt as the policy is asked it, its token ids, and whether a reply of `replyTokens` tokens still fits the model. */
+export function preparePrompt(point: DecisionPoint, tokenizer: PolicyTokenizer, replyTokens: number, maxPositions: number): { prompt: string; ids: number[]; fits: boolean } {
   const prompt = tokenizer.applyChatTemplate(point.messages, { addGenerationPrompt: true });
   const ids = tokenizer.encode(prompt);
-  return { prompt, ids, fits: ids.length + maxNewTokens <= maxPositions };
+  return { prompt, ids, fits: ids.length + replyTokens <= maxPositions };
 }
 
-/** The grammar a point's replies are sampled under (undefined: constrain is off). */
-export function pointGrammar(point: DecisionPoint, tokenizer: PolicyTokenizer, c: Pick<GrpoConfig, "constrain" | "maxNewTokens">): TokenAutomaton | undefined {
-  if (c.constrain === "off") return undefined;
-  const g = point.grammar ? compiledConstraint(tokenizer, point.grammar) : actionConstraint(tokenizer, point.schema, point.options, c.constrain);
-  if (g && g.minBudget > c.maxNewTokens)
-    throw new Error(`decision point ${point.id}: its action grammar may need up to ${g.minBudget} tokens, more than maxNewTokens (${c.maxNewTokens}); raise it, or sample without the grammar (constrain: off)`);
-  return g;
+/** How a point's replies are decoded: under its grammar (none when constrain is off), within `budget` new tokens. */
+export interface PointDecoding {
+  readonly grammar?: TokenAutomaton;
+  readonly budget: number;
+  /** The budget was raised above maxNewTokens to the point's longest choice. */
+  readonly raised: boolean;
+}
+
+/**
+ * A point's grammar and budget. The budget is maxNewTokens, raised for a `choice` grammar (the
+ * world's valid actions under constrain options, a cited line of a compact context) to what its
+ * longest choice may need (choiceBudget), as the policy agent raises its max_new_tokens when it
+ * acts: the decoder leaves out every choice that cannot finish in the tokens left, so a lower
+ * budget would silently train on the short choices only, and the agent the policy becomes would
+ * meet choices in evaluation that it never sampled in training. Raised rather than refused: the
+ * choices are the data's (a story's lines, a world's actions this turn), so a long one may first
+ * turn up hundreds of steps into a run, and a budget of at least the longest choice changes no
+ * mask of a choice grammar (every choice can finish anyway): it only gives the longest choices
+ * their reach. Other grammars are refused when maxNewTokens may cut them: their budget shapes the
+ * replies (how long a free answer may grow), which is the user's setting to make.
+ */
+export function pointDecoding(point: DecisionPoint, tokenizer: PolicyTokenizer, c: Pick<GrpoConfig, "constrain" | "maxNewTokens">): PointDecoding {
+  const spec = c.constrain === "off" ? undefined : (point.grammar ?? actionSpec(point.schema, point.options, c.constrain));
+  if (!spec) return { budget: c.maxNewTokens, raised: false };
+  const grammar = compiledConstraint(tokenizer, spec);
+  const budget = Math.max(c.maxNewTokens, choiceBudget(spec));
+  if (grammar.minBudget > budget)
+    throw new Error(`decision point ${point.id}: its action grammar may need up to ${grammar.minBudget} tokens, more than maxNewTokens (${c.maxNewTokens}); raise it, or sample without the grammar (constrain: off)`);
+  return { grammar, budget, raised: budget > c.maxNewTokens };
+}
+
+/**
+ * The budget each point of a batch is sampled with: its own, except that the points raised for
+ * their choices share the largest raised budget, so that a batch is decoded in at most two calls
+ * (a choice grammar's masks are the same under every budget from its longest choice up).
+ */
+export function batchBudgets(decodings: readonly PointDecoding[], maxNewTokens: number): number[] {
+  const shared = Math.max(maxNewTokens, ...decodings.map((d) => (d.raised ? d.budget : 0)));
+  return decodings.map((d) => (d.raised ? shared : maxNewTokens));
+}
+
+/**
+ * The most new tokens a point's reply can take: its budget; one more for a raised point, whose
+ * reply, sampled under a shared budget, may be its longest choice written a byte a token and then
+ * the end-of-sequence token.
+ */
+export function replyTokens(d: PointDecoding): number {
+  return d.budget + (d.raised ? 1 : 0);
+}
+
+/** Runs `sample` once per distinct budget, one after another (one model decodes at a time), over the rows with that budget; every row's result in order. */
+export async function sampleByBudget<T>(budgets: readonly number[], sample: (rows: number[], budget: number) => Promise<readonly T[]>): Promise<T[]> {
+  const out = new Array<T>(budgets.length);
+  for (const budget of new Set(budgets)) {
+    const rows = budgets.flatMap((b, i) => (b === budget ? [i] : []));
+    const results = await sample(rows, budget);
+    rows.forEach((r, k) => (out[r] = results[k]!));
+  }
+  return out;
 }
 
 export async function rollout(points: readonly DecisionPoint[], o: RolloutOptions): Promise<Rollout> {
   const t0 = performance.now();
   const c = o.config;
-  const prepared: { point: DecisionPoint; prompt: string; ids: number[]; index: number }[] = [];
+  const thinking = c.soft ? c.thinkingSteps : 0;
+  const prepared: { point: DecisionPoint; prompt: string; ids: number[]; index: number; decoding: PointDecoding }[] = [];
   const tooLong: DecisionPoint[] = [];
   points.forEach((point, index) => {
-    const { prompt, ids, fits } = preparePrompt(point, o.tokenizer, c.maxNewTokens + (c.soft ? c.thinkingSteps : 0), o.maxPositions);
+    const decoding = pointDecoding(point, o.tokenizer, c);
+    const { prompt, ids, fits } = preparePrompt(point, o.tokenizer, replyTokens(decoding) + thinking, o.maxPositions);
     if (!fits) tooLong.push(point);
-    else prepared.push({ point, prompt, ids, index });
+    else prepared.push({ point, prompt, ids, index, decoding });
   });
-  const grammars = prepared.map((p) => pointGrammar(p.point, o.tokenizer, c));
-  const prompts: number[][] = [];
-  const seeds: number[] = [];
-  const constraints: (TokenAutomaton | undefined)[] = [];
+  const budgets = batchBudgets(
+    prepared.map((p) => p.decoding),
+    c.maxNewTokens,
+  );
+  const rows: { prompt: number[]; seed: number; grammar: TokenAutomaton | undefined; budget: number }[] = [];
   prepared.forEach((p, g) => {
-    for (let j = 0; j < c.groupSize; j++) {
-      prompts.push(p.ids);
-      seeds.push(o.seedOf(p.index, j));
-      constraints.push(grammars[g]);
-    }
+    for (let j = 0; j < c.groupSize; j++) rows.push({ prompt: p.ids, seed: o.seedOf(p.index, j), grammar: p.decoding.grammar, budget: budgets[g]! });
   });
-  const sampling = { maxNewTokens: c.maxNewTokens, temperature: c.temperature, topK: c.topK, topP: c.topP };
-  const grammar = grammars.some((g) => g) ? constraints : undefined;
-  const completions: readonly (Completion & { readonly soft?: SoftTrace })[] = !prompts.length
-    ? []
-    : c.soft
-      ? await completeSoft(o.model, o.tokenizer, prompts, c, seeds, grammar)
-      : await o.completer.complete(prompts, sampling, seeds, grammar);
+  const constrained = prepared.some((p) => p.decoding.grammar);
+  const completions = await sampleByBudget(
+    rows.map((r) => r.budget),
+    (picked, maxNewTokens): Promise<readonly (Completion & { readonly soft?: SoftTrace })[]> => {
+      const prompts = picked.map((i) => rows[i]!.prompt);
+      const seeds = picked.map((i) => rows[i]!.seed);
+      const grammar = constrained ? picked.map((i) => rows[i]!.grammar) : undefined;
+      return c.soft
+        ? completeSoft(o.model, o.tokenizer, prompts, { ...c, maxNewTokens }, seeds, grammar)
+        : o.completer.complete(prompts, { maxNewTokens, temperature: c.temperature, topK: c.topK, topP: c.topP }, seeds, grammar);
+    },
+  );
   let generatedTokens = 0;
   const groups = await Promise.all(
     prepared.map(async (p, g): Promise<Group> => {
       const comps = completions.slice(g * c.groupSize, (g + 1) * c.groupSize);
       for (const comp of comps) generatedTokens += comp.tokens.length;
+      // DAPO's overlong shaping measures a reply against its point's own budget (not the batch's).
       const scored = await scoreGroup(
         p.point,
         comps.map((comp) => ({ text: comp.text, tokens: comp.tokens.length, finish: comp.finishReason, logprob: comp.logprobs.reduce((a, b) => a + b, 0) })),
-        c,
+        { ...c, maxNewTokens: p.decoding.budget },
       );
       const replies = comps.map((comp, j): Reply => ({
         ids: comp.tokens,
@@ -117,7 +176,8 @@ export async function rollout(points: readonly DecisionPoint[], o: RolloutOption
         scored: scored[j]!,
         ...(comp.soft ? { soft: comp.soft } : {}),
       }));
-      return { point: p.point, prompt: p.prompt, promptIds: p.ids, ...(grammars[g] ? { constraint: grammars[g] } : {}), replies, rewards: replies.map((r) => r.scored.reward) };
+      const constraint = p.decoding.grammar;
+      return { point: p.point, prompt: p.prompt, promptIds: p.ids, ...(constraint ? { constraint } : {}), budget: budgets[g]!, replies, rewards: replies.map((r) => r.scored.reward) };
     }),
   );
   return { groups, tooLong, seconds: (performance.now() - t0) / 1000, generatedTokens };

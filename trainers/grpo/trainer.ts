@@ -185,7 +185,7 @@ export async function trainGrpo(run: GrpoRun): Promise<GrpoResult> {
       g.replies.map((r, index) => ({
         prompt: g.promptIds,
         reply: r.ids,
-        ...(g.constraint ? { allowed: allowedTokens(g.constraint, r.ids, c.maxNewTokens, stopTokens, masks) } : {}),
+        ...(g.constraint ? { allowed: allowedTokens(g.constraint, r.ids, g.budget, stopTokens, masks) } : {}),
         ...(r.soft ? { soft: r.soft } : {}),
         group: gi,
         index,

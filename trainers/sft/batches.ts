@@ -62,6 +62,15 @@ export function encodeExamples(tokenizer: PolicyTokenizer, examples: readonly Sf
   return { examples: out, tooLong, noTargets };
 }
 
+/**
+ * The examples longer than the model's context (`max_position_embeddings`), which a training pass
+ * cannot take. They are an error for the caller to name rather than a silent drop: --max-len is
+ * the documented way to leave long examples out, and an example it keeps must be trained on.
+ */
+export function longerThanContext(examples: readonly EncodedExample[], context: number): EncodedExample[] {
+  return examples.filter((e) => e.tokens.length > context);
+}
+
 /** The examples of micro-batch `index` (0-based over the whole run), epoch by epoch. */
 export function batchExamples(n: number, batch: number, index: number, seed: number): number[] {
   const perEpoch = Math.max(1, Math.floor(n / batch));

@@ -116,6 +116,11 @@ export function readExamples(file: string, opts: ReadOptions = {}): SftExample[]
   return out;
 }
 
+/** Where example `line` is in FILE, as DataError names it: a JSONL line, or a Parquet row (0-based, as the reader's errors say). */
+export function exampleWhere(file: string, line: number): { line: number } | { field: string } {
+  return file.endsWith(".parquet") ? { field: `row ${line - 1}` } : { line };
+}
+
 function describe(err: z.ZodError): string {
   const issue = err.issues[0]!;
   const path = issue.path.join(".");
