@@ -72,19 +72,6 @@ Options:
 const values = scriptArgs({
   name: "learn-demo",
   usage: USAGE,
-  options: {
-    out: { type: "string" },
-    questions: { type: "string" },
-    "sft-steps": { type: "string" },
-    "grpo-steps": { type: "string" },
-    seed: { type: "string" },
-    balance: { type: "string" },
-    "vanilla-share": { type: "string" },
-    val: { type: "string" },
-    paraphrased: { type: "string" },
-    "val-limit": { type: "string" },
-    reuse: { type: "boolean" },
-  },
   schema: z.object({
     out: z.string().default(join(packageRoot(), "data", "learn-demo")),
     questions: intArg(60).default(30_000),
