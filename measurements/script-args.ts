@@ -24,10 +24,6 @@ export interface ScriptSpec<T extends z.ZodObject> {
    * positional arguments (an array or tuple schema); without it any positional is an error.
    */
   readonly schema: T;
-  /** @deprecated Derived from `schema`, and ignored: the scripts drop it in the next commits. */
-  readonly options?: Options;
-  /** @deprecated A key `_` in `schema` says it, and this is ignored: the scripts drop it in the next commits. */
-  readonly positionals?: boolean;
 }
 
 export type ScriptArgs<T extends z.ZodObject> = { readonly help: true } | { readonly help: false; readonly values: z.infer<T> };

@@ -113,6 +113,15 @@ describe("the built scripts", () => {
     expect(agent.stdout).toBe("");
   });
 
+  it("a script with a `_` key takes positionals and checks them; a flag takes no value", () => {
+    const action = run("peft-check", ["bogus"]);
+    expect(action.status).toBe(2);
+    expect(action.stderr.split("\n")[0]).toBe("peft-check: argument: expected prepare or check");
+    const flag = run("engine-speed", ["--quick=1"]);
+    expect(flag.status).toBe(2);
+    expect(flag.stderr.split("\n")[0]).toBe("engine-speed: Option '--quick' does not take an argument");
+  });
+
   it("the load script's worker says what it is when run by hand", () => {
     const r = run("load-spectators", []);
     expect(r.status).toBe(2);
