@@ -34,7 +34,7 @@ included) and prints the allocation sites that allocate most. Example:
 Options (before the --):
   --top N    how many allocation sites to print (default 30)
   --help     this text`;
-const values = scriptArgs({ name: "alloc-profile", usage: USAGE, options: { top: { type: "string" } }, schema: z.object({ top: intArg(1).default(30) }) }, own);
+const values = scriptArgs({ name: "alloc-profile", usage: USAGE, schema: z.object({ top: intArg(1).default(30) }) }, own);
 if (command.length === 0) {
   process.stderr.write(`alloc-profile: no command to profile (put it after --)\n\n${USAGE}\n`);
   process.exit(2);

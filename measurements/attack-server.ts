@@ -70,7 +70,7 @@ interface Row {
 const log = (s: string) => process.stderr.write(s + "\n");
 
 async function main(): Promise<void> {
-  const args = scriptArgs({ name: "attack-server", usage: USAGE, options: { flood: { type: "string" }, seconds: { type: "string" }, json: { type: "string" }, against: { type: "string" } }, schema: Args });
+  const args = scriptArgs({ name: "attack-server", usage: USAGE, schema: Args });
   (globalThis as { WebSocket?: unknown }).WebSocket ??= WebSocket;
   const { Client } = await import("@colyseus/sdk");
   const { io } = await import("socket.io-client");

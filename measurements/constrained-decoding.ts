@@ -27,7 +27,7 @@ without a grammar, at the tiny and 10m presets, for several grammars.
 Options:
   --quick   fewer and shorter runs (a smoke run, not for reporting)
   --help    this text`;
-const { quick } = scriptArgs({ name: "constrained-decoding", usage: USAGE, options: { quick: { type: "boolean" } }, schema: z.object({ quick: z.boolean().default(false) }) });
+const { quick } = scriptArgs({ name: "constrained-decoding", usage: USAGE, schema: z.object({ quick: z.boolean().default(false) }) });
 
 const BATCH = 8;
 const NEW_TOKENS = quick ? 32 : 96;

@@ -37,7 +37,6 @@ Options:
 const args = scriptArgs({
   name: "economy-baselines",
   usage: USAGE,
-  options: { households: { type: "string" }, months: { type: "string" }, points: { type: "string" }, seed: { type: "string" } },
   schema: z.object({
     households: z.coerce.number().int().min(1).default(100),
     months: z.coerce.number().int().min(1).default(240),

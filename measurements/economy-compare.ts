@@ -48,7 +48,6 @@ Options:
 const args = scriptArgs({
   name: "economy-compare",
   usage: USAGE,
-  options: { agents: { type: "string" }, points: { type: "string" }, "point-seed": { type: "string" }, households: { type: "string" }, months: { type: "string" }, seed: { type: "string" } },
   schema: z.object({
     agents: z.string().min(1).default("heuristic"),
     points: z.coerce.number().int().min(1).default(400),

@@ -58,18 +58,6 @@ Options:
 const values = scriptArgs({
   name: "economy-demo",
   usage: USAGE,
-  options: {
-    out: { type: "string" },
-    examples: { type: "string" },
-    teacher: { type: "string" },
-    margin: { type: "string" },
-    "sft-steps": { type: "string" },
-    "grpo-steps": { type: "string" },
-    "grpo-lr": { type: "string" },
-    points: { type: "string" },
-    months: { type: "string" },
-    seed: { type: "string" },
-  },
   schema: z.object({
     out: z.string().default(join(packageRoot(), "data", "economy-demo")),
     examples: intArg(16).default(3000),

@@ -41,7 +41,6 @@ Options:
 const args = scriptArgs({
   name: "economy-regularities",
   usage: USAGE,
-  options: { households: { type: "string" }, seeds: { type: "string" }, months: { type: "string" }, policy: { type: "string" } },
   schema: z.object({
     households: householdList("100,1000"),
     seeds: z.coerce.number().int().min(1).default(5),

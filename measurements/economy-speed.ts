@@ -29,7 +29,6 @@ Options:
 const args = scriptArgs({
   name: "economy-speed",
   usage: USAGE,
-  options: { households: { type: "string" }, months: { type: "string" }, runs: { type: "string" }, seed: { type: "string" } },
   schema: z.object({
     households: householdList("100,1000,10000"),
     months: z.coerce.number().int().min(1).default(240),

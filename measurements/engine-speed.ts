@@ -28,7 +28,7 @@ against onnxruntime-node on the same model.
 Options:
   --quick   shorter timings and fewer shapes (a smoke run, not for reporting)
   --help    this text`;
-const { quick } = scriptArgs({ name: "engine-speed", usage: USAGE, options: { quick: { type: "boolean" } }, schema: z.object({ quick: z.boolean().default(false) }) });
+const { quick } = scriptArgs({ name: "engine-speed", usage: USAGE, schema: z.object({ quick: z.boolean().default(false) }) });
 const native = loadNative();
 const threads = native.threads();
 

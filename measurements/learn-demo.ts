@@ -77,20 +77,6 @@ Options:
 const values = scriptArgs({
   name: "learn-demo",
   usage: USAGE,
-  options: {
-    world: { type: "string" },
-    out: { type: "string" },
-    questions: { type: "string" },
-    "sft-steps": { type: "string" },
-    "grpo-steps": { type: "string" },
-    seed: { type: "string" },
-    balance: { type: "string" },
-    "vanilla-share": { type: "string" },
-    val: { type: "string" },
-    paraphrased: { type: "string" },
-    "val-limit": { type: "string" },
-    reuse: { type: "boolean" },
-  },
   schema: z.object({
     world: z.enum(["tomi", "hitom"]).default("tomi"),
     out: z.string().optional(),

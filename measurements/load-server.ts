@@ -67,17 +67,6 @@ async function main(): Promise<void> {
   const args = scriptArgs({
     name: "load-server",
     usage: USAGE,
-    options: {
-      spectators: { type: "string" },
-      rooms: { type: "string" },
-      seconds: { type: "string" },
-      "tick-ms": { type: "string" },
-      workers: { type: "string" },
-      "in-phase": { type: "boolean" },
-      room: { type: "string" },
-      users: { type: "string" },
-      json: { type: "string" },
-    },
     schema: Args,
   });
   const port = await freePort();

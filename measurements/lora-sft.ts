@@ -48,20 +48,6 @@ Options:
 const values = scriptArgs({
   name: "lora-sft",
   usage: USAGE,
-  options: {
-    out: { type: "string" },
-    preset: { type: "string" },
-    "base-steps": { type: "string" },
-    steps: { type: "string" },
-    questions: { type: "string" },
-    finetune: { type: "string" },
-    base: { type: "string" },
-    lora: { type: "string" },
-    "lr-full": { type: "string" },
-    "lr-lora": { type: "string" },
-    batch: { type: "string" },
-    seed: { type: "string" },
-  },
   schema: z.object({
     out: z.string().default(join(packageRoot(), "data", "lora-sft")),
     preset: z.string().default("10m"),

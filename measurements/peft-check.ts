@@ -36,8 +36,6 @@ check: our engine's logits with an adapter PEFT wrote against the logits written
 const values = scriptArgs({
   name: "peft-check",
   usage: USAGE,
-  positionals: true,
-  options: { out: { type: "string" }, base: { type: "string" }, adapter: { type: "string" }, seed: { type: "string" } },
   schema: z.object({
     _: z.tuple([z.enum(["prepare", "check"], { error: "expected prepare or check" })]),
     out: z.string().min(1).optional(),

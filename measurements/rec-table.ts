@@ -65,9 +65,6 @@ Policies (rows at the small shape; trained on other generated users, the world's
 const values = scriptArgs({
   name: "rec-table",
   usage: USAGE,
-  options: Object.fromEntries(
-    ["shapes", "seed", "epochs", "movielens", "md", "policies", "out", "preset", "points", "train-seed", "sft-steps", "grpo-steps", "prompts", "group-size", "lr", "thinking-steps", "threads"].map((k) => [k, { type: "string" as const }]),
-  ),
   schema: z.object({
     shapes: z
       .string()

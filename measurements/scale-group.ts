@@ -203,17 +203,6 @@ async function main(): Promise<void> {
   const args = scriptArgs({
     name: "scale-group",
     usage: USAGE,
-    options: {
-      processes: { type: "string" },
-      "spectators-per-process": { type: "string" },
-      "rooms-per-process": { type: "string" },
-      seconds: { type: "string" },
-      "tick-ms": { type: "string" },
-      workers: { type: "string" },
-      "no-kill": { type: "boolean" },
-      "kill-seconds": { type: "string" },
-      json: { type: "string" },
-    },
     schema: Args,
   });
   const tickMs = args["tick-ms"];

@@ -51,20 +51,6 @@ Options:
 const values = scriptArgs({
   name: "selfplay-quiz",
   usage: USAGE,
-  options: {
-    out: { type: "string" },
-    rounds: { type: "string" },
-    episodes: { type: "string" },
-    "sft-steps": { type: "string" },
-    "train-questions": { type: "string" },
-    "round-steps": { type: "string" },
-    "round-lr": { type: "string" },
-    "round-kl": { type: "string" },
-    "act-temperature": { type: "string" },
-    seed: { type: "string" },
-    start: { type: "string" },
-    "timeout-minutes": { type: "string" },
-  },
   schema: z.object({
     out: z.string().default(join(packageRoot(), "data", "selfplay-demo")),
     rounds: intArg(1, 50).default(5),

@@ -58,16 +58,6 @@ Options:
 const values = scriptArgs({
   name: "social-demo",
   usage: USAGE,
-  options: {
-    out: { type: "string" },
-    "train-trees": { type: "string" },
-    "test-trees": { type: "string" },
-    "sft-steps": { type: "string" },
-    "grpo-steps": { type: "string" },
-    balance: { type: "string" },
-    threads: { type: "string" },
-    seed: { type: "string" },
-  },
   schema: z.object({
     out: z.string().default(join(packageRoot(), "data", "social-demo")),
     "train-trees": intArg(1, 100_000).default(200),

@@ -178,7 +178,6 @@ function main(): void {
   const args = scriptArgs({
     name: "social-scale",
     usage: USAGE,
-    options: { users: { type: "string" }, viral: { type: "string" }, peer: { type: "string" }, child: { type: "string" }, path: { type: "string" }, engagement: { type: "string" } },
     schema: Args,
   });
   if (args.child !== undefined) {

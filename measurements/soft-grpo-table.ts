@@ -52,11 +52,9 @@ const Options = z.object({
   "thinking-steps": intArg(1, 64).default(4),
   seed: intArg(0, 2 ** 32 - 1).default(1),
 });
-// Every option takes a value: the parser's table is the schema's keys.
 const values = scriptArgs({
   name: "soft-grpo-table",
   usage: USAGE,
-  options: Object.fromEntries(Object.keys(Options.shape).map((k) => [k, { type: "string" as const }])),
   schema: Options,
 });
 const out = resolve(values.out);

@@ -73,14 +73,6 @@ Options:
 const values = scriptArgs({
   name: "speed-tomi",
   usage: USAGE,
-  options: {
-    data: { type: "string" },
-    runs: { type: "string" },
-    agent: { type: "string" },
-    instructions: { type: "boolean" },
-    against: { type: "string" },
-    benchmark: { type: "string" },
-  },
   schema: z.object({
     data: z.string().default(tomDataPath("tomi", "original", "fb_all_val.txt")),
     runs: intArg(1, 1000).default(5),

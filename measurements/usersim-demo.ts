@@ -64,20 +64,6 @@ Options:
 const values = scriptArgs({
   name: "usersim-demo",
   usage: USAGE,
-  options: {
-    out: { type: "string" },
-    n: { type: "string" },
-    "data-seed": { type: "string" },
-    seed: { type: "string" },
-    "sft-steps": { type: "string" },
-    "response-only": { type: "string" },
-    "grpo-steps": { type: "string" },
-    prompts: { type: "string" },
-    "group-size": { type: "string" },
-    lr: { type: "string" },
-    eval: { type: "string" },
-    threads: { type: "string" },
-  },
   schema: z.object({
     out: z.string().default(join(packageRoot(), "data", "usersim-demo")),
     n: intArg(20, 1_000_000).default(2000),

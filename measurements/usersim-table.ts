@@ -62,16 +62,6 @@ Options:
 const values = scriptArgs({
   name: "usersim-table",
   usage: USAGE,
-  options: {
-    n: { type: "string" },
-    seed: { type: "string" },
-    split: { type: "string" },
-    limit: { type: "string" },
-    hierarchy: { type: "string" },
-    policies: { type: "string" },
-    hierarchies: { type: "string" },
-    md: { type: "string" },
-  },
   schema: z.object({
     n: intArg(10, 1_000_000).default(1000),
     seed: intArg(0, 2 ** 32 - 1).default(0),

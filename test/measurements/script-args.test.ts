@@ -8,16 +8,43 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { intArg } from "../../cli/args.js";
-import { parseScriptArgs, type ScriptSpec } from "../../measurements/script-args.js";
+import { intArg, numArg } from "../../cli/args.js";
+import { householdList } from "../../measurements/economy-options.js";
+import { parseArgsOptions, parseScriptArgs, type ScriptSpec } from "../../measurements/script-args.js";
 import { usageMessage } from "../cli/usage-message.js";
 
 const spec = {
   name: "example",
   usage: "node example.js [--runs N] [--quick]",
-  options: { runs: { type: "string" }, quick: { type: "boolean" }, data: { type: "string" } },
   schema: z.object({ runs: intArg(1, 100).default(5), quick: z.boolean().default(false), data: z.string().optional() }),
-} satisfies ScriptSpec<z.ZodType>;
+} satisfies ScriptSpec<z.ZodObject>;
+
+describe("parseArgsOptions", () => {
+  it("makes a boolean a flag and every other option a value, from the schema's keys", () => {
+    expect(parseArgsOptions(spec.schema)).toEqual({ runs: { type: "string" }, quick: { type: "boolean" }, data: { type: "string" } });
+  });
+
+  it("reads through defaults, optionals, refinements and transforms to the type parseArgs gives", () => {
+    const schema = z.object({
+      households: householdList("100,1000"),
+      sizes: z.string().regex(/^\d+(,\d+)*$/).transform((s) => s.split(",").map(Number)).refine((xs) => xs.length > 0).default([1]),
+      mode: z.enum(["on", "off"]).default("on"),
+      lr: numArg().positive().optional(),
+      share: z.coerce.number().min(0).max(1).default(0.5),
+      "no-kill": z.boolean().default(false).optional(),
+      _: z.array(z.string()),
+    });
+    const types = Object.entries(parseArgsOptions(schema)).map(([name, o]) => `${name}:${o.type}`);
+    expect(types).toEqual(["households:string", "sizes:string", "mode:string", "lr:string", "share:string", "no-kill:boolean"]);
+  });
+
+  it("refuses a schema the command line cannot fill, naming the option, even on --help", () => {
+    // parseArgs gives text: a number without coerce would fail every value, a coerced boolean take "false" for true.
+    expect(() => parseArgsOptions(z.object({ runs: z.number().default(1) }))).toThrow(/--runs: a number schema/);
+    expect(() => parseArgsOptions(z.object({ quick: z.coerce.boolean() }))).toThrow(/--quick: a boolean \(coerced\)/);
+    expect(() => parseScriptArgs({ name: "x", usage: "x", schema: z.object({ list: z.array(z.string()) }) }, ["--help"])).toThrow(/--list: a array/);
+  });
+});
 
 describe("parseScriptArgs", () => {
   it("fills defaults and converts values with the schema", () => {
@@ -43,9 +70,14 @@ describe("parseScriptArgs", () => {
     expect(message(["stray"])).toMatch(/^Unexpected argument 'stray'/);
   });
 
-  it("passes positionals through as _ when the script takes them", () => {
-    const withFiles = { ...spec, positionals: true, schema: z.object({ _: z.array(z.string()) }) };
-    expect(parseScriptArgs(withFiles, ["a", "b"])).toEqual({ help: false, values: { _: ["a", "b"] } });
+  it("takes positionals as _ when the schema has that key, and refuses them otherwise", () => {
+    const withFiles = { ...spec, schema: spec.schema.extend({ _: z.array(z.string()) }) };
+    expect(parseScriptArgs(withFiles, ["a", "--quick", "b"])).toEqual({ help: false, values: { _: ["a", "b"], runs: 5, quick: true } });
+    expect(usageMessage(() => parseScriptArgs(spec, ["a"]), "a")).toMatch(/^Unexpected argument 'a'/);
+  });
+
+  it("reads a negative number as the value of an option, for its schema to judge", () => {
+    expect(usageMessage(() => parseScriptArgs(spec, ["--runs", "-3"]), "--runs -3")).toBe("--runs: Too small: expected number to be >=1");
   });
 });
 
@@ -79,6 +111,15 @@ describe("the built scripts", () => {
     expect(agent.status).toBe(2);
     expect(agent.stderr).toMatch(/^speed-tomi: --agent: unknown agent "bogus"/);
     expect(agent.stdout).toBe("");
+  });
+
+  it("a script with a `_` key takes positionals and checks them; a flag takes no value", () => {
+    const action = run("peft-check", ["bogus"]);
+    expect(action.status).toBe(2);
+    expect(action.stderr.split("\n")[0]).toBe("peft-check: argument: expected prepare or check");
+    const flag = run("engine-speed", ["--quick=1"]);
+    expect(flag.status).toBe(2);
+    expect(flag.stderr.split("\n")[0]).toBe("engine-speed: Option '--quick' does not take an argument");
   });
 
   it("the load script's worker says what it is when run by hand", () => {
