@@ -6,6 +6,12 @@
  * system message, and the reply is read strictly (structured.ts). A reply that cannot be read
  * gets one repair attempt: the model sees its reply and the reason, and answers again.
  *
+ * A question whose answer has a form of its own (the task's AnswerForm) is asked in it: JSON of
+ * a schema (the social world's reaction) is that schema as strict `response_format`, and the
+ * answer is the value's JSON; a text pattern (usersim's tagged reply) goes into the system message
+ * and is checked on the answer: a reply outside it is repaired once, then kept all the same (the
+ * benchmark's judge scores it).
+ *
  * Benchmark questions run in the task's mode, as the social-world-model project runs them:
  * - vanilla: the benchmark's prompt (story and question);
  * - simulation: the model first writes the story's socialized context (validated with
@@ -18,6 +24,7 @@
  * after the repair) the agent throws: the game loop logs the error with the turn and acts with
  * its fallback, and the episode goes on.
  */
+import type { z } from "zod";
 import { AgentFailure, type Agent, type AgentReply, type AgentTurn } from "../../worlds/core/agent.js";
 import { errorMessage } from "../../worlds/core/loop.js";
 import { parseAction } from "../policy/action.js";
@@ -26,8 +33,8 @@ import { SocializedContextSchema, validateSocializedContext, type SocializedCont
 import { questionTaskOf, type QuestionTask } from "../../worlds/question/world.js";
 import { sharedClient, type ChatClient, type CallResult, type ChatMessage, type Usage } from "./client.js";
 import { parseLlmTarget, type LlmOptions, type LlmTarget } from "./options.js";
-import { contextPrompt, formatInstruction, repairMessages, simulationAnswerPrompt, systemMessages, turnPrompt } from "./prompts.js";
-import { readStructured, responseFormat, responseSchema, type ResponseSchema } from "./structured.js";
+import { contextPrompt, formatInstruction, patternInstruction, repairMessages, simulationAnswerPrompt, systemMessages, turnPrompt } from "./prompts.js";
+import { answerResponseSchema, readStructured, responseFormat, responseSchema, type ResponseSchema } from "./structured.js";
 
 /** One request as the turn's log keeps it. */
 interface CallRecord {
@@ -136,17 +143,25 @@ export class LlmAgent implements Agent {
     } else user = task ? task.prompt : turnPrompt(turn);
     asked.user = user;
 
-    const rs = responseSchema("action", turn.actionSchema);
-    const answer = await this.structured<unknown>("answer", rs, user, turn, log, {
+    const form = task?.answerForm;
+    const json = form?.type === "json";
+    const pattern = form?.type === "pattern" ? form.pattern : undefined;
+    const rs = json ? answerResponseSchema(form.schema) : responseSchema("action", turn.actionSchema);
+    const answer = await this.structured<unknown>("answer", rs, user, log, {
       ...(this.o.max_tokens !== undefined ? { maxTokens: this.o.max_tokens } : {}),
       seed: this.seedFor(`${turn.world}|${turn.agent}|${turn.timestep}|${task?.itemId ?? ""}`),
       signal: turn.signal,
       deadline: turn.deadline,
+      // The answer in JSON is the reply's JSON, never its bare text.
+      ...(json ? {} : { bare: turn.actionSchema }),
+      ...(pattern !== undefined ? { guidance: patternInstruction(pattern), check: (v: unknown) => patternProblems(v, new RegExp(pattern)) } : {}),
     });
     info.calls = log.calls;
     info.usage = log.usage();
     if (log.rejected.length) info.rejected = log.rejected;
-    return { action: answer.value, prompt: user, raw: answer.raw, info };
+    if (form) info.answerForm = form.type;
+    // A reaction's JSON as the judge reads it: compact, its left-out properties left out.
+    return { action: json ? { answer: JSON.stringify(answer.value) } : answer.value, prompt: user, raw: answer.raw, info };
   }
 
   /** The story's context: written once per story, shared by every question about it. */
@@ -171,7 +186,7 @@ export class LlmAgent implements Agent {
     const log = new TurnLog();
     const rs = responseSchema("socialized_context", SocializedContextSchema);
     try {
-      const r = await this.structured<SocializedContext>("context", rs, contextPrompt(task, rs.schema), undefined, log, {
+      const r = await this.structured<SocializedContext>("context", rs, contextPrompt(task, rs.schema), log, {
         ...(this.o.context_max_tokens !== undefined ? { maxTokens: this.o.context_max_tokens } : {}),
         seed: this.seedFor(`context|${hashString(storyKey(task))}`),
         // socialized-context.txt carries the schema already.
@@ -193,19 +208,29 @@ export class LlmAgent implements Agent {
     purpose: string,
     rs: ResponseSchema,
     user: string,
-    turn: AgentTurn | undefined,
     log: TurnLog,
-    opts: { maxTokens?: number; seed?: number | undefined; signal?: AbortSignal | undefined; deadline?: number | undefined; check?: (v: T) => string[]; systemFormat?: boolean },
+    opts: {
+      maxTokens?: number;
+      seed?: number | undefined;
+      signal?: AbortSignal | undefined;
+      deadline?: number | undefined;
+      check?: (v: T) => string[];
+      systemFormat?: boolean;
+      /** The action schema a plain-text endpoint's bare reply is read as (a one-field action's value). */
+      bare?: z.ZodType;
+      /** Said after the format instruction (an answer's text pattern), whatever the response format. */
+      guidance?: string;
+    },
   ): Promise<{ value: T; raw: string; problems: readonly string[] }> {
     const kind = this.o.response_format;
-    const format = kind === "text" ? "" : formatInstruction(rs.schema);
+    const format = [kind === "text" ? "" : formatInstruction(rs.schema), opts.guidance ?? ""].filter(Boolean).join("\n\n");
     const messages: ChatMessage[] = [...systemMessages(this.o.system, opts.systemFormat === false ? "" : format), { role: "user", content: user }];
     const read = (text: string) => {
       const r = readStructured<T>(text, rs, { lenient: kind === "text" });
       // Plain-text endpoints may answer a one-field action with the bare value.
-      if (!r.ok && kind === "text" && turn && purpose === "answer") {
+      if (!r.ok && kind === "text" && opts.bare) {
         try {
-          return { ok: true as const, value: parseAction(text, turn.actionSchema) as T };
+          return { ok: true as const, value: parseAction(text, opts.bare) as T };
         } catch {
           // keep the strict reader's error
         }
@@ -262,6 +287,12 @@ export class LlmAgent implements Agent {
   private seedFor(what: string): number | undefined {
     return this.o.seed === undefined ? undefined : hashString(`${this.o.seed}|${what}`);
   }
+}
+
+/** Why an answer's text is not of its pattern (none when it is). */
+function patternProblems(value: unknown, pattern: RegExp): string[] {
+  const text = String((value as { answer?: unknown }).answer ?? "").trim();
+  return pattern.test(text) ? [] : [`the answer's text does not match the required pattern (given above); it begins ${JSON.stringify(text.slice(0, 80))}`];
 }
 
 function storyKey(task: QuestionTask): string {

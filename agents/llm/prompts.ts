@@ -7,6 +7,9 @@
  *   (the context the model wrote and the question);
  * - any other world's turn: `llm-turn.txt` (who the agent is, what it perceives, what it can do);
  * - with structured output, a system message from `llm-format.txt` carrying the JSON schema;
+ *   an answer with a text pattern of its own (usersim's tagged reply), `llm-pattern.txt` after it
+ *   (no endpoint here takes a regular expression as its grammar: the pattern is guidance, and
+ *   checked on the reply);
  * - a repair: the reply and `llm-repair.txt` with the reason it could not be used.
  */
 import { existsSync } from "node:fs";
@@ -20,6 +23,11 @@ import type { ChatMessage } from "./client.js";
 /** The format instruction for a JSON schema ("" when the reply is plain text). */
 export function formatInstruction(schema: Record<string, unknown> | undefined): string {
   return schema ? fill(promptTemplate("agents/llm/prompts/llm-format.txt"), { schema: JSON.stringify(schema) }) : "";
+}
+
+/** The instruction that an answer's text match `pattern` (a task's `pattern` AnswerForm). */
+export function patternInstruction(pattern: string): string {
+  return fill(promptTemplate("agents/llm/prompts/llm-pattern.txt"), { pattern });
 }
 
 /** System message(s): the user's own, then the format instruction. */

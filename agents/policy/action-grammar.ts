@@ -4,9 +4,9 @@
  *
  * - `schema` (the default): the action schema's JSON (compact, models/grammar/json-schema.ts);
  *   an action with a single free string field (the question world's answer) is written bare, as
- *   actionText writes it, as one line of text of at most its maxLength, unless the question says
- *   its answer is JSON of a schema of its own (`answerFormat`: the social world's reaction on
- *   the asked item), which it is then written in.
+ *   actionText writes it, as one line of text of at most its maxLength, unless the question's
+ *   answer has a grammar of its own (its AnswerForm: JSON of the social world's reaction on the
+ *   asked item, usersim's tagged reply's pattern), which it is then written in.
  * - `options`: one of the actions the world lists as valid now (as actionText writes each, or its
  *   JSON where parseAction would not read that back), which also keeps to what the world's state
  *   allows; the schema when the world lists none.
@@ -24,6 +24,7 @@ import type { PolicyTokenizer } from "../../models/tokenizer.js";
 import { actionText, parseAction } from "./action.js";
 import { citations, type CompactLine } from "../../worlds/core/compact-context.js";
 import type { ConstrainMode } from "./options.js";
+import type { AnswerForm } from "../../worlds/question/world.js";
 
 
 const CACHE_SIZE = 64;
@@ -38,18 +39,27 @@ export function grammarVocabulary(tokenizer: PolicyTokenizer): Vocabulary {
   return v;
 }
 
-/** The grammar spec of an action (undefined: `off`); `answerFormat`: the JSON schema a bare answer is written in. */
-export function actionSpec(schema: z.ZodType, options: readonly unknown[] | undefined, mode: ConstrainMode, answerFormat?: Readonly<Record<string, unknown>>): ConstraintSpec | undefined {
+/** The grammar spec of an action (undefined: `off`); `answerForm`: the grammar a bare answer is written in (the question's). */
+export function actionSpec(schema: z.ZodType, options: readonly unknown[] | undefined, mode: ConstrainMode, answerForm?: AnswerForm): ConstraintSpec | undefined {
   if (mode === "off") return undefined;
   if (mode === "options" && options && options.length > 0) return { type: "choice", choices: [...new Set(options.map((o) => optionText(o, schema)))] };
   const json = z.toJSONSchema(schema) as Record<string, unknown>;
   const bare = bareStringField(json);
+  if (bare && answerForm) return answerFormSpec(answerForm);
+  if (bare?.pattern !== undefined) return { type: "regex", pattern: bare.pattern };
   // One line of at least one character, as actionText writes an answer and the trainer's strict
   // format reads one.
-  if (bare && answerFormat) return { type: "json_schema", schema: answerFormat };
-  if (bare?.pattern !== undefined) return { type: "regex", pattern: bare.pattern };
   if (bare) return { type: "text", minLength: 1, singleLine: true, ...(bare.maxLength !== undefined ? { maxLength: bare.maxLength } : {}) };
   return { type: "json_schema", schema: json };
+}
+
+/**
+ * The grammar of an answer form. A pattern is written as a RegExp writes its source (zod's JSON
+ * Schema escapes slashes so), the spec the free answer held to that pattern compiles to
+ * (answerGrammarSchema: what GRPO samples under), so both share one compiled automaton.
+ */
+export function answerFormSpec(form: AnswerForm): ConstraintSpec {
+  return form.type === "json" ? { type: "json_schema", schema: form.schema } : { type: "regex", pattern: new RegExp(form.pattern).source };
 }
 
 /** The compiled grammar of an action for a tokenizer (cached). */
@@ -58,9 +68,9 @@ export function actionConstraint(
   schema: z.ZodType,
   options: readonly unknown[] | undefined,
   mode: ConstrainMode,
-  answerFormat?: Readonly<Record<string, unknown>>,
+  answerForm?: AnswerForm,
 ): TokenAutomaton | undefined {
-  const spec = actionSpec(schema, options, mode, answerFormat);
+  const spec = actionSpec(schema, options, mode, answerForm);
   return spec && compiledConstraint(tokenizer, spec);
 }
 

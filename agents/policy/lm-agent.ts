@@ -17,7 +17,7 @@ import { parseAction, turnMessages } from "./action.js";
 import { actionSpec, choiceBudget, citationSpec, compiledConstraint } from "./action-grammar.js";
 import { askedQuestion } from "./question-prompt.js";
 import { citedAnswer } from "../../worlds/core/compact-context.js";
-import { answerGrammarSchema, questionTaskOf } from "../../worlds/question/world.js";
+import { questionTaskOf } from "../../worlds/question/world.js";
 import type { Completer } from "../../models/sampling.js";
 import type { PolicyTokenizer } from "../../models/tokenizer.js";
 import { softThinkingOf, type LmAgentOptions } from "./options.js";
@@ -40,13 +40,11 @@ export class LanguageModelAgent implements Agent {
     const item = (turn.observation.data as { itemId?: string } | undefined)?.itemId ?? "";
     const seed = hashString(`${this.options.seed}|${turn.world}|${turn.agent}|${turn.timestep}|${item}`);
     // The grammar: over a compact context the reply cites one of its lines (the answer is that line's
-    // value); a question whose answer is an action of its own (the social world's JSON reaction) is
-    // answered in that action's grammar, one a benchmark wants in a form of its own (usersim's
-    // tagged reply) under its pattern; anything else in the action's.
-    const grammarSchema = task?.answerPattern !== undefined ? answerGrammarSchema(task) : turn.actionSchema;
+    // value); a question whose answer has a form of its own (the social world's JSON reaction,
+    // usersim's tagged reply) is answered in that form; anything else in the action's.
     const spec = asked?.cited
       ? citationSpec(asked.cited.lines, this.options.constrain)
-      : actionSpec(grammarSchema, turn.options, this.options.constrain, task?.answerFormat);
+      : actionSpec(turn.actionSchema, turn.options, this.options.constrain, task?.answerForm);
     const constraint = spec && compiledConstraint(tokenizer, spec);
     // A budget below what the grammar may need to finish an action is raised to it: a valid action
     // beats a cut one; and for a choice (options, a cited line), to what the longest choice needs,

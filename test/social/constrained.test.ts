@@ -85,8 +85,8 @@ describe("constrained decoding on the social world", () => {
     const world = new QuestionWorld(() => 0);
     for (const item of picked) {
       const q = bench.task(item, "vanilla");
-      expect(q.answerFormat).toEqual(z.toJSONSchema(reactionSchemaFor(item.task.parent)));
-      expect(actionSpec(AnswerSchema, q.candidates!.map((answer) => ({ answer })), "schema", q.answerFormat)).toEqual({ type: "json_schema", schema: q.answerFormat });
+      expect(q.answerForm).toEqual({ type: "json", schema: z.toJSONSchema(reactionSchemaFor(item.task.parent)) });
+      expect(actionSpec(AnswerSchema, q.candidates!.map((answer) => ({ answer })), "schema", q.answerForm)).toEqual({ type: "json_schema", schema: z.toJSONSchema(reactionSchemaFor(item.task.parent)) });
       // The prompt's last line is enough to ask it (the tiny model's context is short).
       const short = { ...q, prompt: q.prompt.slice(q.prompt.lastIndexOf("\n") + 1) };
       const state = QuestionWorld.initial(short);
@@ -99,7 +99,7 @@ describe("constrained decoding on the social world", () => {
       }
     }
     // The options grammar still picks among the listed answers; a question without a format of its own is one line of text.
-    expect(actionSpec(AnswerSchema, [{ answer: "a" }, { answer: "b" }], "options", { type: "object" })).toEqual({ type: "choice", choices: ["a", "b"] });
+    expect(actionSpec(AnswerSchema, [{ answer: "a" }, { answer: "b" }], "options", { type: "json", schema: { type: "object" } })).toEqual({ type: "choice", choices: ["a", "b"] });
     expect(actionSpec(AnswerSchema, undefined, "schema")).toMatchObject({ type: "text", singleLine: true });
   });
 });

@@ -96,9 +96,9 @@ describe("usersim as a benchmark", () => {
       const task = b.task(item, "vanilla");
       const sent = JSON.stringify(task);
       // The profile may name the user's beliefs and opinions (a persona generator would); the truth of this reply is not there.
-      // answerPattern is the hierarchy's layout (the grammar a policy writes in), the same for every item.
-      expect(Object.keys(task).sort()).toEqual(["answerPattern", "benchmark", "candidates", "itemId", "mode", "prompt", "question", "story"]);
-      expect(task.answerPattern).toBe(replyTextPattern(b.hierarchy));
+      // answerForm is the hierarchy's layout (the grammar a policy writes in), the same for every item.
+      expect(Object.keys(task).sort()).toEqual(["answerForm", "benchmark", "candidates", "itemId", "mode", "prompt", "question", "story"]);
+      expect(task.answerForm).toEqual({ type: "pattern", pattern: replyTextPattern(b.hierarchy) });
       expect(sent).not.toContain(item.record.reply);
       expect(task.candidates).not.toContain(item.answer);
       expect(task.prompt).toContain(`You are ${item.record.user}`);

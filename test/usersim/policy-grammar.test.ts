@@ -44,8 +44,11 @@ describe("usersim under constrained decoding", () => {
       const b = new UsersimBenchmark({ hierarchy: h });
       const [item] = await b.load(file);
       const task = b.task(item!, "vanilla");
-      expect(task.answerPattern).toBe(replyTextPattern(h));
+      expect(task.answerForm).toEqual({ type: "pattern", pattern: replyTextPattern(h) });
       expect(regexOf(actionSpec(answerGrammarSchema(task), task.candidates!.map((answer) => ({ answer })), "schema"))).toBe(new RegExp(replyTextPattern(h)).source);
+      // The policy agent asks with the world's free answer and the task's form: the grammar GRPO samples under, in every mode.
+      const listed = task.candidates!.map((answer) => ({ answer }));
+      for (const mode of ["schema", "options"] as const) expect(actionSpec(AnswerSchema, listed, mode, task.answerForm)).toEqual(actionSpec(answerGrammarSchema(task), listed, mode));
       const truth = tokenizer.encode(simulationAnswer(task));
       expect(actionConstraint(tokenizer, answerGrammarSchema(task), undefined, "schema")!.acceptsTokens(truth)).toBe(true);
       // One line of text: no reply in the layout SFT teaches could be sampled under it.

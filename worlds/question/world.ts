@@ -26,20 +26,26 @@ export interface QuestionTask {
   /** The full text prompt a language model is given. */
   readonly prompt: string;
   /**
-   * Where the answer is itself an action written as JSON (the social world's reaction on the
-   * asked item): that action's JSON schema. A policy writes its answer under this grammar, the
-   * grammar the trainers sample the same question under, rather than as a free line of text.
+   * The grammar the answer is written in, where the benchmark asks for one of its own (AnswerForm);
+   * absent: one free line of text.
    */
-  readonly answerFormat?: Readonly<Record<string, unknown>>;
-  /**
-   * The answer's text form as an anchored pattern (`^...$`, no lookarounds), when the benchmark
-   * asks for answers in one (usersim's tagged reply, `replyTextPattern`): the grammar a policy
-   * samples its answers under (answerGrammarSchema). The world's action schema stays the free
-   * answer, so that a reply outside the pattern still reaches the benchmark's judge (which scores
-   * it lowest) instead of being replaced by the loop's fallback.
-   */
-  readonly answerPattern?: string;
+  readonly answerForm?: AnswerForm;
 }
+
+/**
+ * A question's answer written in a grammar of its own. The world's action stays the free
+ * `{answer}` (its text): a policy samples the answer under this grammar, the one the trainers
+ * sample the same question under, and a reply outside it still reaches the benchmark's judge
+ * (which scores it) instead of being replaced by the loop's fallback.
+ *
+ * - `json`: the answer is itself an action, written as JSON of this schema (the social world's
+ *   reaction on the asked item);
+ * - `pattern`: the answer's text matches this anchored pattern (`^...$`, no lookarounds; usersim's
+ *   tagged reply, `replyTextPattern`).
+ */
+export type AnswerForm =
+  | { readonly type: "json"; readonly schema: Readonly<Record<string, unknown>> }
+  | { readonly type: "pattern"; readonly pattern: string };
 
 /** Observation data that is a benchmark question (the question world's respondent sees one). */
 export function questionTaskOf(data: unknown): QuestionTask | undefined {
@@ -61,10 +67,10 @@ export type Answer = z.infer<typeof AnswerSchema>;
 
 const patterned = new Map<string, z.ZodType<Answer>>();
 
-/** The answer schema a policy writes a task's answer under: the free answer, held to the task's answerPattern when it has one. */
+/** The answer schema a policy writes a task's answer under: the free answer, held to the task's pattern when its answer has one. */
 export function answerGrammarSchema(task: QuestionTask): z.ZodType<Answer> {
-  const pattern = task.answerPattern;
-  if (pattern === undefined) return AnswerSchema;
+  if (task.answerForm?.type !== "pattern") return AnswerSchema;
+  const pattern = task.answerForm.pattern;
   let s = patterned.get(pattern);
   if (!s) patterned.set(pattern, (s = z.object({ answer: z.string().max(4000).regex(new RegExp(pattern)).describe("The answer to the question.") })));
   return s;

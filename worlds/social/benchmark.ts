@@ -116,7 +116,7 @@ export class SocialBenchmark implements Benchmark<SocialBenchItem> {
       prompt,
       // The answer is a reaction on this item, as JSON: a policy writes it under this schema's
       // grammar, the one GRPO samples it under (its decision point's schema is the same).
-      answerFormat: taskJsonSchema(item.task),
+      answerForm: { type: "json", schema: taskJsonSchema(item.task) },
     };
     remember(q, item.task);
     return q;

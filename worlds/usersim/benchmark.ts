@@ -133,7 +133,7 @@ export class UsersimBenchmark implements Benchmark<UsersimBenchItem> {
       question: item.question,
       candidates,
       prompt: usersimPrompt(state),
-      answerPattern: replyTextPattern(this.hierarchy),
+      answerForm: { type: "pattern", pattern: replyTextPattern(this.hierarchy) },
     };
     truths.set(task, { record: item.record, hierarchy: this.hierarchy });
     return task;
