@@ -10,8 +10,10 @@
  *
  * A model agent is asked as `simulate` asks it (every household of a month at once, so a policy's
  * engine batches them; a reply it cannot read gets EconAgent's fallback in the economy, and -1 on
- * the decision points). Prints Markdown tables.
+ * the decision points). Prints Markdown tables; `--replies FILE` also writes every agent's reply at
+ * every point with its score (JSON Lines), so that a table's row can be checked point by point.
  */
+import { writeFileSync } from "node:fs";
 import { z } from "zod";
 import { checkAgentSpec, loadAgent } from "../agents/registry.js";
 import type { AgentTurn } from "../worlds/core/agent.js";
@@ -25,6 +27,7 @@ import {
   meanStd,
   MonthDataSchema,
   renderObservation,
+  scoreReply,
   type Deciders,
   type DecisionReport,
   type EconomyRun,
@@ -43,6 +46,7 @@ Options:
   --households N   households of each agent's own economy (default 100)
   --months M       its months (default 240)
   --seed S         its seed (default 0)
+  --replies FILE   write every agent's reply at every point, with its decision, reward and utility (JSON Lines)
   --help           this text`;
 
 const args = scriptArgs({
@@ -55,6 +59,7 @@ const args = scriptArgs({
     households: z.coerce.number().int().min(1).default(100),
     months: z.coerce.number().int().min(1).default(240),
     seed: z.coerce.number().int().min(0).default(0),
+    replies: z.string().min(1).optional(),
   }),
 });
 
@@ -74,6 +79,7 @@ async function decidersFor(spec: string, seed: number): Promise<Deciders> {
 
 const points = generateDecisionPoints({ params: economyParams(), seed: args["point-seed"], count: args.points });
 const params = economyParams({ households: args.households, months: args.months });
+const replyLines: string[] = [];
 const rows: { name: string; report: DecisionReport; run: EconomyRun; spread: { work: number[]; consumption: number[] }; fallbacks: number | null; seconds: number }[] = [];
 for (const { name, spec } of agents) {
   const started = performance.now();
@@ -95,6 +101,11 @@ for (const { name, spec } of agents) {
   );
   if (errors.length) process.stderr.write(`${name}: ${errors.length} of ${points.length} points failed (first: ${errors[0]})\n`);
   const report = decisionReport(points, replies);
+  replies.forEach((reply, k) => {
+    const s = scoreReply(points[k]!, reply);
+    const scored = s.format ? { work: s.decision.work, consumption: s.decision.consumption, reward: s.reward, utility: s.utility } : { reward: s.reward, error: s.error };
+    replyLines.push(JSON.stringify({ agent: name, point: points[k]!.id, reply, ...scored }));
+  });
   const sim = new EconomyRunner({ params, seed: args.seed, agentId: spec, deciders, logHouseholds: 0 });
   const spread = { work: [] as number[], consumption: [] as number[] };
   while (sim.done < sim.total) {
@@ -107,6 +118,8 @@ for (const { name, spec } of agents) {
   const c = sim.counts;
   rows.push({ name, report, run: sim.result(), spread, fallbacks: c.turns ? c.fallbacks / c.turns : null, seconds: (performance.now() - started) / 1000 });
 }
+
+if (args.replies) writeFileSync(args.replies, replyLines.join("\n") + "\n");
 
 const f = (x: number | null, d = 3) => (x === null ? "n/a" : x.toFixed(d));
 const pct = (x: number | null) => (x === null ? "n/a" : `${(x * 100).toFixed(1)}%`);

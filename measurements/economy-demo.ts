@@ -111,6 +111,7 @@ await run("grpo", [
 const policy = (dir: string) => `policy:${dir}?max_new_tokens=24`;
 const compareArgs = [
   "--agents", `base=${policy(base)},trained=${policy(trained)},heuristic`, "--points", String(values.points), "--point-seed", "1", "--households", "100", "--months", String(values.months), "--seed", s,
+  "--replies", join(out, "replies.jsonl"),
 ];
 const table = await compare(compareArgs);
 

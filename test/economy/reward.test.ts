@@ -4,7 +4,9 @@ import {
   decisionBounds,
   decisionReport,
   decisionUtility,
+  economyParams,
   FORMAT_FAILURE,
+  generateDecisionPoints,
   normalizedUtility,
   pathUtility,
   scoreReply,
@@ -121,5 +123,31 @@ describe("decision reward", () => {
     expect(r.reward).toBeCloseTo((r1 + r2 - 2) / 4, 12);
     expect(r.bestUtility).toBe(p.best.utility);
     expect(() => decisionReport(points, replies.slice(1))).toThrow(/3 replies for 4 decision points/);
+  });
+
+  it("moves with the decisions near the ceiling, but little: the compare's base and trained rows (issue 29)", () => {
+    // The compare's 200 points. Its base and trained policies answered work 0.509 / 0.569 and
+    // consumption 0.517 / 0.663 on average, with reward 0.951 and utility -7.621 both. The
+    // ceiling's work is a wage threshold (198 of 200 points agree with one); threshold policies
+    // with those work shares and consumptions score within 0.002 of each other, in the third
+    // decimal but not equal to it: the scale is flat near the ceiling, not blind to the decisions.
+    const points = generateDecisionPoints({ params: economyParams(), seed: 1, count: 200 });
+    const wages = points.map((q) => q.path.wage[0]!);
+    const sorted = [...wages].sort((a, b) => a - b);
+    const threshold = (share: number, consumption: number) => {
+      const cut = sorted[Math.round((1 - share) * points.length)]!;
+      return decisionReport(points, wages.map((w) => JSON.stringify({ work: w >= cut ? 1 : 0, consumption })));
+    };
+    const base = threshold(0.509, 0.517);
+    const trained = threshold(0.569, 0.663);
+    expect([base.workMean, trained.workMean]).toEqual([0.51, 0.57]);
+    expect(trained.reward - base.reward).toBeGreaterThan(0.001);
+    expect(trained.reward - base.reward).toBeLessThan(0.005);
+    expect(base.utility! - trained.utility!).toBeGreaterThan(0.002);
+    expect(base.utility! - trained.utility!).toBeLessThan(0.01);
+    // A wrong work decision costs a point a median 0.29 of reward: the decisions do count.
+    const gaps = points.map((q) => Math.abs(scoreReply(q, JSON.stringify({ work: 1, consumption: q.best.consumption })).reward - scoreReply(q, JSON.stringify({ work: 0, consumption: q.best.consumption })).reward));
+    expect(gaps.sort((a, b) => a - b)[100]!).toBeGreaterThan(0.25);
+    expect(threshold(0.52, 0.64).reward).toBeGreaterThan(0.98);
   });
 });
