@@ -15,6 +15,7 @@ import { renderReport } from "../../benchmarks/report.js";
 import { JudgeFailed, RunAborted, type ItemResult } from "../../benchmarks/runner.js";
 import { BenchmarkSession, reportJson, ResumeRefused } from "../../benchmarks/session.js";
 import { BenchmarkOptionError, MODES } from "../../worlds/question/benchmark.js";
+import { loadNative } from "../../models/native.js";
 import { RunStore } from "../../store/run-store.js";
 import { writeFileAtomic } from "../../store/write-atomic.js";
 import { intArg, parseCommand, UsageError } from "../args.js";
@@ -46,6 +47,7 @@ Options:
   --store DIR          the embedded store (default: $SOCIALWORLD_DATA, else data/ of the checkout)
   --resume RUN_ID      continue an interrupted run: logged questions are not asked again
   --quiet              no progress bar
+  --threads N          CPU threads of a policy's native engine (default: one per core)
 ${DEVICE_HELP}
 
 usersim only:
@@ -100,6 +102,7 @@ const Args = z.object({
   split: z.string().min(1).optional(),
   judge: z.string().min(1).optional(),
   "vp-labels": z.enum(["cotp", "own"]).optional(),
+  threads: intArg(1, 1024).optional(),
   ...deviceArgs,
 });
 
@@ -129,11 +132,13 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
       split: { type: "string" },
       judge: { type: "string" },
       "vp-labels": { type: "string" },
+      threads: { type: "string" },
       ...deviceOptions,
     },
     Args,
   );
   await useDevice(args);
+  if (args.threads !== undefined) loadNative().setThreads(args.threads);
   const name = args._[0];
   const data = args.data ?? defaultBenchFile(name);
   if (data === undefined) throw new UsageError(`--data: is required (${name} has no official download)`);

@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { intArg } from "../../cli/args.js";
 import { parseScriptArgs, type ScriptSpec } from "../../measurements/script-args.js";
+import { MAX_QUIZ_QUESTIONS, QuizOptionsSchema } from "../../server/rooms/options.js";
 import { usageMessage } from "../cli/usage-message.js";
 
 const spec = {
@@ -79,6 +80,16 @@ describe("the built scripts", () => {
     expect(agent.status).toBe(2);
     expect(agent.stderr).toMatch(/^speed-tomi: --agent: unknown agent "bogus"/);
     expect(agent.stdout).toBe("");
+  });
+
+  it("selfplay-quiz asks a seat as many quiz questions as a room allows, no more", () => {
+    const over = run("selfplay-quiz", ["--quiz-questions", String(MAX_QUIZ_QUESTIONS + 1)]);
+    expect(over.status).toBe(2);
+    expect(over.stderr.split("\n")[0]).toBe(`selfplay-quiz: --quiz-questions: Too big: expected number to be <=${MAX_QUIZ_QUESTIONS}`);
+    expect(over.stdout).toBe("");
+    expect(QuizOptionsSchema.safeParse({ questions: MAX_QUIZ_QUESTIONS }).success).toBe(true);
+    expect(QuizOptionsSchema.safeParse({ questions: MAX_QUIZ_QUESTIONS + 1 }).success).toBe(false);
+    expect(run("selfplay-quiz", ["--help"]).stdout).toContain(`--quiz-questions N      quiz questions per seat per episode, 1-${MAX_QUIZ_QUESTIONS}`);
   });
 
   it("the load script's worker says what it is when run by hand", () => {
