@@ -15,7 +15,6 @@ import { renderReport } from "../../benchmarks/report.js";
 import { JudgeFailed, RunAborted, type ItemResult } from "../../benchmarks/runner.js";
 import { BenchmarkSession, reportJson, ResumeRefused } from "../../benchmarks/session.js";
 import { BenchmarkOptionError, MODES } from "../../worlds/question/benchmark.js";
-import { loadNative } from "../../models/native.js";
 import { RunStore } from "../../store/run-store.js";
 import { writeFileAtomic } from "../../store/write-atomic.js";
 import { intArg, parseCommand, UsageError } from "../args.js";
@@ -138,7 +137,8 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     Args,
   );
   await useDevice(args);
-  if (args.threads !== undefined) loadNative().setThreads(args.threads);
+  // Loaded only when asked, as simulate does: imported at the top, it made every command start Node's ES module loader (test/cli/bundle.test.ts).
+  if (args.threads !== undefined) (await import("../../models/native.js")).loadNative().setThreads(args.threads);
   const name = args._[0];
   const data = args.data ?? defaultBenchFile(name);
   if (data === undefined) throw new UsageError(`--data: is required (${name} has no official download)`);

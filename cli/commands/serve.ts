@@ -5,7 +5,6 @@
  */
 import { resolve } from "node:path";
 import { z } from "zod";
-import { loadNative } from "../../models/native.js";
 import { ConfigError, configFromEnv, type ServerConfig } from "../../server/config.js";
 import { RedisUrlSchema, shownUrl } from "../../server/group/redis-url.js";
 import { openV1Warning } from "../../server/security/v1-exposure.js";
@@ -90,7 +89,8 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     Args,
   );
   await useDevice(args);
-  if (args.threads !== undefined) loadNative().setThreads(args.threads);
+  // Loaded only when asked, as simulate does: imported at the top, it made every command start Node's ES module loader (test/cli/bundle.test.ts).
+  if (args.threads !== undefined) (await import("../../models/native.js")).loadNative().setThreads(args.threads);
   let env: ServerConfig;
   try {
     env = configFromEnv(args.store ? { ...process.env, SOCIALWORLD_DATA: args.store } : process.env);
