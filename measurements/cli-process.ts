@@ -12,7 +12,11 @@ export interface StageTiming {
   readonly seconds: number;
 }
 
-const clock = (s: number) => `${Math.floor(s / 60)}m${String(Math.round(s % 60)).padStart(2, "0")}s`;
+/** `3m07s`: seconds as minutes and seconds (rounded first, so never `8m60s`). */
+export function clock(seconds: number): string {
+  const t = Math.round(seconds);
+  return `${Math.floor(t / 60)}m${String(t % 60).padStart(2, "0")}s`;
+}
 
 /** The results table's closing line: the whole run's wall time, then each stage's. */
 export function wallTimeLine(totalSeconds: number, timings: readonly StageTiming[]): string {
@@ -22,9 +26,12 @@ export function wallTimeLine(totalSeconds: number, timings: readonly StageTiming
 /** A results table's cell for a share: "75.8%", or "–" where there is none. */
 export const percentCell = (x: number | undefined): string => (x === undefined ? "–" : `${(100 * x).toFixed(1)}%`);
 
-/** `socialworld ARGS` for `stage`; resolves with what it wrote to standard error, rejects when it fails. */
-export function socialworld(stage: string, args: readonly string[], timings: StageTiming[]): Promise<string> {
-  return nodeScript(stage, join(packageRoot(), "bin", "socialworld.js"), args, timings, "socialworld");
+/**
+ * `socialworld ARGS` for `stage`; resolves with what it wrote to standard error (with `stdout`:
+ * to standard output, which then also goes to this terminal), rejects when it fails.
+ */
+export function socialworld(stage: string, args: readonly string[], timings: StageTiming[], o: { stdout?: boolean } = {}): Promise<string> {
+  return nodeScript(stage, join(packageRoot(), "bin", "socialworld.js"), args, timings, "socialworld", o.stdout ?? false);
 }
 
 /** Another of the package's scripts (`dist/measurements/NAME.js`), run as `socialworld` is. */
@@ -32,20 +39,25 @@ export function measurementScript(stage: string, name: string, args: readonly st
   return nodeScript(stage, join(packageRoot(), "dist", "measurements", `${name}.js`), args, timings, `node dist/measurements/${name}.js`);
 }
 
-function nodeScript(stage: string, script: string, args: readonly string[], timings: StageTiming[], shown: string): Promise<string> {
+function nodeScript(stage: string, script: string, args: readonly string[], timings: StageTiming[], shown: string, stdout = false): Promise<string> {
   process.stderr.write(`\n[${stage}] ${shown} ${args.join(" ")}\n`);
   const t0 = performance.now();
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [script, ...args], { stdio: ["ignore", "inherit", "pipe"] });
+    const child = spawn(process.execPath, [script, ...args], { stdio: ["ignore", stdout ? "pipe" : "inherit", "pipe"] });
     let err = "";
-    child.stderr.on("data", (chunk: Buffer) => {
+    let said = "";
+    child.stdout?.on("data", (chunk: Buffer) => {
+      said += chunk.toString();
+      process.stdout.write(chunk);
+    });
+    child.stderr!.on("data", (chunk: Buffer) => {
       err += chunk.toString();
       process.stderr.write(chunk);
     });
     child.on("error", fail);
     child.on("exit", (code) => {
       timings.push({ stage, seconds: (performance.now() - t0) / 1000 });
-      if (code === 0) done(err);
+      if (code === 0) done(stdout ? said : err);
       else fail(new Error(`${stage}: ${shown} exited with ${code}`));
     });
   });

@@ -30,10 +30,17 @@ export function freePort(): Promise<number> {
 
 /**
  * `socialworld serve --no-demo` on `port` with `store`, from this checkout or another (built) one;
- * resolves once it listens. Its stderr goes to `stderr`.
+ * resolves once it listens. Its stderr goes to `stderr`; `args` are more of serve's options.
  */
-export async function startServe(port: number, store: string, adminToken: string, stderr: (text: string) => void, checkout = root): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [join(checkout, "bin", "socialworld.js"), "serve", "--port", String(port), "--no-demo", "--store", store, "--admin-token", adminToken], {
+export async function startServe(
+  port: number,
+  store: string,
+  adminToken: string,
+  stderr: (text: string) => void,
+  checkout = root,
+  args: readonly string[] = [],
+): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [join(checkout, "bin", "socialworld.js"), "serve", "--port", String(port), "--no-demo", "--store", store, "--admin-token", adminToken, ...args], {
     stdio: ["ignore", "pipe", "pipe"],
   });
   child.stderr!.on("data", (d: Buffer) => stderr(d.toString()));

@@ -2,7 +2,7 @@
  * A language-model policy as a game-loop agent: the observation becomes the user's message (after
  * an optional system message), rendered with the checkpoint's chat template; the model's reply is
  * read back as an action (parseAction). The exact prompt and raw reply go into the episode log,
- * so logged episodes can train the next policy. Sampling is seeded per turn, and held to the
+ * so logged episodes can train the next policy. Sampling is seeded per turn (and episode), and held to the
  * action's grammar (action-grammar.ts: `constrain=schema`, the default; `options`; `off`), so the
  * reply always parses as a valid action. A question over a compact socialized context (simulation
  * mode) is answered by citing one of the context's lines; the answer is the cited line's value.
@@ -38,7 +38,9 @@ export class LanguageModelAgent implements Agent {
     const messages = turnMessages(text, this.options.system);
     const prompt = tokenizer.applyChatTemplate(messages, { addGenerationPrompt: true });
     const item = (turn.observation.data as { itemId?: string } | undefined)?.itemId ?? "";
-    const seed = hashString(`${this.options.seed}|${turn.world}|${turn.agent}|${turn.timestep}|${item}`);
+    // The episode's seed is in it: the turns of a looping room's episodes share world, agent and
+    // timestep, and without it every episode would draw the same numbers.
+    const seed = hashString(`${this.options.seed}|${turn.episode ?? ""}|${turn.world}|${turn.agent}|${turn.timestep}|${item}`);
     // The grammar: over a compact context the reply cites one of its lines (the answer is that line's
     // value); a question whose answer has a form of its own (the social world's JSON reaction,
     // usersim's tagged reply) is answered in that form; anything else in the action's.

@@ -46,6 +46,7 @@ Options:
   --store DIR          the embedded store (default: $SOCIALWORLD_DATA, else data/ of the checkout)
   --resume RUN_ID      continue an interrupted run: logged questions are not asked again
   --quiet              no progress bar
+  --threads N          CPU threads of a policy's native engine (default: one per core)
 ${DEVICE_HELP}
 
 usersim only:
@@ -100,6 +101,7 @@ const Args = z.object({
   split: z.string().min(1).optional(),
   judge: z.string().min(1).optional(),
   "vp-labels": z.enum(["cotp", "own"]).optional(),
+  threads: intArg(1, 1024).optional(),
   ...deviceArgs,
 });
 
@@ -129,11 +131,14 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
       split: { type: "string" },
       judge: { type: "string" },
       "vp-labels": { type: "string" },
+      threads: { type: "string" },
       ...deviceOptions,
     },
     Args,
   );
   await useDevice(args);
+  // Loaded only when asked, as simulate does: imported at the top, it made every command start Node's ES module loader (test/cli/bundle.test.ts).
+  if (args.threads !== undefined) (await import("../../models/native.js")).loadNative().setThreads(args.threads);
   const name = args._[0];
   const data = args.data ?? defaultBenchFile(name);
   if (data === undefined) throw new UsageError(`--data: is required (${name} has no official download)`);

@@ -1,5 +1,5 @@
 /**
- * `socialworld serve [--port N] [--host H] [--store DIR] [--data-root DIR]... [--no-demo]`:
+ * `socialworld serve [--port N] [--host H] [--store DIR] [--data-root DIR]... [--no-demo] [--threads N]`:
  * the live server (rooms, REST API, web client, progress stream) on one port. Ctrl-C stops every
  * room, logs its episode or run as interrupted, flushes the logs and exits.
  */
@@ -33,6 +33,8 @@ Options:
   --allow-origin URL a web origin besides the server's own whose pages may call the server from a
                      browser (CORS; repeatable; also $SOCIALWORLD_ALLOWED_ORIGINS, comma-separated)
   --no-demo          start without the demo rooms
+  --threads N        CPU threads of the policies' native engine, rooms and self-play rounds
+                     together (default: one per core)
   --redis URL        join the group of server processes sharing this Redis (redis://HOST:PORT;
                      also $SOCIALWORLD_REDIS): any of them answers for the rooms of all, and
                      /progress reaches the clients of all; give them one --store (docs/scale.md)
@@ -61,6 +63,7 @@ const Args = z.object({
   redis: z.string().min(1).optional(),
   "public-address": z.string().min(1).optional(),
   processes: intArg(1, 64).default(1),
+  threads: intArg(1, 1024).optional(),
   ...deviceArgs,
 });
 
@@ -80,11 +83,14 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
       redis: { type: "string" },
       "public-address": { type: "string" },
       processes: { type: "string" },
+      threads: { type: "string" },
       ...deviceOptions,
     },
     Args,
   );
   await useDevice(args);
+  // Loaded only when asked, as simulate does: imported at the top, it made every command start Node's ES module loader (test/cli/bundle.test.ts).
+  if (args.threads !== undefined) (await import("../../models/native.js")).loadNative().setThreads(args.threads);
   let env: ServerConfig;
   try {
     env = configFromEnv(args.store ? { ...process.env, SOCIALWORLD_DATA: args.store } : process.env);
@@ -118,6 +124,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
       ...(args["open-v1"] ? ["--open-v1"] : []),
       ...args["allow-origin"].flatMap((o) => ["--allow-origin", o]),
       "--device", args.device,
+      ...(args.threads !== undefined ? ["--threads", String(args.threads)] : []),
       ...(args.precision ? ["--precision", args.precision] : []),
     ];
     return serveGroup({ processes: args.processes, port: config.port, host: config.host, ...(config.redis ? { redis: config.redis } : {}), ...(config.adminToken ? { adminToken: config.adminToken } : {}), demo: config.demo, common });

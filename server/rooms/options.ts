@@ -49,10 +49,13 @@ const seed = z.number().int().min(0).max(2 ** 32 - 1);
  */
 const drawnSeed = () => randomInt(0, 2 ** 32);
 
+/** The most quiz questions a seat is asked per episode (each is a model call, or a person's minute). */
+export const MAX_QUIZ_QUESTIONS = 20;
+
 export const QuizOptionsSchema = z
   .object({
     /** Questions per seat per episode. */
-    questions: z.number().int().min(1).max(20).default(3),
+    questions: z.number().int().min(1).max(MAX_QUIZ_QUESTIONS).default(3),
     /** Only these question types (the world's benchmark's rows); all when absent. */
     types: z.array(z.string().min(1).max(64)).min(1).max(32).optional(),
     /** How long a person has to answer; agents have it per question. */

@@ -11,6 +11,7 @@ import { z } from "zod";
 import { intArg, numArg } from "../../cli/args.js";
 import { householdList } from "../../measurements/economy-options.js";
 import { parseArgsOptions, parseScriptArgs, type ScriptSpec } from "../../measurements/script-args.js";
+import { MAX_QUIZ_QUESTIONS, QuizOptionsSchema } from "../../server/rooms/options.js";
 import { usageMessage } from "../cli/usage-message.js";
 
 const spec = {
@@ -120,6 +121,16 @@ describe("the built scripts", () => {
     const flag = run("engine-speed", ["--quick=1"]);
     expect(flag.status).toBe(2);
     expect(flag.stderr.split("\n")[0]).toBe("engine-speed: Option '--quick' does not take an argument");
+  });
+
+  it("selfplay-quiz asks a seat as many quiz questions as a room allows, no more", () => {
+    const over = run("selfplay-quiz", ["--quiz-questions", String(MAX_QUIZ_QUESTIONS + 1)]);
+    expect(over.status).toBe(2);
+    expect(over.stderr.split("\n")[0]).toBe(`selfplay-quiz: --quiz-questions: Too big: expected number to be <=${MAX_QUIZ_QUESTIONS}`);
+    expect(over.stdout).toBe("");
+    expect(QuizOptionsSchema.safeParse({ questions: MAX_QUIZ_QUESTIONS }).success).toBe(true);
+    expect(QuizOptionsSchema.safeParse({ questions: MAX_QUIZ_QUESTIONS + 1 }).success).toBe(false);
+    expect(run("selfplay-quiz", ["--help"]).stdout).toContain(`--quiz-questions N      quiz questions per seat per episode, 1-${MAX_QUIZ_QUESTIONS}`);
   });
 
   it("the load script's worker says what it is when run by hand", () => {

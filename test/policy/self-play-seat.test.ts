@@ -2,7 +2,8 @@
  * A self-play seat (`policy:DIR?temperature=1&answer_temperature=0&constrain=options`): its
  * actions are sampled among the world's valid ones, every option reachable whatever
  * `max_new_tokens` says, so that its stories have entries, moves and exits; its answers to a
- * quiz are greedy, the same as a temperature-0 agent's.
+ * quiz are greedy, the same as a temperature-0 agent's. Its draws are seeded by the episode too:
+ * a looping room's episodes do not repeat each other's.
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -11,6 +12,7 @@ import { actionSpec, choiceBudget } from "../../agents/policy/action-grammar.js"
 import { LmAgentOptionsSchema, parseAgentTarget } from "../../agents/policy/options.js";
 import { NativeCompleter } from "../../models/generate.js";
 import type { AgentTurn } from "../../worlds/core/agent.js";
+import { runEpisode } from "../../worlds/core/loop.js";
 import { QuestionWorld, type QuestionTask } from "../../worlds/question/world.js";
 import { loadScenario } from "../../worlds/registry.js";
 import { tinyModel } from "./fixtures.js";
@@ -91,6 +93,29 @@ describe("a self-play seat", () => {
     const acts = async (a: LanguageModelAgent) => new Set(await Promise.all(turns.map(async (t) => JSON.stringify((await a.act(t)).action))));
     expect((await acts(sampler)).size).toBeGreaterThan(1);
     expect((await acts(greedy)).size).toBe(1);
+  });
+
+  it("draws its actions per episode: the same turn in another episode is drawn anew, in the same episode again the same", async () => {
+    const agent = await seat({ temperature: "1", constrain: "options", max_new_tokens: "8" });
+    // One turn (the same world, agent, timestep and observation) in 40 episodes of a looping room.
+    const [turn] = await tomiTurns(1);
+    const inEpisode = async (episode: number) => JSON.stringify((await agent.act({ ...turn!, episode })).action);
+    const drawn = await Promise.all(Array.from({ length: 40 }, (_, i) => inEpisode(100 + i)));
+    const kinds = new Set(drawn.map((a) => JSON.parse(a).type as string));
+    expect([...kinds].sort()).toEqual(["enter", "none"]);
+    expect(await Promise.all(Array.from({ length: 40 }, (_, i) => inEpisode(100 + i)))).toEqual(drawn);
+    // Without the episode's seed every episode drew the same action.
+    const unseeded = await Promise.all(Array.from({ length: 10 }, async () => JSON.stringify((await agent.act(turn!)).action)));
+    expect(new Set(unseeded).size).toBe(1);
+  });
+
+  it("is given the episode's seed by the game loop", async () => {
+    const sc = await (await loadScenario("tomi")).create(3);
+    const seen: AgentTurn[] = [];
+    const spy = { id: "spy", act: (t: AgentTurn) => (seen.push(t), { action: sc.world.noop(sc.initialState, t.agent) }) };
+    const agents = Object.fromEntries(sc.world.agents(sc.initialState).map((a) => [a, spy]));
+    for (const seed of [7, 8]) await runEpisode(sc.world, { seed, initialState: sc.initialState, agents, maxSteps: 2 });
+    expect(new Set(seen.map((t) => t.episode))).toEqual(new Set([7, 8]));
   });
 
   it("reads answer_temperature from the spec, and refuses a bad one", () => {

@@ -9,6 +9,12 @@ export interface AgentTurn<A = unknown> {
   readonly world: string;
   readonly agent: string;
   readonly timestep: number;
+  /**
+   * The episode's seed, when the turn is part of a seeded episode (the game loop sets it): an
+   * agent that samples draws from a stream of its own per episode, so that a looping room's
+   * episodes, whose turns share world, agent and timestep, do not repeat each other's draws.
+   */
+  readonly episode?: number | string;
   readonly observation: Observation;
   readonly actionSchema: z.ZodType<A>;
   /** Every valid action, when the world can list them (a person's action form, the random baseline). */

@@ -57,6 +57,7 @@ interface TurnFields<A> {
   readonly world: string;
   readonly agent: string;
   readonly timestep: number;
+  readonly episode: number | string;
   readonly observation: Observation;
   readonly schemaOf: () => z.ZodType<A>;
   readonly options: readonly A[] | undefined;
@@ -72,6 +73,7 @@ class Turn<A> implements AgentTurn<A> {
   readonly world: string;
   readonly agent: string;
   readonly timestep: number;
+  readonly episode: number | string;
   readonly observation: Observation;
   readonly options?: readonly A[];
   readonly signal?: AbortSignal;
@@ -82,6 +84,7 @@ class Turn<A> implements AgentTurn<A> {
     this.world = f.world;
     this.agent = f.agent;
     this.timestep = f.timestep;
+    this.episode = f.episode;
     this.observation = f.observation;
     this.schemaOf = f.schemaOf;
     if (f.options) this.options = f.options;
@@ -285,7 +288,7 @@ function decide<S, A, X>(
   const schemaOf = () => (schema ??= world.actionSchema(state, name));
   const started = performance.now();
   const options = agent.trusted ? undefined : world.options?.(state, name);
-  const base: TurnFields<A> = { world: world.name, agent: name, timestep, observation, schemaOf, options };
+  const base: TurnFields<A> = { world: world.name, agent: name, timestep, episode: opts.seed, observation, schemaOf, options };
 
   const settle = (first: Asked<A>): Decision<A> | Promise<Decision<A>> => {
     let failed = first.failed;

@@ -1,0 +1,50 @@
+/**
+ * How one agent's answers changed against another's on the same questions: the questions it got
+ * right that the other got wrong (`gained`) and the reverse (`lost`), and the exact McNemar test
+ * of whether the change is more than chance (two-sided binomial test of `gained` among the
+ * `gained + lost` questions that changed, at one half). On the same questions this is far more
+ * sensitive than comparing two accuracies' intervals: the questions both get right or both get
+ * wrong add no noise.
+ */
+
+export interface PairedChange {
+  readonly gained: number;
+  readonly lost: number;
+  /** The exact two-sided p-value (1 when nothing changed). */
+  readonly p: number;
+}
+
+/** log(n choose k), exact enough for thousands of questions. */
+function logChoose(n: number, k: number): number {
+  let s = 0;
+  for (let i = 1; i <= k; i++) s += Math.log((n - k + i) / i);
+  return s;
+}
+
+export function mcnemarExact(gained: number, lost: number): number {
+  const n = gained + lost;
+  if (n === 0) return 1;
+  const k = Math.min(gained, lost);
+  let tail = 0;
+  for (let i = 0; i <= k; i++) tail += Math.exp(logChoose(n, i) - n * Math.LN2);
+  return Math.min(1, 2 * tail);
+}
+
+/**
+ * `after` against `before`, question by question (by id); only questions both answered count.
+ * Throws when they share no question: then they were not asked the same set.
+ */
+export function pairedChange(before: ReadonlyMap<string, boolean>, after: ReadonlyMap<string, boolean>): PairedChange {
+  let gained = 0;
+  let lost = 0;
+  let shared = 0;
+  for (const [id, right] of after) {
+    const was = before.get(id);
+    if (was === undefined) continue;
+    shared++;
+    if (right && !was) gained++;
+    else if (!right && was) lost++;
+  }
+  if (shared === 0 && (before.size > 0 || after.size > 0)) throw new Error("pairedChange: the two sets of answers share no question");
+  return { gained, lost, p: mcnemarExact(gained, lost) };
+}
