@@ -23,7 +23,7 @@ import { Rng } from "../worlds/core/rng.js";
 import type { Benchmark, BenchItem, Mode } from "../worlds/question/benchmark.js";
 import { loadBenchmark } from "../worlds/registry.js";
 import { generateTomi, questionSubset } from "../worlds/tomi/index.js";
-import { generateHitom } from "../worlds/hitom/generator.js";
+import { generateHitom } from "../worlds/hitom/index.js";
 import { balancedByType, countByType } from "../trainers/data/balanced-types.js";
 import type { StageTiming } from "./cli-process.js";
 

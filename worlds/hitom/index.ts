@@ -29,3 +29,5 @@ export const world: WorldEntry = {
   questions: hitomQuestions,
   compactContext: compactHitomContext,
 };
+
+export { generateHitom } from "./generator.js";
