@@ -64,6 +64,10 @@ export function showRoom(app: HTMLElement, roomId: string, params: URLSearchPara
   let scheduled = false;
   let social: SocialMode = { kind: "tree" };
   let postBox: PostBox | undefined;
+  // A social room's tabs: its perspectives and the user-view tab, redrawn on every patch, around the spectator's user box.
+  const socialTabs = h("span.tab-group");
+  const socialUserTab = h("span.tab-group");
+  let socialUserBox: HTMLElement | undefined;
   let lastTimestep = -1;
   const askView = (user: string) => {
     social = { kind: "user", user, view: undefined };
@@ -169,14 +173,18 @@ export function showRoom(app: HTMLElement, roomId: string, params: URLSearchPara
     ];
     if (mySeat && social.kind !== "feed") social = { kind: "feed", name: mySeat };
     const active = (m: SocialMode) => m.kind === social.kind && (m.kind !== "feed" || (social.kind === "feed" && m.name === social.name));
+    // The user box is made once and only moved when the tabs' layout changes: made afresh on every
+    // patch (a tick can be 300 ms), it dropped the name being typed and the focus with it.
+    if (!mySeat) socialUserBox ??= userBox(askView);
+    const parts = [socialTabs, mySeat ? undefined : socialUserBox, socialUserTab].filter((n): n is HTMLElement => n !== undefined);
+    if (parts.length !== tabs.children.length || parts.some((n, i) => tabs.children[i] !== n)) replace(tabs, parts);
     replace(
-      tabs,
+      socialTabs,
       modes.map(([m, label]) =>
         h(`button.tab${active(m) ? ".active" : ""}`, { dataset: { perspective: m.kind === "feed" ? m.name : m.kind }, onclick: () => ((social = m), render()) }, label),
       ),
-      !mySeat ? userBox(askView) : null,
-      social.kind === "user" ? h("button.tab.active", { dataset: { perspective: `user:${social.user}` } }, `${social.user}'s view`) : null,
     );
+    replace(socialUserTab, social.kind === "user" ? h("button.tab.active", { dataset: { perspective: `user:${social.user}` } }, `${social.user}'s view`) : null);
     const atBottom = timeline.scrollHeight - timeline.scrollTop - timeline.clientHeight < 40;
     replace(timeline, socialMain(s, social));
     if (atBottom && social.kind !== "tree") timeline.scrollTop = timeline.scrollHeight;

@@ -37,6 +37,9 @@ describe.skipIf(!chromiumAvailable)("the social room in Chromium", () => {
     const author = (await page.locator("ol.feed li .item.post strong").first().textContent())!;
 
     await page.fill("#view-user", author);
+    // The name stays through the room's patches (a tick every 300 ms; the box was once made afresh on each).
+    await page.waitForTimeout(800);
+    expect(await page.inputValue("#view-user")).toBe(author);
     await page.click("#view-user-go");
     await page.waitForSelector(`#perspectives button.tab.active[data-perspective="user:${author}"]`);
     await page.waitForSelector("ol.feed li .badge.via-own");
