@@ -38,6 +38,14 @@ export function replace(el: Element, ...children: Child[]): void {
   append(el, children);
 }
 
+/**
+ * Makes `nodes` the children of `el`, touching the DOM only when they differ: moving a node that
+ * is already in place would take the focus, and a half-typed name, from an input in it.
+ */
+export function keepChildren(el: Element, nodes: readonly Element[]): void {
+  if (nodes.length !== el.children.length || nodes.some((n, i) => el.children[i] !== n)) replace(el, [...nodes]);
+}
+
 export { pct } from "./format.js";
 
 export function ago(iso: string): string {

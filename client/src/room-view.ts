@@ -29,7 +29,7 @@ import {
 } from "../../server/protocol.js";
 import { renderProgress } from "./benchmark-panel.js";
 import { agentAct, agentsHead } from "./timeline-labels.js";
-import { h, myName, replace } from "./dom.js";
+import { h, keepChildren, myName, replace } from "./dom.js";
 import { EconomyPanel } from "./economy-panel.js";
 import { SeatPanel } from "./seat-panel.js";
 import { PostBox, socialMain, userBox, WORLD_FEED, type SocialMode } from "./social-view.js";
@@ -177,7 +177,7 @@ export function showRoom(app: HTMLElement, roomId: string, params: URLSearchPara
     // patch (a tick can be 300 ms), it dropped the name being typed and the focus with it.
     if (!mySeat) socialUserBox ??= userBox(askView);
     const parts = [socialTabs, mySeat ? undefined : socialUserBox, socialUserTab].filter((n): n is HTMLElement => n !== undefined);
-    if (parts.length !== tabs.children.length || parts.some((n, i) => tabs.children[i] !== n)) replace(tabs, parts);
+    keepChildren(tabs, parts);
     replace(
       socialTabs,
       modes.map(([m, label]) =>
@@ -205,7 +205,7 @@ export function showRoom(app: HTMLElement, roomId: string, params: URLSearchPara
     if (mySeat) postBox ??= new PostBox((content, topic) => room?.send(SOCIAL_C2S.post, { content, ...(topic ? { topic } : {}) }));
     // Moved only when they change: moving the post box would take the focus from what is being typed.
     const want = [panel?.element, mySeat ? postBox?.element : undefined, seatsBox].filter((n): n is HTMLElement => n !== undefined);
-    if (want.length !== aside.children.length || want.some((n, i) => aside.children[i] !== n)) replace(aside, want);
+    keepChildren(aside, want);
   };
   const schedule = () => {
     if (!scheduled) {

@@ -6,7 +6,7 @@
  */
 import { api, type QuizAccuracyPoint, type TrainingMetrics, type TrainingRun } from "./api.js";
 import { Chart } from "./chart.js";
-import { ago, h, replace } from "./dom.js";
+import { ago, h, keepChildren, replace } from "./dom.js";
 import { formatNumber, pct } from "./format.js";
 import { onProgress } from "./progress.js";
 
@@ -32,7 +32,7 @@ export function showTraining(app: HTMLElement): () => void {
     }
     // Moved, not rebuilt: a chart being hovered or zoomed stays as it is.
     const want = list.map((r) => cards.get(r.runId)!.element);
-    if (want.length !== box.children.length || want.some((el, i) => box.children[i] !== el)) replace(box, want);
+    keepChildren(box, want);
   };
 
   void api
