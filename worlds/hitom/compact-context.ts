@@ -27,10 +27,12 @@
 import type { CompactContext, CompactLine } from "../core/compact-context.js";
 import type { SocializedContext } from "../core/socialized-context.js";
 import { parseQuestion } from "./sentences.js";
-import { HitomMinds } from "./simulation.js";
+import { mindsOf } from "./simulation.js";
+import { orderedChains } from "./world.js";
+import { allChains } from "../core/rooms.js";
 
 export function compactHitomContext(ctx: SocializedContext, question?: string): CompactContext {
-  const minds = new HitomMinds(ctx);
+  const minds = mindsOf(ctx);
   const names = ctx.agents_names;
   const asked = question === undefined ? undefined : parseQuestion(question)?.object;
   const objects = asked === undefined ? minds.objects() : [asked];
@@ -65,19 +67,17 @@ function titleOf(chain: readonly string[], object: string): string {
   return `${chain.length ? chain.join(" ") : "story"} ${object}`;
 }
 
-/** Chains of k distinct agents in every order. */
+/** Chains of k distinct agents in every order, each set's orders together. */
 function ordered(names: readonly string[], k: number): string[][] {
   return sets(names, k).flatMap(permutations);
 }
 
 /** Sets of k agents, each in the story's order (itertools.combinations). */
 function sets(names: readonly string[], k: number): string[][] {
-  if (k === 0) return [[]];
-  return names.flatMap((name, i) => sets(names.slice(i + 1), k - 1).map((rest) => [name, ...rest]));
+  return orderedChains(names, k).filter((c) => c.length === k);
 }
 
 /** Every order of a chain, the chain itself first. */
 function permutations(chain: readonly string[]): string[][] {
-  if (chain.length <= 1) return [chain.slice()];
-  return chain.flatMap((head, i) => permutations([...chain.slice(0, i), ...chain.slice(i + 1)]).map((rest) => [head, ...rest]));
+  return allChains(chain, chain.length).filter((c) => c.length === chain.length);
 }

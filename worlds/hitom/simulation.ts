@@ -43,6 +43,15 @@ function factOf(s: HitomSentence | undefined, object: string): string | undefine
   return undefined;
 }
 
+const minds = new WeakMap<SocializedContext, HitomMinds>();
+
+/** The minds of a context, read once per context: the solver and the compact context ask the same story's. */
+export function mindsOf(ctx: SocializedContext): HitomMinds {
+  let m = minds.get(ctx);
+  if (!m) minds.set(ctx, (m = new HitomMinds(ctx)));
+  return m;
+}
+
 /** Every character's observation history, read once from a socialized context. */
 export class HitomMinds {
   /** The world's own view (the states), then each agent's perceived sentences, per timestep. */
