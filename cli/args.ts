@@ -12,10 +12,14 @@ export class UsageError extends Error {
 type Options = NonNullable<ParseArgsConfig["options"]>;
 
 /**
- * Parses `argv` with `options`; positionals come back as `_` (or, with `allowPositionals` false,
- * are an error). Values are checked by `schema`.
+ * Parses `argv` for a command whose options are `schema`'s keys: parseArgs' table is derived from
+ * the schema (parseArgsOptions), so each option is declared once. A key `_` takes the positional
+ * arguments (an array or tuple schema); without it any positional is an error. Values are checked
+ * by `schema`.
  */
-export function parseCommand<T extends z.ZodType>(argv: readonly string[], options: Options, schema: T, allowPositionals = true): z.infer<T> {
+export function parseCommand<T extends z.ZodObject>(argv: readonly string[], schema: T): z.infer<T> {
+  const options = parseArgsOptions(schema);
+  const allowPositionals = "_" in schema.shape;
   let parsed: { values: Record<string, unknown>; positionals: string[] };
   try {
     parsed = parseArgs({ args: joinNegativeNumbers(argv, options), options, allowPositionals, strict: true }) as typeof parsed;
@@ -30,6 +34,50 @@ export function parseCommand<T extends z.ZodType>(argv: readonly string[], optio
     throw new UsageError(`${name}: ${issue.message}`);
   }
   return result.data;
+}
+
+/** Wrappers that leave the type parseArgs reads unchanged: their inner schema says it. */
+const WRAPPERS = new Set(["optional", "nullable", "default", "prefault", "catch", "readonly", "nonoptional"]);
+/** Types read from the text parseArgs gives: the text itself, or its number (with `z.coerce`). */
+const TEXT = new Set(["string", "enum", "literal", "template_literal"]);
+const COERCED = new Set(["number", "bigint", "date"]);
+
+interface Def {
+  readonly type: string;
+  readonly innerType?: z.ZodType;
+  readonly in?: z.ZodType;
+  readonly element?: z.ZodType;
+  readonly coerce?: boolean;
+}
+
+/** The definition under `schema`'s wrappers, transforms and pipes: what reads the text. */
+function readerOf(schema: z.ZodType): Def {
+  let def = schema.def as Def;
+  // A transform (or a pipe) reads what its input reads: `z.string().default("1,2").transform(...)`.
+  while (WRAPPERS.has(def.type) || def.type === "pipe") def = ((def.type === "pipe" ? def.in : def.innerType) as z.ZodType).def as Def;
+  return def;
+}
+
+/**
+ * How parseArgs reads `--name`: a flag for a boolean, a value for text or a coerced number, and
+ * a value that may be given again for an array of those (`--data-root A --data-root B`).
+ */
+function optionOf(name: string, schema: z.ZodType): Options[string] {
+  const def = readerOf(schema);
+  if (def.type === "boolean" && !def.coerce) return { type: "boolean" };
+  if (TEXT.has(def.type) || (COERCED.has(def.type) && def.coerce)) return { type: "string" };
+  if (def.type === "array" && def.element) {
+    const element = readerOf(def.element);
+    if (TEXT.has(element.type) || (COERCED.has(element.type) && element.coerce)) return { type: "string", multiple: true };
+  }
+  // A programming error, not a user's: say it when the command starts, not on some argv.
+  throw new Error(`option --${name}: a ${def.type}${def.coerce ? " (coerced)" : ""} schema cannot be read from the command line (use z.string(), z.enum(), z.coerce.number(), intArg(), numArg(), z.boolean() or an array of text)`);
+}
+
+/** parseArgs' table of `schema`'s options, in its order: every key but `_`, a flag or a value as its type says. */
+export function parseArgsOptions(schema: z.ZodObject): Options {
+  const shape = schema.shape as Record<string, z.ZodType>;
+  return Object.fromEntries(Object.entries(shape).filter(([name]) => name !== "_").map(([name, s]) => [name, optionOf(name, s)]));
 }
 
 /** parseArgs' message in one short line, with the nearest known option for a mistyped one. */

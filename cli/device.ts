@@ -13,8 +13,6 @@ export const deviceArgs = {
   precision: z.enum(["fp32", "tf32", "bf16"]).optional(),
 };
 
-export const deviceOptions = { device: { type: "string" }, precision: { type: "string" } } as const;
-
 /** Applies --device / --precision to the models made from now on; a device that cannot run is a usage error. */
 export async function useDevice(a: { device: "cpu" | "cuda" | "auto"; precision?: "fp32" | "tf32" | "bf16" | undefined }): Promise<void> {
   if (a.device === "cpu" && a.precision === undefined) return; // the default

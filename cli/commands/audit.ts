@@ -33,7 +33,6 @@ Options:
 }
 
 const Args = z.object({
-  _: z.tuple([]),
   run: z.string({ error: "is required" }).min(1),
   // A world without a fact vocabulary is named in each record the audit skips, with why.
   world: z.enum(WORLD_NAMES as [string, ...string[]]).optional(),
@@ -44,8 +43,7 @@ const Args = z.object({
 });
 
 export async function auditCommand(argv: readonly string[]): Promise<number> {
-  const s = { type: "string" } as const;
-  const a = parseCommand(argv, { run: s, world: s, json: s, md: s, store: s, quiet: { type: "boolean" } }, Args, false);
+  const a = parseCommand(argv, Args);
   if (a.json) prepareOutput("--json", a.json);
   if (a.md) prepareOutput("--md", a.md);
   checkDistinctFiles([

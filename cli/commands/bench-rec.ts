@@ -77,29 +77,7 @@ const Args = z
   .refine((a) => a.generate !== undefined || a.items === undefined, { message: "--items applies to --generate", path: ["items"] });
 
 export async function benchRecCommand(argv: readonly string[]): Promise<number> {
-  const args = parseCommand(
-    argv,
-    {
-      data: { type: "string" },
-      generate: { type: "string" },
-      items: { type: "string" },
-      seed: { type: "string" },
-      agent: { type: "string" },
-      k: { type: "string" },
-      epochs: { type: "string" },
-      dim: { type: "string" },
-      lr: { type: "string" },
-      "sasrec-epochs": { type: "string" },
-      "sasrec-dim": { type: "string" },
-      neighbours: { type: "string" },
-      sample: { type: "string" },
-      concurrency: { type: "string" },
-      json: { type: "string" },
-      md: { type: "string" },
-      quiet: { type: "boolean" },
-    },
-    Args,
-  );
+  const args = parseCommand(argv, Args);
   let agent;
   try {
     agent = parseRecAgent(args.agent);

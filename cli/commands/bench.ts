@@ -21,7 +21,7 @@ import { intArg, parseCommand, UsageError } from "../args.js";
 import { judgeModelArg } from "../judge-arg.js";
 import { checkDistinctFiles, prepareOutput } from "../output-path.js";
 import { Progress } from "../progress.js";
-import { DEVICE_HELP, deviceArgs, deviceOptions, useDevice } from "../device.js";
+import { DEVICE_HELP, deviceArgs, useDevice } from "../device.js";
 import { onStopSignal } from "../stop-signals.js";
 
 export const BENCH_HELP = `socialworld bench <${WORLD_NAMES.join("|")}> [--data FILE] [--agent NAME] [options]
@@ -108,34 +108,7 @@ const Args = z.object({
 export async function benchCommand(argv: readonly string[]): Promise<number> {
   // The recommendation world ranks items with recallers, not questions with an agent: its own options and table.
   if (argv[0] === "rec") return (await import("./bench-rec.js")).benchRecCommand(argv.slice(1));
-  const args = parseCommand(
-    argv,
-    {
-      data: { type: "string" },
-      agent: { type: "string" },
-      mode: { type: "string" },
-      limit: { type: "string" },
-      concurrency: { type: "string" },
-      timeout: { type: "string" },
-      json: { type: "string" },
-      md: { type: "string" },
-      store: { type: "string" },
-      resume: { type: "string" },
-      quiet: { type: "boolean" },
-      context: { type: "string" },
-      embedder: { type: "string" },
-      aggregation: { type: "string" },
-      depth: { type: "string" },
-      hierarchy: { type: "string" },
-      weights: { type: "string" },
-      split: { type: "string" },
-      judge: { type: "string" },
-      "vp-labels": { type: "string" },
-      threads: { type: "string" },
-      ...deviceOptions,
-    },
-    Args,
-  );
+  const args = parseCommand(argv, Args);
   await useDevice(args);
   // Loaded only when asked, as simulate does: imported at the top, it made every command start Node's ES module loader (test/cli/bundle.test.ts).
   if (args.threads !== undefined) (await import("../../models/native.js")).loadNative().setThreads(args.threads);

@@ -46,7 +46,7 @@ const Args = z.object({
 });
 
 export async function dataCommand(argv: readonly string[]): Promise<number> {
-  const args = parseCommand(argv, { dir: { type: "string" }, mirror: { type: "string" }, quiet: { type: "boolean" } }, Args);
+  const args = parseCommand(argv, Args);
   const dir = resolve(args.dir ?? defaultBenchmarkDir());
   if (args._[0] === "list") return list(dir);
   if (!(NAMES as readonly string[]).includes(args._[1])) throw new UsageError(`argument: expected one of ${NAMES.join(", ")} (got "${args._[1]}")`);

@@ -40,7 +40,7 @@ const green = (s: string) => c("32", s);
 const red = (s: string) => c("31", s);
 
 export async function demoCommand(argv: readonly string[]): Promise<number> {
-  const args = parseCommand(argv, { stories: { type: "string" }, seed: { type: "string" }, delay: { type: "string" }, store: { type: "string" } }, Args);
+  const args = parseCommand(argv, Args);
   const store = await RunStore.open(args.store);
   const run = await store.create("demo", "Terminal demo: generated ToMi stories", { seed: args.seed });
   process.stderr.write(`run ${run.id} in the store ${store.root}\n`);

@@ -69,22 +69,7 @@ const Args = z
   .refine((a) => (a.run ? !a.gt && !a.gen : !!a.gt && !!a.gen), { error: "give --gt DIR and --gen DIR, or --run RUN_ID", path: ["gt"] });
 
 export async function evalContextCommand(argv: readonly string[]): Promise<number> {
-  const args = parseCommand(
-    argv,
-    {
-      gt: { type: "string" },
-      gen: { type: "string" },
-      run: { type: "string" },
-      store: { type: "string" },
-      judge: { type: "string" },
-      "judge-model": { type: "string" },
-      concurrency: { type: "string" },
-      json: { type: "string" },
-      md: { type: "string" },
-      quiet: { type: "boolean" },
-    },
-    Args,
-  );
+  const args = parseCommand(argv, Args);
   if (args.json) prepareOutput("--json", args.json);
   if (args.md) prepareOutput("--md", args.md);
   checkDistinctFiles([

@@ -70,24 +70,7 @@ const Args = z.object({
 });
 
 export async function exportCommand(argv: readonly string[]): Promise<number> {
-  const args = parseCommand(
-    argv,
-    {
-      run: { type: "string" },
-      format: { type: "string" },
-      out: { type: "string" },
-      labels: { type: "string" },
-      mode: { type: "string" },
-      split: { type: "string" },
-      data: { type: "string" },
-      turns: { type: "boolean" },
-      source: { type: "string" },
-      layout: { type: "string" },
-      force: { type: "boolean" },
-      store: { type: "string" },
-    },
-    Args,
-  );
+  const args = parseCommand(argv, Args);
   const store = await RunStore.openExisting(args.store);
   if (!store) throw new UsageError(`--store: no store at ${resolve(args.store ?? defaultStoreRoot())}`);
   const run = store.get(args.run);

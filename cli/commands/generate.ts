@@ -34,7 +34,7 @@ const Args = z.object({
 });
 
 export async function generateCommand(argv: readonly string[]): Promise<number> {
-  const args = parseCommand(argv, { n: { type: "string" }, seed: { type: "string" }, out: { type: "string" }, quiet: { type: "boolean" } }, Args);
+  const args = parseCommand(argv, Args);
   const kind = args._[0];
   const generator = await loadGenerator(kind).catch((err: Error) => {
     throw new UsageError(err.message);

@@ -26,7 +26,7 @@ const Args = z.object({
 });
 
 export async function importCommand(argv: readonly string[]): Promise<number> {
-  const args = parseCommand(argv, { title: { type: "string" }, store: { type: "string" } }, Args);
+  const args = parseCommand(argv, Args);
   const store = await RunStore.open(args.store);
   const { run, sap } = await importSap(store, args._[1], args.title);
   for (const p of sap.problems) process.stderr.write(`warning: ${args._[1]}: ${p}\n`);

@@ -15,7 +15,7 @@ import { PRESETS } from "../../models/presets.js";
 import { PolicyTokenizer } from "../../models/tokenizer.js";
 import { DataError } from "../../worlds/core/errors.js";
 import { intArg, numArg, parseCommand, UsageError } from "../args.js";
-import { deviceArgs, deviceOptions, useDevice } from "../device.js";
+import { deviceArgs, useDevice } from "../device.js";
 import { readTextInput } from "../../worlds/core/text-input.js";
 
 export const MODEL_HELP = `socialworld model <command> ...
@@ -76,11 +76,7 @@ const InitArgs = z.object({
 });
 
 async function init(argv: readonly string[]): Promise<number> {
-  const a = parseCommand(
-    argv,
-    { preset: { type: "string" }, out: { type: "string" }, seed: { type: "string" }, corpus: { type: "string" }, tokenizer: { type: "string" }, "tokenizer-from": { type: "string" }, context: { type: "string" }, force: { type: "boolean" } },
-    InitArgs,
-  );
+  const a = parseCommand(argv, InitArgs);
   if (existsSync(a.out) && readdirSync(a.out).length > 0 && !a.force) throw new UsageError(`--out: ${a.out} is not empty (use --force to overwrite)`);
   const m = await createFromScratch({
     preset: a.preset,
@@ -138,22 +134,7 @@ const GenerateArgs = z.object({
 });
 
 async function generate(argv: readonly string[]): Promise<number> {
-  const a = parseCommand(
-    argv,
-    {
-      prompt: { type: "string" },
-      chat: { type: "boolean" },
-      "max-new-tokens": { type: "string" },
-      temperature: { type: "string" },
-      "top-k": { type: "string" },
-      "top-p": { type: "string" },
-      seed: { type: "string" },
-      stop: { type: "string", multiple: true },
-      adapter: { type: "string" },
-      ...deviceOptions,
-    },
-    GenerateArgs,
-  );
+  const a = parseCommand(argv, GenerateArgs);
   await useDevice(a);
   const ck = loadCheckpoint(a._[0]);
   if (a.adapter) useAdapterFolder(ck.model, a.adapter);
@@ -176,11 +157,7 @@ const LogitsArgs = z.object({
 });
 
 async function logits(argv: readonly string[]): Promise<number> {
-  const a = parseCommand(
-    argv,
-    { text: { type: "string" }, json: { type: "boolean" }, chat: { type: "boolean" }, dtype: { type: "string" }, adapter: { type: "string" }, all: { type: "boolean" } },
-    LogitsArgs,
-  );
+  const a = parseCommand(argv, LogitsArgs);
   if (a.all && !a.json) throw new UsageError("--all goes with --json");
   const ck = loadCheckpoint(a._[0], { dtype: a.dtype });
   if (a.adapter) useAdapterFolder(ck.model, a.adapter);
@@ -216,7 +193,7 @@ const MergeArgs = z.object({
 const MERGE_TOLERANCE = 1e-5;
 
 async function mergeLora(argv: readonly string[]): Promise<number> {
-  const a = parseCommand(argv, { adapter: { type: "string" }, out: { type: "string" }, text: { type: "string" }, force: { type: "boolean" } }, MergeArgs);
+  const a = parseCommand(argv, MergeArgs);
   if (existsSync(a.out) && readdirSync(a.out).length > 0 && !a.force) throw new UsageError(`--out: ${a.out} is not empty (use --force to overwrite)`);
   const ck = loadCheckpoint(a._[0]);
   const adapter = useAdapterFolder(ck.model, a.adapter);
@@ -244,7 +221,7 @@ const ExportArgs = z.object({
 });
 
 async function exportCommand(argv: readonly string[]): Promise<number> {
-  const a = parseCommand(argv, { out: { type: "string" } }, ExportArgs);
+  const a = parseCommand(argv, ExportArgs);
   const ck = loadCheckpoint(a._[0]);
   const r = exportOnnx(ck.model, ck.dir, a.out ?? ck.dir);
   process.stdout.write(`wrote ${r.path}${r.externalData ? ` and ${r.externalData}` : ""} (${(r.bytes / 1e6).toFixed(1)} MB, opset 17)\n`);

@@ -30,7 +30,6 @@ Options:
 }
 
 const Args = z.object({
-  _: z.tuple([]),
   run: z.string({ error: "is required" }).min(1),
   out: z.string({ error: "is required" }).min(1),
   types: z
@@ -45,8 +44,7 @@ const Args = z.object({
 });
 
 export async function questionsCommand(argv: readonly string[]): Promise<number> {
-  const s = { type: "string" } as const;
-  const a = parseCommand(argv, { run: s, out: s, types: s, max: s, seed: s, store: s, quiet: { type: "boolean" } }, Args, false);
+  const a = parseCommand(argv, Args);
   prepareOutput("--out", a.out);
   const store = await RunStore.openExisting(a.store);
   const run = store?.get(a.run);

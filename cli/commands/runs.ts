@@ -28,7 +28,7 @@ const Args = z.object({
 const PAGE = 1000;
 
 export async function runsCommand(argv: readonly string[]): Promise<number> {
-  const args = parseCommand(argv, { store: { type: "string" }, offset: { type: "string" }, limit: { type: "string" } }, Args);
+  const args = parseCommand(argv, Args);
   const store = await RunStore.openExisting(args.store);
   const [verb, id] = args._;
   if (!store) {

@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { z } from "zod";
 import { intArg, parseCommand, UsageError } from "../args.js";
-import { DEVICE_HELP, deviceArgs, deviceOptions, useDevice } from "../device.js";
+import { DEVICE_HELP, deviceArgs, useDevice } from "../device.js";
 
 export const SERVE_POLICY_HELP = `socialworld serve-policy DIR [DIR...] [options]
 
@@ -59,23 +59,7 @@ const Args = z.object({
 });
 
 export async function servePolicyCommand(argv: readonly string[]): Promise<number> {
-  const args = parseCommand(
-    argv,
-    {
-      adapters: { type: "string" },
-      port: { type: "string" },
-      host: { type: "string" },
-      "api-key": { type: "string" },
-      open: { type: "boolean" },
-      "max-per-client": { type: "string" },
-      "max-batch": { type: "string" },
-      "max-waiting": { type: "string" },
-      threads: { type: "string" },
-      ...deviceOptions,
-      "no-enforce-format": { type: "boolean" },
-    },
-    Args,
-  );
+  const args = parseCommand(argv, Args);
   await useDevice(args);
   const { attachAdapters, parseModelArg, repeatedId } = await import("../../server/openai/models.js");
   const { ConfigError, portFromEnv } = await import("../../server/config.js");

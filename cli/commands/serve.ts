@@ -9,7 +9,7 @@ import { ConfigError, configFromEnv, type ServerConfig } from "../../server/conf
 import { RedisUrlSchema, shownUrl } from "../../server/group/redis-url.js";
 import { openV1Warning } from "../../server/security/v1-exposure.js";
 import { intArg, parseCommand, UsageError } from "../args.js";
-import { DEVICE_HELP, deviceArgs, deviceOptions, useDevice } from "../device.js";
+import { DEVICE_HELP, deviceArgs, useDevice } from "../device.js";
 import { LAUNCHED_ENV, serveGroup } from "./serve-group.js";
 
 export const SERVE_HELP = `socialworld serve [options]
@@ -68,26 +68,7 @@ const Args = z.object({
 });
 
 export async function serveCommand(argv: readonly string[]): Promise<number> {
-  const args = parseCommand(
-    argv,
-    {
-      port: { type: "string" },
-      host: { type: "string" },
-      store: { type: "string" },
-      "data-root": { type: "string", multiple: true },
-      "admin-token": { type: "string" },
-      "api-key": { type: "string" },
-      "open-v1": { type: "boolean" },
-      "allow-origin": { type: "string", multiple: true },
-      "no-demo": { type: "boolean" },
-      redis: { type: "string" },
-      "public-address": { type: "string" },
-      processes: { type: "string" },
-      threads: { type: "string" },
-      ...deviceOptions,
-    },
-    Args,
-  );
+  const args = parseCommand(argv, Args);
   await useDevice(args);
   // Loaded only when asked, as simulate does: imported at the top, it made every command start Node's ES module loader (test/cli/bundle.test.ts).
   if (args.threads !== undefined) (await import("../../models/native.js")).loadNative().setThreads(args.threads);

@@ -152,21 +152,7 @@ async function decidersFor(spec: string, seed: number): Promise<Deciders> {
 
 export async function simulateCommand(argv: readonly string[]): Promise<number> {
   const str = { type: "string" } as const;
-  const a = parseCommand(
-    argv,
-    {
-      agent: str,
-      seed: str,
-      json: str,
-      "log-households": str,
-      resume: str,
-      threads: str,
-      store: str,
-      quiet: { type: "boolean" },
-      ...Object.fromEntries(PARAM_KEYS.map((k) => [kebab(k), str])),
-    },
-    Args,
-  );
+  const a = parseCommand(argv, Args);
   const params = paramsFrom(a);
   if (a.json) prepareOutput("--json", a.json);
   if (a.threads) (await import("../../models/native.js")).loadNative().setThreads(a.threads);

@@ -222,15 +222,7 @@ export function configFromArgs(a: Args): GrpoConfigInput {
 export async function grpoCommand(argv: readonly string[]): Promise<number> {
   const str = { type: "string" } as const;
   const bool = { type: "boolean" } as const;
-  const a = parseCommand(
-    argv,
-    Object.fromEntries(
-      Object.keys(Args.shape)
-        .filter((k) => k !== "_")
-        .map((k) => [k, ["dynamic-sampling", "skip-solved", "mask-truncated", "soft", "quiet"].includes(k) ? bool : str]),
-    ),
-    Args,
-  );
+  const a = parseCommand(argv, Args);
   if (!a.model && !a.resume) throw new UsageError("--model DIR is required (the policy to start from)");
   if (!a.world === !a.bench) throw new UsageError("give exactly one of --world NAME and --bench NAME --data FILE");
   if (a.bench && !a.data) throw new UsageError("--bench needs --data FILE");

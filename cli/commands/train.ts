@@ -18,7 +18,7 @@ import { readTrainerState } from "../../trainers/sft/state.js";
 import { dataId, stateSettings, trainSft, type SftSettings } from "../../trainers/sft/trainer.js";
 import { claimFolder, FolderInUse, type FolderClaim } from "../../store/folder-claim.js";
 import { intArg, numArg, parseCommand, UsageError } from "../args.js";
-import { DEVICE_HELP, deviceArgs, deviceOptions, useDevice } from "../device.js";
+import { DEVICE_HELP, deviceArgs, useDevice } from "../device.js";
 import { loraArg } from "../lora-option.js";
 import { Progress } from "../progress.js";
 import { GRPO_HELP, grpoCommand } from "./train-grpo.js";
@@ -109,16 +109,7 @@ type Args = z.infer<typeof Args>;
 export async function trainCommand(argv: readonly string[]): Promise<number> {
   if (argv[0] === "grpo") return grpoCommand(argv.slice(1));
   const str = { type: "string" } as const;
-  const a = parseCommand(
-    argv,
-    {
-      model: str, init: str, data: str, out: str, steps: str, lr: str, "min-lr": str, warmup: str, batch: str, "grad-accum": str, "max-len": str, "prompt-loss": str,
-      "weight-decay": str, beta1: str, beta2: str, clip: str, seed: str, "save-every": str, keep: str, resume: str, lora: str, "min-reward": str, threads: str,
-      ...deviceOptions,
-      quiet: { type: "boolean" },
-    },
-    Args,
-  );
+  const a = parseCommand(argv, Args);
   if (!a.model === !a.init) throw new UsageError("give exactly one of --model DIR and --init PRESET");
   const lora = loraArg(a.lora);
   if (lora && !a.model) throw new UsageError("--lora adapts an existing model: give --model DIR (train one first with --init)");

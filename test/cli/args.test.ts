@@ -1,20 +1,71 @@
-/** Number options of the command: text that is not a number and a number out of range say different things. */
+/**
+ * The command's options: each declared once, in its zod schema (parseArgs' table derived from it);
+ * number options: text that is not a number and a number out of range say different things.
+ */
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { intArg, numArg, parseCommand } from "../../cli/args.js";
+import { intArg, numArg, parseArgsOptions, parseCommand } from "../../cli/args.js";
+import { householdList } from "../../measurements/economy-options.js";
 import { main } from "../../cli/main.js";
 import { captureOutput } from "../capture.js";
 import { usageMessage } from "./usage-message.js";
 
 const io = captureOutput();
 
+describe("a command's options, declared once in its zod schema (parseArgsOptions)", () => {
+  it("makes a boolean a flag and every other option a value, from the schema's keys", () => {
+    expect(parseArgsOptions(z.object({ runs: intArg(1, 100).default(5), quick: z.boolean().default(false), data: z.string().optional() }))).toEqual({ runs: { type: "string" }, quick: { type: "boolean" }, data: { type: "string" } });
+  });
+
+  it("reads through defaults, optionals, refinements and transforms to the type parseArgs gives; an array of text may be given again", () => {
+    const schema = z.object({
+      households: householdList("100,1000"),
+      sizes: z.string().regex(/^\d+(,\d+)*$/).transform((s) => s.split(",").map(Number)).refine((xs) => xs.length > 0).default([1]),
+      mode: z.enum(["on", "off"]).default("on"),
+      lr: numArg().positive().optional(),
+      share: z.coerce.number().min(0).max(1).default(0.5),
+      "no-kill": z.boolean().default(false).optional(),
+      root: z.array(z.string().min(1)).default([]),
+      _: z.array(z.string()),
+    });
+    const types = Object.entries(parseArgsOptions(schema)).map(([name, o]) => `${name}:${o.type}${o.multiple ? "*" : ""}`);
+    expect(types).toEqual(["households:string", "sizes:string", "mode:string", "lr:string", "share:string", "no-kill:boolean", "root:string*"]);
+  });
+
+  it("refuses a schema the command line cannot fill, naming the option", () => {
+    // parseArgs gives text: a number without coerce would fail every value, a coerced boolean take "false" for true.
+    expect(() => parseArgsOptions(z.object({ runs: z.number().default(1) }))).toThrow(/--runs: a number schema/);
+    expect(() => parseArgsOptions(z.object({ quick: z.coerce.boolean() }))).toThrow(/--quick: a boolean \(coerced\)/);
+    expect(() => parseArgsOptions(z.object({ list: z.array(z.number()) }))).toThrow(/--list: a array/);
+  });
+
+  it("takes positionals only where the schema has `_`, and an array's option each time it is given", () => {
+    const schema = z.object({ root: z.array(z.string().min(1)).default([]) });
+    expect(usageMessage(() => parseCommand(["a"], schema), "a")).toMatch(/^Unexpected argument 'a'/);
+    expect(parseCommand(["--root", "a", "--root", "b"], schema)).toEqual({ root: ["a", "b"] });
+    expect(parseCommand(["a", "--root", "b"], schema.extend({ _: z.tuple([z.string()]) }))).toEqual({ _: ["a"], root: ["b"] });
+  });
+
+  it("are read from every command's schema: an unknown option is a usage error, not a crash", async () => {
+    const commands = [
+      ["audit"], ["bench"], ["bench", "rec"], ["data"], ["demo"], ["eval-context"], ["export"], ["generate"], ["import"], ["questions"], ["runs"],
+      ["model", "init"], ["model", "generate"], ["model", "logits"], ["model", "merge-lora"], ["model", "export-onnx"],
+      ["serve"], ["serve-policy"], ["simulate"], ["train", "sft"], ["train", "grpo"],
+    ];
+    for (const c of commands) {
+      io.err = "";
+      expect(await main([...c, "--no-such-option"]), c.join(" ")).toBe(2);
+      expect(io.err).toContain(`: unknown option --no-such-option\n`);
+    }
+  });
+});
+
 describe("number options", () => {
   const schema = z.object({ n: intArg(1, 10).optional(), t: numArg().positive().optional() });
-  const options = { n: { type: "string" }, t: { type: "string" } } as const;
-  const error = (argv: string[]) => usageMessage(() => parseCommand(argv, options, schema), argv.join(" "));
+  const error = (argv: string[]) => usageMessage(() => parseCommand(argv, schema), argv.join(" "));
 
   it("say which check failed", () => {
     expect(error(["--n", "ten"])).toBe("--n: expected a number");
@@ -26,9 +77,9 @@ describe("number options", () => {
     // A negative number after the option is its value (parseArgs alone calls it ambiguous).
     expect(error(["--n", "-3"])).toBe("--n: Too small: expected number to be >=1");
     expect(error(["--t", "-.5"])).toBe("--t: Too small: expected number to be >0");
-    expect(parseCommand(["--n", "2", "--", "--t", "-1"], options, schema.extend({ _: z.array(z.string()) }))).toEqual({ n: 2, _: ["--t", "-1"] });
+    expect(parseCommand(["--n", "2", "--", "--t", "-1"], schema.extend({ _: z.array(z.string()) }))).toEqual({ n: 2, _: ["--t", "-1"] });
     expect(error(["--n", "-x"])).toMatch(/^Option '--n' argument is ambiguous/);
-    expect(parseCommand(["--n", "3", "--t", "0.5"], options, schema)).toEqual({ n: 3, t: 0.5 });
+    expect(parseCommand(["--n", "3", "--t", "0.5"], schema)).toEqual({ n: 3, t: 0.5 });
   });
 
   it("reach the user through the command with exit status 2", async () => {

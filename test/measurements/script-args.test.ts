@@ -9,8 +9,7 @@ import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { intArg, numArg } from "../../cli/args.js";
-import { householdList } from "../../measurements/economy-options.js";
-import { parseArgsOptions, parseScriptArgs, type ScriptSpec } from "../../measurements/script-args.js";
+import { parseScriptArgs, type ScriptSpec } from "../../measurements/script-args.js";
 import { MAX_QUIZ_QUESTIONS, QuizOptionsSchema } from "../../server/rooms/options.js";
 import { usageMessage } from "../cli/usage-message.js";
 
@@ -20,30 +19,9 @@ const spec = {
   schema: z.object({ runs: intArg(1, 100).default(5), quick: z.boolean().default(false), data: z.string().optional() }),
 } satisfies ScriptSpec<z.ZodObject>;
 
-describe("parseArgsOptions", () => {
-  it("makes a boolean a flag and every other option a value, from the schema's keys", () => {
-    expect(parseArgsOptions(spec.schema)).toEqual({ runs: { type: "string" }, quick: { type: "boolean" }, data: { type: "string" } });
-  });
-
-  it("reads through defaults, optionals, refinements and transforms to the type parseArgs gives", () => {
-    const schema = z.object({
-      households: householdList("100,1000"),
-      sizes: z.string().regex(/^\d+(,\d+)*$/).transform((s) => s.split(",").map(Number)).refine((xs) => xs.length > 0).default([1]),
-      mode: z.enum(["on", "off"]).default("on"),
-      lr: numArg().positive().optional(),
-      share: z.coerce.number().min(0).max(1).default(0.5),
-      "no-kill": z.boolean().default(false).optional(),
-      _: z.array(z.string()),
-    });
-    const types = Object.entries(parseArgsOptions(schema)).map(([name, o]) => `${name}:${o.type}`);
-    expect(types).toEqual(["households:string", "sizes:string", "mode:string", "lr:string", "share:string", "no-kill:boolean"]);
-  });
-
-  it("refuses a schema the command line cannot fill, naming the option, even on --help", () => {
-    // parseArgs gives text: a number without coerce would fail every value, a coerced boolean take "false" for true.
-    expect(() => parseArgsOptions(z.object({ runs: z.number().default(1) }))).toThrow(/--runs: a number schema/);
-    expect(() => parseArgsOptions(z.object({ quick: z.coerce.boolean() }))).toThrow(/--quick: a boolean \(coerced\)/);
-    expect(() => parseScriptArgs({ name: "x", usage: "x", schema: z.object({ list: z.array(z.string()) }) }, ["--help"])).toThrow(/--list: a array/);
+describe("a script's schema", () => {
+  it("is refused when the command line cannot fill it, naming the option, even on --help", () => {
+    expect(() => parseScriptArgs({ name: "x", usage: "x", schema: z.object({ list: z.array(z.number()) }) }, ["--help"])).toThrow(/--list: a array/);
   });
 });
 
