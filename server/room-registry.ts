@@ -3,7 +3,8 @@
  * registry (store/room-registry.ts) with its resolved options, its run and its creator's tokens;
  * a simulation room also notes each episode as it starts. When a server starts, it recreates the
  * rooms of a server that is gone (killed, crashed, stopped), under their ids: a benchmark room
- * goes on with its run where its log ends, a simulation room plays its interrupted episode again.
+ * goes on with its run where its log ends, a simulation room plays its interrupted episode again
+ * (the next one when its log has that one already: EpisodeRoom.takeUp).
  *
  * A room leaves the registry when it ends by itself (its run done and its linger over) or is
  * stopped by an admin; a server that is shutting down leaves its rooms registered, to come back.

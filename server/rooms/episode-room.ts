@@ -9,7 +9,9 @@ import type { Episode, TimestepRecord } from "../../worlds/core/episode.js";
 import { runEpisode } from "../../worlds/core/loop.js";
 import type { Scenario } from "../../worlds/core/scenario.js";
 import { EpisodeLog } from "../../store/episode-log.js";
+import { readLogPage } from "../../store/log-index.js";
 import type { RunRecord } from "../../store/run-store.js";
+import { QUIZ_CLOSED, QUIZ_OPEN } from "../security/open-quizzes.js";
 import { BaseRoom } from "./base-room.js";
 import { pause } from "./pause.js";
 import { ControllerFallback } from "./seat-agent.js";
@@ -75,18 +77,60 @@ export abstract class EpisodeRoom<S extends Scenario = Scenario> extends BaseRoo
     this.log = new EpisodeLog(this.ctx.store.episodesPath(this.run));
   }
 
-  /** Plays from `first` on, in the background (finish() waits for it). */
-  protected startPlaying(first: EpisodePlan<S>, firstSeed: number): void {
+  /**
+   * Where a room recreated after its server died takes its run up (`seed` when it is not one):
+   * the episode it was in, played again from its start. When the run's log holds that episode
+   * already (the server died in the pause after it, or before the next one's number reached the
+   * room registry), the next one instead, or nothing more for a room that plays one episode:
+   * played again, it was in the log twice (the same story, told twice). Sets the count of
+   * episodes played before it.
+   */
+  protected takeUp(seed: number): { seed: number; over: boolean } {
+    if (!this.restoring) return { seed, over: false };
+    // No episode noted: the registry has it from the second one on (the first starts before the room is kept).
+    const at = this.restoring.episode ?? { number: 1, seed };
+    const logged = this.lastLoggedEpisode();
+    const over = logged >= at.number && !this.loopOptions().loop;
+    const next = logged >= at.number && !over ? logged + 1 : at.number;
+    this.episodes = next - 1;
+    // Seeds follow one another from episode to episode, as play() draws them.
+    return { seed: (at.seed + next - at.number) >>> 0, over };
+  }
+
+  /**
+   * The number of the last episode a restored room's log holds whole (0 when there is none). An
+   * episode whose quiz was opened and never closed is not: the room plays it again, its quiz with
+   * it (server/security/open-quizzes.ts).
+   */
+  private lastLoggedEpisode(): number {
+    const run = this.restoring?.runId ? this.ctx.store.get(this.restoring.runId) : undefined;
+    if (!run) return 0;
+    const path = this.ctx.store.episodesPath(run);
+    // An episode's record sits between the records opening and closing its quiz: the last few say.
+    const { total } = readLogPage(path, 0, 0);
+    const tail = readLogPage<{ kind?: string; episode?: unknown; context_id?: string }>(path, Math.max(0, total - 8), 8).records;
+    const i = tail.findLastIndex((r) => r.kind === "room_episode" && typeof r.episode === "number");
+    if (i < 0) return 0;
+    const n = tail[i]!.episode as number;
+    const quizOpen = tail.some((r) => r.kind === QUIZ_OPEN && r.episode === n) && !tail.slice(i).some((r) => r.kind === QUIZ_CLOSED && r.episode === n);
+    return quizOpen ? n - 1 : n;
+  }
+
+  /**
+   * Plays from `first` on, in the background (finish() waits for it); with no `first` (a restored
+   * room whose one episode was logged before), the room only ends.
+   */
+  protected startPlaying(first: EpisodePlan<S> | undefined, firstSeed: number): void {
     this.playing = this.play(first, firstSeed);
   }
 
-  private async play(first: EpisodePlan<S>, firstSeed: number): Promise<void> {
+  private async play(first: EpisodePlan<S> | undefined, firstSeed: number): Promise<void> {
     const opts = this.loopOptions();
     let plan = first;
     let seed = firstSeed;
     const signal = this.abort.signal;
     try {
-      for (;;) {
+      while (plan) {
         this.setStatus("running");
         await this.playEpisode(plan, seed);
         if (!opts.loop || signal.aborted) break;

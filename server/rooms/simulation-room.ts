@@ -77,17 +77,15 @@ export class SimulationRoom extends EpisodeRoom {
       tickMs: opts.tickMs,
       turnDeadlineMs: opts.turnDeadlineMs,
     });
-    // A room restored after its server was killed plays the episode it was in again, from its start.
-    const restored = this.restoring?.episode;
-    const firstSeed = restored?.seed ?? opts.seed;
-    if (restored) this.episodes = restored.number - 1;
+    // A room restored after its server was killed takes its run up where its log ends.
+    const { seed: firstSeed, over } = this.takeUp(opts.seed);
     // The first scenario now, so that seats exist (and private seat tokens can be handed out) at creation.
     const first = await this.scenarios.create(firstSeed, this.worldOptions);
     checkSeatNames(opts, first.world.agents(first.initialState), "simulation room", "story");
     const controllers = await this.beginEpisode(first, firstSeed);
     await this.startRun({ world: opts.world, seed: opts.seed, loop: opts.loop });
     if (selfPlaySpec) this.joinSelfPlay(opts, selfPlaySpec);
-    this.startPlaying({ scenario: first, controllers }, firstSeed);
+    this.startPlaying(over ? undefined : { scenario: first, controllers }, firstSeed);
     this.register();
   }
 

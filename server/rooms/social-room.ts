@@ -85,14 +85,13 @@ export class SocialRoom extends EpisodeRoom<SocialScenarioPlay> {
     );
     this.onMessage(SOCIAL_C2S.perspective, (client, message: unknown) => this.onPerspective(client, message));
     this.onMessage(SOCIAL_C2S.post, (client, message: unknown) => this.onPost(client, message));
-    const restored = this.restoring?.episode;
-    const firstSeed = restored?.seed ?? opts.seed;
-    if (restored) this.episodes = restored.number - 1;
+    // A room restored after its server was killed takes its run up where its log ends.
+    const { seed: firstSeed, over } = this.takeUp(opts.seed);
     const first = this.scenario(firstSeed);
     checkSeatNames(opts, first.world.agents(first.initialState), "social room", "network");
     const controllers = await this.beginEpisode(first, firstSeed);
     await this.startRun({ world: "social", seed: opts.seed, users: opts.users, loop: opts.loop });
-    this.startPlaying({ scenario: first, controllers }, firstSeed);
+    this.startPlaying(over ? undefined : { scenario: first, controllers }, firstSeed);
     this.register();
   }
 

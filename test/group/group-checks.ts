@@ -1,9 +1,22 @@
 /**
- * What the group tests ask of every process (its REST API as an admin) and check after a fault:
- * the rooms each lists, and the log lines of the rooms it recreated.
+ * What the group tests start (processes on a Redis and a store of their own), ask of every process
+ * (its REST API as an admin) and check after a fault: the rooms each lists, and the log lines of
+ * the rooms it recreated.
  */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { expect } from "vitest";
-import { ADMIN, type Served } from "../server/child-server.js";
+import { ADMIN, serve, type Served } from "../server/child-server.js";
+import { startRedis, type TestRedis } from "./redis-server.js";
+
+/** `n` `serve` processes in one group: one Redis, one store (a new folder named from `prefix`); `env(i)` is added to process i's. */
+export async function startGroup(n: number, prefix: string, env: (i: number) => Record<string, string> = () => ({})): Promise<{ redis: TestRedis; store: string; servers: Served[] }> {
+  const redis = await startRedis();
+  const store = mkdtempSync(join(tmpdir(), prefix));
+  const servers = await Promise.all(Array.from({ length: n }, (_, i) => serve(store, ["--redis", redis.url], env(i))));
+  return { redis, store, servers };
+}
 
 /** A request's status and JSON body. */
 export async function json(url: string, init: RequestInit = {}): Promise<{ status: number; json: any }> {
