@@ -102,7 +102,11 @@ async function heldOut(held: HeldOutJob, round: number, spec: string): Promise<v
 }
 
 async function round(): Promise<boolean> {
-  if (job.heldOut?.start !== undefined) await heldOut(job.heldOut, 0, job.heldOut.start);
+  if (job.heldOut?.start !== undefined) {
+    await heldOut(job.heldOut, 0, job.heldOut.start);
+    // Stopped while the starting policy was asked: nothing trained, nothing to keep.
+    if (abort.signal.aborted) return true;
+  }
   const scenario = await (await loadScenario(job.world.name)).create(job.world.seed, job.world.options);
   const { all: source } = await selfPlayPoints(scenario.world, job.episodes, { ...(job.system !== undefined ? { system: job.system } : {}), turns: job.turns });
   const store = await RunStore.open(job.store);
