@@ -11,8 +11,10 @@
  * round's policy those same questions, greedily, as the quiz asks them. The same questions for
  * every round: the rows differ by what the policies learned, not by which stories came up. The
  * quiz of the episodes each round played itself (new to it, but its own stories) is printed
- * beside them. The script prints
- * `| round | held-out quiz accuracy [95% Wilson] | own episodes' quiz | reward signal |` (OUT/results.md, OUT/curve.svg).
+ * beside them, and so is the training board's own held-out curve: the room holds out its first
+ * `--board-held-out` quizzed episodes (the `heldOutEpisodes` option) and scores every round on
+ * them itself. The script prints
+ * `| round | held-out quiz accuracy [95% Wilson] | the board's held-out | own episodes' quiz | reward signal |` (OUT/results.md, OUT/curve.svg).
  *
  *   node dist/measurements/selfplay-quiz.js [--out DIR] [--rounds N] [--episodes N] [--quiz-questions N]
  *       [--eval-episodes N] [--eval-questions N] [--eval-seed S] [--sft-steps N] [--train-questions N]
@@ -34,7 +36,7 @@ import { pairedChange } from "../benchmarks/paired-change.js";
 import { accuracyCell, wilsonInterval } from "../benchmarks/wilson-interval.js";
 import { MAX_QUIZ_QUESTIONS } from "../server/rooms/options.js";
 import type { RoomSummary } from "../server/protocol.js";
-import type { QuizAccuracyPoint, TrainingRun } from "../server/training-board.js";
+import type { HeldOutPoint, QuizAccuracyPoint, TrainingRun } from "../server/training-board.js";
 import { clock, socialworld, wallTimeLine, type StageTiming } from "./cli-process.js";
 import { recipeSft, recipeSftData } from "./learn-recipe.js";
 import { linePlot } from "./line-plot.js";
@@ -56,6 +58,8 @@ Options:
   --eval-episodes N       held-out episodes the rounds are scored on (default 30)
   --eval-questions N      at most this many of their questions, drawn with --seed (default: all)
   --eval-seed S           the held-out episodes' first seed (default --seed + 1000000)
+  --board-held-out N      the self-play room holds out its first N quizzed episodes, never trained on,
+                          and the training board scores every round on them (default 20; 0: none)
   --sft-steps N           SFT optimizer steps (batch 32) of the starting policy (default 300)
   --train-questions N     generated ToMi questions the starting policy is SFT'd on (default 4000)
   --round-steps N         GRPO steps of each self-play round (default 6)
@@ -79,6 +83,7 @@ const values = scriptArgs({
     "eval-episodes": intArg(1, 10_000).default(30),
     "eval-questions": intArg(1).optional(),
     "eval-seed": intArg(0, 2 ** 32 - 1).optional(),
+    "board-held-out": intArg(0, 1000).default(20),
     "sft-steps": intArg(1).default(300),
     "train-questions": intArg(6).default(4000),
     "round-steps": intArg(1, 1000).default(6),
@@ -211,6 +216,8 @@ const roomOptions = {
     // its own: under the action grammar every turn is valid, so the turns would teach nothing.
     recentEpisodes: E,
     turns: false,
+    // The board's own held-out curve: the room's first episodes, never trained on, every round scored on them.
+    ...(values["board-held-out"] > 0 ? { heldOutEpisodes: values["board-held-out"] } : {}),
     // Dynamic sampling: a group whose replies all got the same reward (all right, or all wrong)
     // has no advantage; the round samples more questions until each step's groups can teach.
     trainer: {
@@ -224,6 +231,7 @@ const elapsed = () => (performance.now() - t0) / 1000;
 /** When each round's policy began to play (round 0: when the room opened). */
 const live = new Map<number, number>([[0, 0]]);
 let curve: QuizAccuracyPoint[] = [];
+let boardHeldOut: HeldOutPoint[] = [];
 let rounds: TrainingRun[] = [];
 let trainingEpisodes = 0;
 const sp = await server(join(out, "store"), "serve");
@@ -246,6 +254,7 @@ try {
     }
     const latest = rounds.sort((a, b) => (b.round ?? 0) - (a.round ?? 0))[0];
     if (latest?.quizAccuracy) curve = latest.quizAccuracy;
+    if (latest?.heldOutAccuracy) boardHeldOut = latest.heldOutAccuracy;
     const done = rounds.filter((r) => r.status === "done").length;
     process.stderr.write(`\r[self-play] ${clock(elapsed())}: ${trainingEpisodes} episodes, ${done}/${values.rounds} rounds trained   `);
     if (done >= values.rounds) break;
@@ -304,6 +313,7 @@ function byStory(round: number): string {
 
 // 5. The table, the reward signal of each round, and the curve.
 const own = new Map(curve.map((q) => [q.round, q]));
+const board = new Map(boardHeldOut.map((p) => [p.round, p]));
 const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
 const signal = (round: number): string => {
   const r = rounds.find((x) => x.round === round);
@@ -319,7 +329,8 @@ const rows = [...scores.entries()].map(([round, r]) => {
   const q = own.get(round);
   const change = round === 0 ? undefined : pairedChange(rightById(0), rightById(round));
   const vs0 = change ? `+${change.gained} −${change.lost} (p ${change.p < 0.001 ? "< 0.001" : change.p.toFixed(3)})` : "–";
-  return `| ${round} | ${accuracyCell(r.correct, r.total)} | ${byStory(round)} | ${vs0} | ${q ? `${accuracyCell(q.correct, q.questions)}, ${q.episodes} ep.` : "–"} | ${signal(round)} | ${live.has(round) ? clock(live.get(round)!) : "–"} |`;
+  const b = board.get(round);
+  return `| ${round} | ${accuracyCell(r.correct, r.total)} | ${byStory(round)} | ${vs0} | ${b ? accuracyCell(b.correct, b.questions) : "–"} | ${q ? `${accuracyCell(q.correct, q.questions)}, ${q.episodes} ep.` : "–"} | ${signal(round)} | ${live.has(round) ? clock(live.get(round)!) : "–"} |`;
 });
 const typeRows = [...scores.entries()].map(([round, r]) => `| ${round} | ${types.map((t) => { const s = r.byType[t]; return s ? `${(100 * s.correct / s.total).toFixed(1)}% (${s.correct}/${s.total})` : "–"; }).join(" | ")} |`);
 const load = loadavg().map((l) => l.toFixed(1)).join(", ");
@@ -331,9 +342,12 @@ const text = [
   `seats acting at temperature ${values["act-temperature"]} among the valid actions. Held-out: ${heldOut.questions} questions about ${heldOut.episodes} episodes the starting policy played from seed ${heldSeeds[0]} on (at most to ${heldSeeds[1]}; training played seeds ${trainSeeds[0]}-${trainSeeds[1]}): ${heldOut.types}.`,
   "Each round's policy answers them greedily, as the quiz asks. The questions about one story are not independent: the Wilson interval treats them as if they were, the bootstrap over stories does not;",
   "the rounds answer the same questions, so the change against round 0 is counted question by question. A seat's quiz questions overlap the other seats' (an episode has about 9): its own episodes' column counts each seat's answers.",
+  values["board-held-out"] > 0
+    ? `The board's held-out column is the training board's own curve (heldOutEpisodes ${values["board-held-out"]}): every round on the quiz questions of the self-play room's first ${values["board-held-out"]} quizzed episodes, which no round trained on${boardHeldOut[0] ? ` (${boardHeldOut[0].questions} questions, set ${boardHeldOut[0].questionSet})` : ""}.`
+    : "The room held out no episodes (--board-held-out 0): the board has no held-out curve.",
   "",
-  "| round | held-out quiz accuracy [95% Wilson] | [95% over stories] | against round 0: right now, wrong before / the reverse (McNemar p) | its own episodes' quiz [95% Wilson] | the round's reward signal | playing since |",
-  "|--:|--:|--:|--:|--:|:--|--:|",
+  "| round | held-out quiz accuracy [95% Wilson] | [95% over stories] | against round 0: right now, wrong before / the reverse (McNemar p) | the board's held-out [95% Wilson] | its own episodes' quiz [95% Wilson] | the round's reward signal | playing since |",
+  "|--:|--:|--:|--:|--:|--:|:--|--:|",
   ...rows,
   "",
   "By type, held-out:",

@@ -184,9 +184,10 @@ export class ProgressHub {
 
   /**
    * A run made progress (`progress`), finished (`finished`: the event carries its summary), or, for
-   * self-play, its pool's quiz accuracy grew (`quiz_accuracy`: not a run's progress, not kept for the snapshot).
+   * self-play, its pool's quiz accuracy grew (`quiz_accuracy`) or a round's policy was scored on its
+   * held-out questions (`held_out_accuracy`): those two are not a run's progress, not kept for the snapshot.
    */
-  publish(type: "progress" | "finished" | "quiz_accuracy", event: ProgressEvent): void {
+  publish(type: "progress" | "finished" | "quiz_accuracy" | "held_out_accuracy", event: ProgressEvent): void {
     if (type === "finished") this.latest.delete(event.runId);
     else if (type === "progress") this.latest.set(event.runId, event);
     if (!this.ns) return;

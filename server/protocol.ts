@@ -187,4 +187,4 @@ export type { RecordAudit as EpisodeAudit } from "./run-audit.js";
 export type { Leak } from "../worlds/core/leak-audit.js";
 
 /** Training runs as `GET /api/training` and the progress stream's "trainer" events carry them (one type, the board's). */
-export type { QuizAccuracyPoint, TrainingMetrics, TrainingRun } from "./training-board.js";
+export type { HeldOutPoint, QuizAccuracyPoint, TrainingMetrics, TrainingRun } from "./training-board.js";

@@ -74,6 +74,35 @@ const QuizAccuracyPointSchema = z.object({
 export type QuizAccuracyPoint = Readonly<z.infer<typeof QuizAccuracyPointSchema>>;
 const QuizSeriesSchema = z.array(QuizAccuracyPointSchema).max(100_000);
 
+/**
+ * Self-play with held-out episodes (the pool's `heldOutEpisodes`): each round's policy on the
+ * same fixed questions, those of episodes no round trained on, with the 95% Wilson interval of
+ * its accuracy (benchmarks/wilson-interval.ts). Round 0 is the starting policy.
+ */
+const HeldOutPointSchema = z.object({
+  round: z.number().int().min(0),
+  questions: z.number().int().min(0),
+  correct: z.number().int().min(0),
+  accuracy: finite,
+  low: finite,
+  high: finite,
+  /** Names the question set (a hash of its question ids): the same for every point of a pool. */
+  questionSet: z.string().max(64),
+});
+export type HeldOutPoint = Readonly<z.infer<typeof HeldOutPointSchema>>;
+const HeldOutSeriesSchema = z.array(HeldOutPointSchema).max(100_000);
+
+/**
+ * A self-play run's curves (the pool's, round by round), by field: the news the processes of a
+ * group tell each other when one grows, the stream's event, and the series' schema.
+ */
+const CURVES = {
+  quizAccuracy: { news: "training-quiz", event: "quiz_accuracy", schema: QuizSeriesSchema },
+  heldOutAccuracy: { news: "training-held-out", event: "held_out_accuracy", schema: HeldOutSeriesSchema },
+} as const;
+type Curve = keyof typeof CURVES;
+type CurveOf<K extends Curve> = readonly z.infer<(typeof CURVES)[K]["schema"]>[number][];
+
 /** What a step says of its run (also as the processes of a group pass it on: server-side, checked on arrival). */
 const StepInfoSchema = z.object({
   runId: Id,
@@ -85,6 +114,7 @@ const StepInfoSchema = z.object({
   privateRoomIds: z.array(z.string()).max(10_000).optional(),
   round: z.number().int().min(0).optional(),
   quizAccuracy: QuizSeriesSchema.optional(),
+  heldOutAccuracy: HeldOutSeriesSchema.optional(),
 });
 /** What the board is told of a run with its steps (self-play rounds: their round and rooms). */
 export type RunInfo = z.input<typeof StepInfoSchema>;
@@ -111,6 +141,8 @@ export interface TrainingRun {
   error?: string;
   /** Self-play: the pool's quiz accuracy on new episodes, round by round (the run's own round's so far). */
   quizAccuracy?: QuizAccuracyPoint[];
+  /** Self-play with held-out episodes: the pool's accuracy on the same held-out questions, round by round. */
+  heldOutAccuracy?: HeldOutPoint[];
   readonly startedAt: string;
   updatedAt: string;
   history: TrainingMetrics[];
@@ -147,11 +179,13 @@ export class TrainingBoard {
       const m = StepMetricsSchema.safeParse(metrics);
       if (i.success && m.success) this.apply(i.data, m.data);
     });
-    hub.hear("training-quiz", (runId, series) => {
-      const id = Id.safeParse(runId);
-      const q = QuizSeriesSchema.safeParse(series);
-      if (id.success && q.success) this.setQuiz(id.data, q.data);
-    });
+    for (const field of Object.keys(CURVES) as Curve[]) {
+      hub.hear(CURVES[field].news, (runId, series) => {
+        const id = Id.safeParse(runId);
+        const q = CURVES[field].schema.safeParse(series);
+        if (id.success && q.success) this.setCurve(id.data, field, q.data as CurveOf<typeof field>);
+      });
+    }
     hub.hear("training-finish", (runId, status, extra) => {
       const f = FinishSchema.safeParse({ runId, status, extra });
       if (f.success) this.close(f.data.runId, f.data.status, f.data.extra);
@@ -210,6 +244,7 @@ export class TrainingBoard {
       roomIds: run.roomIds,
       ...(run.round !== undefined ? { round: run.round } : {}),
       ...(run.quizAccuracy ? { quizAccuracy: run.quizAccuracy } : {}),
+      ...(run.heldOutAccuracy ? { heldOutAccuracy: run.heldOutAccuracy } : {}),
       metrics,
     });
   }
@@ -251,21 +286,31 @@ export class TrainingBoard {
     if (info.privateRoomIds) this.privateRooms.set(run.runId, new Set(info.privateRoomIds));
     if (info.round !== undefined) run.round = info.round;
     if (info.quizAccuracy) run.quizAccuracy = [...info.quizAccuracy];
+    if (info.heldOutAccuracy) run.heldOutAccuracy = [...info.heldOutAccuracy];
     return run;
   }
 
   /** Self-play: the pool's quiz accuracy, round by round, now that another quiz was answered (on its latest round's run). */
   quizAccuracy(runId: string, series: readonly QuizAccuracyPoint[]): void {
-    const run = this.setQuiz(runId, series);
-    if (!run) return;
-    this.hub.tell("training-quiz", runId, series);
-    this.hub.publish("quiz_accuracy", { runId, kind: "trainer", quizAccuracy: run.quizAccuracy });
+    this.curve(runId, "quizAccuracy", series);
   }
 
-  private setQuiz(runId: string, series: readonly QuizAccuracyPoint[]): TrainingRun | undefined {
+  /** Self-play: the pool's accuracy on its held-out questions, round by round, now that a round's policy was scored (on its latest round's run). */
+  heldOutAccuracy(runId: string, series: readonly HeldOutPoint[]): void {
+    this.curve(runId, "heldOutAccuracy", series);
+  }
+
+  private curve<K extends Curve>(runId: string, field: K, series: CurveOf<K>): void {
+    const run = this.setCurve(runId, field, series);
+    if (!run) return;
+    this.hub.tell(CURVES[field].news, runId, series);
+    this.hub.publish(CURVES[field].event, { runId, kind: "trainer", [field]: run[field] });
+  }
+
+  private setCurve<K extends Curve>(runId: string, field: K, series: CurveOf<K>): TrainingRun | undefined {
     const run = this.runs.get(runId);
     if (!run) return undefined;
-    run.quizAccuracy = [...series];
+    (run[field] as CurveOf<K>) = [...series];
     run.updatedAt = new Date().toISOString();
     return run;
   }

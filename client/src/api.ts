@@ -1,4 +1,4 @@
-import type { EpisodeAudit, Leak, QuizAccuracyPoint, RoomSummary, TrainingMetrics, TrainingRun } from "../../server/protocol.js";
+import type { EpisodeAudit, HeldOutPoint, Leak, QuizAccuracyPoint, RoomSummary, TrainingMetrics, TrainingRun } from "../../server/protocol.js";
 
 /** The REST API (docs/server.md, "REST API"). */
 export interface RunRecord {
@@ -36,7 +36,7 @@ export interface SocializedContext {
   socialized_context: { timestep: string; state: string; observations: string[]; actions: string[] }[];
 }
 
-export type { EpisodeAudit, Leak, QuizAccuracyPoint, RoomSummary, TrainingMetrics, TrainingRun };
+export type { EpisodeAudit, HeldOutPoint, Leak, QuizAccuracyPoint, RoomSummary, TrainingMetrics, TrainingRun };
 
 async function get<T>(path: string): Promise<T> {
   const res = await fetch(path, { headers: { accept: "application/json" } });

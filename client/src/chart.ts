@@ -14,6 +14,10 @@ export interface SeriesSpec {
   readonly color: string;
   /** Formats a value for the axis, the legend and the last-value label (formatNumber by default). */
   readonly format?: (y: number) => string;
+  /** Dashes and gaps in px ([4, 3]): a bound drawn beside its series. */
+  readonly dash?: readonly number[];
+  /** Line width in px (1.8 by default). */
+  readonly width?: number;
 }
 
 export interface ChartOptions {
@@ -28,6 +32,8 @@ export interface ChartOptions {
   readonly scatter?: boolean;
   /** Said after the title ("corr -0.42"). */
   readonly note?: string;
+  /** The area between two series filled (an interval's bounds: their indexes in the series given, upper first). */
+  readonly band?: { readonly between: readonly [number, number]; readonly fill: string };
 }
 
 export interface Point {
@@ -102,11 +108,13 @@ export class Chart {
         ...series.map((s, i) => ({
           label: s.name,
           stroke: s.color,
-          width: 1.8,
+          width: s.width ?? 1.8,
+          ...(s.dash ? { dash: [...s.dash] } : {}),
           value: (_u: uPlot, v: number | null) => (v === null ? "–" : this.formats[i]!(v)),
           ...(opts.scatter ? { paths: () => null, points: { show: true, size: 7, fill: s.color, stroke: s.color } } : { points: { show: (u: uPlot) => u.data[0].length <= 1 } }),
         })),
       ],
+      ...(opts.band ? { bands: [{ series: [opts.band.between[0] + 1, opts.band.between[1] + 1] as [number, number], fill: opts.band.fill }] } : {}),
       legend: { live: true },
       cursor: { drag: { x: true, y: false, setScale: true } },
     };

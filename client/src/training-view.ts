@@ -1,14 +1,19 @@
 /**
  * The training dashboard (#/training): every training run the server knows of (self-play rounds
  * of its rooms, and `train grpo --server` runs elsewhere), with its reward, KL and accuracy over
- * the steps as plots, and for self-play the pool's quiz accuracy on new episodes round by round,
- * updated live from the socket.io progress stream.
+ * the steps as plots, and for self-play the pool's quiz accuracy round by round: on its fixed
+ * held-out questions (with the pool's `heldOutEpisodes`: the measure of a rise, with its 95%
+ * interval) and on the episodes each round played itself (other stories every round), updated
+ * live from the socket.io progress stream.
  */
-import { api, type QuizAccuracyPoint, type TrainingMetrics, type TrainingRun } from "./api.js";
+import { api, type HeldOutPoint, type QuizAccuracyPoint, type TrainingMetrics, type TrainingRun } from "./api.js";
 import { Chart } from "./chart.js";
 import { ago, h, keepChildren, replace } from "./dom.js";
 import { formatNumber, pct } from "./format.js";
 import { onProgress } from "./progress.js";
+
+/** The held-out chart's title: the same questions every round, so that a reader does not take it for the room's own quiz. */
+const HELD_OUT_TITLE = "quiz accuracy on held-out episodes (the same questions every round)";
 
 export function showTraining(app: HTMLElement): () => void {
   const box = h("div#training", h("p.muted", "loading training runs…"));
@@ -47,6 +52,7 @@ export function showTraining(app: HTMLElement): () => void {
     if (e.kind !== "trainer") return;
     let run = runs.get(e.runId);
     if (e.quizAccuracy && run) run.quizAccuracy = e.quizAccuracy;
+    if (e.heldOutAccuracy && run) run.heldOutAccuracy = e.heldOutAccuracy;
     if (type === "progress" && e.metrics) {
       if (!run) {
         run = { runId: e.runId, title: e.title ?? e.runId, source: e.source ?? "", steps: e.steps ?? 0, status: "running", roomIds: e.roomIds ?? [], startedAt: new Date().toISOString(), updatedAt: new Date().toISOString(), history: [] };
@@ -54,6 +60,7 @@ export function showTraining(app: HTMLElement): () => void {
       }
       if (e.round !== undefined) run.round = e.round;
       if (e.quizAccuracy) run.quizAccuracy = e.quizAccuracy;
+      if (e.heldOutAccuracy) run.heldOutAccuracy = e.heldOutAccuracy;
       run.status = "running";
       run.updatedAt = new Date().toISOString();
       const i = run.history.findIndex((m) => m.step >= e.metrics!.step);
@@ -82,17 +89,31 @@ class RunCard {
   private readonly accuracy = new Chart("accuracy", [{ name: "accuracy", color: "#1f8a4c", format: (y) => pct(y) }], { yMin: 0, yMax: 1 });
   /** Self-play: each round's policy on the quiz questions of episodes it played (new to it), by round. */
   private readonly quiz = new Chart("quiz accuracy on new episodes", [{ name: "quiz accuracy", color: "#8b3fb5", format: (y) => pct(y) }], { yMin: 0, yMax: 1, xLabel: "round" });
+  /**
+   * Self-play with held-out episodes: each round's policy on the same questions, of episodes no
+   * round trained on, with the 95% Wilson interval as a band: the curve that shows a rise.
+   */
+  private readonly heldOut = new Chart(
+    HELD_OUT_TITLE,
+    [
+      { name: "held-out accuracy", color: "#c2410c", format: (y) => pct(y) },
+      { name: "95% high", color: "#e9a27c", format: (y) => pct(y), dash: [4, 3], width: 1 },
+      { name: "95% low", color: "#e9a27c", format: (y) => pct(y), dash: [4, 3], width: 1 },
+    ],
+    { yMin: 0, yMax: 1, xLabel: "round", band: { between: [1, 2], fill: "rgba(194, 65, 12, 0.12)" } },
+  );
   readonly element: HTMLElement;
 
   constructor(runId: string) {
     this.quiz.element.hidden = true;
+    this.heldOut.element.hidden = true;
     this.element = h(
       "div.card.training-run",
       { dataset: { run: runId } },
       this.head,
       this.meta,
       this.figures,
-      h("div.charts", this.reward.element, this.kl.element, this.accuracy.element, this.quiz.element),
+      h("div.charts", this.reward.element, this.kl.element, this.accuracy.element, this.heldOut.element, this.quiz.element),
     );
   }
 
@@ -124,9 +145,19 @@ class RunCard {
     this.quiz.element.hidden = quiz.length === 0;
     const lastQuiz = quiz.at(-1);
     if (lastQuiz) this.quiz.update([quiz.map((q) => ({ x: q.round, y: q.accuracy }))], `round ${lastQuiz.round}: ${lastQuiz.correct}/${lastQuiz.questions}`);
+    const held: readonly HeldOutPoint[] = run.heldOutAccuracy ?? [];
+    this.heldOut.element.hidden = held.length === 0;
+    const lastHeld = held.at(-1);
+    if (lastHeld) {
+      const series = (f: (p: HeldOutPoint) => number) => held.map((p) => ({ x: p.round, y: f(p) }));
+      this.heldOut.update(
+        [series((p) => p.accuracy), series((p) => p.high), series((p) => p.low)],
+        `round ${lastHeld.round}: ${lastHeld.correct}/${lastHeld.questions} [${pct(lastHeld.low)}, ${pct(lastHeld.high)}]`,
+      );
+    }
   }
 
   destroy(): void {
-    for (const c of [this.reward, this.kl, this.accuracy, this.quiz]) c.destroy();
+    for (const c of [this.reward, this.kl, this.accuracy, this.heldOut, this.quiz]) c.destroy();
   }
 }

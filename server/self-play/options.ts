@@ -23,6 +23,12 @@ export const SelfPlayOptionsSchema = z
     /** Train on at most this many of the most recent episodes. */
     recentEpisodes: z.number().int().min(1).max(10_000).default(50),
     /**
+     * Hold out the pool's first N quizzed episodes: never trained on, their quiz questions are the
+     * fixed set every round's policy (and the starting one) is scored on (the board's
+     * `heldOutAccuracy`). No round trains before the N are played. Needs the room's `quiz`.
+     */
+    heldOutEpisodes: z.number().int().min(1).max(1000).optional(),
+    /**
      * Learn from the policy seats' turns too, rewarded by validity and the world's own rewards
      * (false: from the quiz questions alone). Under constrained decoding every action is valid, so
      * in a world without rewards of its own (ToMi) the turns teach nothing and only cost rollouts.

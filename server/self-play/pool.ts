@@ -10,6 +10,11 @@
  * episode changes policy halfway. Each round is a store run (kind "grpo") with its rollouts, and its
  * metrics go to the training board (the dashboard and the socket.io stream).
  *
+ * With `heldOutEpisodes: N`, the pool's first N quizzed episodes are held out: no round trains on
+ * them (or starts before they are played), and their quiz questions are the fixed set every
+ * round's policy, and the starting one, is scored on in the round's thread (held-out.ts): the
+ * board's `heldOutAccuracy`, the same questions round after round.
+ *
  * In a group of processes (docs/scale.md) the rooms of one pool may live in several processes, each
  * with a pool of that name; one of them trains (PoolPeers: a lease in Redis), the others pass it
  * their episodes, and every round it finishes is played by the rooms of every process.
@@ -19,9 +24,11 @@ import { releasePolicy } from "../../agents/policy/agents.js";
 import { parseAgentTarget } from "../../agents/policy/options.js";
 import type { RunStore } from "../../store/run-store.js";
 import type { SelfPlayEpisode } from "../../trainers/grpo/self-play-points.js";
-import type { QuizAccuracyPoint, TrainingBoard } from "../training-board.js";
+import { wilsonInterval } from "../../benchmarks/wilson-interval.js";
+import type { HeldOutPoint, QuizAccuracyPoint, TrainingBoard } from "../training-board.js";
+import type { HeldOutScore } from "./held-out.js";
 import { roundConfig, type SelfPlayOptions } from "./options.js";
-import { runRoundThread } from "./round-thread.js";
+import { runRoundThread, type HeldOutReport } from "./round-thread.js";
 
 /** How a seat played by the pool's policy answered an episode's quiz. */
 export interface SeatQuizScore {
@@ -77,6 +84,10 @@ export class SelfPlayPool implements PoolOfPeers {
   private readonly peers: PoolPeers | undefined;
   /** Quiz answers by the round whose policy gave them (every episode, kept for the whole curve). */
   private readonly quiz = new Map<number, { episodes: number; questions: number; correct: number }>();
+  /** The held-out episodes (`heldOutEpisodes`): the first quizzed ones, never trained on. */
+  private readonly heldOut: PlayedEpisode[] = [];
+  /** Each round's policy on the held-out questions (round 0: the starting policy). */
+  private readonly heldOutScores = new Map<number, HeldOutScore>();
   /** The board run of the latest round (where the quiz accuracy curve is shown). */
   private lastRunId: string | undefined;
   private fresh = 0;
@@ -168,6 +179,24 @@ export class SelfPlayPool implements PoolOfPeers {
       .map(([round, q]) => ({ round, episodes: q.episodes, questions: q.questions, correct: q.correct, accuracy: q.questions ? q.correct / q.questions : 0 }));
   }
 
+  /** Each round's accuracy on the held-out questions, with its 95% Wilson interval (empty without `heldOutEpisodes`). */
+  heldOutAccuracy(): HeldOutPoint[] {
+    return [...this.heldOutScores.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([round, s]) => ({ round, questions: s.questions, correct: s.correct, accuracy: s.questions ? s.correct / s.questions : 0, ...wilsonInterval(s.correct, s.questions), questionSet: s.questionSet }));
+  }
+
+  /** The quiz files of the held-out episodes, once all are played (undefined before, and without `heldOutEpisodes`). */
+  heldOutFiles(): string[] | undefined {
+    const n = this.options.heldOutEpisodes;
+    return n !== undefined && this.heldOut.length === n ? this.heldOut.map((e) => e.quizFile!) : undefined;
+  }
+
+  /** Whether rounds wait for held-out episodes still to be played. */
+  private get holdingOut(): boolean {
+    return this.options.heldOutEpisodes !== undefined && this.heldOut.length < this.options.heldOutEpisodes;
+  }
+
   /** A room finished an episode (and its quiz, when the room quizzes). */
   record(episode: PlayedEpisode): void {
     // Kept here too: if the trainer dies, this process may take the pool over with them.
@@ -195,6 +224,13 @@ export class SelfPlayPool implements PoolOfPeers {
   private keep(episode: PlayedEpisode): void {
     this.countQuiz(episode.quizScores ?? []);
     if (episode.turns.length === 0 && !episode.quizFile) return;
+    if (episode.quizFile && this.holdingOut) {
+      // Held out whole (its turns too): no round learns from it.
+      this.heldOut.push(episode);
+      this.note(`self-play: episode held out (${this.heldOut.length} of ${this.options.heldOutEpisodes}): every round is scored on its quiz, none trains on it`);
+      if (!this.holdingOut) this.maybeTrain(false);
+      return;
+    }
     this.episodes.push(episode);
     if (this.episodes.length > this.options.recentEpisodes) this.episodes.splice(0, this.episodes.length - this.options.recentEpisodes);
     this.fresh++;
@@ -220,7 +256,7 @@ export class SelfPlayPool implements PoolOfPeers {
   }
 
   private maybeTrain(onTimer: boolean): void {
-    if (this.training || this.abort.signal.aborted || this.fresh === 0) return;
+    if (this.training || this.abort.signal.aborted || this.fresh === 0 || this.holdingOut) return;
     if (this.peers && !this.peers.trains()) return;
     const due = onTimer || (this.options.everyEpisodes !== undefined && this.fresh >= this.options.everyEpisodes);
     if (!due) return;
@@ -236,6 +272,8 @@ export class SelfPlayPool implements PoolOfPeers {
     const specs = this.episodes.slice();
     this.fresh = 0;
     const out = join(this.store.root, "selfplay", this.name, `round-${round}`);
+    const trained = `policy:${out}${this.query}`;
+    const heldOutFiles = this.heldOutFiles();
     const config = roundConfig(this.options);
     const title = `Self-play ${this.shownName}: round ${round}`;
     const rooms = [...this.rooms.entries()];
@@ -266,6 +304,8 @@ export class SelfPlayPool implements PoolOfPeers {
           title,
           // A private room's episodes are in the round's rollouts.
           ...(this.anyPrivate ? { runParams: { visibility: "private" } } : {}),
+          // Scored in the round's thread: the round's policy once trained, the starting one first if it has no score yet.
+          ...(heldOutFiles ? { heldOut: { files: heldOutFiles, round, trained, ...(this.heldOutScores.has(0) ? {} : { start: this.baseSpec }) } } : {}),
         },
         {
           signal: this.abort.signal,
@@ -274,8 +314,8 @@ export class SelfPlayPool implements PoolOfPeers {
             source = info.source;
             this.lastRunId = runId ?? out;
           },
-          onStep: (m) =>
-            this.board.step({ runId: runId ?? out, title, source, steps: config.steps, roomIds, privateRoomIds, round, quizAccuracy: this.quizAccuracy() }, m),
+          onStep: (m) => this.board.step({ runId: runId ?? out, title, source, steps: config.steps, roomIds, privateRoomIds, round, ...this.curves() }, m),
+          onHeldOut: (r) => this.heldOutScored(r),
         },
       );
       if (r.interrupted) {
@@ -284,7 +324,7 @@ export class SelfPlayPool implements PoolOfPeers {
         return;
       }
       this.dirs.push(out);
-      this.current = `policy:${out}${this.query}`;
+      this.current = trained;
       this.board.finish(runId ?? out, "done", { checkpoint: out });
       this.peers?.announce(this.dirs);
       this.note(`self-play: round ${round} done; rooms play it from their next episode`);
@@ -295,10 +335,27 @@ export class SelfPlayPool implements PoolOfPeers {
       const message = (err as Error).message;
       await this.closeStoreRun(runId, "failed", message);
       // On the board even when the round failed before its first step (its run shows why).
-      this.board.fail({ runId: runId ?? out, title, source, steps: config.steps, roomIds, privateRoomIds, round, quizAccuracy: this.quizAccuracy() }, message);
+      this.board.fail({ runId: runId ?? out, title, source, steps: config.steps, roomIds, privateRoomIds, round, ...this.curves() }, message);
       this.note(`self-play: round ${round} failed: ${message}`);
       console.error(`[self-play ${this.name}] round ${round}: ${(err as Error).stack ?? String(err)}`);
     }
+  }
+
+  /** What a round's run shows of the pool's curves. */
+  private curves(): { quizAccuracy: QuizAccuracyPoint[]; heldOutAccuracy?: HeldOutPoint[] } {
+    const held = this.heldOutAccuracy();
+    return { quizAccuracy: this.quizAccuracy(), ...(held.length ? { heldOutAccuracy: held } : {}) };
+  }
+
+  /** A policy's held-out score from a round's thread: on the board now (the starting policy's may come before the round's first step, which then brings it). */
+  private heldOutScored(r: HeldOutReport): void {
+    if (r.type === "heldOutFailed") {
+      this.note(`self-play: round ${r.round}'s policy could not be scored on the held-out questions: ${r.message}`);
+      console.error(`[self-play ${this.name}] held-out score of round ${r.round}: ${r.message}`);
+      return;
+    }
+    this.heldOutScores.set(r.round, { questions: r.questions, correct: r.correct, questionSet: r.questionSet });
+    if (this.lastRunId) this.board.heldOutAccuracy(this.lastRunId, this.heldOutAccuracy());
   }
 
   /** A round whose thread was stopped or died leaves its store run "running": it is closed as what it was. */

@@ -9,9 +9,13 @@ import { startModuleWorker } from "../module-worker.js";
 import type { StepMetrics } from "../../trainers/grpo/metrics.js";
 import type { FromRound, RoundJob } from "./round-worker.js";
 
+export type HeldOutReport = Extract<FromRound, { type: "heldOut" | "heldOutFailed" }>;
+
 export interface RoundHooks {
   readonly onStart?: (info: { runId: string | null; source: string }) => void;
   readonly onStep?: (m: StepMetrics) => void;
+  /** A policy's score on the pool's held-out questions (round 0: the starting policy), or why it has none. */
+  readonly onHeldOut?: (score: HeldOutReport) => void;
   readonly signal?: AbortSignal;
   /** How long an aborted round may take to reach its next step before its thread is terminated. */
   readonly graceMs?: number;
@@ -50,6 +54,7 @@ export function runRoundThread(job: Omit<RoundJob, "stop">, hooks: RoundHooks = 
       try {
         if (msg.type === "start") hooks.onStart?.({ runId: msg.runId, source: msg.source });
         else if (msg.type === "step") hooks.onStep?.(msg.metrics);
+        else if (msg.type === "heldOut" || msg.type === "heldOutFailed") hooks.onHeldOut?.(msg);
         else if (msg.type === "done") settle(() => resolve({ interrupted: msg.interrupted }));
         else settle(() => reject(Object.assign(new Error(msg.message), msg.stack ? { stack: msg.stack } : {})));
       } catch (err) {

@@ -10,6 +10,11 @@
  * is written under its lock, so the main thread's copy and this one agree). It reports the run's
  * start, each step's metrics and the outcome as messages; the stop flag ends the round after its
  * current step, with a checkpoint.
+ *
+ * With a held-out set (the pool's `heldOutEpisodes`), the thread also asks the round's policy every
+ * held-out question once it is trained (held-out.ts), and the starting policy before the first
+ * round trains: a bench of a thousand questions is seconds to a minute of the CPU, which the
+ * event loop must not spend either.
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { parseLoraOption } from "../../models/lora-settings.js";
@@ -19,6 +24,7 @@ import type { StepMetrics } from "../../trainers/grpo/metrics.js";
 import { selfPlayPoints, type SelfPlayEpisode } from "../../trainers/grpo/self-play-points.js";
 import { runGrpoSession } from "../../trainers/grpo/session.js";
 import { loadScenario } from "../../worlds/registry.js";
+import { scoreHeldOut } from "./held-out.js";
 
 /** What a round needs, as plain data (a worker's `workerData` is a structured clone). */
 export interface RoundJob {
@@ -41,6 +47,8 @@ export interface RoundJob {
   readonly config: GrpoConfig;
   readonly title: string;
   readonly runParams?: Record<string, unknown>;
+  /** The pool's held-out set: what to score, once the round is trained. */
+  readonly heldOut?: HeldOutJob;
   /**
    * One Int32 the event loop sets to 1 to stop the round. Read between steps: a round's steps are
    * native calls back to back, so a message would wait in this thread's queue until the round ends.
@@ -48,9 +56,21 @@ export interface RoundJob {
   readonly stop: SharedArrayBuffer;
 }
 
+/** The held-out episodes' quiz files, and the policies to ask their questions. */
+export interface HeldOutJob {
+  readonly files: readonly string[];
+  /** The round's number, and its policy as the seats are given it (`policy:OUT?options`). */
+  readonly round: number;
+  readonly trained: string;
+  /** The starting policy's spec when round 0 has no score yet: asked before the round trains. */
+  readonly start?: string;
+}
+
 export type FromRound =
   | { readonly type: "start"; readonly runId: string | null; readonly source: string }
   | { readonly type: "step"; readonly metrics: StepMetrics }
+  | { readonly type: "heldOut"; readonly round: number; readonly questions: number; readonly correct: number; readonly questionSet: string }
+  | { readonly type: "heldOutFailed"; readonly round: number; readonly message: string }
   | { readonly type: "done"; readonly interrupted: boolean }
   | { readonly type: "failed"; readonly message: string; readonly stack?: string };
 
@@ -61,7 +81,32 @@ const post = (msg: FromRound) => port.postMessage(msg);
 const stop = new Int32Array(job.stop);
 const abort = new AbortController();
 
+/** Scores `spec` on the held-out questions; a failure is reported and costs the round nothing (its checkpoint stands). */
+async function heldOut(held: HeldOutJob, round: number, spec: string): Promise<void> {
+  try {
+    const s = await scoreHeldOut({
+      world: job.world.name,
+      files: held.files,
+      spec,
+      signal: abort.signal,
+      // A bench is native calls back to back too: the stop flag is read between answers.
+      onAnswer: () => {
+        if (Atomics.load(stop, 0) === 1) abort.abort();
+      },
+    });
+    post({ type: "heldOut", round, ...s });
+  } catch (err) {
+    // Stopped: the server is closing, and no score is better than one on part of the set.
+    if (!abort.signal.aborted) post({ type: "heldOutFailed", round, message: (err as Error).message ?? String(err) });
+  }
+}
+
 async function round(): Promise<boolean> {
+  if (job.heldOut?.start !== undefined) {
+    await heldOut(job.heldOut, 0, job.heldOut.start);
+    // Stopped while the starting policy was asked: nothing trained, nothing to keep.
+    if (abort.signal.aborted) return true;
+  }
   const scenario = await (await loadScenario(job.world.name)).create(job.world.seed, job.world.options);
   const { all: source } = await selfPlayPoints(scenario.world, job.episodes, { ...(job.system !== undefined ? { system: job.system } : {}), turns: job.turns });
   const store = await RunStore.open(job.store);
@@ -87,6 +132,7 @@ async function round(): Promise<boolean> {
       if (Atomics.load(stop, 0) === 1) abort.abort();
     },
   });
+  if (!r.interrupted && job.heldOut) await heldOut(job.heldOut, job.heldOut.round, job.heldOut.trained);
   return r.interrupted;
 }
 

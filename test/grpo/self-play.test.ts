@@ -5,12 +5,15 @@
  * metrics reach the training board (REST) and the socket.io progress stream. A `train grpo --server`
  * run elsewhere posts its metrics through the admin API.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MetricsPublisher } from "../../trainers/grpo/publisher.js";
 import { framesOf, startTestServer, until, ADMIN, type TestServer, listenToProgress, type ProgressListener } from "../server/harness.js";
 import { tinyCheckpoint } from "../policy/fixtures.js";
+import { heldOutQuestions, questionSetOf, scoreHeldOut } from "../../server/self-play/held-out.js";
+import { wilsonInterval } from "../../benchmarks/wilson-interval.js";
+import { loadBenchmark } from "../../worlds/registry.js";
 
 let ts: TestServer;
 let progress: ProgressListener;
@@ -97,6 +100,56 @@ describe("self-play", () => {
     expect((await ts.api(`/api/rooms/${roomId}`, { method: "DELETE", admin: true })).status).toBe(200);
   });
 
+  it("holds out the first quizzed episodes: no round trains on them, and every round is scored on their questions", async () => {
+    const { dir } = await tinyCheckpoint(24);
+    const spec = `policy:${dir}?max_new_tokens=8&temperature=1&answer_temperature=0`;
+    const held: any[] = [];
+    progress.socket.on("held_out_accuracy", (e: any) => held.push(e));
+    const res = await selfPlayRoom(spec, 6, { everyEpisodes: 1, heldOutEpisodes: 2, turns: false, trainer: { steps: 1, prompts: 2, groupSize: 2, maxNewTokens: 8, lr: 1e-3 } }, { quiz: { questions: 2, deadlineMs: 20_000 } });
+    expect(res.status, res.text).toBe(201);
+    const roomId: string = res.json.roomId;
+    const pooled = async () => (await ts.api("/api/training")).json.runs.filter((r: any) => r.title.startsWith(`Self-play ${roomId}:`));
+    let latest: any;
+    await until(async () => {
+      latest = (await pooled()).find((r: any) => r.heldOutAccuracy?.some((p: any) => p.round === 2));
+      return latest !== undefined;
+    }, 120_000, "round 2's held-out score");
+    const runs = await pooled();
+
+    // The held-out episodes are the first two the room quizzed: their quiz files are in no round's sources.
+    const roomRun = (await ts.api(`/api/rooms/${roomId}`)).json.runId as string;
+    const quizDir = join(ts.store, "runs", roomRun, "quiz");
+    const files = readdirSync(quizDir)
+      .filter((f) => f.endsWith(".txt"))
+      .sort((a, b) => Number(/\d+/.exec(a)![0]) - Number(/\d+/.exec(b)![0]))
+      .map((f) => join(quizDir, f));
+    const heldOut = files.slice(0, 2);
+    // The store names them by their path in it.
+    const inStore = (f: string) => relative(ts.store, f);
+    const trainedOn: string[] = [];
+    for (const r of runs.filter((x: any) => x.round === 1 || x.round === 2)) {
+      const stored = (await ts.api(`/api/runs/${r.runId}`, { admin: true })).json.run;
+      trainedOn.push(...stored.params.sources.map((s: any) => s.data));
+    }
+    expect(trainedOn.length).toBeGreaterThan(0);
+    expect(trainedOn.filter((f) => !files.map(inStore).includes(f)), "the rounds' sources are the room's quiz files").toEqual([]);
+    expect(trainedOn.filter((f) => heldOut.map(inStore).includes(f)), "trained on held-out episodes").toEqual([]);
+
+    // The starting policy (round 0) and every round, on the same questions: every distinct question of those two files.
+    const series = latest.heldOutAccuracy as any[];
+    expect(series.map((p) => p.round)).toEqual([0, 1, 2]);
+    const questions = await heldOutQuestions(await loadBenchmark("tomi"), heldOut);
+    for (const p of series) {
+      expect(p).toMatchObject({ questions: questions.length, questionSet: questionSetOf(questions), accuracy: p.correct / questions.length, ...wilsonInterval(p.correct, questions.length) });
+    }
+    // Round 0 is the seats' own policy: the same score the spec gets on those files.
+    expect(series[0].correct).toBe((await scoreHeldOut({ world: "tomi", files: heldOut, spec })).correct);
+    // Live too: the stream carried the series.
+    await until(() => held.some((e) => e.heldOutAccuracy?.some((p: any) => p.round === 2)), 10_000, "the held-out series on the stream");
+    expect(events.some((e) => e.type === "progress" && e.event.heldOutAccuracy?.some((p: any) => p.round === 0))).toBe(true);
+    expect((await ts.api(`/api/rooms/${roomId}`, { method: "DELETE", admin: true })).status).toBe(200);
+  });
+
   it("names a private room's id, and its rounds' checkpoints and rollouts, to the admin only", async () => {
     const { dir } = await tinyCheckpoint(23);
     const spec = `policy:${dir}?max_new_tokens=8&temperature=1`;
@@ -134,6 +187,9 @@ describe("self-play", () => {
     const badLora = await ts.api("/api/rooms", { method: "POST", admin: true, body: { type: "simulation", options: { world: "tomi", selfPlay: { everyEpisodes: 1, lora: "r=x" } } } });
     expect(badLora.status).toBe(400);
     expect(badLora.json.error).toContain("selfPlay.lora: r must be a number");
+    const noQuiz = await ts.api("/api/rooms", { method: "POST", admin: true, body: { type: "simulation", options: { world: "tomi", defaultAgent: "policy:/nowhere", selfPlay: { everyEpisodes: 1, heldOutEpisodes: 3 } } } });
+    expect(noQuiz.status).toBe(400);
+    expect(noQuiz.json.error).toContain("selfPlay.heldOutEpisodes: give the room a quiz too");
   });
 
   it("with lora, makes each round an adapter of the base policy, continuing the previous round's", async () => {
