@@ -18,7 +18,7 @@
  *
  *   node dist/measurements/selfplay-quiz.js [--out DIR] [--rounds N] [--episodes N] [--quiz-questions N]
  *       [--eval-episodes N] [--eval-questions N] [--eval-seed S] [--sft-steps N] [--train-questions N]
- *       [--round-steps N] [--round-lr X] [--round-kl X] [--act-temperature T] [--seed S] [--start DIR] [--threads N]
+ *       [--round-steps N] [--round-lr X] [--round-kl X] [--round-prompts N] [--round-temperature T] [--round-advantage grpo|rft] [--act-temperature T] [--seed S] [--start DIR] [--threads N]
  *
  * Every stage is the project's command line (`generate`, `model init`, `train sft`, `serve`,
  * `questions`, `bench`) and its HTTP API, as a user would run them. Not a test.
@@ -35,6 +35,7 @@ import { bootstrapInterval } from "../benchmarks/episode-bootstrap.js";
 import { pairedChange } from "../benchmarks/paired-change.js";
 import { accuracyCell, wilsonInterval } from "../benchmarks/wilson-interval.js";
 import { MAX_QUIZ_QUESTIONS } from "../server/rooms/options.js";
+import { ADVANTAGE_ESTIMATORS } from "../trainers/grpo/config.js";
 import type { RoomSummary } from "../server/protocol.js";
 import type { HeldOutPoint, QuizAccuracyPoint, TrainingRun } from "../server/training-board.js";
 import { clock, socialworld, wallTimeLine, type StageTiming } from "./cli-process.js";
@@ -65,6 +66,10 @@ Options:
   --round-steps N         GRPO steps of each self-play round (default 6)
   --round-lr X            learning rate of each self-play round (default 3e-5)
   --round-kl X            KL coefficient to the round's starting policy (default 0.01)
+  --round-prompts N       questions a GRPO step samples replies to (default 8)
+  --round-temperature T   temperature the rounds sample replies at (default 1)
+  --round-advantage E     the rounds' advantage estimator: grpo, or rft (rejection-sampling
+                          fine-tuning: the right replies of a group share its weight) (default grpo)
   --act-temperature T     temperature the seats act at, among the valid actions (default 1)
   --seed S                seed of every stage (default 1)
   --start DIR             start from this policy checkpoint instead (no generate, no SFT; never written to)
@@ -89,6 +94,9 @@ const values = scriptArgs({
     "round-steps": intArg(1, 1000).default(6),
     "round-lr": numArg().positive().max(1).default(3e-5),
     "round-kl": numArg().min(0).max(10).default(0.01),
+    "round-prompts": intArg(1, 256).default(8),
+    "round-temperature": numArg().positive().max(10).default(1),
+    "round-advantage": z.enum(ADVANTAGE_ESTIMATORS).default("grpo"),
     "act-temperature": numArg().min(0).max(10).default(1),
     seed: intArg(0, 2 ** 32 - 1).default(1),
     start: z.string().min(1).optional(),
@@ -221,7 +229,8 @@ const roomOptions = {
     // Dynamic sampling: a group whose replies all got the same reward (all right, or all wrong)
     // has no advantage; the round samples more questions until each step's groups can teach.
     trainer: {
-      steps: values["round-steps"], prompts: 8, groupSize: 8, maxNewTokens: 8, temperature: 1, lr: values["round-lr"], klCoef: values["round-kl"], clipHigh: 0.28, constrain: "options",
+      steps: values["round-steps"], prompts: values["round-prompts"], groupSize: 8, maxNewTokens: 8, temperature: values["round-temperature"], advantage: values["round-advantage"],
+      lr: values["round-lr"], klCoef: values["round-kl"], clipHigh: 0.28, constrain: "options",
       lossAggregation: "token-mean", dynamicSampling: true, maxRolloutBatches: 3, seed: values.seed,
     },
   },
@@ -338,7 +347,7 @@ const text = [
   values.start !== undefined
     ? `Self-play on ToMi from ${sft}, seed ${seed};`
     : `Self-play on ToMi: policy preset 1m (word tokenizer) SFT'd ${values["sft-steps"]} steps at batch 32 on ${values["train-questions"]} generated questions (the learning recipe, vanilla prompt), seed ${seed};`,
-  `a round of GRPO (${values["round-steps"]} steps of 8 questions x 8 replies, lr ${values["round-lr"]}, KL ${values["round-kl"]}, dynamic sampling, answers among the story's containers) on the quiz questions (${values["quiz-questions"]} per seat) of every ${E} episodes,`,
+  `a round of GRPO (${values["round-steps"]} steps of ${values["round-prompts"]} questions x 8 replies at temperature ${values["round-temperature"]}, ${values["round-advantage"]} advantages, lr ${values["round-lr"]}, KL ${values["round-kl"]}, dynamic sampling, answers among the story's containers) on the quiz questions (${values["quiz-questions"]} per seat) of every ${E} episodes,`,
   `seats acting at temperature ${values["act-temperature"]} among the valid actions. Held-out: ${heldOut.questions} questions about ${heldOut.episodes} episodes the starting policy played from seed ${heldSeeds[0]} on (at most to ${heldSeeds[1]}; training played seeds ${trainSeeds[0]}-${trainSeeds[1]}): ${heldOut.types}.`,
   "Each round's policy answers them greedily, as the quiz asks. The questions about one story are not independent: the Wilson interval treats them as if they were, the bootstrap over stories does not;",
   "the rounds answer the same questions, so the change against round 0 is counted question by question. A seat's quiz questions overlap the other seats' (an episode has about 9): its own episodes' column counts each seat's answers.",

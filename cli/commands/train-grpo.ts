@@ -13,7 +13,7 @@ import { writeFileAtomic } from "../../store/write-atomic.js";
 import { judgeModelArg } from "../judge-arg.js";
 import { RunStore } from "../../store/run-store.js";
 import { BenchPoints } from "../../trainers/grpo/bench-points.js";
-import { ADVANTAGE_STD, GRPO_CONSTRAIN_MODES, GrpoConfigSchema, KL_ESTIMATORS, KL_PLACEMENTS, LOSS_AGGREGATIONS, type GrpoConfigInput } from "../../trainers/grpo/config.js";
+import { ADVANTAGE_ESTIMATORS, ADVANTAGE_STD, GRPO_CONSTRAIN_MODES, GrpoConfigSchema, KL_ESTIMATORS, KL_PLACEMENTS, LOSS_AGGREGATIONS, type GrpoConfigInput } from "../../trainers/grpo/config.js";
 import { progressNote, type StepMetrics } from "../../trainers/grpo/metrics.js";
 import { MetricsPublisher } from "../../trainers/grpo/publisher.js";
 import { runGrpoSession, SettingsMismatch } from "../../trainers/grpo/session.js";
@@ -79,6 +79,8 @@ Sampling and batch:
   --micro-batch N (16 sequences per pass; memory only)
 
 Objective:
+  --advantage grpo|rft (grpo)  rft: rejection-sampling fine-tuning, the group's best replies (reward
+                           above 0) share the group's weight, the others 0 (docs/training.md)
   --advantage-std group|batch|none (group; none is Dr. GRPO)  --advantage-eps X (1e-6)
   --clip-low X (0.2)  --clip-high X (0.2; DAPO: 0.28)  --dual-clip C (3; 0 off)
   --loss-agg token-mean|seq-mean-token-mean|seq-mean-token-sum|seq-mean-token-sum-norm (token-mean)
@@ -140,6 +142,7 @@ const Args = z.object({
   epochs: intArg(1).optional(),
   "mini-batch": intArg(0).optional(),
   "micro-batch": intArg(1).optional(),
+  advantage: z.enum(ADVANTAGE_ESTIMATORS).optional(),
   "advantage-std": z.enum(ADVANTAGE_STD).optional(),
   "advantage-eps": numArg().min(0).optional(),
   "clip-low": numArg().min(0).max(1).optional(),
@@ -196,7 +199,7 @@ export function parseRewardWeights(spec: string): Record<string, number> {
 export function configFromArgs(a: Args): GrpoConfigInput {
   const pick: [keyof Args, keyof GrpoConfigInput][] = [
     ["steps", "steps"], ["prompts", "prompts"], ["group-size", "groupSize"], ["temperature", "temperature"], ["top-k", "topK"], ["top-p", "topP"], ["constrain", "constrain"],
-    ["max-new-tokens", "maxNewTokens"], ["epochs", "epochs"], ["mini-batch", "miniBatch"], ["micro-batch", "microBatch"], ["advantage-std", "advantageStd"],
+    ["max-new-tokens", "maxNewTokens"], ["epochs", "epochs"], ["mini-batch", "miniBatch"], ["micro-batch", "microBatch"], ["advantage", "advantage"], ["advantage-std", "advantageStd"],
     ["advantage-eps", "advantageEps"], ["clip-low", "clipLow"], ["clip-high", "clipHigh"], ["dual-clip", "dualClip"], ["loss-agg", "lossAggregation"],
     ["kl", "klCoef"], ["kl-estimator", "klEstimator"], ["kl-in", "klIn"], ["entropy", "entropyCoef"], ["max-rollout-batches", "maxRolloutBatches"],
     ["overlong-buffer", "overlongBuffer"], ["overlong-penalty", "overlongPenalty"], ["format-failure", "formatFailure"], ["leak-penalty", "leakPenalty"], ["lr", "lr"], ["min-lr", "minLr"],

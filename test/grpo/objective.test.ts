@@ -4,7 +4,7 @@
  * loss aggregations, the KL estimators, DAPO's overlong penalty and dynamic sampling's filter.
  */
 import { describe, expect, it } from "vitest";
-import { groupAdvantages, unbiasedStd } from "../../trainers/grpo/advantages.js";
+import { advantagesOf, groupAdvantages, rftAdvantages, teaches, unbiasedStd } from "../../trainers/grpo/advantages.js";
 import { GrpoConfigSchema, updatesPerBatch } from "../../trainers/grpo/config.js";
 import { isFlatGroup, keepInformativeGroups } from "../../trainers/grpo/dynamic-sampling.js";
 import { klGrad, klValue } from "../../trainers/grpo/kl.js";
@@ -38,6 +38,35 @@ describe("advantages", () => {
   it("a group with equal rewards has zero advantages; a group of one is R / (1 + eps) as verl has it", () => {
     expect(groupAdvantages([[0.7, 0.7, 0.7]], "group", 1e-6)).toEqual([[0, 0, 0]]);
     expect(groupAdvantages([[2]], "group", 1e-6)[0]![0]).toBeCloseTo(2 / (1 + 1e-6), 12);
+  });
+});
+
+describe("rft advantages (rejection-sampling fine-tuning)", () => {
+  it("the group's best replies share the group's weight G; the others get 0", () => {
+    expect(rftAdvantages([1, 0, 0, 1])).toEqual([2, 0, 0, 2]);
+    expect(rftAdvantages([0, 1, 0, 0])).toEqual([0, 4, 0, 0]);
+    // Graded rewards: only the best (RAFT keeps the top of each group); a format failure never.
+    expect(rftAdvantages([0.5, 0.9, -1, 0.9])).toEqual([0, 2, 0, 2]);
+  });
+
+  it("an all-right group teaches (each reply 1); a group where nothing earned a reward teaches nothing", () => {
+    expect(rftAdvantages([1, 1, 1])).toEqual([1, 1, 1]);
+    expect(rftAdvantages([0, 0, 0])).toEqual([0, 0, 0]);
+    expect(rftAdvantages([0, -1, 0])).toEqual([0, 0, 0]);
+    expect(teaches([1, 1, 1], "rft")).toBe(true);
+    expect(teaches([1, 1, 1], "grpo")).toBe(false);
+    expect(teaches([0, -1], "rft")).toBe(false);
+    expect(teaches([0, -1], "grpo")).toBe(true);
+    const r = keepInformativeGroups([{ rewards: [0, 0] }, { rewards: [1, 1] }, { rewards: [1, 0] }], (x) => teaches(x, "rft"));
+    expect(r.kept).toEqual([{ rewards: [1, 1] }, { rewards: [1, 0] }]);
+  });
+
+  it("the estimator is chosen by the config (grpo unless told)", () => {
+    const grpo = GrpoConfigSchema.parse({});
+    expect(grpo.advantage).toBe("grpo");
+    expect(advantagesOf([[1, 0]], grpo)).toEqual(groupAdvantages([[1, 0]], "group", grpo.advantageEps));
+    expect(advantagesOf([[1, 0], [0, 0]], GrpoConfigSchema.parse({ advantage: "rft" }))).toEqual([[2, 0], [0, 0]]);
+    expect(() => GrpoConfigSchema.parse({ advantage: "ppo" })).toThrow();
   });
 });
 

@@ -6,12 +6,15 @@
 import { z } from "zod";
 
 export const ADVANTAGE_STD = ["group", "batch", "none"] as const;
+/** How a group's rewards become its replies' advantages (advantages.ts: the registry). */
+export const ADVANTAGE_ESTIMATORS = ["grpo", "rft"] as const;
 export const LOSS_AGGREGATIONS = ["token-mean", "seq-mean-token-mean", "seq-mean-token-sum", "seq-mean-token-sum-norm"] as const;
 export const KL_ESTIMATORS = ["k1", "k2", "k3"] as const;
 export const KL_PLACEMENTS = ["loss", "reward"] as const;
 export const GRPO_CONSTRAIN_MODES = ["schema", "options", "off"] as const;
 
 export type AdvantageStd = (typeof ADVANTAGE_STD)[number];
+export type AdvantageEstimator = (typeof ADVANTAGE_ESTIMATORS)[number];
 export type LossAggregation = (typeof LOSS_AGGREGATIONS)[number];
 export type KlEstimator = (typeof KL_ESTIMATORS)[number];
 
@@ -44,7 +47,12 @@ export const GrpoConfigSchema = z
     /** Sequences per forward/backward pass (memory; does not change the result). */
     microBatch: z.number().int().min(1).default(16),
 
-    /** Advantage: (R - group mean) / (std + eps), std of the group, of the batch, or none (Dr. GRPO). */
+    /**
+     * The advantage estimator: grpo, (R - group mean) / (std + eps); or rft, rejection-sampling
+     * fine-tuning (the group's best replies share the group's weight; advantages.ts says why).
+     */
+    advantage: z.enum(ADVANTAGE_ESTIMATORS).default("grpo"),
+    /** grpo's std: of the group, of the batch, or none (Dr. GRPO). */
     advantageStd: z.enum(ADVANTAGE_STD).default("group"),
     advantageEps: z.number().min(0).default(1e-6),
 
