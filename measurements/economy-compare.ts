@@ -10,8 +10,10 @@
  *
  * A model agent is asked as `simulate` asks it (every household of a month at once, so a policy's
  * engine batches them; a reply it cannot read gets EconAgent's fallback in the economy, and -1 on
- * the decision points). Prints Markdown tables; `--replies FILE` also writes every agent's reply at
- * every point with its score (JSON Lines), so that a table's row can be checked point by point.
+ * the decision points). Prints Markdown tables, with every agent after the first paired against it
+ * point by point (replies and decisions that differ, the reward and utility differences with their
+ * standard errors); `--replies FILE` also writes every agent's reply at every point with its
+ * decision and score (JSON Lines).
  */
 import { writeFileSync } from "node:fs";
 import { z } from "zod";
@@ -26,6 +28,7 @@ import {
   householdRule,
   meanStd,
   MonthDataSchema,
+  pairedDifference,
   renderObservation,
   scoreReply,
   type Deciders,
@@ -80,7 +83,7 @@ async function decidersFor(spec: string, seed: number): Promise<Deciders> {
 const points = generateDecisionPoints({ params: economyParams(), seed: args["point-seed"], count: args.points });
 const params = economyParams({ households: args.households, months: args.months });
 const replyLines: string[] = [];
-const rows: { name: string; report: DecisionReport; run: EconomyRun; spread: { work: number[]; consumption: number[] }; fallbacks: number | null; seconds: number }[] = [];
+const rows: { name: string; replies: string[]; report: DecisionReport; run: EconomyRun; spread: { work: number[]; consumption: number[] }; fallbacks: number | null; seconds: number }[] = [];
 for (const { name, spec } of agents) {
   const started = performance.now();
   const deciders = await decidersFor(spec, args.seed);
@@ -116,7 +119,7 @@ for (const { name, spec } of agents) {
   }
   process.stderr.write("\n");
   const c = sim.counts;
-  rows.push({ name, report, run: sim.result(), spread, fallbacks: c.turns ? c.fallbacks / c.turns : null, seconds: (performance.now() - started) / 1000 });
+  rows.push({ name, replies, report, run: sim.result(), spread, fallbacks: c.turns ? c.fallbacks / c.turns : null, seconds: (performance.now() - started) / 1000 });
 }
 
 if (args.replies) writeFileSync(args.replies, replyLines.join("\n") + "\n");
@@ -126,6 +129,19 @@ const pct = (x: number | null) => (x === null ? "n/a" : `${(x * 100).toFixed(1)}
 let out = `## ${points.length} decision points (a heuristic run of the default economy, seed ${args["point-seed"]})\n\n`;
 out += "| agent | work mean | work std | consumption mean | consumption std | reward mean | utility mean | JSON parse rate | share of -1 |\n|:---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
 for (const { name, report: r } of rows) out += `| ${name} | ${f(r.workMean)} | ${f(r.workStd)} | ${f(r.consumptionMean)} | ${f(r.consumptionStd)} | ${f(r.reward)} | ${f(r.utility)} | ${pct(r.parseRate)} | ${pct(r.formatFailures)} |\n`;
+if (rows.length > 1) {
+  // Point by point against the first agent: a tie of two rows to three decimals is either the same
+  // replies or a difference within the noise of the points, which the standard error tells apart.
+  const first = rows[0]!;
+  const sign = (x: number) => `${x >= 0 ? "+" : ""}${x.toFixed(4)}`;
+  const cell = (d: { mean: number; error: number } | null) => (d === null ? "n/a" : `${sign(d.mean)} (${d.error.toFixed(4)})`);
+  out += `\n## Point by point against ${first.name} (the difference of the means, its standard error over the ${points.length} points)\n\n`;
+  out += "| agent | replies that differ | decisions that differ | reward difference (s.e.) | utility difference (s.e.) |\n|:---|---:|---:|---:|---:|\n";
+  for (const row of rows.slice(1)) {
+    const d = pairedDifference(points, first.replies, row.replies);
+    out += `| ${row.name} | ${d.differing} | ${d.differentDecisions} | ${cell(d.reward)} | ${cell(d.utility)} |\n`;
+  }
+}
 out += `\n## Each agent's economy (${args.households} households, ${args.months} months, seed ${args.seed})\n\n`;
 out += "| agent | Phillips corr(u, wage inflation) | Okun corr(du, GDP growth) | mean unemployment | mean inflation | work mean (std) | consumption mean (std) | fallbacks | seconds |\n|:---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
 const mean = (xs: readonly (number | null)[]) => {

@@ -50,7 +50,9 @@ Options:
   --sft-steps N      SFT optimizer steps, batch 16 (default 150)
   --grpo-steps N     GRPO steps of 4 prompts x 2 replies (default 20)
   --grpo-lr X        GRPO learning rate of the adapter (default 5e-4)
-  --points K         decision points of the comparison (default 200)
+  --points K         decision points of the comparison (default 2000: on 200, the paired reward
+                     difference of base and trained has a standard error of about 0.004, more
+                     than GRPO's gain here)
   --months M         months of each agent's own economy of 100 households (default 48)
   --seed S           seed of every stage (default 0)
   --help             this text`;
@@ -66,7 +68,7 @@ const values = scriptArgs({
     "sft-steps": intArg(1).default(150),
     "grpo-steps": intArg(1).default(20),
     "grpo-lr": z.coerce.number().positive().default(5e-4),
-    points: intArg(1).default(200),
+    points: intArg(1).default(2000),
     months: intArg(24).default(48),
     seed: intArg(0, 2 ** 31).default(0),
   }),

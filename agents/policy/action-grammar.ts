@@ -19,7 +19,7 @@
  * after turn).
  */
 import { z } from "zod";
-import { compileConstraint, Vocabulary, type ConstraintSpec, type TokenAutomaton } from "../../models/grammar/index.js";
+import { compileConstraint, GrammarError, Vocabulary, type ConstraintSpec, type TokenAutomaton } from "../../models/grammar/index.js";
 import type { PolicyTokenizer } from "../../models/tokenizer.js";
 import { actionText, parseAction } from "./action.js";
 import { citations, type CompactLine } from "../../worlds/core/compact-context.js";
@@ -28,7 +28,8 @@ import type { AnswerForm } from "../../worlds/question/world.js";
 
 
 const CACHE_SIZE = 64;
-const caches = new WeakMap<PolicyTokenizer, Map<string, TokenAutomaton>>();
+/** Compiled grammars, and the grammars that cannot compile (their error, thrown again). */
+const caches = new WeakMap<PolicyTokenizer, Map<string, TokenAutomaton | GrammarError>>();
 
 const vocabularies = new WeakMap<PolicyTokenizer, Vocabulary>();
 
@@ -83,20 +84,30 @@ export function citationSpec(lines: readonly CompactLine[], mode: ConstrainMode)
   return mode === "off" ? undefined : { type: "choice", choices: [...new Set(lines.flatMap(citations))] };
 }
 
-/** A grammar compiled for a tokenizer, kept while it is among the last few used (the worlds hand out the same schemas turn after turn). */
+/**
+ * A grammar compiled for a tokenizer, kept while it is among the last few used (the worlds hand
+ * out the same schemas turn after turn). A grammar that cannot compile is remembered by its error:
+ * every request of a batch asks for the same one, and a compile can take seconds before it fails.
+ */
 export function compiledConstraint(tokenizer: PolicyTokenizer, spec: ConstraintSpec): TokenAutomaton {
   let cache = caches.get(tokenizer);
   if (!cache) caches.set(tokenizer, (cache = new Map()));
   const key = JSON.stringify(spec);
-  let automaton = cache.get(key);
-  if (automaton) {
+  let entry = cache.get(key);
+  if (entry) {
     cache.delete(key);
   } else {
-    automaton = compileConstraint(spec, grammarVocabulary(tokenizer));
+    try {
+      entry = compileConstraint(spec, grammarVocabulary(tokenizer));
+    } catch (err) {
+      if (!(err instanceof GrammarError)) throw err;
+      entry = err;
+    }
     if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
   }
-  cache.set(key, automaton);
-  return automaton;
+  cache.set(key, entry);
+  if (entry instanceof GrammarError) throw entry;
+  return entry;
 }
 
 /**

@@ -8,6 +8,7 @@ import {
   FORMAT_FAILURE,
   generateDecisionPoints,
   normalizedUtility,
+  pairedDifference,
   pathUtility,
   scoreReply,
   type DecisionPoint,
@@ -123,6 +124,34 @@ describe("decision reward", () => {
     expect(r.reward).toBeCloseTo((r1 + r2 - 2) / 4, 12);
     expect(r.bestUtility).toBe(p.best.utility);
     expect(() => decisionReport(points, replies.slice(1))).toThrow(/3 replies for 4 decision points/);
+  });
+
+  it("pairs two agents' replies point by point: differences of the means with their standard errors", () => {
+    const richer = { params, savings: 400, path };
+    const q = point({ ...richer, ...decisionBounds(richer) });
+    const points = [p, p, q, q];
+    const a = ['{"work": 1, "consumption": 0.5}', '{"work": 0, "consumption": 0.3}', '{"work": 1, "consumption": 0.5}', '{"work": 1, "consumption": 0.5}'];
+    const b = ['{"work": 1, "consumption": 0.5}', '{"work":0,"consumption":0.3}', '{"work": 0, "consumption": 0.9}', "no"];
+    const d = pairedDifference(points, a, b);
+    expect(d.points).toBe(4);
+    expect(d.differing).toBe(3); // the second differs as written, not as a decision
+    expect(d.differentDecisions).toBe(1);
+    const r = (pt: DecisionPoint, reply: string) => scoreReply(pt, reply).reward;
+    const dr = [0, 0, r(q, b[2]!) - r(q, a[2]!), -1 - r(q, a[3]!)];
+    const mean = dr.reduce((x, y) => x + y, 0) / 4;
+    expect(d.reward.mean).toBeCloseTo(mean, 12);
+    // The paired mean is the difference of the report's means.
+    expect(d.reward.mean).toBeCloseTo(decisionReport(points, b).reward - decisionReport(points, a).reward, 12);
+    expect(d.reward.error).toBeCloseTo(Math.sqrt(dr.reduce((x, y) => x + (y - mean) ** 2, 0) / 3 / 4), 12);
+    // Utility over the points where both decided (three).
+    const u = (pt: DecisionPoint, reply: string) => (scoreReply(pt, reply) as { utility: number }).utility;
+    expect(d.utility!.n).toBe(3);
+    expect(d.utility!.mean).toBeCloseTo((u(q, b[2]!) - u(q, a[2]!)) / 3, 12);
+    expect(d.utility!.mean).not.toBe(0);
+    // The same replies: nothing differs, and the error is 0.
+    expect(pairedDifference(points, a, a)).toMatchObject({ differing: 0, differentDecisions: 0, reward: { mean: 0, error: 0, n: 4 }, utility: { mean: 0, error: 0, n: 4 } });
+    expect(pairedDifference(points, ["no", "no", "no", "no"], a).utility).toBeNull();
+    expect(() => pairedDifference(points, a, b.slice(1))).toThrow(/4 and 3 replies for 4 decision points/);
   });
 
   it("moves with the decisions near the ceiling, but little: the compare's base and trained rows (issue 29)", () => {

@@ -48,7 +48,7 @@ export {
 export { stepEconomy, taylorRate, type MonthResult } from "./dynamics.js";
 export { generateDecisionPoints, type PointOptions } from "./generator.js";
 export { okunCorrelation, okunRelativeCorrelation, pearson, phillipsCorrelation, yearlyIndicators, type YearRow } from "./indicators.js";
-export { decisionReport, meanStd, type DecisionReport } from "./metrics.js";
+export { decisionReport, meanStd, pairedDifference, type DecisionReport, type MeanError, type PairedDifference } from "./metrics.js";
 export {
   HouseholdObservationSchema,
   householdObservation,

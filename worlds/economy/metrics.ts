@@ -85,3 +85,57 @@ export function decisionReport(points: readonly DecisionPoint[], replies: readon
     bestUtility: meanStd(best)[0],
   };
 }
+
+/** A mean and its standard error (sample standard deviation over the square root of n). */
+export interface MeanError {
+  readonly mean: number;
+  readonly error: number;
+  readonly n: number;
+}
+
+function meanError(xs: readonly number[]): MeanError | null {
+  const n = xs.length;
+  if (n === 0) return null;
+  const m = xs.reduce((a, b) => a + b, 0) / n;
+  const v = n > 1 ? xs.reduce((a, x) => a + (x - m) * (x - m), 0) / (n - 1) : 0;
+  return { mean: m, error: Math.sqrt(v / n), n };
+}
+
+/**
+ * Two sets of replies at the same points, point by point (B minus A): how many replies differ,
+ * and the mean reward and utility differences with their standard errors. Two policies' report
+ * rows can agree to three decimals while their replies differ at most points; the paired
+ * difference and its error say whether that is a tie within the noise of the points or the same
+ * replies.
+ */
+export interface PairedDifference {
+  readonly points: number;
+  /** Points whose replies differ as written. */
+  readonly differing: number;
+  /** Points where both decided (well-formed) and the decisions differ. */
+  readonly differentDecisions: number;
+  /** Reward difference over every point (a malformed reply counts -1). */
+  readonly reward: MeanError;
+  /** Utility difference over the points where both replies are well-formed (null: none). */
+  readonly utility: MeanError | null;
+}
+
+export function pairedDifference(points: readonly DecisionPoint[], a: readonly string[], b: readonly string[]): PairedDifference {
+  if (a.length !== points.length || b.length !== points.length) throw new RangeError(`${a.length} and ${b.length} replies for ${points.length} decision points`);
+  if (points.length === 0) throw new RangeError("no decision points to compare on");
+  let differing = 0;
+  let differentDecisions = 0;
+  const reward: number[] = [];
+  const utility: number[] = [];
+  for (let k = 0; k < points.length; k++) {
+    if (a[k] !== b[k]) differing++;
+    const sa = scoreReply(points[k]!, a[k]!);
+    const sb = scoreReply(points[k]!, b[k]!);
+    reward.push(sb.reward - sa.reward);
+    if (sa.format && sb.format) {
+      utility.push(sb.utility - sa.utility);
+      if (sa.decision.work !== sb.decision.work || sa.decision.consumption !== sb.decision.consumption) differentDecisions++;
+    }
+  }
+  return { points: points.length, differing, differentDecisions, reward: meanError(reward)!, utility: meanError(utility) };
+}
