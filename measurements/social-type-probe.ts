@@ -24,7 +24,9 @@ import { intArg } from "../cli/args.js";
 import { loadCheckpoint } from "../models/checkpoint.js";
 import { loadNative } from "../models/native.js";
 import { encodeExamples } from "../trainers/sft/batches.js";
+import { DataError } from "../worlds/core/errors.js";
 import { Rng } from "../worlds/core/rng.js";
+import { readTextInput } from "../worlds/core/text-input.js";
 import { loadBenchmark } from "../worlds/registry.js";
 import { macroF1, REACTION_TYPES, type ReactionType, type SocialBenchItem } from "../worlds/social/index.js";
 import { scriptArgs } from "./script-args.js";
@@ -42,6 +44,8 @@ Options:
   --data FILE        the test split (social trees, as \`generate social\` writes them)
   --train FILE       the training split: its type mix is the prior and its most frequent type
                      the majority answer (default: the test split's own)
+  --prompts FILE     a JSONL with a "prompt" per question of --data, in order (what a policy
+                     trained on rewritten prompts was given), asked instead of the benchmark's
   --questions N      probe N questions drawn with the seed (default 0: every question)
   --seed S           the draw's seed (default 1)
   --threads N        CPU threads (default: all)
@@ -54,6 +58,7 @@ const values = scriptArgs({
     model: z.string({ error: "is required" }).min(1),
     data: z.string({ error: "is required" }).min(1),
     train: z.string().min(1).optional(),
+    prompts: z.string().min(1).optional(),
     questions: intArg(0).default(0),
     seed: intArg(0).default(1),
     threads: intArg(1, 1024).optional(),
@@ -66,8 +71,25 @@ const TYPES = REACTION_TYPES;
 const bench = await loadBenchmark("social");
 const load = async (file: string) => (await bench.load(file)) as SocialBenchItem[];
 let items = await load(values.data);
+const prompts = values.prompts ? readPrompts(values.prompts, items.length) : undefined;
 if (values.questions > 0 && values.questions < items.length)
   items = Rng.seeded(`social-type-probe:${values.seed}`).shuffle([...items]).slice(0, values.questions).sort((a, b) => a.index - b.index);
+/** The "prompt" of each line of FILE, one per question. */
+function readPrompts(file: string, n: number): string[] {
+  const lines = readTextInput(file).split("\n").filter((l) => l.trim() !== "");
+  if (lines.length !== n) throw new DataError(file, {}, `${lines.length} prompts for the ${n} questions of ${values.data}`);
+  return lines.map((l, i) => {
+    let json: unknown;
+    try {
+      json = JSON.parse(l);
+    } catch {
+      throw new DataError(file, { line: i + 1 }, "not valid JSON");
+    }
+    const r = z.object({ prompt: z.string() }).loose().safeParse(json);
+    if (!r.success) throw new DataError(file, { line: i + 1 }, 'expected {"prompt": "..."}');
+    return r.data.prompt;
+  });
+}
 const reference = values.train ? await load(values.train) : items;
 
 /** The type mix of `xs`, in TYPES' order. */
@@ -86,7 +108,7 @@ interface Probe {
 
 /** log p of the reply through its type's tokens, for each type. */
 function probe(ck: ReturnType<typeof loadCheckpoint>, item: SocialBenchItem): Probe {
-  const prompt = bench.task(item, "vanilla").prompt;
+  const prompt = prompts?.[item.index] ?? bench.task(item, "vanilla").prompt;
   const logps = TYPES.map((type) => {
     const reply = JSON.stringify({ action: type, target: item.task.parent });
     const messages = [{ role: "user" as const, content: prompt }, { role: "assistant" as const, content: reply }];
