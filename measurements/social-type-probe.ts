@@ -44,6 +44,7 @@ Options:
   --data FILE        the test split (social trees, as \`generate social\` writes them)
   --train FILE       the training split: its type mix is the prior and its most frequent type
                      the majority answer (default: the test split's own)
+  --context MODE     the benchmark's prompt: full (default) or short (bench social --context)
   --prompts FILE     a JSONL with a "prompt" per question of --data, in order (what a policy
                      trained on rewritten prompts was given), asked instead of the benchmark's
   --questions N      probe N questions drawn with the seed (default 0: every question)
@@ -58,6 +59,7 @@ const values = scriptArgs({
     model: z.string({ error: "is required" }).min(1),
     data: z.string({ error: "is required" }).min(1),
     train: z.string().min(1).optional(),
+    context: z.enum(["short", "full"]).default("full"),
     prompts: z.string().min(1).optional(),
     questions: intArg(0).default(0),
     seed: intArg(0).default(1),
@@ -68,7 +70,7 @@ if (values.threads) loadNative().setThreads(values.threads);
 
 type Type = ReactionType;
 const TYPES = REACTION_TYPES;
-const bench = await loadBenchmark("social");
+const bench = await loadBenchmark("social", { context: values.context });
 const load = async (file: string) => (await bench.load(file)) as SocialBenchItem[];
 let items = await load(values.data);
 const prompts = values.prompts ? readPrompts(values.prompts, items.length) : undefined;
