@@ -73,6 +73,8 @@ rec (the recommendation world) has options of its own: socialworld bench rec --h
 
 Social only:
   --depth N            only the tasks at depth N (0: reactions to the post, 1: to a depth-0 comment or repost)
+  --context MODE       full (default) or short: the prompt (short: the profile line, the feed and one
+                       line of the facts that decide most reactions; see docs/worlds/social.md)
   --embedder onnx:DIR  also BERTScore of the content, with this encoder (a folder with tokenizer.json and
                        model.onnx, exported truncated to the layer BERTScore uses; see docs/worlds/social.md)
 `;

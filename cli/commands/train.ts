@@ -61,6 +61,9 @@ Options:
                          but longer than the model's context is an error naming its line
   --prompt-loss X        also train on the prompt's tokens, with this weight against the
                          response's 1 (default 0: the response only); for a policy from scratch
+  --field-weight K=X[,K=X]  a JSON response's field K: the tokens of its value weigh X against
+                         the response's other tokens' 1 (e.g. action=20: the decision of a
+                         structured answer, one token of many, weighs as much as the rest)
   --weight-decay X       AdamW weight decay on matrices and embeddings (default 0.01)
   --beta1 X --beta2 X    AdamW betas (default 0.9, 0.95)
   --clip X               clip the global gradient norm (default 1; 0 = off)
@@ -90,6 +93,7 @@ const Args = z.object({
   "grad-accum": intArg(1, 65536).default(1),
   "max-len": intArg(2).default(1024),
   "prompt-loss": numArg().min(0).max(1).default(0),
+  "field-weight": z.string().min(1).optional(),
   "weight-decay": numArg().nonnegative().default(0.01),
   beta1: numArg().min(0).lt(1).default(0.9),
   beta2: numArg().min(0).lt(1).default(0.95),
@@ -131,6 +135,7 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
     seed: a.seed,
     maxLen: a["max-len"],
     ...(a["prompt-loss"] > 0 ? { promptLoss: a["prompt-loss"] } : {}),
+    ...(a["field-weight"] ? { fieldWeights: parseFieldWeights(a["field-weight"]) } : {}),
   };
   const id = dataId(a.data);
   mkdirSync(a.out, { recursive: true });
@@ -174,7 +179,9 @@ async function trainSftInto(a: Args, settings: SftSettings, examples: SftExample
     ({ model, tokenizer, files } = m);
   }
 
-  const encoded = encodeExamples(tokenizer, examples, settings.maxLen, settings.promptLoss ?? 0);
+  const encoded = encodeExamples(tokenizer, examples, settings.maxLen, { promptLoss: settings.promptLoss ?? 0, ...(settings.fieldWeights ? { fieldWeights: settings.fieldWeights } : {}) });
+  if (settings.fieldWeights && encoded.withoutFields > 0)
+    process.stderr.write(`note: --field-weight: ${encoded.withoutFields} response(s) are not a JSON object with any of the fields ${Object.keys(settings.fieldWeights).join(", ")} (weighed 1 throughout)\n`);
   if (encoded.examples.length === 0) throw new UsageError(`--data: no example fits --max-len ${settings.maxLen} with a response to train on`);
   if (encoded.tooLong) process.stderr.write(`note: ${encoded.tooLong} example(s) longer than --max-len ${settings.maxLen} left out\n`);
   const context = model.engine.maxPositionEmbeddings;
@@ -223,6 +230,18 @@ async function trainSftInto(a: Args, settings: SftSettings, examples: SftExample
   } finally {
     signals.dispose();
   }
+}
+
+/** `action=20,target=2` -> {action: 20, target: 2}. */
+export function parseFieldWeights(spec: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const part of spec.split(",")) {
+    const m = /^\s*([^=\s]+)\s*=\s*([0-9.eE+]+)\s*$/.exec(part);
+    const w = m ? Number(m[2]) : NaN;
+    if (!m || !Number.isFinite(w) || w < 0) throw new UsageError(`--field-weight: expected FIELD=WEIGHT pairs with weights of 0 or more (action=20), got "${part}"`);
+    out[m[1]!] = w;
+  }
+  return out;
 }
 
 interface LoraRun {

@@ -56,7 +56,7 @@ describe("socialworld bench", () => {
     delete process.env.SOCIALWORLD_BENCHMARKS;
     expect(io.err).toContain("--data: not given, and");
     expect(await main(["bench", "tomi", "--data", "x.txt", "--context", "full"])).toBe(2);
-    expect(io.err).toContain("--context does not apply to tomi (it applies to fantom)");
+    expect(io.err).toContain("--context does not apply to tomi (it applies to fantom, social)");
     expect(await main(["bench", "fantom", "--data", "x.json", "--embedder", "bert"])).toBe(2);
     expect(io.err).toContain("--embedder: expected lexical or onnx:DIR");
     // An ONNX embedder folder is checked before a run exists (it failed the run at its first question).

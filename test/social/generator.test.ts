@@ -1,9 +1,13 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { MajorityPredictor, RandomPredictor, SimulationPredictor } from "../../worlds/social/baselines.js";
 import { parseTrees, type SocialTree } from "../../worlds/social/format.js";
 import { generateSocial } from "../../worlds/social/generator.js";
 import { scoreSocial, scoreTask } from "../../worlds/social/scoring.js";
-import { taskPrompt } from "../../worlds/social/prompts.js";
+import { compactPrompt, factsLine, taskPrompt } from "../../worlds/social/prompts.js";
+import { SocialBenchmark } from "../../worlds/social/benchmark.js";
 import { tasksOf } from "../../worlds/social/tasks.js";
 import { SIDE_THRESHOLD } from "../../worlds/social/text.js";
 import { TOPICS } from "../../worlds/social/vocabulary.js";
@@ -95,5 +99,44 @@ describe("the social generator", () => {
     expect(prompt).toContain(`What do you do with [${t.parent}]?`);
     for (const h of user.history ?? []) expect(prompt).toContain(JSON.stringify(h.text));
     for (const secret of ["stance", "latent", "draws", String(t.tree.latent!.seed), t.label.content]) expect(prompt).not.toContain(secret);
+  });
+
+  it("the short prompt states what decides most reactions, as the screen shows it, and nothing of the latent block", () => {
+    const seen = { own: 0, other: 0, first: 0, second: 0, none: 0, earlier: 0 };
+    for (const t of tasks) {
+      const facts = factsLine(t)!;
+      const prompt = compactPrompt(t);
+      expect(prompt.split("\n").slice(-2)).toEqual([facts, `What do you do with [${t.parent}]?`]);
+      expect(prompt).toContain(JSON.stringify(t.tree.post.text));
+      expect(prompt.length).toBeLessThan(taskPrompt(t).length);
+      // Whose post the item answers: the generator's own `direct` input, read off the feed.
+      const decision = t.tree.latent!.decisions.find((d) => d.user === t.user && d.parent === t.parent)!;
+      if (t.depth === 1) expect(facts.includes("It answers your own post.")).toBe(decision.direct);
+      else expect(facts).not.toMatch(/answers/);
+      seen.own += Number(facts.includes("your own post"));
+      seen.other += Number(facts.includes("someone else's post"));
+      // The topic's place among the interests the description names, in its order.
+      const topic = TOPICS.find((x) => x.key === t.tree.post.topic)!.name;
+      const description = t.tree.users.find((u) => u.id === t.user)!.description!;
+      const place = /^Into (.+) and (.+)\.$/.exec(description)!;
+      const where = place[1] === topic ? "the first of your interests" : place[2] === topic ? "the second of your interests" : "not one of your interests";
+      expect(facts).toContain(`Its topic, ${topic}, is ${where}.`);
+      seen[where === "the first of your interests" ? "first" : where === "the second of your interests" ? "second" : "none"]++;
+      // The user's own reactions before the item appeared, never the one asked about.
+      const appeared = t.parent === t.tree.post.id ? t.tree.post.time : t.tree.interactions.find((i) => i.id === t.parent)!.time;
+      const earlier = t.tree.interactions.filter((i) => i.user === t.user && i.time < appeared);
+      expect(facts.match(/earlier\./g)?.length ?? 0).toBe(earlier.length);
+      seen.earlier += earlier.length;
+      expect(facts).not.toContain(`[${t.parent}] earlier`);
+      for (const secret of ["stance", "latent", "draws", "Answer with"]) expect(prompt).not.toContain(secret);
+    }
+    for (const n of Object.values(seen)) expect(n).toBeGreaterThan(0);
+    // The benchmark asks it with --context short; the full prompt stays the default.
+    const file = join(mkdtempSync(join(tmpdir(), "sw-social-")), "gen.jsonl");
+    writeFileSync(file, g.jsonl);
+    const short = new SocialBenchmark({ context: "short" });
+    const item = short.load(file).find((x) => x.task.depth === 1)!;
+    expect(short.task(item, "vanilla").prompt).toBe(compactPrompt(item.task));
+    expect(new SocialBenchmark().task(item, "vanilla").prompt).toBe(taskPrompt(item.task));
   });
 });

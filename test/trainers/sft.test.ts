@@ -48,7 +48,7 @@ describe("SFT", () => {
     const m = await tinyModel(32);
     const messages = [{ role: "user" as const, content: "Q?" }, { role: "assistant" as const, content: "yes" }];
     const [only] = encodeExamples(m.tokenizer, [{ messages, line: 1 }], 256).examples;
-    const [ex] = encodeExamples(m.tokenizer, [{ messages, line: 1 }], 256, 0.25).examples;
+    const [ex] = encodeExamples(m.tokenizer, [{ messages, line: 1 }], 256, { promptLoss: 0.25 }).examples;
     expect(Array.from(ex!.targets).every((t) => t >= 0)).toBe(true);
     const response = Array.from(ex!.weights).filter((w) => w === 1).length;
     expect(response).toBe(only!.trained);

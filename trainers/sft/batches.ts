@@ -2,14 +2,17 @@
  * Tokenized SFT examples and the batches made from them. Each example becomes ids with targets
  * on the assistant's tokens, weight 1, and, where `promptLoss` is above 0, on the prompt's tokens
  * too, with that weight (a dense signal for a policy trained from scratch: predicting its prompts
- * teaches it to copy and look up before its few answer tokens can); a batch pads its examples to
- * the longest (padding predicts nothing). The order is a seeded shuffle per epoch, so batch k is
+ * teaches it to copy and look up before its few answer tokens can). `fieldWeights` weighs the
+ * tokens of named fields of a JSON response (field-spans.ts): every token that overlaps the
+ * field's value takes the field's weight instead of 1. A batch pads its examples to the longest
+ * (padding predicts nothing). The order is a seeded shuffle per epoch, so batch k is
  * the same on every run with the same seed, which is what lets a resumed run continue exactly.
  */
 import { Rng } from "../../worlds/core/rng.js";
 import type { TokenBatch } from "../../models/model.js";
 import type { PolicyTokenizer } from "../../models/tokenizer.js";
 import type { SftExample } from "./examples.js";
+import { jsonFieldSpans } from "./field-spans.js";
 
 export interface EncodedExample {
   readonly tokens: Int32Array;
@@ -27,17 +30,34 @@ export interface Encoded {
   /** Examples dropped for being longer than maxLen. */
   readonly tooLong: number;
   readonly noTargets: number;
+  /** With fieldWeights: assistant messages that are not a JSON object with any of the fields (weighed 1 throughout). */
+  readonly withoutFields: number;
 }
 
-export function encodeExamples(tokenizer: PolicyTokenizer, examples: readonly SftExample[], maxLen: number, promptLoss = 0): Encoded {
+export interface EncodeOptions {
+  /** The prompt's tokens' weight (0: untrained). */
+  readonly promptLoss?: number;
+  /** A JSON response's field -> the weight of its value's tokens. */
+  readonly fieldWeights?: Readonly<Record<string, number>>;
+}
+
+export function encodeExamples(tokenizer: PolicyTokenizer, examples: readonly SftExample[], maxLen: number, opts: EncodeOptions = {}): Encoded {
+  const promptLoss = opts.promptLoss ?? 0;
   const out: EncodedExample[] = [];
   let tooLong = 0;
   let noTargets = 0;
+  let withoutFields = 0;
   for (const ex of examples) {
     const { ids, assistant } = tokenizer.encodeChat(ex.messages);
     if (ids.length - 1 > maxLen) {
       tooLong++;
       continue;
+    }
+    let fieldWeight: Float32Array | undefined;
+    if (opts.fieldWeights) {
+      const w = fieldTokenWeights(tokenizer, ex, ids, assistant, opts.fieldWeights);
+      fieldWeight = w.weights;
+      withoutFields += w.without;
     }
     const n = ids.length - 1;
     const tokens = new Int32Array(n);
@@ -47,7 +67,7 @@ export function encodeExamples(tokenizer: PolicyTokenizer, examples: readonly Sf
     let trained = 0;
     for (let i = 0; i < n; i++) {
       tokens[i] = ids[i]!;
-      const w = assistant[i + 1] ? 1 : promptLoss;
+      const w = assistant[i + 1] ? (fieldWeight?.[i + 1] ?? 1) : promptLoss;
       targets[i] = w > 0 ? ids[i + 1]! : -1;
       weights[i] = w;
       trained += w;
@@ -59,7 +79,49 @@ export function encodeExamples(tokenizer: PolicyTokenizer, examples: readonly Sf
     }
     out.push({ tokens, targets, weights, trained, line: ex.line });
   }
-  return { examples: out, tooLong, noTargets };
+  return { examples: out, tooLong, noTargets, withoutFields };
+}
+
+/**
+ * Each token's weight from the fields of the assistant's messages (1 where no field is): the
+ * tokens' bytes locate each message in its run of assistant tokens, and a token weighs as the
+ * field it overlaps (the largest weight where it overlaps several). Tokens are not re-split at a
+ * field's edges, so training sees the tokenization the model writes.
+ */
+function fieldTokenWeights(tokenizer: PolicyTokenizer, ex: SftExample, ids: readonly number[], assistant: readonly boolean[], fields: Readonly<Record<string, number>>): { weights: Float32Array; without: number } {
+  const weights = new Float32Array(ids.length).fill(NaN); // NaN: no field
+  const replies = ex.messages.filter((m) => m.role === "assistant");
+  let without = 0;
+  let m = 0;
+  for (let i = 0; i < ids.length; ) {
+    if (!assistant[i]) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < ids.length && assistant[j]) j++;
+    const content = replies[m++]?.content ?? "";
+    const spans = jsonFieldSpans(content, Object.keys(fields));
+    if (!spans || spans.size === 0) without++;
+    else {
+      // Byte offsets of tokens i..j-1 within the run, and of the message within the run.
+      const offsets: number[] = [0];
+      for (let k = i; k < j; k++) offsets.push(offsets[offsets.length - 1]! + tokenizer.tokenBytes(ids[k]!).length);
+      const run = Buffer.from(ids.slice(i, j).flatMap((id) => tokenizer.tokenBytes(id)));
+      const at = run.indexOf(Buffer.from(content, "utf8"));
+      if (at < 0) throw new Error(`line ${ex.line}: the tokenizer's tokens do not spell the response byte for byte, so field weights cannot find its fields (a byte-level BPE tokenizer can)`);
+      for (const [key, span] of spans) {
+        const start = at + Buffer.byteLength(content.slice(0, span.start));
+        const end = at + Buffer.byteLength(content.slice(0, span.end));
+        for (let k = i; k < j; k++) {
+          const overlaps = offsets[k - i]! < end && offsets[k - i + 1]! > start;
+          if (overlaps && !(weights[k]! >= fields[key]!)) weights[k] = fields[key]!;
+        }
+      }
+    }
+    i = j;
+  }
+  return { weights: weights.map((w) => (Number.isNaN(w) ? 1 : w)), without };
 }
 
 /**

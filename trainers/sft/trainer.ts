@@ -38,6 +38,8 @@ export interface SftSettings {
   readonly maxLen: number;
   /** The weight of the prompt's tokens in the loss (0: the assistant's tokens only; batches.ts). */
   readonly promptLoss?: number;
+  /** A JSON response's field -> the weight of its value's tokens against the response's 1 (batches.ts). */
+  readonly fieldWeights?: Readonly<Record<string, number>>;
 }
 
 export interface StepRecord {

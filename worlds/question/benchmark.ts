@@ -126,7 +126,7 @@ export interface ActionAnswer<A = unknown> {
 
 /** Benchmark-specific settings (the `bench` command's --context, --embedder, --aggregation, --depth, --vp-labels). */
 export interface BenchmarkOptions {
-  /** FANToM: the conversation given with each question, "short" (official default) or "full". */
+  /** FANToM: the conversation given with each question, "short" (official default) or "full"; social: the prompt, "full" (default) or "short" (the profile line, the feed and a line of its deciding facts). */
   readonly context?: "short" | "full";
   /** FANToM: how free-form beliefs are judged, "lexical" or "onnx:DIR"; social: BERTScore's encoder, "onnx:DIR". */
   readonly embedder?: string;

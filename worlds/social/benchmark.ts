@@ -24,7 +24,7 @@ import { MajorityPredictor, SimulationPredictor } from "./baselines.js";
 import { OnnxTokenEncoder, type TokenEncoder } from "./bertscore.js";
 import { groundTruthContext } from "./contexts.js";
 import { readTreeFile } from "./format.js";
-import { nameOf, taskJsonSchema, taskPrompt } from "./prompts.js";
+import { compactPrompt, nameOf, taskJsonSchema, taskPrompt } from "./prompts.js";
 import { contentRougeL, perLabel, readReply, scoreTask, type BertScoreMeans } from "./scoring.js";
 import { labelReply, replyFor, tasksOf, type SocialTask } from "./tasks.js";
 
@@ -51,14 +51,17 @@ export class SocialBenchmark implements Benchmark<SocialBenchItem> {
   readonly types = REACTION_TYPES;
   readonly causes: Readonly<Record<string, string>> = SOCIAL_CAUSES;
   readonly depth: number | undefined;
+  /** The prompt: "full" (profile, recent posts, feed, the answer's instructions) or "short" (prompts.ts's compactPrompt). */
+  readonly context: "short" | "full";
   private readonly encoder: TokenEncoder | undefined;
   private readonly simulation = new SimulationPredictor();
   private readonly contexts = new WeakMap<readonly SocialTask[], { context: SocializedContext; id: string }>();
 
   /** `embedder`: "onnx:DIR" for BERTScore (the folder is opened now: a bad one fails here). */
-  constructor(opts: Pick<BenchmarkOptions, "embedder" | "depth"> = {}) {
+  constructor(opts: Pick<BenchmarkOptions, "embedder" | "depth" | "context"> = {}) {
     if (opts.depth !== undefined && !(Number.isInteger(opts.depth) && opts.depth >= 0)) throw new RangeError(`depth must be a non-negative integer, got ${opts.depth}`);
     this.depth = opts.depth;
+    this.context = opts.context ?? "full";
     if (opts.embedder !== undefined) {
       if (!opts.embedder.startsWith("onnx:")) throw new RangeError(`the social benchmark's embedder is BERTScore's encoder, onnx:DIR (got "${opts.embedder}")`);
       this.encoder = OnnxTokenEncoder.open(opts.embedder.slice("onnx:".length));
@@ -66,7 +69,7 @@ export class SocialBenchmark implements Benchmark<SocialBenchItem> {
   }
 
   get title(): string {
-    const parts = [this.depth !== undefined ? `depth ${this.depth}` : "", this.encoder ? `BERTScore with ${this.encoder.id}` : ""].filter(Boolean);
+    const parts = [this.depth !== undefined ? `depth ${this.depth}` : "", this.context === "short" ? "short prompts" : "", this.encoder ? `BERTScore with ${this.encoder.id}` : ""].filter(Boolean);
     return `Social media: comment, repost, like or ignore${parts.length ? ` (${parts.join(", ")})` : ""}`;
   }
 
@@ -102,7 +105,7 @@ export class SocialBenchmark implements Benchmark<SocialBenchItem> {
   }
 
   task(item: SocialBenchItem, mode: QuestionTask["mode"]): QuestionTask {
-    const prompt = taskPrompt(item.task);
+    const prompt = this.context === "short" ? compactPrompt(item.task) : taskPrompt(item.task);
     // The prompt's last line is the question; what comes before it, the story (simulation mode
     // asks the question over the story's socialized context).
     const cut = prompt.lastIndexOf("\n");

@@ -31,7 +31,7 @@ export const world: WorldEntry = {
     },
   },
   benchmark: {
-    options: ["embedder", "depth"],
+    options: ["embedder", "depth", "context"],
     async create(opts) {
       if (opts.depth !== undefined && !(Number.isInteger(opts.depth) && opts.depth >= 0)) throw new BenchmarkOptionError(`--depth: expected a non-negative integer, got ${opts.depth}`);
       try {
@@ -57,7 +57,7 @@ export { generateSocial, generateSocialTree, type GeneratedSocial, type SocialGe
 export { buildFollowGraph, followersOf, followingOf, follows, graphBytes, type FollowGraph } from "./graph.js";
 export { nameOf as userName, topInterest } from "./population.js";
 export { generateNetwork, type Network, type NetworkOptions } from "./network.js";
-export { SOCIAL_INSTRUCTIONS, taskJsonSchema, taskPrompt } from "./prompts.js";
+export { compactPrompt, factsLine, SOCIAL_INSTRUCTIONS, taskJsonSchema, taskPrompt } from "./prompts.js";
 export { socialReward, SOCIAL_REWARD_WEIGHTS, type SocialReward, type SocialRewardWeights } from "./rewards.js";
 export { MAX_ROOM_USERS, playableScenario, socialScenario, type SocialScenario, type SocialScenarioOptions } from "./scenario.js";
 export { contentRougeL, macroF1, readReply, scoreSocial, scoreTask, type DepthScores, type ScoredTask, type SocialScores } from "./scoring.js";
