@@ -107,8 +107,8 @@ export abstract class EpisodeRoom<S extends Scenario = Scenario> extends BaseRoo
     if (!run) return 0;
     const path = this.ctx.store.episodesPath(run);
     // An episode's record sits between the records opening and closing its quiz: the last few say.
-    const { total } = readLogPage(path, 0, 0);
-    const tail = readLogPage<{ kind?: string; episode?: unknown; context_id?: string }>(path, Math.max(0, total - 8), 8).records;
+    const { total } = readLogPage(path, 0, 0, { resolve: false });
+    const tail = readLogPage<{ kind?: string; episode?: unknown; context_id?: string }>(path, Math.max(0, total - 8), 8, { resolve: false }).records;
     const i = tail.findLastIndex((r) => r.kind === "room_episode" && typeof r.episode === "number");
     if (i < 0) return 0;
     const n = tail[i]!.episode as number;

@@ -4,9 +4,9 @@
  * loss aggregations, the KL estimators, DAPO's overlong penalty and dynamic sampling's filter.
  */
 import { describe, expect, it } from "vitest";
-import { advantagesOf, groupAdvantages, rftAdvantages, teaches, unbiasedStd } from "../../trainers/grpo/advantages.js";
+import { advantagesOf, groupAdvantages, rftAdvantages, unbiasedStd } from "../../trainers/grpo/advantages.js";
 import { GrpoConfigSchema, updatesPerBatch } from "../../trainers/grpo/config.js";
-import { isFlatGroup, keepInformativeGroups } from "../../trainers/grpo/dynamic-sampling.js";
+import { isFlatGroup, keepInformativeGroups, teaches } from "../../trainers/grpo/dynamic-sampling.js";
 import { klGrad, klValue } from "../../trainers/grpo/kl.js";
 import { aggregationShares, policyLoss, tokenPolicyLoss } from "../../trainers/grpo/loss.js";
 import { overlongPenalty } from "../../trainers/grpo/overlong.js";
@@ -57,7 +57,7 @@ describe("rft advantages (rejection-sampling fine-tuning)", () => {
     expect(teaches([1, 1, 1], "grpo")).toBe(false);
     expect(teaches([0, -1], "rft")).toBe(false);
     expect(teaches([0, -1], "grpo")).toBe(true);
-    const r = keepInformativeGroups([{ rewards: [0, 0] }, { rewards: [1, 1] }, { rewards: [1, 0] }], (x) => teaches(x, "rft"));
+    const r = keepInformativeGroups([{ rewards: [0, 0] }, { rewards: [1, 1] }, { rewards: [1, 0] }], "rft");
     expect(r.kept).toEqual([{ rewards: [1, 1] }, { rewards: [1, 0] }]);
   });
 

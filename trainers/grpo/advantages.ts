@@ -18,7 +18,7 @@
  * on a group that holds a right reply is grad log p_q: the gradient of log P(reward = 1), the
  * likelihood of succeeding, which weighs the questions the policy is worst at most.
  */
-import type { AdvantageEstimator, AdvantageStd } from "./config.js";
+import type { AdvantageStd, GrpoConfig } from "./config.js";
 import { isFlatGroup } from "./dynamic-sampling.js";
 
 export function mean(xs: readonly number[]): number {
@@ -32,11 +32,7 @@ export function unbiasedStd(xs: readonly number[]): number {
   return Math.sqrt(xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length - 1));
 }
 
-export interface AdvantageSettings {
-  readonly advantage: AdvantageEstimator;
-  readonly advantageStd: AdvantageStd;
-  readonly advantageEps: number;
-}
+export type AdvantageSettings = Pick<GrpoConfig, "advantage" | "advantageStd" | "advantageEps">;
 
 /**
  * Advantages for rewards laid out group by group (`groups[g]` holds the rewards of prompt g's
@@ -44,11 +40,6 @@ export interface AdvantageSettings {
  */
 export function advantagesOf(groups: readonly (readonly number[])[], c: AdvantageSettings): number[][] {
   return c.advantage === "rft" ? groups.map(rftAdvantages) : groupAdvantages(groups, c.advantageStd, c.advantageEps);
-}
-
-/** Whether a group's rewards give any reply a nonzero advantage under the estimator (what dynamic sampling keeps). */
-export function teaches(rewards: readonly number[], estimator: AdvantageEstimator): boolean {
-  return estimator === "rft" ? Math.max(...rewards) > 0 : !isFlatGroup(rewards);
 }
 
 /** rft: the best replies, when they earned anything, share the group's weight G. */

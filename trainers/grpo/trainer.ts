@@ -17,7 +17,7 @@ import type { EpisodeLog } from "../../store/episode-log.js";
 import { naming } from "../../store/io-error.js";
 import { hashString, Rng } from "../../worlds/core/rng.js";
 import { learningRate } from "../sft/schedule.js";
-import { advantagesOf, mean, teaches, unbiasedStd } from "./advantages.js";
+import { advantagesOf, mean, unbiasedStd } from "./advantages.js";
 import { updatesPerBatch, type GrpoConfig } from "./config.js";
 import type { DecisionPoint, PointSource } from "./decision-point.js";
 import { keepInformativeGroups } from "./dynamic-sampling.js";
@@ -161,7 +161,7 @@ export async function trainGrpo(run: GrpoRun): Promise<GrpoResult> {
       tooLong += r.tooLong.length;
       all.push(...r.groups);
       if (c.dynamicSampling) {
-        const k = keepInformativeGroups(r.groups, (rewards) => teaches(rewards, c.advantage));
+        const k = keepInformativeGroups(r.groups, c.advantage);
         dropped += k.dropped;
         groups.push(...k.kept);
       } else {

@@ -94,11 +94,11 @@ export interface MeanError {
 }
 
 function meanError(xs: readonly number[]): MeanError | null {
+  const [m, sd] = meanStd(xs);
+  if (m === null) return null;
   const n = xs.length;
-  if (n === 0) return null;
-  const m = xs.reduce((a, b) => a + b, 0) / n;
-  const v = n > 1 ? xs.reduce((a, x) => a + (x - m) * (x - m), 0) / (n - 1) : 0;
-  return { mean: m, error: Math.sqrt(v / n), n };
+  // meanStd's sd divides by n; the standard error's sample sd by n - 1: sd / sqrt(n - 1) is both.
+  return { mean: m, error: n > 1 ? sd! / Math.sqrt(n - 1) : 0, n };
 }
 
 /**
