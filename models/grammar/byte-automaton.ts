@@ -2,7 +2,8 @@
  * The byte-level DFA of a language: what may come next after any prefix of bytes.
  *
  * Built by the subset construction from the NFA, with one exception that keeps long strings
- * cheap: a counted string is a region of states (text, count, body state), laid out as
+ * cheap: a counted string (a JSON string, a pattern's bounded group, raw text that ends the
+ * language) is a region of states (text, count, body state), laid out as
  * `base + count * stride + bodyState`, that is never expanded into sets; while the automaton is
  * inside one string (a set holding that one position) its next state is computed from the
  * string's small body DFA and the count. Sets that mix a string with other positions (an enum
@@ -24,7 +25,7 @@ export interface TextLayout extends TextPart {
   readonly stride: number;
   /** Highest count kept: max, or min when unbounded (counts past min are all alike). */
   readonly cap: number;
-  /** The state after the closing quote (raw text: none, -1). */
+  /** The state after the closing byte (raw text that ends the language: none, -1). */
   exitState: number;
 }
 
@@ -70,7 +71,7 @@ export class ByteAutomaton {
       if (positions.length === 1 && positions[0]! >= N) {
         const id = positions[0]! - N;
         const t = this.texts[this.textOf[id]!]!;
-        if (t.exitState === DEAD && t.quoted) touched.push(this.textOf[id]!);
+        if (t.exitState === DEAD && t.close >= 0) touched.push(this.textOf[id]!);
         return id;
       }
       const key = positions.join(",");
@@ -93,7 +94,7 @@ export class ByteAutomaton {
     };
     const exitSets = this.texts.map((t) => closure([t.exit]));
     for (const [i, t] of this.texts.entries()) {
-      if (!t.quoted && (exitSets[i]!.length !== 1 || exitSets[i]![0] !== final || nfa.edges[final]!.length > 0 || nfa.eps[final]!.length > 0))
+      if (t.close < 0 && (exitSets[i]!.length !== 1 || exitSets[i]![0] !== final || nfa.edges[final]!.length > 0 || nfa.eps[final]!.length > 0))
         throw new GrammarError("raw text must end the language", t.pointer);
     }
     const stepSet = (set: number[], b: number): number[] => {
@@ -124,7 +125,7 @@ export class ByteAutomaton {
         }
         const t = this.texts[this.textOf[p - N]!]!;
         const row = ((p - N - t.base) % t.stride) * 256;
-        at.add(0x22).add(0x23);
+        if (t.close >= 0) at.add(t.close).add(t.close + 1);
         for (let b = 1; b < 256; b++) if (t.body.trans[row + b] !== t.body.trans[row + b - 1] || t.body.units[row + b] !== t.body.units[row + b - 1]) at.add(b);
       }
       return [...at].sort((a, b) => a - b);
@@ -159,7 +160,7 @@ export class ByteAutomaton {
     runStart.push(runs.length);
     this.explicitAccepting = Uint8Array.from(accepting);
     for (const t of this.texts) {
-      if (t.quoted && t.exitState !== DEAD && t.exitState < counted) throw new Error("internal error: a string is followed directly by another string");
+      if (t.close >= 0 && t.exitState !== DEAD && t.exitState < counted) throw new Error("internal error: a string is followed directly by another string");
     }
     const r = { runs: Int32Array.from(runs), runStart: Int32Array.from(runStart) };
     this.distance = this.distances(r);
@@ -279,7 +280,7 @@ export class ByteAutomaton {
 
   private countedAccepts(id: number): boolean {
     const t = this.texts[this.textOf[id]!]!;
-    if (t.quoted) return false;
+    if (t.close >= 0) return false;
     const off = id - t.base;
     return t.body.accepting[off % t.stride] === 1 && Math.floor(off / t.stride) >= t.min;
   }
@@ -295,17 +296,24 @@ export class ByteAutomaton {
       const c2 = fits(t, c, next, body.units[sigma * 256 + b]!);
       return c2 < 0 ? DEAD : t.base + c2 * t.stride + next;
     }
-    if (t.quoted && b === 0x22 && body.accepting[sigma] === 1 && c >= t.min) return CLOSE;
+    if (b === t.close && body.accepting[sigma] === 1 && c >= t.min) return CLOSE;
     return DEAD;
   }
 
   /**
    * Bytes to the end from every state: inside a string, the fewest bytes that finish it (its
-   * minimum length, the character in progress, the closing quote) plus the distance after it;
+   * minimum length, the character in progress, the closing byte) plus the distance after it;
    * elsewhere, a shortest path (Dijkstra, the strings as weighted edges to their exits).
    */
   private distances({ runs, runStart }: Runs): Int32Array {
-    const within = this.texts.map((t) => textDistances(t));
+    // Strings alike (one body, bounds and closing byte: a reply's states) share their distances.
+    const alike = new Map<string, Int32Array>();
+    const within = this.texts.map((t) => {
+      const key = `${this.texts.findIndex((u) => u.body === t.body)},${t.min},${t.max},${t.close}`;
+      let h = alike.get(key);
+      if (!h) alike.set(key, (h = textDistances(t)));
+      return h;
+    });
     const C = this.countedStates;
     const E = this.explicitAccepting.length;
     const D = new Int32Array(C + E).fill(UNREACHABLE);
@@ -322,7 +330,7 @@ export class ByteAutomaton {
           const { text, textIndex } = this.counted(t);
           const h = within[textIndex]![t - text.base]!;
           if (h === UNREACHABLE) continue;
-          if (!text.quoted) succ[i]!.push({ to: -1, w: 1 + h });
+          if (text.close < 0) succ[i]!.push({ to: -1, w: 1 + h });
           else if (text.exitState !== DEAD) succ[i]!.push({ to: text.exitState - C, w: 1 + h });
         }
       }
@@ -341,7 +349,7 @@ export class ByteAutomaton {
     }
     for (let i = 0; i < E; i++) D[C + i] = Number.isFinite(dist[i]!) ? dist[i]! : UNREACHABLE;
     for (const [i, t] of this.texts.entries()) {
-      const after = t.quoted ? (t.exitState === DEAD ? UNREACHABLE : D[t.exitState]!) : 0;
+      const after = t.close >= 0 ? (t.exitState === DEAD ? UNREACHABLE : D[t.exitState]!) : 0;
       const h = within[i]!;
       for (let k = 0; k < h.length; k++) D[t.base + k] = h[k] === UNREACHABLE || after === UNREACHABLE ? UNREACHABLE : h[k]! + after;
     }
@@ -373,8 +381,8 @@ export function fits(t: TextLayout, c: number, to: number, units: number): numbe
 }
 
 /**
- * Bytes from each (count, body state) of a string to its end (the closing quote included; raw
- * text: to an accepting boundary with count >= min). Counts only grow, so counts are done from
+ * Bytes from each (count, body state) of a string to its end (the closing byte included; raw
+ * text that ends the language: to an accepting boundary with count >= min). Counts only grow, so counts are done from
  * the highest down; within one count, a byte that completes no character moves one byte deeper
  * into the character, so body states are done deepest first (and the saturated count of an
  * unbounded string, whose completed characters come back to it, is relaxed until it settles).
@@ -410,7 +418,7 @@ function textDistances(t: TextLayout): Int32Array {
   }
   const order = Array.from({ length: stride }, (_, s) => s).sort((a, b) => depth[b]! - depth[a]!);
   const h = new Int32Array((cap + 1) * stride).fill(UNREACHABLE);
-  const end = t.quoted ? 1 : 0;
+  const end = t.close >= 0 ? 1 : 0;
   const saturates = !Number.isFinite(t.max);
   for (let c = cap; c >= 0; c--) {
     for (let pass = 0; pass < (saturates && c === cap ? stride + 1 : 1); pass++) {

@@ -15,7 +15,7 @@ import { ByteAutomaton } from "./byte-automaton.js";
 import { ANY, minus } from "./charset.js";
 import { GrammarError } from "./errors.js";
 import { freeObject, jsonSchemaLang, type Whitespace } from "./json-schema.js";
-import { alt, chars, literal, rep, text, type Lang } from "./language.js";
+import { alt, chars, hasText, literal, rep, text, type Lang } from "./language.js";
 import { Nfa } from "./nfa.js";
 import { BMP, regexLang } from "./regex.js";
 import { tokenAutomaton, type TokenAutomaton } from "./token-automaton.js";
@@ -32,7 +32,7 @@ export type ConstraintSpec =
   | { readonly type: "json_schema"; readonly schema: unknown; readonly whitespace?: Whitespace; readonly maxRefDepth?: number; readonly freeDepth?: number }
   /** Any JSON object (values nested at most `depth` deep, default 3). */
   | { readonly type: "json_object"; readonly whitespace?: Whitespace; readonly depth?: number }
-  /** Text matching an ECMAScript pattern (JSON Schema's `pattern` rules: unanchored unless ^...$). */
+  /** Text matching an ECMAScript pattern (JSON Schema's `pattern` rules: unanchored unless ^...$; `(?=C{m,n}L)G L` bounds G's length: regex.ts). */
   | { readonly type: "regex"; readonly pattern: string }
   /** Exactly one of these texts. */
   | { readonly type: "choice"; readonly choices: readonly string[] }
@@ -54,8 +54,12 @@ export function specLanguage(spec: ConstraintSpec): Lang {
       return jsonSchemaLang(spec.schema, spec);
     case "json_object":
       return freeObject(spec.depth ?? 3, spec.whitespace);
-    case "regex":
-      return text(regexLang(spec.pattern, "", BMP), 0, Infinity, false, "");
+    case "regex": {
+      // The whole pattern as one raw text (a body DFA, no counter to speak of), unless it has
+      // bounded groups, which are counted texts themselves.
+      const lang = regexLang(spec.pattern, "", BMP);
+      return hasText(lang) ? lang : text(lang, 0, Infinity, false, "");
+    }
     case "choice": {
       if (spec.choices.length === 0) throw new GrammarError("a choice list needs at least one choice");
       if (spec.choices.includes("")) throw new GrammarError("a choice may not be empty");

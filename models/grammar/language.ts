@@ -2,7 +2,9 @@
  * A language as a tree: what the JSON-schema compiler, the regex parser and the choice lists
  * produce, and what the byte automaton is built from. Characters are code-point sets; `text` is a
  * string whose length is counted (in UTF-16 units, as JavaScript and zod count it), written either
- * as a JSON string (quoted, escaped as JSON.stringify escapes) or as raw UTF-8 text.
+ * as a JSON string (quoted, escaped as JSON.stringify escapes) or as raw UTF-8 text: raw text
+ * either ends the language or is closed by a character its body never writes (a pattern's
+ * bounded group, `(?=[^\n]{1,384}\n)...\n`, closed by its line break as a string by its quote).
  *
  * The constructors simplify as they build: an impossible part (`never`) makes a sequence
  * impossible and drops out of a choice, so a recursion cut at its depth limit leaves only the
@@ -16,7 +18,7 @@ export type Lang =
   | { readonly k: "seq"; readonly items: readonly Lang[] }
   | { readonly k: "alt"; readonly items: readonly Lang[] }
   | { readonly k: "rep"; readonly item: Lang; readonly min: number; readonly max: number; readonly sep?: Lang }
-  | { readonly k: "text"; readonly body: Lang; readonly min: number; readonly max: number; readonly quoted: boolean; readonly pointer: string }
+  | { readonly k: "text"; readonly body: Lang; readonly min: number; readonly max: number; readonly quoted: boolean; readonly pointer: string; readonly close?: number }
   | { readonly k: "object"; readonly members: readonly Member[]; readonly ws: Lang; readonly rest?: { readonly key: Lang; readonly value: Lang } }
   /** A language already compiled to a minimal byte DFA (numbers: their digit lanes merged). */
   | { readonly k: "dfa"; readonly dfa: ByteDfa }
@@ -96,8 +98,30 @@ export function object(members: Member[], ws: Lang, rest?: { key: Lang; value: L
   return { k: "object", members: live, ws, ...(rest && rest.key.k !== "never" && rest.value.k !== "never" ? { rest } : {}) };
 }
 
-/** A counted string: `body` (characters only) with min..max UTF-16 units (max may be Infinity). */
-export function text(body: Lang, min: number, max: number, quoted: boolean, pointer: string): Lang {
+/**
+ * A counted string: `body` (characters only) with min..max UTF-16 units (max may be Infinity).
+ * Raw text (not quoted) with `close` (an ASCII character the body never writes) ends on that
+ * character, which is part of the text as a string's closing quote is; without it, raw text must
+ * end the language.
+ */
+export function text(body: Lang, min: number, max: number, quoted: boolean, pointer: string, close?: number): Lang {
   if (max < min || body.k === "never") return NEVER;
-  return { k: "text", body, min, max, quoted, pointer };
+  return { k: "text", body, min, max, quoted, pointer, ...(close !== undefined && !quoted ? { close } : {}) };
+}
+
+/** Whether a language holds a counted string anywhere. */
+export function hasText(l: Lang): boolean {
+  switch (l.k) {
+    case "text":
+      return true;
+    case "seq":
+    case "alt":
+      return l.items.some(hasText);
+    case "rep":
+      return hasText(l.item) || (l.sep !== undefined && hasText(l.sep));
+    case "object":
+      return l.members.some((m) => hasText(m.value)) || (l.rest !== undefined && (hasText(l.rest.key) || hasText(l.rest.value)));
+    default:
+      return false;
+  }
 }

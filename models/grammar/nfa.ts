@@ -6,7 +6,8 @@
  * the character it started still fits.
  *
  * A counted string (`text`) is not expanded: it becomes a gate state, and its body is compiled to
- * a small DFA of its own (a `TextPart`), which the outer automaton runs with a counter beside it.
+ * a small DFA of its own (a `TextPart`), which the outer automaton runs with a counter beside it
+ * until the byte that closes it (a JSON string's quote, a bounded group's closing character).
  */
 import { encodeSet, literalBytes, type ByteSeq, type Encoding } from "./charset.js";
 import { GrammarError } from "./errors.js";
@@ -26,7 +27,9 @@ export interface TextPart {
   readonly min: number;
   readonly max: number;
   readonly quoted: boolean;
-  /** The outer NFA state after the closing quote (raw text: after the text). */
+  /** The byte that ends the string (a JSON string's quote; -1: raw text that ends the language). */
+  readonly close: number;
+  /** The outer NFA state after the closing byte (raw text without one: after the text). */
   readonly exit: number;
   readonly pointer: string;
 }
@@ -171,12 +174,18 @@ export class Nfa {
         return;
       }
       case "text": {
+        const close = l.quoted ? 0x22 : (l.close ?? -1);
+        if (close > 0x7f) throw new GrammarError("a counted text's closing character must be ASCII", l.pointer);
         const body = bodyDfa(l.body, l.quoted ? "json" : "utf8", bodyStates, l.pointer);
+        if (close >= 0 && !l.quoted) {
+          for (let s = 0; s < body.size; s++)
+            if (body.trans[s * 256 + close]! >= 0) throw new GrammarError(`a counted text closed by ${JSON.stringify(String.fromCharCode(close))} may not hold that character`, l.pointer);
+        }
         const gate = this.add();
         this.gate[gate] = this.texts.length;
         if (l.quoted) this.bytes(literalBytes('"'), from, gate, 0);
         else this.eps[from]!.push(gate);
-        this.texts.push({ body, min: l.min, max: l.max, quoted: l.quoted, exit: to, pointer: l.pointer });
+        this.texts.push({ body, min: l.min, max: l.max, quoted: l.quoted, close, exit: to, pointer: l.pointer });
         return;
       }
     }
@@ -270,6 +279,8 @@ function bodyDfa(body: Lang, encoding: Encoding, maxStates: number, pointer: str
   if (!dfa) {
     const nfa = new Nfa(maxStates);
     const b = nfa.build(body, encoding, maxStates);
+    // One counter per string: a bounded group inside a string's pattern would need a second.
+    if (nfa.texts.length > 0) throw new GrammarError("a counted text may not hold another (a bounded group inside a string's pattern)", pointer);
     dfa = determinizeBody(nfa, b.start, b.end, pointer);
     if (bodies.size >= 256) bodies.delete(bodies.keys().next().value!);
     bodies.set(key, dfa);

@@ -8,12 +8,19 @@
  * and after it). What is not regular or not supported (backreferences, lookaround, \b, \p{...},
  * anchors elsewhere) is refused with its position.
  *
+ * One lookahead is read, as a length bound: `(?=C{m,n}L)G L`, where C is a character class, L one
+ * ASCII character outside it and G the atom that follows (a group, with its quantifier), whose
+ * characters are all of C, then L itself. In any regex engine it says that G's text has m..n
+ * characters (the run of C before L is G's text), and that is how it compiles: G as a counted
+ * text closed by L (language.ts's `text`), a counter beside G's small automaton instead of G
+ * repeated n times. A state of a usersim reply is one (`replyTextPattern`).
+ *
  * Characters are kept within the Basic Multilingual Plane: there a pattern means the same with
  * or without JavaScript's `u` flag (and in Python's `re`), so every validator agrees.
  */
-import { charSet, complement, intersect, single, union, type CharSet } from "./charset.js";
+import { charSet, complement, intersect, isEmpty, minus, single, union, type CharSet } from "./charset.js";
 import { GrammarError } from "./errors.js";
-import { alt, chars, EMPTY, rep, seq, type Lang } from "./language.js";
+import { alt, chars, EMPTY, hasText, rep, seq, text, type Lang } from "./language.js";
 
 /** Characters a pattern may produce: the BMP without surrogates. */
 export const BMP: CharSet = [
@@ -45,8 +52,10 @@ const LINE_TERMINATORS: CharSet = charSet([
   [0x2028, 0x2029],
 ]);
 const SYNTAX = "^$\\.*+?()[]{}|/-";
-/** The largest count a quantifier may give (each repetition is compiled). */
+/** The largest count a quantifier may give (each repetition is compiled; a length bound's is counted). */
 const MAX_REPEAT = 1000;
+/** The largest bound of a bounded group (the counted states' limit decides what compiles). */
+const MAX_BOUND = 1_000_000;
 
 export function regexLang(source: string, pointer: string, anywhere: CharSet = BMP): Lang {
   return new RegexParser(source, pointer, anywhere).parse();
@@ -104,7 +113,7 @@ class RegexParser {
       if (c === undefined || c === "|" || c === ")") break;
       if (c === "$" && top && (this.i + 1 === this.src.length || this.src[this.i + 1] === "|")) break;
       if (c === "^" || c === "$") this.fail("anchors (^ and $) are supported only at the start and end of the pattern");
-      items.push(this.quantified(this.atom()));
+      items.push(this.src.startsWith("(?=", this.i) ? this.bounded() : this.quantified(this.atom()));
     }
     return seq(...items);
   }
@@ -131,6 +140,51 @@ class RegexParser {
       if (this.peek() === "?") this.i++;
       out = rep(out, min, max);
     }
+  }
+
+  /**
+   * `(?=C{m,n}L)G L` (after "(?=" is seen): G as a text of m..n characters closed by L. G's
+   * characters must all be C's and L must not be, or the lookahead would say something else.
+   */
+  private bounded(): Lang {
+    this.i += 3;
+    if (this.peek() === undefined) this.fail("missing )");
+    const run = this.atom();
+    if (run.k !== "chars") this.fail("lookaround assertions are supported only as a length bound (?=C{m,n}L) before a group: C must be one character or class");
+    const q = /^(?:\{(\d+)(,(\d*))?\}|([*+]))/.exec(this.src.slice(this.i));
+    if (!q) this.fail("lookaround assertions are supported only as a length bound (?=C{m,n}L) before a group: C needs its count");
+    this.i += q[0].length;
+    const min = q[4] === "*" ? 0 : q[4] === "+" ? 1 : Number(q[1]);
+    const max = q[4] !== undefined || q[3] === "" ? Infinity : q[2] === undefined ? min : Number(q[3]);
+    if (max < min) this.fail("numbers out of order in {} quantifier");
+    if (min > MAX_BOUND || (max !== Infinity && max > MAX_BOUND)) this.fail(`length bounds above ${MAX_BOUND} are not supported`);
+    const closer = this.closing(run.set, "a length bound (?=C{m,n}L) must end with one ASCII character L that C does not hold");
+    if (this.peek() !== ")") this.fail("a length bound (?=C{m,n}L) holds nothing after L");
+    this.i++;
+    const c = this.peek();
+    if (c === undefined || c === "|" || c === ")" || c === "$" || this.src.startsWith("(?=", this.i)) this.fail("a length bound must be followed by the group it bounds");
+    const body = this.quantified(this.atom());
+    if (hasText(body)) this.fail("a bounded group may not hold another length bound");
+    for (const set of charSets(body)) if (!isEmpty(minus(set, run.set))) this.fail("the bounded group may only write characters of its bound's class");
+    const after = this.i;
+    if (this.closing(undefined, "") !== closer) {
+      this.i = after;
+      this.fail(`the bounded group must be followed by its bound's closing character ${JSON.stringify(String.fromCharCode(closer))}`);
+    }
+    if (/^(?:[*+?]|\{\d+(?:,\d*)?\})/.test(this.src.slice(this.i))) this.fail("the closing character of a bounded group may not be repeated");
+    return text(body, min, max, false, this.pointer, closer);
+  }
+
+  /** One ASCII character outside `outside` as an atom (its code), or -1 when the atom is not one; with a message, fails instead. */
+  private closing(outside: CharSet | undefined, message: string): number {
+    const c = this.peek();
+    const l = c === undefined || c === "|" || c === ")" || c === "(" ? undefined : this.atom();
+    const ok = l?.k === "chars" && l.set.length === 1 && l.set[0]![0] === l.set[0]![1] && l.set[0]![0] < 0x80 && (!outside || isEmpty(intersect(l.set, outside)));
+    if (!ok) {
+      if (message) this.fail(message);
+      return -1;
+    }
+    return (l as { set: CharSet }).set[0]![0];
   }
 
   private atom(): Lang {
@@ -255,5 +309,20 @@ class RegexParser {
         if (SYNTAX.includes(c) || !/[A-Za-z0-9]/.test(c)) return single(c.codePointAt(0)!);
         return this.fail(`unknown escape \\${c}`);
     }
+  }
+}
+
+/** The character sets a language (of a pattern: characters, sequences, choices, repetitions) writes. */
+function charSets(l: Lang): CharSet[] {
+  switch (l.k) {
+    case "chars":
+      return [l.set];
+    case "seq":
+    case "alt":
+      return l.items.flatMap(charSets);
+    case "rep":
+      return charSets(l.item);
+    default:
+      return [];
   }
 }

@@ -187,7 +187,7 @@ export function tokenAutomaton(bytes: ByteAutomaton, vocab: Vocabulary): TokenAu
         states[o + S_COUNT] = c;
         states[o + S_ROOM] = t.cap - c;
         states[o + S_STRIDE] = t.stride;
-        states[o + S_ACCEPT] = !t.quoted && t.body.accepting[sigma] === 1 && c >= t.min ? 1 : 0;
+        states[o + S_ACCEPT] = t.close < 0 && t.body.accepting[sigma] === 1 && c >= t.min ? 1 : 0;
       }
     }
   }
@@ -227,6 +227,8 @@ export function tokenAutomaton(bytes: ByteAutomaton, vocab: Vocabulary): TokenAu
 function tighten(bytes: ByteAutomaton, rows: number[][], dist: Int32Array): void {
   const C = bytes.countedStates;
   const S = bytes.size;
+  // The gain each string's states have taken (gains only grow: distances only fall).
+  const applied = new Float64Array(bytes.texts.length);
   for (let round = 0; round < 64; round++) {
     let changed = false;
     for (let s = S - 1; s >= C; s--) {
@@ -241,11 +243,12 @@ function tighten(bytes: ByteAutomaton, rows: number[][], dist: Int32Array): void
         changed = true;
       }
     }
-    for (const t of bytes.texts) {
-      if (!t.quoted || t.exitState === DEAD) continue;
+    for (const [i, t] of bytes.texts.entries()) {
+      if (t.close < 0 || t.exitState === DEAD) continue;
       // Inside a string, distance = (bytes to finish it) + distance after it.
       const gain = bytes.distance[t.exitState]! - dist[t.exitState]!;
-      if (gain <= 0) continue;
+      if (gain <= applied[i]!) continue;
+      applied[i] = gain;
       const end = t.base + (t.cap + 1) * t.stride;
       for (let s = t.base; s < end; s++) {
         const d = bytes.distance[s]!;
@@ -266,7 +269,7 @@ function checkSingleBytes(bytes: ByteAutomaton, vocab: Vocabulary): void {
   for (let i = 0; i < E * 256; i++) if (bytes.trans[i]! !== DEAD) used[i & 255] = 1;
   for (const t of bytes.texts) {
     for (let i = 0; i < t.body.size * 256; i++) if (t.body.trans[i]! >= 0) used[i & 255] = 1;
-    if (t.quoted) used[0x22] = 1;
+    if (t.close >= 0) used[t.close] = 1;
   }
   const missing: string[] = [];
   for (let b = 0; b < 256; b++) if (used[b] && vocab.singleByte[b]! < 0) missing.push(`0x${b.toString(16).padStart(2, "0")}`);
@@ -326,7 +329,7 @@ function symbolicRow(bytes: ByteAutomaton, vocab: Vocabulary, t: ByteAutomaton["
         if (lo2 > hi2 || lo2 > t.cap) continue;
         for (let k = vocab.tokenStart[child]!; k < vocab.tokenStart[child + 1]!; k++) out.push(vocab.nodeTokens[k]!, to - sigma, u, lo2, hi2);
         if (hasKids) stack.push(child, to, u, lo2);
-      } else if (t.quoted && b === 0x22 && body.accepting[s] === 1) {
+      } else if (b === t.close && body.accepting[s] === 1) {
         const lo2 = Math.max(lo, t.min - units);
         const hi2 = finite ? t.max - units : NO_LIMIT_HI;
         if (lo2 > hi2 || lo2 > t.cap || t.exitState === DEAD) continue;
@@ -341,10 +344,14 @@ function symbolicRow(bytes: ByteAutomaton, vocab: Vocabulary, t: ByteAutomaton["
 
 function sortRow(flat: number[]): number[] {
   const n = flat.length / ENTRY_FIELDS;
-  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => flat[a * ENTRY_FIELDS]! - flat[b * ENTRY_FIELDS]!);
-  const out = new Array<number>(flat.length);
-  order.forEach((src, i) => {
-    for (let f = 0; f < ENTRY_FIELDS; f++) out[i * ENTRY_FIELDS + f] = flat[src * ENTRY_FIELDS + f]!;
-  });
+  // One numeric key per entry, token then position (exact in a double), sorted natively.
+  const keys = new Float64Array(n);
+  for (let i = 0; i < n; i++) keys[i] = flat[i * ENTRY_FIELDS]! * n + i;
+  keys.sort();
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const src = keys[i]! % n;
+    for (let f = 0; f < ENTRY_FIELDS; f++) out.push(flat[src * ENTRY_FIELDS + f]!);
+  }
   return out;
 }

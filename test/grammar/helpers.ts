@@ -1,6 +1,8 @@
 /** Seeded walks through the grammar automata, and small vocabularies, for the grammar tests. */
+import { expect } from "vitest";
 import { ByteAutomaton, DEAD } from "../../models/grammar/byte-automaton.js";
-import { Vocabulary, type TokenAutomaton } from "../../models/grammar/index.js";
+import { compileBytes, Vocabulary, type ConstraintSpec, type TokenAutomaton } from "../../models/grammar/index.js";
+import { tokenAutomaton } from "../../models/grammar/token-automaton.js";
 import { Rng } from "../../worlds/core/rng.js";
 
 const UTF8 = new TextEncoder();
@@ -59,3 +61,47 @@ export function randomTokens(a: TokenAutomaton, rng: Rng, budget: number): numbe
 }
 
 export const textOf = (bytes: Uint8Array): string => new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+
+/** Allowed tokens by brute force: every token's bytes stepped through the byte automaton. */
+export function bruteAllowed(bytes: ByteAutomaton, a: TokenAutomaton, tokens: readonly (Uint8Array | null)[], state: number, remaining: number): string[] {
+  const out: string[] = [];
+  tokens.forEach((tok, id) => {
+    if (!tok || tok.length === 0 || a.eos.includes(id)) return;
+    let s = state;
+    for (const b of tok) {
+      s = bytes.step(s, b);
+      if (s === DEAD) return;
+    }
+    if (a.distance(s) <= remaining - 1) out.push(`${id}>${s}`);
+  });
+  if (bytes.accepts(state)) for (const e of a.eos) out.push(`${e}>-1`);
+  return out.sort();
+}
+
+export function allowedOf(a: TokenAutomaton, state: number, remaining: number): string[] {
+  const t = new Int32Array(a.vocabSize + 4);
+  const n = new Int32Array(a.vocabSize + 4);
+  const k = a.allowed(state, remaining, t, n);
+  return Array.from({ length: k }, (_, i) => `${t[i]}>${n[i]}`).sort();
+}
+
+/** Walks of the token automaton (random budgets), each state's allowed tokens checked against brute force. */
+export function check(spec: ConstraintSpec, vocab: Vocabulary, tokens: readonly (Uint8Array | null)[], walks: number, seed: string): void {
+  const bytes = compileBytes(spec);
+  const a = tokenAutomaton(bytes, vocab);
+  const rng = Rng.seeded(seed);
+  const scratchT = new Int32Array(a.vocabSize + 4);
+  const scratchN = new Int32Array(a.vocabSize + 4);
+  for (let w = 0; w < walks; w++) {
+    const budget = a.minBudget + Math.floor(rng.next() * 12);
+    let s = a.start;
+    for (let k = 0; k < budget && s !== -1; k++) {
+      const left = budget - k;
+      expect(allowedOf(a, s, left), `state ${s}, ${left} left`).toEqual(bruteAllowed(bytes, a, tokens, s, left));
+      const n = a.allowed(s, left, scratchT, scratchN);
+      const i = Math.floor(rng.next() * n);
+      s = scratchN[i]!;
+    }
+    if (s !== -1) expect(a.accepts(s)).toBe(true);
+  }
+}

@@ -14,7 +14,7 @@ import { compileBytes, compileConstraint, GrammarError, Vocabulary, type Constra
 import { tokenAutomaton, type TokenAutomaton } from "../../models/grammar/token-automaton.js";
 import { Rng } from "../../worlds/core/rng.js";
 import { tinyModel } from "../policy/fixtures.js";
-import { byteVocabulary, JSON_PIECES, randomTokens, textOf } from "./helpers.js";
+import { allowedOf, byteVocabulary, check, JSON_PIECES, randomTokens, textOf } from "./helpers.js";
 
 const SPECS: Record<string, ConstraintSpec> = {
   tomi: { type: "json_schema", schema: z.toJSONSchema(z.discriminatedUnion("type", [z.object({ type: z.literal("none") }), z.object({ type: z.literal("enter"), room: z.string().min(1).max(6) }), z.object({ type: z.literal("move"), object: z.enum(["apple", "ape"]), n: z.int().min(-3).max(120) })])) },
@@ -25,49 +25,6 @@ const SPECS: Record<string, ConstraintSpec> = {
   regex: { type: "regex", pattern: "^(yes|no|maybe [0-9]+)$" },
   choice: { type: "choice", choices: ["box", "basket", "bo", "crate \u{1F4E6}"] },
 };
-
-/** Allowed tokens by brute force: every token's bytes stepped through the byte automaton. */
-function bruteAllowed(bytes: ByteAutomaton, a: TokenAutomaton, tokens: readonly (Uint8Array | null)[], state: number, remaining: number): string[] {
-  const out: string[] = [];
-  tokens.forEach((tok, id) => {
-    if (!tok || tok.length === 0 || a.eos.includes(id)) return;
-    let s = state;
-    for (const b of tok) {
-      s = bytes.step(s, b);
-      if (s === DEAD) return;
-    }
-    if (a.distance(s) <= remaining - 1) out.push(`${id}>${s}`);
-  });
-  if (bytes.accepts(state)) for (const e of a.eos) out.push(`${e}>-1`);
-  return out.sort();
-}
-
-function allowedOf(a: TokenAutomaton, state: number, remaining: number): string[] {
-  const t = new Int32Array(a.vocabSize + 4);
-  const n = new Int32Array(a.vocabSize + 4);
-  const k = a.allowed(state, remaining, t, n);
-  return Array.from({ length: k }, (_, i) => `${t[i]}>${n[i]}`).sort();
-}
-
-function check(spec: ConstraintSpec, vocab: Vocabulary, tokens: readonly (Uint8Array | null)[], walks: number, seed: string): void {
-  const bytes = compileBytes(spec);
-  const a = tokenAutomaton(bytes, vocab);
-  const rng = Rng.seeded(seed);
-  const scratchT = new Int32Array(a.vocabSize + 4);
-  const scratchN = new Int32Array(a.vocabSize + 4);
-  for (let w = 0; w < walks; w++) {
-    const budget = a.minBudget + Math.floor(rng.next() * 12);
-    let s = a.start;
-    for (let k = 0; k < budget && s !== -1; k++) {
-      const left = budget - k;
-      expect(allowedOf(a, s, left), `state ${s}, ${left} left`).toEqual(bruteAllowed(bytes, a, tokens, s, left));
-      const n = a.allowed(s, left, scratchT, scratchN);
-      const i = Math.floor(rng.next() * n);
-      s = scratchN[i]!;
-    }
-    if (s !== -1) expect(a.accepts(s)).toBe(true);
-  }
-}
 
 describe("allowed tokens", () => {
   it("match brute force over a vocabulary whose pieces cross quotes, keys and characters", () => {
