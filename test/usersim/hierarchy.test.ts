@@ -63,6 +63,10 @@ describe("hierarchy files (HumanLM's layout)", () => {
     expect(errorOf(() => parseHierarchy({ constructor: { desc: "x", max_tokens: 4 } }, "k.json")).message).toBe('k.json (constructor): "constructor" cannot be a tag name');
     const many = Object.fromEntries(Array.from({ length: 18 }, (_, i) => [`s${i}`, { desc: "x", max_tokens: 4 }]));
     expect(errorOf(() => parseHierarchy(many, "j.json")).message).toBe("j.json (top level): 18 tags: at most 16 states and the response");
+    // The states' bounds are counted in the reply's grammar: 2,048 tokens of states in all (the response is not counted).
+    const wide = (n: number) => ({ ...Object.fromEntries(Array.from({ length: 16 }, (_, i) => [`s${i}`, { desc: "x", max_tokens: n }])), response: { desc: "r", max_tokens: 32_768 } });
+    expect(parseHierarchy(wide(128), "l.json").states).toHaveLength(16);
+    expect(errorOf(() => parseHierarchy(wide(129), "l.json")).message).toBe("l.json (top level): the states' max_tokens add up to 2064: at most 2048 (the reply's grammar counts each state's characters, 8 a token)");
   });
 
   it("names the line of broken JSON and a missing file", () => {

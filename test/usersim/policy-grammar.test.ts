@@ -16,8 +16,8 @@ import { BenchPoints } from "../../trainers/grpo/bench-points.js";
 import { AnswerSchema, answerGrammarSchema } from "../../worlds/question/world.js";
 import { generateUsersim } from "../../worlds/usersim/generator.js";
 import { simulationAnswer, UsersimBenchmark } from "../../worlds/usersim/benchmark.js";
-import { DEFAULT_HIERARCHY, RESPONSE_ONLY_HIERARCHY } from "../../worlds/usersim/hierarchy.js";
-import { replyTextPattern } from "../../worlds/usersim/reply.js";
+import { DEFAULT_HIERARCHY, maxChars, RESPONSE_ONLY_HIERARCHY } from "../../worlds/usersim/hierarchy.js";
+import { renderReply, replyTextPattern } from "../../worlds/usersim/reply.js";
 import { saveCheckpoint } from "../../models/checkpoint.js";
 import { createFromScratch } from "../../models/from-scratch.js";
 import type { ConstraintSpec } from "../../models/grammar/index.js";
@@ -53,6 +53,13 @@ describe("usersim under constrained decoding", () => {
       expect(actionConstraint(tokenizer, answerGrammarSchema(task), undefined, "schema")!.acceptsTokens(truth)).toBe(true);
       // One line of text: no reply in the layout SFT teaches could be sampled under it.
       expect(actionConstraint(tokenizer, AnswerSchema, undefined, "schema")!.acceptsTokens(truth)).toBe(false);
+      // Each state is bounded where the schema bounds it (max_tokens x 8 characters): a state that runs on must close.
+      for (const d of h.states) {
+        const grammar = actionConstraint(tokenizer, answerGrammarSchema(task), undefined, "schema")!;
+        const withState = (n: number) => renderReply({ states: { ...Object.fromEntries(h.states.map((e) => [e.name, "fine"])), [d.name]: "ab ".repeat(n).slice(0, n - 1) + "c" }, response: "ok" }, h);
+        expect(grammar.acceptsTokens(tokenizer.encode(withState(maxChars(d)))), d.name).toBe(true);
+        expect(grammar.acceptsTokens(tokenizer.encode(withState(maxChars(d) + 1))), d.name).toBe(false);
+      }
     }
     // A task without a pattern keeps the free answer (ToMi's bare container names).
     expect(answerGrammarSchema({ benchmark: "tomi", itemId: "1", mode: "vanilla", story: "", question: "", prompt: "" })).toBe(AnswerSchema);

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { compileBytes } from "../../models/grammar/index.js";
 import { Rng } from "../../worlds/core/rng.js";
-import { DEFAULT_HIERARCHY, RESPONSE_ONLY_HIERARCHY, parseHierarchy } from "../../worlds/usersim/hierarchy.js";
+import { DEFAULT_HIERARCHY, MAX_DIMENSIONS, MAX_STATE_TOKENS, maxChars, RESPONSE_ONLY_HIERARCHY, parseHierarchy } from "../../worlds/usersim/hierarchy.js";
 import { parseReply, renderReply, replySchema, replyTextPattern, type Reply } from "../../worlds/usersim/reply.js";
 
 const H = parseHierarchy({ stance: { desc: "where they stand", max_tokens: 8 }, emotion: { desc: "what they feel", max_tokens: 8 }, response: { desc: "the reply", max_tokens: 64 } }, "se.json");
@@ -55,7 +56,9 @@ describe("the hierarchical reply", () => {
 
   it("has one regex for the text form: every rendered reply matches it, and what it matches parses", () => {
     const re = new RegExp(replyTextPattern(DEFAULT_HIERARCHY));
-    expect(replyTextPattern(DEFAULT_HIERARCHY)).not.toMatch(/\(\?[=!<]/);
+    // Its only lookaheads are the states' length bounds, which the grammar compiler reads as counters.
+    expect(replyTextPattern(DEFAULT_HIERARCHY).match(/\(\?[=!<]/g)).toHaveLength(DEFAULT_HIERARCHY.states.length);
+    expect(replyTextPattern(DEFAULT_HIERARCHY)).toContain("(?=[^\\n]{1,384}\\n)");
     const rng = Rng.seeded("reply-pattern");
     const letters = "ab <>/\n.response".split("");
     const text = (n: number, line: boolean) => {
@@ -65,7 +68,8 @@ describe("the hierarchical reply", () => {
     };
     let matched = 0;
     for (let t = 0; t < 1000; t++) {
-      const states = Object.fromEntries(DEFAULT_HIERARCHY.states.map((d) => [d.name, text(1 + rng.int(20), true)]));
+      // Some states about as long as their bound (384 characters): the pattern bounds them as the schema does.
+      const states = Object.fromEntries(DEFAULT_HIERARCHY.states.map((d) => [d.name, text(rng.chance(0.05) ? 380 + rng.int(10) : 1 + rng.int(20), true)]));
       const response = rng.chance(0.1) ? `${text(5, false)}</response>${text(5, false)}` : text(1 + rng.int(40), false);
       const rendered = renderReply({ states, response }, DEFAULT_HIERARCHY);
       const valid = replySchema(DEFAULT_HIERARCHY).safeParse({ states, response }).success;
@@ -75,8 +79,17 @@ describe("the hierarchical reply", () => {
         expect(parseReply(rendered, DEFAULT_HIERARCHY)).toEqual({ ok: true, action: { states, response } });
       }
     }
-    // Some replies held "</response>" in their response: those neither validate nor match.
-    expect(matched).toBeGreaterThan(500);
+    // Some replies held "</response>" in their response or a state past its bound: those neither validate nor match.
+    expect(matched).toBeGreaterThan(400);
     expect(matched).toBeLessThan(1000);
+  });
+
+  it("compiles for a constrained decoder, each state a counter, up to the widest hierarchy a file may give", () => {
+    const widest = parseHierarchy(Object.fromEntries(Array.from({ length: MAX_DIMENSIONS }, (_, i) => [`s${i}`, { desc: "x", max_tokens: MAX_STATE_TOKENS / MAX_DIMENSIONS }])), "widest");
+    for (const h of [DEFAULT_HIERARCHY, widest]) {
+      const a = compileBytes({ type: "regex", pattern: replyTextPattern(h) });
+      expect(a.texts.map((t) => t.max)).toEqual(h.states.map(maxChars));
+      expect(a.explicitAccepting.length).toBeLessThan(100 * (h.states.length + 1));
+    }
   });
 });

@@ -40,8 +40,9 @@ export interface QuestionTask {
  *
  * - `json`: the answer is itself an action, written as JSON of this schema (the social world's
  *   reaction on the asked item);
- * - `pattern`: the answer's text matches this anchored pattern (`^...$`, no lookarounds; usersim's
- *   tagged reply, `replyTextPattern`).
+ * - `pattern`: the answer's text matches this anchored pattern (`^...$`; its only lookaheads are
+ *   length bounds `(?=C{m,n}L)` before a group, which the grammar compiler counts: usersim's
+ *   tagged reply, `replyTextPattern`, bounds each state so).
  */
 export type AnswerForm =
   | { readonly type: "json"; readonly schema: Readonly<Record<string, unknown>> }

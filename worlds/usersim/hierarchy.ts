@@ -58,6 +58,12 @@ export function isResponseOnly(h: Hierarchy): boolean {
 
 const NAME_RE = /^[a-z][a-z0-9_]*$/;
 export const MAX_DIMENSIONS = 16;
+/**
+ * The states' `max_tokens` in all, at most: the reply's grammar counts each state's characters up
+ * to its bound (a counter per state, replyTextPattern), and 2,048 tokens (16,384 characters) stay
+ * within what one grammar may count (16 states of 128 tokens; the default's six states take 288).
+ */
+export const MAX_STATE_TOKENS = 2048;
 
 const EntrySchema = z.looseObject({
   desc: z.string({ error: "expected a string" }).trim().min(1, "is empty"),
@@ -155,6 +161,9 @@ export function parseHierarchy(json: unknown, file: string, dir?: string): Hiera
   const last = dims[dims.length - 1]!;
   const response = last.name === RESPONSE ? last : { name: RESPONSE, desc: DEFAULT_RESPONSE.desc, maxTokens: DEFAULT_RESPONSE.max_tokens };
   const states = last.name === RESPONSE ? dims.slice(0, -1) : dims;
+  const stateTokens = states.reduce((sum, d) => sum + d.maxTokens, 0);
+  if (stateTokens > MAX_STATE_TOKENS)
+    throw new DataError(file, { field: "top level" }, `the states' max_tokens add up to ${stateTokens}: at most ${MAX_STATE_TOKENS} (the reply's grammar counts each state's characters, ${CHARS_PER_TOKEN} a token)`);
   return { states, response, source: file };
 }
 

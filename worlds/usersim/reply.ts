@@ -101,11 +101,23 @@ function quote(s: string): string {
 }
 
 /**
- * The text form as one regular expression (anchored, no lookaheads): what a constrained decoder
- * compiles to make every sample parse. It fixes the layout `renderReply` writes; the texts inside
- * are bounded by the sampler's token budgets, not here.
+ * A state as the reply's pattern writes it: its text bounded by the schema's `maxChars`, as the
+ * lookahead `(?=[^\n]{1,N}\n)` before it says (the run of characters up to the state's line
+ * break, which is the state's text: it holds no line break). A regex engine reads it so, and the
+ * grammar compiler reads it as a counted text closed by that line break (models/grammar/regex.ts),
+ * a counter beside the state's small automaton rather than N copies of it.
+ */
+export function boundedStatePattern(d: Dimension): string {
+  return `(?=[^\\n]{1,${maxChars(d)}}\\n)(?:${STATE_PATTERN})`;
+}
+
+/**
+ * The text form as one anchored regular expression: what a constrained decoder compiles to make
+ * every sample parse. It fixes the layout `renderReply` writes and bounds each state at the
+ * schema's length (`boundedStatePattern`, its one lookahead); the response, which may hold line
+ * breaks, is bounded by the sampler's token budget.
  */
 export function replyTextPattern(h: Hierarchy): string {
   const block = (tag: string, body: string) => `<${tag}>\\n${body}\\n</${tag}>`;
-  return `^${[...h.states.map((d) => block(d.name, STATE_PATTERN)), block(h.response.name, RESPONSE_TEXT)].join("\\n")}$`;
+  return `^${[...h.states.map((d) => block(d.name, boundedStatePattern(d))), block(h.response.name, RESPONSE_TEXT)].join("\\n")}$`;
 }
