@@ -5,9 +5,10 @@
  * For the `tiny` and `10m` presets (untrained, seeded; the 10m tokenizer is learned from generated
  * ToMi stories and the project's own sources, so its vocabulary is full and holds JSON-like
  * pieces), and several grammars (a world's action, FANToM's free-text action, a /v1 schema,
- * json_object, a choice list), the native engine decodes a batch of short prompts at temperature
- * 1 with and without the grammar, alternating runs; the table gives decode throughput (prefill
- * excluded) and the grammar's overhead per token, with the grammar's compile time and size.
+ * json_object, a choice list, usersim's tagged reply with its bounded states), the native engine
+ * decodes a batch of short prompts at temperature 1 with and without the grammar, alternating
+ * runs; the table gives decode throughput (prefill excluded) and the grammar's overhead per token,
+ * with the grammar's compile time and size.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -17,6 +18,7 @@ import { createFromScratch, defaultCorpus } from "../models/from-scratch.js";
 import { compileConstraint, type ConstraintSpec, type TokenAutomaton } from "../models/grammar/index.js";
 import { loadNative, nativeConstraint } from "../models/native.js";
 import { loadScenario } from "../worlds/registry.js";
+import { DEFAULT_HIERARCHY, replyTextPattern } from "../worlds/usersim/index.js";
 import { scriptArgs } from "./script-args.js";
 
 const USAGE = `node dist/measurements/constrained-decoding.js [--quick]   (or: npm run measure:constrained)
@@ -60,6 +62,7 @@ async function grammars(): Promise<{ name: string; spec: ConstraintSpec }[]> {
     },
     { name: "json_object", spec: { type: "json_object", whitespace: "flexible", depth: 3 } },
     { name: "choice (4 answers)", spec: { type: "choice", choices: ["box", "basket", "crate", "green_bucket"] } },
+    { name: "usersim reply (six states of 384 counted)", spec: { type: "regex", pattern: replyTextPattern(DEFAULT_HIERARCHY) } },
   ];
 }
 
