@@ -55,6 +55,8 @@ Data:
   --context full|short     social: the prompt, as \`bench social --context\` asks it (default full; short:
                            the profile line, the feed and one line of the facts that decide most
                            reactions); FANToM (--bench): the conversation given with each question
+  --stance                 social, with --context short: the facts line also states the user's stance
+                           on the post's topic (from the generated trees' latent block), as \`bench --stance\`
   --preset NAME            named settings, which flags given beside it override:
 ${GRPO_PRESET_NAMES.map((n) => `                           ${n}: ${GRPO_PRESETS[n].describe}`).join("\n")}
   --hierarchy FILE         usersim: the reply's hierarchy (HumanLM's layout): hierarchical GRPO with the
@@ -130,6 +132,7 @@ const Args = z.object({
   split: z.string().min(1).optional(),
   judge: z.string().min(1).optional(),
   context: z.enum(["short", "full"]).optional(),
+  stance: z.boolean().optional(),
   system: z.string().min(1).optional(),
   out: z.string({ error: "is required" }).min(1),
   steps: intArg(1).optional(),
@@ -318,7 +321,7 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
 
 /** Where the decision points come from: a benchmark file, a graded world's generated records, a world's own generated set (`trainOn: "generated"`), or a world's scripted episodes. */
 async function pointsOf(a: z.infer<typeof Args>, storeRoot: string): Promise<PointSource> {
-  const given = { hierarchy: a.hierarchy, weights: a.weights, split: a.split, context: a.context };
+  const given = { hierarchy: a.hierarchy, weights: a.weights, split: a.split, context: a.context, stance: a.stance || undefined };
   const options: BenchmarkOptions = {
     ...Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)),
     ...(a.judge !== undefined ? { judgeModel: await judgeModelArg(a.judge) } : {}),
