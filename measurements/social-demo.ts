@@ -62,7 +62,8 @@ Options:
   --field-weight SPEC train sft's weight of a reply's JSON fields (default action=20: the type's token
                       weighs 20 of the text's); "none" for plain SFT
   --grpo-steps N      GRPO steps, 8 questions x 4 replies each (default 20)
-  --grpo-lr X         GRPO's learning rate (default 5e-4; SFT's runs from 3e-3 down to 3e-4)
+  --grpo-lr X         GRPO's learning rate (default 1e-4; at 5e-4 the SFT policy fell to answering
+                      "ignore" to every question in 20 steps: docs/results.md)
   --balance MODE      SFT data: "none" (every training question, the natural mix) or "types" (as
                       many of each interaction type as the rarest has, drawn with the seed) (default none)
   --threads N         CPU threads of the trainers (default: all)
@@ -81,7 +82,7 @@ const values = scriptArgs({
     "sft-steps": intArg(1).default(400),
     "field-weight": z.string().min(1).default("action=20"),
     "grpo-steps": intArg(1).default(20),
-    "grpo-lr": numArg().positive().default(5e-4),
+    "grpo-lr": numArg().positive().default(1e-4),
     balance: z.enum(["types", "none"]).default("none"),
     threads: intArg(1, 1024).optional(),
     seed: intArg(0, 2 ** 32 - 1001).default(1),
