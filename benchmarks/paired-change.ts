@@ -12,6 +12,12 @@ export interface PairedChange {
   readonly lost: number;
   /** The exact two-sided p-value (1 when nothing changed). */
   readonly p: number;
+  /** Questions both answered. */
+  readonly shared: number;
+  /** The accuracy's change, (gained - lost) / shared: the mean of the per-question differences (+1, 0, -1). */
+  readonly difference: number;
+  /** That mean's standard error: the differences' sample standard deviation over sqrt(shared) (0 below two questions). */
+  readonly standardError: number;
 }
 
 /** log(n choose k), exact enough for thousands of questions. */
@@ -46,5 +52,9 @@ export function pairedChange(before: ReadonlyMap<string, boolean>, after: Readon
     else if (!right && was) lost++;
   }
   if (shared === 0 && (before.size > 0 || after.size > 0)) throw new Error("pairedChange: the two sets of answers share no question");
-  return { gained, lost, p: mcnemarExact(gained, lost) };
+  const difference = shared ? (gained - lost) / shared : 0;
+  // The differences are +1 (gained), -1 (lost) and 0; their sum of squares about the mean:
+  const squares = gained + lost - shared * difference * difference;
+  const standardError = shared > 1 ? Math.sqrt(squares / (shared - 1) / shared) : 0;
+  return { gained, lost, p: mcnemarExact(gained, lost), shared, difference, standardError };
 }

@@ -4,37 +4,44 @@
  * process (what a user types), timed:
  *
  *   1. `generate social` a training split and a test split (other seeds: other networks);
- *   2. the training split's questions as the policy is asked them, with their labels (the JSON a
- *      model should write), as SFT data, as many of each interaction type as the rarest has
- *      (`--balance types`: in the natural mix over half the labels are "ignore", and a policy
- *      trained on it answers "ignore" to everything); `model init --preset 1m` builds the
- *      tokenizer from it;
- *   3. `train sft` on them; then `train grpo --world social` from the SFT policy (the same trees,
- *      regenerated from their seed; reward: -1 off the schema, type match + ROUGE-L of the content;
- *      replies sampled under the task's reaction grammar);
- *   4. `bench social` on the test split with random, majority (fitted on the training split),
- *      simulation (the latent model: the ceiling), the SFT and the SFT+GRPO policies (greedy, each
- *      answer written under the task's reaction grammar, as GRPO samples it): type accuracy,
- *      macro-F1, ROUGE-L and the share of replies in the strict format, at depth 0, depth 1 and over all.
+ *   2. the training split's questions as the policy is asked them (`--context short`, the default:
+ *      the profile line, the feed and one line of the facts the screen shows; a 1M policy reads the
+ *      type off it within a hundred steps, and not off the full prompt in four hundred), with their
+ *      labels (the JSON a model should write), as SFT data, in their natural mix (`--balance none`,
+ *      the default; `types`: as many of each interaction type as the rarest has); `model init
+ *      --preset 1m` builds the tokenizer from it;
+ *   3. `train sft` on them, the type's token weighed `--field-weight action=20` against the reply's
+ *      text (the decision is one token of about 18); then `train grpo --world social --context` from
+ *      the SFT policy (the same trees, regenerated from their seed, asked the same prompt; reward:
+ *      -1 off the schema, type match + ROUGE-L of the content; replies sampled under the task's
+ *      reaction grammar);
+ *   4. `bench social --context` on the test split with random, majority (fitted on the training
+ *      split), simulation (the latent model: the ceiling), the SFT and the SFT+GRPO policies (greedy,
+ *      each answer written under the task's reaction grammar, as GRPO samples it): type accuracy,
+ *      macro-F1, ROUGE-L and the share of replies in the strict format, at depth 0, depth 1 and over
+ *      all; then SFT against majority and SFT+GRPO against SFT question by question (the paired
+ *      change of type accuracy, its standard error and McNemar's exact p).
  *
- *   node dist/measurements/social-demo.js [--out DIR] [--train-trees N] [--test-trees N]
- *       [--sft-steps N] [--grpo-steps N] [--balance types|none] [--threads N] [--seed S]
- *                                                             (or: npm run demo:social -- ...)
+ *   node dist/measurements/social-demo.js [--out DIR] [--context short|full] [--stance] [--train-trees N]
+ *       [--test-trees N] [--sft-steps N] [--field-weight SPEC] [--grpo-steps N] [--grpo-lr X] [--balance none|types]
+ *       [--threads N] [--seed S]                               (or: npm run demo:social -- ...)
  *
  * Prints the table and each stage's wall time (also written to OUT/results.md). Not a test.
  */
-import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { cpus } from "node:os";
+import { cpus, loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { z } from "zod";
-import { intArg } from "../cli/args.js";
+import { intArg, numArg } from "../cli/args.js";
 import { countByType, equalByType } from "../trainers/data/balanced-types.js";
 import type { BenchReport } from "../benchmarks/report.js";
+import { pairedChange, type PairedChange } from "../benchmarks/paired-change.js";
+import { readEpisodeLog } from "../store/episode-log.js";
+import { RunStore } from "../store/run-store.js";
 import { packageRoot } from "../worlds/question/prompts.js";
 import { loadBenchmark } from "../worlds/registry.js";
 import { scriptArgs } from "./script-args.js";
-import { percentCell as pct, wallTimeLine, type StageTiming } from "./cli-process.js";
+import { percentCell as pct, socialworld as run, wallTimeLine, type StageTiming } from "./cli-process.js";
 
 const USAGE = `node dist/measurements/social-demo.js [options]   (or: npm run demo:social -- [options])
 
@@ -44,34 +51,45 @@ depth 0 and 1, each stage through the socialworld command; the table goes to the
 OUT/results.md.
 
 Options:
-  --out DIR          where the data, models, store and results go (default data/social-demo)
-  --train-trees N    trees in the training split (default 200)
-  --test-trees N     trees in the test split (default 30)
-  --sft-steps N      SFT optimizer steps, 16 examples each (default 50)
-  --grpo-steps N     GRPO steps, 8 questions x 4 replies each (default 4)
-  --balance MODE     SFT data: "types" (as many of each interaction type as the rarest has,
-                     drawn with the seed) or "none" (every training question) (default types)
-  --threads N        CPU threads of the trainers (default: all)
-  --seed S           seed of the training split and of every trainer; the test split is S + 1000 (default 1)
-  --help             this text`;
+  --out DIR           where the data, models, store and results go (default data/social-demo)
+  --context MODE      the prompt the policies are trained and benched on: short (the profile line,
+                      the feed and one line of deciding facts) or full (default short)
+  --stance            with --context short: the facts line also states the user's stance on the
+                      post's topic (from the generated trees' latent block)
+  --train-trees N     trees in the training split (default 200)
+  --test-trees N      trees in the test split (default 30)
+  --sft-steps N       SFT optimizer steps, 16 examples each (default 400)
+  --field-weight SPEC train sft's weight of a reply's JSON fields (default action=20: the type's token
+                      weighs 20 of the text's); "none" for plain SFT
+  --grpo-steps N      GRPO steps, 8 questions x 4 replies each (default 20)
+  --grpo-lr X         GRPO's learning rate (default 1e-4; at 5e-4 the SFT policy fell to answering
+                      "ignore" to every question in 20 steps: docs/results.md)
+  --balance MODE      SFT data: "none" (every training question, the natural mix) or "types" (as
+                      many of each interaction type as the rarest has, drawn with the seed) (default none)
+  --threads N         CPU threads of the trainers (default: all)
+  --seed S            seed of the training split and of every trainer; the test split is S + 1000 (default 1)
+  --help              this text`;
 
 const values = scriptArgs({
   name: "social-demo",
   usage: USAGE,
   schema: z.object({
     out: z.string().default(join(packageRoot(), "data", "social-demo")),
+    context: z.enum(["short", "full"]).default("short"),
+    stance: z.boolean().default(false),
     "train-trees": intArg(1, 100_000).default(200),
     "test-trees": intArg(1, 100_000).default(30),
-    "sft-steps": intArg(1).default(50),
-    "grpo-steps": intArg(1).default(4),
-    balance: z.enum(["types", "none"]).default("types"),
+    "sft-steps": intArg(1).default(400),
+    "field-weight": z.string().min(1).default("action=20"),
+    "grpo-steps": intArg(1).default(20),
+    "grpo-lr": numArg().positive().default(1e-4),
+    balance: z.enum(["types", "none"]).default("none"),
     threads: intArg(1, 1024).optional(),
     seed: intArg(0, 2 ** 32 - 1001).default(1),
   }),
 });
 const out = resolve(values.out);
 mkdirSync(out, { recursive: true });
-const cli = join(packageRoot(), "bin", "socialworld.js");
 const store = join(out, "store");
 const timings: StageTiming[] = [];
 const started = performance.now();
@@ -79,20 +97,9 @@ const seed = String(values.seed);
 const trainFile = join(out, "train.jsonl");
 const testFile = join(out, "test.jsonl");
 
-/** Runs `socialworld ARGS` (progress on this terminal), timing it. */
-function socialworld(stage: string, args: string[]): Promise<void> {
-  process.stderr.write(`\n[${stage}] socialworld ${args.join(" ")}\n`);
-  const t0 = performance.now();
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [cli, ...args], { stdio: ["ignore", "inherit", "inherit"] });
-    child.on("error", fail);
-    child.on("exit", (code) => {
-      timings.push({ stage, seconds: (performance.now() - t0) / 1000 });
-      if (code === 0) done();
-      else fail(new Error(`${stage}: socialworld exited with ${code}`));
-    });
-  });
-}
+const load0 = loadavg()[0]!;
+const context = ["--context", values.context, ...(values.stance ? ["--stance"] : [])];
+const socialworld = (stage: string, args: string[]) => run(stage, args, timings);
 
 await socialworld("generate", ["generate", "social", "--n", String(values["train-trees"]), "--seed", seed, "--out", trainFile, "--quiet"]);
 await socialworld("generate", ["generate", "social", "--n", String(values["test-trees"]), "--seed", String(values.seed + 1000), "--out", testFile, "--quiet"]);
@@ -100,7 +107,7 @@ await socialworld("generate", ["generate", "social", "--n", String(values["test-
 // SFT data: the training questions as a policy is asked them, with their labels as the JSON to write.
 let sftMix = "";
 {
-  const bench = await loadBenchmark("social");
+  const bench = await loadBenchmark("social", { context: values.context, ...(values.stance ? { stance: true } : {}) });
   const items = await bench.load(trainFile);
   const types = items.map((item) => item.type);
   const kept = values.balance === "types" ? equalByType(types, values.seed) : types.map((_, i) => i);
@@ -119,11 +126,12 @@ await socialworld("base", ["model", "init", "--preset", "1m", "--corpus", join(o
 await socialworld("sft", [
   "train", "sft", "--model", base, "--data", join(out, "sft.jsonl"), "--out", sft, "--steps", String(values["sft-steps"]), "--batch", "16",
   "--lr", "3e-3", "--min-lr", "3e-4", "--warmup", String(Math.max(1, Math.round(values["sft-steps"] / 10))), "--seed", seed, "--save-every", "100000", "--quiet", ...threads,
+  ...(values["field-weight"] === "none" ? [] : ["--field-weight", values["field-weight"]]),
 ]);
 await socialworld("grpo", [
-  "train", "grpo", "--model", sft, "--world", "social", "--episodes", String(values["train-trees"]), "--world-seed", seed, "--out", grpo, "--store", store,
+  "train", "grpo", "--model", sft, "--world", "social", ...context, "--episodes", String(values["train-trees"]), "--world-seed", seed, "--out", grpo, "--store", store,
   "--reward", "exact=1,rougeL=1", "--steps", String(values["grpo-steps"]), "--prompts", "8", "--group-size", "4", "--max-new-tokens", "80",
-  "--temperature", "1", "--lr", "1e-4", "--kl", "0.001", "--clip-high", "0.28", "--seed", seed, "--save-every", "100000", "--quiet", ...threads,
+  "--temperature", "1", "--lr", String(values["grpo-lr"]), "--kl", "0.001", "--clip-high", "0.28", "--seed", seed, "--save-every", "100000", "--quiet", ...threads,
 ]);
 
 const agents: [string, string][] = [
@@ -137,9 +145,27 @@ const agents: [string, string][] = [
 const reports: Record<string, BenchReport> = {};
 for (const [name, spec] of agents) {
   const json = join(out, `eval-${name.toLowerCase().replace("+", "-")}.json`);
-  await socialworld(`eval ${name}`, ["bench", "social", "--data", testFile, "--agent", spec, "--concurrency", "16", "--store", store, "--json", json, "--quiet"]);
+  await socialworld(`eval ${name}`, ["bench", "social", "--data", testFile, ...context, "--agent", spec, "--concurrency", "16", "--store", store, "--json", json, "--quiet"]);
   reports[name] = JSON.parse(readFileSync(json, "utf8")) as BenchReport;
 }
+
+/** Each test question's type right or wrong in a bench run, by id (from the run's log in the store). */
+async function rightById(report: BenchReport): Promise<Map<string, boolean>> {
+  const s = await RunStore.open(store);
+  const r = s.get(report.runId!);
+  if (!r) throw new Error(`no run ${report.runId} in ${store}`);
+  const recs = readEpisodeLog<{ kind: string; result?: { id: string; correct: boolean } }>(s.episodesPath(r)).records;
+  return new Map(recs.flatMap((x) => (x.kind === "benchmark_item" && x.result ? [[x.result.id, x.result.correct] as const] : [])));
+}
+const signed = (x: number) => `${x >= 0 ? "+" : "−"}${(100 * Math.abs(x)).toFixed(1)}`;
+const pairs: [string, string][] = [["majority", "SFT"], ["SFT", "SFT+GRPO"]];
+const changes: [string, string, PairedChange][] = [];
+for (const [before, after] of pairs) changes.push([before, after, pairedChange(await rightById(reports[before]!), await rightById(reports[after]!))]);
+const pairedRows = [
+  "| agent | against | questions | type accuracy change (points) | standard error | right only here | right only there | McNemar p |",
+  "|:--|:--|--:|--:|--:|--:|--:|--:|",
+  ...changes.map(([before, after, c]) => `| ${after} | ${before} | ${c.shared} | ${signed(c.difference)} | ${(100 * c.standardError).toFixed(1)} | ${c.gained} | ${c.lost} | ${c.p < 0.001 ? "< 0.001" : c.p.toFixed(3)} |`),
+];
 
 const total = (performance.now() - started) / 1000;
 const num = (x: number | undefined) => (x === undefined ? "–" : x.toFixed(3));
@@ -154,11 +180,15 @@ for (const [name] of agents) {
   }
 }
 const text = [
-  `Social world, test split ${testFile} (${values["test-trees"]} trees, seed ${values.seed + 1000}); training split ${values["train-trees"]} trees (seed ${seed}); SFT data: ${sftMix}; policy preset 1m; ${cpus().length} CPU cores, Node ${process.version}:`,
+  `Social world, ${values.context} prompts${values.stance ? " with the user's stance" : ""}; test split ${testFile} (${values["test-trees"]} trees, seed ${values.seed + 1000}); training split ${values["train-trees"]} trees (seed ${seed}); SFT data: ${sftMix}; policy preset 1m, SFT ${values["sft-steps"]} steps of 16 (field weight ${values["field-weight"]}), GRPO ${values["grpo-steps"]} steps of 8 questions x 4 replies at lr ${values["grpo-lr"]}; ${cpus().length} CPU cores, Node ${process.version}:`,
   "",
   ...rows,
   "",
-  wallTimeLine(total, timings),
+  "Question by question (the same test questions):",
+  "",
+  ...pairedRows,
+  "",
+  wallTimeLine(total, timings) + ` Load average ${load0.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end.`,
   "",
 ].join("\n");
 writeFileSync(join(out, "results.md"), text);

@@ -52,6 +52,11 @@ Data:
                            from seed S (written under the store's generated/), the train split;
                            social: the prediction tasks of N generated trees (written to OUT), with
                            the world's reward (--reward exact=1,rougeL=1: type match + ROUGE-L of the content)
+  --context full|short     social: the prompt, as \`bench social --context\` asks it (default full; short:
+                           the profile line, the feed and one line of the facts that decide most
+                           reactions); FANToM (--bench): the conversation given with each question
+  --stance                 social, with --context short: the facts line also states the user's stance
+                           on the post's topic (from the generated trees' latent block), as \`bench --stance\`
   --preset NAME            named settings, which flags given beside it override:
 ${GRPO_PRESET_NAMES.map((n) => `                           ${n}: ${GRPO_PRESETS[n].describe}`).join("\n")}
   --hierarchy FILE         usersim: the reply's hierarchy (HumanLM's layout): hierarchical GRPO with the
@@ -126,6 +131,8 @@ const Args = z.object({
   weights: z.string().min(1).optional(),
   split: z.string().min(1).optional(),
   judge: z.string().min(1).optional(),
+  context: z.enum(["short", "full"]).optional(),
+  stance: z.boolean().optional(),
   system: z.string().min(1).optional(),
   out: z.string({ error: "is required" }).min(1),
   steps: intArg(1).optional(),
@@ -314,7 +321,7 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
 
 /** Where the decision points come from: a benchmark file, a graded world's generated records, a world's own generated set (`trainOn: "generated"`), or a world's scripted episodes. */
 async function pointsOf(a: z.infer<typeof Args>, storeRoot: string): Promise<PointSource> {
-  const given = { hierarchy: a.hierarchy, weights: a.weights, split: a.split };
+  const given = { hierarchy: a.hierarchy, weights: a.weights, split: a.split, context: a.context, stance: a.stance || undefined };
   const options: BenchmarkOptions = {
     ...Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)),
     ...(a.judge !== undefined ? { judgeModel: await judgeModelArg(a.judge) } : {}),
@@ -336,10 +343,11 @@ async function pointsOf(a: z.infer<typeof Args>, storeRoot: string): Promise<Poi
       const data = await generatedRecords(storeRoot, name, world.generator!, episodes, a["world-seed"]);
       return await BenchPoints.open(name, data, a.mode as Mode, { ...common, options: { ...options, split: options.split ?? "train" } });
     }
+    // A world that trains on its generator's set, judged by its benchmark's reward (social): the set
+    // is kept in OUT, asked with the benchmark's options (the social prompt's --context).
+    if (world.trainOn === "generated") return await generatedPoints(name, episodes, a["world-seed"], a.out, { mode: a.mode as Mode, options, ...(a.system ? { system: a.system } : {}) });
     const extra = Object.keys(options);
-    if (extra.length) throw new UsageError(`--${flagOf(extra[0] as keyof BenchmarkOptions)} goes with a graded benchmark (usersim), not with ${name}'s scripted episodes`);
-    // A world that trains on its generator's set, judged by its benchmark's reward (social): the set is kept in OUT.
-    if (world.trainOn === "generated") return await generatedPoints(name, episodes, a["world-seed"], a.out, { mode: a.mode as Mode, ...(a.system ? { system: a.system } : {}) });
+    if (extra.length) throw new UsageError(`--${flagOf(extra[0] as keyof BenchmarkOptions)} goes with a graded benchmark (usersim) or a world trained on its generator's set (social), not with ${name}'s scripted episodes`);
     return await WorldPoints.scripted(name, episodes, a["world-seed"], a.system);
   } catch (err) {
     if (err instanceof BenchmarkOptionError || err instanceof RegistryError) throw new UsageError(err.message);

@@ -18,7 +18,11 @@ describe("the paired change of answers", () => {
   it("counts the questions that changed, by id, and only those both answered", () => {
     const before = new Map([["a", true], ["b", false], ["c", false], ["d", true], ["e", false]]);
     const after = new Map([["a", true], ["b", true], ["c", true], ["d", false], ["x", true]]);
-    expect(pairedChange(before, after)).toEqual({ gained: 2, lost: 1, p: 1 });
+    const c = pairedChange(before, after);
+    expect(c).toMatchObject({ gained: 2, lost: 1, p: 1, shared: 4 });
+    // The differences 0, +1, +1, -1: mean 0.25, sample sd sqrt(2.75 / 3), over sqrt(4).
+    expect(c.difference).toBeCloseTo(0.25, 12);
+    expect(c.standardError).toBeCloseTo(Math.sqrt(2.75 / 3) / 2, 12);
     expect(() => pairedChange(new Map([["a", true]]), new Map([["b", true]]))).toThrow(/share no question/);
   });
 });

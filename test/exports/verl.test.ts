@@ -7,6 +7,7 @@ import { main } from "../../cli/main.js";
 import { loadBenchmark } from "../../worlds/registry.js";
 import { RunStore } from "../../store/run-store.js";
 import { generateFantom } from "../../worlds/fantom/generator.js";
+import { generateSocial } from "../../worlds/social/generator.js";
 import { TOM_DATA, tomData } from "../data-paths.js";
 import { questionText } from "../../agents/policy/question-prompt.js";
 import { benchRun, capture, type Captured } from "./helpers.js";
@@ -150,6 +151,25 @@ describe("export --format verl", () => {
     expect(rows).toHaveLength(fullItems.length);
     rows.forEach((row, i) => expect(row.prompt[0]!.content).toBe(full.task(fullItems[i]!, "vanilla").prompt));
     expect(rows.some((row, i) => row.prompt[0]!.content !== short.task(shortItems[i]!, "vanilla").prompt)).toBe(true);
+  });
+
+  it("rebuilds the social world's short prompts with the stance, and its tasks at the run's depth", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sw-export-social-"));
+    const data = join(dir, "s.jsonl");
+    writeFileSync(data, generateSocial(3, 5).jsonl);
+    const store = join(dir, "store");
+    expect(await main(["bench", "social", "--data", data, "--context", "short", "--stance", "--depth", "1", "--store", store, "--quiet"])).toBe(0);
+    const runId = (await RunStore.open(store)).list()[0]!.id;
+    const out = join(dir, "short.parquet");
+    expect(await main(["export", "--run", runId, "--format", "verl", "--out", out, "--store", store])).toBe(0);
+    const rows = await readRows(out);
+    const asked = await loadBenchmark("social", { context: "short", stance: true, depth: 1 });
+    const items = await asked.load(data);
+    expect(rows).toHaveLength(items.length);
+    rows.forEach((row, i) => {
+      expect(row.prompt[0]!.content).toBe(asked.task(items[i]!, "vanilla").prompt);
+      expect(row.prompt[0]!.content).toMatch(/Your stance on [^:]+: (strongly )?(in favour|against|undecided)\./);
+    });
   });
 
   it.skipIf(!TOM_DATA)("gives the world model's labels with --labels world where it disputes the official ones", async () => {

@@ -11,6 +11,8 @@ import { SocialBenchmark } from "../../worlds/social/benchmark.js";
 import { tasksOf } from "../../worlds/social/tasks.js";
 import { SIDE_THRESHOLD } from "../../worlds/social/text.js";
 import { TOPICS } from "../../worlds/social/vocabulary.js";
+import { stanceWords } from "../../worlds/social/population.js";
+import { loadBenchmark } from "../../worlds/registry.js";
 
 const g = generateSocial(40, 11);
 const trees = parseTrees(g.jsonl, "gen.jsonl");
@@ -138,5 +140,36 @@ describe("the social generator", () => {
     const item = short.load(file).find((x) => x.task.depth === 1)!;
     expect(short.task(item, "vanilla").prompt).toBe(compactPrompt(item.task));
     expect(new SocialBenchmark().task(item, "vanilla").prompt).toBe(taskPrompt(item.task));
+  });
+
+  it("with stance, the short prompt's facts line also states the user's stance on the topic when they decided, from the latent block", async () => {
+    const words = new Set<string>();
+    for (const t of tasks) {
+      const plain = factsLine(t)!;
+      const withStance = factsLine(t, { stance: true })!;
+      const d = t.tree.latent!.decisions.find((x) => x.user === t.user && x.parent === t.parent)!;
+      const topic = TOPICS.find((x) => x.key === t.tree.post.topic)!.name;
+      // Right after the topic's place, before the earlier reactions; the rest unchanged.
+      const said = `Your stance on ${topic}: ${stanceWords(d.stance)}.`;
+      const at = plain.indexOf(" is ", plain.indexOf(`Its topic, ${topic},`));
+      const topicEnd = plain.indexOf(".", at) + 1;
+      expect(withStance).toBe(`${plain.slice(0, topicEnd)} ${said}${plain.slice(topicEnd)}`);
+      expect(compactPrompt(t, { stance: true })).toBe(compactPrompt(t).replace(plain, withStance));
+      words.add(stanceWords(d.stance));
+    }
+    // The stance at the decision (it moves as the user acts), in every one of the five words.
+    expect(words.size).toBe(5);
+    // A tree without a latent block (a real dump's) has no stance to state.
+    const { latent: _, ...bare } = tasks[0]!.tree;
+    expect(factsLine({ ...tasks[0]!, tree: bare as SocialTree }, { stance: true })).toBe(factsLine(tasks[0]!));
+    // The benchmark asks it with context short and stance; stance alone is refused.
+    const file = join(mkdtempSync(join(tmpdir(), "sw-social-")), "gen.jsonl");
+    writeFileSync(file, g.jsonl);
+    const bench = await loadBenchmark("social", { context: "short", stance: true });
+    const item = (await bench.load(file))[5] as unknown as { task: (typeof tasks)[number] };
+    expect(bench.task(item as never, "vanilla").prompt).toBe(compactPrompt(item.task, { stance: true }));
+    expect(bench.title).toContain("with the user's stance");
+    await expect(loadBenchmark("social", { stance: true })).rejects.toThrow("--stance goes with --context short");
+    await expect(loadBenchmark("tomi", { stance: true })).rejects.toThrow("--stance does not apply to tomi");
   });
 });

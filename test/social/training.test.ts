@@ -9,6 +9,11 @@ import { join } from "node:path";
 import { parquetReadObjects } from "hyparquet";
 import { describe, expect, it, vi } from "vitest";
 import { main } from "../../cli/main.js";
+import { readEpisodeLog } from "../../store/episode-log.js";
+import { RunStore } from "../../store/run-store.js";
+import { saveCheckpoint } from "../../models/checkpoint.js";
+import { createFromScratch } from "../../models/from-scratch.js";
+import { compactPrompt, SOCIAL_INSTRUCTIONS } from "../../worlds/social/prompts.js";
 import { loadBenchmark } from "../../worlds/registry.js";
 import { benchRun, capture } from "../exports/helpers.js";
 import { BenchPoints } from "../../trainers/grpo/bench-points.js";
@@ -62,6 +67,58 @@ describe("social decision points", () => {
     expect(b.size).toBe(a.size);
     writeFileSync(file, readFileSync(file, "utf8").replace(/"time":0/, '"time":1'));
     await expect(generatedPoints("social", 3, 7, out)).rejects.toThrow("is not what the social generator writes for 3 trees of seed 7");
+  });
+});
+
+describe("train grpo --world social --context", () => {
+  it("short: the rollouts are asked, byte for byte, the prompts bench social --context short asks a policy", async () => {
+    const c = capture();
+    try {
+      const dir = tempDir("sw-social-short-");
+      const data = join(dir, "t.jsonl");
+      writeFileSync(data, generateSocial(2, 7).jsonl);
+      const bench = await loadBenchmark("social", { context: "short" });
+      const items = await bench.load(data);
+      // A tiny policy whose tokenizer knows these prompts (the model's 512 positions hold them).
+      const m = await createFromScratch({ preset: "tiny", seed: 2, corpus: [...items.map((i) => bench.task(i, "vanilla").prompt), ...items.map((i) => i.answer as string)] });
+      const model = join(dir, "model");
+      saveCheckpoint(model, m.model, m.files);
+      type Rec = { kind: string; result: { id: string }; turns: { prompt: string; observation?: string }[] };
+      const prompts = async (store: string) => {
+        const s = await RunStore.open(store);
+        const run = s.list()[0]!;
+        return { run, recs: readEpisodeLog<Rec>(s.episodesPath(run)).records.filter((r) => r.kind === "benchmark_item") };
+      };
+      expect(await main(["bench", "social", "--data", data, "--context", "short", "--agent", `policy:${model}?max_new_tokens=24`, "--store", join(dir, "bench"), "--quiet"]), c.err).toBe(0);
+      // Item ids are FILE#TASK; GRPO's copy of the trees is its own file.
+      const task = (id: string) => id.slice(id.indexOf("#") + 1);
+      const asked = new Map((await prompts(join(dir, "bench"))).recs.map((r) => [task(r.result.id), r.turns[0]!.prompt]));
+      expect(asked.size).toBe(items.length);
+      for (const item of items) expect(asked.get(task(item.id))).toContain(compactPrompt((item as SocialBenchItem).task));
+
+      const args = (context: string, out: string) => ["train", "grpo", "--model", model, "--world", "social", "--episodes", "2", "--world-seed", "7", "--context", context,
+        "--out", join(dir, out), "--store", join(dir, `store-${out}`), "--steps", "1", "--prompts", "4", "--group-size", "2", "--max-new-tokens", "24", "--seed", "1", "--quiet"];
+      expect(await main(args("short", "short")), c.err).toBe(0);
+      const short = await prompts(join(dir, "store-short"));
+      expect(short.run.params).toMatchObject({ benchmark: "social", options: { context: "short" } });
+      expect(short.recs).toHaveLength(8);
+      for (const r of short.recs) {
+        expect(r.turns[0]!.prompt, r.result.id).toBe(asked.get(task(r.result.id)));
+        expect(r.turns[0]!.prompt).not.toContain(SOCIAL_INSTRUCTIONS);
+      }
+      // The default is the full prompt, which the short one is not.
+      expect(await main(args("full", "full")), c.err).toBe(0);
+      const full = await prompts(join(dir, "store-full"));
+      for (const r of full.recs) {
+        expect(r.turns[0]!.prompt).toContain(SOCIAL_INSTRUCTIONS);
+        expect(r.turns[0]!.prompt).not.toBe(asked.get(task(r.result.id)));
+      }
+      // A world that is not trained on its generator's set takes no --context.
+      expect(await main(["train", "grpo", "--model", model, "--world", "tomi", "--context", "short", "--out", join(dir, "tomi"), "--store", join(dir, "store-tomi"), "--steps", "1", "--quiet"])).toBe(2);
+      expect(c.err).toContain("--context does not apply to tomi");
+    } finally {
+      vi.restoreAllMocks();
+    }
   });
 });
 

@@ -53,15 +53,19 @@ export class SocialBenchmark implements Benchmark<SocialBenchItem> {
   readonly depth: number | undefined;
   /** The prompt: "full" (profile, recent posts, feed, the answer's instructions) or "short" (prompts.ts's compactPrompt). */
   readonly context: "short" | "full";
+  /** The short prompt's facts line states the user's stance on the topic (prompts.ts's FactsOptions). */
+  readonly stance: boolean;
   private readonly encoder: TokenEncoder | undefined;
   private readonly simulation = new SimulationPredictor();
   private readonly contexts = new WeakMap<readonly SocialTask[], { context: SocializedContext; id: string }>();
 
   /** `embedder`: "onnx:DIR" for BERTScore (the folder is opened now: a bad one fails here). */
-  constructor(opts: Pick<BenchmarkOptions, "embedder" | "depth" | "context"> = {}) {
+  constructor(opts: Pick<BenchmarkOptions, "embedder" | "depth" | "context" | "stance"> = {}) {
     if (opts.depth !== undefined && !(Number.isInteger(opts.depth) && opts.depth >= 0)) throw new RangeError(`depth must be a non-negative integer, got ${opts.depth}`);
     this.depth = opts.depth;
     this.context = opts.context ?? "full";
+    this.stance = opts.stance ?? false;
+    if (this.stance && this.context !== "short") throw new RangeError("the stance is a fact of the short prompt's facts line: it goes with context short");
     if (opts.embedder !== undefined) {
       if (!opts.embedder.startsWith("onnx:")) throw new RangeError(`the social benchmark's embedder is BERTScore's encoder, onnx:DIR (got "${opts.embedder}")`);
       this.encoder = OnnxTokenEncoder.open(opts.embedder.slice("onnx:".length));
@@ -69,7 +73,7 @@ export class SocialBenchmark implements Benchmark<SocialBenchItem> {
   }
 
   get title(): string {
-    const parts = [this.depth !== undefined ? `depth ${this.depth}` : "", this.context === "short" ? "short prompts" : "", this.encoder ? `BERTScore with ${this.encoder.id}` : ""].filter(Boolean);
+    const parts = [this.depth !== undefined ? `depth ${this.depth}` : "", this.context === "short" ? `short prompts${this.stance ? " with the user's stance" : ""}` : "", this.encoder ? `BERTScore with ${this.encoder.id}` : ""].filter(Boolean);
     return `Social media: comment, repost, like or ignore${parts.length ? ` (${parts.join(", ")})` : ""}`;
   }
 
@@ -105,7 +109,7 @@ export class SocialBenchmark implements Benchmark<SocialBenchItem> {
   }
 
   task(item: SocialBenchItem, mode: QuestionTask["mode"]): QuestionTask {
-    const prompt = this.context === "short" ? compactPrompt(item.task) : taskPrompt(item.task);
+    const prompt = this.context === "short" ? compactPrompt(item.task, { stance: this.stance }) : taskPrompt(item.task);
     // The prompt's last line is the question; what comes before it, the story (simulation mode
     // asks the question over the story's socialized context).
     const cut = prompt.lastIndexOf("\n");

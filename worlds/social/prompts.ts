@@ -10,6 +10,7 @@ import { z } from "zod";
 import { reactionSchemaFor } from "./action.js";
 import type { SocialTree } from "./format.js";
 import type { SocialTask } from "./tasks.js";
+import { stanceWords } from "./population.js";
 import { TOPICS } from "./vocabulary.js";
 
 /** A user's display name in a tree (the id when the tree gives none). */
@@ -65,9 +66,20 @@ export function taskPrompt(task: SocialTask): string {
   return lines.join("\n");
 }
 
+/**
+ * What the facts line states besides what the screen shows. `stance`: the user's stance on the
+ * post's topic when they decided, from the generator's latent block (the user's own mind, as the
+ * socialized context's mental state says it; a tree without a latent block, a real dump's, has
+ * none): what knowing the stance is worth to a policy, which elsewhere would have to read it off
+ * the user's recent posts.
+ */
+export interface FactsOptions {
+  readonly stance?: boolean;
+}
+
 /** The short prompt: the profile line, the feed, the facts line, the question (the answer's form is the grammar's). */
-export function compactPrompt(task: SocialTask): string {
-  const facts = factsLine(task);
+export function compactPrompt(task: SocialTask, opts: FactsOptions = {}): string {
+  const facts = factsLine(task, opts);
   return [profileLine(task), ...feedLines(task), ...(facts ? [facts] : []), `What do you do with [${task.parent}]?`].join("\n");
 }
 
@@ -75,9 +87,10 @@ export function compactPrompt(task: SocialTask): string {
  * What the user's screen shows about the asked item, stated: whose post it answers (depth 1),
  * where the post's topic stands among the interests the user's description names (in the order
  * it names them), and the user's own earlier reactions in the cascade. Undefined when there is
- * nothing to state (a post without a topic, at depth 0).
+ * nothing to state (a post without a topic, at depth 0). With `stance`, also the user's stance on
+ * the topic (FactsOptions).
  */
-export function factsLine(task: SocialTask): string | undefined {
+export function factsLine(task: SocialTask, opts: FactsOptions = {}): string | undefined {
   const t = task.tree;
   const parts: string[] = [];
   const parent = task.parent === t.post.id ? undefined : t.interactions.find((i) => i.id === task.parent);
@@ -92,6 +105,8 @@ export function factsLine(task: SocialTask): string | undefined {
     const rank = named.findIndex((x) => x.n === name);
     const where = rank === 0 ? "the first of your interests" : rank === 1 ? "the second of your interests" : rank > 1 ? "one of your interests" : "not one of your interests";
     parts.push(`Its topic, ${name}, is ${where}.`);
+    const mind = opts.stance ? t.latent?.decisions.find((d) => d.user === task.user && d.parent === task.parent) : undefined;
+    if (mind) parts.push(`Your stance on ${name}: ${stanceWords(mind.stance)}.`);
   }
   // What the user did in this cascade before the asked item appeared.
   const before = parent ? parent.time : t.post.time;
