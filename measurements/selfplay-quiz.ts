@@ -18,7 +18,7 @@
  *
  *   node dist/measurements/selfplay-quiz.js [--out DIR] [--rounds N] [--episodes N] [--quiz-questions N]
  *       [--eval-episodes N] [--eval-questions N] [--eval-seed S] [--sft-steps N] [--train-questions N]
- *       [--round-steps N] [--round-lr X] [--round-kl X] [--round-prompts N] [--round-temperature T] [--round-advantage grpo|rft] [--act-temperature T] [--seed S] [--start DIR] [--threads N]
+ *       [--round-steps N] [--round-lr X] [--round-kl X] [--round-prompts N] [--round-temperature T] [--round-advantage grpo|rft] [--round-balance none|type] [--act-temperature T] [--seed S] [--start DIR] [--threads N]
  *
  * Every stage is the project's command line (`generate`, `model init`, `train sft`, `serve`,
  * `questions`, `bench`) and its HTTP API, as a user would run them. Not a test.
@@ -35,7 +35,7 @@ import { bootstrapInterval } from "../benchmarks/episode-bootstrap.js";
 import { pairedChange } from "../benchmarks/paired-change.js";
 import { accuracyCell, wilsonInterval } from "../benchmarks/wilson-interval.js";
 import { MAX_QUIZ_QUESTIONS } from "../server/rooms/options.js";
-import { ADVANTAGE_ESTIMATORS } from "../trainers/grpo/config.js";
+import { ADVANTAGE_ESTIMATORS, POINT_BALANCES } from "../trainers/grpo/config.js";
 import type { RoomSummary } from "../server/protocol.js";
 import type { HeldOutPoint, QuizAccuracyPoint, TrainingRun } from "../server/training-board.js";
 import { clock, socialworld, wallTimeLine, type StageTiming } from "./cli-process.js";
@@ -70,6 +70,8 @@ Options:
   --round-temperature T   temperature the rounds sample replies at (default 1)
   --round-advantage E     the rounds' advantage estimator: grpo, or rft (rejection-sampling
                           fine-tuning: the right replies of a group share its weight) (default grpo)
+  --round-balance B       how the rounds draw questions: none (as they come), or type (every question
+                          type in equal shares) (default none)
   --act-temperature T     temperature the seats act at, among the valid actions (default 1)
   --seed S                seed of every stage (default 1)
   --start DIR             start from this policy checkpoint instead (no generate, no SFT; never written to)
@@ -97,6 +99,7 @@ const values = scriptArgs({
     "round-prompts": intArg(1, 256).default(8),
     "round-temperature": numArg().positive().max(10).default(1),
     "round-advantage": z.enum(ADVANTAGE_ESTIMATORS).default("grpo"),
+    "round-balance": z.enum(POINT_BALANCES).default("none"),
     "act-temperature": numArg().min(0).max(10).default(1),
     seed: intArg(0, 2 ** 32 - 1).default(1),
     start: z.string().min(1).optional(),
@@ -229,7 +232,7 @@ const roomOptions = {
     // Dynamic sampling: a group whose replies all got the same reward (all right, or all wrong)
     // has no advantage; the round samples more questions until each step's groups can teach.
     trainer: {
-      steps: values["round-steps"], prompts: values["round-prompts"], groupSize: 8, maxNewTokens: 8, temperature: values["round-temperature"], advantage: values["round-advantage"],
+      steps: values["round-steps"], prompts: values["round-prompts"], groupSize: 8, maxNewTokens: 8, temperature: values["round-temperature"], advantage: values["round-advantage"], balance: values["round-balance"],
       lr: values["round-lr"], klCoef: values["round-kl"], clipHigh: 0.28, constrain: "options",
       lossAggregation: "token-mean", dynamicSampling: true, maxRolloutBatches: 3, seed: values.seed,
     },
@@ -347,7 +350,7 @@ const text = [
   values.start !== undefined
     ? `Self-play on ToMi from ${sft}, seed ${seed};`
     : `Self-play on ToMi: policy preset 1m (word tokenizer) SFT'd ${values["sft-steps"]} steps at batch 32 on ${values["train-questions"]} generated questions (the learning recipe, vanilla prompt), seed ${seed};`,
-  `a round of GRPO (${values["round-steps"]} steps of ${values["round-prompts"]} questions x 8 replies at temperature ${values["round-temperature"]}, ${values["round-advantage"]} advantages, lr ${values["round-lr"]}, KL ${values["round-kl"]}, dynamic sampling, answers among the story's containers) on the quiz questions (${values["quiz-questions"]} per seat) of every ${E} episodes,`,
+  `a round of GRPO (${values["round-steps"]} steps of ${values["round-prompts"]} questions x 8 replies at temperature ${values["round-temperature"]}, ${values["round-advantage"]} advantages, ${values["round-balance"] === "type" ? "question types in equal shares, " : ""}lr ${values["round-lr"]}, KL ${values["round-kl"]}, dynamic sampling, answers among the story's containers) on the quiz questions (${values["quiz-questions"]} per seat) of every ${E} episodes,`,
   `seats acting at temperature ${values["act-temperature"]} among the valid actions. Held-out: ${heldOut.questions} questions about ${heldOut.episodes} episodes the starting policy played from seed ${heldSeeds[0]} on (at most to ${heldSeeds[1]}; training played seeds ${trainSeeds[0]}-${trainSeeds[1]}): ${heldOut.types}.`,
   "Each round's policy answers them greedily, as the quiz asks. The questions about one story are not independent: the Wilson interval treats them as if they were, the bootstrap over stories does not;",
   "the rounds answer the same questions, so the change against round 0 is counted question by question. A seat's quiz questions overlap the other seats' (an episode has about 9): its own episodes' column counts each seat's answers.",

@@ -13,7 +13,7 @@ import { writeFileAtomic } from "../../store/write-atomic.js";
 import { judgeModelArg } from "../judge-arg.js";
 import { RunStore } from "../../store/run-store.js";
 import { BenchPoints } from "../../trainers/grpo/bench-points.js";
-import { ADVANTAGE_ESTIMATORS, ADVANTAGE_STD, GRPO_CONSTRAIN_MODES, GrpoConfigSchema, KL_ESTIMATORS, KL_PLACEMENTS, LOSS_AGGREGATIONS, type GrpoConfigInput } from "../../trainers/grpo/config.js";
+import { ADVANTAGE_ESTIMATORS, ADVANTAGE_STD, GRPO_CONSTRAIN_MODES, POINT_BALANCES, GrpoConfigSchema, KL_ESTIMATORS, KL_PLACEMENTS, LOSS_AGGREGATIONS, type GrpoConfigInput } from "../../trainers/grpo/config.js";
 import { progressNote, type StepMetrics } from "../../trainers/grpo/metrics.js";
 import { MetricsPublisher } from "../../trainers/grpo/publisher.js";
 import { runGrpoSession, SettingsMismatch } from "../../trainers/grpo/session.js";
@@ -92,6 +92,9 @@ Objective:
   --kl X (0.001; 0: no reference)  --kl-estimator k1|k2|k3 (k3)  --kl-in loss|reward (loss)
   --entropy X (0: entropy bonus coefficient)
   --dynamic-sampling  --max-rollout-batches N (4)   drop groups with equal rewards, sample more
+  --balance none|type (none)  type: draw every type of question in equal shares (each a row of the
+                           benchmark's report), so a rule right on the common types cannot earn most
+                           of the reward (docs/training.md)
   --skip-solved            leave out the points the starting policy already answers right (greedy)
   --keep-solved P (0)      with --skip-solved: keep this share of the solved ones anyway (seeded), a
                            replay against forgetting
@@ -150,6 +153,7 @@ const Args = z.object({
   "mini-batch": intArg(0).optional(),
   "micro-batch": intArg(1).optional(),
   advantage: z.enum(ADVANTAGE_ESTIMATORS).optional(),
+  balance: z.enum(POINT_BALANCES).optional(),
   "advantage-std": z.enum(ADVANTAGE_STD).optional(),
   "advantage-eps": numArg().min(0).optional(),
   "clip-low": numArg().min(0).max(1).optional(),
@@ -211,7 +215,7 @@ export function configFromArgs(a: Args): GrpoConfigInput {
     ["kl", "klCoef"], ["kl-estimator", "klEstimator"], ["kl-in", "klIn"], ["entropy", "entropyCoef"], ["max-rollout-batches", "maxRolloutBatches"],
     ["overlong-buffer", "overlongBuffer"], ["overlong-penalty", "overlongPenalty"], ["format-failure", "formatFailure"], ["leak-penalty", "leakPenalty"], ["lr", "lr"], ["min-lr", "minLr"],
     ["warmup", "warmupSteps"], ["weight-decay", "weightDecay"], ["beta1", "beta1"], ["beta2", "beta2"], ["grad-clip", "gradClip"], ["seed", "seed"], ["keep-solved", "keepSolved"],
-    ["thinking-steps", "thinkingSteps"], ["tau", "tau"],
+    ["thinking-steps", "thinkingSteps"], ["tau", "tau"], ["balance", "balance"],
   ];
   const c: Record<string, unknown> = { ...(a.preset ? GRPO_PRESETS[a.preset as GrpoPresetName].config : {}) };
   for (const [from, to] of pick) if (a[from] !== undefined) c[to] = a[from];

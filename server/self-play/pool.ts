@@ -18,7 +18,12 @@
  * In a group of processes (docs/scale.md) the rooms of one pool may live in several processes, each
  * with a pool of that name; one of them trains (PoolPeers: a lease in Redis), the others pass it
  * their episodes, and every round it finishes is played by the rooms of every process.
+ *
+ * The pool's rounds, held-out set and scores outlive the process (pool-state.ts): a pool made again
+ * under the same name, after a restart or in another process of the group, plays its last round
+ * and goes on with the next.
  */
+import { existsSync, renameSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { releasePolicy } from "../../agents/policy/agents.js";
 import { parseAgentTarget } from "../../agents/policy/options.js";
@@ -27,6 +32,7 @@ import type { SelfPlayEpisode } from "../../trainers/grpo/self-play-points.js";
 import { wilsonInterval } from "../../benchmarks/wilson-interval.js";
 import type { HeldOutPoint, QuizAccuracyPoint, TrainingBoard } from "../training-board.js";
 import type { HeldOutScore } from "./held-out.js";
+import { readPoolState, writePoolState } from "./pool-state.js";
 import { roundConfig, type SelfPlayOptions } from "./options.js";
 import { runRoundThread, type HeldOutReport } from "./round-thread.js";
 
@@ -84,8 +90,8 @@ export class SelfPlayPool implements PoolOfPeers {
   private readonly peers: PoolPeers | undefined;
   /** Quiz answers by the round whose policy gave them (every episode, kept for the whole curve). */
   private readonly quiz = new Map<number, { episodes: number; questions: number; correct: number }>();
-  /** The held-out episodes (`heldOutEpisodes`): the first quizzed ones, never trained on. */
-  private readonly heldOut: PlayedEpisode[] = [];
+  /** The held-out episodes' quiz files (`heldOutEpisodes`): the first quizzed episodes, never trained on. */
+  private readonly heldOut: string[] = [];
   /** Each round's policy on the held-out questions (round 0: the starting policy). */
   private readonly heldOutScores = new Map<number, HeldOutScore>();
   /** The board run of the latest round (where the quiz accuracy curve is shown). */
@@ -93,6 +99,8 @@ export class SelfPlayPool implements PoolOfPeers {
   private fresh = 0;
   private current: string;
   private readonly baseDir: string;
+  /** <store>/selfplay/<pool>: its rounds' checkpoints and its saved state. */
+  private readonly dir: string;
   private readonly query: string;
   /** The system message of the seats' spec: every round's policy is asked with it. */
   private readonly system: string | undefined;
@@ -121,10 +129,62 @@ export class SelfPlayPool implements PoolOfPeers {
     // Kept as written, so that each round's spec is the base spec with only the folder changed.
     this.query = q < 0 ? "" : target.slice(q);
     this.current = baseSpec;
+    this.dir = join(store.root, "selfplay", name);
+    this.restore();
     this.peers = peers?.(this);
     if (options.everyMinutes !== undefined) {
       this.timer = setInterval(() => this.maybeTrain(true), options.everyMinutes * 60_000);
       this.timer.unref();
+    }
+  }
+
+  /** Takes up the pool's saved state: its rounds (the rooms play the last), held-out set and scores. */
+  private restore(): void {
+    const saved = readPoolState(this.dir, this.store.root);
+    if (!saved) return;
+    const file = join(this.dir, "pool.json");
+    if (saved.world !== this.world || saved.baseSpec !== this.baseSpec) {
+      throw new Error(`self-play pool "${this.name}": ${file} is the pool of ${saved.world} seats played by ${saved.baseSpec}, not ${this.world} by ${this.baseSpec}; name another pool (selfPlay.pool), or move that folder away`);
+    }
+    for (const dir of saved.rounds) if (!existsSync(join(dir, "config.json"))) throw new Error(`self-play pool "${this.name}": ${file} names round ${saved.rounds.indexOf(dir) + 1} at ${dir}, which holds no checkpoint`);
+    this.dirs = [...saved.rounds];
+    if (this.dirs.length) this.current = `policy:${this.dirs.at(-1)}${this.query}`;
+    this.heldOut.push(...saved.heldOut.slice(0, this.options.heldOutEpisodes ?? 0));
+    // Scores on another held-out set (the option changed) would not compare with the rounds to come.
+    if (saved.heldOut.length === this.options.heldOutEpisodes) for (const { round, ...score } of saved.heldOutScores) this.heldOutScores.set(round, score);
+    for (const { round, ...q } of saved.quiz) this.quiz.set(round, q);
+  }
+
+  /**
+   * The quiz curve changes with every episode: it is saved within seconds rather than flushed to
+   * disk on the event loop each time (a kill loses at most those seconds of it).
+   */
+  private saveSoon(): void {
+    if (this.saveTimer) return;
+    this.saveTimer = setTimeout(() => this.save(), 2000);
+    this.saveTimer.unref();
+  }
+
+  private saveTimer: NodeJS.Timeout | undefined;
+
+  /** Saves the pool's state; in a group only the process that trains writes it (it has every episode's scores). */
+  private save(): void {
+    if (this.saveTimer) clearTimeout(this.saveTimer);
+    this.saveTimer = undefined;
+    if (this.peers && !this.peers.trains()) return;
+    try {
+      writePoolState(this.dir, this.store.root, {
+        format: 1,
+        world: this.world,
+        baseSpec: this.baseSpec,
+        rounds: this.dirs,
+        heldOut: this.heldOut,
+        heldOutScores: [...this.heldOutScores.entries()].map(([round, s]) => ({ round, ...s })),
+        quiz: [...this.quiz.entries()].map(([round, q]) => ({ round, ...q })),
+      });
+    } catch (err) {
+      // The rooms play on; what was not saved is the curves since the last save.
+      console.error(`[self-play ${this.name}] saving its state: ${(err as Error).message}`);
     }
   }
 
@@ -189,7 +249,7 @@ export class SelfPlayPool implements PoolOfPeers {
   /** The quiz files of the held-out episodes, once all are played (undefined before, and without `heldOutEpisodes`). */
   heldOutFiles(): string[] | undefined {
     const n = this.options.heldOutEpisodes;
-    return n !== undefined && this.heldOut.length === n ? this.heldOut.map((e) => e.quizFile!) : undefined;
+    return n !== undefined && this.heldOut.length === n ? [...this.heldOut] : undefined;
   }
 
   /** Whether rounds wait for held-out episodes still to be played. */
@@ -226,7 +286,8 @@ export class SelfPlayPool implements PoolOfPeers {
     if (episode.turns.length === 0 && !episode.quizFile) return;
     if (episode.quizFile && this.holdingOut) {
       // Held out whole (its turns too): no round learns from it.
-      this.heldOut.push(episode);
+      this.heldOut.push(episode.quizFile);
+      this.save();
       this.note(`self-play: episode held out (${this.heldOut.length} of ${this.options.heldOutEpisodes}): every round is scored on its quiz, none trains on it`);
       if (!this.holdingOut) this.maybeTrain(false);
       return;
@@ -252,6 +313,7 @@ export class SelfPlayPool implements PoolOfPeers {
       const q = this.quiz.get(round) ?? { episodes: 0, questions: 0, correct: 0 };
       this.quiz.set(round, { episodes: q.episodes + 1, questions: q.questions + r.questions, correct: q.correct + r.correct });
     }
+    this.saveSoon();
     if (this.lastRunId) this.board.quizAccuracy(this.lastRunId, this.quizAccuracy());
   }
 
@@ -271,7 +333,10 @@ export class SelfPlayPool implements PoolOfPeers {
     const round = this.dirs.length + 1;
     const specs = this.episodes.slice();
     this.fresh = 0;
-    const out = join(this.store.root, "selfplay", this.name, `round-${round}`);
+    const out = join(this.dir, `round-${round}`);
+    // A round stopped before it finished (the server closed, or was killed): its partial checkpoint
+    // is kept beside, and this round starts afresh on the episodes played since.
+    if (existsSync(out)) renameSync(out, `${out}.stopped-${new Date().toISOString().replace(/[:.]/g, "-")}`);
     const trained = `policy:${out}${this.query}`;
     const heldOutFiles = this.heldOutFiles();
     const config = roundConfig(this.options);
@@ -325,6 +390,7 @@ export class SelfPlayPool implements PoolOfPeers {
       }
       this.dirs.push(out);
       this.current = trained;
+      this.save();
       this.board.finish(runId ?? out, "done", { checkpoint: out });
       this.peers?.announce(this.dirs);
       this.note(`self-play: round ${round} done; rooms play it from their next episode`);
@@ -355,6 +421,7 @@ export class SelfPlayPool implements PoolOfPeers {
       return;
     }
     this.heldOutScores.set(r.round, { questions: r.questions, correct: r.correct, questionSet: r.questionSet });
+    this.save();
     if (this.lastRunId) this.board.heldOutAccuracy(this.lastRunId, this.heldOutAccuracy());
   }
 
@@ -371,6 +438,7 @@ export class SelfPlayPool implements PoolOfPeers {
     if (this.timer) clearInterval(this.timer);
     this.abort.abort();
     await this.training;
+    if (this.saveTimer) this.save();
     await this.peers?.close();
   }
 }

@@ -115,6 +115,8 @@ describe("socialworld train grpo", () => {
     expect(io.err).toContain("--loss-agg");
     expect(await main(["train", "grpo", "--model", out, "--world", "tomi", "--out", out, "--advantage", "ppo"])).toBe(2);
     expect(io.err).toContain("--advantage");
+    expect(await main(["train", "grpo", "--model", out, "--world", "tomi", "--out", out, "--balance", "story"])).toBe(2);
+    expect(io.err).toContain("--balance");
     expect(await main(["train", "grpo", "--model", out, "--world", "tomi", "--out", out, "--prompts", "8", "--mini-batch", "3"])).toBe(2);
     expect(io.err).toContain("miniBatch: prompts must be a multiple of miniBatch");
     expect(await main(["train", "grpo", "--model", out, "--bench", "tomi", "--data", join(out, "missing.txt"), "--out", out])).toBe(2);

@@ -96,6 +96,11 @@ export class BenchPoints implements PointSource {
     for (const id of contextIds) this.loggedContexts.add(id);
   }
 
+  /** The question's type: the row of the benchmark's report it counts in. */
+  kind(index: number): string {
+    return this.items[index]!.type;
+  }
+
   async point(index: number): Promise<BenchPoint> {
     const item = this.items[index]!;
     const task = this.benchmark.task(item, this.mode);

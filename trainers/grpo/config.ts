@@ -8,6 +8,8 @@ import { z } from "zod";
 export const ADVANTAGE_STD = ["group", "batch", "none"] as const;
 /** How a group's rewards become its replies' advantages (advantages.ts: the registry). */
 export const ADVANTAGE_ESTIMATORS = ["grpo", "rft"] as const;
+/** How the trainer draws its points (point-order.ts). */
+export const POINT_BALANCES = ["none", "type"] as const;
 export const LOSS_AGGREGATIONS = ["token-mean", "seq-mean-token-mean", "seq-mean-token-sum", "seq-mean-token-sum-norm"] as const;
 export const KL_ESTIMATORS = ["k1", "k2", "k3"] as const;
 export const KL_PLACEMENTS = ["loss", "reward"] as const;
@@ -15,6 +17,7 @@ export const GRPO_CONSTRAIN_MODES = ["schema", "options", "off"] as const;
 
 export type AdvantageStd = (typeof ADVANTAGE_STD)[number];
 export type AdvantageEstimator = (typeof ADVANTAGE_ESTIMATORS)[number];
+export type PointBalance = (typeof POINT_BALANCES)[number];
 export type LossAggregation = (typeof LOSS_AGGREGATIONS)[number];
 export type KlEstimator = (typeof KL_ESTIMATORS)[number];
 
@@ -71,6 +74,11 @@ export const GrpoConfigSchema = z
     /** Entropy bonus: minus this times the aggregated entropy. */
     entropyCoef: z.number().min(0).default(0),
 
+    /**
+     * How points are drawn (point-order.ts): a shuffle of all (none), or every type of question in
+     * equal shares (type), so that a rule right on the common types cannot earn most of the reward.
+     */
+    balance: z.enum(POINT_BALANCES).default("none"),
     /** Leave out the decision points the starting policy already answers right when greedy (difficulty.ts). */
     skipSolved: z.boolean().default(false),
     /** With skipSolved: the share of already solved points kept anyway (seeded), a replay against forgetting. */

@@ -97,6 +97,11 @@ export interface PointSource {
   readonly size: number;
   /** Point `index` (0 <= index < size). */
   point(index: number): Promise<DecisionPoint>;
+  /**
+   * What kind of point `index` is (a benchmark question's type), known without making the point:
+   * what `balance: type` draws in equal shares. A source without kinds is one kind.
+   */
+  kind?(index: number): string;
   /** What a run registers in the store (`runs list`, exports). */
   readonly runParams: Record<string, unknown>;
   /** Writes the group of replies sampled at `point` as episodes. */

@@ -126,6 +126,10 @@ export class SubsetSource implements PointSource {
     return this.base.point(this.indices[index]!);
   }
 
+  kind(index: number): string {
+    return this.base.kind?.(this.indices[index]!) ?? "";
+  }
+
   markLogged(ids: Iterable<string>): void {
     this.base.markLogged?.(ids);
   }

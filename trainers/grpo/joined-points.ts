@@ -27,13 +27,22 @@ export class JoinedPoints implements PointSource {
   }
 
   async point(index: number): Promise<DecisionPoint> {
+    const [s, at] = this.locate(index);
+    const p = await s.point(at);
+    this.origin.set(p, s);
+    return p;
+  }
+
+  /** A point's kind in its own source; a source without kinds (played turns) is one kind, named by its place here. */
+  kind(index: number): string {
+    const [s, at] = this.locate(index);
+    return s.kind?.(at) ?? `source ${this.sources.indexOf(s)}`;
+  }
+
+  private locate(index: number): [PointSource, number] {
     let at = index;
     for (const s of this.sources) {
-      if (at < s.size) {
-        const p = await s.point(at);
-        this.origin.set(p, s);
-        return p;
-      }
+      if (at < s.size) return [s, at];
       at -= s.size;
     }
     throw new RangeError(`point ${index} of ${this.size}`);

@@ -15,12 +15,13 @@ import type { PolicyModel } from "../../models/model.js";
 import type { PolicyTokenizer } from "../../models/tokenizer.js";
 import type { EpisodeLog } from "../../store/episode-log.js";
 import { naming } from "../../store/io-error.js";
-import { hashString, Rng } from "../../worlds/core/rng.js";
+import { hashString } from "../../worlds/core/rng.js";
 import { learningRate } from "../sft/schedule.js";
 import { advantagesOf, mean, unbiasedStd } from "./advantages.js";
 import { updatesPerBatch, type GrpoConfig } from "./config.js";
 import type { DecisionPoint, PointSource } from "./decision-point.js";
 import { keepInformativeGroups } from "./dynamic-sampling.js";
+import { pointOrder } from "./point-order.js";
 import { allowedTokens, MaskPool } from "./grammar-masks.js";
 import { klValue } from "./kl.js";
 import { aggregationShares, lossTokens, policyLoss, type LossSequence } from "./loss.js";
@@ -73,27 +74,8 @@ export interface GrpoResult {
  * a LoRA run's adapter settings and base, and soft thinking's settings.
  */
 export function grpoSettings(config: GrpoConfig, dataId: string, lora?: LoraRunSettings): Record<string, unknown> {
-  const { leakPenalty, soft, thinkingSteps, tau, ...rest } = config;
-  return { ...rest, ...(leakPenalty > 0 ? { leakPenalty } : {}), ...(soft ? { soft, thinkingSteps, tau } : {}), data: dataId, ...(lora ? { lora } : {}) };
-}
-
-/**
- * The decision points at positions cursor .. cursor + count - 1 of the seeded order (a new
- * shuffle every pass over the data, made once per pass a batch touches).
- */
-export function pointsAt(size: number, cursor: number, count: number, seed: number): number[] {
-  const out: number[] = [];
-  let epoch = -1;
-  let order: number[] = [];
-  for (let k = cursor; k < cursor + count; k++) {
-    const e = Math.floor(k / size);
-    if (e !== epoch) {
-      epoch = e;
-      order = Rng.seeded(`grpo-order:${seed}:${e}`).shuffle(Array.from({ length: size }, (_, i) => i));
-    }
-    out.push(order[k % size]!);
-  }
-  return out;
+  const { leakPenalty, soft, thinkingSteps, tau, balance, ...rest } = config;
+  return { ...rest, ...(leakPenalty > 0 ? { leakPenalty } : {}), ...(balance !== "none" ? { balance } : {}), ...(soft ? { soft, thinkingSteps, tau } : {}), data: dataId, ...(lora ? { lora } : {}) };
 }
 
 interface Sample extends Sequence {
@@ -129,6 +111,7 @@ export async function trainGrpo(run: GrpoRun): Promise<GrpoResult> {
     saveTrainerCheckpoint(run.out, model, run.files, state, run.keep);
   };
   let last: StepMetrics | null = null;
+  const order = pointOrder(run.source, c.balance, c.seed);
 
   for (; step < c.steps; step++) {
     if (run.signal?.aborted) {
@@ -146,7 +129,7 @@ export async function trainGrpo(run: GrpoRun): Promise<GrpoResult> {
     const all: Group[] = [];
     while (groups.length < c.prompts && batches < c.maxRolloutBatches) {
       const points: DecisionPoint[] = [];
-      for (const index of pointsAt(run.source.size, cursor, c.prompts, c.seed)) points.push(await run.source.point(index));
+      for (const index of order(cursor, c.prompts)) points.push(await run.source.point(index));
       cursor += c.prompts;
       const b = batches++;
       const r = await rollout(points, {
