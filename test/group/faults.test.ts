@@ -5,29 +5,20 @@
  * others from their saved options, each exactly once, while a spectator of another process's
  * room keeps receiving patches without noticing.
  */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { beforeAll, afterAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { RoomRegistry } from "../../store/room-registry.js";
-import { serve, type Served } from "../server/child-server.js";
+import type { Served } from "../server/child-server.js";
 import { connect, until } from "../server/raw-client.js";
-import { admin, expectEachListedOnce, json, listed, pidOf, recreatedBy } from "./group-checks.js";
-import { startRedis, type TestRedis } from "./redis-server.js";
+import { admin, expectEachListedOnce, json, listed, pidOf, recreatedBy, spreadRooms, startGroup } from "./group-checks.js";
+import type { TestRedis } from "./redis-server.js";
 
 let redis: TestRedis;
 let servers: Served[];
 let store: string;
 
 beforeAll(async () => {
-  redis = await startRedis();
-  store = mkdtempSync(join(tmpdir(), "sw-faults-"));
-  servers = await Promise.all([0, 1, 2].map(() => serve(store, ["--redis", redis.url])));
+  ({ redis, servers, store } = await startGroup(3, "sw-faults-"));
 }, 240_000);
-
-afterAll(async () => {
-  await redis?.stop();
-});
 
 const address = (s: Served) => s.base.replace(/^http:\/\//, "");
 
@@ -47,15 +38,7 @@ describe("faults in a group of three processes", () => {
 
   it("spread six rooms (or more) over the three processes", async () => {
     const pids = await Promise.all(servers.map(pidOf));
-    const owning = () => new Set(new RoomRegistry(store).list().map((r) => r.owner.pid)).size;
-    // Colyseus puts a room where there are fewest; a process that has just started may not be
-    // counted yet, so more rooms are made, a moment apart, until every process holds one.
-    for (let i = 0; i < 15 && (i < 6 || owning() < pids.length); i++) {
-      if (i >= 6) await new Promise((done) => setTimeout(done, 500));
-      const r = await json(`${servers[i % 3]!.base}/api/rooms`, { method: "POST", headers: admin, body: JSON.stringify({ type: "simulation", options: { world: "tomi", seed: 40 + i, loop: true, tickMs: 150, pauseMs: 150 } }) });
-      expect(r.status, JSON.stringify(r.json)).toBe(201);
-      ids.push(r.json.roomId);
-    }
+    ids.push(...(await spreadRooms(servers, store, 6, (i) => ({ world: "tomi", seed: 40 + i, loop: true, tickMs: 150, pauseMs: 150 }))));
     const owners = new RoomRegistry(store).list().map((r) => r.owner.pid);
     for (const pid of pids) expect(owners).toContain(pid);
   }, 60_000);

@@ -7,6 +7,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "vitest";
+import { RoomRegistry } from "../../store/room-registry.js";
 import { ADMIN, serve, type Served } from "../server/child-server.js";
 import { startRedis, type TestRedis } from "./redis-server.js";
 
@@ -28,6 +29,24 @@ export const admin = { authorization: `Bearer ${ADMIN}`, "content-type": "applic
 
 export async function pidOf(s: Served): Promise<number> {
   return (await json(`${s.base}/api/health`)).json.pid as number;
+}
+
+/**
+ * At least `min` rooms of `type` (room i with `options(i)`), asked of the processes in turn, and
+ * more, a moment apart, until every process holds one: Colyseus puts a room where there are
+ * fewest, and a process that has just started may not be counted yet. Returns their ids.
+ */
+export async function spreadRooms(servers: readonly Served[], store: string, min: number, options: (i: number) => Record<string, unknown>, type = "simulation"): Promise<string[]> {
+  const ids: string[] = [];
+  const owning = () => new Set(new RoomRegistry(store).list().map((r) => `${r.owner.host}/${r.owner.pid}`)).size;
+  for (let i = 0; i < min + 9 && (i < min || owning() < servers.length); i++) {
+    if (i >= min) await new Promise((done) => setTimeout(done, 500));
+    const r = await json(`${servers[i % servers.length]!.base}/api/rooms`, { method: "POST", headers: admin, body: JSON.stringify({ type, options: options(i) }) });
+    expect(r.status, JSON.stringify(r.json)).toBe(201);
+    ids.push(r.json.roomId);
+  }
+  expect(owning()).toBe(servers.length);
+  return ids;
 }
 
 /** The room ids `s` lists, for the whole group. */

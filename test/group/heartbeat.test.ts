@@ -7,31 +7,23 @@
  * Woken up (SIGCONT), it finds itself declared dead and stops without writing anything.
  */
 import { once } from "node:events";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RoomRegistry } from "../../store/room-registry.js";
-import { serve, type Served } from "../server/child-server.js";
+import type { Served } from "../server/child-server.js";
 import { until } from "../server/raw-client.js";
-import { admin, expectEachListedOnce, json, listed, recreatedBy } from "./group-checks.js";
-import { startRedis, type TestRedis } from "./redis-server.js";
+import { expectEachListedOnce, json, listed, recreatedBy, spreadRooms, startGroup } from "./group-checks.js";
 
-let redis: TestRedis;
 let servers: Served[];
 let store: string;
 const hosts = ["machine-a", "machine-b", "machine-c"];
 
 beforeAll(async () => {
-  redis = await startRedis();
-  store = mkdtempSync(join(tmpdir(), "sw-heartbeat-"));
-  servers = await Promise.all(hosts.map((h) => serve(store, ["--redis", redis.url], { SOCIALWORLD_HOST_ID: h })));
+  ({ servers, store } = await startGroup(hosts.length, "sw-heartbeat-", (i) => ({ SOCIALWORLD_HOST_ID: hosts[i]! })));
 }, 240_000);
 
-afterAll(async () => {
+afterAll(() => {
   const paused = servers?.[0]?.child;
   if (paused && paused.exitCode === null && paused.signalCode === null) paused.kill("SIGCONT");
-  await redis?.stop();
 });
 
 
@@ -39,16 +31,8 @@ describe("a process of another machine that stops heartbeating", () => {
   const ids: string[] = [];
 
   it("rooms are spread over the three machines, each named by its own host id in the registry", async () => {
-    const registry = new RoomRegistry(store);
-    const machines = () => new Set(registry.list().map((r) => r.owner.host));
-    // Colyseus places a room where there are fewest; a process just started may not be counted yet.
-    for (let i = 0; i < 15 && (i < 6 || machines().size < hosts.length); i++) {
-      if (i >= 6) await new Promise((done) => setTimeout(done, 500));
-      const r = await json(`${servers[i % 3]!.base}/api/rooms`, { method: "POST", headers: admin, body: JSON.stringify({ type: "simulation", options: { world: "tomi", seed: 60 + i, loop: true, tickMs: 200, pauseMs: 200 } }) });
-      expect(r.status, JSON.stringify(r.json)).toBe(201);
-      ids.push(r.json.roomId);
-    }
-    expect([...machines()].sort()).toEqual(hosts);
+    ids.push(...(await spreadRooms(servers, store, 6, (i) => ({ world: "tomi", seed: 60 + i, loop: true, tickMs: 200, pauseMs: 200 }))));
+    expect([...new Set(new RoomRegistry(store).list().map((r) => r.owner.host))].sort()).toEqual(hosts);
     // Every room created is listed once, none besides (a create answered twice leaves no second room).
     for (const s of servers) await until(async () => (await listed(s)).sort().join() === [...ids].sort().join(), 30_000, `the rooms listed by ${s.base}`);
   }, 120_000);
