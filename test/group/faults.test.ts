@@ -8,8 +8,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { RoomRegistry } from "../../store/room-registry.js";
 import type { Served } from "../server/child-server.js";
-import { connect, until } from "../server/raw-client.js";
-import { admin, expectEachListedOnce, json, listed, pidOf, recreatedBy, spreadRooms, startGroup } from "./group-checks.js";
+import { until } from "../server/raw-client.js";
+import { admin, expectEachListedOnce, joinRoom, json, listed, pidOf, recreatedBy, spreadRooms, startGroup } from "./group-checks.js";
 import type { TestRedis } from "./redis-server.js";
 
 let redis: TestRedis;
@@ -21,17 +21,6 @@ beforeAll(async () => {
 }, 240_000);
 
 const address = (s: Served) => s.base.replace(/^http:\/\//, "");
-
-/** A spectator of `roomId`, asked through `via`, and the number of frames it has had. */
-async function spectate(via: Served, roomId: string) {
-  const r = await json(`${via.base}/matchmake/joinById/${roomId}`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
-  expect(r.status, JSON.stringify(r.json)).toBe(200);
-  const c = connect(`ws://${r.json.publicAddress}/${r.json.processId}/${r.json.roomId}?sessionId=${r.json.sessionId}`);
-  await until(() => c.seen.token !== "" || c.seen.closed !== undefined, 15_000, "the spectator's join");
-  const seen = { frames: 0 };
-  c.ws.on("message", () => seen.frames++);
-  return { client: c, seen, host: r.json.publicAddress as string };
-}
 
 describe("faults in a group of three processes", () => {
   const ids: string[] = [];
@@ -46,7 +35,7 @@ describe("faults in a group of three processes", () => {
   it("Redis restarting empty: the processes reconnect, list their rooms again, seat clients and carry /progress and the board across processes", async () => {
     const before = await listed(servers[0]!);
     expect(before.sort()).toEqual([...ids].sort());
-    const watcher = await spectate(servers[0]!, ids[1]!);
+    const watcher = await joinRoom(servers[0]!, ids[1]!);
     // A /progress client of the first process, connected through the restart.
     const { io } = await import("socket.io-client");
     const progress = io(`${servers[0]!.base}/progress`, { transports: ["websocket"] });
@@ -63,10 +52,10 @@ describe("faults in a group of three processes", () => {
       expect(r.status, JSON.stringify(r.json)).toBe(200);
     }
     // The spectator connected before the restart was never dropped and still receives.
-    const frames = watcher.seen.frames;
-    await until(() => watcher.seen.frames > frames, 10_000, "patches after the restart");
-    expect(watcher.client.seen.closed).toBeUndefined();
-    watcher.client.ws.close();
+    const frames = watcher.frames.length;
+    await until(() => watcher.frames.length > frames, 10_000, "patches after the restart");
+    expect(watcher.seen.closed).toBeUndefined();
+    watcher.ws.close();
     // socket.io's adapter carries on too: a training step posted to the second process reaches the
     // first one's /progress client (connected before the restart) and the third one's board.
     const metrics = { step: 1, reward: 0.5, accuracy: 0.25, kl: null, entropy: 1.2, clipFraction: 0, loss: 0.1, responseLength: 12 };
@@ -90,7 +79,7 @@ describe("faults in a group of three processes", () => {
     expect(victimRooms.length).toBeGreaterThan(0);
     // A spectator of a survivor's room, watching through the kill.
     const survivorRoom = registry.list().find((r) => r.owner.pid === pids[0])!.roomId;
-    const watcher = await spectate(survivors[1]!, survivorRoom);
+    const watcher = await joinRoom(survivors[1]!, survivorRoom);
     expect(watcher.host).toBe(address(servers[0]!));
 
     victim.child.kill("SIGKILL");
@@ -102,14 +91,14 @@ describe("faults in a group of three processes", () => {
     for (const r of after) expect(pids.slice(0, 2)).toContain(r.owner.pid);
     expect(survivors.reduce((n, s) => n + recreatedBy(s), 0)).toBe(victimRooms.length);
     // The recreated rooms play and take spectators again.
-    const back = await spectate(survivors[0]!, victimRooms[0]!);
-    const f0 = back.seen.frames;
-    await until(() => back.seen.frames > f0, 15_000, "patches of a recreated room");
-    back.client.ws.close();
+    const back = await joinRoom(survivors[0]!, victimRooms[0]!);
+    const f0 = back.frames.length;
+    await until(() => back.frames.length > f0, 15_000, "patches of a recreated room");
+    back.ws.close();
     // The survivor's own spectator noticed nothing.
-    const frames = watcher.seen.frames;
-    await until(() => watcher.seen.frames > frames, 10_000, "patches after the kill");
-    expect(watcher.client.seen.closed).toBeUndefined();
-    watcher.client.ws.close();
+    const frames = watcher.frames.length;
+    await until(() => watcher.frames.length > frames, 10_000, "patches after the kill");
+    expect(watcher.seen.closed).toBeUndefined();
+    watcher.ws.close();
   }, 240_000);
 });
