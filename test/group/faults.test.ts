@@ -5,7 +5,9 @@
  * others from their saved options, each exactly once, while a spectator of another process's
  * room keeps receiving patches without noticing.
  */
+import { Redis } from "ioredis";
 import { beforeAll, describe, expect, it } from "vitest";
+import { ROOMCACHES_KEY } from "../../server/group/room-listings.js";
 import { RoomRegistry } from "../../store/room-registry.js";
 import type { Served } from "../server/child-server.js";
 import { until } from "../server/raw-client.js";
@@ -82,8 +84,19 @@ describe("faults in a group of three processes", () => {
     const watcher = await joinRoom(survivors[1]!, survivorRoom);
     expect(watcher.host).toBe(address(servers[0]!));
 
+    // Colyseus's listings in Redis, by room: the dead process's go, none is left under its id.
+    const conn = new Redis(redis.url);
+    const listings = async () => Object.values(await conn.hgetall(ROOMCACHES_KEY)).map((v) => JSON.parse(v) as { roomId: string; processId: string });
+    const victimProcess = (await listings()).find((l) => l.roomId === victimRooms[0])!.processId;
+    expect((await listings()).filter((l) => l.processId === victimProcess).map((l) => l.roomId).sort()).toEqual([...victimRooms].sort());
+
     victim.child.kill("SIGKILL");
     for (const s of survivors) await until(async () => (await listed(s)).sort().join() === [...ids].sort().join(), 60_000, "the killed process's rooms listed again");
+    // Exactly one listing a room, none the dead process's: nothing stale for a later listing to show.
+    const left = await listings();
+    conn.disconnect();
+    expect(left.map((l) => l.roomId).sort()).toEqual([...ids].sort());
+    expect(left.filter((l) => l.processId === victimProcess)).toEqual([]);
     // Each recreated once: listed once by each survivor, owned by one survivor in the registry.
     await expectEachListedOnce(survivors, ids);
     const after = registry.list();
