@@ -36,7 +36,7 @@ describe.each(SETUPS)("a process that stops heartbeating ($where)", ({ hosts }) 
     for (const s of servers ?? []) if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill(s === servers[0] ? "SIGCONT" : "SIGKILL");
   });
 
-  it("rooms are spread over the three processes, each named by its own host id in the registry", async () => {
+  it("rooms are spread over the three processes, the registry naming each by its host id", async () => {
     const registry = new RoomRegistry(store);
     ids.push(...(await spreadRooms(servers, store, 6, (i) => ({ world: "tomi", seed: 60 + i, loop: true, tickMs: 200, pauseMs: 200 }))));
     const health = await Promise.all(servers.map(async (s) => (await json(`${s.base}/api/health`)).json as { pid: number }));
