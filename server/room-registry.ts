@@ -28,11 +28,12 @@ export interface RestoreInfo {
 export type RecreateRoom = (type: RoomEntry["type"], options: Record<string, unknown>, roomId: string) => Promise<unknown>;
 
 /**
- * The processes of other machines that died, as a group of processes knows them (its heartbeat in
- * Redis, group/process-heartbeat.ts): a pid tells only on its own machine.
+ * The processes that died as a group of processes knows them, beyond what a pid tells (its
+ * heartbeat in Redis, group/process-heartbeat.ts): those of other machines, where a pid tells
+ * nothing, and those of any machine that stopped answering (paused) while their pid lives on.
  */
 export interface DeadElsewhere {
-  /** Of these owners, the dead ones of other machines whose rooms this process takes over (one taker each). */
+  /** Of these owners, the dead ones whose rooms this process takes over (one taker each). */
   takeOver(owners: readonly Owner[]): Promise<Owner[]>;
   /** Their rooms are claimed: called before they are recreated (to drop what the dead process left listed). */
   tookOver(owners: readonly Owner[]): Promise<void>;
@@ -102,8 +103,8 @@ export class PersistedRooms {
   /**
    * In a group of processes on one store: every `everyMs`, the rooms of a process that died are
    * claimed (by one process of the group: the registry's lock decides) and recreated here. A
-   * process of this machine is dead when its pid is gone; one of another machine when
-   * `elsewhere` says so. Returns the function that stops watching.
+   * process is dead when `elsewhere` says so (its heartbeat stopped), or at once when it ran on
+   * this machine and its pid is gone. Returns the function that stops watching.
    */
   watchOrphans(create: RecreateRoom, everyMs: number, restored: (ids: string[]) => void, elsewhere?: DeadElsewhere): () => void {
     let busy = false;

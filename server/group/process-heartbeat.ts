@@ -3,7 +3,9 @@
  * own in Redis (`socialworld:process:<host>/<pid>/<start>:alive`, expiring after HEARTBEAT_TTL_MS,
  * refreshed every HEARTBEAT_MS) and is named in the group's members (a hash). A member whose key
  * expired is dead, on whatever machine it ran: a pid tells that only on its own machine
- * (store/owner.ts), so this is how the processes of other machines learn it.
+ * (store/owner.ts), so this is how the processes of other machines learn it; and a pid says only
+ * that a process exists, so this is also how those of its own machine learn that it stopped
+ * answering (paused, its event loop blocked), where a pid that is gone tells them sooner.
  *
  * The rooms of a dead member are recreated once, by one survivor: the first to set the member's
  * tombstone (`...:dead`, holding the taker's id) takes them over; another survivor may take the
@@ -15,7 +17,7 @@
  * the live ones have named themselves again.
  */
 import type { Redis } from "ioredis";
-import { ownerKey, thisHost, thisProcess, type Owner } from "../../store/owner.js";
+import { ownerKey, thisProcess, type Owner } from "../../store/owner.js";
 import { KEY_PREFIX } from "./redis.js";
 
 export const HEARTBEAT_MS = 2000;
@@ -94,16 +96,16 @@ export class ProcessHeartbeat {
   }
 
   /**
-   * Of the owners of other machines, those that are dead and whose rooms this process now takes
-   * over (one taker per dead process). Owners of this machine are judged by their pid instead.
+   * Of these owners, the members whose heartbeat stopped and whose rooms this process now takes
+   * over (one taker per dead process), on any machine, this one included.
    */
   async takeOver(owners: readonly Owner[]): Promise<Owner[]> {
     if (this.stopped || this.fenced) return [];
     const taken: Owner[] = [];
-    const seen = new Set<string>();
+    const seen = new Set<string>([this.id]);
     for (const owner of owners) {
       const id = ownerKey(owner);
-      if (owner.host === thisHost() || seen.has(id)) continue;
+      if (seen.has(id)) continue;
       seen.add(id);
       const got = await this.redis.eval(TAKE_OVER, 3, PROCESS + id + ALIVE, PROCESS + id + DEAD, MEMBERS, id, this.id, PROCESS, ALIVE, String(TOMBSTONE_S));
       if (got === 1) taken.push(owner);

@@ -13,7 +13,7 @@ import { RedisDriver } from "@colyseus/redis-driver";
 import type { Redis } from "ioredis";
 
 /** The hash Colyseus's Redis driver keeps listings in (its ROOMCACHES_KEY). */
-const ROOMCACHES_KEY = "roomcaches";
+export const ROOMCACHES_KEY = "roomcaches";
 
 export class GroupRoomDriver extends RedisDriver {
   constructor(private readonly redis: Redis) {

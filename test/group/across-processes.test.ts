@@ -10,29 +10,22 @@
  *
  * Requests come from addresses of their own on loopback (127.0.0.x), so that each cap starts full.
  */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RoomRegistry } from "../../store/room-registry.js";
-import { serve, type Served } from "../server/child-server.js";
+import { RunStore } from "../../store/run-store.js";
+import type { Served } from "../server/child-server.js";
 import { postFrom, until } from "../server/raw-client.js";
-import { admin, expectEachListedOnce, json, pidOf } from "./group-checks.js";
-import { startRedis, type TestRedis } from "./redis-server.js";
+import { admin, expectEachListedOnce, json, pidOf, startGroup } from "./group-checks.js";
 
-let redis: TestRedis;
 let servers: Served[];
 let store: string;
 
 beforeAll(async () => {
-  redis = await startRedis();
-  store = mkdtempSync(join(tmpdir(), "sw-across-"));
-  servers = await Promise.all([0, 1].map(() => serve(store, ["--redis", redis.url])));
+  ({ servers, store } = await startGroup(2, "sw-across-"));
 }, 120_000);
 
-afterAll(async () => {
+afterAll(() => {
   for (const s of servers ?? []) if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill("SIGCONT");
-  await redis?.stop();
 });
 
 const create = async (via: Served, options: Record<string, unknown>) => {
@@ -99,6 +92,12 @@ describe("two processes count once", () => {
     await until(async () => (await runCount(asker)) >= runsBefore + 2, 30_000, "the slow process to create its copy");
     await expectEachListedOnce(servers, ids);
     expect(new RoomRegistry(store).list().map((r) => r.roomId).sort()).toEqual([...ids].sort());
+    // Discarded, not only unlisted: of the two runs under the new room's id, one plays on and the
+    // other was closed with its copy.
+    const runs = await RunStore.open(store);
+    const copies = () => runs.list().filter((r) => r.params.room === ids.at(-1));
+    await until(() => copies().filter((r) => r.status !== "running").length === 1, 30_000, "the discarded copy's run closed");
+    expect(copies().map((r) => r.status).sort()).toEqual(["interrupted", "running"]);
   }, 90_000);
 
 });

@@ -21,7 +21,7 @@ import { readEpisodeLog } from "../../store/episode-log.js";
 import { RoomRegistry, type RoomEntry } from "../../store/room-registry.js";
 import type { Served } from "../server/child-server.js";
 import { until } from "../server/raw-client.js";
-import { admin, json, pidOf, recreatedBy, startGroup } from "./group-checks.js";
+import { admin, json, pidOf, recreatedBy, startGroup, type Logged } from "./group-checks.js";
 
 let servers: Served[];
 let store: string;
@@ -37,14 +37,6 @@ const PLAYING = { world: "tomi", seed: 200, loop: true, tickMs: 400, pauseMs: 20
 /** One episode, then open for viewing: over before the kill. */
 const ONCE = { world: "tomi", seed: 300, loop: false, tickMs: 60, lingerSeconds: 600 };
 const KINDS = [PAUSING, PLAYING, ONCE];
-
-interface Logged {
-  kind: string;
-  run: string;
-  room: string;
-  seed: number;
-  episode: number;
-}
 
 const logPath = (runId: string) => join(store, "runs", runId, "episodes.jsonl");
 const episodesIn = (runId: string) => readEpisodeLog<Logged>(logPath(runId)).records.filter((r) => r.kind === "room_episode");

@@ -5,57 +5,31 @@
  * others from their saved options, each exactly once, while a spectator of another process's
  * room keeps receiving patches without noticing.
  */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { beforeAll, afterAll, describe, expect, it } from "vitest";
+import { Redis } from "ioredis";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ROOMCACHES_KEY } from "../../server/group/room-listings.js";
 import { RoomRegistry } from "../../store/room-registry.js";
-import { serve, type Served } from "../server/child-server.js";
-import { connect, until } from "../server/raw-client.js";
-import { admin, expectEachListedOnce, json, listed, pidOf, recreatedBy } from "./group-checks.js";
-import { startRedis, type TestRedis } from "./redis-server.js";
+import type { Served } from "../server/child-server.js";
+import { until } from "../server/raw-client.js";
+import { admin, expectEachListedOnce, joinRoom, json, listed, pidOf, recreatedBy, spreadRooms, startGroup } from "./group-checks.js";
+import type { TestRedis } from "./redis-server.js";
 
 let redis: TestRedis;
 let servers: Served[];
 let store: string;
 
 beforeAll(async () => {
-  redis = await startRedis();
-  store = mkdtempSync(join(tmpdir(), "sw-faults-"));
-  servers = await Promise.all([0, 1, 2].map(() => serve(store, ["--redis", redis.url])));
+  ({ redis, servers, store } = await startGroup(3, "sw-faults-"));
 }, 240_000);
 
-afterAll(async () => {
-  await redis?.stop();
-});
-
 const address = (s: Served) => s.base.replace(/^http:\/\//, "");
-
-/** A spectator of `roomId`, asked through `via`, and the number of frames it has had. */
-async function spectate(via: Served, roomId: string) {
-  const r = await json(`${via.base}/matchmake/joinById/${roomId}`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
-  expect(r.status, JSON.stringify(r.json)).toBe(200);
-  const c = connect(`ws://${r.json.publicAddress}/${r.json.processId}/${r.json.roomId}?sessionId=${r.json.sessionId}`);
-  await until(() => c.seen.token !== "" || c.seen.closed !== undefined, 15_000, "the spectator's join");
-  const seen = { frames: 0 };
-  c.ws.on("message", () => seen.frames++);
-  return { client: c, seen, host: r.json.publicAddress as string };
-}
 
 describe("faults in a group of three processes", () => {
   const ids: string[] = [];
 
   it("spread six rooms (or more) over the three processes", async () => {
     const pids = await Promise.all(servers.map(pidOf));
-    const owning = () => new Set(new RoomRegistry(store).list().map((r) => r.owner.pid)).size;
-    // Colyseus puts a room where there are fewest; a process that has just started may not be
-    // counted yet, so more rooms are made, a moment apart, until every process holds one.
-    for (let i = 0; i < 15 && (i < 6 || owning() < pids.length); i++) {
-      if (i >= 6) await new Promise((done) => setTimeout(done, 500));
-      const r = await json(`${servers[i % 3]!.base}/api/rooms`, { method: "POST", headers: admin, body: JSON.stringify({ type: "simulation", options: { world: "tomi", seed: 40 + i, loop: true, tickMs: 150, pauseMs: 150 } }) });
-      expect(r.status, JSON.stringify(r.json)).toBe(201);
-      ids.push(r.json.roomId);
-    }
+    ids.push(...(await spreadRooms(servers, store, 6, (i) => ({ world: "tomi", seed: 40 + i, loop: true, tickMs: 150, pauseMs: 150 }))));
     const owners = new RoomRegistry(store).list().map((r) => r.owner.pid);
     for (const pid of pids) expect(owners).toContain(pid);
   }, 60_000);
@@ -63,7 +37,7 @@ describe("faults in a group of three processes", () => {
   it("Redis restarting empty: the processes reconnect, list their rooms again, seat clients and carry /progress and the board across processes", async () => {
     const before = await listed(servers[0]!);
     expect(before.sort()).toEqual([...ids].sort());
-    const watcher = await spectate(servers[0]!, ids[1]!);
+    const watcher = await joinRoom(servers[0]!, ids[1]!);
     // A /progress client of the first process, connected through the restart.
     const { io } = await import("socket.io-client");
     const progress = io(`${servers[0]!.base}/progress`, { transports: ["websocket"] });
@@ -80,10 +54,10 @@ describe("faults in a group of three processes", () => {
       expect(r.status, JSON.stringify(r.json)).toBe(200);
     }
     // The spectator connected before the restart was never dropped and still receives.
-    const frames = watcher.seen.frames;
-    await until(() => watcher.seen.frames > frames, 10_000, "patches after the restart");
-    expect(watcher.client.seen.closed).toBeUndefined();
-    watcher.client.ws.close();
+    const frames = watcher.frames.length;
+    await until(() => watcher.frames.length > frames, 10_000, "patches after the restart");
+    expect(watcher.seen.closed).toBeUndefined();
+    watcher.ws.close();
     // socket.io's adapter carries on too: a training step posted to the second process reaches the
     // first one's /progress client (connected before the restart) and the third one's board.
     const metrics = { step: 1, reward: 0.5, accuracy: 0.25, kl: null, entropy: 1.2, clipFraction: 0, loss: 0.1, responseLength: 12 };
@@ -107,11 +81,22 @@ describe("faults in a group of three processes", () => {
     expect(victimRooms.length).toBeGreaterThan(0);
     // A spectator of a survivor's room, watching through the kill.
     const survivorRoom = registry.list().find((r) => r.owner.pid === pids[0])!.roomId;
-    const watcher = await spectate(survivors[1]!, survivorRoom);
+    const watcher = await joinRoom(survivors[1]!, survivorRoom);
     expect(watcher.host).toBe(address(servers[0]!));
+
+    // Colyseus's listings in Redis, by room: the dead process's go, none is left under its id.
+    const conn = new Redis(redis.url);
+    const listings = async () => Object.values(await conn.hgetall(ROOMCACHES_KEY)).map((v) => JSON.parse(v) as { roomId: string; processId: string });
+    const victimProcess = (await listings()).find((l) => l.roomId === victimRooms[0])!.processId;
+    expect((await listings()).filter((l) => l.processId === victimProcess).map((l) => l.roomId).sort()).toEqual([...victimRooms].sort());
 
     victim.child.kill("SIGKILL");
     for (const s of survivors) await until(async () => (await listed(s)).sort().join() === [...ids].sort().join(), 60_000, "the killed process's rooms listed again");
+    // Exactly one listing a room, none the dead process's: nothing stale for a later listing to show.
+    const left = await listings();
+    conn.disconnect();
+    expect(left.map((l) => l.roomId).sort()).toEqual([...ids].sort());
+    expect(left.filter((l) => l.processId === victimProcess)).toEqual([]);
     // Each recreated once: listed once by each survivor, owned by one survivor in the registry.
     await expectEachListedOnce(survivors, ids);
     const after = registry.list();
@@ -119,14 +104,14 @@ describe("faults in a group of three processes", () => {
     for (const r of after) expect(pids.slice(0, 2)).toContain(r.owner.pid);
     expect(survivors.reduce((n, s) => n + recreatedBy(s), 0)).toBe(victimRooms.length);
     // The recreated rooms play and take spectators again.
-    const back = await spectate(survivors[0]!, victimRooms[0]!);
-    const f0 = back.seen.frames;
-    await until(() => back.seen.frames > f0, 15_000, "patches of a recreated room");
-    back.client.ws.close();
+    const back = await joinRoom(survivors[0]!, victimRooms[0]!);
+    const f0 = back.frames.length;
+    await until(() => back.frames.length > f0, 15_000, "patches of a recreated room");
+    back.ws.close();
     // The survivor's own spectator noticed nothing.
-    const frames = watcher.seen.frames;
-    await until(() => watcher.seen.frames > frames, 10_000, "patches after the kill");
-    expect(watcher.client.seen.closed).toBeUndefined();
-    watcher.client.ws.close();
+    const frames = watcher.frames.length;
+    await until(() => watcher.frames.length > frames, 10_000, "patches after the kill");
+    expect(watcher.seen.closed).toBeUndefined();
+    watcher.ws.close();
   }, 240_000);
 });

@@ -7,7 +7,9 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "vitest";
+import { RoomRegistry } from "../../store/room-registry.js";
 import { ADMIN, serve, type Served } from "../server/child-server.js";
+import { recording, until } from "../server/raw-client.js";
 import { startRedis, type TestRedis } from "./redis-server.js";
 
 /** `n` `serve` processes in one group: one Redis, one store (a new folder named from `prefix`); `env(i)` is added to process i's. */
@@ -30,9 +32,40 @@ export async function pidOf(s: Served): Promise<number> {
   return (await json(`${s.base}/api/health`)).json.pid as number;
 }
 
-/** The room ids `s` lists, for the whole group. */
+/**
+ * At least `min` rooms of `type` (room i with `options(i)`), asked of the processes in turn, and
+ * more, a moment apart, until every process holds one: Colyseus puts a room where there are
+ * fewest, and a process that has just started may not be counted yet. Returns their ids.
+ */
+export async function spreadRooms(servers: readonly Served[], store: string, min: number, options: (i: number) => Record<string, unknown>, type = "simulation"): Promise<string[]> {
+  const ids: string[] = [];
+  const owning = () => new Set(new RoomRegistry(store).list().map((r) => `${r.owner.host}/${r.owner.pid}`)).size;
+  for (let i = 0; i < min + 9 && (i < min || owning() < servers.length); i++) {
+    if (i >= min) await new Promise((done) => setTimeout(done, 500));
+    const r = await json(`${servers[i % servers.length]!.base}/api/rooms`, { method: "POST", headers: admin, body: JSON.stringify({ type, options: options(i) }) });
+    expect(r.status, JSON.stringify(r.json)).toBe(201);
+    ids.push(r.json.roomId);
+  }
+  expect(owning()).toBe(servers.length);
+  return ids;
+}
+
+/** The room ids `s` lists to an admin (private rooms too), for the whole group. */
 export async function listed(s: Served): Promise<string[]> {
-  return (((await (await fetch(`${s.base}/api/rooms`)).json()) as { rooms: { roomId: string }[] }).rooms).map((r) => r.roomId);
+  return (((await (await fetch(`${s.base}/api/rooms`, { headers: admin })).json()) as { rooms: { roomId: string }[] }).rooms).map((r) => r.roomId);
+}
+
+/**
+ * A client of `roomId`, its seat reserved through `via` (a spectator with `{}`), connected to the
+ * process hosting the room, which the reservation names (`host`); it keeps every frame it receives.
+ */
+export async function joinRoom(via: Served, roomId: string, options: Record<string, unknown> = {}) {
+  const r = await json(`${via.base}/matchmake/joinById/${roomId}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(options) });
+  expect(r.status, JSON.stringify(r.json)).toBe(200);
+  const c = recording(`ws://${r.json.publicAddress}/${r.json.processId}/${r.json.roomId}?sessionId=${r.json.sessionId}`);
+  await until(() => c.seen.token !== "" || c.seen.closed !== undefined, 15_000, "the join");
+  expect(c.seen.errors).toEqual([]);
+  return { ...c, host: r.json.publicAddress as string };
 }
 
 /** Every process lists each of `ids` exactly once, and nothing else. */
@@ -43,6 +76,15 @@ export async function expectEachListedOnce(servers: readonly Served[], ids: read
     expect(new Set(rooms).size).toBe(ids.length);
     expect([...rooms].sort()).toEqual([...ids].sort());
   }
+}
+
+/** A record of a room's run's log, as far as the group tests read it (a room's episode: kind "room_episode"). */
+export interface Logged {
+  kind: string;
+  run: string;
+  room: string;
+  seed: number;
+  episode: number;
 }
 
 /** How many rooms of a dead process `s` said it recreated. */

@@ -1,54 +1,47 @@
 /**
- * A process of another machine that stops (issue 32): three `serve` processes on one Redis and one
- * store, each named as a machine of its own (SOCIALWORLD_HOST_ID), so that no pid can tell one
- * whether another is alive; only the heartbeat in Redis can. One is paused (SIGSTOP): its key
- * expires, its rooms are recreated by the two others, each room once (the tombstone in Redis
- * gives the dead process one taker), and what it had listed in Colyseus's driver goes with it.
- * Woken up (SIGCONT), it finds itself declared dead and stops without writing anything.
+ * A process that stops answering (issue 32): three `serve` processes on one Redis and one store.
+ * One is paused (SIGSTOP): its pid lives on, so only its heartbeat in Redis can tell the others
+ * that it is gone. Its key expires, its rooms are recreated by the two others, each room once (the
+ * tombstone in Redis gives the dead process one taker), and what it had listed in Colyseus's
+ * driver goes with it. Woken up (SIGCONT), it finds itself declared dead and stops without writing
+ * anything. Run twice: the three as machines of their own (SOCIALWORLD_HOST_ID), where no pid can
+ * tell one whether another is alive, and the three on this machine, where a pid is there to see.
  */
 import { once } from "node:events";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ownerKey, type Owner } from "../../store/owner.js";
 import { RoomRegistry } from "../../store/room-registry.js";
-import { serve, type Served } from "../server/child-server.js";
+import type { Served } from "../server/child-server.js";
 import { until } from "../server/raw-client.js";
-import { admin, expectEachListedOnce, json, listed, recreatedBy } from "./group-checks.js";
-import { startRedis, type TestRedis } from "./redis-server.js";
+import { expectEachListedOnce, json, listed, recreatedBy, spreadRooms, startGroup } from "./group-checks.js";
 
-let redis: TestRedis;
-let servers: Served[];
-let store: string;
-const hosts = ["machine-a", "machine-b", "machine-c"];
+const SETUPS = [
+  { where: "three machines", hosts: ["machine-a", "machine-b", "machine-c"] },
+  { where: "one machine", hosts: undefined },
+] as const;
 
-beforeAll(async () => {
-  redis = await startRedis();
-  store = mkdtempSync(join(tmpdir(), "sw-heartbeat-"));
-  servers = await Promise.all(hosts.map((h) => serve(store, ["--redis", redis.url], { SOCIALWORLD_HOST_ID: h })));
-}, 240_000);
-
-afterAll(async () => {
-  const paused = servers?.[0]?.child;
-  if (paused && paused.exitCode === null && paused.signalCode === null) paused.kill("SIGCONT");
-  await redis?.stop();
-});
-
-
-describe("a process of another machine that stops heartbeating", () => {
+describe.each(SETUPS)("a process that stops heartbeating ($where)", ({ hosts }) => {
+  let servers: Served[];
+  let store: string;
   const ids: string[] = [];
+  /** Each process as the registry names its rooms' owner. */
+  let owners: string[];
 
-  it("rooms are spread over the three machines, each named by its own host id in the registry", async () => {
+  beforeAll(async () => {
+    ({ servers, store } = await startGroup(3, "sw-heartbeat-", (i): Record<string, string> => (hosts ? { SOCIALWORLD_HOST_ID: hosts[i]! } : {})));
+  }, 240_000);
+
+  afterAll(() => {
+    // The paused one is woken (a process left stopped outlives the file), the others stop with this setup.
+    for (const s of servers ?? []) if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill(s === servers[0] ? "SIGCONT" : "SIGKILL");
+  });
+
+  it("rooms are spread over the three processes, the registry naming each by its host id", async () => {
     const registry = new RoomRegistry(store);
-    const machines = () => new Set(registry.list().map((r) => r.owner.host));
-    // Colyseus places a room where there are fewest; a process just started may not be counted yet.
-    for (let i = 0; i < 15 && (i < 6 || machines().size < hosts.length); i++) {
-      if (i >= 6) await new Promise((done) => setTimeout(done, 500));
-      const r = await json(`${servers[i % 3]!.base}/api/rooms`, { method: "POST", headers: admin, body: JSON.stringify({ type: "simulation", options: { world: "tomi", seed: 60 + i, loop: true, tickMs: 200, pauseMs: 200 } }) });
-      expect(r.status, JSON.stringify(r.json)).toBe(201);
-      ids.push(r.json.roomId);
-    }
-    expect([...machines()].sort()).toEqual(hosts);
+    ids.push(...(await spreadRooms(servers, store, 6, (i) => ({ world: "tomi", seed: 60 + i, loop: true, tickMs: 200, pauseMs: 200 }))));
+    const health = await Promise.all(servers.map(async (s) => (await json(`${s.base}/api/health`)).json as { pid: number }));
+    owners = health.map((h) => ownerKey(registry.list().find((r) => r.owner.pid === h.pid)!.owner));
+    expect([...new Set(registry.list().map((r) => r.owner.host))].sort()).toEqual(hosts ? [...hosts] : [registry.list()[0]!.owner.host]);
     // Every room created is listed once, none besides (a create answered twice leaves no second room).
     for (const s of servers) await until(async () => (await listed(s)).sort().join() === [...ids].sort().join(), 30_000, `the rooms listed by ${s.base}`);
   }, 120_000);
@@ -57,12 +50,13 @@ describe("a process of another machine that stops heartbeating", () => {
     const registry = new RoomRegistry(store);
     const victim = servers[0]!;
     const survivors = servers.slice(1);
-    const victimRooms = registry.list().filter((r) => r.owner.host === "machine-a").map((r) => r.roomId);
+    const isVictim = (o: Owner) => ownerKey(o) === owners[0];
+    const victimRooms = registry.list().filter((r) => isVictim(r.owner)).map((r) => r.roomId);
     expect(victimRooms.length).toBeGreaterThan(0);
 
     victim.child.kill("SIGSTOP");
     // The heartbeat's key lives 10 s; the survivors look every second.
-    await until(() => registry.list().every((r) => r.owner.host !== "machine-a"), 90_000, "the paused process's rooms to be claimed");
+    await until(() => registry.list().every((r) => !isVictim(r.owner)), 90_000, "the paused process's rooms to be claimed");
     for (const s of survivors) await until(async () => (await listed(s)).sort().join() === [...ids].sort().join(), 60_000, `the rooms listed again by ${s.base}`);
     // Each recreated once: the survivors' logs add up to the paused process's rooms, each listed once.
     await until(() => survivors.reduce((n, s) => n + recreatedBy(s), 0) === victimRooms.length, 30_000, "the recreation log lines");
@@ -78,9 +72,10 @@ describe("a process of another machine that stops heartbeating", () => {
     victim.child.kill("SIGCONT");
     const [code] = (await exited) as [number | null];
     expect(code).toBe(1);
-    expect(victim.out()).toMatch(/this process missed its heartbeat for 10 s and was declared dead; its rooms are recreated by machine-[bc]\//);
+    const taker = /this process missed its heartbeat for 10 s and was declared dead; its rooms are recreated by (\S+)\. /.exec(victim.out())?.[1];
+    expect(owners.slice(1)).toContain(taker);
     // The registry still names the survivors for every room, and they still list each room once.
-    expect(new RoomRegistry(store).list().every((r) => r.owner.host !== "machine-a")).toBe(true);
+    expect(new RoomRegistry(store).list().every((r) => !isVictim(r.owner))).toBe(true);
     await expectEachListedOnce(survivors, ids);
   }, 240_000);
 });

@@ -1,8 +1,9 @@
 /**
  * The heartbeat of a group's processes (server/group/process-heartbeat.ts) against a real Redis,
  * the other processes played by keys written here: a member whose key expired is dead and gets
- * exactly one taker, a taker that dies in turn hands its tombstone on, a process of this machine
- * or one never named a member is left to others, and a process declared dead is told so.
+ * exactly one taker, of any machine (one of this machine whose pid lives on was paused), a taker
+ * that dies in turn hands its tombstone on, one never named a member is left to others, and a
+ * process declared dead is told so.
  */
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -30,7 +31,7 @@ const MEMBERS = "socialworld:processes";
 const key = (id: string, what: "alive" | "dead") => `socialworld:process:${id}:${what}`;
 
 describe("the group's heartbeat", () => {
-  it("names this process, takes over a silent member of another machine once, and hands a dead taker's tombstone on", async () => {
+  it("names this process, takes over a silent member once, and hands a dead taker's tombstone on", async () => {
     const fenced: string[] = [];
     const hb = await ProcessHeartbeat.start(conn, "colyseus-me", (by) => fenced.push(by));
     beats.push(hb);
@@ -44,10 +45,15 @@ describe("the group's heartbeat", () => {
     const local = { host: thisHost(), pid: 44, started: 1000 };
     await conn.hset(MEMBERS, ownerKey(dead), "colyseus-x", ownerKey(alive), "colyseus-y", ownerKey(local), "colyseus-l");
     await conn.set(key(ownerKey(alive), "alive"), "1", "PX", 60_000);
+    await conn.set(key(ownerKey(local), "alive"), "1", "PX", 60_000);
 
-    // Another live process already took the dead one: nothing for this one.
+    // Another live process already took the dead one: nothing for this one (nor itself, nor the live ones, nor a stranger).
     await conn.set(key(ownerKey(dead), "dead"), "machine-y/42/1000");
-    expect(await hb.takeOver([dead, alive, stranger, local])).toEqual([]);
+    expect(await hb.takeOver([dead, alive, stranger, local, thisProcess()])).toEqual([]);
+    // A process of this machine that stops beating (paused: its pid lives on) is taken over too.
+    await conn.del(key(ownerKey(local), "alive"));
+    expect(await hb.takeOver([local])).toEqual([local]);
+    expect(await conn.get(key(ownerKey(local), "dead"))).toBe(me);
     // That taker died before finishing: its tombstone passes to this process, once per call, idempotently.
     await conn.del(key(ownerKey(alive), "alive"));
     expect(await hb.takeOver([dead, dead])).toEqual([dead]);

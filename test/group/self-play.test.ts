@@ -4,34 +4,20 @@
  * policy is played by the rooms of both, and when the trainer is killed the other takes the pool
  * over (the lease expires) and trains the next round itself.
  */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { RoomRegistry } from "../../store/room-registry.js";
 import { tinyCheckpoint } from "../policy/fixtures.js";
-import { ADMIN, serve, type Served } from "../server/child-server.js";
+import type { Served } from "../server/child-server.js";
 import { until } from "../server/raw-client.js";
-import { startRedis, type TestRedis } from "./redis-server.js";
+import { admin, json, pidOf, startGroup } from "./group-checks.js";
 
-let redis: TestRedis;
 let servers: Served[];
 let store: string;
 
 beforeAll(async () => {
-  redis = await startRedis();
-  store = mkdtempSync(join(tmpdir(), "sw-group-selfplay-"));
-  servers = await Promise.all([0, 1].map(() => serve(store, ["--redis", redis.url])));
+  ({ servers, store } = await startGroup(2, "sw-group-selfplay-"));
 }, 120_000);
-
-afterAll(async () => {
-  await redis?.stop();
-});
-
-const json = async (url: string, init: RequestInit = {}) => {
-  const res = await fetch(url, init);
-  return { status: res.status, json: (await res.json()) as any };
-};
 const TRAINS = "[self-play shared] this process trains the pool";
 /** The round each seat of the room plays (0: the starting policy; -1: another controller). */
 const roundsPlayed = async (via: Served, roomId: string, spec: string): Promise<number[]> =>
@@ -43,11 +29,10 @@ describe("a self-play pool over two processes", () => {
     const { dir } = await tinyCheckpoint(23);
     const spec = `policy:${dir}?max_new_tokens=12&temperature=0.7`;
     const selfPlay = { pool: "shared", everyEpisodes: 2, trainer: { steps: 1, prompts: 2, groupSize: 2, maxNewTokens: 16, lr: 1e-3 } };
-    const adminHeaders = { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" };
     const createRoom = async (i: number): Promise<string> => {
       const r = await json(`${servers[i]!.base}/api/rooms`, {
         method: "POST",
-        headers: adminHeaders,
+        headers: admin,
         body: JSON.stringify({ type: "simulation", options: { world: "tomi", seed: 60 + i, defaultAgent: spec, loop: true, tickMs: 0, pauseMs: 0, turnDeadlineMs: 20_000, selfPlay } }),
       });
       expect(r.status, JSON.stringify(r.json)).toBe(201);
@@ -56,10 +41,10 @@ describe("a self-play pool over two processes", () => {
     const ids = [await createRoom(0), await createRoom(1)];
     // One room in each process. Colyseus puts a room where there are fewest, and a process that has
     // just started may not be counted yet: a second room that landed beside the first is made again.
-    const pids = await Promise.all(servers.map(async (s) => (await json(`${s.base}/api/health`)).json.pid as number));
+    const pids = await Promise.all(servers.map(pidOf));
     const owners = () => new RoomRegistry(store).list().map((r) => r.owner.pid);
     for (let tries = 0; new Set(owners()).size < 2 && tries < 10; tries++) {
-      expect((await json(`${servers[0]!.base}/api/rooms/${ids[1]}`, { method: "DELETE", headers: adminHeaders })).status).toBeLessThan(300);
+      expect((await json(`${servers[0]!.base}/api/rooms/${ids[1]}`, { method: "DELETE", headers: admin })).status).toBeLessThan(300);
       await until(() => owners().length === 1, 10_000, "the room's removal");
       await new Promise((done) => setTimeout(done, 500));
       ids[1] = await createRoom(1);

@@ -8,12 +8,12 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { RoomRegistry } from "../../store/room-registry.js";
 import { RunStore } from "../../store/run-store.js";
-import { ADMIN, serve, type Served } from "../server/child-server.js";
+import type { Served } from "../server/child-server.js";
 import { until } from "../server/raw-client.js";
-import { startRedis, type TestRedis } from "./redis-server.js";
+import { admin, startGroup } from "./group-checks.js";
 
 const dist = resolve(import.meta.dirname, "../../dist/store");
 if (!existsSync(join(dist, "room-registry.js"))) throw new Error("dist/ is not built: run `npm run build` before the tests");
@@ -96,20 +96,15 @@ describe("the store under several processes", () => {
 });
 
 describe("a group's processes read one store alike", () => {
-  let redis: TestRedis;
   let a: Served;
   let b: Served;
   let store: string;
   beforeAll(async () => {
-    redis = await startRedis();
-    store = mkdtempSync(join(tmpdir(), "sw-group-store-"));
-    [a, b] = await Promise.all([serve(store, ["--redis", redis.url]), serve(store, ["--redis", redis.url])]);
+    let servers: Served[];
+    ({ servers, store } = await startGroup(2, "sw-group-store-"));
+    [a, b] = servers as [Served, Served];
   }, 60_000);
-  afterAll(async () => {
-    await redis?.stop();
-  });
   const json = async (url: string, init: RequestInit = {}) => (await (await fetch(url, init)).json()) as any;
-  const admin = { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" };
 
   it("shows a training run posted to one process on the board of the other", async () => {
     const metrics = { step: 1, reward: 0.5, accuracy: 0.25, kl: null, entropy: 1.2, clipFraction: 0, loss: 0.1, responseLength: 12 };

@@ -9,24 +9,21 @@ import { spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN, serve, type Served } from "../server/child-server.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ADMIN, type Served } from "../server/child-server.js";
 import { connect, until } from "../server/raw-client.js";
-import { startRedis, type TestRedis } from "./redis-server.js";
+import { startGroup } from "./group-checks.js";
+import type { TestRedis } from "./redis-server.js";
 
 let redis: TestRedis;
 let a: Served;
 let b: Served;
 
 beforeAll(async () => {
-  redis = await startRedis();
-  const store = mkdtempSync(join(tmpdir(), "sw-group-"));
-  [a, b] = await Promise.all([serve(store, ["--redis", redis.url]), serve(store, ["--redis", redis.url])]);
+  let servers: Served[];
+  ({ redis, servers } = await startGroup(2, "sw-group-"));
+  [a, b] = servers as [Served, Served];
 }, 60_000);
-
-afterAll(async () => {
-  await redis?.stop();
-});
 
 const post = async (base: string, path: string, body: unknown, admin = false) => {
   const res = await fetch(base + path, { method: "POST", headers: { "content-type": "application/json", ...(admin ? { authorization: `Bearer ${ADMIN}` } : {}) }, body: JSON.stringify(body) });
@@ -126,7 +123,10 @@ describe("two server processes on one Redis", () => {
     const anonymous = [await listen(a.base), await listen(b.base)];
     const bench = (options: Record<string, unknown>) =>
       post(a.base, "/api/rooms", { type: "benchmark", options: { benchmark: "tomi", generate: { n: 6, seed: 4 }, agent: "simulation", tickMs: 150, ...options } }, true);
-    const priv = await bench({ private: true, title: "secret study" });
+    // The private run waits for a person who never answers, so that it cannot end before its
+    // listeners are connected (a loaded machine took longer to connect them than a short run
+    // lasts); it ends when it is stopped, once they are.
+    const priv = await bench({ agent: "human", turnDeadlineMs: 600_000, private: true, title: "secret study" });
     expect(priv.status, JSON.stringify(priv.json)).toBe(201);
     const { runId, spectatorToken } = priv.json;
     // Token holders connected to each process, one with the token at connection, one subscribing with it.
@@ -136,9 +136,11 @@ describe("two server processes on one Redis", () => {
     subscriber.socket.emit("subscribe", { runs: [runId], token: spectatorToken });
     const pub = await bench({});
     expect(pub.status).toBe(201);
+    for (const l of anonymous) await until(() => l.events.some((e) => e.type === "finished" && e.event.runId === pub.json.runId), 30_000, "the public run's end");
+    // The public run played after the subscription: the private one is stopped now.
+    expect((await fetch(`${b.base}/api/rooms/${priv.json.roomId}`, { method: "DELETE", headers: { authorization: `Bearer ${ADMIN}` } })).status).toBe(200);
     for (const l of [...holders, subscriber]) await until(() => l.events.some((e) => e.type === "finished" && e.event.runId === runId), 30_000, "the private run's end");
     for (const l of anonymous) {
-      await until(() => l.events.some((e) => e.type === "finished" && e.event.runId === pub.json.runId), 30_000, "the public run's end");
       const seen = JSON.stringify(l.events);
       for (const secret of [runId, "secret study", priv.json.roomId]) expect(seen).not.toContain(secret);
     }

@@ -3,26 +3,10 @@
  * its open quiz again (the same questions, the same deadline), and can still answer it. A server
  * in a process of its own: the reconnection needs a real client (reconnect.test.ts says why).
  */
-import { pack } from "msgpackr";
 import { describe, expect, it } from "vitest";
 import type { QuizMessage } from "../../server/protocol.js";
 import { serve, simulationWithReservedSeat } from "./child-server.js";
-import { connect, until } from "./raw-client.js";
-import { decodeFrames } from "./wire.js";
-
-/** A raw client that keeps every frame it receives. */
-function recording(url: string) {
-  const client = connect(url);
-  const frames: Uint8Array[] = [];
-  client.ws.on("message", (data: Buffer) => frames.push(new Uint8Array(data)));
-  const messages = (type: string) => decodeFrames(frames).messages.filter((m) => m.type === type).map((m) => m.payload);
-  return { ...client, messages };
-}
-
-/** A room message as a client sends it: ROOM_DATA, the type (a short msgpack string), the msgpack payload. */
-function roomData(type: string, payload: unknown): Buffer {
-  return Buffer.concat([Buffer.from([13, 0xa0 | type.length]), Buffer.from(type), pack(payload)]);
-}
+import { recording, roomData, until } from "./raw-client.js";
 
 describe("a person reconnecting mid-quiz", () => {
   it("is sent its open quiz again, and its answer counts", async () => {

@@ -3,8 +3,10 @@
  * polling until a condition holds. No side effects on import: the child-process tests and the
  * in-process harness both use them.
  */
+import { pack } from "msgpackr";
 import WebSocket from "ws";
 import { postFrom } from "../../measurements/post-from.js";
+import { decodeFrames } from "./wire.js";
 
 export { postFrom };
 
@@ -21,6 +23,20 @@ export function connect(url: string, localAddress?: string) {
   });
   ws.on("close", (code) => (seen.closed = code));
   return { ws, seen };
+}
+
+/** A raw client that keeps every frame it receives; `messages(type)`: the payloads of that type it was sent. */
+export function recording(url: string) {
+  const client = connect(url);
+  const frames: Uint8Array[] = [];
+  client.ws.on("message", (data: Buffer) => frames.push(new Uint8Array(data)));
+  const messages = (type: string) => decodeFrames(frames).messages.filter((m) => m.type === type).map((m) => m.payload);
+  return { ...client, frames, messages };
+}
+
+/** A room message as a client sends it: ROOM_DATA, the type (a short msgpack string), the msgpack payload. */
+export function roomData(type: string, payload: unknown): Buffer {
+  return Buffer.concat([Buffer.from([13, 0xa0 | type.length]), Buffer.from(type), pack(payload)]);
 }
 
 /** Polls `pred` every 20 ms until it holds; fails naming `what` after `ms`. */

@@ -20,6 +20,8 @@ export interface PerspectiveSeen {
 export interface Decoded {
   /** Every perspective name the state held at any point. */
   readonly perspectivesEverSeen: Set<string>;
+  /** Every feed name a social room's state held at any point (server/rooms/social-state.ts). */
+  readonly feedsEverSeen: Set<string>;
   /** The last decoded state (plain JSON). */
   readonly state: Record<string, unknown> | undefined;
   /** Perspectives as last seen, by name (including ones later removed). */
@@ -31,11 +33,13 @@ export interface Decoded {
 export function decodeFrames(frames: readonly Uint8Array[]): Decoded {
   let decoder: Decoder | undefined;
   const perspectivesEverSeen = new Set<string>();
+  const feedsEverSeen = new Set<string>();
   const perspectives = new Map<string, PerspectiveSeen>();
   const messages: { type: string | number; payload: unknown }[] = [];
   let state: Record<string, unknown> | undefined;
   const snapshot = () => {
     state = (decoder!.state as unknown as { toJSON(): Record<string, unknown> }).toJSON();
+    for (const name of Object.keys(state.feeds ?? {})) feedsEverSeen.add(name);
     const ps = (state.perspectives ?? {}) as Record<string, PerspectiveSeen>;
     for (const [name, p] of Object.entries(ps)) {
       perspectivesEverSeen.add(name);
@@ -65,7 +69,7 @@ export function decodeFrames(frames: readonly Uint8Array[]): Decoded {
       messages.push({ type, payload: buf.byteLength > it.offset ? unpack(buf.subarray(it.offset)) : undefined });
     }
   }
-  return { perspectivesEverSeen, state, perspectives, messages, frames: frames.length };
+  return { perspectivesEverSeen, feedsEverSeen, state, perspectives, messages, frames: frames.length };
 }
 
 /** True when `needle` (UTF-8) occurs in any frame. */
