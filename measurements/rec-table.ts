@@ -22,14 +22,11 @@ import { packageRoot } from "../worlds/question/prompts.js";
 import { wallTimeLine, type StageTiming } from "./cli-process.js";
 import { linePlot } from "./line-plot.js";
 import { trainRecPolicies, type TrainedPolicies } from "./rec-policies.js";
+import { REC_SHAPES, recShapesPattern, type RecShape } from "./rec-shapes.js";
 import { scriptArgs } from "./script-args.js";
 
-const SHAPES = {
-  small: { users: 500, items: 200, meanLength: 20 },
-  medium: { users: 2000, items: 1000, meanLength: 30 },
-  large: { users: 6040, items: 3706, meanLength: 40 },
-} as const;
-type Shape = keyof typeof SHAPES;
+const SHAPES = REC_SHAPES;
+type Shape = RecShape;
 
 const USAGE = `node dist/measurements/rec-table.js [options]   (or: npm run table:rec -- [options])
 
@@ -68,7 +65,7 @@ const values = scriptArgs({
   schema: z.object({
     shapes: z
       .string()
-      .regex(new RegExp(`^(${Object.keys(SHAPES).join("|")})(,(${Object.keys(SHAPES).join("|")}))*$`), `expected shapes from ${Object.keys(SHAPES).join(", ")}, separated by commas`)
+      .regex(recShapesPattern, `expected shapes from ${Object.keys(SHAPES).join(", ")}, separated by commas`)
       .default("small,medium"),
     seed: intArg(0, 2 ** 32 - 1).default(0),
     epochs: intArg(1, 10_000).default(30),
