@@ -16,7 +16,7 @@ import { join, resolve } from "node:path";
 import { z } from "zod";
 import { writeFileAtomic } from "../store/write-atomic.js";
 import { parseRecAgent, runRecBench, type RecAgent, type RecBenchRow } from "../benchmarks/recommendation.js";
-import { generateRec, leaveLastOut, readMovieLens, splitStats, type Preferences, type RecSplit } from "../worlds/rec/index.js";
+import { generateRec, leaveLastOut, pairedDifference, readMovieLens, splitStats, type Preferences, type RecSplit } from "../worlds/rec/index.js";
 import { intArg, numArg } from "../cli/args.js";
 import { packageRoot } from "../worlds/question/prompts.js";
 import { wallTimeLine, type StageTiming } from "./cli-process.js";
@@ -94,7 +94,7 @@ if (policiesAt && !shapes.includes(policiesAt)) {
 
 /** Per table with policies: which policy wins, against SFT and the best fixed mixture, in NDCG@10 points. */
 const verdicts: string[] = [];
-const lines = ["| data | users | items | interactions | agent | NDCG@10 | HR@10 | NDCG / oracle | fit s | eval s |", "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|"];
+const lines = ["| data | users | items | interactions | agent | NDCG@10 | s.e. | HR@10 | NDCG / oracle | fit s | eval s |", "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|"];
 
 async function table(label: string, split: RecSplit, preferences: Preferences | undefined, policies: readonly [string, RecAgent][] = []): Promise<void> {
   const t0 = performance.now();
@@ -111,7 +111,7 @@ async function table(label: string, split: RecSplit, preferences: Preferences | 
     const share = oracle ? (r.ndcg / oracle).toFixed(2) : "n/a";
     const name = names.get(r.agent) ?? r.agent;
     const agent = r.weights ? `${name} (${names.has(r.agent) ? "mean " : ""}${Object.entries(r.weights).map(([n, w]) => `${n} ${+w.toFixed(2)}`).join(", ")})` : name;
-    lines.push(`| ${label} | ${stats.users} | ${stats.items} | ${stats.interactions} | ${agent} | ${r.ndcg.toFixed(4)} | ${r.hr.toFixed(4)} | ${share} | ${r.fitSeconds.toFixed(2)} | ${r.evalSeconds.toFixed(2)} |`);
+    lines.push(`| ${label} | ${stats.users} | ${stats.items} | ${stats.interactions} | ${agent} | ${r.ndcg.toFixed(4)} | ${r.ndcgError.toFixed(4)} | ${r.hr.toFixed(4)} | ${share} | ${r.fitSeconds.toFixed(2)} | ${r.evalSeconds.toFixed(2)} |`);
   }
   process.stderr.write(`${label}: ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
 }
@@ -189,11 +189,30 @@ function writeCurves(out: string, t: TrainedPolicies): void {
   );
 }
 
+/**
+ * Which policy wins, by how much against the runner-up, SFT and the best fixed mixture: each a
+ * difference of NDCG@10 user by user (the same test users), with its standard error.
+ */
 function verdict(label: string, rows: readonly RecBenchRow[], names: ReadonlyMap<string, string>): string {
   const policyRows = rows.filter((r) => names.has(r.agent)).sort((a, b) => b.ndcg - a.ndcg);
-  const sft = rows.find((r) => names.get(r.agent) === "SFT")?.ndcg ?? 0;
-  const best = rows.find((r) => r.agent === "best mixture")?.ndcg;
+  const sft = rows.find((r) => names.get(r.agent) === "SFT");
+  const best = rows.find((r) => r.agent === "best mixture");
   const pts = (x: number) => `${x >= 0 ? "+" : ""}${(100 * x).toFixed(2)}`;
-  const each = policyRows.map((r) => `${names.get(r.agent)} ${r.ndcg.toFixed(4)} (${pts(r.ndcg - sft)} against SFT${best === undefined ? "" : `, ${pts(r.ndcg - best)} against the best mixture`})`);
-  return `${label}, policies by NDCG@10 (differences in points of NDCG@10 x 100): ${each.join("; ")}.`;
+  const against = (r: RecBenchRow, base: RecBenchRow | undefined, what: string) => {
+    if (!base || base === r) return [];
+    const d = pairedDifference(base.ndcgs, r.ndcgs);
+    return [`${pts(d.mean)} (s.e. ${(100 * d.error).toFixed(2)}) against ${what}`];
+  };
+  const each = policyRows.map((r) => `${names.get(r.agent)} ${r.ndcg.toFixed(4)} (${[...against(r, sft, "SFT"), ...against(r, best, "the best mixture")].join(", ")})`);
+  const [first, second] = policyRows;
+  const wins = first && second ? ` ${names.get(first.agent)} wins, ${against(first, second, names.get(second.agent)!)[0]}.` : "";
+  // The two methods head to head: scored greedily, and each as it was trained (sampled; thinking in soft tokens).
+  const named = (test: (name: string) => boolean) => policyRows.find((r) => test(names.get(r.agent)!));
+  const heads = [
+    ["greedy", named((n) => n === "SofT-GRPO, no thinking"), named((n) => n === "GRPO")],
+    ["as each was trained", named((n) => n.startsWith("SofT-GRPO") && n.includes("soft tokens")), named((n) => n.startsWith("GRPO, sampled"))],
+  ] as const;
+  const head = heads.flatMap(([how, soft, grpo]) => (soft && grpo ? [`${how} ${against(soft, grpo, "GRPO")[0]}`] : []));
+  const versus = head.length ? ` SofT-GRPO against GRPO: ${head.join("; ")}.` : "";
+  return `${label}, policies by NDCG@10 (differences in points of NDCG@10 x 100, paired over the ${rows[0]?.users ?? 0} test users, with their standard errors):${wins}${versus} ${each.join("; ")}.`;
 }
