@@ -155,7 +155,7 @@ notes.push(...verdicts);
 if (trained)
   notes.push(
     `Policies (${values.preset} preset): SFT ${values["sft-steps"]} steps (batch 16) on ${trained.sftExamples} of ${values.points} generated users (seed ${values["train-seed"]}, the world's decision points: the valid item, the default catalogue), those whose valid item some grid mixture ranks in the top 10, answered with the best grid weights; GRPO and SofT-GRPO from it, ${values["grpo-steps"]} steps of ${values.prompts} prompts x ${values["group-size"]} replies each on the same users, lr ${values.lr}, KL 0.01, clip 0.2, temperature 1; SofT-GRPO with ${values["thinking-steps"]} soft tokens, tau 1, top-p 0.9. Scored on the small shape's test items (users they never saw): greedy (temperature 0) unless the row says otherwise. Learning curves: ${join(values.out, "curves.csv")}, curves.svg.`,
-    wallTimeLine(timings.reduce((a, t) => a + t.seconds, 0), timings),
+    timings.length ? wallTimeLine(timings.reduce((a, t) => a + t.seconds, 0), timings) : `Every stage kept from an earlier run in ${values.out}: its wall times are that run's.`,
   );
 const out = [...lines, "", ...notes.map((n) => `${n}  `), `wall time ${((performance.now() - started) / 1000).toFixed(1)} s (seed ${values.seed}, BPR ${values.epochs} epochs)`, ""].join("\n");
 process.stdout.write(out);
@@ -204,7 +204,10 @@ function verdict(label: string, rows: readonly RecBenchRow[], names: ReadonlyMap
     return [`${pts(d.mean)} (s.e. ${(100 * d.error).toFixed(2)}) against ${what}`];
   };
   const each = policyRows.map((r) => `${names.get(r.agent)} ${r.ndcg.toFixed(4)} (${[...against(r, sft, "SFT"), ...against(r, best, "the best mixture")].join(", ")})`);
-  const [first, second] = policyRows;
+  // The runner-up is the best row of another method (SFT, GRPO, SofT-GRPO), not the winner scored another way.
+  const method = (r: RecBenchRow) => names.get(r.agent)!.split(",")[0]!;
+  const first = policyRows[0];
+  const second = first && policyRows.find((r) => method(r) !== method(first));
   const wins = first && second ? ` ${names.get(first.agent)} wins, ${against(first, second, names.get(second.agent)!)[0]}.` : "";
   // The two methods head to head: scored greedily, and each as it was trained (sampled; thinking in soft tokens).
   const named = (test: (name: string) => boolean) => policyRows.find((r) => test(names.get(r.agent)!));
