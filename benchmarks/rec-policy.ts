@@ -21,6 +21,8 @@ export interface PolicyScore {
   readonly ndcg: number;
   readonly hr: number;
   readonly n: number;
+  /** Each case's NDCG@k, in the order of the cases (a reply that was no weights: 0). */
+  readonly ndcgs: readonly number[];
   /** Replies that were no weights action (scored 0; only possible with `constrain=off`). */
   readonly failures: number;
   /** The policy's weights averaged over the users, each reply's normalised to sum 1 first. */
@@ -39,14 +41,15 @@ export async function scorePolicy(agent: Agent, spec: string, split: RecSplit, r
   const names = recallers.map((r) => r.name);
   const schema = recWeightsSchema(names);
   const concurrency = opts.concurrency ?? 32;
-  let ndcg = 0;
+  const ndcgs = new Array<number>(cases.length).fill(0);
   let hr = 0;
   let failures = 0;
   let done = 0;
   let firstFailure: string | undefined;
   const sums = new Float64Array(names.length);
 
-  const ask = async (c: RecCase): Promise<void> => {
+  const ask = async (index: number): Promise<void> => {
+    const c = cases[index]!;
     const user = split.users[c.user]!.user;
     const turn: AgentTurn<RecWeights> = {
       world: "rec",
@@ -68,7 +71,7 @@ export async function scorePolicy(agent: Agent, spec: string, split: RecSplit, r
       throw notForRec(err, spec);
     }
     const s = scoreAction(action, c, split, recallers, opts.k);
-    ndcg += s.ndcg;
+    ndcgs[index] = s.ndcg;
     hr += s.hr;
     const total = names.reduce((a, n) => a + (action.weights[n] ?? 0), 0);
     if (total > 0) names.forEach((n, t) => (sums[t]! += (action.weights[n] ?? 0) / total));
@@ -77,13 +80,13 @@ export async function scorePolicy(agent: Agent, spec: string, split: RecSplit, r
   let next = 0;
   const worker = async () => {
     while (next < cases.length) {
-      await ask(cases[next++]!);
+      await ask(next++);
       opts.onProgress?.(++done);
     }
   };
   // The first user alone: a policy that cannot play this world fails once, with its reason.
   if (cases.length > 0) {
-    await ask(cases[next++]!);
+    await ask(next++);
     opts.onProgress?.(++done);
   }
   await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(0, cases.length - 1)) }, worker));
@@ -92,9 +95,10 @@ export async function scorePolicy(agent: Agent, spec: string, split: RecSplit, r
   const n = cases.length;
   const answered = n - failures;
   return {
-    ndcg: n ? ndcg / n : 0,
+    ndcg: n ? ndcgs.reduce((a, b) => a + b, 0) / n : 0,
     hr: n ? hr / n : 0,
     n,
+    ndcgs,
     failures,
     meanWeights: Object.fromEntries(names.map((name, t) => [name, answered ? sums[t]! / answered : 0])),
   };

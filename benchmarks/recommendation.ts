@@ -17,6 +17,7 @@ import {
   evaluate,
   fitRecaller,
   isRecallerName,
+  meanError,
   mixtureRecaller,
   MixtureError,
   normaliseWeights,
@@ -99,6 +100,10 @@ export interface RecBenchOptions {
 export interface RecBenchRow {
   readonly agent: string;
   readonly ndcg: number;
+  /** The standard error of `ndcg` over the users. */
+  readonly ndcgError: number;
+  /** Each test user's NDCG@k, in the split's order of test users (the same for every row: rows pair user by user). */
+  readonly ndcgs: readonly number[];
   readonly hr: number;
   /** Test users scored. */
   readonly users: number;
@@ -147,7 +152,7 @@ export async function runRecBench(split: RecSplit, agents: RecAgent | readonly R
   const score = (name: string, recaller: Recaller, fitSeconds: number, weights?: Weights) => {
     const t0 = performance.now();
     const s = evaluate(recaller, test, items, k, progress(`test ${name}`, test.length));
-    rows.push({ agent: name, ndcg: s.ndcg, hr: s.hr, users: s.n, fitSeconds, evalSeconds: (performance.now() - t0) / 1000, ...(weights ? { weights } : {}) });
+    rows.push({ agent: name, ndcg: s.ndcg, ndcgError: meanError(s.ndcgs).error, ndcgs: s.ndcgs, hr: s.hr, users: s.n, fitSeconds, evalSeconds: (performance.now() - t0) / 1000, ...(weights ? { weights } : {}) });
   };
   const fitAll = () => BENCH_RECALLERS.map(fit);
   const list: readonly RecAgent[] = Array.isArray(agents) ? agents : [agents as RecAgent];
@@ -201,7 +206,7 @@ export async function runRecBench(split: RecSplit, agents: RecAgent | readonly R
       const t0 = performance.now();
       const tick = progress(`test ${agent.spec}`, test.length);
       const s = await scorePolicy(loaded, agent.spec, split, all.map((f) => f.recaller), test, { k, ...(opts.concurrency !== undefined ? { concurrency: opts.concurrency } : {}), onProgress: tick });
-      rows.push({ agent: agent.spec, ndcg: s.ndcg, hr: s.hr, users: s.n, fitSeconds: seconds, evalSeconds: (performance.now() - t0) / 1000, weights: s.meanWeights, failures: s.failures });
+      rows.push({ agent: agent.spec, ndcg: s.ndcg, ndcgError: meanError(s.ndcgs).error, ndcgs: s.ndcgs, hr: s.hr, users: s.n, fitSeconds: seconds, evalSeconds: (performance.now() - t0) / 1000, weights: s.meanWeights, failures: s.failures });
     }
   }
   return rows;

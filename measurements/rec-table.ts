@@ -16,20 +16,17 @@ import { join, resolve } from "node:path";
 import { z } from "zod";
 import { writeFileAtomic } from "../store/write-atomic.js";
 import { parseRecAgent, runRecBench, type RecAgent, type RecBenchRow } from "../benchmarks/recommendation.js";
-import { generateRec, leaveLastOut, readMovieLens, splitStats, type Preferences, type RecSplit } from "../worlds/rec/index.js";
+import { generateRec, leaveLastOut, pairedDifference, readMovieLens, splitStats, type Preferences, type RecSplit } from "../worlds/rec/index.js";
 import { intArg, numArg } from "../cli/args.js";
 import { packageRoot } from "../worlds/question/prompts.js";
 import { wallTimeLine, type StageTiming } from "./cli-process.js";
 import { linePlot } from "./line-plot.js";
 import { trainRecPolicies, type TrainedPolicies } from "./rec-policies.js";
+import { REC_SHAPES, recShapesPattern, type RecShape } from "./rec-shapes.js";
 import { scriptArgs } from "./script-args.js";
 
-const SHAPES = {
-  small: { users: 500, items: 200, meanLength: 20 },
-  medium: { users: 2000, items: 1000, meanLength: 30 },
-  large: { users: 6040, items: 3706, meanLength: 40 },
-} as const;
-type Shape = keyof typeof SHAPES;
+const SHAPES = REC_SHAPES;
+type Shape = RecShape;
 
 const USAGE = `node dist/measurements/rec-table.js [options]   (or: npm run table:rec -- [options])
 
@@ -68,7 +65,7 @@ const values = scriptArgs({
   schema: z.object({
     shapes: z
       .string()
-      .regex(new RegExp(`^(${Object.keys(SHAPES).join("|")})(,(${Object.keys(SHAPES).join("|")}))*$`), `expected shapes from ${Object.keys(SHAPES).join(", ")}, separated by commas`)
+      .regex(recShapesPattern, `expected shapes from ${Object.keys(SHAPES).join(", ")}, separated by commas`)
       .default("small,medium"),
     seed: intArg(0, 2 ** 32 - 1).default(0),
     epochs: intArg(1, 10_000).default(30),
@@ -97,7 +94,7 @@ if (policiesAt && !shapes.includes(policiesAt)) {
 
 /** Per table with policies: which policy wins, against SFT and the best fixed mixture, in NDCG@10 points. */
 const verdicts: string[] = [];
-const lines = ["| data | users | items | interactions | agent | NDCG@10 | HR@10 | NDCG / oracle | fit s | eval s |", "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|"];
+const lines = ["| data | users | items | interactions | agent | NDCG@10 | s.e. | HR@10 | NDCG / oracle | fit s | eval s |", "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|"];
 
 async function table(label: string, split: RecSplit, preferences: Preferences | undefined, policies: readonly [string, RecAgent][] = []): Promise<void> {
   const t0 = performance.now();
@@ -114,7 +111,7 @@ async function table(label: string, split: RecSplit, preferences: Preferences | 
     const share = oracle ? (r.ndcg / oracle).toFixed(2) : "n/a";
     const name = names.get(r.agent) ?? r.agent;
     const agent = r.weights ? `${name} (${names.has(r.agent) ? "mean " : ""}${Object.entries(r.weights).map(([n, w]) => `${n} ${+w.toFixed(2)}`).join(", ")})` : name;
-    lines.push(`| ${label} | ${stats.users} | ${stats.items} | ${stats.interactions} | ${agent} | ${r.ndcg.toFixed(4)} | ${r.hr.toFixed(4)} | ${share} | ${r.fitSeconds.toFixed(2)} | ${r.evalSeconds.toFixed(2)} |`);
+    lines.push(`| ${label} | ${stats.users} | ${stats.items} | ${stats.interactions} | ${agent} | ${r.ndcg.toFixed(4)} | ${r.ndcgError.toFixed(4)} | ${r.hr.toFixed(4)} | ${share} | ${r.fitSeconds.toFixed(2)} | ${r.evalSeconds.toFixed(2)} |`);
   }
   process.stderr.write(`${label}: ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
 }
@@ -158,7 +155,7 @@ notes.push(...verdicts);
 if (trained)
   notes.push(
     `Policies (${values.preset} preset): SFT ${values["sft-steps"]} steps (batch 16) on ${trained.sftExamples} of ${values.points} generated users (seed ${values["train-seed"]}, the world's decision points: the valid item, the default catalogue), those whose valid item some grid mixture ranks in the top 10, answered with the best grid weights; GRPO and SofT-GRPO from it, ${values["grpo-steps"]} steps of ${values.prompts} prompts x ${values["group-size"]} replies each on the same users, lr ${values.lr}, KL 0.01, clip 0.2, temperature 1; SofT-GRPO with ${values["thinking-steps"]} soft tokens, tau 1, top-p 0.9. Scored on the small shape's test items (users they never saw): greedy (temperature 0) unless the row says otherwise. Learning curves: ${join(values.out, "curves.csv")}, curves.svg.`,
-    wallTimeLine(timings.reduce((a, t) => a + t.seconds, 0), timings),
+    timings.length ? wallTimeLine(timings.reduce((a, t) => a + t.seconds, 0), timings) : `Every stage kept from an earlier run in ${values.out}: its wall times are that run's.`,
   );
 const out = [...lines, "", ...notes.map((n) => `${n}  `), `wall time ${((performance.now() - started) / 1000).toFixed(1)} s (seed ${values.seed}, BPR ${values.epochs} epochs)`, ""].join("\n");
 process.stdout.write(out);
@@ -192,11 +189,33 @@ function writeCurves(out: string, t: TrainedPolicies): void {
   );
 }
 
+/**
+ * Which policy wins, by how much against the runner-up, SFT and the best fixed mixture: each a
+ * difference of NDCG@10 user by user (the same test users), with its standard error.
+ */
 function verdict(label: string, rows: readonly RecBenchRow[], names: ReadonlyMap<string, string>): string {
   const policyRows = rows.filter((r) => names.has(r.agent)).sort((a, b) => b.ndcg - a.ndcg);
-  const sft = rows.find((r) => names.get(r.agent) === "SFT")?.ndcg ?? 0;
-  const best = rows.find((r) => r.agent === "best mixture")?.ndcg;
+  const sft = rows.find((r) => names.get(r.agent) === "SFT");
+  const best = rows.find((r) => r.agent === "best mixture");
   const pts = (x: number) => `${x >= 0 ? "+" : ""}${(100 * x).toFixed(2)}`;
-  const each = policyRows.map((r) => `${names.get(r.agent)} ${r.ndcg.toFixed(4)} (${pts(r.ndcg - sft)} against SFT${best === undefined ? "" : `, ${pts(r.ndcg - best)} against the best mixture`})`);
-  return `${label}, policies by NDCG@10 (differences in points of NDCG@10 x 100): ${each.join("; ")}.`;
+  const against = (r: RecBenchRow, base: RecBenchRow | undefined, what: string) => {
+    if (!base || base === r) return [];
+    const d = pairedDifference(base.ndcgs, r.ndcgs);
+    return [`${pts(d.mean)} (s.e. ${(100 * d.error).toFixed(2)}) against ${what}`];
+  };
+  const each = policyRows.map((r) => `${names.get(r.agent)} ${r.ndcg.toFixed(4)} (${[...against(r, sft, "SFT"), ...against(r, best, "the best mixture")].join(", ")})`);
+  // The runner-up is the best row of another method (SFT, GRPO, SofT-GRPO), not the winner scored another way.
+  const method = (r: RecBenchRow) => names.get(r.agent)!.split(",")[0]!;
+  const first = policyRows[0];
+  const second = first && policyRows.find((r) => method(r) !== method(first));
+  const wins = first && second ? ` ${names.get(first.agent)} wins, ${against(first, second, names.get(second.agent)!)[0]}.` : "";
+  // The two methods head to head: scored greedily, and each as it was trained (sampled; thinking in soft tokens).
+  const named = (test: (name: string) => boolean) => policyRows.find((r) => test(names.get(r.agent)!));
+  const heads = [
+    ["greedy", named((n) => n === "SofT-GRPO, no thinking"), named((n) => n === "GRPO")],
+    ["as each was trained", named((n) => n.startsWith("SofT-GRPO") && n.includes("soft tokens")), named((n) => n.startsWith("GRPO, sampled"))],
+  ] as const;
+  const head = heads.flatMap(([how, soft, grpo]) => (soft && grpo ? [`${how} ${against(soft, grpo, "GRPO")[0]}`] : []));
+  const versus = head.length ? ` SofT-GRPO against GRPO: ${head.join("; ")}.` : "";
+  return `${label}, policies by NDCG@10 (differences in points of NDCG@10 x 100, paired over the ${rows[0]?.users ?? 0} test users, with their standard errors):${wins}${versus} ${each.join("; ")}.`;
 }

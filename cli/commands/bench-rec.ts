@@ -152,9 +152,9 @@ export function renderRecTable(source: string, stats: ReturnType<typeof splitSta
     "",
     `${stats.users} users, ${stats.items} items, ${stats.interactions} interactions; ${stats.test} test users (leave-last-out, full ranking)`,
     "",
-    `| agent | NDCG@${k} | HR@${k} | fit s | eval s | weights |`,
-    "|---|---:|---:|---:|---:|---|",
-    ...rows.map((r) => `| ${r.agent}${r.failures ? ` (${r.failures} replies not weights, scored 0)` : ""} | ${r.ndcg.toFixed(4)} | ${r.hr.toFixed(4)} | ${r.fitSeconds.toFixed(2)} | ${r.evalSeconds.toFixed(2)} | ${r.weights ? Object.entries(r.weights).map(([n, w]) => `${n} ${+w.toFixed(3)}`).join(", ") : ""} |`),
+    `| agent | NDCG@${k} | s.e. | HR@${k} | fit s | eval s | weights |`,
+    "|---|---:|---:|---:|---:|---:|---|",
+    ...rows.map((r) => `| ${r.agent}${r.failures ? ` (${r.failures} replies not weights, scored 0)` : ""} | ${r.ndcg.toFixed(4)} | ${r.ndcgError.toFixed(4)} | ${r.hr.toFixed(4)} | ${r.fitSeconds.toFixed(2)} | ${r.evalSeconds.toFixed(2)} | ${r.weights ? Object.entries(r.weights).map(([n, w]) => `${n} ${+w.toFixed(3)}`).join(", ") : ""} |`),
     "",
   ];
   return lines.join("\n");

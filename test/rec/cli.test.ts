@@ -46,7 +46,7 @@ describe("socialworld bench rec", () => {
       expect(r.hr).toBeGreaterThanOrEqual(r.ndcg);
       expect(r.users).toBe(120);
     }
-    expect(io.out).toContain("| agent | NDCG@10 | HR@10 | fit s | eval s | weights |");
+    expect(io.out).toContain("| agent | NDCG@10 | s.e. | HR@10 | fit s | eval s | weights |");
     expect(readFileSync(join(dir, "r.md"), "utf8")).toBe(io.out);
   }, 180_000);
 

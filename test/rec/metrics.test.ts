@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { hitAt, ndcgAt, topK } from "../../worlds/rec/index.js";
+import { hitAt, meanError, ndcgAt, pairedDifference, topK } from "../../worlds/rec/index.js";
 
 describe("NDCG@k and HR@k (RecBole's definitions, hand-computed)", () => {
   it("one held-out item: 1 / log2(rank + 1) inside the top k, 0 outside", () => {
@@ -94,5 +94,26 @@ describe("full ranking", () => {
       .sort((a, b) => b[0] - a[0] || a[1] - b[1])
       .map(([, i]) => i);
     expect(topK(s, 25, exclude)).toEqual(sorted.slice(0, 25));
+  });
+});
+
+describe("standard errors over users", () => {
+  it("a mean's standard error is the sample standard deviation over sqrt(n)", () => {
+    // mean 2.5; sample variance ((1.5^2 + 0.5^2) * 2) / 3 = 5/3; s.e. sqrt(5/3 / 4).
+    expect(meanError([1, 2, 3, 4])).toEqual({ mean: 2.5, error: Math.sqrt(5 / 3 / 4), n: 4 });
+    expect(meanError([0.7])).toEqual({ mean: 0.7, error: 0, n: 1 });
+    expect(() => meanError([])).toThrow(/no users/);
+  });
+
+  it("a paired difference is B minus A user by user: a shift common to both cancels", () => {
+    const a = [0, 1, 0.5, 0.25];
+    const b = [0.1, 1.1, 0.6, 0.35];
+    const d = pairedDifference(a, b);
+    expect(d.mean).toBeCloseTo(0.1, 15);
+    expect(d.error).toBeLessThan(1e-15);
+    // Unpaired, the same means would differ by less than one of their standard errors.
+    expect(meanError(b).error).toBeGreaterThan(0.1);
+    expect(pairedDifference([1, 0], [0, 1])).toEqual({ mean: 0, error: 1, n: 2 });
+    expect(() => pairedDifference([1], [1, 0])).toThrow(/not the same users/);
   });
 });

@@ -13,7 +13,7 @@ import { PolicyNotForRec, scorePolicy } from "../../benchmarks/rec-policy.js";
 import { saveCheckpoint } from "../../models/checkpoint.js";
 import { createFromScratch } from "../../models/from-scratch.js";
 import { AgentFailure, type Agent, type AgentTurn } from "../../worlds/core/agent.js";
-import { casesOf, fitRecaller, generateRec, leaveLastOut, renderObservation, trainSetOf } from "../../worlds/rec/index.js";
+import { casesOf, fitRecaller, generateRec, leaveLastOut, meanError, pairedDifference, renderObservation, trainSetOf } from "../../worlds/rec/index.js";
 import { captureOutput } from "../capture.js";
 import { tempDir, tinyCheckpoint } from "../policy/fixtures.js";
 
@@ -60,6 +60,26 @@ describe("a policy as the rec world's mixture agent", () => {
       expect(turn!.actionSchema.safeParse({ weights: { pop: 1, itemknn: 0, bpr: 0 } }).success).toBe(true);
       expect(turn!.actionSchema.safeParse({ weights: { pop: 1, itemknn: 0 } }).success).toBe(false);
     }
+  });
+
+  it("gives each user's NDCG@10 in the order of the test users, however late the answers come, so rows pair user by user", async () => {
+    const [row] = await runRecBench(split, parseRecAgent("itemknn"), { bpr: { epochs: 3, seed: 4 } });
+    expect(row!.ndcgs).toHaveLength(test.length);
+    expect(row!.ndcgs.reduce((a, b) => a + b, 0) / test.length).toBeCloseTo(row!.ndcg, 12);
+    expect(row!.ndcgError).toBeCloseTo(meanError(row!.ndcgs).error, 15);
+    expect(row!.ndcgError).toBeGreaterThan(0);
+    let turns = 0;
+    const late: Agent = {
+      id: "late",
+      async act() {
+        // Later users answer sooner: completion order is not the order asked.
+        await new Promise((r) => setTimeout(r, 12 - (turns++ % 12)));
+        return { action: { weights: { pop: 0, itemknn: 1, bpr: 0 } } };
+      },
+    };
+    const s = await scorePolicy(late, "late", split, recallers, test, { k: 10, concurrency: 8 });
+    expect(s.ndcgs).toEqual(row!.ndcgs);
+    expect(pairedDifference(row!.ndcgs, s.ndcgs)).toEqual({ mean: 0, error: 0, n: test.length });
   });
 
   it("scores replies that are no action 0, and names a policy none of whose replies is an action", async () => {

@@ -13,18 +13,23 @@ export function recommend(recaller: Recaller, c: RecCase, items: number, k: numb
   return topK(buf, k, c.history);
 }
 
-export function evaluate(recaller: Recaller, cases: readonly RecCase[], items: number, k: number, onProgress?: (done: number) => void): TopKScore {
+/** The means, and each case's NDCG@k in the order of the cases (for standard errors and paired differences). */
+export interface CaseScores extends TopKScore {
+  readonly ndcgs: readonly number[];
+}
+
+export function evaluate(recaller: Recaller, cases: readonly RecCase[], items: number, k: number, onProgress?: (done: number) => void): CaseScores {
   const buf = new Float64Array(items);
-  let ndcg = 0;
+  const ndcgs: number[] = [];
   let hr = 0;
   cases.forEach((c, n) => {
     const ranked = recommend(recaller, c, items, k, buf);
     const relevant = new Set([c.target]);
-    ndcg += ndcgAt(ranked, relevant, k);
+    ndcgs.push(ndcgAt(ranked, relevant, k));
     hr += hitAt(ranked, relevant, k);
     if (n % 256 === 255) onProgress?.(n + 1);
   });
   onProgress?.(cases.length);
   const n = Math.max(1, cases.length);
-  return { k, ndcg: ndcg / n, hr: hr / n, n: cases.length };
+  return { k, ndcg: ndcgs.reduce((a, b) => a + b, 0) / n, hr: hr / n, n: cases.length, ndcgs };
 }

@@ -53,10 +53,10 @@ export { MOVIES_FILE, RATINGS_FILE, parseMovies, parseRatings, readMovieLens, se
 export { generateRec, RecGeneratorOptionsSchema, type GeneratedRec, type RecGeneratorOptions } from "./generator.js";
 export { PREFERENCES_FILE, PreferencesSchema, parsePreferences, readPreferences, utility, type Preferences } from "./preferences.js";
 export { casesOf, leaveLastOut, splitStats, trainSetOf, type Phase, type RecCase, type RecSplit, type TrainSet, type UserSequence } from "./split.js";
-export { hitAt, ndcgAt, type TopKScore } from "./metrics.js";
+export { hitAt, meanError, ndcgAt, pairedDifference, type MeanError, type TopKScore } from "./metrics.js";
 export { topK } from "./ranking.js";
-export { evaluate, recommend } from "./evaluate.js";
-export { bestMixture, gridNdcgs, simplexGrid, type BestMixture, type MixtureSearch } from "./best-mixture.js";
+export { evaluate, recommend, type CaseScores } from "./evaluate.js";
+export { bestMixture, gridBuffers, gridNdcgs, gridNdcgsByRanking, simplexGrid, type BestMixture, type GridBuffers, type GridScorer, type MixtureSearch } from "./best-mixture.js";
 export type { Recaller } from "./recallers/recaller.js";
 export { fitPopularity } from "./recallers/popularity.js";
 export { fitItemKnn, type ItemKnnOptions } from "./recallers/item-knn.js";

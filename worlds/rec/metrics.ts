@@ -53,3 +53,31 @@ export interface TopKScore {
   /** Users scored. */
   readonly n: number;
 }
+
+/** A mean over users and its standard error (the sample standard deviation over sqrt(n); 0 for one user). */
+export interface MeanError {
+  readonly mean: number;
+  readonly error: number;
+  readonly n: number;
+}
+
+export function meanError(xs: ArrayLike<number>): MeanError {
+  const n = xs.length;
+  if (n === 0) throw new RangeError("a mean over no users");
+  let mean = 0;
+  for (let i = 0; i < n; i++) mean += xs[i]!;
+  mean /= n;
+  let ss = 0;
+  for (let i = 0; i < n; i++) ss += (xs[i]! - mean) ** 2;
+  return { mean, error: n > 1 ? Math.sqrt(ss / (n - 1) / n) : 0, n };
+}
+
+/**
+ * B minus A user by user (the same users, in the same order), with the standard error of that
+ * mean: two agents' NDCG on the same users vary together, so the paired difference is far
+ * tighter than the two means' errors would say.
+ */
+export function pairedDifference(a: ArrayLike<number>, b: ArrayLike<number>): MeanError {
+  if (a.length !== b.length) throw new RangeError(`paired scores of ${a.length} and ${b.length} users: not the same users`);
+  return meanError(Array.from(b, (x, i) => x - a[i]!));
+}
