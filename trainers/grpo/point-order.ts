@@ -38,13 +38,19 @@ export function pointOrder(source: PointSource, balance: PointBalance, seed: num
   const kinds = [...byKind.keys()].sort();
   const T = kinds.length;
   return (cursor, count) => {
+    if (count <= 0) return [];
+    // Every cycle draws each kind once, so a kind's draws in cycles first..last are positions
+    // first..last of its own seeded order: one call per kind shuffles each pass once.
+    const first = Math.floor(cursor / T);
+    const last = Math.floor((cursor + count - 1) / T);
+    const drawn = new Map(kinds.map((kind) => [kind, shuffledAt(byKind.get(kind)!.length, first, last - first + 1, `grpo-order:${seed}:${kind}`)]));
     const out: number[] = [];
+    let cycleKinds: string[] = [];
     for (let k = cursor; k < cursor + count; k++) {
       const cycle = Math.floor(k / T);
-      const kind = Rng.seeded(`grpo-kinds:${seed}:${cycle}`).shuffle(kinds)[k % T]!;
-      const members = byKind.get(kind)!;
-      // The cycle'th draw of this kind: every cycle draws each kind once.
-      out.push(members[shuffledAt(members.length, cycle, 1, `grpo-order:${seed}:${kind}`)[0]!]!);
+      if (k === cursor || k % T === 0) cycleKinds = Rng.seeded(`grpo-kinds:${seed}:${cycle}`).shuffle(kinds);
+      const kind = cycleKinds[k % T]!;
+      out.push(byKind.get(kind)![drawn.get(kind)![cycle - first]!]!);
     }
     return out;
   };
