@@ -149,18 +149,18 @@ for (const [name, spec] of agents) {
   reports[name] = JSON.parse(readFileSync(json, "utf8")) as BenchReport;
 }
 
-/** Each test question's type right or wrong in a bench run, by id (from the run's log in the store). */
-async function rightById(report: BenchReport): Promise<Map<string, boolean>> {
-  const s = await RunStore.open(store);
-  const r = s.get(report.runId!);
-  if (!r) throw new Error(`no run ${report.runId} in ${store}`);
-  const recs = readEpisodeLog<{ kind: string; result?: { id: string; correct: boolean } }>(s.episodesPath(r)).records;
-  return new Map(recs.flatMap((x) => (x.kind === "benchmark_item" && x.result ? [[x.result.id, x.result.correct] as const] : [])));
+const pairs: [string, string][] = [["majority", "SFT"], ["SFT", "SFT+GRPO"]];
+/** Each test question's type right or wrong in the compared bench runs, by id (from the runs' logs in the store), read once a run. */
+const runStore = await RunStore.open(store);
+const rightById = new Map<string, Map<string, boolean>>();
+for (const name of new Set(pairs.flat())) {
+  const r = runStore.get(reports[name]!.runId!);
+  if (!r) throw new Error(`no run ${reports[name]!.runId} in ${store}`);
+  const recs = readEpisodeLog<{ kind: string; result?: { id: string; correct: boolean } }>(runStore.episodesPath(r)).records;
+  rightById.set(name, new Map(recs.flatMap((x) => (x.kind === "benchmark_item" && x.result ? [[x.result.id, x.result.correct] as const] : []))));
 }
 const signed = (x: number) => `${x >= 0 ? "+" : "−"}${(100 * Math.abs(x)).toFixed(1)}`;
-const pairs: [string, string][] = [["majority", "SFT"], ["SFT", "SFT+GRPO"]];
-const changes: [string, string, PairedChange][] = [];
-for (const [before, after] of pairs) changes.push([before, after, pairedChange(await rightById(reports[before]!), await rightById(reports[after]!))]);
+const changes: [string, string, PairedChange][] = pairs.map(([before, after]) => [before, after, pairedChange(rightById.get(before)!, rightById.get(after)!)]);
 const pairedRows = [
   "| agent | against | questions | type accuracy change (points) | standard error | right only here | right only there | McNemar p |",
   "|:--|:--|--:|--:|--:|--:|--:|--:|",

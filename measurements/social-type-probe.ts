@@ -141,7 +141,10 @@ function probe(ck: ReturnType<typeof loadCheckpoint>, item: SocialBenchItem): Pr
 }
 
 const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-const sd = (xs: readonly number[]) => Math.sqrt(mean(xs.map((x) => (x - mean(xs)) ** 2)));
+const sd = (xs: readonly number[]) => {
+  const m = mean(xs);
+  return Math.sqrt(mean(xs.map((x) => (x - m) ** 2)));
+};
 const f3 = (x: number) => x.toFixed(3);
 const labelIndex = (x: SocialBenchItem) => TYPES.indexOf(x.type as Type);
 const priorLoss = mean(items.map((x) => -Math.log(prior[labelIndex(x)]!)));
