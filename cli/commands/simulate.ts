@@ -151,7 +151,6 @@ async function decidersFor(spec: string, seed: number): Promise<Deciders> {
 }
 
 export async function simulateCommand(argv: readonly string[]): Promise<number> {
-  const str = { type: "string" } as const;
   const a = parseCommand(argv, Args);
   const params = paramsFrom(a);
   if (a.json) prepareOutput("--json", a.json);

@@ -234,8 +234,6 @@ export function configFromArgs(a: Args): GrpoConfigInput {
 }
 
 export async function grpoCommand(argv: readonly string[]): Promise<number> {
-  const str = { type: "string" } as const;
-  const bool = { type: "boolean" } as const;
   const a = parseCommand(argv, Args);
   if (!a.model && !a.resume) throw new UsageError("--model DIR is required (the policy to start from)");
   if (!a.world === !a.bench) throw new UsageError("give exactly one of --world NAME and --bench NAME --data FILE");

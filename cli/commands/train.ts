@@ -112,7 +112,6 @@ type Args = z.infer<typeof Args>;
 
 export async function trainCommand(argv: readonly string[]): Promise<number> {
   if (argv[0] === "grpo") return grpoCommand(argv.slice(1));
-  const str = { type: "string" } as const;
   const a = parseCommand(argv, Args);
   if (!a.model === !a.init) throw new UsageError("give exactly one of --model DIR and --init PRESET");
   const lora = loraArg(a.lora);
