@@ -9,7 +9,7 @@
  *   node dist/measurements/mixture-search.js [--shapes small,medium] [--sample N] [--seed S]
  */
 import { z } from "zod";
-import { bestMixture, casesOf, fitRecaller, generateRec, gridBuffers, gridNdcgs, gridNdcgsByRanking, leaveLastOut, RECALLERS, standardise, trainSetOf, type GridScorer } from "../worlds/rec/index.js";
+import { bestMixture, casesOf, fitRecaller, generateRec, gridBuffers, gridNdcgs, gridNdcgsByRanking, leaveLastOut, RECALLERS, standardisedScores, trainSetOf, type GridScorer } from "../worlds/rec/index.js";
 import { fitSasrec } from "../trainers/rec/sasrec.js";
 import { intArg } from "../cli/args.js";
 import { REC_SHAPES, recShapesPattern, type RecShape } from "./rec-shapes.js";
@@ -53,11 +53,7 @@ for (const shape of values.shapes.split(",") as RecShape[]) {
   // The floor of both: each recaller scores each searched user once (standardised).
   const t0 = performance.now();
   const z = gridBuffers(recallers.length, items).z;
-  for (const c of valid.slice(0, values.sample))
-    recallers.forEach((r, t) => {
-      r.score(c.user, c.history, z[t]!);
-      standardise(z[t]!, c.history);
-    });
+  for (const c of valid.slice(0, values.sample)) standardisedScores(recallers, c, z);
   const scoring = (performance.now() - t0) / 1000;
   process.stderr.write(`${shape}: searching by ranking\n`);
   const ranking = timed(gridNdcgsByRanking);

@@ -22,11 +22,8 @@ import { packageRoot } from "../worlds/question/prompts.js";
 import { wallTimeLine, type StageTiming } from "./cli-process.js";
 import { linePlot } from "./line-plot.js";
 import { trainRecPolicies, type TrainedPolicies } from "./rec-policies.js";
-import { REC_SHAPES, recShapesPattern, type RecShape } from "./rec-shapes.js";
+import { REC_SHAPES as SHAPES, recShapesPattern, type RecShape as Shape } from "./rec-shapes.js";
 import { scriptArgs } from "./script-args.js";
-
-const SHAPES = REC_SHAPES;
-type Shape = RecShape;
 
 const USAGE = `node dist/measurements/rec-table.js [options]   (or: npm run table:rec -- [options])
 

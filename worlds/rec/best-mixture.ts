@@ -82,7 +82,7 @@ export function bestMixture(recallers: readonly Recaller[], valid: readonly RecC
 }
 
 /** Every recaller's scores of case `c`, standardised over the items not in its history, into `z`. */
-function standardisedScores(recallers: readonly Recaller[], c: RecCase, z: Float64Array[]): void {
+export function standardisedScores(recallers: readonly Recaller[], c: RecCase, z: Float64Array[]): void {
   recallers.forEach((r, t) => {
     r.score(c.user, c.history, z[t]!);
     standardise(z[t]!, c.history);

@@ -56,7 +56,7 @@ export { casesOf, leaveLastOut, splitStats, trainSetOf, type Phase, type RecCase
 export { hitAt, meanError, ndcgAt, pairedDifference, type MeanError, type TopKScore } from "./metrics.js";
 export { topK } from "./ranking.js";
 export { evaluate, recommend, type CaseScores } from "./evaluate.js";
-export { bestMixture, gridBuffers, gridNdcgs, gridNdcgsByRanking, simplexGrid, type BestMixture, type GridBuffers, type GridScorer, type MixtureSearch } from "./best-mixture.js";
+export { bestMixture, gridBuffers, gridNdcgs, gridNdcgsByRanking, simplexGrid, standardisedScores, type BestMixture, type GridBuffers, type GridScorer, type MixtureSearch } from "./best-mixture.js";
 export type { Recaller } from "./recallers/recaller.js";
 export { fitPopularity } from "./recallers/popularity.js";
 export { fitItemKnn, type ItemKnnOptions } from "./recallers/item-knn.js";
