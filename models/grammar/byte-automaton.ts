@@ -308,8 +308,10 @@ export class ByteAutomaton {
   private distances({ runs, runStart }: Runs): Int32Array {
     // Strings alike (one body, bounds and closing byte: a reply's states) share their distances.
     const alike = new Map<string, Int32Array>();
+    const bodyIds = new Map<object, number>();
     const within = this.texts.map((t) => {
-      const key = `${this.texts.findIndex((u) => u.body === t.body)},${t.min},${t.max},${t.close}`;
+      if (!bodyIds.has(t.body)) bodyIds.set(t.body, bodyIds.size);
+      const key = `${bodyIds.get(t.body)},${t.min},${t.max},${t.close}`;
       let h = alike.get(key);
       if (!h) alike.set(key, (h = textDistances(t)));
       return h;
