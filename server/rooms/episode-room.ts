@@ -11,7 +11,7 @@ import type { Scenario } from "../../worlds/core/scenario.js";
 import { EpisodeLog } from "../../store/episode-log.js";
 import { readLogPage } from "../../store/log-index.js";
 import type { RunRecord } from "../../store/run-store.js";
-import { QUIZ_CLOSED, QUIZ_OPEN } from "../security/open-quizzes.js";
+import { quizLeftOpen } from "../security/open-quizzes.js";
 import { BaseRoom } from "./base-room.js";
 import { pause } from "./pause.js";
 import { ControllerFallback } from "./seat-agent.js";
@@ -106,14 +106,13 @@ export abstract class EpisodeRoom<S extends Scenario = Scenario> extends BaseRoo
     const run = this.restoring?.runId ? this.ctx.store.get(this.restoring.runId) : undefined;
     if (!run) return 0;
     const path = this.ctx.store.episodesPath(run);
-    // An episode's record sits between the records opening and closing its quiz: the last few say.
+    // The last episode's record is within the log's last few (its quiz's close follows it).
     const { total } = readLogPage(path, 0, 0, { resolve: false });
     const tail = readLogPage<{ kind?: string; episode?: unknown; context_id?: string }>(path, Math.max(0, total - 8), 8, { resolve: false }).records;
-    const i = tail.findLastIndex((r) => r.kind === "room_episode" && typeof r.episode === "number");
-    if (i < 0) return 0;
-    const n = tail[i]!.episode as number;
-    const quizOpen = tail.some((r) => r.kind === QUIZ_OPEN && r.episode === n) && !tail.slice(i).some((r) => r.kind === QUIZ_CLOSED && r.episode === n);
-    return quizOpen ? n - 1 : n;
+    const last = tail.findLast((r) => r.kind === "room_episode" && typeof r.episode === "number");
+    if (!last) return 0;
+    const n = last.episode as number;
+    return quizLeftOpen(path, n) ? n - 1 : n;
   }
 
   /**

@@ -53,6 +53,11 @@ export function openQuizEpisodes(logPath: string, opts: { now?: number; liveEpis
   return out;
 }
 
+/** Whether the log opened `episode`'s quiz and never closed it (a room killed during that quiz). */
+export function quizLeftOpen(logPath: string, episode: number): boolean {
+  return openRecords(logPath).has(episode);
+}
+
 /** How far a log has been read, and the quizzes it leaves open. */
 interface Scan {
   ino: number;
