@@ -113,7 +113,11 @@ export const SimulationOptionsSchema = z
     /** Train the seats' `policy:DIR` on the room's episodes on a schedule, and play each new checkpoint (server/self-play/). */
     selfPlay: SelfPlayOptionsSchema.optional(),
   })
-  .strict();
+  .strict()
+  .refine((o) => o.selfPlay?.heldOutEpisodes === undefined || o.quiz !== undefined, {
+    message: "give the room a quiz too (the held-out set is the held-out episodes' quiz questions)",
+    path: ["selfPlay", "heldOutEpisodes"],
+  });
 export type SimulationOptions = z.infer<typeof SimulationOptionsSchema>;
 export type SimulationOptionsInput = z.input<typeof SimulationOptionsSchema>;
 

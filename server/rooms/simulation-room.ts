@@ -62,9 +62,6 @@ export class SimulationRoom extends EpisodeRoom {
     const opts = parseOptions(SimulationOptionsSchema, raw, "simulation room");
     this.opts = opts;
     const selfPlaySpec = opts.selfPlay ? trainedSpec(opts) : undefined;
-    if (opts.selfPlay?.heldOutEpisodes !== undefined && !opts.quiz) {
-      throw new OptionsError("bad simulation room options: selfPlay.heldOutEpisodes: give the room a quiz too (the held-out set is the held-out episodes' quiz questions)");
-    }
     const world = await loadWorld(opts.world);
     this.facts = world.facts;
     this.scenarios = await loadScenario(opts.world).catch((err: Error) => {
