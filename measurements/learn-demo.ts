@@ -39,6 +39,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
 import { intArg } from "../cli/args.js";
+import { deviceArgs } from "../cli/device.js";
 import type { BenchReport } from "../benchmarks/report.js";
 import { packageRoot } from "../worlds/question/prompts.js";
 import { percentCell as pct, socialworld, wallTimeLine, type StageTiming } from "./cli-process.js";
@@ -70,6 +71,8 @@ Options:
   --val FILE         evaluation file (default: the shared fb_all_val.txt; hitom: Hi-ToM_dev.json)
   --paraphrased FILE ParaphrasedToMi file (default: the shared val_600.txt; not with hitom)
   --val-limit N      evaluate on the first N questions of each file only (default: all)
+  --device D         where SFT, GRPO and the policies' evaluations run: cpu (default), cuda or
+                     auto, as the commands' --device; --precision fp32|tf32|bf16 on the GPU
   --reuse            keep OUT's base, SFT and GRPO policies where a finished run left them
                      (the same options), and run what is missing and the evaluations
   --help             this text`;
@@ -90,6 +93,8 @@ const values = scriptArgs({
     paraphrased: z.string().optional(),
     "val-limit": intArg(1).optional(),
     reuse: z.boolean().default(false),
+    device: deviceArgs.device,
+    precision: deviceArgs.precision,
   }),
 });
 const world = values.world;
@@ -122,6 +127,8 @@ const seed = values.seed;
 const questions = values.questions ?? (world === "tomi" ? 30_000 : 20_000);
 const sftSteps = values["sft-steps"] ?? (world === "tomi" ? 2500 : 1200);
 const vanillaShare = values["vanilla-share"] ?? (world === "tomi" ? 0.5 : 0);
+// The commands that run a policy get the device; the random and symbolic agents' evaluations need none.
+const device = values.device === "cpu" && values.precision === undefined ? [] : ["--device", values.device, ...(values.precision ? ["--precision", values.precision] : [])];
 const MODES = world === "tomi" || vanillaShare > 0 ? (["simulation", "vanilla"] as const) : (["simulation"] as const);
 
 // 1-3. Data, base, SFT: the recipe's supervised stage (learn-recipe.ts): every question in simulation mode, a share also in vanilla.
@@ -134,7 +141,7 @@ const { trainFile, sftFile } = await recipeSftData(out, {
   balance: values.balance === "on",
   timings,
 });
-const { base, sft } = await recipeSft(run, out, { sftFile, steps: sftSteps, seed, reuse: values.reuse });
+const { base, sft } = await recipeSft(run, out, { sftFile, steps: sftSteps, seed, reuse: values.reuse, device });
 const grpo = join(out, "grpo");
 const s = String(seed);
 const policies: [string, string][] = [["base", base], ["SFT", sft]];
@@ -146,6 +153,7 @@ if (values["grpo-steps"] > 0) {
     "--steps", String(values["grpo-steps"]), "--prompts", "16", "--group-size", "8", "--max-new-tokens", "16", "--temperature", "1",
     "--lr", "3e-5", "--kl", "0.01", "--clip-high", "0.28", "--loss-agg", "token-mean", "--dynamic-sampling", "--max-rollout-batches", "4",
     "--skip-solved", "--keep-solved", "0.25", "--constrain", "options", "--seed", s, "--save-every", "100000", "--micro-batch", "32",
+    ...device,
   ]);
   policies.push(["SFT+GRPO", grpo]);
 }
@@ -162,6 +170,7 @@ for (const [set, file] of evalSets) {
       await run(`eval ${name} ${mode} ${set}`, [
         "bench", world, "--data", file, "--agent", spec, "--mode", mode, "--concurrency", "32", "--store", store, "--json", json, "--quiet",
         ...(values["val-limit"] !== undefined ? ["--limit", String(values["val-limit"])] : []),
+        ...(spec.startsWith("policy:") ? device : []),
       ]);
       reports.set(key(set, name, mode), JSON.parse(readFileSync(json, "utf8")) as BenchReport);
     }
@@ -195,8 +204,9 @@ for (const [name, file, field] of [["SFT loss", join(sft, "train_log.jsonl"), "l
 }
 const config = JSON.parse(readFileSync(join(base, "config.json"), "utf8")) as { vocab_size: number };
 const total = (performance.now() - started) / 1000;
+const where = values.device === "cpu" ? "" : ` (--device ${values.device}${values.precision ? ` --precision ${values.precision}` : ""})`;
 const text = [
-  `Policy preset 1m (vocabulary ${config.vocab_size}), seed ${seed}, ${questions} generated ${world === "tomi" ? "ToMi" : "Hi-ToM"} training questions (${world === "hitom" ? "every order of every story" : values.balance === "on" ? "balanced by type" : "the generator's mix"}, ${vanillaShare} of them also in vanilla mode), SFT ${sftSteps} steps, GRPO ${values["grpo-steps"]} steps; policies answer by citing a line of the compact context in simulation mode, one of the story's containers in vanilla mode (constrain=options):`,
+  `Policy preset 1m (vocabulary ${config.vocab_size})${where}, seed ${seed}, ${questions} generated ${world === "tomi" ? "ToMi" : "Hi-ToM"} training questions (${world === "hitom" ? "every order of every story" : values.balance === "on" ? "balanced by type" : "the generator's mix"}, ${vanillaShare} of them also in vanilla mode), SFT ${sftSteps} steps, GRPO ${values["grpo-steps"]} steps; policies answer by citing a line of the compact context in simulation mode, one of the story's containers in vanilla mode (constrain=options):`,
   "",
   ...tables,
   wallTimeLine(total, timings),

@@ -14,7 +14,8 @@
  * 2. base: `model init --preset 1m --tokenizer word` on those prompts (every word one token, so a
  *    container's name is the same tokens in the story and in the answer).
  * 3. SFT: `train sft` with the prompts' tokens in the loss at a tenth of the answer's weight
- *    (`--prompt-loss 0.1`: a policy from scratch learns to read from every token of its prompts).
+ *    (`--prompt-loss 0.1`: a policy from scratch learns to read from every token of its prompts),
+ *    on the device the caller's `device` arguments name (`--device cuda`, `--precision bf16`).
  */
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -115,7 +116,7 @@ export async function sftExample(bench: Benchmark, item: BenchItem, mode: Mode):
 export async function recipeSft(
   run: (stage: string, args: string[]) => Promise<unknown>,
   out: string,
-  o: { sftFile: string; steps: number; seed: number; reuse?: boolean },
+  o: { sftFile: string; steps: number; seed: number; reuse?: boolean; device?: readonly string[] },
 ): Promise<{ base: string; sft: string }> {
   const base = join(out, "base");
   const sft = join(out, "sft");
@@ -129,6 +130,7 @@ export async function recipeSft(
   await run("sft", [
     "train", "sft", "--model", base, "--data", o.sftFile, "--out", sft, "--steps", String(o.steps), "--batch", "32",
     "--lr", "3e-3", "--min-lr", "1e-4", "--warmup", "50", "--weight-decay", "0.01", "--prompt-loss", "0.1", "--seed", s, "--save-every", "100000",
+    ...(o.device ?? []),
   ]);
   return { base, sft };
 }
