@@ -23,3 +23,15 @@ export async function useDevice(a: { device: "cpu" | "cuda" | "auto"; precision?
     throw new UsageError(`--device ${a.device}: ${(err as Error).message}`);
   }
 }
+
+export const CHECKPOINTING_HELP = `  --activation-checkpointing  keep each layer's input only and recompute the layer in the backward
+                         pass: an eighth of the activations' memory (the 0.5B shape) for one more
+                         forward pass of compute, for long sequences (the same results to the bit)`;
+
+export const checkpointingArgs = { "activation-checkpointing": z.boolean().default(false) };
+
+/** Applies --activation-checkpointing (on or off: a command run in-process after another) to the models made from now on. */
+export async function useCheckpointing(a: { "activation-checkpointing": boolean }): Promise<void> {
+  const { setActivationCheckpointing } = await import("../models/model.js");
+  setActivationCheckpointing(a["activation-checkpointing"]);
+}

@@ -39,7 +39,6 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
 import { intArg } from "../cli/args.js";
-import { deviceArgs } from "../cli/device.js";
 import type { BenchReport } from "../benchmarks/report.js";
 import { packageRoot } from "../worlds/question/prompts.js";
 import { percentCell as pct, socialworld, wallTimeLine, type StageTiming } from "./cli-process.js";
@@ -93,8 +92,9 @@ const values = scriptArgs({
     paraphrased: z.string().optional(),
     "val-limit": intArg(1).optional(),
     reuse: z.boolean().default(false),
-    device: deviceArgs.device,
-    precision: deviceArgs.precision,
+    // As the commands' --device and --precision (cli/device.ts), passed on to them.
+    device: z.enum(["cpu", "cuda", "auto"]).default("cpu"),
+    precision: z.enum(["fp32", "tf32", "bf16"]).optional(),
   }),
 });
 const world = values.world;

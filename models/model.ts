@@ -39,6 +39,18 @@ export function setModelDevice(choice: Device | "auto", precision?: MatmulPrecis
   return device;
 }
 
+/** Whether the models made from now on recompute activations in training passes (a trainer's --activation-checkpointing). */
+let checkpointing = false;
+
+/**
+ * Activation checkpointing for the models made from now on (NativeModel.activationCheckpointing):
+ * training passes keep each layer's input only and recompute the layer before its backward pass,
+ * for sequences whose activations would not fit. The same results, to the bit.
+ */
+export function setActivationCheckpointing(on: boolean): void {
+  checkpointing = on;
+}
+
 /** The device and precision setModelDevice chose (a worker thread making models takes them along). */
 export function modelDefaults(): ModelOptions {
   return defaults;
@@ -59,6 +71,7 @@ export class PolicyModel {
     this.engine = engineConfig(config);
     const { Model } = loadNative();
     this.native = new Model(this.engine, { ...defaults, ...opts, dtype: opts.dtype ?? "float32" });
+    if (checkpointing) this.native.activationCheckpointing = true;
     this.weights = new ParamSet(this.native, this.native.device, this.native.dtype);
   }
 

@@ -203,6 +203,13 @@ export interface NativeModel extends NativeParams {
   readonly dtype: Dtype;
   readonly device: Device;
   readonly precision: MatmulPrecision;
+  /**
+   * Activation checkpointing: training passes keep each layer's input only and recompute the
+   * layer before its backward pass (one more forward pass of compute; at the Qwen2.5-0.5B shape a
+   * token's activations take an eighth of the memory). The same bits either way. Not while an
+   * asynchronous pass is in flight.
+   */
+  activationCheckpointing: boolean;
   /** Waits until the device has finished every kernel issued so far (timing); a no-op on the CPU. */
   synchronize(): void;
   /**

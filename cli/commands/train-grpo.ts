@@ -24,7 +24,7 @@ import { ScoredPoints } from "../../trainers/grpo/scored-points.js";
 import type { PointSource } from "../../trainers/grpo/decision-point.js";
 import { GRPO_PRESET_NAMES, GRPO_PRESETS, type GrpoPreset, type GrpoPresetName } from "../../trainers/grpo/presets.js";
 import { intArg, numArg, parseCommand, UsageError } from "../args.js";
-import { DEVICE_HELP, deviceArgs, useDevice } from "../device.js";
+import { CHECKPOINTING_HELP, checkpointingArgs, DEVICE_HELP, deviceArgs, useCheckpointing, useDevice } from "../device.js";
 import { loraArg } from "../lora-option.js";
 import { Progress } from "../progress.js";
 import { onStopSignal } from "../stop-signals.js";
@@ -113,6 +113,7 @@ Run:
   ${LORA_HELP}
                          (the reference policy is then the base model itself; resuming needs --model)
 ${DEVICE_HELP}
+${CHECKPOINTING_HELP}
   --store DIR           where rollouts are logged (default: $SOCIALWORLD_DATA, else data/ of the checkout)
   --server URL          also publish each step's metrics to a running server's progress stream
                         (needs --admin-token T or $SOCIALWORLD_ADMIN_TOKEN)
@@ -188,6 +189,7 @@ const Args = z.object({
   lora: z.string().min(1).optional(),
   threads: intArg(1, 1024).optional(),
   ...deviceArgs,
+  ...checkpointingArgs,
   quiet: z.boolean().default(false),
   store: z.string().min(1).optional(),
   server: z.url().optional(),
@@ -254,6 +256,7 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
   }
   if (a.threads) loadNative().setThreads(a.threads);
   await useDevice(a);
+  await useCheckpointing(a);
 
   if (preset?.unsupported) process.stderr.write(`note: --preset ${a.preset} leaves out ${preset.unsupported}\n`);
   const store = await RunStore.open(a.store);

@@ -18,7 +18,7 @@ import { readTrainerState } from "../../trainers/sft/state.js";
 import { dataId, stateSettings, trainSft, type SftSettings } from "../../trainers/sft/trainer.js";
 import { claimFolder, FolderInUse, type FolderClaim } from "../../store/folder-claim.js";
 import { intArg, numArg, parseCommand, UsageError } from "../args.js";
-import { DEVICE_HELP, deviceArgs, useDevice } from "../device.js";
+import { CHECKPOINTING_HELP, checkpointingArgs, DEVICE_HELP, deviceArgs, useCheckpointing, useDevice } from "../device.js";
 import { loraArg } from "../lora-option.js";
 import { Progress } from "../progress.js";
 import { GRPO_HELP, grpoCommand } from "./train-grpo.js";
@@ -76,6 +76,7 @@ Options:
   --min-reward X         episode logs: only turns with at least this reward
   --threads N            CPU threads (default: all)
 ${DEVICE_HELP}
+${CHECKPOINTING_HELP}
   --quiet                no progress bar
 `;
 
@@ -106,6 +107,7 @@ const Args = z.object({
   "min-reward": numArg().optional(),
   threads: intArg(1, 1024).optional(),
   ...deviceArgs,
+  ...checkpointingArgs,
   quiet: z.boolean().default(false),
 });
 type Args = z.infer<typeof Args>;
@@ -118,6 +120,7 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
   if (lora && !a.model) throw new UsageError("--lora adapts an existing model: give --model DIR (train one first with --init)");
   if (a.threads) loadNative().setThreads(a.threads);
   await useDevice(a);
+  await useCheckpointing(a);
   const examples = await readExamplesFile(a.data, a["min-reward"] !== undefined ? { minReward: a["min-reward"] } : {});
   const settings: SftSettings = {
     steps: a.steps,

@@ -8,6 +8,11 @@
  *   node measurements/gpu/bench.mjs --stage generate --config 0.5b --batch 32 [--prompt 256 --new 256]
  *   node measurements/gpu/bench.mjs --stage grpo     --config 0.5b [--prompts 8 --samples 8 --prompt 128 --new 128]
  *   node measurements/gpu/bench.mjs --stage gemm     --config 0.5b
+ *   node measurements/gpu/bench.mjs --stage memory   --config 0.5b --batch 4 --seq 16384 --checkpointing 1 [--steps 1]
+ *
+ * The memory stage is a training step's speed with the GPU memory the process holds after it
+ * (nvidia-smi), with or without activation checkpointing; a shape that cannot fit reports the
+ * engine's out-of-memory error, which names the bytes.
  *
  * --device cpu (or --addon PATH for another build of the addon) runs the same stages elsewhere,
  * to check this harness; --config tiny keeps that quick. Plain JavaScript without dependencies:
@@ -17,6 +22,7 @@
  * backward, plus causal attention 6 x layers x heads x head_dim x seq_len per token; MFU divides
  * by the H100 SXM's dense bf16 peak, 989 TFLOP/s, whatever the precision.
  */
+import { execFileSync } from "node:child_process";
 import { createRequire } from "node:module";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -106,6 +112,14 @@ const stages = {
     const s = median(times);
     const flops = trainFlops(c, o.batch, o.seq);
     return { msPerStep: s * 1000, tokensPerS: (o.batch * o.seq) / s, tflops: flops / s / 1e12, mfu: flops / s / PEAK_BF16, steps: times.length };
+  },
+
+  memory(addon, o) {
+    const c = BENCH_CONFIGS[o.config];
+    const model = newModel(addon, c, o);
+    const times = timeSteps(model, 1, o.steps, trainStep(model, o.batch, o.seq, c.vocabSize));
+    const s = median(times);
+    return { checkpointing: model.activationCheckpointing, msPerStep: s * 1000, tokensPerS: (o.batch * o.seq) / s, mfu: trainFlops(c, o.batch, o.seq) / s / PEAK_BF16, memoryMiB: gpuMemoryMiB(), steps: times.length };
   },
 
   profile(addon, o) {
@@ -214,12 +228,24 @@ const stages = {
 
 function newModel(addon, c, o) {
   const model = new addon.Model(c, o.device === "cpu" ? {} : { device: "cuda", precision: o.precision });
+  if (o.checkpointing) model.activationCheckpointing = true;
   initModel(model);
   return model;
 }
 
+/** The GPU memory this process holds (MiB, from nvidia-smi), or null where nvidia-smi cannot say. */
+function gpuMemoryMiB() {
+  try {
+    const rows = execFileSync("nvidia-smi", ["--query-compute-apps=pid,used_memory", "--format=csv,noheader,nounits"], { encoding: "utf8" }).trim().split("\n");
+    const mine = rows.map((r) => r.split(",").map((x) => x.trim())).find(([pid]) => Number(pid) === process.pid);
+    return mine ? Number(mine[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
 function parse(argv) {
-  const o = { stage: "train", config: "0.5b", precision: "bf16", device: "cuda", batch: 8, seq: 1024, steps: 5, prompt: 256, new: 256, temperature: 0, repeats: 2, prompts: 8, samples: 8, micro: 16, reps: 10, addon: DEFAULT_ADDON };
+  const o = { stage: "train", config: "0.5b", precision: "bf16", device: "cuda", batch: 8, seq: 1024, steps: 5, checkpointing: 0, prompt: 256, new: 256, temperature: 0, repeats: 2, prompts: 8, samples: 8, micro: 16, reps: 10, addon: DEFAULT_ADDON };
   for (let i = 0; i < argv.length; i += 2) {
     const k = argv[i].replace(/^--/, "");
     if (!(k in o)) throw new Error(`unknown option --${k} (known: ${Object.keys(o).join(", ")})`);
@@ -239,9 +265,11 @@ async function main() {
     if (o.device !== "cpu" && !addon.cuda().available) throw new Error(`the cuda device is not available: ${addon.cuda().reason}`);
     const result = stages[o.stage](addon, o);
     const shape = o.stage === "generate" ? { batch: o.batch, prompt: o.prompt, new: o.new } : o.stage === "grpo" ? { prompts: o.prompts, samples: o.samples, prompt: o.prompt, new: o.new } : { batch: o.batch, seq: o.seq };
+    if (o.stage === "memory") head.checkpointing = Boolean(o.checkpointing);
     process.stdout.write(JSON.stringify({ ...head, ...shape, ...result, wallS: (performance.now() - t0) / 1000 }) + "\n");
   } catch (err) {
-    process.stdout.write(JSON.stringify({ ...head, error: err instanceof Error ? err.message : String(err) }) + "\n");
+    const shape = o.stage === "memory" ? { batch: o.batch, seq: o.seq, checkpointing: Boolean(o.checkpointing) } : {};
+    process.stdout.write(JSON.stringify({ ...head, ...shape, error: err instanceof Error ? err.message : String(err) }) + "\n");
     process.exit(1);
   }
 }

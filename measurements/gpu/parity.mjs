@@ -226,6 +226,26 @@ export async function runParity({ addon, presets = Object.keys(PARITY_PRESETS), 
       return { pass: diff === 0, value: diff, limit: 0, detail: `${diff} of ${again.length} gradients differ` };
     });
 
+    // Checkpointing recomputes each layer with the same deterministic kernels: the same bits.
+    const sameBits = (model, ref) => {
+      model.zeroGrad();
+      model.activationCheckpointing = true;
+      let r;
+      try {
+        r = model.forwardBackward(tok, tgt, w, B, S, true);
+      } finally {
+        model.activationCheckpointing = false;
+      }
+      const grads = model.readGrads();
+      let diff = 0;
+      for (let i = 0; i < grads.length; i++) if (grads[i] !== ref.grads[i]) diff++;
+      let lp = 0;
+      for (let i = 0; i < r.logprobs.length; i++) if (r.logprobs[i] !== ref.logprobs[i]) lp++;
+      const loss = r.loss === ref.loss ? 0 : 1;
+      return { pass: diff + lp + loss === 0, value: diff + lp + loss, limit: 0, detail: `${diff} of ${grads.length} gradients and ${lp} log-probs differ; the loss ${loss ? "differs" : "is the same"}` };
+    };
+    await check(preset, "activation checkpointing: loss, log-probs and gradients the same bits as without (fp32)", () => sameBits(gpu, { grads: gg, logprobs: rg.logprobs, loss: rg.loss }));
+
     await check(preset, "AdamW step: parameters and moments, worst tensor (fp32)", () => {
       const opts = { lr: 1e-3, beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDecay: 0.1, step: 1, gradScale: 0.5 };
       cpu.adamwStep(opts);
@@ -434,6 +454,14 @@ export async function runParity({ addon, presets = Object.keys(PARITY_PRESETS), 
     });
 
     for (const precision of precisions) {
+      // The bf16 mode's conversions are cached per buffer: a recomputed layer must not read a stale one.
+      await check(preset, `${precision}: activation checkpointing gives the same bits as without`, () => {
+        const fast = new addon.Model(cfg, { device: "cuda", precision });
+        fast.writeParams(p0);
+        fast.zeroGrad();
+        const r = fast.forwardBackward(tok, tgt, w, B, S, true);
+        return sameBits(fast, { grads: fast.readGrads(), logprobs: r.logprobs, loss: r.loss });
+      });
       await check(preset, `${precision}: logits, log-probs and gradients against fp32`, () => {
         const fast = new addon.Model(cfg, { device: "cuda", precision });
         // bf16 stores every product's operands (weights and activations) in bf16, whose rounding

@@ -35,7 +35,8 @@ const out = [];
 const versions = records.find((r) => r.stage === "versions" && !r.error);
 if (versions) out.push(`PyTorch ${versions.torch}, transformers ${versions.transformers}, ${versions.gpu}\n`);
 
-const errors = records.filter((r) => r.error);
+// The memory stage's out-of-memory errors are results (its table says them), not failures.
+const errors = records.filter((r) => r.error && r.stage !== "memory");
 if (errors.length) out.push("### Stages that failed\n\n" + errors.map((r) => `- ${r.engine} ${r.stage} ${r.config ?? ""} ${r.precision ?? ""} ${r.batch ?? ""}: ${r.error}`).join("\n") + "\n");
 
 const train = records.filter((r) => r.stage === "train" && !r.error);
@@ -99,6 +100,16 @@ if (peft) {
       ),
   );
 }
+
+const memory = records.filter((r) => r.stage === "memory");
+if (memory.length)
+  out.push(
+    "### Activation checkpointing (training step, forward + backward + AdamW; GPU memory the process holds after it)\n\n" +
+      table(
+        ["config", "batch x tokens", "checkpointing", "ms / step", "tokens/s", "MFU", "GPU memory MiB"],
+        memory.map((r) => [r.config, `${r.batch} x ${r.seq}`, r.checkpointing ? "on" : "off", ...(r.error ? [`does not fit: ${r.error}`, "", "", ""] : [f(r.msPerStep), f(r.tokensPerS, 0), pct(r.mfu), r.memoryMiB ?? "-"])]),
+      ),
+  );
 
 const profile = records.find((r) => r.stage === "profile" && !r.error);
 if (profile)

@@ -9,7 +9,9 @@
 #                      parity, train-0.5b, train-100m, train-10m, torch-eager (PyTorch training at
 #                      the chosen train-* sizes), profile, generate, torch-generate, grpo,
 #                      train-precisions (tf32 and fp32 at the chosen sizes), gemm, torch-compile
-#                      (PyTorch compiled at 0.5B only, its compile time reported apart), peft (our LoRA
+#                      (PyTorch compiled at 0.5B only, its compile time reported apart), checkpointing
+#                      (0.5B training with and without activation checkpointing: 8 x 1,024 tokens, and
+#                      4 x 16,384, whose activations do not fit without it), peft (our LoRA
 #                      adapter in transformers and a PEFT-layout adapter for ours: needs .device/peft
 #                      from `node dist/measurements/peft-check.js prepare --out .device/peft`; then
 #                      `node dist/measurements/peft-check.js check --base .device/peft/base --adapter OUT/peft/py-adapter`
@@ -37,7 +39,7 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-KNOWN=",parity,train-0.5b,train-100m,train-10m,torch-eager,profile,generate,torch-generate,grpo,train-precisions,gemm,peft,torch-compile,"
+KNOWN=",parity,train-0.5b,train-100m,train-10m,torch-eager,profile,generate,torch-generate,grpo,train-precisions,gemm,checkpointing,peft,torch-compile,"
 if [ "$STAGES" != all ]; then
   for s in ${STAGES//,/ }; do
     [[ "$KNOWN" == *",$s,"* ]] || { echo "run.sh: unknown stage $s (one of ${KNOWN:1:-1})" >&2; exit 2; }
@@ -197,6 +199,15 @@ if wanted train-precisions; then
   done
 fi
 [ "$SELF_TEST" = 0 ] && wanted gemm && run "gemm modes" 60 "$BENCH_LOG" "${BENCH[@]}" --stage gemm --config 0.5b --reps 10
+if wanted checkpointing; then
+  if [ "$SELF_TEST" = 1 ]; then CK_SHAPES=("2 64" "1 256"); else CK_SHAPES=("8 1024" "4 16384"); fi
+  for shape in "${CK_SHAPES[@]}"; do
+    read -r b s <<<"$shape"
+    for ck in 0 1; do
+      run "memory $BIG $b x $s checkpointing $ck" 60 "$BENCH_LOG" "${BENCH[@]}" --stage memory --config "$BIG" --precision bf16 --batch "$b" --seq "$s" --checkpointing "$ck" --steps 2
+    done
+  done
+fi
 if wanted peft; then
   if [ ! -f .device/peft/ours.json ]; then
     echo '{"engine":"run.sh","stage":"peft","error":"no .device/peft: run node dist/measurements/peft-check.js prepare --out .device/peft before the run"}' >>"$RESULTS"

@@ -302,6 +302,7 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
                            InstanceAccessor<&ModelWrap::Device>("device"),
                            InstanceAccessor<&ModelWrap::Precision>("precision"),
                            InstanceAccessor<&ModelWrap::NumParams>("numParams"),
+                           InstanceAccessor<&ModelWrap::ActivationCheckpointing, &ModelWrap::SetActivationCheckpointing>("activationCheckpointing"),
                            InstanceMethod<&ModelWrap::Tensors>("tensors"),
                            InstanceMethod<&ModelWrap::Params>("params"),
                            InstanceMethod<&ModelWrap::Grads>("grads"),
@@ -392,6 +393,21 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
   Napi::Value Dtype(const Napi::CallbackInfo& info) { return Napi::String::New(info.Env(), f32_ ? "float32" : "float64"); }
   Napi::Value Device(const Napi::CallbackInfo& info) { return Napi::String::New(info.Env(), device_); }
   Napi::Value Precision(const Napi::CallbackInfo& info) { return Napi::String::New(info.Env(), precision_); }
+
+  Napi::Value ActivationCheckpointing(const Napi::CallbackInfo& info) {
+    return visit([&](auto& m) -> Napi::Value { return Napi::Boolean::New(info.Env(), m.activation_checkpointing()); });
+  }
+  // Not while a pass is in flight (it would change which buffers the pass reads).
+  void SetActivationCheckpointing(const Napi::CallbackInfo& info, const Napi::Value& value) {
+    Napi::Env env = info.Env();
+    if (!value.IsBoolean()) throw type_error(env, "activationCheckpointing must be a boolean");
+    BusyGuard guard(env, busy_);
+    const bool on = value.As<Napi::Boolean>().Value();
+    visit([&](auto& m) -> Napi::Value {
+      m.set_activation_checkpointing(on);
+      return env.Undefined();
+    });
+  }
 
   Napi::Value NumParams(const Napi::CallbackInfo& info) {
     return visit([&](auto& m) -> Napi::Value { return Napi::Number::New(info.Env(), static_cast<double>(m.num_params())); });

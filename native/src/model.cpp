@@ -29,9 +29,11 @@ void ModelConfig::validate() const {
 template <typename T>
 struct Qwen2Model<T>::Activations {
   int capacity = 0;
+  int sets = 0;  // per-layer activation sets: every layer's (training), or one (inference, checkpointing)
   std::vector<int32_t> pos, seq;
-  // Training keeps every layer's activations for the backward pass; inference keeps one set and
-  // two residual buffers it alternates between.
+  // Training keeps every layer's activations for the backward pass (with checkpointing only every
+  // layer's input x, and one set the backward pass recomputes each layer into); inference keeps
+  // one set and two residual buffers it alternates between.
   std::vector<std::shared_ptr<T>> x, h1, rstd1, qkv, att, lse, xmid, h2, rstd2, gu, act;
   std::shared_ptr<T> hf, rstdf, logits;
   std::shared_ptr<T> dx, dh, dqkv, datt, dgu, dact, dhf;
@@ -168,13 +170,14 @@ void Qwen2Model<T>::ensure_rope(int max_pos) {
 template <typename T>
 typename Qwen2Model<T>::Activations& Qwen2Model<T>::activations(int rows, bool training) {
   std::unique_ptr<Activations>& slot = training ? train_acts_ : infer_acts_;
-  if (slot && slot->capacity >= rows) return *slot;
+  const int sets = training && !recompute_ ? cfg_.num_layers : 1;
+  if (slot && slot->capacity >= rows && slot->sets == sets) return *slot;
   slot.reset();  // free the old buffers before allocating larger ones
   auto a = std::make_unique<Activations>();
   const size_t N = rows, C = cfg_.hidden_size, F = cfg_.intermediate_size, H = cfg_.num_heads, hd = cfg_.head_dim;
   const size_t QKV = qkv_dim_;
-  const int sets = training ? cfg_.num_layers : 1;
   a->capacity = rows;
+  a->sets = sets;
   a->pos.resize(N);
   a->seq.resize(N);
   // Logits are computed a block of rows at a time so that a 150k vocabulary stays affordable.
@@ -334,7 +337,7 @@ void Qwen2Model<T>::layer_forward(int l, Activations& a, const T* x, T* out, int
                                   KvCache<T>* cache, const int32_t* seq) {
   Backend<T>& be = *be_;
   const Layer& L = layers_[l];
-  const int s = cache ? 0 : l;  // which activation set
+  const int s = cache || recompute_ ? 0 : l;  // which activation set
   const int C = cfg_.hidden_size, F = cfg_.intermediate_size, H = cfg_.num_heads, KV = cfg_.num_kv_heads, hd = cfg_.head_dim;
   const int QKV = qkv_dim_;
   T* P = params();
@@ -643,36 +646,40 @@ double Qwen2Model<T>::pass(const int32_t* tokens, const int32_t* targets, const 
   be.rmsnorm_backward(dx, G ? G + norm_ : nullptr, a.dhf.get(), a.x[Lc].get(), P + norm_, a.rstdf.get(), N, C);
   for (int l = Lc - 1; l >= 0; l--) {
     const Layer& L = layers_[l];
+    // Checkpointing: the layer's activations again, from its kept input. Its output goes over
+    // x[l + 1], which no later step of this backward pass reads.
+    const int s = recompute_ ? 0 : l;
+    if (recompute_) layer_forward(l, a, a.x[l].get(), a.x[l + 1].get(), N, pos, shape, nullptr, nullptr);
     // dx holds d(loss)/d(layer output). MLP: out = xmid + act Wd^T (+ the adapter's down_proj term).
     be.gemm(false, false, N, F, C, T(1), dx, C, P + L.wd, F, T(0), dact, F);
-    if (G) be.gemm(true, false, C, F, N, T(1), dx, C, a.act[l].get(), F, T(1), G + L.wd, F);
-    lora_backward(l, down_proj, a.act[l].get(), dx, C, dact, N);
-    be.swiglu_backward(dgu, dact, a.gu[l].get(), N, F);
+    if (G) be.gemm(true, false, C, F, N, T(1), dx, C, a.act[s].get(), F, T(1), G + L.wd, F);
+    lora_backward(l, down_proj, a.act[s].get(), dx, C, dact, N);
+    be.swiglu_backward(dgu, dact, a.gu[s].get(), N, F);
     be.gemm(false, false, N, C, 2 * F, T(1), dgu, 2 * F, P + L.wgu, C, T(0), dh, C);
-    if (G) be.gemm(true, false, 2 * F, C, N, T(1), dgu, 2 * F, a.h2[l].get(), C, T(1), G + L.wgu, C);
-    lora_backward(l, gate_proj, a.h2[l].get(), dgu, 2 * F, dh, N);
-    lora_backward(l, up_proj, a.h2[l].get(), dgu + F, 2 * F, dh, N);
-    be.rmsnorm_backward(dx, G ? G + L.ln2 : nullptr, dh, a.xmid[l].get(), P + L.ln2, a.rstd2[l].get(), N, C);
+    if (G) be.gemm(true, false, 2 * F, C, N, T(1), dgu, 2 * F, a.h2[s].get(), C, T(1), G + L.wgu, C);
+    lora_backward(l, gate_proj, a.h2[s].get(), dgu, 2 * F, dh, N);
+    lora_backward(l, up_proj, a.h2[s].get(), dgu + F, 2 * F, dh, N);
+    be.rmsnorm_backward(dx, G ? G + L.ln2 : nullptr, dh, a.xmid[s].get(), P + L.ln2, a.rstd2[s].get(), N, C);
     // dx now holds d(loss)/d(xmid). Attention: xmid = x + att Wo^T (+ the adapter's o_proj term).
     be.gemm(false, false, N, H * hd, C, T(1), dx, C, P + L.wo, H * hd, T(0), datt, H * hd);
-    if (G) be.gemm(true, false, C, H * hd, N, T(1), dx, C, a.att[l].get(), H * hd, T(1), G + L.wo, H * hd);
-    lora_backward(l, o_proj, a.att[l].get(), dx, C, datt, N);
+    if (G) be.gemm(true, false, C, H * hd, N, T(1), dx, C, a.att[s].get(), H * hd, T(1), G + L.wo, H * hd);
+    lora_backward(l, o_proj, a.att[s].get(), dx, C, datt, N);
     AttentionGradArgs<T> g;
     g.batch = B;
     g.seq_len = S;
     g.heads = H;
     g.kv_heads = KV;
     g.head_dim = hd;
-    T* qkv = a.qkv[l].get();
+    T* qkv = a.qkv[s].get();
     g.q = qkv;
     g.k = qkv + static_cast<int64_t>(H) * hd;
     g.v = qkv + static_cast<int64_t>(H + KV) * hd;
     g.q_stride = QKV;
     g.kv_pos_stride = QKV;
-    g.out = a.att[l].get();
+    g.out = a.att[s].get();
     g.dout = datt;
     g.out_stride = static_cast<int64_t>(H) * hd;
-    g.lse = a.lse[l].get();
+    g.lse = a.lse[s].get();
     g.dq = dqkv;
     g.dk = dqkv + static_cast<int64_t>(H) * hd;
     g.dv = dqkv + static_cast<int64_t>(H + KV) * hd;
@@ -682,11 +689,11 @@ double Qwen2Model<T>::pass(const int32_t* tokens, const int32_t* targets, const 
     // dqkv holds d(loss)/d(q, k, v before rotation): the products' (and the adapter's) output.
     if (G && cfg_.attention_bias) be.bias_backward(G + L.bqkv, dqkv, QKV, N, QKV);
     be.gemm(false, false, N, C, QKV, T(1), dqkv, QKV, P + L.wqkv, C, T(0), dh, C);
-    if (G) be.gemm(true, false, QKV, C, N, T(1), dqkv, QKV, a.h1[l].get(), C, T(1), G + L.wqkv, C);
-    lora_backward(l, q_proj, a.h1[l].get(), dqkv, QKV, dh, N);
-    lora_backward(l, k_proj, a.h1[l].get(), dqkv + static_cast<int64_t>(H) * hd, QKV, dh, N);
-    lora_backward(l, v_proj, a.h1[l].get(), dqkv + static_cast<int64_t>(H + KV) * hd, QKV, dh, N);
-    be.rmsnorm_backward(dx, G ? G + L.ln1 : nullptr, dh, a.x[l].get(), P + L.ln1, a.rstd1[l].get(), N, C);
+    if (G) be.gemm(true, false, QKV, C, N, T(1), dqkv, QKV, a.h1[s].get(), C, T(1), G + L.wqkv, C);
+    lora_backward(l, q_proj, a.h1[s].get(), dqkv, QKV, dh, N);
+    lora_backward(l, k_proj, a.h1[s].get(), dqkv + static_cast<int64_t>(H) * hd, QKV, dh, N);
+    lora_backward(l, v_proj, a.h1[s].get(), dqkv + static_cast<int64_t>(H + KV) * hd, QKV, dh, N);
+    be.rmsnorm_backward(dx, G ? G + L.ln1 : nullptr, dh, a.x[l].get(), P + L.ln1, a.rstd1[s].get(), N, C);
   }
   if (mix) {
     // The mixtures' weights get their gradient whether or not the table is frozen (an adapter run).

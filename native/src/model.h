@@ -130,6 +130,14 @@ class Qwen2Model {
   // Logits at every position: out is [batch, seq_len, vocab].
   void logits(const int32_t* tokens, int batch, int seq_len, T* out);
 
+  // Activation checkpointing: a training pass keeps only each layer's input and recomputes the
+  // layer's forward pass (into one shared set of buffers) just before its backward: one more
+  // forward pass of compute, and a layer keeps 3.6 KB a token instead of 81 KB at the
+  // Qwen2.5-0.5B shape, for long sequences. The kernels are deterministic, so results are the
+  // same bits either way.
+  void set_activation_checkpointing(bool on) { recompute_ = on; }
+  bool activation_checkpointing() const { return recompute_; }
+
   void zero_grad() { buf_->zero_grad(); }
   double grad_norm() { return buf_->grad_norm(); }
   // One AdamW step over every tensor (weight decay only where TensorInfo::decay).
@@ -215,6 +223,7 @@ class Qwen2Model {
       in_soft_offsets_, in_soft_ids_, in_soft_noised_, in_soft_weights_, out_logp_, out_soft_, out_mix_grads_,
       out_entropy_, out_logits_;
   std::unique_ptr<Activations> train_acts_, infer_acts_;
+  bool recompute_ = false;  // activation checkpointing
   std::shared_ptr<T> soft_rows_, soft_grads_;  // [capacity, hidden]: the Gumbel head's gathered rows and their gradients
   int soft_capacity_ = 0;
 };

@@ -89,6 +89,14 @@ describe("SFT", () => {
     expect(tail(resumed)).toEqual(tail(whole));
     // Optimizer state went along: the moments match too.
     expect(readFileSync(join(resumed, "checkpoint-30", "optimizer.safetensors"))).toEqual(readFileSync(join(whole, "checkpoint-30", "optimizer.safetensors")));
+    // Activation checkpointing changes memory, not results: a run may switch it on when it resumes
+    // (on a smaller GPU, say), and still ends with the same bytes.
+    const recomputed = join(tempDir(), "recomputed");
+    cpSync(join(whole, "checkpoint-10"), join(recomputed, "checkpoint-10"), { recursive: true });
+    expect(await main([...args, "--out", recomputed, "--resume", "auto", "--activation-checkpointing"]), io.err).toBe(0);
+    expect(io.err).toContain("activations recomputed layer by layer");
+    expect(readFileSync(join(recomputed, "model.safetensors"))).toEqual(readFileSync(join(whole, "model.safetensors")));
+    expect(tail(recomputed)).toEqual(tail(whole));
     // Other settings are refused.
     expect(await main([...args.map((a) => (a === "2e-3" ? "1e-3" : a)), "--out", resumed, "--resume", join(whole, "checkpoint-20")])).toBe(2);
     expect(io.err).toMatch(/was trained with lr=0\.002, not 0\.001/);

@@ -36,13 +36,14 @@ export function loraCheckpoint(base: string, settings: LoraSettings, seed: numbe
 export function trainableSummary(model: PolicyModel): string {
   const bytes = model.dtype === "float64" ? 8 : 4;
   const adapter = model.adapter;
-  if (!adapter) return `training all ${count(model.numParams)} parameters: ${mib(4 * bytes * model.numParams)} for weights, gradients and AdamW moments`;
+  const recomputed = model.native.activationCheckpointing ? "; activations recomputed layer by layer in the backward pass (--activation-checkpointing)" : "";
+  if (!adapter) return `training all ${count(model.numParams)} parameters: ${mib(4 * bytes * model.numParams)} for weights, gradients and AdamW moments${recomputed}`;
   const s = adapter.settings;
   const share = ((100 * adapter.numParams) / model.numParams).toFixed(adapter.numParams / model.numParams < 0.01 ? 3 : 2);
   return (
     `LoRA r=${s.r} alpha=${s.alpha} dropout=${s.dropout} on ${s.targets.join(", ")}: ${count(adapter.numParams)} trainable parameters ` +
     `(${share}% of ${count(model.numParams)}); memory ${mib(bytes * model.numParams)} frozen base + ${mib(4 * bytes * adapter.numParams)} adapter weights, gradients and AdamW moments ` +
-    `(full fine-tuning: ${mib(4 * bytes * model.numParams)})`
+    `(full fine-tuning: ${mib(4 * bytes * model.numParams)})${recomputed}`
   );
 }
 
