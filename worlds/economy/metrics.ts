@@ -12,6 +12,7 @@
  */
 import type { DecisionPoint } from "./decision-point.js";
 import { scoreReply } from "./reward.js";
+import { meanError as meanOf, type MeanError } from "../core/mean-error.js";
 
 export interface DecisionReport {
   readonly points: number;
@@ -86,19 +87,11 @@ export function decisionReport(points: readonly DecisionPoint[], replies: readon
   };
 }
 
-/** A mean and its standard error (sample standard deviation over the square root of n). */
-export interface MeanError {
-  readonly mean: number;
-  readonly error: number;
-  readonly n: number;
-}
+export type { MeanError };
 
+/** A mean over the points and its standard error; null for no points. */
 function meanError(xs: readonly number[]): MeanError | null {
-  const [m, sd] = meanStd(xs);
-  if (m === null) return null;
-  const n = xs.length;
-  // meanStd's sd divides by n; the standard error's sample sd by n - 1: sd / sqrt(n - 1) is both.
-  return { mean: m, error: n > 1 ? sd! / Math.sqrt(n - 1) : 0, n };
+  return xs.length ? meanOf(xs, "points") : null;
 }
 
 /**

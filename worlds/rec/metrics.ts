@@ -11,6 +11,7 @@
  * NDCG@k is 1 / log2(rank + 1) when the item is at rank <= k, else 0. A list shorter than k counts
  * its missing places as misses; an item listed twice counts once (its first place).
  */
+import { meanError as meanOf, type MeanError } from "../core/mean-error.js";
 
 /** The ranked list's relevance at each place, an item's repeats counting as misses. */
 function hitsOf(ranked: readonly number[], relevant: ReadonlySet<number>, k: number): boolean[] {
@@ -54,22 +55,11 @@ export interface TopKScore {
   readonly n: number;
 }
 
-/** A mean over users and its standard error (the sample standard deviation over sqrt(n); 0 for one user). */
-export interface MeanError {
-  readonly mean: number;
-  readonly error: number;
-  readonly n: number;
-}
+export type { MeanError };
 
+/** A mean over users and its standard error (worlds/core/mean-error.ts). */
 export function meanError(xs: ArrayLike<number>): MeanError {
-  const n = xs.length;
-  if (n === 0) throw new RangeError("a mean over no users");
-  let mean = 0;
-  for (let i = 0; i < n; i++) mean += xs[i]!;
-  mean /= n;
-  let ss = 0;
-  for (let i = 0; i < n; i++) ss += (xs[i]! - mean) ** 2;
-  return { mean, error: n > 1 ? Math.sqrt(ss / (n - 1) / n) : 0, n };
+  return meanOf(xs, "users");
 }
 
 /**
