@@ -164,7 +164,7 @@ class Backend {
   // Soft tokens (SofT-GRPO; model.h's SoftInputs and SoftTargets say what the model does with
   // them). Row r's entries are k in [offsets[r], offsets[r + 1]) of ids (distinct within a row)
   // and of weights / noised. The default implementations throw: a backend without these kernels
-  // (the CUDA backend, for now) refuses soft tokens with a clear error instead of computing wrong.
+  // refuses soft tokens with a clear error instead of computing wrong.
   //
   // out[r] = sum_k weights[k] * table[ids[k]] (a row with no entries is left as it is).
   virtual void embedding_mix_forward(T* out, const int32_t* offsets, const int32_t* ids, const float* weights, const T* table, int rows, int dim) {

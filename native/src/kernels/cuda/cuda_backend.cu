@@ -243,6 +243,98 @@ __device__ __forceinline__ bool sorted_holds(const int32_t* a, int n, int x) {
   return lo < n && a[lo] == x;
 }
 
+// Soft tokens (Backend::embedding_mix_*). out[r] = sum_k weights[k] * table[ids[k]] over the row's
+// entries in order (so a one-hot row is its token exactly); a row without entries is left alone.
+__global__ void k_embedding_mix_forward(float* __restrict__ out, const int32_t* __restrict__ offsets, const int32_t* __restrict__ ids,
+                                        const float* __restrict__ weights, const float* __restrict__ table, int dim) {
+  const int64_t r = blockIdx.x;
+  const int32_t k0 = offsets[r], k1 = offsets[r + 1];
+  if (k0 == k1) return;
+  float* dst = out + r * dim;
+  for (int c = threadIdx.x; c < dim; c += blockDim.x) {
+    float acc = 0.0f;
+    for (int32_t k = k0; k < k1; k++) acc += weights[k] * table[static_cast<int64_t>(ids[k]) * dim + c];
+    dst[c] = acc;
+  }
+}
+
+// dtable[id] += weights[k] * dout[row of k] for every entry k naming id: one block per distinct id,
+// adding its entries in entry order (the CPU's order). groups[g0, g1) lists a group's entries.
+__global__ void k_embedding_mix_table(float* __restrict__ dtable, const int32_t* __restrict__ group_start, const int32_t* __restrict__ groups,
+                                      const int32_t* __restrict__ entry_row, const int32_t* __restrict__ ids, const float* __restrict__ weights,
+                                      const float* __restrict__ dout, int dim) {
+  const int32_t g0 = group_start[blockIdx.x], g1 = group_start[blockIdx.x + 1];
+  float* d = dtable + static_cast<int64_t>(ids[groups[g0]]) * dim;
+  for (int c = threadIdx.x; c < dim; c += blockDim.x) {
+    float acc = d[c];
+    for (int32_t j = g0; j < g1; j++) {
+      const int32_t k = groups[j];
+      acc += weights[k] * dout[static_cast<int64_t>(entry_row[k]) * dim + c];
+    }
+    d[c] = acc;
+  }
+}
+
+// dweights[k] = <dout[row of k], table[ids[k]]>, one block per entry (a fixed-order reduction).
+__global__ void k_embedding_mix_weights(float* __restrict__ dweights, const int32_t* __restrict__ entry_row, const int32_t* __restrict__ ids,
+                                        const float* __restrict__ table, const float* __restrict__ dout, int dim) {
+  SW_SHARED_ARRAY(double, red, 32);
+  const int64_t k = blockIdx.x;
+  const float* t = table + static_cast<int64_t>(ids[k]) * dim;
+  const float* g = dout + static_cast<int64_t>(entry_row[k]) * dim;
+  double acc = 0;
+  for (int c = threadIdx.x; c < dim; c += blockDim.x) acc += static_cast<double>(g[c]) * t[c];
+  acc = block_sum(acc, red);
+  if (threadIdx.x == 0) dweights[k] = static_cast<float>(acc);
+}
+
+// The Gumbel head (see Backend::gumbel_loss), one block per soft row: lp over the row's support S,
+// the mean Gumbel log-density of its recorded noise, and with grad the logits' gradient (0 off S),
+// staged in `staged` (one float per entry) while the row's logits are still being read.
+__global__ void k_gumbel_loss(float* __restrict__ logits, const int32_t* __restrict__ offsets, const int32_t* __restrict__ ids,
+                              const float* __restrict__ noised, const float* __restrict__ weights, double inv_t, float* __restrict__ logdens,
+                              double* __restrict__ row_loss, float* __restrict__ staged, int vocab, bool grad) {
+  SW_SHARED_ARRAY(float, redf, 32);
+  SW_SHARED_ARRAY(double, redd, 32);
+  const int64_t r = blockIdx.x;
+  float* z = logits + r * vocab;
+  const int32_t k0 = offsets[r], n = offsets[r + 1] - k0;
+  const int32_t* S = ids + k0;
+  const float* q = noised + k0;
+  float mz = -INFINITY;
+  for (int k = threadIdx.x; k < n; k += blockDim.x) mz = fmaxf(mz, z[S[k]]);
+  // The largest scaled logit (the temperature is positive, so the largest logit's).
+  const double m = static_cast<double>(block_max(mz, redf)) * inv_t;
+  double sum = 0;
+  for (int k = threadIdx.x; k < n; k += blockDim.x) sum += exp(static_cast<double>(z[S[k]]) * inv_t - m);
+  const double lse = m + log(block_sum(sum, redd));
+  double dens = 0, sum_a = 0;
+  for (int k = threadIdx.x; k < n; k += blockDim.x) {
+    const double lp = static_cast<double>(z[S[k]]) * inv_t - lse;
+    const double g = q[k] - lp;
+    dens += -g - exp(-g);
+    sum_a += (1.0 - exp(lp - q[k])) / n;
+  }
+  dens = block_sum(dens, redd) / n;
+  sum_a = block_sum(sum_a, redd);
+  const double w = weights ? weights[r] : 1.0;
+  if (threadIdx.x == 0) {
+    logdens[r] = static_cast<float>(dens);
+    row_loss[r] = -w * dens;
+  }
+  if (!grad) return;
+  // d dens / d u_j = a_j - p_j sum_i a_i with a_i = (1 - exp(-g_i)) / n; du/dz = 1 / temperature.
+  for (int k = threadIdx.x; k < n; k += blockDim.x) {
+    const double lp = static_cast<double>(z[S[k]]) * inv_t - lse;
+    const double a = (1.0 - exp(lp - q[k])) / n;
+    staged[k0 + k] = static_cast<float>(-w * inv_t * (a - exp(lp) * sum_a));
+  }
+  __syncthreads();
+  for (int c = threadIdx.x; c < vocab; c += blockDim.x) z[c] = 0.0f;
+  __syncthreads();
+  for (int k = threadIdx.x; k < n; k += blockDim.x) z[S[k]] = staged[k0 + k];
+}
+
 // The policy-gradient head (see Backend::token_loss), one block per row of logits; with inv_t 1
 // and no entropy it is the cross-entropy head. row_loss[r] = -w logp - ew H. A masked row
 // (TokenMasks) reduces over its allowed tokens; its gradient, written in place, is 0 elsewhere
@@ -670,6 +762,57 @@ class CudaBackend final : public Backend<float> {
     SW_LAUNCH(k_embedding_backward, rows, kThreads, 0, stream_, dtable, tokens, dout, rows, dim);
   }
 
+  void embedding_mix_forward(float* out, const int32_t* offsets, const int32_t* ids, const float* weights, const float* table, int rows,
+                             int dim) override {
+    if (rows == 0) return;
+    Scope scope = op("embeddings");
+    SW_LAUNCH(k_embedding_mix_forward, rows, 128, 0, stream_, out, offsets, ids, weights, table, dim);
+  }
+
+  // The entries are grouped on the host (offsets and ids come back: a soft pass's few thousand
+  // ints), so that each id's gradient row is summed by one block in the CPU's order, with no atomics.
+  void embedding_mix_backward(float* dtable, float* dweights, const int32_t* offsets, const int32_t* ids, const float* weights, const float* table,
+                              const float* dout, int rows, int dim) override {
+    if (rows == 0 || (!dtable && !dweights)) return;
+    Scope scope = op("embeddings");
+    std::vector<int32_t> off(static_cast<size_t>(rows) + 1);
+    download(off.data(), offsets, off.size() * sizeof(int32_t));
+    const int32_t E = off[rows];
+    if (E == 0) return;
+    std::vector<int32_t> id(E);
+    download(id.data(), ids, id.size() * sizeof(int32_t));
+    // plan = [entry_row (E) | groups (E) | group_start (G + 1)]
+    std::vector<int32_t> plan(2 * static_cast<size_t>(E));
+    for (int r = 0; r < rows; r++)
+      for (int32_t k = off[r]; k < off[r + 1]; k++) plan[k] = r;
+    int32_t* groups = plan.data() + E;
+    for (int32_t k = 0; k < E; k++) groups[k] = k;
+    std::stable_sort(groups, groups + E, [&](int32_t a, int32_t b) { return id[a] < id[b]; });
+    std::vector<int32_t> starts;
+    for (int32_t j = 0; j < E; j++)
+      if (j == 0 || id[groups[j]] != id[groups[j - 1]]) starts.push_back(j);
+    const int G = static_cast<int>(starts.size());
+    starts.push_back(E);
+    plan.insert(plan.end(), starts.begin(), starts.end());
+    int32_t* d_plan = static_cast<int32_t*>(soft_scratch_.get(plan.size() * sizeof(int32_t)));
+    upload(d_plan, plan.data(), plan.size() * sizeof(int32_t));
+    if (dtable) SW_LAUNCH(k_embedding_mix_table, G, 128, 0, stream_, dtable, d_plan + 2 * E, d_plan + E, d_plan, ids, weights, dout, dim);
+    if (dweights) SW_LAUNCH(k_embedding_mix_weights, E, kThreads, 0, stream_, dweights, d_plan, ids, table, dout, dim);
+  }
+
+  double gumbel_loss(float* logits, const int32_t* offsets, const int32_t* ids, const float* noised, const float* weights, double temperature,
+                     float* logdens, int rows, int vocab, bool grad) override {
+    if (rows == 0) return 0.0;
+    Scope scope = op("loss head");
+    int32_t E = 0;
+    download(&E, offsets + rows, sizeof(int32_t));
+    double* row_loss = static_cast<double*>(loss_scratch_.get(sizeof(double) * (rows + 1)));
+    float* staged = static_cast<float*>(gumbel_scratch_.get(sizeof(float) * std::max<int32_t>(E, 1)));
+    SW_LAUNCH(k_gumbel_loss, rows, kRowThreads, 0, stream_, logits, offsets, ids, noised, weights, 1.0 / temperature, logdens, row_loss, staged,
+              vocab, grad);
+    return sum_on_device(row_loss, rows);
+  }
+
   void rmsnorm_forward(float* out, float* rstd, const float* x, const float* w, int rows, int dim, double eps) override {
     if (rows == 0) return;
     Scope scope = op("norms");
@@ -980,7 +1123,7 @@ class CudaBackend final : public Backend<float> {
   const Cublas* blas_ = nullptr;
   Cublas::Handle handle_ = nullptr;
   cudaStream_t stream_ = nullptr;
-  Scratch column_scratch_, loss_scratch_, reduce_scratch_, attention_scratch_, sample_scratch_;
+  Scratch column_scratch_, loss_scratch_, reduce_scratch_, attention_scratch_, sample_scratch_, soft_scratch_, gumbel_scratch_;
   // bf16 mode: the parameters' bf16 copy (set_parameters), and the last bf16 conversion of each
   // product's A and B operands, valid while generation_ (bumped by every other operation) holds.
   const float* params_ = nullptr;
