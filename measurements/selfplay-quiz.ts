@@ -18,7 +18,7 @@
  *
  *   node dist/measurements/selfplay-quiz.js [--out DIR] [--rounds N] [--episodes N] [--quiz-questions N]
  *       [--eval-episodes N] [--eval-questions N] [--eval-seed S] [--sft-steps N] [--train-questions N]
- *       [--round-steps N] [--round-lr X] [--round-kl X] [--round-prompts N] [--round-temperature T] [--round-advantage grpo|rft] [--round-balance none|type] [--act-temperature T] [--seed S] [--start DIR] [--threads N]
+ *       [--round-steps N] [--round-lr X] [--round-kl X] [--round-prompts N] [--round-temperature T] [--round-advantage grpo|rft] [--round-balance none|type] [--round-continue] [--act-temperature T] [--seed S] [--start DIR] [--threads N]
  *
  * Every stage is the project's command line (`generate`, `model init`, `train sft`, `serve`,
  * `questions`, `bench`) and its HTTP API, as a user would run them. Not a test.
@@ -72,6 +72,9 @@ Options:
                           fine-tuning: the right replies of a group share its weight) (default grpo)
   --round-balance B       how the rounds draw questions: none (as they come), or type (every question
                           type in equal shares) (default none)
+  --round-continue        each round goes on from the previous round's trainer state (AdamW moments,
+                          update count, step and data position: the room's continueTraining) instead
+                          of a new optimizer from its weights
   --act-temperature T     temperature the seats act at, among the valid actions (default 1)
   --seed S                seed of every stage (default 1)
   --start DIR             start from this policy checkpoint instead (no generate, no SFT; never written to)
@@ -100,6 +103,7 @@ const values = scriptArgs({
     "round-temperature": numArg().positive().max(10).default(1),
     "round-advantage": z.enum(ADVANTAGE_ESTIMATORS).default("grpo"),
     "round-balance": z.enum(POINT_BALANCES).default("none"),
+    "round-continue": z.boolean().default(false),
     "act-temperature": numArg().min(0).max(10).default(1),
     seed: intArg(0, 2 ** 32 - 1).default(1),
     start: z.string().min(1).optional(),
@@ -229,6 +233,7 @@ const roomOptions = {
     turns: false,
     // The board's own held-out curve: the room's first episodes, never trained on, every round scored on them.
     ...(values["board-held-out"] > 0 ? { heldOutEpisodes: values["board-held-out"] } : {}),
+    ...(values["round-continue"] ? { continueTraining: true } : {}),
     // Dynamic sampling: a group whose replies all got the same reward (all right, or all wrong)
     // has no advantage; the round samples more questions until each step's groups can teach.
     trainer: {
@@ -350,7 +355,7 @@ const text = [
   values.start !== undefined
     ? `Self-play on ToMi from ${sft}, seed ${seed};`
     : `Self-play on ToMi: policy preset 1m (word tokenizer) SFT'd ${values["sft-steps"]} steps at batch 32 on ${values["train-questions"]} generated questions (the learning recipe, vanilla prompt), seed ${seed};`,
-  `a round of GRPO (${values["round-steps"]} steps of ${values["round-prompts"]} questions x 8 replies at temperature ${values["round-temperature"]}, ${values["round-advantage"]} advantages, ${values["round-balance"] === "type" ? "question types in equal shares, " : ""}lr ${values["round-lr"]}, KL ${values["round-kl"]}, dynamic sampling, answers among the story's containers) on the quiz questions (${values["quiz-questions"]} per seat) of every ${E} episodes,`,
+  `a round of GRPO (${values["round-steps"]} steps of ${values["round-prompts"]} questions x 8 replies at temperature ${values["round-temperature"]}, ${values["round-advantage"]} advantages, ${values["round-balance"] === "type" ? "question types in equal shares, " : ""}${values["round-continue"] ? "each round going on from the previous round's optimizer, " : ""}lr ${values["round-lr"]}, KL ${values["round-kl"]}, dynamic sampling, answers among the story's containers) on the quiz questions (${values["quiz-questions"]} per seat) of every ${E} episodes,`,
   `seats acting at temperature ${values["act-temperature"]} among the valid actions. Held-out: ${heldOut.questions} questions about ${heldOut.episodes} episodes the starting policy played from seed ${heldSeeds[0]} on (at most to ${heldSeeds[1]}; training played seeds ${trainSeeds[0]}-${trainSeeds[1]}): ${heldOut.types}.`,
   "Each round's policy answers them greedily, as the quiz asks. The questions about one story are not independent: the Wilson interval treats them as if they were, the bootstrap over stories does not;",
   "the rounds answer the same questions, so the change against round 0 is counted question by question. A seat's quiz questions overlap the other seats' (an episode has about 9): its own episodes' column counts each seat's answers.",

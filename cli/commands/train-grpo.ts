@@ -106,6 +106,7 @@ Objective:
 
 Optimizer:
   --lr X (1e-6)  --min-lr X (lr: constant)  --warmup N (0)  --weight-decay X (0.01)
+  --schedule-steps N        the schedule's length in updates (steps x updates a step)
   --beta1 X (0.9)  --beta2 X (0.999)  --grad-clip X (1; 0 off)
 
 Run:
@@ -178,6 +179,7 @@ const Args = z.object({
   lr: numArg().positive().optional(),
   "min-lr": numArg().min(0).optional(),
   warmup: intArg(0).optional(),
+  "schedule-steps": intArg(1).optional(),
   "weight-decay": numArg().min(0).optional(),
   beta1: numArg().min(0).lt(1).optional(),
   beta2: numArg().min(0).lt(1).optional(),
@@ -216,7 +218,7 @@ export function configFromArgs(a: Args): GrpoConfigInput {
     ["advantage-eps", "advantageEps"], ["clip-low", "clipLow"], ["clip-high", "clipHigh"], ["dual-clip", "dualClip"], ["loss-agg", "lossAggregation"],
     ["kl", "klCoef"], ["kl-estimator", "klEstimator"], ["kl-in", "klIn"], ["entropy", "entropyCoef"], ["max-rollout-batches", "maxRolloutBatches"],
     ["overlong-buffer", "overlongBuffer"], ["overlong-penalty", "overlongPenalty"], ["format-failure", "formatFailure"], ["leak-penalty", "leakPenalty"], ["lr", "lr"], ["min-lr", "minLr"],
-    ["warmup", "warmupSteps"], ["weight-decay", "weightDecay"], ["beta1", "beta1"], ["beta2", "beta2"], ["grad-clip", "gradClip"], ["seed", "seed"], ["keep-solved", "keepSolved"],
+    ["warmup", "warmupSteps"], ["schedule-steps", "scheduleSteps"], ["weight-decay", "weightDecay"], ["beta1", "beta1"], ["beta2", "beta2"], ["grad-clip", "gradClip"], ["seed", "seed"], ["keep-solved", "keepSolved"],
     ["thinking-steps", "thinkingSteps"], ["tau", "tau"], ["balance", "balance"],
   ];
   const c: Record<string, unknown> = { ...(a.preset ? GRPO_PRESETS[a.preset as GrpoPresetName].config : {}) };

@@ -42,12 +42,22 @@ export const SelfPlayOptionsSchema = z
      * reference), and the rooms play every round over one copy of the base's weights.
      */
     lora: z.string().min(1).optional(),
+    /**
+     * Each round goes on from the previous round's trainer state (its checkpoint's AdamW moments,
+     * update count, schedule position, step and data position) instead of a new optimizer and
+     * schedule from its weights: the rounds are one GRPO run whose data is the latest episodes.
+     * The KL's reference stays the pool's starting policy, as in that one run.
+     */
+    continueTraining: z.boolean().default(false),
   })
   .strict()
   .refine((o) => o.everyEpisodes !== undefined || o.everyMinutes !== undefined, { message: "give everyEpisodes or everyMinutes (or both)", path: ["everyEpisodes"] })
   .superRefine((o, ctx) => {
     const r = GrpoConfigSchema.safeParse({ ...SELF_PLAY_TRAINER_DEFAULTS, ...o.trainer });
     if (!r.success) for (const issue of r.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: ["trainer", ...issue.path.map(String)] });
+    // A decay over one round's updates would end with round 1, and every later round train at minLr.
+    else if (o.continueTraining && r.data.minLr !== undefined && r.data.minLr !== r.data.lr && r.data.scheduleSteps === undefined)
+      ctx.addIssue({ code: "custom", message: "with continueTraining, a decaying learning rate (minLr) needs scheduleSteps: the updates of all the rounds it decays over", path: ["trainer", "scheduleSteps"] });
     if (o.lora !== undefined) {
       try {
         parseLoraOption(o.lora);

@@ -32,6 +32,7 @@ import type { SelfPlayEpisode } from "../../trainers/grpo/self-play-points.js";
 import { wilsonInterval } from "../../benchmarks/wilson-interval.js";
 import type { HeldOutPoint, QuizAccuracyPoint, TrainingBoard } from "../training-board.js";
 import type { HeldOutScore } from "./held-out.js";
+import { listCheckpoints } from "../../trainers/common/checkpoint-folders.js";
 import { readPoolState, writePoolState } from "./pool-state.js";
 import { roundConfig, type SelfPlayOptions } from "./options.js";
 import { runRoundThread, type HeldOutReport } from "./round-thread.js";
@@ -347,8 +348,11 @@ export class SelfPlayPool implements PoolOfPeers {
     this.note(`self-play: training round ${round} on ${specs.length} episode(s)`);
     let runId: string | null = null;
     let source = "";
+    // A continuing round's steps are numbered on from the previous round's.
+    let steps = config.steps;
     try {
       const currentDir = this.dirs.at(-1) ?? this.baseDir;
+      const continueFrom = this.options.continueTraining ? this.previousTrainer(round) : undefined;
       const first = specs[0]!;
       // The round runs in a thread of its own: minutes of rollouts and updates on the event loop
       // would freeze every room, socket and request of the server for all of them.
@@ -363,8 +367,9 @@ export class SelfPlayPool implements PoolOfPeers {
           // A LoRA pool trains an adapter of the base, from the previous round's; the base is then
           // the reference itself.
           ...(this.options.lora !== undefined
-            ? { model: this.baseDir, lora: this.options.lora, ...(this.dirs.length > 0 ? { loraFrom: currentDir } : {}) }
+            ? { model: this.baseDir, lora: this.options.lora, ...(this.dirs.length > 0 && !continueFrom ? { loraFrom: currentDir } : {}) }
             : { model: currentDir, referenceModel: this.baseDir }),
+          ...(continueFrom ? { continueFrom } : {}),
           config,
           title,
           // A private room's episodes are in the round's rollouts.
@@ -377,9 +382,10 @@ export class SelfPlayPool implements PoolOfPeers {
           onStart: (info) => {
             runId = info.runId;
             source = info.source;
+            steps = info.startStep + config.steps;
             this.lastRunId = runId ?? out;
           },
-          onStep: (m) => this.board.step({ runId: runId ?? out, title, source, steps: config.steps, roomIds, privateRoomIds, round, ...this.curves() }, m),
+          onStep: (m) => this.board.step({ runId: runId ?? out, title, source, steps, roomIds, privateRoomIds, round, ...this.curves() }, m),
           onHeldOut: (r) => this.heldOutScored(r),
         },
       );
@@ -401,10 +407,23 @@ export class SelfPlayPool implements PoolOfPeers {
       const message = (err as Error).message;
       await this.closeStoreRun(runId, "failed", message);
       // On the board even when the round failed before its first step (its run shows why).
-      this.board.fail({ runId: runId ?? out, title, source, steps: config.steps, roomIds, privateRoomIds, round, ...this.curves() }, message);
+      this.board.fail({ runId: runId ?? out, title, source, steps, roomIds, privateRoomIds, round, ...this.curves() }, message);
       this.note(`self-play: round ${round} failed: ${message}`);
       console.error(`[self-play ${this.name}] round ${round}: ${(err as Error).stack ?? String(err)}`);
     }
+  }
+
+  /**
+   * The trainer state round `round` goes on from (`continueTraining`): the previous round's last
+   * checkpoint, kept in its folder beside its policy (after a restart too: the pool's state names
+   * the folder). Round 1 starts from the starting policy with a new optimizer.
+   */
+  private previousTrainer(round: number): string | undefined {
+    const previous = this.dirs.at(-1);
+    if (!previous) return undefined;
+    const dir = listCheckpoints(previous).at(-1)?.dir;
+    if (!dir) throw new Error(`continueTraining: round ${round - 1} (${previous}) holds no trainer checkpoint (checkpoint-N/ with optimizer.safetensors) to go on from`);
+    return dir;
   }
 
   /** What a round's run shows of the pool's curves. */

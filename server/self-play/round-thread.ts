@@ -12,7 +12,8 @@ import type { FromRound, RoundJob } from "./round-worker.js";
 export type HeldOutReport = Extract<FromRound, { type: "heldOut" | "heldOutFailed" }>;
 
 export interface RoundHooks {
-  readonly onStart?: (info: { runId: string | null; source: string }) => void;
+  /** The round's run began (`startStep`: the steps of the rounds it continues, 0 for a round of its own). */
+  readonly onStart?: (info: { runId: string | null; source: string; startStep: number }) => void;
   readonly onStep?: (m: StepMetrics) => void;
   /** A policy's score on the pool's held-out questions (round 0: the starting policy), or why it has none. */
   readonly onHeldOut?: (score: HeldOutReport) => void;
@@ -52,7 +53,7 @@ export function runRoundThread(job: Omit<RoundJob, "stop">, hooks: RoundHooks = 
 
     worker.on("message", (msg: FromRound) => {
       try {
-        if (msg.type === "start") hooks.onStart?.({ runId: msg.runId, source: msg.source });
+        if (msg.type === "start") hooks.onStart?.({ runId: msg.runId, source: msg.source, startStep: msg.startStep });
         else if (msg.type === "step") hooks.onStep?.(msg.metrics);
         else if (msg.type === "heldOut" || msg.type === "heldOutFailed") hooks.onHeldOut?.(msg);
         else if (msg.type === "done") settle(() => resolve({ interrupted: msg.interrupted }));

@@ -44,6 +44,8 @@ export interface RoundJob {
   /** A LoRA pool: `--lora`'s text, and the previous round's adapter. */
   readonly lora?: string;
   readonly loraFrom?: string;
+  /** The previous round's trainer checkpoint this round goes on from (the pool's `continueTraining`). */
+  readonly continueFrom?: string;
   readonly config: GrpoConfig;
   readonly title: string;
   readonly runParams?: Record<string, unknown>;
@@ -67,7 +69,7 @@ export interface HeldOutJob {
 }
 
 export type FromRound =
-  | { readonly type: "start"; readonly runId: string | null; readonly source: string }
+  | { readonly type: "start"; readonly runId: string | null; readonly source: string; readonly startStep: number }
   | { readonly type: "step"; readonly metrics: StepMetrics }
   | { readonly type: "heldOut"; readonly round: number; readonly questions: number; readonly correct: number; readonly questionSet: string }
   | { readonly type: "heldOutFailed"; readonly round: number; readonly message: string }
@@ -117,6 +119,7 @@ async function round(): Promise<boolean> {
     ...(job.referenceModel !== undefined ? { referenceModel: job.referenceModel } : {}),
     ...(lora ? { lora } : {}),
     ...(job.loraFrom !== undefined ? { loraFrom: job.loraFrom } : {}),
+    ...(job.continueFrom !== undefined ? { continueFrom: job.continueFrom } : {}),
     source,
     config: job.config,
     saveEvery: job.config.steps,
@@ -125,7 +128,7 @@ async function round(): Promise<boolean> {
     title: job.title,
     ...(job.runParams ? { runParams: job.runParams } : {}),
     signal: abort.signal,
-    onStart: (info) => post({ type: "start", runId: info.runId, source: source.description }),
+    onStart: (info) => post({ type: "start", runId: info.runId, source: source.description, startStep: info.startStep }),
     onStep: (metrics) => {
       post({ type: "step", metrics });
       // The trainer looks at the signal before each step: set it now, and the next step is not taken.

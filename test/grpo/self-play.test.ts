@@ -174,7 +174,7 @@ describe("self-play", () => {
     expect((await ts.api(`/api/rooms/${roomId}`, { method: "DELETE", admin: true })).status).toBe(200);
   });
 
-  it("refuses a schedule without a policy to train, or without a period", async () => {
+  it("refuses a schedule without a policy to train, or without a period, or settings that cannot work", async () => {
     const bad = await ts.api("/api/rooms", { method: "POST", admin: true, body: { type: "simulation", options: { world: "tomi", selfPlay: { everyEpisodes: 2 } } } });
     expect(bad.status).toBe(400);
     expect(bad.json.error).toContain("selfPlay: the seats must be played by one policy:DIR agent to train (found none)");
@@ -190,6 +190,10 @@ describe("self-play", () => {
     const noQuiz = await ts.api("/api/rooms", { method: "POST", admin: true, body: { type: "simulation", options: { world: "tomi", defaultAgent: "policy:/nowhere", selfPlay: { everyEpisodes: 1, heldOutEpisodes: 3 } } } });
     expect(noQuiz.status).toBe(400);
     expect(noQuiz.json.error).toContain("selfPlay.heldOutEpisodes: give the room a quiz too");
+    // Continuing rounds decay over the updates of all of them, or not at all.
+    const oneRoundDecay = await ts.api("/api/rooms", { method: "POST", admin: true, body: { type: "simulation", options: { world: "tomi", selfPlay: { everyEpisodes: 1, continueTraining: true, trainer: { lr: 1e-4, minLr: 1e-5 } } } } });
+    expect(oneRoundDecay.status).toBe(400);
+    expect(oneRoundDecay.json.error).toContain("selfPlay.trainer.scheduleSteps: with continueTraining, a decaying learning rate (minLr) needs scheduleSteps");
   });
 
   it("with lora, makes each round an adapter of the base policy, continuing the previous round's", async () => {

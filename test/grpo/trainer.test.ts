@@ -2,14 +2,18 @@
  * The GRPO loop end to end on a tiny seeded model: it raises the reward of a simple task (reply
  * with a digit: about 3% of a fresh model's replies do), the same seed gives the same run, and a
  * run interrupted at a checkpoint and resumed ends with byte-identical weights, optimizer state,
- * metrics and rollout log as the uninterrupted run; a resume with other settings is refused.
+ * metrics and rollout log as the uninterrupted run; a resume with other settings is refused. A run
+ * that continues another's checkpoint on its own data (self-play's continueTraining rounds) takes
+ * its AdamW moments, update count, schedule position, step and data position: on the same data the
+ * two runs end exactly where one run would.
  * SofT-GRPO (soft thinking before the answer) trains on the same task, reproducibly.
  */
-import { readFileSync } from "node:fs";
+import { cpSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { saveCheckpoint } from "../../models/checkpoint.js";
+import { readSafetensors, writeSafetensors } from "../../models/safetensors.js";
 import { RunStore } from "../../store/run-store.js";
 import { readEpisodeLog, type EpisodeLog } from "../../store/episode-log.js";
 import { AnswerSchema } from "../../worlds/question/world.js";
@@ -22,13 +26,13 @@ import { tempDir, tinyModel } from "../policy/fixtures.js";
 /** "Reply with a digit": exact match when the answer is one. */
 class DigitTask implements PointSource {
   readonly description = "digits";
-  readonly dataId = "digits-v1";
-  readonly size = 6;
   readonly runParams = { task: "digits" };
+  /** Another data id asks other questions (a self-play round's new episodes). */
+  constructor(readonly dataId = "digits-v1", readonly size = 6) {}
   async point(i: number): Promise<DecisionPoint> {
     return {
       id: `digit-${i}`,
-      messages: [{ role: "user", content: `Question ${i}: reply with one digit.` }],
+      messages: [{ role: "user", content: this.dataId === "digits-v1" ? `Question ${i}: reply with one digit.` : `Item ${i}, a digit please.` }],
       schema: AnswerSchema as z.ZodType<unknown>,
       reference: "7",
       exact: (a) => (/^[0-9]$/.test((a as { answer: string }).answer) ? 1 : 0),
@@ -128,5 +132,79 @@ describe("GRPO end to end", () => {
     expect(storeB.get(b.runId!)!.status).toBe("done");
 
     await expect(runGrpoSession({ out: broken, source: new DigitTask(), config: { ...config, lr: 0.01 }, resume: "auto", saveEvery: 2, keep: 3 })).rejects.toThrow(SettingsMismatch);
+  });
+
+  describe("a run that continues another's checkpoint (self-play's continueTraining)", () => {
+    // Warmup, then a decay over one schedule of 4 updates, KL to the first run's starting policy,
+    // dynamic sampling and two updates a batch: the state a continuing run must take over.
+    const config = GrpoConfigSchema.parse({ ...base, groupSize: 8, steps: 4, klCoef: 0.05, dynamicSampling: true, warmupSteps: 2, minLr: 0.002, scheduleSteps: 8, miniBatch: 2 });
+    const half = { ...config, steps: 2 };
+    const stateOf = (dir: string) => JSON.parse(readFileSync(join(dir, "trainer_state.json"), "utf8"));
+    const lrs = (dir: string) => readFileSync(join(dir, "metrics.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as StepMetrics).map((m) => [m.step, m.updates, m.lr]);
+
+    it("on the same data ends exactly where one run does: weights, moments, counters, schedule", async () => {
+      const model = await start(7);
+      const straight = tempDir("sw-grpo-");
+      await runGrpoSession({ out: straight, model, source: new DigitTask(), config, saveEvery: 1000, keep: 1 });
+      const first = tempDir("sw-grpo-");
+      await runGrpoSession({ out: first, model, source: new DigitTask(), config: half, saveEvery: 1000, keep: 1 });
+      const second = tempDir("sw-grpo-");
+      const starts: number[] = [];
+      const r = await runGrpoSession({
+        out: second, model: first, referenceModel: model, continueFrom: join(first, "checkpoint-2"), source: new DigitTask(), config: half, saveEvery: 1000, keep: 1,
+        onStart: (info) => starts.push(info.startStep),
+      });
+      expect(starts).toEqual([2]);
+      expect(r.steps).toBe(4);
+      for (const f of ["model.safetensors", "checkpoint-4/optimizer.safetensors"]) {
+        expect(readFileSync(join(second, f)), f).toEqual(readFileSync(join(straight, f)));
+      }
+      const { settings: _a, runId: _b, ...counters } = stateOf(join(straight, "checkpoint-4"));
+      expect(stateOf(join(second, "checkpoint-4"))).toMatchObject(counters);
+      expect(counters).toMatchObject({ step: 4, updates: 8 });
+      // Steps 3 and 4 on the schedule where the one run had them: past the warmup, on with the decay.
+      expect(lrs(second)).toEqual(lrs(straight).slice(2));
+      expect(lrs(first).concat(lrs(second))).toEqual(lrs(straight));
+    }, 240_000);
+
+    it("takes the first run's moments: with them zeroed, its first step lands elsewhere", async () => {
+      const model = await start(8);
+      const first = tempDir("sw-grpo-");
+      await runGrpoSession({ out: first, model, source: new DigitTask(), config: half, saveEvery: 1000, keep: 1 });
+      const ck = join(first, "checkpoint-2");
+      const saved = readSafetensors(join(ck, "optimizer.safetensors"));
+      expect(saved.tensors.get("exp_avg")!.shape[0]).toBeGreaterThan(0);
+      const zeroed = tempDir("sw-grpo-zeroed-");
+      cpSync(ck, zeroed, { recursive: true });
+      const n = saved.tensors.get("exp_avg")!.shape[0]!;
+      writeSafetensors(join(zeroed, "optimizer.safetensors"), [
+        { name: "exp_avg", shape: [n], data: new Float32Array(n) },
+        { name: "exp_avg_sq", shape: [n], data: new Float32Array(n) },
+      ]);
+      const once = { ...config, steps: 1 };
+      const withMoments = tempDir("sw-grpo-");
+      const withoutMoments = tempDir("sw-grpo-");
+      await runGrpoSession({ out: withMoments, model: first, referenceModel: model, continueFrom: ck, source: new DigitTask("digits-v2", 5), config: once, saveEvery: 1000, keep: 1 });
+      await runGrpoSession({ out: withoutMoments, model: first, referenceModel: model, continueFrom: zeroed, source: new DigitTask("digits-v2", 5), config: once, saveEvery: 1000, keep: 1 });
+      expect(readFileSync(join(withMoments, "model.safetensors"))).not.toEqual(readFileSync(join(withoutMoments, "model.safetensors")));
+      // Its own data, its counters on from the first run's.
+      const before = stateOf(ck);
+      const after = stateOf(join(withMoments, "checkpoint-3"));
+      expect(after.step).toBe(3);
+      expect(after.updates).toBe(before.updates + 2);
+      expect(after.cursor).toBeGreaterThan(before.cursor);
+      expect(after.settings.data).toBe("digits-v2");
+      expect(lrs(withMoments).map(([step, updates]) => [step, updates])).toEqual([[3, before.updates + 2]]);
+    }, 240_000);
+
+    it("refuses a checkpoint trained with other settings, naming it", async () => {
+      const model = await start(9);
+      const first = tempDir("sw-grpo-");
+      await runGrpoSession({ out: first, model, source: new DigitTask(), config: { ...half, steps: 1 }, saveEvery: 1000, keep: 1 });
+      const ck = join(first, "checkpoint-1");
+      const err = await runGrpoSession({ out: tempDir("sw-grpo-"), model: first, continueFrom: ck, source: new DigitTask(), config: { ...half, lr: 0.01 }, saveEvery: 1000, keep: 1 }).catch((e: Error) => e);
+      expect(err).toBeInstanceOf(SettingsMismatch);
+      expect((err as Error).message).toContain(`${ck} was trained with lr=0.02, not 0.01`);
+    }, 120_000);
   });
 });

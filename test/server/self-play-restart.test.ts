@@ -3,7 +3,8 @@
  * restart on the same store, the room's seats play the pool's last round (not the starting
  * policy), the next round is written as the next round (round-1's checkpoint untouched), and
  * the board's held-out curve goes on over the same held-out questions, with the scores from
- * before the kill.
+ * before the kill. With `continueTraining`, the round after the restart goes on from the last
+ * round's trainer state (its checkpoint in the round's folder).
  */
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
@@ -96,6 +97,43 @@ describe("a self-play pool after kill -9", () => {
     expect(new Set(after.map((p) => p.questionSet)).size).toBe(1);
     expect(sha(join(round1, "model.safetensors"))).toBe(model1);
     expect(existsSync(join(poolDir, `round-${rounds + 1}`, "model.safetensors"))).toBe(true);
+    second.child.kill("SIGKILL");
+  }, 300_000);
+
+  it("with continueTraining, goes on from the last round's trainer state after the restart", async () => {
+    const { dir } = await tinyCheckpoint(28);
+    const first = await serve();
+    const options = {
+      world: "tomi", seed: 8, defaultAgent: `policy:${dir}?max_new_tokens=8&temperature=1&answer_temperature=0`, loop: true, tickMs: 0, pauseMs: 0, turnDeadlineMs: 20_000,
+      title: "self-play continues", quiz: { questions: 2, deadlineMs: 20_000 },
+      selfPlay: { everyEpisodes: 1, turns: false, continueTraining: true, trainer: { steps: 2, prompts: 2, groupSize: 2, maxNewTokens: 8, lr: 1e-3, warmupSteps: 3 } },
+    };
+    const created = await api(first, "/api/rooms", { method: "POST", body: { type: "simulation", options } });
+    expect(created.status, JSON.stringify(created.json)).toBe(201);
+    const roomId: string = created.json.roomId;
+    const poolDir = join(first.store, "selfplay", roomId);
+    await until(() => existsSync(join(poolDir, "pool.json")) && JSON.parse(readFileSync(join(poolDir, "pool.json"), "utf8")).rounds.length >= 1, 120_000, "round 1 in the pool's state");
+    first.child.kill("SIGKILL");
+    await new Promise((r) => first.child.once("exit", r));
+    const rounds = (JSON.parse(readFileSync(join(poolDir, "pool.json"), "utf8")).rounds as string[]).length;
+    const state = (k: number) => JSON.parse(readFileSync(join(poolDir, `round-${k}`, `checkpoint-${2 * k}`, "trainer_state.json"), "utf8"));
+    const before = state(rounds);
+    expect(before).toMatchObject({ step: 2 * rounds, updates: 2 * rounds });
+
+    const second = await serve(first.store);
+    let run: any;
+    await until(async () => {
+      run = (await poolRuns(second, roomId)).find((r) => r.round === rounds + 1 && r.status === "done");
+      return run !== undefined;
+    }, 120_000, `round ${rounds + 1} after the restart`);
+    // Its steps, updates (AdamW's bias correction, the warmup) and data position go on from the last round's.
+    const after = state(rounds + 1);
+    expect(after).toMatchObject({ step: 2 * rounds + 2, updates: 2 * rounds + 2 });
+    expect(after.cursor).toBeGreaterThan(before.cursor);
+    expect(run.steps).toBe(2 * rounds + 2);
+    expect(run.history.map((m: any) => m.step)).toEqual([2 * rounds + 1, 2 * rounds + 2]);
+    // At the end of the warmup of 3 updates, and past it, where a round of its own would begin it again (1e-3 / 3).
+    for (const m of run.history) expect(m.lr).toBeCloseTo(1e-3, 12);
     second.child.kill("SIGKILL");
   }, 300_000);
 

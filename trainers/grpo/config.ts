@@ -127,6 +127,12 @@ export const GrpoConfigSchema = z
     lr: z.number().positive().default(1e-6),
     minLr: z.number().min(0).optional(),
     warmupSteps: z.number().int().min(0).default(0),
+    /**
+     * The schedule's length in optimizer updates (default: the run's steps times its updates a
+     * batch). A run continued by others (self-play's `continueTraining`) keeps its place on one
+     * schedule across them: give it the updates of all of them, or the decay ends with the first.
+     */
+    scheduleSteps: z.number().int().min(1).optional(),
     weightDecay: z.number().min(0).default(0.01),
     beta1: z.number().min(0).lt(1).default(0.9),
     beta2: z.number().min(0).lt(1).default(0.999),

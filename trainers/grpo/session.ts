@@ -50,6 +50,15 @@ export interface SessionOptions {
   readonly config: GrpoConfig;
   /** "auto": OUT's latest checkpoint if there is one; or a checkpoint folder. */
   readonly resume?: string;
+  /**
+   * Another run's checkpoint folder (`checkpoint-N/`) that this run goes on from, on its own data
+   * and in its own OUT: its weights (a LoRA run: its adapter), AdamW moments, update count (the
+   * bias correction's and the schedule's position), step and data position, so that the two runs
+   * are one optimizer's path, as a resume is. `config.steps` are the steps this run adds. Every
+   * setting but the data and the steps must be the checkpoint's. Self-play's `continueTraining`
+   * rounds. Ignored when OUT has a checkpoint to resume.
+   */
+  readonly continueFrom?: string;
   readonly saveEvery: number;
   readonly keep: number;
   /** Where the rollouts are logged (none: not logged). */
@@ -81,15 +90,29 @@ export async function runGrpoSession(o: SessionOptions): Promise<SessionResult> 
 }
 
 async function runClaimed(o: SessionOptions): Promise<SessionResult> {
-  const c = o.config;
   const resumeDir = resumeFolder(o.out, o.resume);
+  const continueDir = resumeDir ? undefined : o.continueFrom;
+  let c = o.config;
 
   let ck;
   let start = { step: 0, cursor: 0, updates: 0 };
   let runId: string | null = null;
   const lora = o.lora && o.model ? { settings: o.lora, base: resolve(o.model) } : undefined;
   if (o.lora && !o.model) throw new Error("a LoRA run needs its base model");
-  if (resumeDir) {
+  if (continueDir) {
+    const state = readGrpoState(continueDir);
+    const why = settingsMismatch(continueDir, withoutRunLength(state.settings), withoutRunLength(grpoSettings(c, o.source.dataId, lora)));
+    if (why) throw new SettingsMismatch(`${why.replace(/; resume with .*$/, "")}: a run that continues it needs the same settings (its data and steps may differ)`);
+    if (state.settings.lora !== undefined && !lora) throw new SettingsMismatch(`${continueDir} was trained with --lora: a run that continues it trains the same adapter`);
+    if (lora) ck = loraCheckpoint(lora.base, lora.settings, c.seed, continueDir);
+    else {
+      ck = loadCheckpoint(continueDir);
+      loadMoments(continueDir, ck.model);
+    }
+    start = { step: state.step, cursor: state.cursor, updates: state.updates };
+    // The trainer counts steps from the run's first: this run ends `steps` after the checkpoint.
+    c = { ...c, steps: state.step + c.steps };
+  } else if (resumeDir) {
     const state = readGrpoState(resumeDir);
     const why = settingsMismatch(resumeDir, state.settings, grpoSettings(c, o.source.dataId, lora));
     if (why) throw new SettingsMismatch(`${why} (or start a new run from it with --model ${resumeDir})`);
@@ -184,6 +207,12 @@ async function runClaimed(o: SessionOptions): Promise<SessionResult> {
     });
   }
   return { ...result, runId, resumedFrom: resumeDir ?? null };
+}
+
+/** A run's settings without what a continuing run may change: its data and its length. */
+function withoutRunLength(settings: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const { data: _data, steps: _steps, ...rest } = settings;
+  return rest;
 }
 
 /**

@@ -104,7 +104,7 @@ export async function trainGrpo(run: GrpoRun): Promise<GrpoResult> {
   let updates = run.start?.updates ?? 0;
   trimStepLog(metricsFile, step);
   const perBatch = updatesPerBatch(c);
-  const schedule = { lr: c.lr, minLr: c.minLr ?? c.lr, warmupSteps: c.warmupSteps, totalSteps: c.steps * perBatch };
+  const schedule = { lr: c.lr, minLr: c.minLr ?? c.lr, warmupSteps: c.warmupSteps, totalSteps: c.scheduleSteps ?? c.steps * perBatch };
   const settings = grpoSettings(c, run.source.dataId, run.lora);
   const checkpoint = (done: number) => {
     const state: GrpoState = { format: GRPO_STATE_FORMAT, step: done, cursor, updates, runId: run.log?.runId ?? null, settings };
