@@ -26,7 +26,7 @@
     "cflags!": ["-fno-exceptions", "-O2", "-O3"],
     "cflags_cc!": ["-fno-exceptions", "-fno-rtti"],
     "cflags_cc": ["-std=c++17", "-O3", "-fexceptions"],
-    "defines": ["NAPI_VERSION=8"],
+    "defines": ["NAPI_VERSION=8", "NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS"],
     "conditions": [
       ["target_arch=='x64'", {
         "cflags_cc": ["-mavx2", "-mfma", "-mf16c"]
