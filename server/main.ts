@@ -28,7 +28,7 @@ import { defaultPublicAddress, forgetProcess, joinGroup, relistRooms, type Proce
 import { HEARTBEAT_TTL_MS, ProcessHeartbeat } from "./group/process-heartbeat.js";
 import { SharedLimits } from "./group/shared-limits.js";
 import { poolPeers } from "./group/pool-peers.js";
-import { PersistedRooms, type DeadElsewhere } from "./room-registry.js";
+import { PersistedRooms, type DeadProcesses } from "./room-registry.js";
 import { ownerGone } from "../store/owner.js";
 import type { RoomEntry } from "../store/room-registry.js";
 import { ProgressHub } from "./progress-hub.js";
@@ -209,7 +209,7 @@ export async function startServer(input: ServerConfig): Promise<RunningServer> {
     // through matchmaking, which in a group may create a room in another process). What a dead
     // process of the group left listed goes before its rooms come back (forgetProcess).
     const beat = heartbeat;
-    const elsewhere: DeadElsewhere | undefined =
+    const dead: DeadProcesses | undefined =
       beat && group
         ? {
             takeOver: (owners) => beat.takeOver(owners),
@@ -224,11 +224,11 @@ export async function startServer(input: ServerConfig): Promise<RunningServer> {
       if (group) await matchMaker.driver.remove(roomId);
       return matchMaker.handleCreateRoom(type, options);
     };
-    restoredRoomIds = await persisted.restore(create, ownerGone, elsewhere && ((owners) => elsewhere.tookOver(owners)));
+    restoredRoomIds = await persisted.restore(create, ownerGone, dead && ((owners) => dead.tookOver(owners)));
     group?.onReconnect(() => void relistRooms().catch((err: unknown) => console.error(`[group] relisting rooms: ${(err as Error).message}`)));
     // A process of the group dead (killed, or silent in Redis): its rooms come back in another (from their saved options, as after a restart).
-    if (elsewhere) {
-      stopWatching = persisted.watchOrphans(create, ORPHAN_CHECK_MS, (ids) => console.log(`[group] ${ids.length} room${ids.length === 1 ? "" : "s"} of a process that died recreated here: ${ids.join(", ")}`), elsewhere);
+    if (dead) {
+      stopWatching = persisted.watchOrphans(create, ORPHAN_CHECK_MS, (ids) => console.log(`[group] ${ids.length} room${ids.length === 1 ? "" : "s"} of a process that died recreated here: ${ids.join(", ")}`), dead);
     }
     if (config.demo) demoRoomIds = await startDemoRooms();
   } catch (err) {
