@@ -93,7 +93,10 @@ describe("a paused process that wakes after its rooms were taken over", () => {
       const now = await listings();
       const stale = now.filter((l) => l.processId === victimProcess).map((l) => l.roomId);
       if (stale.length) wrong.push(`listed as the dead process's: ${stale.join(", ")}`);
-      if (now.length !== ids.length) wrong.push(`${now.length} listings for ${ids.length} rooms`);
+      const missing = ids.filter((id) => !now.some((l) => l.roomId === id));
+      if (missing.length) wrong.push(`not listed: ${missing.map((id) => `${id} (${victimRooms.includes(id) ? "recreated" : "a survivor's own"})`).join(", ")}`);
+      const unknown = now.filter((l) => !ids.includes(l.roomId)).map((l) => l.roomId);
+      if (unknown.length) wrong.push(`listed but never created: ${unknown.join(", ")}`);
       if (await conn.hexists(ROOMCOUNT_KEY, victimProcess)) wrong.push("the dead process's room count is back");
       await new Promise((r) => setTimeout(r, 25));
     }
