@@ -28,7 +28,7 @@ import { defaultPublicAddress, forgetProcess, joinGroup, relistRooms, type Proce
 import { HEARTBEAT_TTL_MS, ProcessHeartbeat } from "./group/process-heartbeat.js";
 import { SharedLimits } from "./group/shared-limits.js";
 import { poolPeers } from "./group/pool-peers.js";
-import { PersistedRooms, type DeadElsewhere } from "./room-registry.js";
+import { PersistedRooms, type DeadProcesses } from "./room-registry.js";
 import { ownerGone } from "../store/owner.js";
 import type { RoomEntry } from "../store/room-registry.js";
 import { ProgressHub } from "./progress-hub.js";
@@ -68,7 +68,8 @@ export interface RunningServer {
 /**
  * This process was declared dead by the group (no heartbeat for HEARTBEAT_TTL_MS: paused, or cut
  * off from Redis) and its rooms are being recreated by another: anything it wrote now (a room's
- * log, the registry) would be written twice, so it stops at once, writing nothing. A launcher
+ * log, the registry) would be written twice, so it stops at once, writing nothing. Its heartbeat
+ * finds out, or sooner a write to Redis that its fence refused (group/fence.ts). A launcher
  * (`serve --processes`, systemd) starts it again, fresh.
  */
 function fenced(by: string): void {
@@ -85,6 +86,7 @@ export async function startServer(input: ServerConfig): Promise<RunningServer> {
   const adminToken = config.adminToken ?? randomBytes(18).toString("base64url");
   // A group's Redis is checked first: unreachable, nothing starts (the error says how to start one).
   const group: ProcessGroup | undefined = config.redis ? await joinGroup(config.redis) : undefined;
+  group?.fence.onTrip(fenced);
   // In a group, clients are sent to this process's own address, which must be known before Colyseus starts.
   const listenPort = group && config.port === 0 ? await freePort(config.host) : config.port;
   const publicAddress = group ? (config.publicAddress ?? defaultPublicAddress(config.host, listenPort)) : undefined;
@@ -157,7 +159,7 @@ export async function startServer(input: ServerConfig): Promise<RunningServer> {
   let heartbeat: ProcessHeartbeat | undefined;
   let sharedLimits: SharedLimits | undefined;
   try {
-    heartbeat = group ? await ProcessHeartbeat.start(group.redis, matchMaker.processId, fenced) : undefined;
+    heartbeat = group ? await ProcessHeartbeat.start(group.redis, matchMaker.processId, (by) => group.fence.trip(by)) : undefined;
     // The per-address caps count over the whole group (group/shared-limits.ts).
     if (group) guard.shared = sharedLimits = new SharedLimits(group.redis, matchMaker.processId, guard.limits, (address) => seatsHeldBy(context, address));
   } catch (err) {
@@ -207,7 +209,7 @@ export async function startServer(input: ServerConfig): Promise<RunningServer> {
     // through matchmaking, which in a group may create a room in another process). What a dead
     // process of the group left listed goes before its rooms come back (forgetProcess).
     const beat = heartbeat;
-    const elsewhere: DeadElsewhere | undefined =
+    const dead: DeadProcesses | undefined =
       beat && group
         ? {
             takeOver: (owners) => beat.takeOver(owners),
@@ -222,11 +224,11 @@ export async function startServer(input: ServerConfig): Promise<RunningServer> {
       if (group) await matchMaker.driver.remove(roomId);
       return matchMaker.handleCreateRoom(type, options);
     };
-    restoredRoomIds = await persisted.restore(create, ownerGone, elsewhere && ((owners) => elsewhere.tookOver(owners)));
+    restoredRoomIds = await persisted.restore(create, ownerGone, dead && ((owners) => dead.tookOver(owners)));
     group?.onReconnect(() => void relistRooms().catch((err: unknown) => console.error(`[group] relisting rooms: ${(err as Error).message}`)));
     // A process of the group dead (killed, or silent in Redis): its rooms come back in another (from their saved options, as after a restart).
-    if (elsewhere) {
-      stopWatching = persisted.watchOrphans(create, ORPHAN_CHECK_MS, (ids) => console.log(`[group] ${ids.length} room${ids.length === 1 ? "" : "s"} of a process that died recreated here: ${ids.join(", ")}`), elsewhere);
+    if (dead) {
+      stopWatching = persisted.watchOrphans(create, ORPHAN_CHECK_MS, (ids) => console.log(`[group] ${ids.length} room${ids.length === 1 ? "" : "s"} of a process that died recreated here: ${ids.join(", ")}`), dead);
     }
     if (config.demo) demoRoomIds = await startDemoRooms();
   } catch (err) {

@@ -28,11 +28,12 @@ export interface RestoreInfo {
 export type RecreateRoom = (type: RoomEntry["type"], options: Record<string, unknown>, roomId: string) => Promise<unknown>;
 
 /**
- * The processes that died as a group of processes knows them, beyond what a pid tells (its
+ * The processes of a group that died, as the group knows them beyond what a pid tells (their
  * heartbeat in Redis, group/process-heartbeat.ts): those of other machines, where a pid tells
- * nothing, and those of any machine that stopped answering (paused) while their pid lives on.
+ * nothing, and those of any machine, this one included, that stopped answering (paused) while
+ * their pid lives on; and which of them this process takes over.
  */
-export interface DeadElsewhere {
+export interface DeadProcesses {
   /** Of these owners, the dead ones whose rooms this process takes over (one taker each). */
   takeOver(owners: readonly Owner[]): Promise<Owner[]>;
   /** Their rooms are claimed: called before they are recreated (to drop what the dead process left listed). */
@@ -103,10 +104,10 @@ export class PersistedRooms {
   /**
    * In a group of processes on one store: every `everyMs`, the rooms of a process that died are
    * claimed (by one process of the group: the registry's lock decides) and recreated here. A
-   * process is dead when `elsewhere` says so (its heartbeat stopped), or at once when it ran on
+   * process is dead when `dead` says so (its heartbeat stopped), or at once when it ran on
    * this machine and its pid is gone. Returns the function that stops watching.
    */
-  watchOrphans(create: RecreateRoom, everyMs: number, restored: (ids: string[]) => void, elsewhere?: DeadElsewhere): () => void {
+  watchOrphans(create: RecreateRoom, everyMs: number, restored: (ids: string[]) => void, dead?: DeadProcesses): () => void {
     let busy = false;
     const timer = setInterval(() => {
       if (busy || this.closing) return;
@@ -114,10 +115,10 @@ export class PersistedRooms {
       void (async () => {
         try {
           const owners = this.registry.list().map((e) => e.owner);
-          const taken = new Set((elsewhere ? await elsewhere.takeOver(owners) : []).map(ownerKey));
+          const taken = new Set((dead ? await dead.takeOver(owners) : []).map(ownerKey));
           const gone = (o: Owner) => taken.has(ownerKey(o)) || ownerGone(o);
           if (!owners.some(gone)) return;
-          const ids = await this.restore(create, gone, elsewhere ? (claimed) => elsewhere.tookOver(claimed) : undefined);
+          const ids = await this.restore(create, gone, dead ? (claimed) => dead.tookOver(claimed) : undefined);
           if (ids.length) restored(ids);
         } catch (err) {
           console.error(`[rooms] ${this.registry.path}: ${(err as Error).message}`);

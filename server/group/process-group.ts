@@ -12,16 +12,21 @@
  */
 import { hostname } from "node:os";
 import { matchMaker } from "@colyseus/core";
-import { RedisPresence } from "@colyseus/redis-presence";
 import { createAdapter } from "@socket.io/redis-adapter";
 import type { Redis } from "ioredis";
+import { ownerKey, thisProcess } from "../../store/owner.js";
+import { Fence } from "./fence.js";
+import { GroupPresence } from "./group-presence.js";
+import { tombstoneKey } from "./process-heartbeat.js";
 import { checkReachable, redisConnection } from "./redis.js";
 import { GroupRoomDriver } from "./room-listings.js";
 
 export interface ProcessGroup {
   readonly url: string;
-  readonly presence: RedisPresence;
+  readonly presence: GroupPresence;
   readonly driver: GroupRoomDriver;
+  /** This process's fencing token: once it is declared dead, its presence and driver write nothing (fence.ts). */
+  readonly fence: Fence;
   /** socket.io's adapter for the group (io.adapter(...)). */
   readonly ioAdapter: ReturnType<typeof createAdapter>;
   /** A connection for this project's own keys (leases). */
@@ -63,10 +68,12 @@ export async function joinGroup(url: string): Promise<ProcessGroup> {
     console.error(`[group] lost Redis; reconnecting (rooms go on; matchmaking of other processes' rooms waits for it)`);
     setTimeout(() => (warned = false), 10_000).unref();
   });
+  const fence = new Fence(tombstoneKey(ownerKey(thisProcess())));
   return {
     url,
-    presence: new RedisPresence(presenceConn),
-    driver: new GroupRoomDriver(driverConn),
+    presence: new GroupPresence(presenceConn, fence),
+    driver: new GroupRoomDriver(driverConn, fence),
+    fence,
     ioAdapter: createAdapter(ioPub, ioSub, { key: "socialworld:progress", requestsTimeout: 1500 }),
     redis: own,
     onReconnect: (fn) => void reconnected.add(fn),

@@ -12,7 +12,8 @@
  * tombstone only if its taker died in turn (its own key expired) before finishing. The tombstone
  * also fences the dead member: a process that was only paused (SIGSTOP, a VM frozen, a network
  * cut) finds it at its next heartbeat, knows that its rooms now live elsewhere, and must stop
- * without writing anything (`onFenced`). Membership tells "expired" from "never here": after a
+ * without writing anything (`onFenced`); until it does, the tombstone refuses its writes to the
+ * group's hashes (fence.ts). Membership tells "expired" from "never here": after a
  * Redis restart without persistence the members are gone too, and nobody is declared dead until
  * the live ones have named themselves again.
  */
@@ -47,6 +48,11 @@ local taker = redis.call("get", KEYS[2])
 if taker and taker ~= ARGV[2] and redis.call("exists", ARGV[3] .. taker .. ARGV[4]) == 1 then return 0 end
 redis.call("set", KEYS[2], ARGV[2], "EX", ARGV[5])
 return 1`;
+
+/** The tombstone of the process `id` (ownerKey): set by its taker once it is declared dead (this process's: fence.ts). */
+export function tombstoneKey(id: string): string {
+  return PROCESS + id + DEAD;
+}
 
 /** Colyseus's ids of the group's members (live, or dead and not yet taken over). */
 export async function groupProcessIds(redis: Redis): Promise<string[]> {
@@ -88,11 +94,11 @@ export class ProcessHeartbeat {
 
   private async beat(): Promise<void> {
     if (this.stopped || this.fenced) return;
-    const ok = await this.redis.eval(BEAT, 3, PROCESS + this.id + ALIVE, PROCESS + this.id + DEAD, MEMBERS, this.id, String(this.ttlMs), this.processId);
+    const ok = await this.redis.eval(BEAT, 3, PROCESS + this.id + ALIVE, tombstoneKey(this.id), MEMBERS, this.id, String(this.ttlMs), this.processId);
     if (ok === 1 || this.stopped) return;
     this.fenced = true;
     clearInterval(this.timer);
-    this.onFenced((await this.redis.get(PROCESS + this.id + DEAD).catch(() => null)) ?? "another process");
+    this.onFenced((await this.redis.get(tombstoneKey(this.id)).catch(() => null)) ?? "another process");
   }
 
   /**
@@ -107,7 +113,7 @@ export class ProcessHeartbeat {
       const id = ownerKey(owner);
       if (seen.has(id)) continue;
       seen.add(id);
-      const got = await this.redis.eval(TAKE_OVER, 3, PROCESS + id + ALIVE, PROCESS + id + DEAD, MEMBERS, id, this.id, PROCESS, ALIVE, String(TOMBSTONE_S));
+      const got = await this.redis.eval(TAKE_OVER, 3, PROCESS + id + ALIVE, tombstoneKey(id), MEMBERS, id, this.id, PROCESS, ALIVE, String(TOMBSTONE_S));
       if (got === 1) taken.push(owner);
     }
     return taken;

@@ -1,0 +1,91 @@
+/**
+ * The fence of a group's process (server/group/fence.ts) against a real Redis: its room listings
+ * (GroupRoomDriver) and its hash writes through Colyseus's presence (GroupPresence) land while it
+ * is alive; once its tombstone is set (it was declared dead and taken over), none does, whatever
+ * the write, the first refusal tells it by whom, and the taker's own writes are not touched.
+ */
+import type { IRoomCache } from "@colyseus/core";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Fence } from "../../server/group/fence.js";
+import { GroupPresence } from "../../server/group/group-presence.js";
+import { tombstoneKey } from "../../server/group/process-heartbeat.js";
+import { GroupRoomDriver, ROOMCACHES_KEY } from "../../server/group/room-listings.js";
+import { startRedis, type TestRedis } from "./redis-server.js";
+
+let redis: TestRedis;
+let conn: Redis;
+const opened: Redis[] = [];
+
+beforeAll(async () => {
+  redis = await startRedis();
+  conn = new Redis(redis.url);
+}, 30_000);
+
+afterAll(async () => {
+  for (const c of [conn, ...opened]) c?.disconnect();
+  await redis?.stop();
+});
+
+/** A process of the group as far as its writes go: its fence, driver and presence, on connections of its own. */
+function member(id: string) {
+  const fence = new Fence(tombstoneKey(id));
+  const driverConn = new Redis(redis.url);
+  const presenceConn = new Redis(redis.url);
+  opened.push(driverConn, presenceConn);
+  const tripped: string[] = [];
+  fence.onTrip((by) => tripped.push(by));
+  return { fence, tripped, driver: new GroupRoomDriver(driverConn, fence), presence: new GroupPresence(presenceConn, fence) };
+}
+
+const listing = (roomId: string, processId: string, clients = 0) => ({ roomId, processId, name: "simulation", clients, publicAddress: `${processId}:1` }) as unknown as IRoomCache;
+const stored = async (roomId: string) => JSON.parse((await conn.hget(ROOMCACHES_KEY, roomId))!) as { processId: string; clients: number };
+
+describe("a process's fence", () => {
+  it("lets its writes through while it lives, refuses every one once it is declared dead, and leaves its taker's alone", async () => {
+    const victim = member("machine-a/10/1");
+    const taker = member("machine-b/20/1");
+    const a = listing("room-a", "proc-a");
+    const b = listing("room-b", "proc-a");
+    expect(await victim.driver.insert(a)).toBe(true);
+    expect(await victim.driver.insert(listing("room-a", "proc-a"))).toBe(false);
+    expect(await victim.driver.persist(b)).toBe(true);
+    expect(await victim.driver.update(a, { $inc: { clients: 2 } })).toBe(true);
+    expect(await stored("room-a")).toMatchObject({ processId: "proc-a", clients: 2 });
+    expect(await victim.presence.hset("roomcount", "proc-a", "2,2")).toBe(true);
+
+    // Taken over: the tombstone first, then the taker drops the victim's listings and count and lists room-a as its own.
+    await conn.set(tombstoneKey("machine-a/10/1"), "machine-b/20/1");
+    await taker.driver.cleanup("proc-a");
+    expect(await taker.presence.hdel("roomcount", "proc-a")).toBe(true);
+    expect(await taker.driver.insert(listing("room-a", "proc-b"))).toBe(true);
+
+    // The victim wakes: a client leaves (update), a sweep lists its rooms again (persist), a room ends (remove)...
+    expect(await victim.driver.update(a, { $inc: { clients: -1 } })).toBe(false);
+    expect(victim.tripped).toEqual(["machine-b/20/1"]);
+    expect(victim.fence.tripped).toBe(true);
+    expect(await victim.driver.persist(b)).toBe(false);
+    expect(await victim.driver.insert(listing("room-c", "proc-a"))).toBe(false);
+    expect(await victim.driver.remove("room-a")).toBe(false);
+    await victim.driver.cleanup("proc-b");
+    expect(await victim.presence.hset("roomcount", "proc-a", "2,1")).toBe(false);
+    expect(await victim.presence.hdel("roomcount", "proc-b")).toBe(false);
+    // ...and nothing of it landed: room-a is the taker's, room-b and room-c are not listed, its count is gone.
+    expect(Object.keys(await conn.hgetall(ROOMCACHES_KEY))).toEqual(["room-a"]);
+    expect(await stored("room-a")).toMatchObject({ processId: "proc-b", clients: 0 });
+    expect(await conn.hexists("roomcount", "proc-a")).toBe(0);
+    // Told once; the taker was never fenced.
+    expect(victim.tripped).toEqual(["machine-b/20/1"]);
+    expect(taker.tripped).toEqual([]);
+    expect(await taker.driver.update(listing("room-a", "proc-b"), { $inc: { clients: 1 } })).toBe(true);
+  });
+
+  it("a listener added after the trip is told at once", () => {
+    const fence = new Fence(tombstoneKey("machine-c/1/1"));
+    fence.trip("machine-d/2/2");
+    fence.trip("machine-e/3/3");
+    const told: string[] = [];
+    fence.onTrip((by) => told.push(by));
+    expect(told).toEqual(["machine-d/2/2"]);
+  });
+});

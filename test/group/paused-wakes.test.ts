@@ -1,0 +1,130 @@
+/**
+ * A paused process that wakes after its rooms were taken over (issue 32): three `serve` processes
+ * on one machine, one Redis and one store. The victim's rooms have spectators; it is paused
+ * (SIGSTOP), declared dead when its heartbeat expires, and its rooms are recreated by the two
+ * others, where new spectators join them. Meanwhile some of the victim's spectators give up (their
+ * sockets closed, as a browser's would be): when the victim wakes (SIGCONT), the first thing its
+ * event loop sees is those clients leaving, and Colyseus writes each room's listing again (its
+ * client count) before the victim's first heartbeat can tell it that it is dead. Those writes must
+ * not land: for seconds after the wake, Redis holds one listing per room, none of the victim's,
+ * the victim's room count does not come back, and the recreated rooms keep their spectators and
+ * take new seats where they now live.
+ */
+import { once } from "node:events";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ROOMCACHES_KEY } from "../../server/group/room-listings.js";
+import { ownerKey } from "../../store/owner.js";
+import { RoomRegistry } from "../../store/room-registry.js";
+import type { Served } from "../server/child-server.js";
+import { until } from "../server/raw-client.js";
+import { expectEachListedOnce, joinRoom, json, listed, pidOf, recreatedBy, spreadRooms, startGroup } from "./group-checks.js";
+import type { TestRedis } from "./redis-server.js";
+
+/** Colyseus's room counts by process (the key its Stats module keeps them in). */
+const ROOMCOUNT_KEY = "roomcount";
+
+interface Listing {
+  roomId: string;
+  processId: string;
+  publicAddress: string;
+}
+
+type Spectator = Awaited<ReturnType<typeof joinRoom>>;
+
+let redis: TestRedis;
+let servers: Served[];
+let store: string;
+let conn: Redis;
+
+beforeAll(async () => {
+  ({ redis, servers, store } = await startGroup(3, "sw-paused-wakes-"));
+  conn = new Redis(redis.url);
+}, 240_000);
+
+afterAll(() => {
+  conn?.disconnect();
+  // A process left stopped would outlive the file: woken, it exits by itself (or is killed with the others).
+  for (const s of servers ?? []) if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill("SIGCONT");
+});
+
+const address = (s: Served) => s.base.replace(/^http:\/\//, "");
+const listings = async (): Promise<Listing[]> => Object.values(await conn.hgetall(ROOMCACHES_KEY)).map((v) => JSON.parse(v) as Listing);
+
+describe("a paused process that wakes after its rooms were taken over", () => {
+  it("writes nothing into the group's listings, and its rooms' spectators stay where the rooms now live", async () => {
+    const ids = await spreadRooms(servers, store, 6, (i) => ({ world: "tomi", seed: 70 + i, loop: true, tickMs: 200, pauseMs: 200 }));
+    const pids = await Promise.all(servers.map(pidOf));
+    const [victim, ...survivors] = servers as [Served, Served, Served];
+    const registry = new RoomRegistry(store);
+    const victimRooms = registry.list().filter((r) => r.owner.pid === pids[0]).map((r) => r.roomId);
+    expect(victimRooms.length).toBeGreaterThan(0);
+    for (const s of servers) await until(async () => (await listed(s)).sort().join() === [...ids].sort().join(), 30_000, `the rooms listed by ${s.base}`);
+    const victimProcess = (await listings()).find((l) => l.roomId === victimRooms[0])!.processId;
+    expect(await conn.hexists(ROOMCOUNT_KEY, victimProcess)).toBe(1);
+
+    // Two spectators in each of the victim's rooms, their seats reserved through a survivor.
+    const watching: Spectator[] = [];
+    for (const roomId of victimRooms) for (let k = 0; k < 2; k++) watching.push(await joinRoom(survivors[k]!, roomId));
+    for (const w of watching) expect(w.host).toBe(address(victim));
+
+    victim.child.kill("SIGSTOP");
+    await until(() => registry.list().every((r) => r.owner.pid !== pids[0]), 90_000, "the paused process's rooms to be claimed");
+    for (const s of survivors) await until(async () => (await listed(s)).sort().join() === [...ids].sort().join(), 60_000, `the rooms listed again by ${s.base}`);
+    await until(() => survivors.reduce((n, s) => n + recreatedBy(s), 0) === victimRooms.length, 30_000, "the recreation log lines");
+    const hostOf = new Map(registry.list().map((r) => [r.roomId, address(servers[pids.indexOf(r.owner.pid)]!)]));
+    const taken = await listings();
+    expect(taken.filter((l) => l.processId === victimProcess)).toEqual([]);
+
+    // New spectators of the recreated rooms, at the survivors.
+    const rejoined: { roomId: string; client: Spectator }[] = [];
+    for (const [i, roomId] of victimRooms.entries()) rejoined.push({ roomId, client: await joinRoom(survivors[i % 2]!, roomId) });
+    for (const { roomId, client } of rejoined) expect(client.host).toBe(hostOf.get(roomId));
+    // Half the victim's spectators give up while it is paused: it reads their sockets' ends first thing when it wakes.
+    for (const w of watching.filter((_, i) => i % 2 === 0)) w.ws.terminate();
+
+    const exited = once(victim.child, "exit");
+    victim.child.kill("SIGCONT");
+    // For five seconds from the wake (it exits within the first), Redis never holds a listing of the
+    // victim, nor loses one, and the victim's room count stays gone.
+    const wrong: string[] = [];
+    const watchUntil = Date.now() + 5000;
+    while (Date.now() < watchUntil) {
+      const now = await listings();
+      const stale = now.filter((l) => l.processId === victimProcess).map((l) => l.roomId);
+      if (stale.length) wrong.push(`listed as the dead process's: ${stale.join(", ")}`);
+      const missing = ids.filter((id) => !now.some((l) => l.roomId === id));
+      if (missing.length) wrong.push(`not listed: ${missing.map((id) => `${id} (${victimRooms.includes(id) ? "recreated" : "a survivor's own"})`).join(", ")}`);
+      const unknown = now.filter((l) => !ids.includes(l.roomId)).map((l) => l.roomId);
+      if (unknown.length) wrong.push(`listed but never created: ${unknown.join(", ")}`);
+      if (await conn.hexists(ROOMCOUNT_KEY, victimProcess)) wrong.push("the dead process's room count is back");
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    const [code] = (await exited) as [number | null];
+    expect(code).toBe(1);
+    expect([...new Set(wrong)]).toEqual([]);
+    const taker = /was declared dead; its rooms are recreated by (\S+)\. /.exec(victim.out())?.[1];
+    expect(registry.list().map((r) => ownerKey(r.owner))).toContain(taker);
+
+    // One listing a room, each at the address of the survivor that plays it.
+    const after = await listings();
+    expect(after.map((l) => l.roomId).sort()).toEqual([...ids].sort());
+    for (const l of after) expect(l.publicAddress).toBe(hostOf.get(l.roomId));
+    await expectEachListedOnce(survivors, ids);
+    expect(new RoomRegistry(store).list().every((r) => r.owner.pid !== pids[0])).toBe(true);
+
+    // The spectators of the recreated rooms were not taken back: still connected, still receiving;
+    // and a seat reserved through either survivor is at the room's new home.
+    const frames = rejoined.map(({ client }) => client.frames.length);
+    await until(() => rejoined.every(({ client }, i) => client.frames.length > frames[i]!), 15_000, "patches of the recreated rooms after the wake");
+    for (const { client } of rejoined) expect(client.seen.closed).toBeUndefined();
+    for (const roomId of victimRooms) {
+      for (const s of survivors) {
+        const seat = await json(`${s.base}/matchmake/joinById/${roomId}`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+        expect(seat.status, JSON.stringify(seat.json)).toBe(200);
+        expect(seat.json.publicAddress).toBe(hostOf.get(roomId));
+      }
+    }
+    for (const { client } of rejoined) client.ws.close();
+  }, 300_000);
+});
