@@ -31,10 +31,11 @@ export const world: WorldEntry = {
     },
   },
   benchmark: {
-    options: ["embedder", "depth", "context", "stance"],
+    options: ["embedder", "depth", "context", "stance", "agreement"],
     async create(opts) {
       if (opts.depth !== undefined && !(Number.isInteger(opts.depth) && opts.depth >= 0)) throw new BenchmarkOptionError(`--depth: expected a non-negative integer, got ${opts.depth}`);
-      if (opts.stance && opts.context !== "short") throw new BenchmarkOptionError("--stance goes with --context short (a fact of the short prompt's facts line)");
+      for (const fact of ["stance", "agreement"] as const)
+        if (opts[fact] && opts.context !== "short") throw new BenchmarkOptionError(`--${fact} goes with --context short (a fact of the short prompt's facts line)`);
       try {
         // An ONNX encoder's folder is opened now: a bad one stops the command before a run exists.
         return new SocialBenchmark(opts);
