@@ -39,7 +39,7 @@ import { pairedChange } from "../benchmarks/paired-change.js";
 import { RunStore } from "../store/run-store.js";
 import { packageRoot } from "../worlds/question/prompts.js";
 import { loadBenchmark } from "../worlds/registry.js";
-import { factsTitle } from "../worlds/social/prompts.js";
+import { factsTitle } from "../worlds/social/index.js";
 import { scriptArgs } from "./script-args.js";
 import { pairedTable, rightByQuestion } from "./social-paired.js";
 import { factsFields, factsNeedShort, factsOf } from "./social-facts-args.js";

@@ -3,7 +3,7 @@
  * taken and checked as `bench social` takes them: each goes with `--context short`.
  */
 import { z } from "zod";
-import type { FactsOptions } from "../worlds/social/prompts.js";
+import type { FactsOptions } from "../worlds/social/index.js";
 
 export const FACTS = ["stance", "agreement"] as const;
 

@@ -59,13 +59,14 @@ export { generateSocial, generateSocialTree, type GeneratedSocial, type SocialGe
 export { buildFollowGraph, followersOf, followingOf, follows, graphBytes, type FollowGraph } from "./graph.js";
 export { nameOf as userName, topInterest } from "./population.js";
 export { generateNetwork, type Network, type NetworkOptions } from "./network.js";
-export { compactPrompt, factsLine, SOCIAL_INSTRUCTIONS, taskJsonSchema, taskPrompt } from "./prompts.js";
+export { agreementFact, compactPrompt, factsLine, factsTitle, SOCIAL_INSTRUCTIONS, taskJsonSchema, taskPrompt, type FactsOptions } from "./prompts.js";
 export { socialReward, SOCIAL_REWARD_WEIGHTS, type SocialReward, type SocialRewardWeights } from "./rewards.js";
 export { MAX_ROOM_USERS, playableScenario, socialScenario, type SocialScenario, type SocialScenarioOptions } from "./scenario.js";
 export { contentRougeL, macroF1, readReply, scoreSocial, scoreTask, type DepthScores, type ScoredTask, type SocialScores } from "./scoring.js";
 export { renderScreen, screenOf, type Screen, type ScreenEntry, type ScreenItem } from "./screen.js";
 export { DEFAULT_SIM_CONFIG, SocialSim, VIA_NAMES, type SimConfig } from "./sim.js";
 export { labelReply, replyFor, tasksOf, type SocialTask } from "./tasks.js";
+export { visibleSide, type Side } from "./text.js";
 export { STYLES, TOPICS } from "./vocabulary.js";
 export { itemsSeenBy, type SeenItem } from "./seen-items.js";
 export { KIND_NAMES, type KindName } from "./items.js";
