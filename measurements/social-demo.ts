@@ -22,7 +22,7 @@
  *      all; then SFT against majority and SFT+GRPO against SFT question by question (the paired
  *      change of type accuracy, its standard error and McNemar's exact p).
  *
- *   node dist/measurements/social-demo.js [--out DIR] [--context short|full] [--stance] [--train-trees N]
+ *   node dist/measurements/social-demo.js [--out DIR] [--context short|full] [--stance] [--agreement] [--train-trees N]
  *       [--test-trees N] [--sft-steps N] [--field-weight SPEC] [--grpo-steps N] [--grpo-lr X] [--balance none|types]
  *       [--threads N] [--seed S]                               (or: npm run demo:social -- ...)
  *
@@ -35,12 +35,14 @@ import { z } from "zod";
 import { intArg, numArg } from "../cli/args.js";
 import { countByType, equalByType } from "../trainers/data/balanced-types.js";
 import type { BenchReport } from "../benchmarks/report.js";
-import { pairedChange, type PairedChange } from "../benchmarks/paired-change.js";
-import { readEpisodeLog } from "../store/episode-log.js";
+import { pairedChange } from "../benchmarks/paired-change.js";
 import { RunStore } from "../store/run-store.js";
 import { packageRoot } from "../worlds/question/prompts.js";
 import { loadBenchmark } from "../worlds/registry.js";
+import { factsTitle } from "../worlds/social/index.js";
 import { scriptArgs } from "./script-args.js";
+import { pairedTable, rightByQuestion } from "./social-paired.js";
+import { factsFields, factsNeedShort, factsOf } from "./social-facts-args.js";
 import { percentCell as pct, socialworld as run, wallTimeLine, type StageTiming } from "./cli-process.js";
 
 const USAGE = `node dist/measurements/social-demo.js [options]   (or: npm run demo:social -- [options])
@@ -56,6 +58,8 @@ Options:
                       the feed and one line of deciding facts) or full (default short)
   --stance            with --context short: the facts line also states the user's stance on the
                       post's topic (from the generated trees' latent block)
+  --agreement         with --context short: the facts line also states whether the item takes the
+                      user's side (the side its text shows against the user's own stance)
   --train-trees N     trees in the training split (default 200)
   --test-trees N      trees in the test split (default 30)
   --sft-steps N       SFT optimizer steps, 16 examples each (default 400)
@@ -76,7 +80,7 @@ const values = scriptArgs({
   schema: z.object({
     out: z.string().default(join(packageRoot(), "data", "social-demo")),
     context: z.enum(["short", "full"]).default("short"),
-    stance: z.boolean().default(false),
+    ...factsFields,
     "train-trees": intArg(1, 100_000).default(200),
     "test-trees": intArg(1, 100_000).default(30),
     "sft-steps": intArg(1).default(400),
@@ -86,7 +90,7 @@ const values = scriptArgs({
     balance: z.enum(["types", "none"]).default("none"),
     threads: intArg(1, 1024).optional(),
     seed: intArg(0, 2 ** 32 - 1001).default(1),
-  }),
+  }).superRefine(factsNeedShort),
 });
 const out = resolve(values.out);
 mkdirSync(out, { recursive: true });
@@ -98,7 +102,8 @@ const trainFile = join(out, "train.jsonl");
 const testFile = join(out, "test.jsonl");
 
 const load0 = loadavg()[0]!;
-const context = ["--context", values.context, ...(values.stance ? ["--stance"] : [])];
+const facts = factsOf(values);
+const context = ["--context", values.context, ...Object.keys(facts).map((f) => `--${f}`)];
 const socialworld = (stage: string, args: string[]) => run(stage, args, timings);
 
 await socialworld("generate", ["generate", "social", "--n", String(values["train-trees"]), "--seed", seed, "--out", trainFile, "--quiet"]);
@@ -107,7 +112,7 @@ await socialworld("generate", ["generate", "social", "--n", String(values["test-
 // SFT data: the training questions as a policy is asked them, with their labels as the JSON to write.
 let sftMix = "";
 {
-  const bench = await loadBenchmark("social", { context: values.context, ...(values.stance ? { stance: true } : {}) });
+  const bench = await loadBenchmark("social", { context: values.context, ...facts });
   const items = await bench.load(trainFile);
   const types = items.map((item) => item.type);
   const kept = values.balance === "types" ? equalByType(types, values.seed) : types.map((_, i) => i);
@@ -150,22 +155,10 @@ for (const [name, spec] of agents) {
 }
 
 const pairs: [string, string][] = [["majority", "SFT"], ["SFT", "SFT+GRPO"]];
-/** Each test question's type right or wrong in the compared bench runs, by id (from the runs' logs in the store), read once a run. */
+// Each test question's type right or wrong in the compared bench runs, read once a run.
 const runStore = await RunStore.open(store);
-const rightById = new Map<string, Map<string, boolean>>();
-for (const name of new Set(pairs.flat())) {
-  const r = runStore.get(reports[name]!.runId!);
-  if (!r) throw new Error(`no run ${reports[name]!.runId} in ${store}`);
-  const recs = readEpisodeLog<{ kind: string; result?: { id: string; correct: boolean } }>(runStore.episodesPath(r)).records;
-  rightById.set(name, new Map(recs.flatMap((x) => (x.kind === "benchmark_item" && x.result ? [[x.result.id, x.result.correct] as const] : []))));
-}
-const signed = (x: number) => `${x >= 0 ? "+" : "−"}${(100 * Math.abs(x)).toFixed(1)}`;
-const changes: [string, string, PairedChange][] = pairs.map(([before, after]) => [before, after, pairedChange(rightById.get(before)!, rightById.get(after)!)]);
-const pairedRows = [
-  "| agent | against | questions | type accuracy change (points) | standard error | right only here | right only there | McNemar p |",
-  "|:--|:--|--:|--:|--:|--:|--:|--:|",
-  ...changes.map(([before, after, c]) => `| ${after} | ${before} | ${c.shared} | ${signed(c.difference)} | ${(100 * c.standardError).toFixed(1)} | ${c.gained} | ${c.lost} | ${c.p < 0.001 ? "< 0.001" : c.p.toFixed(3)} |`),
-];
+const rightById = new Map([...new Set(pairs.flat())].map((name) => [name, rightByQuestion(runStore, reports[name]!.runId!)]));
+const pairedRows = pairedTable(pairs.map(([before, after]) => [after, before, pairedChange(rightById.get(before)!, rightById.get(after)!)]));
 
 const total = (performance.now() - started) / 1000;
 const num = (x: number | undefined) => (x === undefined ? "–" : x.toFixed(3));
@@ -180,7 +173,7 @@ for (const [name] of agents) {
   }
 }
 const text = [
-  `Social world, ${values.context} prompts${values.stance ? " with the user's stance" : ""}; test split ${testFile} (${values["test-trees"]} trees, seed ${values.seed + 1000}); training split ${values["train-trees"]} trees (seed ${seed}); SFT data: ${sftMix}; policy preset 1m, SFT ${values["sft-steps"]} steps of 16 (field weight ${values["field-weight"]}), GRPO ${values["grpo-steps"]} steps of 8 questions x 4 replies at lr ${values["grpo-lr"]}; ${cpus().length} CPU cores, Node ${process.version}:`,
+  `Social world, ${values.context} prompts${factsTitle(facts)}; test split ${testFile} (${values["test-trees"]} trees, seed ${values.seed + 1000}); training split ${values["train-trees"]} trees (seed ${seed}); SFT data: ${sftMix}; policy preset 1m, SFT ${values["sft-steps"]} steps of 16 (field weight ${values["field-weight"]}), GRPO ${values["grpo-steps"]} steps of 8 questions x 4 replies at lr ${values["grpo-lr"]}; ${cpus().length} CPU cores, Node ${process.version}:`,
   "",
   ...rows,
   "",

@@ -11,8 +11,11 @@
  *     -log p of the true type's tokens themselves (what SFT's loss sees at that token);
  *   - type accuracy (the most likely type) and macro-F1 per depth, against the majority type's.
  *
+ * With --context short, a first row: the same figures for a table of the training split's type
+ * mix per facts line (what reading the facts line perfectly is worth, and no more).
+ *
  *   node dist/measurements/social-type-probe.js --model DIR[,DIR...] --data TEST.jsonl
- *       [--train TRAIN.jsonl] [--questions N] [--seed S] [--threads N]
+ *       [--train TRAIN.jsonl] [--context full|short] [--stance] [--agreement] [--questions N] [--seed S] [--threads N]
  *                                                    (or: npm run probe:social -- ...)
  *
  * A measurement, not a test: it reads the policy the way `bench social` asks it (the same prompt),
@@ -28,8 +31,9 @@ import { DataError } from "../worlds/core/errors.js";
 import { Rng } from "../worlds/core/rng.js";
 import { readTextInput } from "../worlds/core/text-input.js";
 import { loadBenchmark } from "../worlds/registry.js";
-import { macroF1, REACTION_TYPES, type ReactionType, type SocialBenchItem } from "../worlds/social/index.js";
+import { factsLine, factsTitle, macroF1, REACTION_TYPES, TOPICS, type ReactionType, type SocialBenchItem } from "../worlds/social/index.js";
 import { scriptArgs } from "./script-args.js";
+import { factsFields, factsNeedShort, factsOf } from "./social-facts-args.js";
 import { percentCell as pct } from "./cli-process.js";
 
 const USAGE = `node dist/measurements/social-type-probe.js --model DIR[,DIR...] --data TEST.jsonl [options]
@@ -37,7 +41,8 @@ const USAGE = `node dist/measurements/social-type-probe.js --model DIR[,DIR...] 
 
 Probes social policies at the answer's type token: the distribution over comment, repost, like
 and ignore for each test question, its spread across questions, the type's loss against the
-prior's, and type accuracy against the majority type, per depth.
+prior's, and type accuracy against the majority type, per depth. With --context short, the same
+for a table of the --train split's type mix per facts line (reading that line perfectly).
 
 Options:
   --model DIRS       checkpoints (a trained model folder or a checkpoint-STEP folder), comma-separated
@@ -45,6 +50,9 @@ Options:
   --train FILE       the training split: its type mix is the prior and its most frequent type
                      the majority answer (default: the test split's own)
   --context MODE     the benchmark's prompt: full (default) or short (bench social --context)
+  --stance           with --context short: the facts line states the user's stance (bench --stance)
+  --agreement        with --context short: the facts line states whether the item takes the user's
+                     side (bench --agreement)
   --prompts FILE     a JSONL with a "prompt" per question of --data, in order (what a policy
                      trained on rewritten prompts was given), asked instead of the benchmark's
   --questions N      probe N questions drawn with the seed (default 0: every question)
@@ -60,17 +68,19 @@ const values = scriptArgs({
     data: z.string({ error: "is required" }).min(1),
     train: z.string().min(1).optional(),
     context: z.enum(["short", "full"]).default("full"),
+    ...factsFields,
     prompts: z.string().min(1).optional(),
     questions: intArg(0).default(0),
     seed: intArg(0).default(1),
     threads: intArg(1, 1024).optional(),
-  }),
+  }).superRefine(factsNeedShort),
 });
 if (values.threads) loadNative().setThreads(values.threads);
 
 type Type = ReactionType;
 const TYPES = REACTION_TYPES;
-const bench = await loadBenchmark("social", { context: values.context });
+const facts = factsOf(values);
+const bench = await loadBenchmark("social", { context: values.context, ...facts });
 const load = async (file: string) => (await bench.load(file)) as SocialBenchItem[];
 let items = await load(values.data);
 const prompts = values.prompts ? readPrompts(values.prompts, items.length) : undefined;
@@ -152,7 +162,7 @@ const depthOf = (x: SocialBenchItem) => String(x.task.depth);
 const depths = [...new Set(items.map(depthOf))].sort();
 
 const out: string[] = [
-  `Social type probe: ${items.length} questions of ${values.data}; prior and majority (${majority}) from ${values.train ?? "the same file"}: ` +
+  `Social type probe: ${items.length} questions of ${values.data}, ${values.prompts ? `prompts from ${values.prompts}` : `${values.context} prompts${factsTitle(facts)}`}; prior and majority (${majority}) from ${values.train ?? "the same file"}: ` +
     TYPES.map((t, i) => `${t} ${f3(prior[i]!)}`).join(", ") + `; ln 4 = ${f3(Math.log(4))}`,
   "",
 ];
@@ -161,14 +171,12 @@ const summary = [
   `|:--|--:|--:|--:|--:|--:|--:|--:|--:|${depths.map(() => "--:|--:|").join("")}`,
 ];
 const details: string[] = [];
-for (const dir of values.model.split(",").map((d) => d.trim()).filter(Boolean)) {
-  const t0 = performance.now();
-  const ck = loadCheckpoint(dir);
-  const probes = items.map((x) => probe(ck, x));
-  const predicted = probes.map((p) => TYPES[p.dist.indexOf(Math.max(...p.dist))]!);
-  const truth = items.map((x) => x.type);
-  const loss = mean(probes.map((p, i) => -Math.log(p.dist[labelIndex(items[i]!)]!)));
-  const sds = TYPES.map((_, k) => sd(probes.map((p) => p.dist[k]!)));
+const truth = items.map((x) => x.type);
+/** A summary row from each question's distribution over the types: loss, spread, accuracy and macro-F1, per depth. */
+function summaryRow(name: string, dists: readonly number[][], tokenLoss: string): string[] {
+  const predicted = dists.map((d) => TYPES[d.indexOf(Math.max(...d))]!);
+  const loss = mean(dists.map((d, i) => -Math.log(d[labelIndex(items[i]!)]!)));
+  const sds = TYPES.map((_, k) => sd(dists.map((d) => d[k]!)));
   const acc = (keep: (i: number) => boolean, pred: (i: number) => string) => {
     const idx = items.map((_, i) => i).filter(keep);
     return idx.filter((i) => pred(i) === truth[i]).length / idx.length;
@@ -179,9 +187,46 @@ for (const dir of values.model.split(",").map((d) => d.trim()).filter(Boolean)) 
     return ` ${pct(acc(at, (i) => predicted[i]!))} | ${pct(acc(at, () => majority))} |`;
   });
   summary.push(
-    `| ${dir} | ${f3(loss)} | ${f3(priorLoss)} | ${f3(mean(probes.map((p) => p.tokenLoss)))} | ${f3(Math.max(...sds))} | ${pct(acc(all, (i) => predicted[i]!))} | ${pct(acc(all, () => majority))} | ` +
+    `| ${name} | ${f3(loss)} | ${f3(priorLoss)} | ${tokenLoss} | ${f3(Math.max(...sds))} | ${pct(acc(all, (i) => predicted[i]!))} | ${pct(acc(all, () => majority))} | ` +
       `${pct(macroF1(truth, predicted))} | ${pct(macroF1(truth, truth.map(() => majority)))} |${byDepth.join("")}`,
   );
+  return predicted;
+}
+
+/**
+ * What reading the short prompt's facts line perfectly is worth: each question's type mix among
+ * the reference split's questions at its depth with the same facts line (item ids and the topic's
+ * name masked), smoothed toward the prior by 4 questions' weight. Names, the feed's texts and the
+ * profile line are left out: a policy whose type loss is at or below this row's reads more than
+ * the facts line.
+ */
+function factsTable(): number[][] {
+  const key = (x: SocialBenchItem) => {
+    const topic = TOPICS.find((t) => t.key === x.task.tree.post.topic)?.name;
+    const line = (factsLine(x.task, facts) ?? "").replace(/\[[^\]]*\]/g, "[item]");
+    return `${x.task.depth}|${topic ? line.split(topic).join("TOPIC") : line}`;
+  };
+  const counts = new Map<string, number[]>();
+  for (const x of reference) {
+    const k = key(x);
+    const c = counts.get(k) ?? TYPES.map(() => 0);
+    c[labelIndex(x)]!++;
+    counts.set(k, c);
+  }
+  return items.map((x) => {
+    const c = counts.get(key(x)) ?? TYPES.map(() => 0);
+    const n = c.reduce((a, b) => a + b, 0);
+    return TYPES.map((_, k) => (c[k]! + 4 * prior[k]!) / (n + 4));
+  });
+}
+if (values.context === "short" && !prompts) summaryRow(`facts-line table (from ${values.train ?? "the same file"})`, factsTable(), "–");
+
+for (const dir of values.model.split(",").map((d) => d.trim()).filter(Boolean)) {
+  const t0 = performance.now();
+  const ck = loadCheckpoint(dir);
+  const probes = items.map((x) => probe(ck, x));
+  const predicted = summaryRow(dir, probes.map((p) => p.dist), f3(mean(probes.map((p) => p.tokenLoss))));
+  const sds = TYPES.map((_, k) => sd(probes.map((p) => p.dist[k]!)));
   details.push(`${dir} (${((performance.now() - t0) / 1000).toFixed(1)} s): P(type) at the type token`, "", `| questions | n | ${TYPES.join(" | ")} | predicted ${TYPES.join(" / ")} |`, `|:--|--:|${TYPES.map(() => "--:|").join("")}--:|`);
   const row = (name: string, idx: number[]) => {
     if (idx.length === 0) return;

@@ -77,6 +77,8 @@ Social only:
                        line of the facts that decide most reactions; see docs/worlds/social.md)
   --stance             with --context short: the facts line also states the user's stance on the
                        post's topic, from the generated trees' latent block (the user's own mind)
+  --agreement          with --context short: the facts line also states whether the item takes the
+                       user's side (the side its text shows against the user's own stance)
   --embedder onnx:DIR  also BERTScore of the content, with this encoder (a folder with tokenizer.json and
                        model.onnx, exported truncated to the layer BERTScore uses; see docs/worlds/social.md)
 `;
@@ -98,6 +100,7 @@ const Args = z.object({
   quiet: z.boolean().default(false),
   context: z.enum(["short", "full"]).optional(),
   stance: z.boolean().optional(),
+  agreement: z.boolean().optional(),
   embedder: z.string().regex(/^(lexical|onnx:.+)$/, "expected lexical or onnx:DIR").optional(),
   aggregation: z.enum(["set", "part", "conversation"]).optional(),
   depth: intArg(0, 1000).optional(),
@@ -131,7 +134,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     ["--json", args.json],
     ["--md", args.md],
   ]);
-  const given = { context: args.context, stance: args.stance || undefined, embedder: args.embedder, aggregation: args.aggregation, depth: args.depth, vpLabels: args["vp-labels"], hierarchy: args.hierarchy, weights: args.weights, split: args.split };
+  const given = { context: args.context, stance: args.stance || undefined, agreement: args.agreement || undefined, embedder: args.embedder, aggregation: args.aggregation, depth: args.depth, vpLabels: args["vp-labels"], hierarchy: args.hierarchy, weights: args.weights, split: args.split };
   let benchmark;
   try {
     benchmark = await loadBenchmark(name, { ...given, judgeModel: args.judge !== undefined ? await judgeModelArg(args.judge) : undefined });

@@ -57,6 +57,8 @@ Data:
                            reactions); FANToM (--bench): the conversation given with each question
   --stance                 social, with --context short: the facts line also states the user's stance
                            on the post's topic (from the generated trees' latent block), as \`bench --stance\`
+  --agreement              social, with --context short: the facts line also states whether the item
+                           takes the user's side, as \`bench --agreement\`
   --preset NAME            named settings, which flags given beside it override:
 ${GRPO_PRESET_NAMES.map((n) => `                           ${n}: ${GRPO_PRESETS[n].describe}`).join("\n")}
   --hierarchy FILE         usersim: the reply's hierarchy (HumanLM's layout): hierarchical GRPO with the
@@ -138,6 +140,7 @@ const Args = z.object({
   judge: z.string().min(1).optional(),
   context: z.enum(["short", "full"]).optional(),
   stance: z.boolean().optional(),
+  agreement: z.boolean().optional(),
   system: z.string().min(1).optional(),
   out: z.string({ error: "is required" }).min(1),
   steps: intArg(1).optional(),
@@ -328,7 +331,7 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
 
 /** Where the decision points come from: a benchmark file, a graded world's generated records, a world's own generated set (`trainOn: "generated"`), or a world's scripted episodes. */
 async function pointsOf(a: z.infer<typeof Args>, storeRoot: string): Promise<PointSource> {
-  const given = { hierarchy: a.hierarchy, weights: a.weights, split: a.split, context: a.context, stance: a.stance || undefined };
+  const given = { hierarchy: a.hierarchy, weights: a.weights, split: a.split, context: a.context, stance: a.stance || undefined, agreement: a.agreement || undefined };
   const options: BenchmarkOptions = {
     ...Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)),
     ...(a.judge !== undefined ? { judgeModel: await judgeModelArg(a.judge) } : {}),

@@ -9,7 +9,7 @@ import { scoreSocial, scoreTask } from "../../worlds/social/scoring.js";
 import { compactPrompt, factsLine, taskPrompt } from "../../worlds/social/prompts.js";
 import { SocialBenchmark } from "../../worlds/social/benchmark.js";
 import { tasksOf } from "../../worlds/social/tasks.js";
-import { SIDE_THRESHOLD } from "../../worlds/social/text.js";
+import { SIDE_THRESHOLD, visibleSide } from "../../worlds/social/text.js";
 import { TOPICS } from "../../worlds/social/vocabulary.js";
 import { stanceWords } from "../../worlds/social/population.js";
 import { loadBenchmark } from "../../worlds/registry.js";
@@ -171,5 +171,71 @@ describe("the social generator", () => {
     expect(bench.title).toContain("with the user's stance");
     await expect(loadBenchmark("social", { stance: true })).rejects.toThrow("--stance goes with --context short");
     await expect(loadBenchmark("tomi", { stance: true })).rejects.toThrow("--stance does not apply to tomi");
+  });
+
+  it("reads an item's side off its text alone: the side of its latent stance whenever the text states a claim", () => {
+    const sides = { for: 0, against: 0, none: 0 };
+    for (const { tree } of trees) {
+      const topic = TOPICS.findIndex((x) => x.key === tree.post.topic);
+      const stances = new Map(tree.latent!.items.map((x) => [x.id, x.stance]));
+      for (const it of [tree.post, ...tree.interactions.filter((x) => x.type !== "like")]) {
+        const side = visibleSide(it.text, topic);
+        const stance = stances.get(it.id)!;
+        if (side) expect(stance * (side === "for" ? 1 : -1), `${it.text} (stance ${stance})`).toBeGreaterThanOrEqual(SIDE_THRESHOLD);
+        // A writer without a side states no claim; one with a side may not either ("agreed", "Worth reading.").
+        if (Math.abs(stance) < SIDE_THRESHOLD) expect(side, it.text).toBeUndefined();
+        sides[side ?? "none"]++;
+      }
+    }
+    for (const n of Object.values(sides)) expect(n).toBeGreaterThan(20);
+    // In any case (terse writers lower-case everything); a text stating both sides shows neither.
+    const bike = TOPICS.findIndex((x) => x.key === "bike-lanes");
+    expect(visibleSide("@Lin Chen wrong. more bike lanes make cities safer", bike)).toBe("for");
+    expect(visibleSide("BIKE LANES WASTE ROAD SPACE", bike)).toBe("against");
+    expect(visibleSide("More bike lanes make cities safer, but bike lanes waste road space", bike)).toBeUndefined();
+    expect(visibleSide("Do bike lanes work in hilly cities?", bike)).toBeUndefined();
+    expect(visibleSide("More bike lanes make cities safer", TOPICS.findIndex((x) => x.key === "nuclear-power"))).toBeUndefined();
+    // No claim of a side contains one of the other's: a text shows one side or none.
+    for (const t of TOPICS) for (const a of t.pro) for (const b of t.con) expect(a.toLowerCase().includes(b.toLowerCase()) || b.toLowerCase().includes(a.toLowerCase())).toBe(false);
+  });
+
+  it("with agreement, the facts line also states whether the item takes the user's side: its text's side against the user's stance when they decided", async () => {
+    const said = new Map<string, number>();
+    for (const t of tasks) {
+      const plain = factsLine(t)!;
+      const d = t.tree.latent!.decisions.find((x) => x.user === t.user && x.parent === t.parent)!;
+      const item = t.parent === t.tree.post.id ? t.tree.post : t.tree.interactions.find((x) => x.id === t.parent)!;
+      const side = visibleSide(item.text, TOPICS.findIndex((x) => x.key === t.tree.post.topic));
+      const want =
+        side === undefined ? "It takes no side." : Math.abs(d.stance) < SIDE_THRESHOLD ? "You take no side." : (d.stance > 0) === (side === "for") ? "It agrees with you." : "It disagrees with you.";
+      // After the topic's place (and the stance, when stated), before the earlier reactions.
+      const topicEnd = plain.indexOf(".", plain.indexOf("Its topic, ")) + 1;
+      const withAgreement = factsLine(t, { agreement: true })!;
+      expect(withAgreement).toBe(`${plain.slice(0, topicEnd)} ${want}${plain.slice(topicEnd)}`);
+      const withStance = factsLine(t, { stance: true })!;
+      const stanceEnd = withStance.indexOf(".", withStance.indexOf("Your stance on ")) + 1;
+      expect(factsLine(t, { stance: true, agreement: true })).toBe(`${withStance.slice(0, stanceEnd)} ${want}${withStance.slice(stanceEnd)}`);
+      expect(compactPrompt(t, { agreement: true })).toBe(compactPrompt(t).replace(plain, withAgreement));
+      // What the user perceives: no number, no latent word.
+      for (const secret of ["stance", "latent", d.stance.toFixed(2)]) expect(withAgreement).not.toContain(secret);
+      said.set(want, (said.get(want) ?? 0) + 1);
+    }
+    expect([...said.keys()].sort()).toEqual(["It agrees with you.", "It disagrees with you.", "It takes no side.", "You take no side."]);
+    // A tree without a latent block (a real dump's) has no stance of the user's to compare with.
+    const { latent: _, ...bare } = tasks[0]!.tree;
+    expect(factsLine({ ...tasks[0]!, tree: bare as SocialTree }, { agreement: true })).toBe(factsLine(tasks[0]!));
+    // The benchmark asks it with context short; agreement alone is refused, and by other worlds.
+    const file = join(mkdtempSync(join(tmpdir(), "sw-social-")), "gen.jsonl");
+    writeFileSync(file, g.jsonl);
+    for (const facts of [{ agreement: true }, { stance: true, agreement: true }]) {
+      const bench = await loadBenchmark("social", { context: "short", ...facts });
+      const item = (await bench.load(file))[7] as unknown as { task: (typeof tasks)[number] };
+      expect(bench.task(item as never, "vanilla").prompt).toBe(compactPrompt(item.task, facts));
+    }
+    expect((await loadBenchmark("social", { context: "short", agreement: true })).title).toContain("with whether the item agrees");
+    expect((await loadBenchmark("social", { context: "short", stance: true, agreement: true })).title).toContain("with the user's stance and whether the item agrees");
+    await expect(loadBenchmark("social", { agreement: true })).rejects.toThrow("--agreement goes with --context short");
+    await expect(loadBenchmark("tomi", { agreement: true })).rejects.toThrow("--agreement does not apply to tomi");
+    expect(() => new SocialBenchmark({ agreement: true })).toThrow("the agreement is a fact of the short prompt's facts line");
   });
 });

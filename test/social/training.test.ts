@@ -71,7 +71,7 @@ describe("social decision points", () => {
 });
 
 describe("train grpo --world social --context", () => {
-  it("short: the rollouts are asked, byte for byte, the prompts bench social --context short asks a policy", async () => {
+  it("short: the rollouts are asked, byte for byte, the prompts bench social --context short asks a policy, with its facts (--stance, --agreement) too", async () => {
     const c = capture();
     try {
       const dir = tempDir("sw-social-short-");
@@ -113,6 +113,28 @@ describe("train grpo --world social --context", () => {
         expect(r.turns[0]!.prompt).toContain(SOCIAL_INSTRUCTIONS);
         expect(r.turns[0]!.prompt).not.toBe(asked.get(task(r.result.id)));
       }
+      // With the facts that read the latent block (--stance, --agreement): bench, GRPO's rollouts and
+      // the SFT export of the bench run ask the same prompts, byte for byte, each with the facts.
+      const facts = ["--stance", "--agreement"];
+      expect(await main(["bench", "social", "--data", data, "--context", "short", ...facts, "--agent", `policy:${model}?max_new_tokens=24`, "--store", join(dir, "bench-facts"), "--quiet"]), c.err).toBe(0);
+      const benchFacts = await prompts(join(dir, "bench-facts"));
+      expect(benchFacts.run.params).toMatchObject({ options: { context: "short", stance: true, agreement: true } });
+      const askedFacts = new Map(benchFacts.recs.map((r) => [task(r.result.id), r.turns[0]!.prompt]));
+      for (const item of items) {
+        const withFacts = compactPrompt((item as SocialBenchItem).task, { stance: true, agreement: true });
+        expect(withFacts).toMatch(/It (dis)?agrees with you\.|It takes no side\.|You take no side\./);
+        expect(askedFacts.get(task(item.id))).toContain(withFacts);
+        expect(askedFacts.get(task(item.id))).not.toBe(asked.get(task(item.id)));
+      }
+      expect(await main([...args("short", "facts"), ...facts]), c.err).toBe(0);
+      const grpoFacts = await prompts(join(dir, "store-facts"));
+      expect(grpoFacts.run.params).toMatchObject({ benchmark: "social", options: { context: "short", stance: true, agreement: true } });
+      expect(grpoFacts.recs).toHaveLength(8);
+      for (const r of grpoFacts.recs) expect(r.turns[0]!.prompt, r.result.id).toBe(askedFacts.get(task(r.result.id)));
+      expect(await main(["export", "--run", benchFacts.run.id, "--format", "chat", "--out", join(dir, "facts.chat"), "--store", join(dir, "bench-facts")]), c.err).toBe(0);
+      const exported = readFileSync(join(dir, "facts.chat"), "utf8").trimEnd().split("\n").map((l) => JSON.parse(l) as { messages: { role: string; content: string }[] });
+      expect(exported).toHaveLength(items.length);
+      expect(exported.map((x) => x.messages[0]!.content).sort()).toEqual(items.map((item) => compactPrompt((item as SocialBenchItem).task, { stance: true, agreement: true })).sort());
       // A world that is not trained on its generator's set takes no --context.
       expect(await main(["train", "grpo", "--model", model, "--world", "tomi", "--context", "short", "--out", join(dir, "tomi"), "--store", join(dir, "store-tomi"), "--steps", "1", "--quiet"])).toBe(2);
       expect(c.err).toContain("--context does not apply to tomi");

@@ -118,7 +118,7 @@ export interface FoundItem {
 
 /**
  * The benchmark options a run was asked with (`bench --context full`): FANToM's prompts depend on
- * them, the social world's on its context and stance and its items on the depth, usersim's on the
+ * them, the social world's on its context and facts (stance, agreement) and its items on the depth, usersim's on the
  * hierarchy and its items on the split. (An LLM judge is not needed to
  * rebuild prompts: references are checked with the offline judge.)
  */
@@ -126,6 +126,7 @@ const RunBenchmarkOptions = z
   .object({
     context: z.enum(["short", "full"]).optional(),
     stance: z.boolean().optional(),
+    agreement: z.boolean().optional(),
     depth: z.number().int().nonnegative().optional(),
     embedder: z.string().optional(),
     aggregation: z.enum(["set", "part", "conversation"]).optional(),

@@ -134,6 +134,8 @@ export interface BenchmarkOptions {
   readonly aggregation?: "set" | "part" | "conversation";
   /** Social, with context "short": the facts line also states the user's stance on the post's topic (from the generator's latent block: the user's own mind). */
   readonly stance?: boolean;
+  /** Social, with context "short": the facts line also states whether the item's text takes the user's side on the topic (the side the text shows against the user's own stance). */
+  readonly agreement?: boolean;
   /** Social: only the tasks at this depth (0: reactions to the post, 1: to a depth-0 comment or repost). */
   readonly depth?: number;
   /** Hi-ToM: what VP entries are scored against, "cotp" (the CoTP twin's label: upstream's evaluator) or "own". */

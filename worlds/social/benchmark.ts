@@ -24,7 +24,7 @@ import { MajorityPredictor, SimulationPredictor } from "./baselines.js";
 import { OnnxTokenEncoder, type TokenEncoder } from "./bertscore.js";
 import { groundTruthContext } from "./contexts.js";
 import { readTreeFile } from "./format.js";
-import { compactPrompt, nameOf, taskJsonSchema, taskPrompt } from "./prompts.js";
+import { compactPrompt, factsTitle, nameOf, taskJsonSchema, taskPrompt, type FactsOptions } from "./prompts.js";
 import { contentRougeL, perLabel, readReply, scoreTask, type BertScoreMeans } from "./scoring.js";
 import { labelReply, replyFor, tasksOf, type SocialTask } from "./tasks.js";
 
@@ -53,19 +53,20 @@ export class SocialBenchmark implements Benchmark<SocialBenchItem> {
   readonly depth: number | undefined;
   /** The prompt: "full" (profile, recent posts, feed, the answer's instructions) or "short" (prompts.ts's compactPrompt). */
   readonly context: "short" | "full";
-  /** The short prompt's facts line states the user's stance on the topic (prompts.ts's FactsOptions). */
-  readonly stance: boolean;
+  /** What the short prompt's facts line states besides the screen: the user's stance, whether the item takes their side (prompts.ts's FactsOptions). */
+  readonly facts: FactsOptions;
   private readonly encoder: TokenEncoder | undefined;
   private readonly simulation = new SimulationPredictor();
   private readonly contexts = new WeakMap<readonly SocialTask[], { context: SocializedContext; id: string }>();
 
   /** `embedder`: "onnx:DIR" for BERTScore (the folder is opened now: a bad one fails here). */
-  constructor(opts: Pick<BenchmarkOptions, "embedder" | "depth" | "context" | "stance"> = {}) {
+  constructor(opts: Pick<BenchmarkOptions, "embedder" | "depth" | "context" | "stance" | "agreement"> = {}) {
     if (opts.depth !== undefined && !(Number.isInteger(opts.depth) && opts.depth >= 0)) throw new RangeError(`depth must be a non-negative integer, got ${opts.depth}`);
     this.depth = opts.depth;
     this.context = opts.context ?? "full";
-    this.stance = opts.stance ?? false;
-    if (this.stance && this.context !== "short") throw new RangeError("the stance is a fact of the short prompt's facts line: it goes with context short");
+    this.facts = { ...(opts.stance ? { stance: true } : {}), ...(opts.agreement ? { agreement: true } : {}) };
+    for (const fact of Object.keys(this.facts))
+      if (this.context !== "short") throw new RangeError(`the ${fact} is a fact of the short prompt's facts line: it goes with context short`);
     if (opts.embedder !== undefined) {
       if (!opts.embedder.startsWith("onnx:")) throw new RangeError(`the social benchmark's embedder is BERTScore's encoder, onnx:DIR (got "${opts.embedder}")`);
       this.encoder = OnnxTokenEncoder.open(opts.embedder.slice("onnx:".length));
@@ -73,7 +74,7 @@ export class SocialBenchmark implements Benchmark<SocialBenchItem> {
   }
 
   get title(): string {
-    const parts = [this.depth !== undefined ? `depth ${this.depth}` : "", this.context === "short" ? `short prompts${this.stance ? " with the user's stance" : ""}` : "", this.encoder ? `BERTScore with ${this.encoder.id}` : ""].filter(Boolean);
+    const parts = [this.depth !== undefined ? `depth ${this.depth}` : "", this.context === "short" ? `short prompts${factsTitle(this.facts)}` : "", this.encoder ? `BERTScore with ${this.encoder.id}` : ""].filter(Boolean);
     return `Social media: comment, repost, like or ignore${parts.length ? ` (${parts.join(", ")})` : ""}`;
   }
 
@@ -109,7 +110,7 @@ export class SocialBenchmark implements Benchmark<SocialBenchItem> {
   }
 
   task(item: SocialBenchItem, mode: QuestionTask["mode"]): QuestionTask {
-    const prompt = this.context === "short" ? compactPrompt(item.task, { stance: this.stance }) : taskPrompt(item.task);
+    const prompt = this.context === "short" ? compactPrompt(item.task, this.facts) : taskPrompt(item.task);
     // The prompt's last line is the question; what comes before it, the story (simulation mode
     // asks the question over the story's socialized context).
     const cut = prompt.lastIndexOf("\n");

@@ -31,10 +31,11 @@ export const world: WorldEntry = {
     },
   },
   benchmark: {
-    options: ["embedder", "depth", "context", "stance"],
+    options: ["embedder", "depth", "context", "stance", "agreement"],
     async create(opts) {
       if (opts.depth !== undefined && !(Number.isInteger(opts.depth) && opts.depth >= 0)) throw new BenchmarkOptionError(`--depth: expected a non-negative integer, got ${opts.depth}`);
-      if (opts.stance && opts.context !== "short") throw new BenchmarkOptionError("--stance goes with --context short (a fact of the short prompt's facts line)");
+      for (const fact of ["stance", "agreement"] as const)
+        if (opts[fact] && opts.context !== "short") throw new BenchmarkOptionError(`--${fact} goes with --context short (a fact of the short prompt's facts line)`);
       try {
         // An ONNX encoder's folder is opened now: a bad one stops the command before a run exists.
         return new SocialBenchmark(opts);
@@ -58,13 +59,14 @@ export { generateSocial, generateSocialTree, type GeneratedSocial, type SocialGe
 export { buildFollowGraph, followersOf, followingOf, follows, graphBytes, type FollowGraph } from "./graph.js";
 export { nameOf as userName, topInterest } from "./population.js";
 export { generateNetwork, type Network, type NetworkOptions } from "./network.js";
-export { compactPrompt, factsLine, SOCIAL_INSTRUCTIONS, taskJsonSchema, taskPrompt } from "./prompts.js";
+export { agreementFact, compactPrompt, factsLine, factsTitle, SOCIAL_INSTRUCTIONS, taskJsonSchema, taskPrompt, type FactsOptions } from "./prompts.js";
 export { socialReward, SOCIAL_REWARD_WEIGHTS, type SocialReward, type SocialRewardWeights } from "./rewards.js";
 export { MAX_ROOM_USERS, playableScenario, socialScenario, type SocialScenario, type SocialScenarioOptions } from "./scenario.js";
 export { contentRougeL, macroF1, readReply, scoreSocial, scoreTask, type DepthScores, type ScoredTask, type SocialScores } from "./scoring.js";
 export { renderScreen, screenOf, type Screen, type ScreenEntry, type ScreenItem } from "./screen.js";
 export { DEFAULT_SIM_CONFIG, SocialSim, VIA_NAMES, type SimConfig } from "./sim.js";
 export { labelReply, replyFor, tasksOf, type SocialTask } from "./tasks.js";
+export { visibleSide, type Side } from "./text.js";
 export { STYLES, TOPICS } from "./vocabulary.js";
 export { itemsSeenBy, type SeenItem } from "./seen-items.js";
 export { KIND_NAMES, type KindName } from "./items.js";

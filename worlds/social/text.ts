@@ -92,6 +92,26 @@ export const AGREE_THRESHOLD = 0.1;
 /** Stance beyond which a user takes a side (below it, asks instead of claiming). */
 export const SIDE_THRESHOLD = 0.15;
 
+/** A side on a topic, as a text states it. */
+export type Side = "for" | "against";
+
+/**
+ * The side a text takes on topic `topic` (an index of TOPICS), as anyone who reads it sees it:
+ * "for" or "against" when it states one of the topic's claims for or against (in any case, as
+ * writeText words them), undefined when it states none (a question, "agreed", a repost without
+ * words). The item's stance itself is latent; this is what its text shows of it, read off the
+ * text alone, so it applies to any text (one a person wrote shows a side only in these words).
+ */
+export function visibleSide(text: string, topic: number): Side | undefined {
+  const t = TOPICS[topic];
+  if (!t) return undefined;
+  const lower = text.toLowerCase();
+  const states = (claims: readonly string[]) => claims.some((c) => lower.includes(c.toLowerCase()));
+  const pro = states(t.pro);
+  const con = states(t.con);
+  return pro === con ? undefined : pro ? "for" : "against";
+}
+
 function lowerStart(s: string): string {
   // "Nuclear power is..." -> "nuclear power is..."; "AI art..." keeps its acronym.
   return s.length > 1 && s[1] === s[1]!.toLowerCase() ? s[0]!.toLowerCase() + s.slice(1) : s;

@@ -1,0 +1,29 @@
+/**
+ * Question by question comparisons of social policies' bench runs: each run's right-or-wrong per
+ * test question, read from its log in the run store, and the table of paired changes
+ * (benchmarks/paired-change.ts) that social-demo.ts prints within one run of the demo and
+ * social-demo-compare.ts between two.
+ */
+import type { PairedChange } from "../benchmarks/paired-change.js";
+import { readEpisodeLog } from "../store/episode-log.js";
+import type { RunStore } from "../store/run-store.js";
+
+/** Each question's type right or wrong in bench run `runId` of `store`, by question id (`test.jsonl#TREE/USER@ITEM`). */
+export function rightByQuestion(store: RunStore, runId: string): Map<string, boolean> {
+  const r = store.get(runId);
+  if (!r) throw new Error(`no run ${runId} in ${store.root}`);
+  const recs = readEpisodeLog<{ kind: string; result?: { id: string; correct: boolean } }>(store.episodesPath(r)).records;
+  return new Map(recs.flatMap((x) => (x.kind === "benchmark_item" && x.result ? [[x.result.id, x.result.correct] as const] : [])));
+}
+
+/** "+0.7" or "−1.5": a change in points. */
+export const signedPoints = (x: number): string => `${x >= 0 ? "+" : "−"}${(100 * Math.abs(x)).toFixed(1)}`;
+
+/** A Markdown table of paired changes: one row per [agent, against, change]. */
+export function pairedTable(rows: readonly (readonly [string, string, PairedChange])[]): string[] {
+  return [
+    "| agent | against | questions | type accuracy change (points) | standard error | right only here | right only there | McNemar p |",
+    "|:--|:--|--:|--:|--:|--:|--:|--:|",
+    ...rows.map(([after, before, c]) => `| ${after} | ${before} | ${c.shared} | ${signedPoints(c.difference)} | ${(100 * c.standardError).toFixed(1)} | ${c.gained} | ${c.lost} | ${c.p < 0.001 ? "< 0.001" : c.p.toFixed(3)} |`),
+  ];
+}
