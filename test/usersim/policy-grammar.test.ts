@@ -44,7 +44,7 @@ describe("usersim under constrained decoding", () => {
       const b = new UsersimBenchmark({ hierarchy: h });
       const [item] = await b.load(file);
       const task = b.task(item!, "vanilla");
-      expect(task.answerForm).toEqual({ type: "pattern", pattern: replyTextPattern(h) });
+      expect(task.answerForm).toMatchObject({ type: "pattern", pattern: replyTextPattern(h) });
       expect(regexOf(actionSpec(answerGrammarSchema(task), task.candidates!.map((answer) => ({ answer })), "schema"))).toBe(new RegExp(replyTextPattern(h)).source);
       // The policy agent asks with the world's free answer and the task's form: the grammar GRPO samples under, in every mode.
       const listed = task.candidates!.map((answer) => ({ answer }));

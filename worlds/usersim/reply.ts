@@ -111,6 +111,11 @@ export function boundedStatePattern(d: Dimension): string {
   return `(?=[^\\n]{1,${maxChars(d)}}\\n)(?:${STATE_PATTERN})`;
 }
 
+/** One tag's block as the reply's pattern writes it: its state bounded (boundedStatePattern), or the response. */
+function blockPattern(h: Hierarchy, d: Dimension): string {
+  return `<${d.name}>\\n${d === h.response ? RESPONSE_TEXT : boundedStatePattern(d)}\\n</${d.name}>`;
+}
+
 /**
  * The text form as one anchored regular expression: what a constrained decoder compiles to make
  * every sample parse. It fixes the layout `renderReply` writes and bounds each state at the
@@ -118,6 +123,15 @@ export function boundedStatePattern(d: Dimension): string {
  * breaks, is bounded by the sampler's token budget.
  */
 export function replyTextPattern(h: Hierarchy): string {
-  const block = (tag: string, body: string) => `<${tag}>\\n${body}\\n</${tag}>`;
-  return `^${[...h.states.map((d) => block(d.name, boundedStatePattern(d))), block(h.response.name, RESPONSE_TEXT)].join("\\n")}$`;
+  return `^${[...h.states, h.response].map((d) => blockPattern(h, d)).join("\\n")}$`;
+}
+
+/**
+ * One level of the text form alone (per-level generation: each tag written by a request of its
+ * own), as an anchored pattern: the levels' texts joined by a line break match replyTextPattern.
+ */
+export function levelTextPattern(h: Hierarchy, tag: string): string {
+  const d = [...h.states, h.response].find((x) => x.name === tag);
+  if (!d) throw new Error(`"${tag}" is not a tag of the hierarchy`);
+  return `^${blockPattern(h, d)}$`;
 }
