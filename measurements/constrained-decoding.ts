@@ -62,7 +62,7 @@ async function grammars(): Promise<{ name: string; spec: ConstraintSpec }[]> {
     },
     { name: "json_object", spec: { type: "json_object", whitespace: "flexible", depth: 3 } },
     { name: "choice (4 answers)", spec: { type: "choice", choices: ["box", "basket", "crate", "green_bucket"] } },
-    { name: "usersim reply (six states of 384 counted)", spec: { type: "regex", pattern: replyTextPattern(DEFAULT_HIERARCHY) } },
+    { name: "usersim reply (six states of 384 and a response of 4,096 counted)", spec: { type: "regex", pattern: replyTextPattern(DEFAULT_HIERARCHY) } },
   ];
 }
 

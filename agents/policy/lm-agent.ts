@@ -19,6 +19,8 @@ import { askedQuestion } from "./question-prompt.js";
 import { citedAnswer } from "../../worlds/core/compact-context.js";
 import { questionTaskOf } from "../../worlds/question/world.js";
 import type { Completer } from "../../models/sampling.js";
+import type { AnswerLevels } from "../../worlds/question/world.js";
+import { decodeLevels } from "./level-decoding.js";
 import type { PolicyTokenizer } from "../../models/tokenizer.js";
 import { softThinkingOf, type LmAgentOptions } from "./options.js";
 
@@ -41,6 +43,8 @@ export class LanguageModelAgent implements Agent {
     // The episode's seed is in it: the turns of a looping room's episodes share world, agent and
     // timestep, and without it every episode would draw the same numbers.
     const seed = hashString(`${this.options.seed}|${turn.episode ?? ""}|${turn.world}|${turn.agent}|${turn.timestep}|${item}`);
+    const form = task?.answerForm;
+    if (this.options.generation === "per-level" && form?.type === "pattern" && form.levels) return this.actPerLevel(turn, form.levels, completer, tokenizer, seed);
     // The grammar: over a compact context the reply cites one of its lines (the answer is that line's
     // value); a question whose answer has a form of its own (the social world's JSON reaction,
     // usersim's tagged reply) is answered in that form; anything else in the action's.
@@ -77,5 +81,42 @@ export class LanguageModelAgent implements Agent {
       throw new AgentFailure((err as Error).message, { prompt, raw: c!.text, info });
     }
     return { action, prompt, raw: c!.text, info };
+  }
+
+  /**
+   * HumanLM's per-level generation: each level by a request of its own (level-decoding.ts), each
+   * level's seed derived from the turn's. The log keeps every level's prompt and what it wrote;
+   * the turn's prompt is the first level's.
+   */
+  private async actPerLevel(turn: AgentTurn, levels: AnswerLevels, completer: Completer, tokenizer: PolicyTokenizer, seed: number): Promise<AgentReply> {
+    const temperature = this.options.answer_temperature ?? this.options.temperature;
+    const [answer] = await decodeLevels(completer, tokenizer, [{ levels, ...(this.options.system !== undefined ? { system: this.options.system } : {}) }], { temperature, topK: this.options.top_k, topP: this.options.top_p }, {
+      constrain: this.options.constrain,
+      seedOf: (_row, level) => (level === 0 ? seed : hashString(`${seed}|level ${level}`)),
+    });
+    const segs = answer!.segments;
+    const info = {
+      generation: "per-level",
+      promptTokens: segs.reduce((a, s) => a + s.completion.promptTokens, 0),
+      completionTokens: segs.reduce((a, s) => a + s.completion.tokens.length, 0),
+      logprob: segs.reduce((a, s) => a + s.completion.logprobs.reduce((x, y) => x + y, 0), 0),
+      finishReason: segs.some((s) => s.completion.finishReason === "length") ? "length" : segs[segs.length - 1]!.completion.finishReason,
+      levels: segs.map((s) => ({
+        name: s.name,
+        prompt: s.prompt,
+        raw: s.completion.text,
+        promptTokens: s.completion.promptTokens,
+        completionTokens: s.completion.tokens.length,
+        budget: s.budget,
+        finishReason: s.completion.finishReason,
+      })),
+      ...(segs.some((s) => s.constraint) ? { constrained: this.options.constrain } : {}),
+    };
+    const prompt = segs[0]?.prompt ?? "";
+    try {
+      return { action: parseAction(answer!.text, turn.actionSchema), prompt, raw: answer!.text, info };
+    } catch (err) {
+      throw new AgentFailure((err as Error).message, { prompt, raw: answer!.text, info });
+    }
   }
 }

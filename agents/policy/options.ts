@@ -11,6 +11,10 @@ import { AgentSpecError } from "../agent-spec-error.js";
 export const CONSTRAIN_MODES = ["schema", "options", "off"] as const;
 export type ConstrainMode = (typeof CONSTRAIN_MODES)[number];
 
+/** How a leveled answer is generated: in one piece, or level by level (HumanLM's). */
+export const GENERATION_MODES = ["joint", "per-level"] as const;
+export type GenerationMode = (typeof GENERATION_MODES)[number];
+
 export const LmAgentOptionsSchema = z.object({
   temperature: z.coerce.number().nonnegative().default(0),
   /**
@@ -26,6 +30,12 @@ export const LmAgentOptionsSchema = z.object({
   system: z.string().optional(),
   /** The grammar replies are sampled under (action-grammar.ts). */
   constrain: z.enum(CONSTRAIN_MODES).default("schema"),
+  /**
+   * How an answer whose form has levels (usersim's hierarchy) is written: `joint`, the whole answer
+   * in one generation of max_new_tokens; `per-level`, HumanLM's: one generation per level, each
+   * with its own prompt, grammar and budget (level-decoding.ts). Other turns are joint either way.
+   */
+  generation: z.enum(GENERATION_MODES).default("joint"),
   /** onnx agents: onnxruntime intra-op threads. */
   threads: z.coerce.number().int().positive().optional(),
   /**
@@ -51,6 +61,7 @@ export function parseAgentTarget(spec: string, target: string): { dir: string; o
     throw new AgentSpecError(`${spec}: ${issue.path.join(".") || "option"}: ${issue.message}`);
   }
   const o = r.data;
+  if (o.generation === "per-level" && o.soft_thinking !== undefined) throw new AgentSpecError(`${spec}: soft_thinking goes with generation=joint (a per-level answer is written without soft tokens)`);
   if (o.soft_thinking === undefined) {
     const stray = (["tau", "soft_top_p"] as const).find((k) => o[k] !== undefined);
     if (stray) throw new AgentSpecError(`${spec}: ${stray} is a setting of soft thinking: add soft_thinking=K`);

@@ -281,7 +281,7 @@ function bodyDfa(body: Lang, encoding: Encoding, maxStates: number, pointer: str
     const b = nfa.build(body, encoding, maxStates);
     // One counter per string: a bounded group inside a string's pattern would need a second.
     if (nfa.texts.length > 0) throw new GrammarError("a counted text may not hold another (a bounded group inside a string's pattern)", pointer);
-    dfa = determinizeBody(nfa, b.start, b.end, pointer);
+    dfa = minimizeBody(determinizeBody(nfa, b.start, b.end, pointer));
     if (bodies.size >= 256) bodies.delete(bodies.keys().next().value!);
     bodies.set(key, dfa);
   }
@@ -334,4 +334,59 @@ function determinizeBody(nfa: Nfa, start: number, end: number, pointer: string):
     pend: Uint8Array.from(sets, (set) => Math.max(...set.map((q) => nfa.pend[q]!))),
     accepting: Uint8Array.from(sets, (set) => (set.includes(end) ? 1 : 0)),
   };
+}
+
+/**
+ * The body's smallest DFA (Moore's partition refinement): states that accept alike, are as deep
+ * in a character (pend) and go, byte by byte, to equivalent states completing as many units, are
+ * one. A counted text is laid out as (count, body state), so the body's size multiplies its
+ * bound: a response's body (text without its closing tag, then that tag) shrinks several times.
+ * The start stays state 0.
+ */
+function minimizeBody(d: BodyDfa): BodyDfa {
+  const n = d.size;
+  let block = new Int32Array(n);
+  let count = 0;
+  const relabel = (key: (s: number) => string): number => {
+    const ids = new Map<string, number>();
+    const next = new Int32Array(n);
+    for (let s = 0; s < n; s++) {
+      const k = key(s);
+      let id = ids.get(k);
+      if (id === undefined) ids.set(k, (id = ids.size));
+      next[s] = id;
+    }
+    block = next;
+    return ids.size;
+  };
+  count = relabel((s) => `${d.accepting[s]},${d.pend[s]}`);
+  for (;;) {
+    const before = block;
+    const c = relabel((s) => {
+      let k = `${before[s]}`;
+      for (let b = 0; b < 256; b++) {
+        const t = d.trans[s * 256 + b]!;
+        k += t < 0 ? ",-" : `,${before[t]}:${d.units[s * 256 + b]}`;
+      }
+      return k;
+    });
+    if (c === count) break;
+    count = c;
+  }
+  if (count === n) return d;
+  const trans = new Int32Array(count * 256).fill(-1);
+  const units = new Uint8Array(count * 256);
+  const pend = new Uint8Array(count);
+  const accepting = new Uint8Array(count);
+  for (let s = 0; s < n; s++) {
+    const to = block[s]!;
+    pend[to] = d.pend[s]!;
+    accepting[to] = d.accepting[s]!;
+    for (let b = 0; b < 256; b++) {
+      const t = d.trans[s * 256 + b]!;
+      trans[to * 256 + b] = t < 0 ? -1 : block[t]!;
+      units[to * 256 + b] = d.units[s * 256 + b]!;
+    }
+  }
+  return { size: count, trans, units, pend, accepting };
 }

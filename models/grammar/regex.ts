@@ -13,7 +13,9 @@
  * characters are all of C, then L itself. In any regex engine it says that G's text has m..n
  * characters (the run of C before L is G's text), and that is how it compiles: G as a counted
  * text closed by L (language.ts's `text`), a counter beside G's small automaton instead of G
- * repeated n times. A state of a usersim reply is one (`replyTextPattern`).
+ * repeated n times. A state of a usersim reply is one (`replyTextPattern`). With L the end of
+ * the input, `(?=C{m,n}$)G$`, G is a counted text that ends the pattern (a usersim reply's
+ * response with its closing tag).
  *
  * Characters are kept within the Basic Multilingual Plane: there a pattern means the same with
  * or without JavaScript's `u` flag (and in Python's `re`), so every validator agrees.
@@ -158,6 +160,7 @@ class RegexParser {
     const max = q[4] !== undefined || q[3] === "" ? Infinity : q[2] === undefined ? min : Number(q[3]);
     if (max < min) this.fail("numbers out of order in {} quantifier");
     if (min > MAX_BOUND || (max !== Infinity && max > MAX_BOUND)) this.fail(`length bounds above ${MAX_BOUND} are not supported`);
+    if (this.src.startsWith("$)", this.i)) return this.boundedToEnd(run.set, min, max);
     const closer = this.closing(run.set, "a length bound (?=C{m,n}L) must end with one ASCII character L that C does not hold");
     if (this.peek() !== ")") this.fail("a length bound (?=C{m,n}L) holds nothing after L");
     this.i++;
@@ -173,6 +176,23 @@ class RegexParser {
     }
     if (/^(?:[*+?]|\{\d+(?:,\d*)?\})/.test(this.src.slice(this.i))) this.fail("the closing character of a bounded group may not be repeated");
     return text(body, min, max, false, this.pointer, closer);
+  }
+
+  /**
+   * `(?=C{m,n}$)G$` (after "(?=C{m,n}" is seen): G as a text of m..n characters that ends the
+   * pattern (the run of C up to the end of the input is G's text). G may hold what a line-closed
+   * bound cannot: a text closed by a word (usersim's response, closed by `\n</response>`), its
+   * characters counted up to its end.
+   */
+  private boundedToEnd(set: CharSet, min: number, max: number): Lang {
+    this.i += 2;
+    const c = this.peek();
+    if (c === undefined || c === "|" || c === ")" || c === "$" || this.src.startsWith("(?=", this.i)) this.fail("a length bound must be followed by the group it bounds");
+    const body = this.quantified(this.atom());
+    if (hasText(body)) this.fail("a bounded group may not hold another length bound");
+    for (const s of charSets(body)) if (!isEmpty(minus(s, set))) this.fail("the bounded group may only write characters of its bound's class");
+    if (this.peek() !== "$" || (this.i + 1 !== this.src.length && this.src[this.i + 1] !== "|")) this.fail("a length bound (?=C{m,n}$) must be followed by its group and then the pattern's end ($)");
+    return text(body, min, max, false, this.pointer);
   }
 
   /** One ASCII character outside `outside` as an atom (its code), or -1 when the atom is not one; with a message, fails instead. */

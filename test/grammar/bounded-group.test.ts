@@ -19,6 +19,10 @@ const PATTERNS = [
   "(?=[^\\n]{2}\\n)[a-z\\u00e9]{0,5}\\n",
   "^(?=[^\\n]{1,4}\\n)(?:[^\\s<>](?:[^<>\\r\\n]*[^\\s<>])?)\\n<$",
   "^(?=[^\\n]{1,3}\\n)a+\\n(?=[^\\n]{0,2}\\n)[bc]*\\n$",
+  // Bounded to the end of the input: the group, closed by a word, ends the pattern (a usersim reply's response).
+  "^x(?=[\\s\\S]{2,5}$)(?:[a-c\\n]*;!)$",
+  "^<r>\\n(?=[\\s\\S]{3,7}$)(?:(?:[^<]|<[^/])*\\n<\\/r>)$",
+  "^(?=[^;]{1,4}$)(?:[a-d ]+)$|^;$",
 ];
 
 /** A reply's state (usersim's STATE_PATTERN) bounded at n characters, between tags. */
@@ -123,6 +127,9 @@ describe("bounded groups", () => {
     expect(refused("^(?=[^\\n]{1,3}\\n)a+b$")).toThrow(/followed by its bound's closing character "\\n"/);
     expect(refused("^(?=[^\\n]{1,3}\\n)$")).toThrow(/followed by the group it bounds/);
     expect(refused("^(?=[^\\n]{1,3}\\n)a+\\n*$")).toThrow(/may not be repeated/);
+    expect(refused("^(?=[a-c]{1,3}$)a+b$")).toThrow(/must be followed by its group and then the pattern's end/);
+    expect(refused("^(?:(?=[a-c]{1,3}$)a+)$")).toThrow(/must be followed by its group and then the pattern's end/);
+    expect(refused("^(?=[a-c]{1,3}$)$")).toThrow(/followed by the group it bounds/);
     expect(refused("^(?![a-z])b$")).toThrow(/lookaround assertions are not supported/);
     expect(refused("^(?<=a)b$")).toThrow(/lookaround assertions are not supported/);
     // A string's pattern has its own counter (its maxLength): a bound inside it would need a second.

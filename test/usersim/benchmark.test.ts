@@ -18,7 +18,8 @@ import { generateUsersim } from "../../worlds/usersim/generator.js";
 import { RESPONSE_ONLY_HIERARCHY, hierarchyJson } from "../../worlds/usersim/hierarchy.js";
 import { parseReply, replyTextPattern } from "../../worlds/usersim/reply.js";
 import type { UsersimBenchmark } from "../../worlds/usersim/benchmark.js";
-import { simulationAnswer } from "../../worlds/usersim/benchmark.js";
+import { simulationAnswer, usersimLevels } from "../../worlds/usersim/benchmark.js";
+import { stateOfRecord } from "../../worlds/usersim/scenario.js";
 
 const io = captureOutput();
 
@@ -96,9 +97,10 @@ describe("usersim as a benchmark", () => {
       const task = b.task(item, "vanilla");
       const sent = JSON.stringify(task);
       // The profile may name the user's beliefs and opinions (a persona generator would); the truth of this reply is not there.
-      // answerForm is the hierarchy's layout (the grammar a policy writes in), the same for every item.
+      // answerForm is the hierarchy's layout (the grammar a policy writes in), the same for every
+      // item, and its levels (per-level generation), whose prompts show what the prompt shows.
       expect(Object.keys(task).sort()).toEqual(["answerForm", "benchmark", "candidates", "itemId", "mode", "prompt", "question", "story"]);
-      expect(task.answerForm).toEqual({ type: "pattern", pattern: replyTextPattern(b.hierarchy) });
+      expect(task.answerForm).toEqual({ type: "pattern", pattern: replyTextPattern(b.hierarchy), levels: usersimLevels(stateOfRecord(item.record, b.hierarchy)) });
       expect(sent).not.toContain(item.record.reply);
       expect(task.candidates).not.toContain(item.answer);
       expect(task.prompt).toContain(`You are ${item.record.user}`);

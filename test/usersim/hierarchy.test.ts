@@ -63,10 +63,13 @@ describe("hierarchy files (HumanLM's layout)", () => {
     expect(errorOf(() => parseHierarchy({ constructor: { desc: "x", max_tokens: 4 } }, "k.json")).message).toBe('k.json (constructor): "constructor" cannot be a tag name');
     const many = Object.fromEntries(Array.from({ length: 18 }, (_, i) => [`s${i}`, { desc: "x", max_tokens: 4 }]));
     expect(errorOf(() => parseHierarchy(many, "j.json")).message).toBe("j.json (top level): 18 tags: at most 16 states and the response");
-    // The states' bounds are counted in the reply's grammar: 2,048 tokens of states in all (the response is not counted).
-    const wide = (n: number) => ({ ...Object.fromEntries(Array.from({ length: 16 }, (_, i) => [`s${i}`, { desc: "x", max_tokens: n }])), response: { desc: "r", max_tokens: 32_768 } });
-    expect(parseHierarchy(wide(128), "l.json").states).toHaveLength(16);
-    expect(errorOf(() => parseHierarchy(wide(129), "l.json")).message).toBe("l.json (top level): the states' max_tokens add up to 2064: at most 2048 (the reply's grammar counts each state's characters, 8 a token)");
+    // Every bound is counted in the reply's grammar: 3,072 tokens in all, the response's too.
+    const wide = (n: number, response?: number) => ({ ...Object.fromEntries(Array.from({ length: 16 }, (_, i) => [`s${i}`, { desc: "x", max_tokens: n }])), ...(response ? { response: { desc: "r", max_tokens: response } } : {}) });
+    expect(parseHierarchy(wide(128, 1024), "l.json").states).toHaveLength(16);
+    expect(errorOf(() => parseHierarchy(wide(128, 1025), "l.json")).message).toBe("l.json (top level): the tags' max_tokens add up to 3073: at most 3072 (the reply's grammar counts each text's characters, 8 a token)");
+    expect(errorOf(() => parseHierarchy(wide(161), "m.json")).message).toBe("m.json (top level): the tags' max_tokens add up to 3088 (with the default response's 512): at most 3072 (the reply's grammar counts each text's characters, 8 a token)");
+    expect(errorOf(() => parseHierarchy({ response: { desc: "r", max_tokens: 4096 } }, "n.json")).message).toBe("n.json (top level): the tags' max_tokens add up to 4096: at most 3072 (the reply's grammar counts each text's characters, 8 a token)");
+    expect(parseHierarchy({ response: { desc: "r", max_tokens: 3072 } }, "n.json").response.maxTokens).toBe(3072);
   });
 
   it("names the line of broken JSON and a missing file", () => {

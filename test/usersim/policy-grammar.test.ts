@@ -44,7 +44,7 @@ describe("usersim under constrained decoding", () => {
       const b = new UsersimBenchmark({ hierarchy: h });
       const [item] = await b.load(file);
       const task = b.task(item!, "vanilla");
-      expect(task.answerForm).toEqual({ type: "pattern", pattern: replyTextPattern(h) });
+      expect(task.answerForm).toMatchObject({ type: "pattern", pattern: replyTextPattern(h) });
       expect(regexOf(actionSpec(answerGrammarSchema(task), task.candidates!.map((answer) => ({ answer })), "schema"))).toBe(new RegExp(replyTextPattern(h)).source);
       // The policy agent asks with the world's free answer and the task's form: the grammar GRPO samples under, in every mode.
       const listed = task.candidates!.map((answer) => ({ answer }));
@@ -60,6 +60,11 @@ describe("usersim under constrained decoding", () => {
         expect(grammar.acceptsTokens(tokenizer.encode(withState(maxChars(d)))), d.name).toBe(true);
         expect(grammar.acceptsTokens(tokenizer.encode(withState(maxChars(d) + 1))), d.name).toBe(false);
       }
+      // So is the response, closed by its tag (it may hold line breaks: a line break cannot close it).
+      const grammar = actionConstraint(tokenizer, answerGrammarSchema(task), undefined, "schema")!;
+      const withResponse = (n: number) => renderReply({ states: Object.fromEntries(h.states.map((e) => [e.name, "fine"])), response: "a\nb ".repeat(n).slice(0, n - 1) + "c" }, h);
+      expect(grammar.acceptsTokens(tokenizer.encode(withResponse(maxChars(h.response))))).toBe(true);
+      expect(grammar.acceptsTokens(tokenizer.encode(withResponse(maxChars(h.response) + 1)))).toBe(false);
     }
     // A task without a pattern keeps the free answer (ToMi's bare container names).
     expect(answerGrammarSchema({ benchmark: "tomi", itemId: "1", mode: "vanilla", story: "", question: "", prompt: "" })).toBe(AnswerSchema);

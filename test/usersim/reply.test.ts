@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { compileBytes } from "../../models/grammar/index.js";
 import { Rng } from "../../worlds/core/rng.js";
-import { DEFAULT_HIERARCHY, MAX_DIMENSIONS, MAX_STATE_TOKENS, maxChars, RESPONSE_ONLY_HIERARCHY, parseHierarchy } from "../../worlds/usersim/hierarchy.js";
+import { DEFAULT_HIERARCHY, MAX_DIMENSIONS, MAX_TOKENS, maxChars, RESPONSE_ONLY_HIERARCHY, parseHierarchy } from "../../worlds/usersim/hierarchy.js";
 import { parseReply, renderReply, replySchema, replyTextPattern, type Reply } from "../../worlds/usersim/reply.js";
 
 const H = parseHierarchy({ stance: { desc: "where they stand", max_tokens: 8 }, emotion: { desc: "what they feel", max_tokens: 8 }, response: { desc: "the reply", max_tokens: 64 } }, "se.json");
@@ -56,9 +56,11 @@ describe("the hierarchical reply", () => {
 
   it("has one regex for the text form: every rendered reply matches it, and what it matches parses", () => {
     const re = new RegExp(replyTextPattern(DEFAULT_HIERARCHY));
-    // Its only lookaheads are the states' length bounds, which the grammar compiler reads as counters.
-    expect(replyTextPattern(DEFAULT_HIERARCHY).match(/\(\?[=!<]/g)).toHaveLength(DEFAULT_HIERARCHY.states.length);
+    // Its only lookaheads are the length bounds of the states and the response, which the grammar compiler reads as counters.
+    expect(replyTextPattern(DEFAULT_HIERARCHY).match(/\(\?[=!<]/g)).toHaveLength(DEFAULT_HIERARCHY.states.length + 1);
     expect(replyTextPattern(DEFAULT_HIERARCHY)).toContain("(?=[^\\n]{1,384}\\n)");
+    // The response's: the rest of the reply is the response (1 to 4,096 characters) and "\n</response>".
+    expect(replyTextPattern(DEFAULT_HIERARCHY)).toContain("<response>\\n(?=[\\s\\S]{13,4108}$)");
     const rng = Rng.seeded("reply-pattern");
     const letters = "ab <>/\n.response".split("");
     const text = (n: number, line: boolean) => {
@@ -70,7 +72,8 @@ describe("the hierarchical reply", () => {
     for (let t = 0; t < 1000; t++) {
       // Some states about as long as their bound (384 characters): the pattern bounds them as the schema does.
       const states = Object.fromEntries(DEFAULT_HIERARCHY.states.map((d) => [d.name, text(rng.chance(0.05) ? 380 + rng.int(10) : 1 + rng.int(20), true)]));
-      const response = rng.chance(0.1) ? `${text(5, false)}</response>${text(5, false)}` : text(1 + rng.int(40), false);
+      // Some responses about as long as their bound (4,096 characters) too.
+      const response = rng.chance(0.1) ? `${text(5, false)}</response>${text(5, false)}` : text(rng.chance(0.05) ? 4090 + rng.int(10) : 1 + rng.int(40), false);
       const rendered = renderReply({ states, response }, DEFAULT_HIERARCHY);
       const valid = replySchema(DEFAULT_HIERARCHY).safeParse({ states, response }).success;
       expect(re.test(rendered), rendered).toBe(valid);
@@ -79,17 +82,21 @@ describe("the hierarchical reply", () => {
         expect(parseReply(rendered, DEFAULT_HIERARCHY)).toEqual({ ok: true, action: { states, response } });
       }
     }
-    // Some replies held "</response>" in their response or a state past its bound: those neither validate nor match.
+    // Some replies held "</response>" in their response or a text past its bound: those neither validate nor match.
     expect(matched).toBeGreaterThan(400);
     expect(matched).toBeLessThan(1000);
   });
 
-  it("compiles for a constrained decoder, each state a counter, up to the widest hierarchy a file may give", () => {
-    const widest = parseHierarchy(Object.fromEntries(Array.from({ length: MAX_DIMENSIONS }, (_, i) => [`s${i}`, { desc: "x", max_tokens: MAX_STATE_TOKENS / MAX_DIMENSIONS }])), "widest");
-    for (const h of [DEFAULT_HIERARCHY, widest]) {
+  it("compiles for a constrained decoder, each text a counter, up to the widest hierarchy a file may give", () => {
+    const widest = parseHierarchy(Object.fromEntries(Array.from({ length: MAX_DIMENSIONS }, (_, i) => [`s${i}`, { desc: "x", max_tokens: (MAX_TOKENS - 512) / MAX_DIMENSIONS }])), "widest");
+    const longest = parseHierarchy({ s: { desc: "x", max_tokens: 1 }, response: { desc: "r", max_tokens: MAX_TOKENS - 1 } }, "longest");
+    for (const h of [DEFAULT_HIERARCHY, RESPONSE_ONLY_HIERARCHY, widest, longest]) {
       const a = compileBytes({ type: "regex", pattern: replyTextPattern(h) });
-      expect(a.texts.map((t) => t.max)).toEqual(h.states.map(maxChars));
+      // Each state, then the response with its closing tag.
+      expect(a.texts.map((t) => t.max)).toEqual([...h.states.map(maxChars), maxChars(h.response) + "\n</response>".length]);
       expect(a.explicitAccepting.length).toBeLessThan(100 * (h.states.length + 1));
+      // A counted text takes (bound + 1) x its body's states: the bodies are minimal DFAs (the response's was 375 states before it was minimized).
+      expect(a.texts.at(-1)!.stride).toBeLessThan(50);
     }
   });
 });

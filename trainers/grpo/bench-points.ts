@@ -106,7 +106,9 @@ export class BenchPoints implements PointSource {
     const task = this.benchmark.task(item, this.mode);
     const asked = await askedQuestion(task);
     const userText = asked.text;
-    const base = { id: item.id, item, task, userText, messages: turnMessages(userText, this.system) };
+    const form = task.answerForm;
+    const levels = form?.type === "pattern" && form.levels ? { levels: { levels: form.levels, ...(this.system !== undefined ? { system: this.system } : {}) } } : {};
+    const base = { id: item.id, item, task, userText, messages: turnMessages(userText, this.system), ...levels };
     // A benchmark whose answer is an action of its own schema (the social world's reactions) says
     // what the strict format is and how an action scores; else the answer is text, judged.
     const asAction = this.benchmark.actionAnswer?.(item);

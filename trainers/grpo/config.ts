@@ -4,6 +4,7 @@
  * schedule and a resumed run's saved settings alike.
  */
 import { z } from "zod";
+import { GENERATION_MODES } from "../../agents/policy/options.js";
 
 export const ADVANTAGE_STD = ["group", "batch", "none"] as const;
 /** How a group's rewards become its replies' advantages (advantages.ts: the registry). */
@@ -110,6 +111,13 @@ export const GrpoConfigSchema = z
      * the whole vocabulary.
      */
     constrain: z.enum(GRPO_CONSTRAIN_MODES).default("schema"),
+    /**
+     * How a point whose answer has levels (usersim's hierarchy) is sampled: `joint`, the whole
+     * reply in one generation of maxNewTokens; `per-level`, HumanLM's: one generation per level,
+     * each with its own prompt, grammar and budget (the hierarchy's max_tokens;
+     * agents/policy/level-decoding.ts), the loss over each level's tokens under its own masks.
+     */
+    generation: z.enum(GENERATION_MODES).default("joint"),
     topK: z.number().int().min(0).default(0),
     /** Top-p of the replies' sampling, and under `soft` the support of every soft token. */
     topP: z.number().positive().max(1).default(1),
@@ -143,7 +151,8 @@ export const GrpoConfigSchema = z
   })
   .strict()
   .refine((c) => c.miniBatch === 0 || c.prompts % c.miniBatch === 0, { message: "prompts must be a multiple of miniBatch", path: ["miniBatch"] })
-  .refine((c) => c.overlongBuffer < c.maxNewTokens, { message: "overlongBuffer must be smaller than maxNewTokens", path: ["overlongBuffer"] });
+  .refine((c) => c.overlongBuffer < c.maxNewTokens, { message: "overlongBuffer must be smaller than maxNewTokens", path: ["overlongBuffer"] })
+  .refine((c) => !(c.soft && c.generation === "per-level"), { message: "per-level generation goes without soft thinking", path: ["generation"] });
 
 export type GrpoConfig = z.infer<typeof GrpoConfigSchema>;
 export type GrpoConfigInput = z.input<typeof GrpoConfigSchema>;

@@ -9,6 +9,7 @@ import type { ChatMessage } from "../../models/chat-template.js";
 import type { ConstraintSpec } from "../../models/grammar/index.js";
 import type { FormatResult } from "../../worlds/core/rewards/strict-format.js";
 import type { EpisodeLog } from "../../store/episode-log.js";
+import type { LevelRequest } from "../../agents/policy/level-decoding.js";
 
 export interface DecisionPoint {
   /** Stable across runs (data position, logs). */
@@ -27,6 +28,12 @@ export interface DecisionPoint {
    * schema's: a question over a compact context is answered by citing one of its lines.
    */
   readonly grammar?: ConstraintSpec;
+  /**
+   * The answer level by level, where the point's answer has levels (usersim's hierarchy): what
+   * per-level generation samples (agents/policy/level-decoding.ts), each level by its own prompt
+   * (`messages` is the joint one), grammar and budget.
+   */
+  readonly levels?: LevelRequest;
   /** The strict format where `grammar` replaces the schema's: the action a reply gives, or why it gives none. */
   strict?(text: string): FormatResult<unknown>;
   /** The reference as text, for token F1 and ROUGE-L. */

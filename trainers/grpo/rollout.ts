@@ -6,6 +6,10 @@
  * (soft-completer.ts), which the reply keeps for the trainer.
  */
 import { actionSpec, choiceBudget, compiledConstraint } from "../../agents/policy/action-grammar.js";
+import { turnMessages } from "../../agents/policy/action.js";
+import { decodeLevels, levelDecoding } from "../../agents/policy/level-decoding.js";
+import { hashString } from "../../worlds/core/rng.js";
+import { levelPromptText } from "../../worlds/question/world.js";
 import type { NativeCompleter } from "../../models/generate.js";
 import type { PolicyModel } from "../../models/model.js";
 import type { SoftTrace } from "../../models/native.js";
@@ -18,11 +22,26 @@ import { scoreGroup } from "./reward.js";
 import { completeSoft } from "./soft-completer.js";
 
 export interface Reply {
+  /** Its tokens (per-level: every level's, in order). */
   readonly ids: readonly number[];
   readonly truncated: boolean;
   readonly scored: ScoredReply;
   /** The soft tokens it thought in first (soft thinking). */
   readonly soft?: SoftTrace;
+  /**
+   * Per-level generation: each level as it was sampled, after its own prompt, under its own
+   * grammar and budget (the group's prompt, constraint and budget are then the first level's
+   * prompt and the levels' budgets in all). The loss scores each level's tokens under its masks.
+   */
+  readonly segments?: readonly ReplySegment[];
+}
+
+export interface ReplySegment {
+  readonly promptIds: readonly number[];
+  readonly ids: readonly number[];
+  readonly truncated: boolean;
+  readonly constraint?: TokenAutomaton;
+  readonly budget: number;
 }
 
 export interface Group {
@@ -130,6 +149,7 @@ export async function sampleByBudget<T>(budgets: readonly number[], sample: (row
 export async function rollout(points: readonly DecisionPoint[], o: RolloutOptions): Promise<Rollout> {
   const t0 = performance.now();
   const c = o.config;
+  if (c.generation === "per-level") return perLevelRollout(points, o, t0);
   const thinking = c.soft ? c.thinkingSteps : 0;
   const prepared: { point: DecisionPoint; prompt: string; ids: number[]; index: number; decoding: PointDecoding }[] = [];
   const tooLong: DecisionPoint[] = [];
@@ -178,6 +198,87 @@ export async function rollout(points: readonly DecisionPoint[], o: RolloutOption
       }));
       const constraint = p.decoding.grammar;
       return { point: p.point, prompt: p.prompt, promptIds: p.ids, ...(constraint ? { constraint } : {}), budget: budgets[g]!, replies, rewards: replies.map((r) => r.scored.reward) };
+    }),
+  );
+  return { groups, tooLong, seconds: (performance.now() - t0) / 1000, generatedTokens };
+}
+
+/**
+ * How many tokens a point's per-level reply may take in the model's context at its last level, at
+ * most: that level's prompt, the levels before it as its prompt shows them (each within its
+ * budget, and the words around them), and its own budget; the largest over levels. Used to leave
+ * out points that cannot fit, as a joint reply's prompt + maxNewTokens; level-decoding.ts checks
+ * each level's real prompt again.
+ */
+export function perLevelLength(point: DecisionPoint, tokenizer: PolicyTokenizer, constrain: GrpoConfig["constrain"]): { length: number; budget: number; prompt: string; promptIds: number[] } {
+  const r = point.levels!;
+  const around = tokenizer.encode(`${r.levels.writtenOpen}${r.levels.writtenClose}`).length;
+  let before = 0;
+  let length = 0;
+  let first: { prompt: string; ids: number[] } | undefined;
+  r.levels.items.forEach((_, k) => {
+    const prompt = tokenizer.applyChatTemplate(turnMessages(levelPromptText(r.levels, k, []), r.system), { addGenerationPrompt: true });
+    const ids = tokenizer.encode(prompt);
+    first ??= { prompt, ids };
+    const { budget } = levelDecoding(tokenizer, r.levels, k, constrain);
+    length = Math.max(length, ids.length + (k > 0 ? around + before + k : 0) + budget);
+    before += budget;
+  });
+  return { length, budget: before, prompt: first!.prompt, promptIds: first!.ids };
+}
+
+/**
+ * Per-level rollouts (HumanLM's): each point's G replies written level by level
+ * (level-decoding.ts), every level of every row of the batch decoded together; reply j of point i
+ * takes the joint reply's seed at its first level, and seeds derived from it at the next ones, as
+ * the policy agent does. A reply is scored as a whole (the levels' texts joined), its overlong
+ * penalty against the levels' budgets in all.
+ */
+async function perLevelRollout(points: readonly DecisionPoint[], o: RolloutOptions, t0: number): Promise<Rollout> {
+  const c = o.config;
+  const missing = points.find((p) => !p.levels);
+  if (missing) throw new Error(`decision point ${missing.id}: per-level generation needs an answer written in levels (usersim's hierarchy); this point has none (use --generation joint)`);
+  const prepared: { point: DecisionPoint; index: number; prompt: string; promptIds: number[]; budget: number }[] = [];
+  const tooLong: DecisionPoint[] = [];
+  points.forEach((point, index) => {
+    const { length, budget, prompt, promptIds } = perLevelLength(point, o.tokenizer, c.constrain);
+    if (length > o.maxPositions) tooLong.push(point);
+    else prepared.push({ point, index, prompt, promptIds, budget });
+  });
+  const requests = prepared.flatMap((p) => Array.from({ length: c.groupSize }, () => p.point.levels!));
+  const answers = await decodeLevels(o.completer, o.tokenizer, requests, { temperature: c.temperature, topK: c.topK, topP: c.topP }, {
+    constrain: c.constrain,
+    maxPositions: o.maxPositions,
+    seedOf: (row, level) => {
+      const seed = o.seedOf(prepared[Math.floor(row / c.groupSize)]!.index, row % c.groupSize);
+      return level === 0 ? seed : hashString(`${seed}|level ${level}`);
+    },
+  });
+  let generatedTokens = 0;
+  const groups = await Promise.all(
+    prepared.map(async (p, g): Promise<Group> => {
+      const mine = answers.slice(g * c.groupSize, (g + 1) * c.groupSize);
+      const replies0 = mine.map((a) => {
+        const segments = a.segments.map((s): ReplySegment => ({
+          promptIds: s.promptIds,
+          ids: s.completion.tokens,
+          truncated: s.completion.finishReason === "length",
+          ...(s.constraint ? { constraint: s.constraint } : {}),
+          budget: s.budget,
+        }));
+        const ids = segments.flatMap((s) => s.ids);
+        generatedTokens += ids.length;
+        const logprob = a.segments.reduce((sum, s) => sum + s.completion.logprobs.reduce((x, y) => x + y, 0), 0);
+        const truncated = segments.some((s) => s.truncated);
+        return { text: a.text, ids, segments, truncated, logprob, finish: truncated ? "length" : a.segments[a.segments.length - 1]!.completion.finishReason };
+      });
+      const scored = await scoreGroup(
+        p.point,
+        replies0.map((r) => ({ text: r.text, tokens: r.ids.length, finish: r.finish, logprob: r.logprob })),
+        { ...c, maxNewTokens: p.budget },
+      );
+      const replies = replies0.map((r, j): Reply => ({ ids: r.ids, truncated: r.truncated, scored: scored[j]!, segments: r.segments }));
+      return { point: p.point, prompt: p.prompt, promptIds: p.promptIds, budget: p.budget, replies, rewards: replies.map((r) => r.scored.reward) };
     }),
   );
   return { groups, tooLong, seconds: (performance.now() - t0) / 1000, generatedTokens };

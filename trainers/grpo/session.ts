@@ -117,6 +117,7 @@ async function runClaimed(o: SessionOptions): Promise<SessionResult> {
     const why = settingsMismatch(resumeDir, state.settings, grpoSettings(c, o.source.dataId, lora));
     if (why) throw new SettingsMismatch(`${why} (or start a new run from it with --model ${resumeDir})`);
     if (state.settings.lora !== undefined && !lora) throw new SettingsMismatch(`${resumeDir} was trained with --lora: resume with the same --lora and --model`);
+    if (state.settings.generation !== undefined && c.generation === "joint") throw new SettingsMismatch(`${resumeDir} was trained with --generation ${String(state.settings.generation)}: resume with the same --generation`);
     if (lora) ck = loraCheckpoint(lora.base, lora.settings, c.seed, resumeDir);
     else {
       ck = loadCheckpoint(resumeDir);

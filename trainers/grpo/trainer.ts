@@ -71,11 +71,19 @@ export interface GrpoResult {
 /**
  * What a resumed run must share with the run that wrote the checkpoint. The leak penalty is
  * named only when on, so that checkpoints written before it existed resume as they were; so is
- * a LoRA run's adapter settings and base, and soft thinking's settings.
+ * a LoRA run's adapter settings and base, soft thinking's settings, and per-level generation.
  */
 export function grpoSettings(config: GrpoConfig, dataId: string, lora?: LoraRunSettings): Record<string, unknown> {
-  const { leakPenalty, soft, thinkingSteps, tau, balance, ...rest } = config;
-  return { ...rest, ...(leakPenalty > 0 ? { leakPenalty } : {}), ...(balance !== "none" ? { balance } : {}), ...(soft ? { soft, thinkingSteps, tau } : {}), data: dataId, ...(lora ? { lora } : {}) };
+  const { leakPenalty, soft, thinkingSteps, tau, balance, generation, ...rest } = config;
+  return {
+    ...rest,
+    ...(leakPenalty > 0 ? { leakPenalty } : {}),
+    ...(balance !== "none" ? { balance } : {}),
+    ...(soft ? { soft, thinkingSteps, tau } : {}),
+    ...(generation !== "joint" ? { generation } : {}),
+    data: dataId,
+    ...(lora ? { lora } : {}),
+  };
 }
 
 interface Sample extends Sequence {
@@ -164,18 +172,35 @@ export async function trainGrpo(run: GrpoRun): Promise<GrpoResult> {
     // ---- old and reference log-probs (teacher forcing, at the sampling temperature) ----
     // A reply sampled under a grammar is scored under the same masks (grammar-masks.ts).
     const masks = new MaskPool();
+    // A per-level reply is one sequence per level (its own prompt, masks and budget), every one
+    // with the reply's advantage: its loss is over the tokens it sampled, under the masks it sampled them.
     const samples: Sample[] = groups.flatMap((g, gi) =>
-      g.replies.map((r, index) => ({
-        prompt: g.promptIds,
-        reply: r.ids,
-        ...(g.constraint ? { allowed: allowedTokens(g.constraint, r.ids, g.budget, stopTokens, masks) } : {}),
-        ...(r.soft ? { soft: r.soft } : {}),
-        group: gi,
-        index,
-        truncated: r.truncated,
-        advantage: 0,
-        ...(c.maskTruncated && r.truncated ? { mask: new Array<boolean>((r.soft?.argmax.length ?? 0) + r.ids.length).fill(false) } : {}),
-      })),
+      g.replies.flatMap((r, index) =>
+        r.segments
+          ? r.segments.map((seg) => ({
+              prompt: seg.promptIds,
+              reply: seg.ids,
+              ...(seg.constraint ? { allowed: allowedTokens(seg.constraint, seg.ids, seg.budget, stopTokens, masks) } : {}),
+              group: gi,
+              index,
+              truncated: seg.truncated,
+              advantage: 0,
+              ...(c.maskTruncated && seg.truncated ? { mask: new Array<boolean>(seg.ids.length).fill(false) } : {}),
+            }))
+          : [
+              {
+                prompt: g.promptIds,
+                reply: r.ids,
+                ...(g.constraint ? { allowed: allowedTokens(g.constraint, r.ids, g.budget, stopTokens, masks) } : {}),
+                ...(r.soft ? { soft: r.soft } : {}),
+                group: gi,
+                index,
+                truncated: r.truncated,
+                advantage: 0,
+                ...(c.maskTruncated && r.truncated ? { mask: new Array<boolean>((r.soft?.argmax.length ?? 0) + r.ids.length).fill(false) } : {}),
+              },
+            ],
+      ),
     );
     let passTokens = 0;
     const tTrain = performance.now();
@@ -325,7 +350,7 @@ export async function trainGrpo(run: GrpoRun): Promise<GrpoResult> {
       policyLoss: lastPolicyLoss,
       responseLength: mean(replies.map((r) => r.tokens)),
       responseLengthMax: replies.reduce((a, r) => Math.max(a, r.tokens), 0),
-      truncatedRate: mean(samples.map((s) => (s.truncated ? 1 : 0))),
+      truncatedRate: mean(groups.flatMap((g) => g.replies.map((r) => (r.truncated ? 1 : 0)))),
       groups: groups.length,
       droppedGroups: dropped,
       rolloutBatches: batches,

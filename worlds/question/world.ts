@@ -46,7 +46,45 @@ export interface QuestionTask {
  */
 export type AnswerForm =
   | { readonly type: "json"; readonly schema: Readonly<Record<string, unknown>> }
-  | { readonly type: "pattern"; readonly pattern: string };
+  | { readonly type: "pattern"; readonly pattern: string; readonly levels?: AnswerLevels };
+
+/**
+ * An answer that may also be written level by level (HumanLM's per-level generation of usersim's
+ * hierarchy): each level asked by a prompt of its own, after the levels written before it, and
+ * written under its own anchored pattern within its own token budget. The levels' texts joined by
+ * `separator` are a text of the form's whole pattern.
+ */
+export interface AnswerLevels {
+  readonly items: readonly AnswerLevel[];
+  /** What joins two levels' texts in the whole answer. */
+  readonly separator: string;
+  /** Around the levels written so far (joined by `separator`) in a later level's prompt. */
+  readonly writtenOpen: string;
+  readonly writtenClose: string;
+  /** After every level's prompt: what the respondent sees (usersim: the profile and the thread). */
+  readonly context: string;
+}
+
+export interface AnswerLevel {
+  /** The level's name (usersim: its tag). */
+  readonly name: string;
+  /** The level's text, as one anchored pattern (`^...$`). */
+  readonly pattern: string;
+  /** Its generation budget in tokens (the hierarchy's `max_tokens`). */
+  readonly maxTokens: number;
+  /** Its prompt: `before`, then the levels written so far (when there are any), then `after`. */
+  readonly before: string;
+  readonly after: string;
+}
+
+/** The prompt of level `index`, after the texts of the levels written before it (all of them, or none to size the prompt alone). */
+export function levelPromptText(levels: AnswerLevels, index: number, written: readonly string[]): string {
+  const level = levels.items[index];
+  if (!level) throw new Error(`no level ${index} (the answer has ${levels.items.length})`);
+  if (written.length !== index && written.length !== 0) throw new Error(`level ${index} comes after ${index} levels, not ${written.length}`);
+  const before = written.length ? `${levels.writtenOpen}${written.join(levels.separator)}${levels.writtenClose}` : "";
+  return `${level.before}${before}${level.after}${levels.context}`;
+}
 
 /** Observation data that is a benchmark question (the question world's respondent sees one). */
 export function questionTaskOf(data: unknown): QuestionTask | undefined {

@@ -19,7 +19,7 @@
 import { basename } from "node:path";
 import type { Benchmark, BenchItem, Graded, GroundTruth, JudgeModel, Mode, Verdict } from "../question/benchmark.js";
 import { contextIdOf } from "../question/context-id.js";
-import type { QuestionTask } from "../question/world.js";
+import type { AnswerLevels, QuestionTask } from "../question/world.js";
 import { runEpisode } from "../core/loop.js";
 import { Rng } from "../core/rng.js";
 import { ScriptedAgent } from "../core/scripted-agent.js";
@@ -30,9 +30,9 @@ import { DEFAULT_HIERARCHY, tags, type Hierarchy } from "./hierarchy.js";
 import { checkWeights, judgeText, type Judgement, type JudgeOptions, type Weights } from "./judge.js";
 import { LlmJudge } from "./llm-judge.js";
 import { summarizeJudgements } from "./metrics.js";
-import { systemPrompt } from "./prompts.js";
+import { levelPromptParts, systemPrompt, WRITTEN_CLOSE, WRITTEN_OPEN } from "./prompts.js";
 import { readConversationsFile, type ConversationRecord } from "./records.js";
-import { parseReply, renderReply, replyTextPattern, type Reply } from "./reply.js";
+import { levelTextPattern, parseReply, renderReply, replyTextPattern, type Reply } from "./reply.js";
 import { referenceOf, referenceText, stateOfRecord } from "./scenario.js";
 import { renderThread, renderUserView, UsersimWorld, type UsersimAction, type UsersimState } from "./world.js";
 import { PLATFORMS } from "./vocabulary.js";
@@ -133,7 +133,7 @@ export class UsersimBenchmark implements Benchmark<UsersimBenchItem> {
       question: item.question,
       candidates,
       prompt: usersimPrompt(state),
-      answerForm: { type: "pattern", pattern: replyTextPattern(this.hierarchy) },
+      answerForm: { type: "pattern", pattern: replyTextPattern(this.hierarchy), levels: usersimLevels(state) },
     };
     truths.set(task, { record: item.record, hierarchy: this.hierarchy });
     return task;
@@ -203,6 +203,23 @@ export class UsersimBenchmark implements Benchmark<UsersimBenchItem> {
 /** The prompt the simulated user answers: the hierarchy's instructions, then what it sees. */
 export function usersimPrompt(state: UsersimState): string {
   return `${systemPrompt(state.hierarchy, { user: state.user, ...(state.platform ? { platform: state.platform } : {}) })}\n\n${renderUserView(state)}`;
+}
+
+/**
+ * The reply level by level, as HumanLM generates it: each tag asked by its level prompt (the
+ * hierarchy's `system_prompt` file, or level.txt) after the tags written before it, then the
+ * user's view, and written under that tag's own pattern within its `max_tokens`.
+ */
+export function usersimLevels(state: UsersimState): AnswerLevels {
+  const h = state.hierarchy;
+  const speaker = { user: state.user, persona: state.profile, ...(state.platform ? { platform: state.platform } : {}) };
+  return {
+    items: [...h.states, h.response].map((d) => ({ name: d.name, pattern: levelTextPattern(h, d.name), maxTokens: d.maxTokens, ...levelPromptParts(h, d.name, speaker) })),
+    separator: "\n",
+    writtenOpen: WRITTEN_OPEN,
+    writtenClose: WRITTEN_CLOSE,
+    context: `\n\n${renderUserView(state)}`,
+  };
 }
 
 function verdictOf(j: Judgement): Verdict {

@@ -4,7 +4,8 @@
  * whose keys, in file order, are the tags, each with
  *
  *   desc           what the tag holds (goes into the prompt and the judge's rubric)
- *   max_tokens     the generation budget for that tag (the sampler's; the schema bounds characters)
+ *   max_tokens     the generation budget for that tag (the sampler's per level; the schema and the
+ *                  reply's grammar bound its characters)
  *   system_prompt  optional: a prompt file for generating that level alone, relative to the file
  *   threshold      optional, number or null: kept as given (HumanLM's own bookkeeping)
  *
@@ -59,11 +60,13 @@ export function isResponseOnly(h: Hierarchy): boolean {
 const NAME_RE = /^[a-z][a-z0-9_]*$/;
 export const MAX_DIMENSIONS = 16;
 /**
- * The states' `max_tokens` in all, at most: the reply's grammar counts each state's characters up
- * to its bound (a counter per state, replyTextPattern), and 2,048 tokens (16,384 characters) stay
- * within what one grammar may count (16 states of 128 tokens; the default's six states take 288).
+ * Every tag's `max_tokens` in all (the states' and the response's), at most: the reply's grammar
+ * counts each text's characters up to its bound (a counter per text, replyTextPattern), and 3,072
+ * tokens (24,576 characters) stay within what one grammar may count, whether they go to the
+ * states or to the response, whose automaton is larger (the default's states take 288, its
+ * response 512).
  */
-export const MAX_STATE_TOKENS = 2048;
+export const MAX_TOKENS = 3072;
 
 const EntrySchema = z.looseObject({
   desc: z.string({ error: "expected a string" }).trim().min(1, "is empty"),
@@ -161,9 +164,13 @@ export function parseHierarchy(json: unknown, file: string, dir?: string): Hiera
   const last = dims[dims.length - 1]!;
   const response = last.name === RESPONSE ? last : { name: RESPONSE, desc: DEFAULT_RESPONSE.desc, maxTokens: DEFAULT_RESPONSE.max_tokens };
   const states = last.name === RESPONSE ? dims.slice(0, -1) : dims;
-  const stateTokens = states.reduce((sum, d) => sum + d.maxTokens, 0);
-  if (stateTokens > MAX_STATE_TOKENS)
-    throw new DataError(file, { field: "top level" }, `the states' max_tokens add up to ${stateTokens}: at most ${MAX_STATE_TOKENS} (the reply's grammar counts each state's characters, ${CHARS_PER_TOKEN} a token)`);
+  const total = [...states, response].reduce((sum, d) => sum + d.maxTokens, 0);
+  if (total > MAX_TOKENS)
+    throw new DataError(
+      file,
+      { field: "top level" },
+      `the tags' max_tokens add up to ${total}${last.name === RESPONSE ? "" : ` (with the default response's ${response.maxTokens})`}: at most ${MAX_TOKENS} (the reply's grammar counts each text's characters, ${CHARS_PER_TOKEN} a token)`,
+    );
   return { states, response, source: file };
 }
 

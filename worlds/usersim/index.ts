@@ -91,7 +91,7 @@ export {
   type Dimension,
   type Hierarchy,
 } from "./hierarchy.js";
-export { replySchema, replyShape, renderReply, parseReply, replyTextPattern, STATE_PATTERN, type Reply } from "./reply.js";
+export { replySchema, replyShape, renderReply, parseReply, replyTextPattern, levelTextPattern, STATE_PATTERN, type Reply } from "./reply.js";
 export { readConversationsFile, parseConversationsJsonl, parseConversationsParquet, RecordSchema, type ConversationRecord, type ThreadMessage, type PastReply } from "./records.js";
 export { renderProfile, PersonaSchema, type Persona } from "./profile.js";
 export { LatentSchema, LATENT_DIMENSIONS, latentTexts, isLatentDimension, type Latent, type LatentDimension } from "./latent.js";
@@ -115,6 +115,9 @@ export { simulationReply, heuristicReply, randomReply, replyFromLatent, UNKNOWN_
 export {
   systemPrompt,
   levelPrompt,
+  levelPromptParts,
+  WRITTEN_OPEN,
+  WRITTEN_CLOSE,
   judgePrompt,
   judgeReference,
   parseJudgeReply,
@@ -125,7 +128,7 @@ export {
   type Speaker,
 } from "./prompts.js";
 export { stateOfRecord, referenceOf, referenceText, usersimScenario, type UsersimScenario } from "./scenario.js";
-export { UsersimBenchmark, usersimPrompt, simulationAnswer, type UsersimBenchItem, type UsersimBenchmarkOptions } from "./benchmark.js";
+export { UsersimBenchmark, usersimPrompt, usersimLevels, simulationAnswer, type UsersimBenchItem, type UsersimBenchmarkOptions } from "./benchmark.js";
 export { LlmJudge, type LlmJudgeOptions, type LlmJudgeStats } from "./llm-judge.js";
 export { SimulatedUser, FollowUpAgent, leaning, topicNamed } from "./simulated-user.js";
 export { usersimScenarios } from "./scenario.js";

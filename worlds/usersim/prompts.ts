@@ -38,20 +38,43 @@ export function systemPrompt(h: Hierarchy, s: Speaker): string {
   return fill(template(name), { user: s.user, where: where(s), format: formatBlock([...h.states, h.response]) });
 }
 
+/** Around the levels already written, in a later level's prompt (joined by a line break). */
+export const WRITTEN_OPEN = "\nWhat you have already written down about yourself:\n";
+export const WRITTEN_CLOSE = "\n";
+
+const SLOT = "\u0000previous\u0000";
+
+/**
+ * One level's prompt around the levels written before it: `before`, those levels (between
+ * WRITTEN_OPEN and WRITTEN_CLOSE, when there are any), then `after`. A level's own prompt file
+ * (the hierarchy's `system_prompt`) is `before`, its {persona}, {name} and {platform} filled, and
+ * the levels written before it follow it.
+ */
+export function levelPromptParts(h: Hierarchy, tag: string, s: Speaker & { readonly persona?: string }): { readonly before: string; readonly after: string } {
+  const d = levelOf(h, tag);
+  const own = readLevelPrompt(h, tag);
+  if (own !== undefined) return { before: fill(own, { persona: s.persona ?? "", name: s.user, platform: s.platform ?? "" }), after: "" };
+  const [before, after] = fill(template("level"), { user: s.user, where: where(s), previous: SLOT, format: formatBlock([d]) }).split(SLOT) as [string, string];
+  return { before, after };
+}
+
 /**
  * The prompt for one level of the reply, after the levels already written (`previous`, tag ->
- * text). A level's own prompt file (the hierarchy's `system_prompt`) is used as HumanLM uses
- * it, its {persona}, {name} and {platform} filled.
+ * text; those of the hierarchy's levels before this one are shown, in order).
  */
 export function levelPrompt(h: Hierarchy, tag: string, s: Speaker & { readonly persona?: string }, previous: Readonly<Record<string, string>> = {}): string {
   const dims = [...h.states, h.response];
+  const { before, after } = levelPromptParts(h, tag, s);
+  const written = dims.slice(0, dims.indexOf(levelOf(h, tag))).filter((x) => previous[x.name] !== undefined);
+  const blocks = written.map((x) => `<${x.name}>\n${previous[x.name]}\n</${x.name}>`).join("\n");
+  return `${before}${written.length ? `${WRITTEN_OPEN}${blocks}${WRITTEN_CLOSE}` : ""}${after}`;
+}
+
+function levelOf(h: Hierarchy, tag: string): Dimension {
+  const dims = [...h.states, h.response];
   const d = dims.find((x) => x.name === tag);
   if (!d) throw new Error(`"${tag}" is not a tag of the hierarchy (${dims.map((x) => x.name).join(", ")})`);
-  const own = readLevelPrompt(h, tag);
-  if (own !== undefined) return fill(own, { persona: s.persona ?? "", name: s.user, platform: s.platform ?? "" });
-  const before = dims.slice(0, dims.indexOf(d)).filter((x) => previous[x.name] !== undefined);
-  const written = before.length ? `\nWhat you have already written down about yourself:\n${before.map((x) => `<${x.name}>\n${previous[x.name]}\n</${x.name}>`).join("\n")}\n` : "";
-  return fill(template("level"), { user: s.user, where: where(s), previous: written, format: formatBlock([d]) });
+  return d;
 }
 
 const RUBRICS = new Set(["stance", "emotion", "belief", "value", "goal", "communication", "response"]);

@@ -111,13 +111,43 @@ export function boundedStatePattern(d: Dimension): string {
   return `(?=[^\\n]{1,${maxChars(d)}}\\n)(?:${STATE_PATTERN})`;
 }
 
+/** The response's closing: a line break, then its tag. */
+const RESPONSE_CLOSE = "\n</response>";
+
+/**
+ * The response and its closing tag as the reply's pattern writes them, the response bounded by
+ * the schema's `maxChars` as the lookahead `(?=[\s\S]{m,n}$)` before it says: the rest of the
+ * reply, which is the response and `\n</response>` (the response comes last), has 1..maxChars
+ * characters more than that closing. The response may hold line breaks, so it cannot be closed by
+ * one as a state is; the grammar compiler reads the bound as a counted text that ends the reply
+ * (models/grammar/regex.ts), the response's small automaton and its closing tag beside a counter.
+ * At its bound the response can only close.
+ */
+export function boundedResponsePattern(d: Dimension): string {
+  return `(?=[\\s\\S]{${1 + RESPONSE_CLOSE.length},${maxChars(d) + RESPONSE_CLOSE.length}}$)(?:${RESPONSE_TEXT}\\n</${d.name}>)`;
+}
+
+/** One tag's block as the reply's pattern writes it: its state bounded (boundedStatePattern), or the response (boundedResponsePattern), which ends the reply. */
+function blockPattern(h: Hierarchy, d: Dimension): string {
+  return d === h.response ? `<${d.name}>\\n${boundedResponsePattern(d)}` : `<${d.name}>\\n${boundedStatePattern(d)}\\n</${d.name}>`;
+}
+
 /**
  * The text form as one anchored regular expression: what a constrained decoder compiles to make
- * every sample parse. It fixes the layout `renderReply` writes and bounds each state at the
- * schema's length (`boundedStatePattern`, its one lookahead); the response, which may hold line
- * breaks, is bounded by the sampler's token budget.
+ * every sample parse. It fixes the layout `renderReply` writes and bounds each text at the
+ * schema's length: each state (`boundedStatePattern`) and the response (`boundedResponsePattern`),
+ * one lookahead each.
  */
 export function replyTextPattern(h: Hierarchy): string {
-  const block = (tag: string, body: string) => `<${tag}>\\n${body}\\n</${tag}>`;
-  return `^${[...h.states.map((d) => block(d.name, boundedStatePattern(d))), block(h.response.name, RESPONSE_TEXT)].join("\\n")}$`;
+  return `^${[...h.states, h.response].map((d) => blockPattern(h, d)).join("\\n")}$`;
+}
+
+/**
+ * One level of the text form alone (per-level generation: each tag written by a request of its
+ * own), as an anchored pattern: the levels' texts joined by a line break match replyTextPattern.
+ */
+export function levelTextPattern(h: Hierarchy, tag: string): string {
+  const d = [...h.states, h.response].find((x) => x.name === tag);
+  if (!d) throw new Error(`"${tag}" is not a tag of the hierarchy`);
+  return `^${blockPattern(h, d)}$`;
 }
