@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { DataError } from "../worlds/core/errors.js";
 import { readIfPresent, withFileLock } from "./file-lock.js";
-import { OwnerSchema, ownerGone, thisProcess, type Owner } from "./owner.js";
+import { OwnerSchema, ownerGone, ownerKey, thisProcess, type Owner } from "./owner.js";
 
 export const ROOMS_FILE = "rooms.json";
 
@@ -92,18 +92,29 @@ export class RoomRegistry {
     });
   }
 
+  /**
+   * Changes this process's entry for the room. An entry another process has claimed is left as it
+   * is: a process paused long enough to be declared dead, its rooms re-created elsewhere, must not
+   * write its old episode over theirs when it wakes (nor remove a room that now lives there).
+   */
   update(roomId: string, patch: Partial<Pick<RoomEntry, "episode" | "runId">>): Promise<void> {
     return this.change((rooms) => {
-      const i = rooms.findIndex((r) => r.roomId === roomId);
+      const i = this.mine(rooms, roomId);
       if (i >= 0) rooms[i] = { ...rooms[i]!, ...patch };
     });
   }
 
+  /** Removes this process's entry for the room (see update: another process's is left alone). */
   remove(roomId: string): Promise<void> {
     return this.change((rooms) => {
-      const i = rooms.findIndex((r) => r.roomId === roomId);
+      const i = this.mine(rooms, roomId);
       if (i >= 0) rooms.splice(i, 1);
     });
+  }
+
+  private mine(rooms: readonly RoomEntry[], roomId: string): number {
+    const me = ownerKey(thisProcess());
+    return rooms.findIndex((r) => r.roomId === roomId && ownerKey(r.owner) === me);
   }
 
   private change<T>(fn: (rooms: RoomEntry[]) => T): Promise<T> {
