@@ -192,9 +192,31 @@ describe("GRPO end to end", () => {
       const after = stateOf(join(withMoments, "checkpoint-3"));
       expect(after.step).toBe(3);
       expect(after.updates).toBe(before.updates + 2);
-      expect(after.cursor).toBeGreaterThan(before.cursor);
       expect(after.settings.data).toBe("digits-v2");
+      // Other data: its own order from its start, as a run of its own would draw it (a position
+      // part-way through the other data's pass would draw some points twice before others once).
+      const fresh = tempDir("sw-grpo-");
+      await runGrpoSession({ out: fresh, model: first, referenceModel: model, source: new DigitTask("digits-v2", 5), config: once, saveEvery: 1000, keep: 1 });
+      expect(after.cursor).toBe(stateOf(join(fresh, "checkpoint-1")).cursor);
       expect(lrs(withMoments).map(([step, updates]) => [step, updates])).toEqual([[3, before.updates + 2]]);
+    }, 240_000);
+
+    it("resumes in its own OUT after an interruption, ending where it would have", async () => {
+      const model = await start(9);
+      const first = tempDir("sw-grpo-");
+      await runGrpoSession({ out: first, model, source: new DigitTask(), config: half, saveEvery: 1000, keep: 1 });
+      const from = join(first, "checkpoint-2");
+      const go = (out: string, resume?: string) =>
+        runGrpoSession({ out, model: first, referenceModel: model, continueFrom: from, source: new DigitTask("digits-v2", 5), config: half, saveEvery: 1, keep: 5, ...(resume ? { resume } : {}) });
+      const whole = tempDir("sw-grpo-");
+      await go(whole);
+      // Cut after step 3: its checkpoint and the run's reference policy are what is left.
+      const cut = tempDir("sw-grpo-");
+      for (const d of ["checkpoint-3", "reference"]) cpSync(join(whole, d), join(cut, d), { recursive: true });
+      const r = await go(cut, "auto");
+      expect(r.resumedFrom).toBe(join(cut, "checkpoint-3"));
+      expect(r.steps).toBe(4);
+      expect(readFileSync(join(cut, "model.safetensors"))).toEqual(readFileSync(join(whole, "model.safetensors")));
     }, 240_000);
 
     it("refuses a checkpoint trained with other settings, naming it", async () => {

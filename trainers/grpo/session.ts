@@ -109,10 +109,15 @@ async function runClaimed(o: SessionOptions): Promise<SessionResult> {
       ck = loadCheckpoint(continueDir);
       loadMoments(continueDir, ck.model);
     }
-    start = { step: state.step, cursor: state.cursor, updates: state.updates };
+    // The data position goes on only over the same data: on other data (a self-play round's new
+    // episodes) a position part-way through the checkpoint's pass would start this run inside a
+    // pass over its own points, and draw some twice before others once.
+    start = { step: state.step, cursor: state.settings.data === o.source.dataId ? state.cursor : 0, updates: state.updates };
     // The trainer counts steps from the run's first: this run ends `steps` after the checkpoint.
     c = { ...c, steps: state.step + c.steps };
   } else if (resumeDir) {
+    // A continuing run resumed in its own OUT counts its steps as it did when it started.
+    if (o.continueFrom) c = { ...c, steps: readGrpoState(o.continueFrom).step + c.steps };
     const state = readGrpoState(resumeDir);
     const why = settingsMismatch(resumeDir, state.settings, grpoSettings(c, o.source.dataId, lora));
     if (why) throw new SettingsMismatch(`${why} (or start a new run from it with --model ${resumeDir})`);
