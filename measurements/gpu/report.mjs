@@ -35,8 +35,10 @@ const out = [];
 const versions = records.find((r) => r.stage === "versions" && !r.error);
 if (versions) out.push(`PyTorch ${versions.torch}, transformers ${versions.transformers}, ${versions.gpu}\n`);
 
-// The memory stage's out-of-memory errors are results (its table says them), not failures.
-const errors = records.filter((r) => r.error && r.stage !== "memory");
+// The memory stage's out-of-memory errors (check_fits' message) are results, which its table
+// shows; any other error of it is a failure.
+const doesNotFit = (r) => r.stage === "memory" && typeof r.error === "string" && r.error.startsWith("not enough GPU memory");
+const errors = records.filter((r) => r.error && !doesNotFit(r));
 if (errors.length) out.push("### Stages that failed\n\n" + errors.map((r) => `- ${r.engine} ${r.stage} ${r.config ?? ""} ${r.precision ?? ""} ${r.batch ?? ""}: ${r.error}`).join("\n") + "\n");
 
 const train = records.filter((r) => r.stage === "train" && !r.error);
@@ -101,7 +103,7 @@ if (peft) {
   );
 }
 
-const memory = records.filter((r) => r.stage === "memory");
+const memory = records.filter((r) => r.stage === "memory" && (!r.error || doesNotFit(r)));
 if (memory.length)
   out.push(
     "### Activation checkpointing (training step, forward + backward + AdamW; GPU memory the process holds after it)\n\n" +

@@ -163,22 +163,15 @@ class Backend {
 
   // Soft tokens (SofT-GRPO; model.h's SoftInputs and SoftTargets say what the model does with
   // them). Row r's entries are k in [offsets[r], offsets[r + 1]) of ids (distinct within a row)
-  // and of weights / noised. The default implementations throw: a backend without these kernels
-  // refuses soft tokens with a clear error instead of computing wrong.
+  // and of weights / noised.
   //
   // out[r] = sum_k weights[k] * table[ids[k]] (a row with no entries is left as it is).
-  virtual void embedding_mix_forward(T* out, const int32_t* offsets, const int32_t* ids, const float* weights, const T* table, int rows, int dim) {
-    (void)out, (void)offsets, (void)ids, (void)weights, (void)table, (void)rows, (void)dim;
-    no_soft_tokens();
-  }
+  virtual void embedding_mix_forward(T* out, const int32_t* offsets, const int32_t* ids, const float* weights, const T* table, int rows, int dim) = 0;
   // dtable[ids[k]] += weights[k] * dout[r] (dtable null: a frozen table, skipped) and, where
   // dweights is not null, dweights[k] = <dout[r], table[ids[k]]>: the gradient of the mixture's
   // weights.
   virtual void embedding_mix_backward(T* dtable, T* dweights, const int32_t* offsets, const int32_t* ids, const float* weights, const T* table,
-                                      const T* dout, int rows, int dim) {
-    (void)dtable, (void)dweights, (void)offsets, (void)ids, (void)weights, (void)table, (void)dout, (void)rows, (void)dim;
-    no_soft_tokens();
-  }
+                                      const T* dout, int rows, int dim) = 0;
   // The Gumbel head, for rows whose output was a soft token: with u = logits / temperature, S the
   // row's support (its ids, at least one), lp_i = u_i - logsumexp_S(u) (the top-p distribution
   // renormalised on S) and g_i = noised[k] - lp_i (the Gumbel noise that turned lp into the
@@ -186,11 +179,7 @@ class Backend {
   // With grad, logits are replaced by d(loss)/d(logits) for loss = -sum_r weights[r] * logdens[r]
   // (0 outside S). Returns that loss.
   virtual double gumbel_loss(T* logits, const int32_t* offsets, const int32_t* ids, const float* noised, const float* weights, double temperature,
-                             T* logdens, int rows, int vocab, bool grad) {
-    (void)logits, (void)offsets, (void)ids, (void)noised, (void)weights, (void)temperature, (void)logdens, (void)rows, (void)vocab, (void)grad;
-    no_soft_tokens();
-    return 0;
-  }
+                             T* logdens, int rows, int vocab, bool grad) = 0;
 
   // Draws one token per row of logits [rows, vocab] as sample_token (sampler.h) does, from
   // allowed[r] (the whole vocabulary, or a grammar's mask) with uniforms[r] as row r's random
@@ -204,11 +193,6 @@ class Backend {
 
   // AdamW (PyTorch's update, decoupled weight decay) on n parameters with their moments.
   virtual void adamw(T* params, const T* grads, T* m, T* v, size_t n, const AdamWArgs& args) = 0;
-
- private:
-  [[noreturn]] void no_soft_tokens() const {
-    throw std::runtime_error(std::string("the ") + name() + " backend has no soft-token kernels (SofT-GRPO runs on the CPU backend)");
-  }
 };
 
 #if defined(__CUDACC__)

@@ -769,8 +769,9 @@ class CudaBackend final : public Backend<float> {
     SW_LAUNCH(k_embedding_mix_forward, rows, 128, 0, stream_, out, offsets, ids, weights, table, dim);
   }
 
-  // The entries are grouped on the host (offsets and ids come back: a soft pass's few thousand
-  // ints), so that each id's gradient row is summed by one block in the CPU's order, with no atomics.
+  // The entries are grouped on the host (offsets and ids come back: a soft pass's rows with their
+  // top-p supports, up to hundreds of thousands of ints), so that each id's gradient row is summed
+  // by one block in the CPU's order, with no atomics.
   void embedding_mix_backward(float* dtable, float* dweights, const int32_t* offsets, const int32_t* ids, const float* weights, const float* table,
                               const float* dout, int rows, int dim) override {
     if (rows == 0 || (!dtable && !dweights)) return;
