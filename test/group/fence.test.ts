@@ -78,6 +78,26 @@ describe("a process's fence", () => {
     expect(victim.tripped).toEqual(["machine-b/20/1"]);
     expect(taker.tripped).toEqual([]);
     expect(await taker.driver.update(listing("room-a", "proc-b"), { $inc: { clients: 1 } })).toBe(true);
+
+    // Each kind of write refused by Redis itself, in the fenced step: a fence that has not tripped
+    // yet (a woken process's first write) for each, since a tripped one refuses before asking Redis.
+    const writes: [string, (m: ReturnType<typeof member>) => Promise<boolean>][] = [
+      ["insert", (m) => m.driver.insert(listing("room-d", "proc-a"))],
+      ["persist", (m) => m.driver.persist(b)],
+      ["update", (m) => m.driver.update(a, { $inc: { clients: 5 } })],
+      ["remove", (m) => m.driver.remove("room-a")],
+      ["presence hset", (m) => m.presence.hset("roomcount", "proc-a", "9,9")],
+      ["presence hdel", (m) => m.presence.hdel("roomcount", "proc-b")],
+    ];
+    await conn.hset("roomcount", "proc-b", "1,1");
+    for (const [what, write] of writes) {
+      const woken = member("machine-a/10/1");
+      expect(await write(woken), what).toBe(false);
+      expect(woken.tripped, what).toEqual(["machine-b/20/1"]);
+    }
+    expect(Object.keys(await conn.hgetall(ROOMCACHES_KEY))).toEqual(["room-a"]);
+    expect(await stored("room-a")).toMatchObject({ processId: "proc-b", clients: 1 });
+    expect(await conn.hgetall("roomcount")).toEqual({ "proc-b": "1,1" });
   });
 
   it("a listener added after the trip is told at once", () => {
