@@ -210,6 +210,8 @@ export interface NativeModel extends NativeParams {
    * asynchronous pass is in flight.
    */
   activationCheckpointing: boolean;
+  /** The bytes the last training pass's activations hold (0 before one): what checkpointing saves. */
+  readonly trainingActivationBytes: number;
   /** Waits until the device has finished every kernel issued so far (timing); a no-op on the CPU. */
   synchronize(): void;
   /**

@@ -303,6 +303,7 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
                            InstanceAccessor<&ModelWrap::Precision>("precision"),
                            InstanceAccessor<&ModelWrap::NumParams>("numParams"),
                            InstanceAccessor<&ModelWrap::ActivationCheckpointing, &ModelWrap::SetActivationCheckpointing>("activationCheckpointing"),
+                           InstanceAccessor<&ModelWrap::TrainingActivationBytes>("trainingActivationBytes"),
                            InstanceMethod<&ModelWrap::Tensors>("tensors"),
                            InstanceMethod<&ModelWrap::Params>("params"),
                            InstanceMethod<&ModelWrap::Grads>("grads"),
@@ -396,6 +397,9 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
 
   Napi::Value ActivationCheckpointing(const Napi::CallbackInfo& info) {
     return visit([&](auto& m) -> Napi::Value { return Napi::Boolean::New(info.Env(), m.activation_checkpointing()); });
+  }
+  Napi::Value TrainingActivationBytes(const Napi::CallbackInfo& info) {
+    return visit([&](auto& m) -> Napi::Value { return Napi::Number::New(info.Env(), static_cast<double>(m.training_activation_bytes())); });
   }
   // Not while a pass is in flight (it would change which buffers the pass reads).
   void SetActivationCheckpointing(const Napi::CallbackInfo& info, const Napi::Value& value) {

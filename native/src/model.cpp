@@ -30,6 +30,7 @@ template <typename T>
 struct Qwen2Model<T>::Activations {
   int capacity = 0;
   int sets = 0;  // per-layer activation sets: every layer's (training), or one (inference, checkpointing)
+  size_t bytes = 0;  // what the buffers below hold
   std::vector<int32_t> pos, seq;
   // Training keeps every layer's activations for the backward pass (with checkpointing only every
   // layer's input x, and one set the backward pass recomputes each layer into); inference keeps
@@ -219,9 +220,15 @@ typename Qwen2Model<T>::Activations& Qwen2Model<T>::activations(int rows, bool t
     if (count)
       be_->check_fits(total * sizeof(T), std::string(training ? "the training activations" : "the inference activations") + " of " +
                                              std::to_string(rows) + " tokens");
+    a->bytes = total * sizeof(T);
   }
   slot = std::move(a);
   return *slot;
+}
+
+template <typename T>
+size_t Qwen2Model<T>::training_activation_bytes() const {
+  return train_acts_ ? train_acts_->bytes : 0;
 }
 
 template <typename T>

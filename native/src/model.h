@@ -137,6 +137,8 @@ class Qwen2Model {
   // same bits either way.
   void set_activation_checkpointing(bool on) { recompute_ = on; }
   bool activation_checkpointing() const { return recompute_; }
+  // The bytes the last training pass's activations hold (0 before one): what checkpointing saves.
+  size_t training_activation_bytes() const;
 
   void zero_grad() { buf_->zero_grad(); }
   double grad_norm() { return buf_->grad_norm(); }

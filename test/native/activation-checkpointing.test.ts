@@ -105,6 +105,22 @@ describe("activation checkpointing", () => {
     expect(off!.grads.some((g) => g !== 0)).toBe(true);
   });
 
+  it("keeps one layer's activations where a pass without it keeps every layer's", () => {
+    const m = model("float32", "ckpt-bytes");
+    const b = weightedBatch(Rng.seeded("ckpt-bytes-batch"), 3, 9, DEEP.vocabSize);
+    expect(m.trainingActivationBytes).toBe(0);
+    m.forwardBackward(b.tokens, b.targets, b.weights, b.B, b.T, true);
+    const every = m.trainingActivationBytes;
+    m.activationCheckpointing = true;
+    m.forwardBackward(b.tokens, b.targets, b.weights, b.B, b.T, true);
+    const one = m.trainingActivationBytes;
+    // A layer's set, a token: h1, xmid, h2 (hidden each), the rstds, qkv, the attention output,
+    // its log-sum-exps, gate+up and the SwiGLU output; the layers' inputs x are kept either way.
+    const { hiddenSize: C, numHeads: H, numKvHeads: KV, headDim: hd, intermediateSize: F, numLayers: L } = DEEP;
+    const perLayer = 3 * C + 2 + (H + 2 * KV) * hd + H * hd + H + 2 * F + F;
+    expect(every - one).toBe((L - 1) * b.B * b.T * perLayer * 4);
+  });
+
   it("can be switched between passes (longer, then shorter batches) and refuses anything but a boolean", () => {
     const m = model("float32", "ckpt-switch");
     expect(m.activationCheckpointing).toBe(false);
