@@ -17,7 +17,7 @@ import { pairedChange, type PairedChange } from "../benchmarks/paired-change.js"
 import { RunStore } from "../store/run-store.js";
 import { percentCell as pct } from "./cli-process.js";
 import { scriptArgs } from "./script-args.js";
-import { pairedTable, rightByQuestion } from "./social-paired.js";
+import { evalReport, pairedTable, rightByQuestion } from "./social-paired.js";
 
 const USAGE = `node dist/measurements/social-demo-compare.js --before DIR[,DIR...] --after DIR[,DIR...] [options]
                                                    (or: npm run compare:social -- [options])
@@ -67,7 +67,7 @@ function fail(message: string): never {
 
 /** The agent's right-or-wrong by question in a demo, and its type accuracy. */
 function agentIn(demo: Demo, agent: string): { right: Map<string, boolean>; accuracy: number } {
-  const file = join(demo.dir, `eval-${agent.toLowerCase().replace("+", "-")}.json`);
+  const file = evalReport(demo.dir, agent);
   if (!existsSync(file)) fail(`${demo.dir}: no ${basename(file)} (no agent "${agent}" in that demo)`);
   const report = JSON.parse(readFileSync(file, "utf8")) as { runId?: string; accuracy: number };
   if (!report.runId) fail(`${file}: no runId`);

@@ -41,7 +41,7 @@ import { packageRoot } from "../worlds/question/prompts.js";
 import { loadBenchmark } from "../worlds/registry.js";
 import { factsTitle } from "../worlds/social/index.js";
 import { scriptArgs } from "./script-args.js";
-import { pairedTable, rightByQuestion } from "./social-paired.js";
+import { evalReport, pairedTable, rightByQuestion } from "./social-paired.js";
 import { factsFields, factsNeedShort, factsOf } from "./social-facts-args.js";
 import { percentCell as pct, socialworld as run, wallTimeLine, type StageTiming } from "./cli-process.js";
 
@@ -149,7 +149,7 @@ const agents: [string, string][] = [
 ];
 const reports: Record<string, BenchReport> = {};
 for (const [name, spec] of agents) {
-  const json = join(out, `eval-${name.toLowerCase().replace("+", "-")}.json`);
+  const json = evalReport(out, name);
   await socialworld(`eval ${name}`, ["bench", "social", "--data", testFile, ...context, "--agent", spec, "--concurrency", "16", "--store", store, "--json", json, "--quiet"]);
   reports[name] = JSON.parse(readFileSync(json, "utf8")) as BenchReport;
 }

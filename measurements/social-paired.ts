@@ -4,9 +4,13 @@
  * (benchmarks/paired-change.ts) that social-demo.ts prints within one run of the demo and
  * social-demo-compare.ts between two.
  */
+import { join } from "node:path";
 import type { PairedChange } from "../benchmarks/paired-change.js";
 import { readEpisodeLog } from "../store/episode-log.js";
 import type { RunStore } from "../store/run-store.js";
+
+/** Where a demo in `dir` writes agent `name`'s bench report (the compare script reads it there). */
+export const evalReport = (dir: string, name: string): string => join(dir, `eval-${name.toLowerCase().replace("+", "-")}.json`);
 
 /** Each question's type right or wrong in bench run `runId` of `store`, by question id (`test.jsonl#TREE/USER@ITEM`). */
 export function rightByQuestion(store: RunStore, runId: string): Map<string, boolean> {

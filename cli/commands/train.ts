@@ -12,8 +12,8 @@ import { PRESETS } from "../../models/presets.js";
 import { encodeExamples, longerThanContext } from "../../trainers/sft/batches.js";
 import { exampleWhere, readExamplesFile, type SftExample } from "../../trainers/sft/examples.js";
 import { DataError } from "../../worlds/core/errors.js";
-import { loadMoments, resumeFolder, settingsMismatch } from "../../trainers/common/checkpoint-folders.js";
-import { loraCheckpoint, trainableSummary } from "../../trainers/common/lora-run.js";
+import { resumeFolder, settingsMismatch } from "../../trainers/common/checkpoint-folders.js";
+import { loraCheckpoint, resumedCheckpoint, trainableSummary } from "../../trainers/common/lora-run.js";
 import { readTrainerState } from "../../trainers/sft/state.js";
 import { dataId, stateSettings, trainSft, type SftSettings } from "../../trainers/sft/trainer.js";
 import { claimFolder, FolderInUse, type FolderClaim } from "../../store/folder-claim.js";
@@ -161,12 +161,7 @@ async function trainSftInto(a: Args, settings: SftSettings, examples: SftExample
     const why = settingsMismatch(resumeDir, state.settings, stateSettings({ settings, dataId: id, lora }));
     if (why) throw new UsageError(`--resume: ${why} (or start a new run with --model ${resumeDir})`);
     if (state.settings.lora !== undefined && !lora) throw new UsageError(`--resume: ${resumeDir} was trained with --lora: resume with the same --lora and --model`);
-    let ck;
-    if (lora) ck = loraCheckpoint(lora.base, lora.settings, settings.seed, resumeDir);
-    else {
-      ck = loadCheckpoint(resumeDir);
-      loadMoments(resumeDir, ck.model);
-    }
+    const ck = resumedCheckpoint(resumeDir, lora, settings.seed);
     ({ model, tokenizer } = ck);
     files = checkpointFiles(ck);
     start = state.step;

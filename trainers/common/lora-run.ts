@@ -32,6 +32,17 @@ export function loraCheckpoint(base: string, settings: LoraSettings, seed: numbe
   return ck;
 }
 
+/**
+ * What a run resumes or continues from a checkpoint folder: its weights (a LoRA run: the base with
+ * the folder's adapter) and their AdamW moments.
+ */
+export function resumedCheckpoint(dir: string, lora: { readonly settings: LoraSettings; readonly base: string } | undefined, seed: number): Checkpoint {
+  if (lora) return loraCheckpoint(lora.base, lora.settings, seed, dir);
+  const ck = loadCheckpoint(dir);
+  loadMoments(dir, ck.model);
+  return ck;
+}
+
 /** What a run trains and what that holds in memory (parameters, gradients and AdamW moments). */
 export function trainableSummary(model: PolicyModel): string {
   const bytes = model.dtype === "float64" ? 8 : 4;

@@ -14,8 +14,8 @@ import type { RunStore } from "../../store/run-store.js";
 import { naming } from "../../store/io-error.js";
 import { writeFileAtomic } from "../../store/write-atomic.js";
 import { claimFolder } from "../../store/folder-claim.js";
-import { loadMoments, resumeFolder, settingsMismatch } from "../common/checkpoint-folders.js";
-import { loraCheckpoint, trainableSummary } from "../common/lora-run.js";
+import { resumeFolder, settingsMismatch } from "../common/checkpoint-folders.js";
+import { loraCheckpoint, resumedCheckpoint, trainableSummary } from "../common/lora-run.js";
 import type { LoraSettings } from "../../models/lora-settings.js";
 import type { GrpoConfig } from "./config.js";
 import type { PointSource } from "./decision-point.js";
@@ -104,11 +104,7 @@ async function runClaimed(o: SessionOptions): Promise<SessionResult> {
     const why = settingsMismatch(continueDir, withoutRunLength(state.settings), withoutRunLength(grpoSettings(c, o.source.dataId, lora)));
     if (why) throw new SettingsMismatch(`${why.replace(/; resume with .*$/, "")}: a run that continues it needs the same settings (its data and steps may differ)`);
     if (state.settings.lora !== undefined && !lora) throw new SettingsMismatch(`${continueDir} was trained with --lora: a run that continues it trains the same adapter`);
-    if (lora) ck = loraCheckpoint(lora.base, lora.settings, c.seed, continueDir);
-    else {
-      ck = loadCheckpoint(continueDir);
-      loadMoments(continueDir, ck.model);
-    }
+    ck = resumedCheckpoint(continueDir, lora, c.seed);
     // The data position goes on only over the same data: on other data (a self-play round's new
     // episodes) a position part-way through the checkpoint's pass would start this run inside a
     // pass over its own points, and draw some twice before others once.
@@ -123,11 +119,7 @@ async function runClaimed(o: SessionOptions): Promise<SessionResult> {
     if (why) throw new SettingsMismatch(`${why} (or start a new run from it with --model ${resumeDir})`);
     if (state.settings.lora !== undefined && !lora) throw new SettingsMismatch(`${resumeDir} was trained with --lora: resume with the same --lora and --model`);
     if (state.settings.generation !== undefined && c.generation === "joint") throw new SettingsMismatch(`${resumeDir} was trained with --generation ${String(state.settings.generation)}: resume with the same --generation`);
-    if (lora) ck = loraCheckpoint(lora.base, lora.settings, c.seed, resumeDir);
-    else {
-      ck = loadCheckpoint(resumeDir);
-      loadMoments(resumeDir, ck.model);
-    }
+    ck = resumedCheckpoint(resumeDir, lora, c.seed);
     start = { step: state.step, cursor: state.cursor, updates: state.updates };
     runId = state.runId;
   } else {
