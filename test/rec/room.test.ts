@@ -40,8 +40,21 @@ describe("the recommendation world's episode", () => {
     }
     expect(world.isTerminal(state)).toBe(true);
     expect(world.view!(state)).toMatchObject({ ndcg: [1, 1 / Math.log2(3), 0], hr: [1, 1, 0] });
-    expect(RecListSchema.safeParse({ items: [1, 1] }).success).toBe(false);
     expect(RecListSchema.safeParse({ items: Array.from({ length: 11 }, (_, i) => i + 1) }).success).toBe(false);
+  });
+
+  it("takes a list that names a film twice and counts the film at its first place only: the repeat wastes its place", () => {
+    const { world, initialState: s } = recScenario(4, small);
+    const next = s.upcoming[0]!.id;
+    const other = s.candidates[0]!.find((m) => m.id !== next)!.id;
+    const reward = (items: number[]) => {
+      expect(RecListSchema.safeParse({ items }).success).toBe(true);
+      return world.step(s, new Map([[RECOMMENDER, { items }]]), { rng: undefined as never, exogenous: [] }).rewards![RECOMMENDER];
+    };
+    expect(reward([other, next])).toBeCloseTo(1 / Math.log2(3), 12);
+    expect(reward([other, other, next])).toBeCloseTo(1 / Math.log2(4), 12);
+    expect(reward([next, next])).toBe(1);
+    expect(reward([other, other])).toBe(0);
   });
 
   it("plays in the game loop with the mixture in the seat: the list is its top candidates, each reward in [0, 1]", async () => {
@@ -97,10 +110,10 @@ describe("the recommendation room", { timeout: 240_000 }, () => {
     const watched = Number(/has watched (\d+) films/.exec(turn.observation.text)![1]);
     expect(candidates).toHaveLength(Math.min(ROOM_CANDIDATES, options.items - watched));
     const pick = candidates[0]!;
-    seat.send("act", { action: { items: [pick.id, pick.id] }, timestep: turn.timestep });
+    seat.send("act", { action: { items: [pick.id, 1.5] }, timestep: turn.timestep });
     seat.send("act", { action: { items: [pick.id] }, timestep: turn.timestep });
     await until(() => results.length === 2, 30_000, "the answers");
-    expect(results[0]).toMatchObject({ ok: false, error: expect.stringMatching(/^invalid action: .*listed twice/) });
+    expect(results[0]).toMatchObject({ ok: false, error: expect.stringMatching(/^invalid action: .*expected int.*at items\[1\]$/) });
     expect(results[1]).toEqual({ ok: true, timestep: turn.timestep });
     const recSteps = () => (decodeFrames(framesOf(spectator)).perspectives.get(RECOMMENDER)?.steps ?? []) as unknown as { timestep: number; action: string; source: string }[];
     await until(() => recSteps().some((s) => s.timestep === turn.timestep && s.source === "human"), 30_000, "the person's step");

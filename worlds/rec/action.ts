@@ -1,7 +1,7 @@
 /**
  * The recommender's actions, as JSON (decoding is constrained to these schemas):
  *
- *   {"items": [2571, 1196, ...]}                      a ranked list of MovieIDs (1 to 100, distinct)
+ *   {"items": [2571, 1196, ...]}                      a ranked list of MovieIDs (1 to 100; a repeat counts once, at its first place)
  *   {"weights": {"pop": 0.2, "itemknn": 0.5, "bpr": 0.3}}   weights over the recallers, merged
  *                                                      as recallers/mixture.ts merges them
  *
@@ -34,10 +34,8 @@ export function recWeightsSchema(names: readonly string[]): z.ZodType<RecWeights
 /** Weights over the world's own recallers (pop, itemknn, bpr). */
 export const RecWeightsSchema = recWeightsSchema(RECALLERS);
 
-export const RecRankingSchema = z
-  .object({ items: z.array(z.number().int().min(0)).min(1).max(100) })
-  .strict()
-  .refine((a) => new Set(a.items).size === a.items.length, { message: "an item is listed twice", path: ["items"] });
+/** A ranked list of 1 to 100 MovieIDs; an item named again wastes its place, as in the room's list (world.ts). */
+export const RecRankingSchema = z.object({ items: z.array(z.number().int().min(0)).min(1).max(100) }).strict();
 export type RecRanking = z.infer<typeof RecRankingSchema>;
 
 export type RecAction = RecWeights | RecRanking;

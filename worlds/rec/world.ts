@@ -43,11 +43,13 @@ export interface RecRoomState {
   readonly scores: readonly RecStepScore[];
 }
 
-/** A ranked list of up to ROOM_K distinct MovieIDs; the empty list is the no-op (recommends nothing). */
-export const RecListSchema = z
-  .object({ items: z.array(z.number().int().min(0)).max(ROOM_K) })
-  .strict()
-  .refine((a) => new Set(a.items).size === a.items.length, { message: "a film is listed twice", path: ["items"] });
+/**
+ * A ranked list of up to ROOM_K MovieIDs; the empty list is the no-op (recommends nothing). A film
+ * named again is allowed and wastes its place: only its first place counts (metrics.ts). Refusing
+ * it instead would be a rule JSON Schema cannot state, so constrained decoding could not keep a
+ * policy's lists valid, and a policy seat would fall back on every list that repeats a film.
+ */
+export const RecListSchema = z.object({ items: z.array(z.number().int().min(0)).max(ROOM_K) }).strict();
 export type RecList = z.infer<typeof RecListSchema>;
 
 /** What the recommender's observation carries for programs (the scripted agent, the web client). */
