@@ -3,18 +3,20 @@
  * loaded only when a GPU is asked for, so commands that never run a policy start as fast as before.
  */
 import { z } from "zod";
+import { DeviceChoiceSchema, MatmulPrecisionSchema, type DeviceChoice } from "../models/device-choice.js";
+import type { MatmulPrecision } from "../models/native.js";
 import { UsageError } from "./args.js";
 
 export const DEVICE_HELP = `  --device cpu|cuda|auto      where policies run (default cpu; auto: cuda where the addon has it and a GPU is visible)
   --precision fp32|tf32|bf16  the GPU's matrix products (default bf16; fp32 for results equal to the CPU's)`;
 
 export const deviceArgs = {
-  device: z.enum(["cpu", "cuda", "auto"]).default("cpu"),
-  precision: z.enum(["fp32", "tf32", "bf16"]).optional(),
+  device: DeviceChoiceSchema.default("cpu"),
+  precision: MatmulPrecisionSchema.optional(),
 };
 
 /** Applies --device / --precision to the models made from now on; a device that cannot run is a usage error. */
-export async function useDevice(a: { device: "cpu" | "cuda" | "auto"; precision?: "fp32" | "tf32" | "bf16" | undefined }): Promise<void> {
+export async function useDevice(a: { device: DeviceChoice; precision?: MatmulPrecision | undefined }): Promise<void> {
   if (a.device === "cpu" && a.precision === undefined) return; // the default
   try {
     const { setModelDevice } = await import("../models/model.js");

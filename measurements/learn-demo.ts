@@ -40,6 +40,7 @@ import { join, resolve } from "node:path";
 import { z } from "zod";
 import { intArg } from "../cli/args.js";
 import type { BenchReport } from "../benchmarks/report.js";
+import { DeviceChoiceSchema, MatmulPrecisionSchema } from "../models/device-choice.js";
 import { packageRoot } from "../worlds/question/prompts.js";
 import { percentCell as pct, socialworld, wallTimeLine, type StageTiming } from "./cli-process.js";
 import { recipeSft, recipeSftData } from "./learn-recipe.js";
@@ -92,9 +93,9 @@ const values = scriptArgs({
     paraphrased: z.string().optional(),
     "val-limit": intArg(1).optional(),
     reuse: z.boolean().default(false),
-    // As the commands' --device and --precision (cli/device.ts), passed on to them.
-    device: z.enum(["cpu", "cuda", "auto"]).default("cpu"),
-    precision: z.enum(["fp32", "tf32", "bf16"]).optional(),
+    // Passed on to the commands' --device and --precision.
+    device: DeviceChoiceSchema.default("cpu"),
+    precision: MatmulPrecisionSchema.optional(),
   }),
 });
 const world = values.world;

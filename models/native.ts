@@ -7,6 +7,8 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { z } from "zod";
+import type { MatmulPrecisionSchema } from "./device-choice.js";
 import type { TokenAutomaton, TokenAutomatonData } from "./grammar/index.js";
 
 export type Dtype = "float32" | "float64";
@@ -18,7 +20,7 @@ export type Device = "cpu" | "cuda";
  * bf16-rounded operands with fp32 accumulation. Everything else stays fp32 (master weights,
  * moments, gradients, activations). The CPU computes in fp32.
  */
-export type MatmulPrecision = "fp32" | "tf32" | "bf16";
+export type MatmulPrecision = z.infer<typeof MatmulPrecisionSchema>;
 
 export interface ModelOptions {
   readonly dtype?: Dtype;

@@ -513,7 +513,8 @@ double Qwen2Model<T>::gumbel_head(const SoftTargets& t, const float* weights, do
     be.embedding_forward(h, d_rows + j0, hf, rc, C);
     T* z = a.logits.get();
     be.gemm(false, true, rc, V, C, T(1), h, C, P + lm_head_, C, T(0), z, V);
-    loss += be.gumbel_loss(z, d_offsets + j0, d_ids, d_noised, d_wts + j0, temperature, d_dens + j0, rc, V, backward);
+    const SoftEntries entries{d_offsets + j0, d_ids, offsets.data() + j0, ids.data()};
+    loss += be.gumbel_loss(z, entries, d_noised, d_wts + j0, temperature, d_dens + j0, rc, V, backward);
     if (backward) {
       T* dh = soft_grads_.get();
       be.gemm(false, false, rc, C, V, T(1), z, V, P + lm_head_, C, T(0), dh, C);
@@ -605,13 +606,13 @@ double Qwen2Model<T>::pass(const int32_t* tokens, const int32_t* targets, const 
   } seed_scope{lora_dropout_seed_};
   lora_dropout_seed_ = lora_ ? dropout_seed : std::nullopt;
 
-  const int32_t *mix_offsets = nullptr, *mix_ids = nullptr;
+  SoftEntries mix_entries;
   const float* mix_weights = nullptr;
   if (mix) {
-    mix_offsets = stage(mix->offsets.data(), mix->offsets.size(), in_mix_offsets_);
-    mix_ids = stage(mix->ids.data(), mix->ids.size(), in_mix_ids_);
+    mix_entries = {stage(mix->offsets.data(), mix->offsets.size(), in_mix_offsets_), stage(mix->ids.data(), mix->ids.size(), in_mix_ids_),
+                   mix->offsets.data(), mix->ids.data()};
     mix_weights = stage(mix->weights.data(), mix->weights.size(), in_mix_weights_);
-    be.embedding_mix_forward(a.x[0].get(), mix_offsets, mix_ids, mix_weights, P + embed_, N, C);
+    be.embedding_mix_forward(a.x[0].get(), mix_entries, mix_weights, P + embed_, N, C);
   } else {
     be.embedding_forward(a.x[0].get(), tok, P + embed_, N, C);
   }
@@ -706,7 +707,7 @@ double Qwen2Model<T>::pass(const int32_t* tokens, const int32_t* targets, const 
     // The mixtures' weights get their gradient whether or not the table is frozen (an adapter run).
     std::vector<T> dw(mix_grads ? mix->ids.size() : 0);
     T* d_dw = mix_grads ? output(dw.data(), dw.size(), out_mix_grads_) : nullptr;
-    if (G || d_dw) be.embedding_mix_backward(G ? G + embed_ : nullptr, d_dw, mix_offsets, mix_ids, mix_weights, P + embed_, dx, N, C);
+    if (G || d_dw) be.embedding_mix_backward(G ? G + embed_ : nullptr, d_dw, mix_entries, mix_weights, P + embed_, dx, N, C);
     if (d_dw) {
       fetch(dw.data(), d_dw, dw.size());
       for (size_t k = 0; k < dw.size(); k++)
@@ -786,9 +787,10 @@ void Qwen2Model<T>::forward_cached(KvCache<T>& cache, const int32_t* tokens, con
   shape.out_stride = static_cast<int64_t>(cfg_.num_heads) * cfg_.head_dim;
 
   if (mix)
-    be.embedding_mix_forward(a.x[0].get(), stage(mix->offsets.data(), mix->offsets.size(), in_mix_offsets_),
-                             stage(mix->ids.data(), mix->ids.size(), in_mix_ids_), stage(mix->weights.data(), mix->weights.size(), in_mix_weights_),
-                             P + embed_, rows, C);
+    be.embedding_mix_forward(a.x[0].get(),
+                             {stage(mix->offsets.data(), mix->offsets.size(), in_mix_offsets_), stage(mix->ids.data(), mix->ids.size(), in_mix_ids_),
+                              mix->offsets.data(), mix->ids.data()},
+                             stage(mix->weights.data(), mix->weights.size(), in_mix_weights_), P + embed_, rows, C);
   else
     be.embedding_forward(a.x[0].get(), tokens, P + embed_, rows, C);
   int cur = 0;

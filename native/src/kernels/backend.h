@@ -29,6 +29,18 @@ struct TokenMasks {
   const int32_t* tokens = nullptr;
 };
 
+// The entries of soft-token rows (SofT-GRPO): row r's entries are k in [offsets[r], offsets[r + 1])
+// of ids (distinct within a row). offsets and ids are in the backend's memory; host_offsets and
+// host_ids are the same arrays in host memory, where the caller built them. A backend that plans
+// on the host (the CUDA table gradient groups entries by token there) reads those, so it never
+// waits for a copy back of what the host already held.
+struct SoftEntries {
+  const int32_t* offsets = nullptr;
+  const int32_t* ids = nullptr;
+  const int32_t* host_offsets = nullptr;
+  const int32_t* host_ids = nullptr;
+};
+
 // Which keys each query row attends to, and where queries, keys and values live.
 // Row r belongs to sequence seq[r] at position pos[r] and attends to that sequence's keys at
 // positions 0..pos[r] (causal). Key/value j of sequence s start at
@@ -162,24 +174,23 @@ class Backend {
                             TokenMasks masks, T* logp, T* entropy, int rows, int vocab, bool grad) = 0;
 
   // Soft tokens (SofT-GRPO; model.h's SoftInputs and SoftTargets say what the model does with
-  // them). Row r's entries are k in [offsets[r], offsets[r + 1]) of ids (distinct within a row)
-  // and of weights / noised.
+  // them). Row r's entries (SoftEntries) index weights / noised too.
   //
   // out[r] = sum_k weights[k] * table[ids[k]] (a row with no entries is left as it is).
-  virtual void embedding_mix_forward(T* out, const int32_t* offsets, const int32_t* ids, const float* weights, const T* table, int rows, int dim) = 0;
+  virtual void embedding_mix_forward(T* out, SoftEntries entries, const float* weights, const T* table, int rows, int dim) = 0;
   // dtable[ids[k]] += weights[k] * dout[r] (dtable null: a frozen table, skipped) and, where
   // dweights is not null, dweights[k] = <dout[r], table[ids[k]]>: the gradient of the mixture's
   // weights.
-  virtual void embedding_mix_backward(T* dtable, T* dweights, const int32_t* offsets, const int32_t* ids, const float* weights, const T* table,
-                                      const T* dout, int rows, int dim) = 0;
+  virtual void embedding_mix_backward(T* dtable, T* dweights, SoftEntries entries, const float* weights, const T* table, const T* dout, int rows,
+                                      int dim) = 0;
   // The Gumbel head, for rows whose output was a soft token: with u = logits / temperature, S the
   // row's support (its ids, at least one), lp_i = u_i - logsumexp_S(u) (the top-p distribution
   // renormalised on S) and g_i = noised[k] - lp_i (the Gumbel noise that turned lp into the
   // recorded q'), logdens[r] = (1 / |S|) sum_{i in S} (-g_i - exp(-g_i)), the mean Gumbel log-density.
   // With grad, logits are replaced by d(loss)/d(logits) for loss = -sum_r weights[r] * logdens[r]
   // (0 outside S). Returns that loss.
-  virtual double gumbel_loss(T* logits, const int32_t* offsets, const int32_t* ids, const float* noised, const float* weights, double temperature,
-                             T* logdens, int rows, int vocab, bool grad) = 0;
+  virtual double gumbel_loss(T* logits, SoftEntries entries, const float* noised, const float* weights, double temperature, T* logdens, int rows,
+                             int vocab, bool grad) = 0;
 
   // Draws one token per row of logits [rows, vocab] as sample_token (sampler.h) does, from
   // allowed[r] (the whole vocabulary, or a grammar's mask) with uniforms[r] as row r's random

@@ -89,8 +89,8 @@ class CpuBackend final : public Backend<T> {
     });
   }
 
-  void embedding_mix_forward(T* out, const int32_t* offsets, const int32_t* ids, const float* weights, const T* table, int rows,
-                             int dim) override {
+  void embedding_mix_forward(T* out, SoftEntries entries, const float* weights, const T* table, int rows, int dim) override {
+    const int32_t *offsets = entries.offsets, *ids = entries.ids;
     pool_->parallel_for(rows, kRowGrain, [&](int64_t b, int64_t e, int) {
       for (int64_t r = b; r < e; r++) {
         if (offsets[r + 1] == offsets[r]) continue;
@@ -106,8 +106,9 @@ class CpuBackend final : public Backend<T> {
     });
   }
 
-  void embedding_mix_backward(T* dtable, T* dweights, const int32_t* offsets, const int32_t* ids, const float* weights, const T* table,
-                              const T* dout, int rows, int dim) override {
+  void embedding_mix_backward(T* dtable, T* dweights, SoftEntries entries, const float* weights, const T* table, const T* dout, int rows,
+                              int dim) override {
+    const int32_t *offsets = entries.offsets, *ids = entries.ids;
     // As embedding_backward: split by columns, every thread visits the rows in order.
     if (dtable)
       pool_->parallel_for(dim, kColGrain, [&](int64_t c0, int64_t c1, int) {
@@ -419,8 +420,9 @@ class CpuBackend final : public Backend<T> {
     return loss;
   }
 
-  double gumbel_loss(T* logits, const int32_t* offsets, const int32_t* ids, const float* noised, const float* weights, double temperature,
-                     T* logdens, int rows, int vocab, bool grad) override {
+  double gumbel_loss(T* logits, SoftEntries entries, const float* noised, const float* weights, double temperature, T* logdens, int rows,
+                     int vocab, bool grad) override {
+    const int32_t *offsets = entries.offsets, *ids = entries.ids;
     const double inv_t = 1.0 / temperature;
     std::vector<double> row_loss(rows, 0.0);
     pool_->parallel_for(rows, 1, [&](int64_t b, int64_t e, int) {

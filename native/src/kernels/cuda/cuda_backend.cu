@@ -762,26 +762,23 @@ class CudaBackend final : public Backend<float> {
     SW_LAUNCH(k_embedding_backward, rows, kThreads, 0, stream_, dtable, tokens, dout, rows, dim);
   }
 
-  void embedding_mix_forward(float* out, const int32_t* offsets, const int32_t* ids, const float* weights, const float* table, int rows,
-                             int dim) override {
+  void embedding_mix_forward(float* out, SoftEntries entries, const float* weights, const float* table, int rows, int dim) override {
     if (rows == 0) return;
     Scope scope = op("embeddings");
-    SW_LAUNCH(k_embedding_mix_forward, rows, 128, 0, stream_, out, offsets, ids, weights, table, dim);
+    SW_LAUNCH(k_embedding_mix_forward, rows, 128, 0, stream_, out, entries.offsets, entries.ids, weights, table, dim);
   }
 
-  // The entries are grouped on the host (offsets and ids come back: a soft pass's rows with their
-  // top-p supports, up to hundreds of thousands of ints), so that each id's gradient row is summed
-  // by one block in the CPU's order, with no atomics.
-  void embedding_mix_backward(float* dtable, float* dweights, const int32_t* offsets, const int32_t* ids, const float* weights, const float* table,
-                              const float* dout, int rows, int dim) override {
+  // The entries are grouped on the host, from the host's copy of offsets and ids, so that each
+  // id's gradient row is summed by one block in the CPU's order, with no atomics.
+  void embedding_mix_backward(float* dtable, float* dweights, SoftEntries entries, const float* weights, const float* table, const float* dout,
+                              int rows, int dim) override {
     if (rows == 0 || (!dtable && !dweights)) return;
     Scope scope = op("embeddings");
-    std::vector<int32_t> off(static_cast<size_t>(rows) + 1);
-    download(off.data(), offsets, off.size() * sizeof(int32_t));
+    const int32_t* off = entries.host_offsets;
+    const int32_t* id = entries.host_ids;
+    const int32_t* ids = entries.ids;
     const int32_t E = off[rows];
     if (E == 0) return;
-    std::vector<int32_t> id(E);
-    download(id.data(), ids, id.size() * sizeof(int32_t));
     // plan = [entry_row (E) | groups (E) | group_start (G + 1)]
     std::vector<int32_t> plan(2 * static_cast<size_t>(E));
     for (int r = 0; r < rows; r++)
@@ -801,15 +798,14 @@ class CudaBackend final : public Backend<float> {
     if (dweights) SW_LAUNCH(k_embedding_mix_weights, E, kThreads, 0, stream_, dweights, d_plan, ids, table, dout, dim);
   }
 
-  double gumbel_loss(float* logits, const int32_t* offsets, const int32_t* ids, const float* noised, const float* weights, double temperature,
-                     float* logdens, int rows, int vocab, bool grad) override {
+  double gumbel_loss(float* logits, SoftEntries entries, const float* noised, const float* weights, double temperature, float* logdens, int rows,
+                     int vocab, bool grad) override {
     if (rows == 0) return 0.0;
     Scope scope = op("loss head");
-    int32_t E = 0;
-    download(&E, offsets + rows, sizeof(int32_t));
+    const int32_t E = entries.host_offsets[rows];
     double* row_loss = static_cast<double*>(loss_scratch_.get(sizeof(double) * (rows + 1)));
     float* staged = static_cast<float*>(gumbel_scratch_.get(sizeof(float) * std::max<int32_t>(E, 1)));
-    SW_LAUNCH(k_gumbel_loss, rows, kRowThreads, 0, stream_, logits, offsets, ids, noised, weights, 1.0 / temperature, logdens, row_loss, staged,
+    SW_LAUNCH(k_gumbel_loss, rows, kRowThreads, 0, stream_, logits, entries.offsets, entries.ids, noised, weights, 1.0 / temperature, logdens, row_loss, staged,
               vocab, grad);
     return sum_on_device(row_loss, rows);
   }
