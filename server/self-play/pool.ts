@@ -28,6 +28,7 @@ import { join, resolve } from "node:path";
 import { releasePolicy } from "../../agents/policy/agents.js";
 import { parseAgentTarget } from "../../agents/policy/options.js";
 import type { RunStore } from "../../store/run-store.js";
+import { checkWrite } from "../../store/write-fence.js";
 import type { SelfPlayEpisode } from "../../trainers/grpo/self-play-points.js";
 import { wilsonInterval } from "../../benchmarks/wilson-interval.js";
 import type { HeldOutPoint, QuizAccuracyPoint, TrainingBoard } from "../training-board.js";
@@ -337,7 +338,10 @@ export class SelfPlayPool implements PoolOfPeers {
     const out = join(this.dir, `round-${round}`);
     // A round stopped before it finished (the server closed, or was killed): its partial checkpoint
     // is kept beside, and this round starts afresh on the episodes played since.
-    if (existsSync(out)) renameSync(out, `${out}.stopped-${new Date().toISOString().replace(/[:.]/g, "-")}`);
+    if (existsSync(out)) {
+      checkWrite(out);
+      renameSync(out, `${out}.stopped-${new Date().toISOString().replace(/[:.]/g, "-")}`);
+    }
     const trained = `policy:${out}${this.query}`;
     const heldOutFiles = this.heldOutFiles();
     const config = roundConfig(this.options);

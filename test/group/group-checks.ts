@@ -7,6 +7,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "vitest";
+import { readEpisodeLog } from "../../store/episode-log.js";
 import { RoomRegistry } from "../../store/room-registry.js";
 import { ADMIN, serve, type Served } from "../server/child-server.js";
 import { recording, until } from "../server/raw-client.js";
@@ -85,6 +86,13 @@ export interface Logged {
   room: string;
   seed: number;
   episode: number;
+}
+
+/** The numbers of the episodes run `runId`'s log holds, in the log's order. */
+export function episodesLogged(store: string, runId: string): number[] {
+  return readEpisodeLog<Logged>(join(store, "runs", runId, "episodes.jsonl"))
+    .records.filter((r) => r.kind === "room_episode")
+    .map((r) => r.episode);
 }
 
 /** How many rooms of a dead process `s` said it recreated. */

@@ -8,7 +8,10 @@
  * client count) before the victim's first heartbeat can tell it that it is dead. Those writes must
  * not land: for seconds after the wake, Redis holds one listing per room, none of the victim's,
  * the victim's room count does not come back, and the recreated rooms keep their spectators and
- * take new seats where they now live.
+ * take new seats where they now live. Nor do its other writes: the seats its spectators hold are
+ * not counted for it again (a key of its own in Redis, refreshed by a timer due at the wake), and
+ * its rooms, each paused in the tick that ends an episode (one step an episode), log nothing more:
+ * each episode is in its room's log once, as the room's new home played it.
  */
 import { once } from "node:events";
 import { Redis } from "ioredis";
@@ -18,7 +21,7 @@ import { ownerKey } from "../../store/owner.js";
 import { RoomRegistry } from "../../store/room-registry.js";
 import type { Served } from "../server/child-server.js";
 import { until } from "../server/raw-client.js";
-import { expectEachListedOnce, joinRoom, json, listed, pidOf, recreatedBy, spreadRooms, startGroup } from "./group-checks.js";
+import { episodesLogged, expectEachListedOnce, joinRoom, json, listed, pidOf, recreatedBy, spreadRooms, startGroup } from "./group-checks.js";
 import type { TestRedis } from "./redis-server.js";
 
 /** Colyseus's room counts by process (the key its Stats module keeps them in). */
@@ -53,7 +56,8 @@ const listings = async (): Promise<Listing[]> => Object.values(await conn.hgetal
 
 describe("a paused process that wakes after its rooms were taken over", () => {
   it("writes nothing into the group's listings, and its rooms' spectators stay where the rooms now live", async () => {
-    const ids = await spreadRooms(servers, store, 6, (i) => ({ world: "tomi", seed: 70 + i, loop: true, tickMs: 200, pauseMs: 200 }));
+    // One step an episode, then a second's tick: paused, a room is almost always in the tick that ends its episode.
+    const ids = await spreadRooms(servers, store, 6, (i) => ({ world: "tomi", seed: 70 + i, loop: true, tickMs: 1000, pauseMs: 0, maxSteps: 1 }));
     const pids = await Promise.all(servers.map(pidOf));
     const [victim, ...survivors] = servers as [Served, Served, Served];
     const registry = new RoomRegistry(store);
@@ -100,6 +104,7 @@ describe("a paused process that wakes after its rooms were taken over", () => {
       const unknown = now.filter((l) => !ids.includes(l.roomId)).map((l) => l.roomId);
       if (unknown.length) wrong.push(`listed but never created: ${unknown.join(", ")}`);
       if (await conn.hexists(ROOMCOUNT_KEY, victimProcess)) wrong.push("the dead process's room count is back");
+      if ((await conn.keys(`socialworld:seats:*:${victimProcess}`)).length) wrong.push("the dead process's seat count is back");
       await new Promise((r) => setTimeout(r, 25));
     }
     // A woken process that never stops would otherwise hang here until the test's own timeout.
@@ -115,6 +120,13 @@ describe("a paused process that wakes after its rooms were taken over", () => {
     for (const l of after) expect(l.publicAddress).toBe(hostOf.get(l.roomId));
     await expectEachListedOnce(survivors, ids);
     expect(new RoomRegistry(store).list().every((r) => r.owner.pid !== pids[0])).toBe(true);
+    // Each episode of the victim's rooms logged once, in order (the victim's own last one, which
+    // its new home played again, not added on its waking).
+    for (const r of new RoomRegistry(store).list().filter((e) => victimRooms.includes(e.roomId))) {
+      const logged = episodesLogged(store, r.runId!);
+      expect(logged.length, r.roomId).toBeGreaterThan(0);
+      expect(logged, r.roomId).toEqual(Array.from({ length: logged.length }, (_, i) => i + 1));
+    }
 
     // The spectators of the recreated rooms were not taken back: still connected, still receiving;
     // and a seat reserved through either survivor is at the room's new home.

@@ -5,6 +5,8 @@
  */
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Fence } from "../../server/group/fence.js";
+import { tombstoneKey } from "../../server/group/process-heartbeat.js";
 import { SharedLimits } from "../../server/group/shared-limits.js";
 import { ClientLimitsSchema } from "../../server/security/client-guard.js";
 import { startRedis, type TestRedis } from "./redis-server.js";
@@ -26,7 +28,7 @@ afterAll(async () => {
 
 const limits = ClientLimitsSchema.parse({ reservationBurst: 3, reservationsPerSecond: 0.01 });
 function limitsOf(processId: string, seats: Map<string, number>): SharedLimits {
-  const l = new SharedLimits(conn, processId, limits, (address) => seats.get(address) ?? 0);
+  const l = new SharedLimits(conn, new Fence(tombstoneKey(`machine-${processId}/1/1`)), processId, limits, (address) => seats.get(address) ?? 0);
   opened.push(l);
   return l;
 }

@@ -6,6 +6,8 @@
  */
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Fence } from "../../server/group/fence.js";
+import { tombstoneKey } from "../../server/group/process-heartbeat.js";
 import { redisConnection } from "../../server/group/redis.js";
 import { TrainerLease } from "../../server/group/trainer-lease.js";
 import { until } from "../server/raw-client.js";
@@ -32,7 +34,7 @@ function processAsking(pool: string, id: string) {
   const conn = redisConnection(redis.url, id);
   connections.push(conn);
   const told: boolean[] = [];
-  const lease = new TrainerLease(conn, pool, id, (held) => told.push(held), LEASE_MS);
+  const lease = new TrainerLease(conn, new Fence(tombstoneKey(`machine-${id}/1/1`)), pool, id, (held) => told.push(held), LEASE_MS);
   leases.push(lease);
   return { id, conn, lease, told };
 }
