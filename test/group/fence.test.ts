@@ -9,7 +9,7 @@
  */
 import type { IRoomCache } from "@colyseus/core";
 import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { Fence } from "../../server/group/fence.js";
 import { GroupPresence } from "../../server/group/group-presence.js";
 import { tombstoneKey } from "../../server/group/process-heartbeat.js";
@@ -18,27 +18,20 @@ import { SharedLimits } from "../../server/group/shared-limits.js";
 import { TrainerLease } from "../../server/group/trainer-lease.js";
 import { ClientLimitsSchema } from "../../server/security/client-guard.js";
 import { until } from "../server/raw-client.js";
-import { startRedis, type TestRedis } from "./redis-server.js";
+import { redisOfFile } from "./redis-server.js";
 
-let redis: TestRedis;
-let conn: Redis;
+const file = redisOfFile();
 const opened: Redis[] = [];
 
-beforeAll(async () => {
-  redis = await startRedis();
-  conn = new Redis(redis.url);
-}, 30_000);
-
 afterAll(async () => {
-  for (const c of [conn, ...opened]) c?.disconnect();
-  await redis?.stop();
+  for (const c of opened) c.disconnect();
 });
 
 /** A process of the group as far as its writes go: its fence, driver and presence, on connections of its own. */
 function member(id: string) {
   const fence = new Fence(tombstoneKey(id));
-  const driverConn = new Redis(redis.url);
-  const presenceConn = new Redis(redis.url);
+  const driverConn = new Redis(file.redis.url);
+  const presenceConn = new Redis(file.redis.url);
   opened.push(driverConn, presenceConn);
   const tripped: string[] = [];
   fence.onTrip((by) => tripped.push(by));
@@ -47,7 +40,7 @@ function member(id: string) {
 }
 
 const listing = (roomId: string, processId: string, clients = 0) => ({ roomId, processId, name: "simulation", clients, publicAddress: `${processId}:1` }) as unknown as IRoomCache;
-const stored = async (roomId: string) => JSON.parse((await conn.hget(ROOMCACHES_KEY, roomId))!) as { processId: string; clients: number };
+const stored = async (roomId: string) => JSON.parse((await file.conn.hget(ROOMCACHES_KEY, roomId))!) as { processId: string; clients: number };
 
 describe("a process's fence", () => {
   it("lets its writes through while it lives, refuses every one once it is declared dead, and leaves its taker's alone", async () => {
@@ -63,7 +56,7 @@ describe("a process's fence", () => {
     expect(await victim.presence.hset("roomcount", "proc-a", "2,2")).toBe(true);
 
     // Taken over: the tombstone first, then the taker drops the victim's listings and count and lists room-a as its own.
-    await conn.set(tombstoneKey("machine-a/10/1"), "machine-b/20/1");
+    await file.conn.set(tombstoneKey("machine-a/10/1"), "machine-b/20/1");
     await taker.driver.cleanup("proc-a");
     expect(await taker.presence.hdel("roomcount", "proc-a")).toBe(true);
     expect(await taker.driver.insert(listing("room-a", "proc-b"))).toBe(true);
@@ -79,9 +72,9 @@ describe("a process's fence", () => {
     expect(await victim.presence.hset("roomcount", "proc-a", "2,1")).toBe(false);
     expect(await victim.presence.hdel("roomcount", "proc-b")).toBe(false);
     // ...and nothing of it landed: room-a is the taker's, room-b and room-c are not listed, its count is gone.
-    expect(Object.keys(await conn.hgetall(ROOMCACHES_KEY))).toEqual(["room-a"]);
+    expect(Object.keys(await file.conn.hgetall(ROOMCACHES_KEY))).toEqual(["room-a"]);
     expect(await stored("room-a")).toMatchObject({ processId: "proc-b", clients: 0 });
-    expect(await conn.hexists("roomcount", "proc-a")).toBe(0);
+    expect(await file.conn.hexists("roomcount", "proc-a")).toBe(0);
     // Told once; the taker was never fenced.
     expect(victim.tripped).toEqual(["machine-b/20/1"]);
     expect(taker.tripped).toEqual([]);
@@ -97,15 +90,15 @@ describe("a process's fence", () => {
       ["presence hset", (m) => m.presence.hset("roomcount", "proc-a", "9,9")],
       ["presence hdel", (m) => m.presence.hdel("roomcount", "proc-b")],
     ];
-    await conn.hset("roomcount", "proc-b", "1,1");
+    await file.conn.hset("roomcount", "proc-b", "1,1");
     for (const [what, write] of writes) {
       const woken = member("machine-a/10/1");
       expect(await write(woken), what).toBe(false);
       expect(woken.tripped, what).toEqual(["machine-b/20/1"]);
     }
-    expect(Object.keys(await conn.hgetall(ROOMCACHES_KEY))).toEqual(["room-a"]);
+    expect(Object.keys(await file.conn.hgetall(ROOMCACHES_KEY))).toEqual(["room-a"]);
     expect(await stored("room-a")).toMatchObject({ processId: "proc-b", clients: 1 });
-    expect(await conn.hgetall("roomcount")).toEqual({ "proc-b": "1,1" });
+    expect(await file.conn.hgetall("roomcount")).toEqual({ "proc-b": "1,1" });
   });
 
   it("a listener added after the trip is told at once", () => {
@@ -118,10 +111,10 @@ describe("a process's fence", () => {
   });
 
   it("refuses its other writes into Redis too: publications, keys, counts, the trainer lease, rounds", async () => {
-    await conn.flushall();
+    await file.conn.flushall();
     const alive = member("machine-f/1/1");
     const heard: string[] = [];
-    const listener = new Redis(redis.url);
+    const listener = new Redis(file.redis.url);
     opened.push(listener);
     await listener.subscribe("ipc:1", "socialworld:selfplay:p:rounds");
     listener.on("message", (channel: string, message: string) => heard.push(`${channel} ${message}`));
@@ -148,11 +141,11 @@ describe("a process's fence", () => {
     ];
     for (const [what, write] of writes) await write(alive).catch((err: Error) => expect.fail(`${what}: ${err.message}`));
     await until(() => heard.length === 2, 5000, "the publications");
-    const landed = await conn.keys("*");
+    const landed = await file.conn.keys("*");
     expect(landed.sort()).toEqual(["concurrency", "counter-a", "key-a", "list-a", "set-a", "socialworld:rate:10.9.0.1", "socialworld:seats:10.9.0.2:proc-x", "socialworld:selfplay:p:rounds", "swept:proc-b"]);
 
-    await conn.flushall();
-    await conn.set(tombstoneKey("machine-a/10/1"), "machine-b/20/1");
+    await file.conn.flushall();
+    await file.conn.set(tombstoneKey("machine-a/10/1"), "machine-b/20/1");
     for (const [what, write] of writes) {
       const woken = member("machine-a/10/1");
       await write(woken);
@@ -166,7 +159,7 @@ describe("a process's fence", () => {
     await lease.release();
     expect(told).toEqual([]);
     await new Promise((r) => setTimeout(r, 200));
-    expect(await conn.keys("*")).toEqual([tombstoneKey("machine-a/10/1")]);
+    expect(await file.conn.keys("*")).toEqual([tombstoneKey("machine-a/10/1")]);
     expect(heard.length).toBe(2);
   });
 });

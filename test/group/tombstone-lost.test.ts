@@ -8,42 +8,20 @@
  * rooms' owner) that it was declared dead, and exit writing nothing: no listing of its own in
  * Redis, no line in its rooms' logs.
  */
-import { once } from "node:events";
-import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ROOMCACHES_KEY } from "../../server/group/room-listings.js";
+import { describe, expect, it } from "vitest";
 import { ownerKey } from "../../store/owner.js";
 import { RoomRegistry } from "../../store/room-registry.js";
 import type { Served } from "../server/child-server.js";
 import { until } from "../server/raw-client.js";
-import { episodesLogged, listed, pidOf, recreatedBy, spreadRooms, startGroup } from "./group-checks.js";
-import type { TestRedis } from "./redis-server.js";
+import { episodesLogged, listingsIn, groupOfFile, listed, pidOf, recreatedBy, spreadRooms, wakeAndWatch } from "./group-checks.js";
 
-interface Listing {
-  roomId: string;
-  processId: string;
-}
+const group = groupOfFile(2, "sw-tombstone-lost-");
 
-let redis: TestRedis;
-let servers: Served[];
-let store: string;
-let conn: Redis;
-
-beforeAll(async () => {
-  ({ redis, servers, store } = await startGroup(2, "sw-tombstone-lost-"));
-  conn = new Redis(redis.url);
-  conn.on("error", () => undefined);
-}, 240_000);
-
-afterAll(() => {
-  conn?.disconnect();
-  for (const s of servers ?? []) if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill("SIGCONT");
-});
-
-const listings = async (): Promise<Listing[]> => Object.values(await conn.hgetall(ROOMCACHES_KEY)).map((v) => JSON.parse(v) as Listing);
+const listings = () => listingsIn(group.conn);
 
 describe("a paused process whose tombstone Redis lost", () => {
   it("learns from the store that it was declared dead, and exits writing nothing", async () => {
+    const { redis, servers, store } = group;
     // One step an episode, then a second's tick: woken, a room would log the episode it was in at once.
     const ids = await spreadRooms(servers, store, 4, (i) => ({ world: "tomi", seed: 90 + i, loop: true, tickMs: 1000, pauseMs: 0, maxSteps: 1 }));
     const pids = await Promise.all(servers.map(pidOf));
@@ -55,30 +33,23 @@ describe("a paused process whose tombstone Redis lost", () => {
     const victimProcess = (await listings()).find((l) => l.roomId === victimRooms[0])!.processId;
 
     victim.child.kill("SIGSTOP");
+    const logsAtPause = new Map(registry.list().filter((e) => victimRooms.includes(e.roomId)).map((e) => [e.runId!, episodesLogged(store, e.runId!).length]));
     await until(() => registry.list().every((r) => r.owner.pid !== pids[0]), 90_000, "the paused process's rooms to be claimed");
     await until(() => recreatedBy(survivor) === victimRooms.length, 30_000, "the recreation log lines");
     // Redis restarts empty: the tombstone and the members go; the survivor lists every room again.
     await redis.restart();
     await until(async () => (await listings().catch(() => [])).length === ids.length, 30_000, "the survivor's listings after the restart");
 
-    const exited = once(victim.child, "exit");
-    let exitCode: number | null | undefined;
-    void exited.then(([c]) => (exitCode = c as number | null));
-    victim.child.kill("SIGCONT");
-    const wrong: string[] = [];
-    const watchUntil = Date.now() + 5000;
-    while (Date.now() < watchUntil) {
+    const { exitCode, wrong, taker } = await wakeAndWatch(victim, async () => {
       const stale = (await listings()).filter((l) => l.processId === victimProcess).map((l) => l.roomId);
-      if (stale.length) wrong.push(`listed as the dead process's: ${stale.join(", ")}`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
-    await until(() => exitCode !== undefined, 30_000, "the woken process to exit");
+      return stale.length ? [`listed as the dead process's: ${stale.join(", ")}`] : [];
+    });
     expect(exitCode).toBe(1);
-    expect([...new Set(wrong)]).toEqual([]);
-    const taker = /was declared dead; its rooms are recreated by (\S+)\. /.exec(victim.out())?.[1];
+    expect(wrong).toEqual([]);
     expect(taker).toBe(ownerKey(registry.list().find((r) => r.roomId === victimRooms[0])!.owner));
     expect(registry.list().every((r) => r.owner.pid === pids[1])).toBe(true);
     // Each episode of its rooms logged once, in order: nothing of the victim's after the take-over.
+    for (const [runId, n] of logsAtPause) await until(() => episodesLogged(store, runId).length >= n + 3, 30_000, `three more episodes in ${runId}'s log`);
     for (const r of registry.list().filter((e) => victimRooms.includes(e.roomId))) {
       const logged = episodesLogged(store, r.runId!);
       expect(logged, r.roomId).toEqual(Array.from({ length: logged.length }, (_, i) => i + 1));
