@@ -97,14 +97,24 @@ export function writeLeaseBuffer(): SharedArrayBuffer | undefined {
 /** How often a thread that only reads the lease looks at it again while it waits. */
 const POLL_MS = 100;
 
-/** Fences this thread's writes with a lease another thread renews (a worker thread: the server's lease). */
-export function fenceWithLease(buffer: SharedArrayBuffer): void {
+/**
+ * Fences this thread's writes with a lease another thread renews (a worker thread: the server's
+ * lease). A write that finds the lease lapsed blocks this thread until it is renewed (a thread of
+ * its own may wait: the server's next heartbeat, sent at once, decides), for at most `waitMs`, and
+ * is refused once it is revoked (the process was declared dead, and exits).
+ */
+export function fenceWithLease(buffer: SharedArrayBuffer, waitMs = Infinity): void {
   const lease = new WriteLease(buffer);
+  const sleeper = new Int32Array(new SharedArrayBuffer(4));
   const lost = (what: string) => new PlaceLost(what, "this process may have been declared dead by its group (no heartbeat answered within its lease)");
   fenceWrites({
     lease,
     check(what) {
-      if (!lease.holds()) throw lost(what);
+      const end = Date.now() + waitMs;
+      while (!lease.holds()) {
+        if (lease.revoked || Date.now() >= end) throw lost(what);
+        Atomics.wait(sleeper, 0, 0, Math.min(POLL_MS, end - Date.now()));
+      }
     },
     held: () =>
       new Promise<void>((done, fail) => {

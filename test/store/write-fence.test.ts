@@ -6,22 +6,24 @@
  * dead) refuses for good. A log taken up by a room's new home is a new file: its old writer's
  * lines, written through the descriptor it holds, land where nobody reads.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Worker } from "node:worker_threads";
 import { afterEach, describe, expect, it } from "vitest";
 import { EpisodeLog, readEpisodeLog, takeOverLog } from "../../store/episode-log.js";
 import { RoomRegistry } from "../../store/room-registry.js";
 import { writeFileAtomic } from "../../store/write-atomic.js";
+import { until } from "../server/raw-client.js";
 import { clocksNow, fenceWithLease, fenceWrites, PlaceLost, WriteLease } from "../../store/write-fence.js";
 
 const dir = () => mkdtempSync(join(tmpdir(), "sw-fence-"));
 
-/** A lease held for `ms` from now, fencing this thread's writes. */
+/** A lease held for `ms` from now, fencing this thread's writes (a write that finds it lapsed is refused at once). */
 function leaseFor(ms: number): WriteLease {
   const lease = new WriteLease();
   lease.extend(clocksNow(), ms);
-  fenceWithLease(lease.buffer);
+  fenceWithLease(lease.buffer, 0);
   return lease;
 }
 
@@ -45,6 +47,35 @@ describe("the store's writes under a write fence", () => {
     log.append({ episode: 2 });
     log.close();
     expect(readEpisodeLog(path).records).toEqual([{ episode: 1 }, { episode: 2 }]);
+  });
+
+  it("in a worker thread (a self-play round's), a write that finds the lease lapsed waits for it to be renewed", async () => {
+    const lease = new WriteLease();
+    lease.extend(clocksNow(), -1);
+    const path = join(dir(), "metrics.jsonl");
+    // The built module: a worker thread runs JavaScript (npm run build).
+    const fence = new URL("../../dist/store/write-fence.js", import.meta.url).href;
+    const worker = new Worker(
+      `const { workerData, parentPort } = require("node:worker_threads");
+       const { appendFileSync } = require("node:fs");
+       import(workerData.fence).then(({ fenceWithLease, checkWrite }) => {
+         fenceWithLease(workerData.lease);
+         parentPort.postMessage("asking");
+         checkWrite(workerData.path);
+         appendFileSync(workerData.path, "written\\n");
+         parentPort.postMessage("written");
+       });`,
+      { eval: true, workerData: { lease: lease.buffer, path, fence } },
+    );
+    const said: string[] = [];
+    worker.on("message", (m: string) => said.push(m));
+    await until(() => said.includes("asking"), 10_000, "the worker to ask");
+    await new Promise((r) => setTimeout(r, 300));
+    expect(existsSync(path)).toBe(false);
+    lease.extend(clocksNow(), 60_000);
+    await until(() => said.includes("written"), 10_000, "the worker's write");
+    expect(readFileSync(path, "utf8")).toBe("written\n");
+    await worker.terminate();
   });
 
   it("a registry's change waits for the lease to be renewed, and is refused once it is revoked", async () => {
