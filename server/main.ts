@@ -69,9 +69,10 @@ export interface RunningServer {
 /**
  * This process was declared dead by the group (no heartbeat for HEARTBEAT_TTL_MS: paused, or cut
  * off from Redis) and its rooms are being recreated by another: anything it wrote now (a room's
- * log, the registry) would be written twice, so it stops at once, writing nothing. Its heartbeat
- * finds out, or sooner a write to Redis that its fence refused (group/fence.ts). A launcher
- * (`serve --processes`, systemd) starts it again, fresh.
+ * log, the registry) would be written twice, so it stops at once, writing nothing (until then its
+ * fence held every write: group/fence.ts). Its heartbeat finds out (its tombstone in Redis, or its
+ * rooms registered to another in the store), or sooner a write to Redis that its fence refused.
+ * A launcher (`serve --processes`, systemd) starts it again, fresh.
  */
 function fenced(by: string): void {
   console.error(`[group] this process missed its heartbeat for ${HEARTBEAT_TTL_MS / 1000} s and was declared dead; its rooms are recreated by ${by}. Stopping now, without writing anything.`);
