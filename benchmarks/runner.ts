@@ -7,6 +7,7 @@ import type { Agent } from "../worlds/core/agent.js";
 import { runEpisode, errorMessage } from "../worlds/core/loop.js";
 import { QuestionWorld, type Answer, type QuestionState } from "../worlds/question/world.js";
 import type { EpisodeLog } from "../store/episode-log.js";
+import { writesHeld } from "../store/write-fence.js";
 import type { Episode, TurnFailure, TurnRecord } from "../worlds/core/episode.js";
 import type { Benchmark, BenchItem, GroundTruth, Mode, Verdict } from "../worlds/question/benchmark.js";
 
@@ -104,6 +105,8 @@ export async function runBenchmark<I extends BenchItem>(opts: RunOptions<I>): Pr
         return;
       }
     } else verdict = benchmark.judge(item, answer);
+    // Logged in one step next: in a server of a group, once its process is known to hold its place (store/write-fence.ts).
+    await writesHeld();
     settle(i, item, gt, episode, started, answer, verdict);
   };
 

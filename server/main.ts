@@ -30,6 +30,7 @@ import { SharedLimits } from "./group/shared-limits.js";
 import { poolPeers } from "./group/pool-peers.js";
 import { PersistedRooms, type DeadProcesses } from "./room-registry.js";
 import { ownerGone } from "../store/owner.js";
+import { fenceWrites } from "../store/write-fence.js";
 import type { RoomEntry } from "../store/room-registry.js";
 import { ProgressHub } from "./progress-hub.js";
 import { SelfPlayPools } from "./self-play/pools.js";
@@ -68,9 +69,10 @@ export interface RunningServer {
 /**
  * This process was declared dead by the group (no heartbeat for HEARTBEAT_TTL_MS: paused, or cut
  * off from Redis) and its rooms are being recreated by another: anything it wrote now (a room's
- * log, the registry) would be written twice, so it stops at once, writing nothing. Its heartbeat
- * finds out, or sooner a write to Redis that its fence refused (group/fence.ts). A launcher
- * (`serve --processes`, systemd) starts it again, fresh.
+ * log, the registry) would be written twice, so it stops at once, writing nothing (until then its
+ * fence held every write: group/fence.ts). Its heartbeat finds out (its tombstone in Redis, or its
+ * rooms registered to another in the store), or sooner a write to Redis that its fence refused.
+ * A launcher (`serve --processes`, systemd) starts it again, fresh.
  */
 function fenced(by: string): void {
   console.error(`[group] this process missed its heartbeat for ${HEARTBEAT_TTL_MS / 1000} s and was declared dead; its rooms are recreated by ${by}. Stopping now, without writing anything.`);
@@ -159,12 +161,15 @@ export async function startServer(input: ServerConfig): Promise<RunningServer> {
   let heartbeat: ProcessHeartbeat | undefined;
   let sharedLimits: SharedLimits | undefined;
   try {
-    heartbeat = group ? await ProcessHeartbeat.start(group.redis, matchMaker.processId, (by) => group.fence.trip(by)) : undefined;
+    heartbeat = group ? await ProcessHeartbeat.start(group.redis, matchMaker.processId, group.fence, { takenOver: () => persisted.takenBy() }) : undefined;
+    // From its first heartbeat on, every write of the store in this process asks the group's fence (store/write-fence.ts).
+    if (group) fenceWrites(group.fence);
     // The per-address caps count over the whole group (group/shared-limits.ts).
-    if (group) guard.shared = sharedLimits = new SharedLimits(group.redis, matchMaker.processId, guard.limits, (address) => seatsHeldBy(context, address));
+    if (group) guard.shared = sharedLimits = new SharedLimits(group.redis, group.fence, matchMaker.processId, guard.limits, (address) => seatsHeldBy(context, address));
   } catch (err) {
     await gameServer.gracefullyShutdown(false);
     await group?.close();
+    if (group) fenceWrites(undefined);
     setServerContext(undefined);
     throw err;
   }
@@ -196,6 +201,7 @@ export async function startServer(input: ServerConfig): Promise<RunningServer> {
       await openai.close();
       await new Promise<void>((done) => io.close(() => done()));
       await group?.close();
+      if (group) fenceWrites(undefined);
       http.closeAllConnections();
       await new Promise<void>((done) => http.close(() => done()));
       setServerContext(undefined);

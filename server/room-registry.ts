@@ -10,7 +10,7 @@
  * stopped by an admin; a server that is shutting down leaves its rooms registered, to come back.
  */
 import { randomBytes } from "node:crypto";
-import { ownerGone, ownerKey, type Owner } from "../store/owner.js";
+import { ownerGone, ownerKey, thisProcess, type Owner } from "../store/owner.js";
 import { RoomRegistry, type RoomEntry } from "../store/room-registry.js";
 
 /** The key of a restored room's options that names what it restores (removed before its options are read). */
@@ -67,6 +67,19 @@ export class PersistedRooms {
   forget(roomId: string): void {
     if (this.closing || !this.tracked.delete(roomId)) return;
     void this.enqueue(() => this.registry.remove(roomId));
+  }
+
+  /**
+   * The process that now owns a room this process plays, as the registry says (its id: ownerKey),
+   * or undefined. Only a process that took this one over for dead writes another owner into an
+   * entry of this process's (claimOrphans), so this is the store's record that it was declared dead,
+   * which a Redis restarted without persistence does not lose (group/process-heartbeat.ts).
+   */
+  takenBy(): string | undefined {
+    if (!this.tracked.size) return undefined;
+    const me = ownerKey(thisProcess());
+    const entry = this.registry.list().find((e) => this.tracked.has(e.roomId) && ownerKey(e.owner) !== me);
+    return entry && ownerKey(entry.owner);
   }
 
   /** The server is stopping: its rooms stay registered. Resolves when every write is done. */

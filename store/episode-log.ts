@@ -4,9 +4,11 @@
  * line and say so, and a log opened again (a resumed run) first sets that line aside. Logs are
  * flushed to disk when closed.
  */
-import { appendFileSync, closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, readSync, writeSync } from "node:fs";
+import { appendFileSync, closeSync, constants, copyFileSync, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, readSync, writeSync } from "node:fs";
 import { DataError } from "../worlds/core/errors.js";
 import { naming, withPath } from "./io-error.js";
+import { replaceFile } from "./write-atomic.js";
+import { checkWrite } from "./write-fence.js";
 
 export class EpisodeLog {
   private fd: number | undefined;
@@ -29,6 +31,9 @@ export class EpisodeLog {
     if (json.length * 3 + 1 > this.buffer.length) this.buffer = Buffer.allocUnsafe(Math.max(json.length * 3 + 1, 2 * this.buffer.length));
     const n = this.buffer.write(json, 0, "utf8");
     this.buffer[n] = 0x0a;
+    // In the step that writes: a process that may have been declared dead by its group (paused past
+    // its lease) writes nothing into a log that the room's new home now writes (write-fence.ts).
+    checkWrite(this.path);
     // One write(2) per line: a crash loses at most the line being written.
     let done = 0;
     try {
@@ -95,9 +100,24 @@ function setTornLineAside(fd: number, path: string): number {
   if (start === size) return 0;
   const torn = Buffer.allocUnsafe(size - start);
   readSync(fd, torn, 0, torn.length, start);
+  checkWrite(path);
   naming(`${path}.torn`, () => appendFileSync(`${path}.torn`, Buffer.concat([torn, Buffer.from("\n")])));
   ftruncateSync(fd, start);
   return torn.length;
+}
+
+/**
+ * A log whose last writer may still be alive somewhere is taken up as a new file: the same bytes
+ * under the same name, in a new inode. A process of a group declared dead while it was paused
+ * (docs/scale.md) still holds the log open when it wakes; whatever it writes through that
+ * descriptor before it learns that it is dead lands in the file it had, which nobody reads any
+ * more, never after the records of the room's new home. Called before the log is read to take its
+ * room up (EpisodeRoom.takeUp, a benchmark room's resume).
+ */
+export function takeOverLog(path: string): void {
+  if (!existsSync(path)) return;
+  // A clone where the file system can (one extent map, no bytes copied), a copy elsewhere.
+  replaceFile(path, (tmp) => copyFileSync(path, tmp, constants.COPYFILE_FICLONE));
 }
 
 /** The same for a log that is not open (a resumed run does this before rewriting its log). */

@@ -16,6 +16,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { withPath } from "./io-error.js";
 import { OwnerSchema, ownerGone, thisProcess, type Owner } from "./owner.js";
 import { replaceFile } from "./write-atomic.js";
+import { writesHeld } from "./write-fence.js";
 
 export interface FileLockOptions {
   /** Give up waiting for another process's lock after this long (default 30 s). */
@@ -70,6 +71,8 @@ export interface HeldLock {
 export async function withFileLock<T>(path: string, work: (lock: HeldLock) => T, opts: FileLockOptions = {}): Promise<T> {
   const timeoutMs = opts.timeoutMs ?? 30_000;
   const staleMs = opts.staleMs ?? 10_000;
+  // A process that may have been declared dead by its group takes no lock of the store it shares (write-fence.ts).
+  await writesHeld();
   const started = Date.now();
   let mine: string | undefined;
   for (let attempt = 0; ; attempt++) {

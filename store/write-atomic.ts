@@ -11,6 +11,7 @@
 import { closeSync, fsyncSync, lstatSync, openSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { naming, withPath } from "./io-error.js";
+import { checkWrite } from "./write-fence.js";
 
 /**
  * Replaces `path` with what `write` puts in the temporary file it is given. `beforeRename` is a last
@@ -30,6 +31,9 @@ export function replaceFile(path: string, write: (tmp: string) => void, beforeRe
       closeSync(fd);
     }
     beforeRename?.();
+    // The last moment before the file is shared: a process that may have been declared dead by its
+    // group since it began this write (paused) leaves the old file (write-fence.ts).
+    checkWrite(path);
     renameSync(tmp, target.path);
   } catch (err) {
     rmSync(tmp, { force: true });

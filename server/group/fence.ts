@@ -1,28 +1,51 @@
 /**
- * This process's fencing token in the group: its tombstone in Redis (process-heartbeat.ts). A
- * process declared dead (paused past its heartbeat's life: SIGSTOP, a frozen VM, a network cut)
- * has had its rooms recreated by another process, which set the tombstone before touching them.
- * When it wakes, its event loop runs what piled up (clients that left, a room's timers, Colyseus's
- * sweep) before its first heartbeat can learn that it is dead; Colyseus would then write its old
- * listings and room count into Redis over those of the rooms' new home. So every write to the
- * group's shared hashes goes through one Lua step that checks the tombstone first: once it is set,
- * nothing the process asks for lands, and the first refusal tells the process to stop (`onTrip`),
- * as its heartbeat would.
+ * This process's fencing in the group: what it writes into what the group shares, Redis and the
+ * store, only while it holds its place. A process declared dead (paused past its heartbeat's life:
+ * SIGSTOP, a frozen VM, a network cut) has had its rooms recreated by another process, which set
+ * its tombstone in Redis (process-heartbeat.ts) before touching them. When it wakes, its event loop
+ * runs what piled up (clients that left, a room's timers, Colyseus's sweep, a self-play round's
+ * thread) before its first heartbeat can learn that it is dead. Two guards:
+ *
+ * - Redis: every write of this process into the group's keys (Colyseus's driver and presence,
+ *   publications included, the per-address counts, the trainer leases, socket.io's adapter) is one
+ *   Lua step that checks the tombstone first (`run`, `script`): once it is set, nothing lands.
+ * - The store and this process's clocks: the write lease (store/write-fence.ts), held for a while
+ *   after each heartbeat that Redis answered and checked synchronously by every write of the store
+ *   (an episode log's line, a registry's rename, a pool's file, a round's checkpoint). A process
+ *   that wakes past its lease writes nothing until a heartbeat renews it; a disk write cannot wait
+ *   for an answer from Redis, and this check needs none.
+ *
+ * The first write refused, or the heartbeat finding the tombstone, trips the fence: the process
+ * stops (`onTrip`, server/main.ts).
  */
 import type { Redis } from "ioredis";
+import { PlaceLost, WriteLease, type WriteFence } from "../../store/write-fence.js";
 
-// KEYS: the tombstone, the hash written. ARGV: the command (hset, hsetnx, hdel), its arguments.
-// {1, the command's reply} when written; {0, the taker's id} when this process was declared dead.
-const FENCED_WRITE = `
-local taker = redis.call("get", KEYS[1])
+/** Run before the guarded commands: KEYS[1] is the tombstone. */
+const CHECK = `local taker = redis.call("get", KEYS[1])
 if taker then return {0, taker} end
-return {1, redis.call(ARGV[1], KEYS[2], unpack(ARGV, 2))}`;
+`;
 
-export type FencedCommand = "hset" | "hsetnx" | "hdel";
+// ARGV: the commands, each as its length then its words ("3", "set", KEY, VALUE, "3", "publish"...).
+// {1, their replies} when run; {0, the taker's id} when this process was declared dead.
+const FENCED_COMMANDS = `${CHECK}local replies, i = {}, 1
+while i <= #ARGV do
+  local n = tonumber(ARGV[i])
+  replies[#replies + 1] = redis.call(unpack(ARGV, i + 1, i + n))
+  i = i + n + 1
+end
+return {1, replies}`;
 
-export class Fence {
+export type FencedCommand = readonly (string | Buffer)[];
+
+export class Fence implements WriteFence {
+  readonly lease = new WriteLease();
   private taker: string | undefined;
+  /** False until the first heartbeat: the lease counts from then (the process was no member before). */
+  private armed = false;
   private readonly listeners: ((by: string) => void)[] = [];
+  private readonly waiting: { done: () => void; fail: (err: Error) => void }[] = [];
+  private lapsed: (() => void) | undefined;
 
   /** `tombstone`: this process's tombstone key (tombstoneKey in process-heartbeat.ts). */
   constructor(readonly tombstone: string) {}
@@ -42,14 +65,79 @@ export class Fence {
   trip(by: string): void {
     if (this.taker !== undefined) return;
     this.taker = by;
+    this.lease.revoke();
     for (const fn of this.listeners.splice(0)) fn(by);
+    for (const w of this.waiting.splice(0)) w.fail(new PlaceLost("a write", `this process was declared dead by its group; its rooms are recreated by ${by}`));
   }
 
-  /** `command key ...args` on `redis`, unless this process was declared dead: then undefined, and nothing is written. */
-  async write(redis: Redis, command: FencedCommand, key: string, ...args: string[]): Promise<number | undefined> {
-    if (this.tripped) return undefined;
-    const [written, reply] = (await redis.eval(FENCED_WRITE, 2, this.tombstone, key, command, ...args)) as [number, number | string];
-    if (written === 1) return reply as number;
+  /** A heartbeat sent at `sent` was answered: the place is held for `ms` from then. */
+  renewed(sent: { mono: bigint; wall: number }, ms: number): void {
+    if (this.tripped) return;
+    this.lease.extend(sent, ms);
+    this.armed = true;
+    for (const w of this.waiting.splice(0)) w.done();
+  }
+
+  /** `fn` (the heartbeat) is asked to beat at once when a write finds the lease lapsed. */
+  onLapse(fn: () => void): void {
+    this.lapsed = fn;
+  }
+
+  /** Whether this process holds its place now (on its own clocks: no question to Redis). */
+  holds(): boolean {
+    return !this.tripped && (!this.armed || this.lease.holds());
+  }
+
+  check(what: string): void {
+    if (this.holds()) return;
+    this.lapsed?.();
+    throw new PlaceLost(what, this.tripped ? `this process was declared dead by its group; its rooms are recreated by ${this.taker}` : "no heartbeat of this process was answered within its lease: it may have been declared dead by its group");
+  }
+
+  held(): Promise<void> {
+    if (this.holds()) return Promise.resolve();
+    if (this.tripped) return Promise.reject(new PlaceLost("a write", `this process was declared dead by its group; its rooms are recreated by ${this.taker}`));
+    const wait = new Promise<void>((done, fail) => this.waiting.push({ done, fail }));
+    this.lapsed?.();
+    return wait;
+  }
+
+  /**
+   * Runs `commands` on `redis` in one step, unless this process was declared dead: then undefined,
+   * and nothing is written. Past its lease, it first waits for a heartbeat to renew it.
+   */
+  async run(redis: Redis, ...commands: FencedCommand[]): Promise<unknown[] | undefined> {
+    if (!(await this.heldNow())) return undefined;
+    const argv = commands.flatMap((c) => [String(c.length), ...c]);
+    return this.settle((await redis.eval(FENCED_COMMANDS, 1, this.tombstone, ...argv)) as [number, unknown]) as unknown[] | undefined;
+  }
+
+  /** One command, fenced (run); its reply. */
+  async write(redis: Redis, ...command: FencedCommand): Promise<unknown> {
+    return (await this.run(redis, command))?.[0];
+  }
+
+  /**
+   * A Lua step of this process's own, fenced: `body` runs only if this process's tombstone is not
+   * set; its KEYS are `keys` from KEYS[2] on (KEYS[1] is the tombstone). Its reply, or undefined.
+   */
+  async script(redis: Redis, body: string, keys: readonly string[], args: readonly string[]): Promise<unknown> {
+    if (!(await this.heldNow())) return undefined;
+    const lua = `${CHECK}return {1, (function() ${body} end)()}`;
+    return this.settle((await redis.eval(lua, 1 + keys.length, this.tombstone, ...keys, ...args)) as [number, unknown]);
+  }
+
+  private async heldNow(): Promise<boolean> {
+    if (this.tripped) return false;
+    if (this.holds()) return true;
+    return this.held().then(
+      () => true,
+      () => false,
+    );
+  }
+
+  private settle([written, reply]: [number, unknown]): unknown {
+    if (written === 1) return reply;
     this.trip(String(reply));
     return undefined;
   }

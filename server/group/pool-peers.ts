@@ -57,7 +57,7 @@ export function poolPeers(group: ProcessGroup, pool: PoolOfPeers, log: (line: st
       if (m?.success) pool.adoptRounds(m.data.dirs);
     })
     .catch(() => undefined);
-  const lease = new TrainerLease(group.redis, pool.name, me, (held) => {
+  const lease = new TrainerLease(group.redis, group.fence, pool.name, me, (held) => {
     log(`[self-play ${pool.name}] ${held ? "this process trains the pool" : "this process no longer trains the pool"}`);
     if (held) void group.presence.subscribe(episodes, onEpisode);
     else void group.presence.unsubscribe(episodes, onEpisode);
@@ -69,9 +69,9 @@ export function poolPeers(group: ProcessGroup, pool: PoolOfPeers, log: (line: st
       void group.presence.publish(episodes, { from: me, episode });
     },
     announce(dirs) {
-      const message = { from: me, dirs };
-      void group.redis.set(rounds, JSON.stringify(message)).catch(() => undefined);
-      void group.presence.publish(rounds, message);
+      // Kept and published in one fenced step: a trainer declared dead announces no round.
+      const message = JSON.stringify({ from: me, dirs });
+      void group.fence.run(group.redis, ["set", rounds, message], ["publish", rounds, message]).catch(() => undefined);
     },
     async close() {
       await lease.release();

@@ -69,6 +69,9 @@ export async function joinGroup(url: string): Promise<ProcessGroup> {
     setTimeout(() => (warned = false), 10_000).unref();
   });
   const fence = new Fence(tombstoneKey(ownerKey(thisProcess())));
+  // socket.io's adapter publishes every event, and its answers to other processes, with this: fenced too.
+  const publish = (channel: string | Buffer, message: string | Buffer) => fence.write(ioPub, "publish", channel, message).then((n) => Number(n ?? 0));
+  ioPub.publish = publish as typeof ioPub.publish;
   return {
     url,
     presence: new GroupPresence(presenceConn, fence),

@@ -51,7 +51,7 @@ export class GroupRoomDriver extends RedisDriver {
   }
 
   override async remove(roomId: string): Promise<boolean> {
-    return ((await this.fence.write(this.redis, "hdel", ROOMCACHES_KEY, roomId)) ?? 0) > 0;
+    return Number((await this.fence.write(this.redis, "hdel", ROOMCACHES_KEY, roomId)) ?? 0) > 0;
   }
 
   /** The listings of `processId` (a process that died) go. */

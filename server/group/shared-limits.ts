@@ -17,26 +17,27 @@
 import type { Redis } from "ioredis";
 import type { ClientLimits, SharedCounts } from "../security/client-guard.js";
 import type { Verdict } from "../security/rate-limit.js";
+import type { Fence } from "./fence.js";
 import { groupProcessIds } from "./process-heartbeat.js";
 import { KEY_PREFIX } from "./redis.js";
 
 const SEAT_REFRESH_MS = 2000;
 const SEAT_TTL_MS = 6000;
 
-// KEYS: the bucket. ARGV: burst, per second. Returns 0 (taken) or the milliseconds until a token.
+// Fenced (fence.ts): KEYS[2], the bucket. ARGV: burst, per second. Returns 0 (taken) or the milliseconds until a token.
 const TAKE = `
 local burst = tonumber(ARGV[1])
 local rate = tonumber(ARGV[2])
 local t = redis.call("time")
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local b = redis.call("hmget", KEYS[1], "tokens", "at")
+local b = redis.call("hmget", KEYS[2], "tokens", "at")
 local tokens = tonumber(b[1]) or burst
 local at = tonumber(b[2]) or now
 tokens = math.min(burst, tokens + math.max(0, now - at) / 1000 * rate)
 local wait = 0
 if tokens >= 1 then tokens = tokens - 1 else wait = math.ceil((1 - tokens) / rate * 1000) end
-redis.call("hset", KEYS[1], "tokens", tostring(tokens), "at", tostring(now))
-redis.call("pexpire", KEYS[1], math.ceil((burst - tokens) / rate * 1000) + 1000)
+redis.call("hset", KEYS[2], "tokens", tostring(tokens), "at", tostring(now))
+redis.call("pexpire", KEYS[2], math.ceil((burst - tokens) / rate * 1000) + 1000)
 return wait`;
 
 export class SharedLimits implements SharedCounts {
@@ -46,6 +47,8 @@ export class SharedLimits implements SharedCounts {
 
   constructor(
     private readonly redis: Redis,
+    /** This process's fence: a process declared dead takes no token and publishes no count (fence.ts). */
+    private readonly fence: Fence,
     /** Colyseus's id of this process. */
     private readonly processId: string,
     private readonly limits: ClientLimits,
@@ -57,8 +60,10 @@ export class SharedLimits implements SharedCounts {
   }
 
   async reservation(address: string): Promise<Verdict> {
-    const wait = Number(await this.redis.eval(TAKE, 1, `${KEY_PREFIX}rate:${address}`, String(this.limits.reservationBurst), String(this.limits.reservationsPerSecond)));
-    return { ok: wait === 0, retryAfterMs: wait };
+    const wait = await this.fence.script(this.redis, TAKE, [`${KEY_PREFIX}rate:${address}`], [String(this.limits.reservationBurst), String(this.limits.reservationsPerSecond)]);
+    // Declared dead: this process stops; the client asks again and reaches a live one.
+    if (wait === undefined) throw new Error("this process was declared dead by its group");
+    return { ok: Number(wait) === 0, retryAfterMs: Number(wait) };
   }
 
   async seatsElsewhere(address: string): Promise<number> {
@@ -80,10 +85,10 @@ export class SharedLimits implements SharedCounts {
     const key = this.seatKey(address, this.processId);
     if (n > 0) {
       this.published.add(address);
-      await this.redis.set(key, String(n), "PX", SEAT_TTL_MS);
+      await this.fence.write(this.redis, "set", key, String(n), "PX", String(SEAT_TTL_MS));
     } else {
       this.published.delete(address);
-      await this.redis.del(key);
+      await this.fence.write(this.redis, "del", key);
     }
   }
 

@@ -4,16 +4,20 @@
  * holder that dies stops renewing, the key expires, and the next process to ask takes it over.
  * Renewing and releasing check that the key is still this process's (a Lua script: one atomic
  * step in Redis), so a holder that lost its lease (Redis restarted empty, or a pause longer than
- * the lease) never extends or deletes the lease of the process that took it.
+ * the lease) never extends or deletes the lease of the process that took it. Every step is fenced
+ * (fence.ts): a process declared dead takes no lease, even one free when it wakes.
  */
 import type { Redis } from "ioredis";
+import type { Fence } from "./fence.js";
 import { KEY_PREFIX } from "./redis.js";
 
 /** How long a lease lives without renewal: a dead trainer's pool is taken over within this. */
 export const LEASE_MS = 6000;
 
-const RENEW = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("pexpire", KEYS[1], ARGV[2]) else return 0 end`;
-const RELEASE = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end`;
+// Fenced (fence.ts): KEYS[2] is the lease. ARGV: this process, the lease's life in ms. 1: held.
+const TAKE = `if redis.call("set", KEYS[2], ARGV[1], "PX", ARGV[2], "NX") then return 1 else return 0 end`;
+const RENEW = `if redis.call("get", KEYS[2]) == ARGV[1] then return redis.call("pexpire", KEYS[2], ARGV[2]) else return 0 end`;
+const RELEASE = `if redis.call("get", KEYS[2]) == ARGV[1] then return redis.call("del", KEYS[2]) else return 0 end`;
 
 export class TrainerLease {
   private held = false;
@@ -23,6 +27,7 @@ export class TrainerLease {
 
   constructor(
     private readonly redis: Redis,
+    private readonly fence: Fence,
     pool: string,
     /** This process (Colyseus's process id). */
     private readonly holder: string,
@@ -50,9 +55,7 @@ export class TrainerLease {
     if (this.closed) return;
     let held: boolean;
     try {
-      held = this.held
-        ? (await this.redis.eval(RENEW, 1, this.key, this.holder, String(this.leaseMs))) === 1
-        : (await this.redis.set(this.key, this.holder, "PX", this.leaseMs, "NX")) === "OK";
+      held = (await this.fence.script(this.redis, this.held ? RENEW : TAKE, [this.key], [this.holder, String(this.leaseMs)])) === 1;
     } catch {
       // Redis away: the lease cannot be renewed, so it is not ours to trust (it expires there meanwhile).
       held = false;
@@ -68,6 +71,6 @@ export class TrainerLease {
     clearInterval(this.timer);
     if (!this.held) return;
     this.held = false;
-    await this.redis.eval(RELEASE, 1, this.key, this.holder).catch(() => undefined);
+    await this.fence.script(this.redis, RELEASE, [this.key], [this.holder]).catch(() => undefined);
   }
 }

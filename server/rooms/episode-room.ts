@@ -8,7 +8,8 @@ import type { Agent } from "../../worlds/core/agent.js";
 import type { Episode, TimestepRecord } from "../../worlds/core/episode.js";
 import { runEpisode } from "../../worlds/core/loop.js";
 import type { Scenario } from "../../worlds/core/scenario.js";
-import { EpisodeLog } from "../../store/episode-log.js";
+import { EpisodeLog, takeOverLog } from "../../store/episode-log.js";
+import { writesHeld } from "../../store/write-fence.js";
 import { readLogPage } from "../../store/log-index.js";
 import type { RunRecord } from "../../store/run-store.js";
 import { quizLeftOpen } from "../security/open-quizzes.js";
@@ -106,6 +107,8 @@ export abstract class EpisodeRoom<S extends Scenario = Scenario> extends BaseRoo
     const run = this.restoring?.runId ? this.ctx.store.get(this.restoring.runId) : undefined;
     if (!run) return 0;
     const path = this.ctx.store.episodesPath(run);
+    // The process that played it before may be paused, not dead: what it writes on waking must not follow what is read here.
+    takeOverLog(path);
     // The last episode's record is within the log's last few (its quiz's close follows it).
     const { total } = readLogPage(path, 0, 0, { resolve: false });
     const tail = readLogPage<{ kind?: string; episode?: unknown; context_id?: string }>(path, Math.max(0, total - 8), 8, { resolve: false }).records;
@@ -184,6 +187,9 @@ export abstract class EpisodeRoom<S extends Scenario = Scenario> extends BaseRoo
       },
     });
     this.turns?.closeAll();
+    // The episode is logged next, in one step: in a group, only once this process is known to hold
+    // its place (at once, unless it was paused past its lease: store/write-fence.ts).
+    await writesHeld();
     return episode;
   }
 

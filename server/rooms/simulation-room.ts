@@ -24,6 +24,7 @@ import { agentAnswers, personAnswers, prepareQuiz, quizMessage, type AnsweredQue
 import { S2C, type QuizAnswerResultMessage, type QuizResultMessage } from "../protocol.js";
 import { QuizScore, pushBounded } from "./state.js";
 import { quizOpenRecord } from "../security/open-quizzes.js";
+import { writesHeld } from "../../store/write-fence.js";
 import { sameSecret } from "../secret.js";
 import { relative } from "node:path";
 import type { Client } from "@colyseus/core";
@@ -192,6 +193,7 @@ export class SimulationRoom extends EpisodeRoom {
         file: undefined,
         scores: [],
       }));
+      await writesHeld();
       this.log?.append(closed.record);
       if (this.pool && episode.end !== "aborted") this.pool.record(this.played(episode, scenario, seed, states, trained, closed));
     } else if (this.pool && episode.end !== "aborted") this.pool.record(this.played(episode, scenario, seed, states, trained));

@@ -28,6 +28,7 @@ import { join, resolve } from "node:path";
 import { releasePolicy } from "../../agents/policy/agents.js";
 import { parseAgentTarget } from "../../agents/policy/options.js";
 import type { RunStore } from "../../store/run-store.js";
+import { checkWrite, PlaceLost, writesHeld } from "../../store/write-fence.js";
 import type { SelfPlayEpisode } from "../../trainers/grpo/self-play-points.js";
 import { wilsonInterval } from "../../benchmarks/wilson-interval.js";
 import type { HeldOutPoint, QuizAccuracyPoint, TrainingBoard } from "../training-board.js";
@@ -184,6 +185,8 @@ export class SelfPlayPool implements PoolOfPeers {
         quiz: [...this.quiz.entries()].map(([round, q]) => ({ round, ...q })),
       });
     } catch (err) {
+      // Not known to hold its place in the group (store/write-fence.ts): saved again once it is, or never if it is dead.
+      if (err instanceof PlaceLost) return void writesHeld().then(() => this.saveSoon(), () => undefined);
       // The rooms play on; what was not saved is the curves since the last save.
       console.error(`[self-play ${this.name}] saving its state: ${(err as Error).message}`);
     }
@@ -337,7 +340,10 @@ export class SelfPlayPool implements PoolOfPeers {
     const out = join(this.dir, `round-${round}`);
     // A round stopped before it finished (the server closed, or was killed): its partial checkpoint
     // is kept beside, and this round starts afresh on the episodes played since.
-    if (existsSync(out)) renameSync(out, `${out}.stopped-${new Date().toISOString().replace(/[:.]/g, "-")}`);
+    if (existsSync(out)) {
+      checkWrite(out);
+      renameSync(out, `${out}.stopped-${new Date().toISOString().replace(/[:.]/g, "-")}`);
+    }
     const trained = `policy:${out}${this.query}`;
     const heldOutFiles = this.heldOutFiles();
     const config = roundConfig(this.options);

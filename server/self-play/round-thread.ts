@@ -6,6 +6,7 @@
  * (with a checkpoint); a thread still busy `graceMs` later is terminated.
  */
 import { startModuleWorker } from "../module-worker.js";
+import { writeLeaseBuffer } from "../../store/write-fence.js";
 import type { StepMetrics } from "../../trainers/grpo/metrics.js";
 import type { FromRound, RoundJob } from "./round-worker.js";
 
@@ -26,10 +27,11 @@ export interface RoundHooks {
 export const ROUND_ABORT_GRACE_MS = 30_000;
 
 /** Runs the round in a new worker thread; resolves with whether it was interrupted. */
-export function runRoundThread(job: Omit<RoundJob, "stop">, hooks: RoundHooks = {}): Promise<{ interrupted: boolean }> {
+export function runRoundThread(job: Omit<RoundJob, "stop" | "lease">, hooks: RoundHooks = {}): Promise<{ interrupted: boolean }> {
   return new Promise((resolve, reject) => {
     const stop = new SharedArrayBuffer(4);
-    const worker = startModuleWorker("server/self-play/round-worker", { workerData: { ...job, stop } satisfies RoundJob, name: `self-play round: ${job.title}` });
+    const lease = writeLeaseBuffer();
+    const worker = startModuleWorker("server/self-play/round-worker", { workerData: { ...job, stop, ...(lease ? { lease } : {}) } satisfies RoundJob, name: `self-play round: ${job.title}` });
     let settled = false;
     let terminated = false;
     let grace: NodeJS.Timeout | undefined;

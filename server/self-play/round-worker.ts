@@ -19,6 +19,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { parseLoraOption } from "../../models/lora-settings.js";
 import { RunStore } from "../../store/run-store.js";
+import { fenceWithLease } from "../../store/write-fence.js";
 import type { GrpoConfig } from "../../trainers/grpo/config.js";
 import type { StepMetrics } from "../../trainers/grpo/metrics.js";
 import { selfPlayPoints, type SelfPlayEpisode } from "../../trainers/grpo/self-play-points.js";
@@ -56,6 +57,8 @@ export interface RoundJob {
    * native calls back to back, so a message would wait in this thread's queue until the round ends.
    */
   readonly stop: SharedArrayBuffer;
+  /** The server's write lease in a group (store/write-fence.ts): the round's writes check it as the server's do. */
+  readonly lease?: SharedArrayBuffer;
 }
 
 /** The held-out episodes' quiz files, and the policies to ask their questions. */
@@ -81,6 +84,8 @@ if (!port) throw new Error("server/self-play/round-worker.ts runs as a worker th
 const job = workerData as RoundJob;
 const post = (msg: FromRound) => port.postMessage(msg);
 const stop = new Int32Array(job.stop);
+// Paused with its server past the lease, a round writes no checkpoint into a folder that the pool's new trainer now writes.
+if (job.lease) fenceWithLease(job.lease);
 const abort = new AbortController();
 
 /** Scores `spec` on the held-out questions; a failure is reported and costs the round nothing (its checkpoint stands). */

@@ -3,10 +3,14 @@
  * (its REST API as an admin) and check after a fault: the rooms each lists, and the log lines of
  * the rooms it recreated.
  */
+import { once } from "node:events";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { expect } from "vitest";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, expect } from "vitest";
+import { ROOMCACHES_KEY } from "../../server/group/room-listings.js";
+import { readEpisodeLog } from "../../store/episode-log.js";
 import { RoomRegistry } from "../../store/room-registry.js";
 import { ADMIN, serve, type Served } from "../server/child-server.js";
 import { recording, until } from "../server/raw-client.js";
@@ -18,6 +22,66 @@ export async function startGroup(n: number, prefix: string, env: (i: number) => 
   const store = mkdtempSync(join(tmpdir(), prefix));
   const servers = await Promise.all(Array.from({ length: n }, (_, i) => serve(store, ["--redis", redis.url], env(i))));
   return { redis, store, servers };
+}
+
+/** This file's group (startGroup, before its tests) and a connection to its Redis for the test's own reads. */
+export interface FileGroup {
+  readonly redis: TestRedis;
+  readonly store: string;
+  readonly servers: Served[];
+  readonly conn: Redis;
+}
+
+/**
+ * A group for the test file that calls this at its top: its fields are set once the file's tests
+ * start. A process the file left stopped (SIGSTOP) is woken after it, so that it does not outlive
+ * the file: it exits by itself, or is killed with the others.
+ */
+export function groupOfFile(n: number, prefix: string, env?: (i: number) => Record<string, string>): FileGroup {
+  const of = {} as { redis: TestRedis; store: string; servers: Served[]; conn: Redis };
+  beforeAll(async () => {
+    Object.assign(of, await startGroup(n, prefix, env));
+    of.conn = new Redis(of.redis.url);
+    of.conn.on("error", () => undefined);
+  }, 240_000);
+  afterAll(() => {
+    of.conn?.disconnect();
+    for (const s of of.servers ?? []) if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill("SIGCONT");
+  });
+  return of;
+}
+
+/**
+ * Wakes the paused process `s` (SIGCONT) and calls `look` every 25 ms for `ms`, gathering what it
+ * finds wrong; then waits for `s` to exit (at most 30 s: a woken process that never stops would
+ * otherwise hang the test until its own timeout). Its exit code, what was wrong (each once), and
+ * the process it says took its rooms over.
+ */
+export async function wakeAndWatch(s: Served, look: () => Promise<string[]>, ms = 5000): Promise<{ exitCode: number | null; wrong: string[]; taker: string | undefined }> {
+  let exitCode: number | null | undefined;
+  void once(s.child, "exit").then(([c]) => (exitCode = c as number | null));
+  s.child.kill("SIGCONT");
+  const wrong = new Set<string>();
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    for (const w of await look()) wrong.add(w);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  await until(() => exitCode !== undefined, 30_000, "the woken process to exit");
+  const taker = /was declared dead; its rooms are recreated by (\S+)\. /.exec(s.out())?.[1];
+  return { exitCode: exitCode!, wrong: [...wrong], taker };
+}
+
+/** A room's listing in Colyseus's driver (its hash in the group's Redis), as far as the tests read it. */
+export interface Listing {
+  roomId: string;
+  processId: string;
+  publicAddress: string;
+}
+
+/** Every listing in the group's Redis, whichever process wrote it. */
+export async function listingsIn(conn: Redis): Promise<Listing[]> {
+  return Object.values(await conn.hgetall(ROOMCACHES_KEY)).map((v) => JSON.parse(v) as Listing);
 }
 
 /** A request's status and JSON body. */
@@ -85,6 +149,13 @@ export interface Logged {
   room: string;
   seed: number;
   episode: number;
+}
+
+/** The numbers of the episodes run `runId`'s log holds, in the log's order. */
+export function episodesLogged(store: string, runId: string): number[] {
+  return readEpisodeLog<Logged>(join(store, "runs", runId, "episodes.jsonl"))
+    .records.filter((r) => r.kind === "room_episode")
+    .map((r) => r.episode);
 }
 
 /** How many rooms of a dead process `s` said it recreated. */

@@ -8,52 +8,32 @@
  * client count) before the victim's first heartbeat can tell it that it is dead. Those writes must
  * not land: for seconds after the wake, Redis holds one listing per room, none of the victim's,
  * the victim's room count does not come back, and the recreated rooms keep their spectators and
- * take new seats where they now live.
+ * take new seats where they now live. Nor does it write its rooms' logs: each of its rooms, paused
+ * (almost always) in the tick that ends an episode (one step an episode), would log that episode
+ * on waking, after its new home had played it again; each episode is in its room's log once.
  */
-import { once } from "node:events";
-import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ROOMCACHES_KEY } from "../../server/group/room-listings.js";
+import { describe, expect, it } from "vitest";
 import { ownerKey } from "../../store/owner.js";
 import { RoomRegistry } from "../../store/room-registry.js";
 import type { Served } from "../server/child-server.js";
 import { until } from "../server/raw-client.js";
-import { expectEachListedOnce, joinRoom, json, listed, pidOf, recreatedBy, spreadRooms, startGroup } from "./group-checks.js";
-import type { TestRedis } from "./redis-server.js";
+import { episodesLogged, listingsIn, expectEachListedOnce, groupOfFile, joinRoom, json, listed, pidOf, recreatedBy, spreadRooms, wakeAndWatch } from "./group-checks.js";
 
 /** Colyseus's room counts by process (the key its Stats module keeps them in). */
 const ROOMCOUNT_KEY = "roomcount";
 
-interface Listing {
-  roomId: string;
-  processId: string;
-  publicAddress: string;
-}
-
 type Spectator = Awaited<ReturnType<typeof joinRoom>>;
 
-let redis: TestRedis;
-let servers: Served[];
-let store: string;
-let conn: Redis;
-
-beforeAll(async () => {
-  ({ redis, servers, store } = await startGroup(3, "sw-paused-wakes-"));
-  conn = new Redis(redis.url);
-}, 240_000);
-
-afterAll(() => {
-  conn?.disconnect();
-  // A process left stopped would outlive the file: woken, it exits by itself (or is killed with the others).
-  for (const s of servers ?? []) if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill("SIGCONT");
-});
+const group = groupOfFile(3, "sw-paused-wakes-");
 
 const address = (s: Served) => s.base.replace(/^http:\/\//, "");
-const listings = async (): Promise<Listing[]> => Object.values(await conn.hgetall(ROOMCACHES_KEY)).map((v) => JSON.parse(v) as Listing);
+const listings = () => listingsIn(group.conn);
 
 describe("a paused process that wakes after its rooms were taken over", () => {
   it("writes nothing into the group's listings, and its rooms' spectators stay where the rooms now live", async () => {
-    const ids = await spreadRooms(servers, store, 6, (i) => ({ world: "tomi", seed: 70 + i, loop: true, tickMs: 200, pauseMs: 200 }));
+    const { servers, store, conn } = group;
+    // One step an episode, then a second's tick: paused, a room is almost always in the tick that ends its episode.
+    const ids = await spreadRooms(servers, store, 9, (i) => ({ world: "tomi", seed: 70 + i, loop: true, tickMs: 1000, pauseMs: 0, maxSteps: 1 }));
     const pids = await Promise.all(servers.map(pidOf));
     const [victim, ...survivors] = servers as [Served, Served, Served];
     const registry = new RoomRegistry(store);
@@ -69,6 +49,7 @@ describe("a paused process that wakes after its rooms were taken over", () => {
     for (const w of watching) expect(w.host).toBe(address(victim));
 
     victim.child.kill("SIGSTOP");
+    const logsAtPause = new Map(registry.list().filter((e) => victimRooms.includes(e.roomId)).map((e) => [e.runId!, episodesLogged(store, e.runId!).length]));
     await until(() => registry.list().every((r) => r.owner.pid !== pids[0]), 90_000, "the paused process's rooms to be claimed");
     for (const s of survivors) await until(async () => (await listed(s)).sort().join() === [...ids].sort().join(), 60_000, `the rooms listed again by ${s.base}`);
     await until(() => survivors.reduce((n, s) => n + recreatedBy(s), 0) === victimRooms.length, 30_000, "the recreation log lines");
@@ -83,15 +64,10 @@ describe("a paused process that wakes after its rooms were taken over", () => {
     // Half the victim's spectators give up while it is paused: it reads their sockets' ends first thing when it wakes.
     for (const w of watching.filter((_, i) => i % 2 === 0)) w.ws.terminate();
 
-    const exited = once(victim.child, "exit");
-    let exitCode: number | null | undefined;
-    void exited.then(([c]) => (exitCode = c as number | null));
-    victim.child.kill("SIGCONT");
     // For five seconds from the wake (it exits within the first), Redis never holds a listing of the
     // victim, nor loses one, and the victim's room count stays gone.
-    const wrong: string[] = [];
-    const watchUntil = Date.now() + 5000;
-    while (Date.now() < watchUntil) {
+    const { exitCode, wrong, taker } = await wakeAndWatch(victim, async () => {
+      const wrong: string[] = [];
       const now = await listings();
       const stale = now.filter((l) => l.processId === victimProcess).map((l) => l.roomId);
       if (stale.length) wrong.push(`listed as the dead process's: ${stale.join(", ")}`);
@@ -100,13 +76,10 @@ describe("a paused process that wakes after its rooms were taken over", () => {
       const unknown = now.filter((l) => !ids.includes(l.roomId)).map((l) => l.roomId);
       if (unknown.length) wrong.push(`listed but never created: ${unknown.join(", ")}`);
       if (await conn.hexists(ROOMCOUNT_KEY, victimProcess)) wrong.push("the dead process's room count is back");
-      await new Promise((r) => setTimeout(r, 25));
-    }
-    // A woken process that never stops would otherwise hang here until the test's own timeout.
-    await until(() => exitCode !== undefined, 30_000, "the woken process to exit");
+      return wrong;
+    });
     expect(exitCode).toBe(1);
-    expect([...new Set(wrong)]).toEqual([]);
-    const taker = /was declared dead; its rooms are recreated by (\S+)\. /.exec(victim.out())?.[1];
+    expect(wrong).toEqual([]);
     expect(registry.list().map((r) => ownerKey(r.owner))).toContain(taker);
 
     // One listing a room, each at the address of the survivor that plays it.
@@ -115,6 +88,14 @@ describe("a paused process that wakes after its rooms were taken over", () => {
     for (const l of after) expect(l.publicAddress).toBe(hostOf.get(l.roomId));
     await expectEachListedOnce(survivors, ids);
     expect(new RoomRegistry(store).list().every((r) => r.owner.pid !== pids[0])).toBe(true);
+    // Each episode of the victim's rooms logged once, in order (the victim's own last one, which
+    // its new home played again, not added on its waking).
+    // Once its new home has played the episode the room was in again, and two more.
+    for (const [runId, n] of logsAtPause) await until(() => episodesLogged(store, runId).length >= n + 3, 30_000, `three more episodes in ${runId}'s log`);
+    for (const r of new RoomRegistry(store).list().filter((e) => victimRooms.includes(e.roomId))) {
+      const logged = episodesLogged(store, r.runId!);
+      expect(logged, r.roomId).toEqual(Array.from({ length: logged.length }, (_, i) => i + 1));
+    }
 
     // The spectators of the recreated rooms were not taken back: still connected, still receiving;
     // and a seat reserved through either survivor is at the room's new home.

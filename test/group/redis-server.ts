@@ -5,7 +5,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { existsSync } from "node:fs";
-import { afterAll } from "vitest";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll } from "vitest";
 import { freePort } from "../../server/group/free-port.js";
 
 export const REDIS_BIN = "/usr/bin/redis-server";
@@ -60,4 +61,26 @@ export async function startRedis(): Promise<TestRedis> {
     },
     stop: kill,
   };
+}
+
+/** This file's Redis (started before its tests, stopped after them) and a connection to it for the test's own reads and writes. */
+export interface FileRedis {
+  readonly redis: TestRedis;
+  readonly conn: Redis;
+}
+
+/** A Redis for the test file that calls this at its top: its fields are set once the file's tests start. */
+export function redisOfFile(): FileRedis {
+  const of = {} as { redis: TestRedis; conn: Redis };
+  beforeAll(async () => {
+    of.redis = await startRedis();
+    of.conn = new Redis(of.redis.url);
+    // Some tests restart it: the connection waits for it to come back.
+    of.conn.on("error", () => undefined);
+  }, 30_000);
+  afterAll(async () => {
+    of.conn?.disconnect();
+    await of.redis?.stop();
+  });
+  return of;
 }

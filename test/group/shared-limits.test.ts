@@ -3,30 +3,23 @@
  * one token bucket per address whatever process takes from it, and the seats an address holds in
  * the other live processes of the group (a process that stops publishing is forgotten).
  */
-import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
+import { Fence } from "../../server/group/fence.js";
+import { tombstoneKey } from "../../server/group/process-heartbeat.js";
 import { SharedLimits } from "../../server/group/shared-limits.js";
 import { ClientLimitsSchema } from "../../server/security/client-guard.js";
-import { startRedis, type TestRedis } from "./redis-server.js";
+import { redisOfFile } from "./redis-server.js";
 
-let redis: TestRedis;
-let conn: Redis;
+const file = redisOfFile();
 const opened: SharedLimits[] = [];
-
-beforeAll(async () => {
-  redis = await startRedis();
-  conn = new Redis(redis.url);
-}, 30_000);
 
 afterAll(async () => {
   for (const l of opened) l.close();
-  conn?.disconnect();
-  await redis?.stop();
 });
 
 const limits = ClientLimitsSchema.parse({ reservationBurst: 3, reservationsPerSecond: 0.01 });
 function limitsOf(processId: string, seats: Map<string, number>): SharedLimits {
-  const l = new SharedLimits(conn, processId, limits, (address) => seats.get(address) ?? 0);
+  const l = new SharedLimits(file.conn, new Fence(tombstoneKey(`machine-${processId}/1/1`)), processId, limits, (address) => seats.get(address) ?? 0);
   opened.push(l);
   return l;
 }
@@ -50,7 +43,7 @@ describe("caps shared in Redis", () => {
     const b = limitsOf("sb", seatsB);
     const c = limitsOf("sc", seatsC);
     // sa and sb are members (the heartbeat names them); sc is not.
-    await conn.hset("socialworld:processes", "host/1/0", "sa", "host/2/0", "sb");
+    await file.conn.hset("socialworld:processes", "host/1/0", "sa", "host/2/0", "sb");
     for (const l of [a, b, c]) await l.seatsChanged("10.2.0.1");
     expect(await a.seatsElsewhere("10.2.0.1")).toBe(3);
     expect(await b.seatsElsewhere("10.2.0.1")).toBe(2);
@@ -64,7 +57,7 @@ describe("caps shared in Redis", () => {
     await b.seatsChanged("10.2.0.1");
     b.close();
     expect(await a.seatsElsewhere("10.2.0.1")).toBe(1);
-    expect(await conn.pttl("socialworld:seats:10.2.0.1:sb")).toBeGreaterThan(0);
-    expect(await conn.pttl("socialworld:seats:10.2.0.1:sb")).toBeLessThanOrEqual(6000);
+    expect(await file.conn.pttl("socialworld:seats:10.2.0.1:sb")).toBeGreaterThan(0);
+    expect(await file.conn.pttl("socialworld:seats:10.2.0.1:sb")).toBeLessThanOrEqual(6000);
   });
 });

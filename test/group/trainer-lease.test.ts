@@ -5,34 +5,31 @@
  * lease expires, and after Redis restarts empty the pool gets exactly one trainer again.
  */
 import type { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
+import { Fence } from "../../server/group/fence.js";
+import { tombstoneKey } from "../../server/group/process-heartbeat.js";
 import { redisConnection } from "../../server/group/redis.js";
 import { TrainerLease } from "../../server/group/trainer-lease.js";
 import { until } from "../server/raw-client.js";
-import { startRedis, type TestRedis } from "./redis-server.js";
+import { redisOfFile } from "./redis-server.js";
 
 // Long enough that a renewal (every third of it) is never late on a loaded machine.
 const LEASE_MS = 3000;
-let redis: TestRedis;
+const file = redisOfFile();
 const connections: Redis[] = [];
 const leases: TrainerLease[] = [];
-
-beforeAll(async () => {
-  redis = await startRedis();
-}, 30_000);
 
 afterAll(async () => {
   for (const l of leases) await l.release().catch(() => undefined);
   for (const c of connections) c.disconnect();
-  await redis?.stop();
 });
 
 /** A process of the group asking for pool `pool`'s lease, with what it was told (gained, lost). */
 function processAsking(pool: string, id: string) {
-  const conn = redisConnection(redis.url, id);
+  const conn = redisConnection(file.redis.url, id);
   connections.push(conn);
   const told: boolean[] = [];
-  const lease = new TrainerLease(conn, pool, id, (held) => told.push(held), LEASE_MS);
+  const lease = new TrainerLease(conn, new Fence(tombstoneKey(`machine-${id}/1/1`)), pool, id, (held) => told.push(held), LEASE_MS);
   leases.push(lease);
   return { id, conn, lease, told };
 }
@@ -72,7 +69,7 @@ describe("a self-play pool's trainer lease", () => {
   it("gets exactly one holder again after Redis restarts empty", async () => {
     const ps = ["d", "e"].map((id) => processAsking("pool-2", id));
     await until(() => holders(ps).length === 1, 5000, "a holder");
-    await redis.restart();
+    await file.redis.restart();
     // Each reconnects by itself; the lease, lost with Redis's data, is taken again by one of them.
     await until(async () => holders(ps).length === 1 && (await ps[0]!.lease.holderNow().catch(() => undefined)) === holders(ps)[0]?.id, 20_000, "one holder after the restart");
     const holder = holders(ps)[0]!;

@@ -15,6 +15,7 @@ import type { PolicyModel } from "../../models/model.js";
 import type { PolicyTokenizer } from "../../models/tokenizer.js";
 import type { EpisodeLog } from "../../store/episode-log.js";
 import { naming } from "../../store/io-error.js";
+import { checkWrite } from "../../store/write-fence.js";
 import { hashString } from "../../worlds/core/rng.js";
 import { learningRate } from "../sft/schedule.js";
 import { advantagesOf, mean, unbiasedStd } from "./advantages.js";
@@ -363,6 +364,8 @@ export async function trainGrpo(run: GrpoRun): Promise<GrpoResult> {
       tooLong,
     };
     last = m;
+    // A self-play round's thread of a server declared dead by its group writes nothing more (store/write-fence.ts).
+    checkWrite(metricsFile);
     naming(metricsFile, () => appendFileSync(metricsFile, JSON.stringify(m) + "\n"));
     run.onStep?.(m);
     if ((step + 1) % run.saveEvery === 0 && step + 1 < c.steps) checkpoint(step + 1);
