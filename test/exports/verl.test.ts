@@ -163,7 +163,7 @@ describe("export --format verl", () => {
     const out = join(dir, "short.parquet");
     expect(await main(["export", "--run", runId, "--format", "verl", "--out", out, "--store", store])).toBe(0);
     const rows = await readRows(out);
-    const asked = await loadBenchmark("social", { context: "short", stance: true, depth: 1 });
+    const asked = await loadBenchmark("social", { context: "short", flags: { stance: true }, depth: 1 });
     const items = await asked.load(data);
     expect(rows).toHaveLength(items.length);
     rows.forEach((row, i) => {

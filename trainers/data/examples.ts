@@ -118,23 +118,25 @@ export interface FoundItem {
 
 /**
  * The benchmark options a run was asked with (`bench --context full`): FANToM's prompts depend on
- * them, the social world's on its context and facts (stance, agreement) and its items on the depth, usersim's on the
- * hierarchy and its items on the split. (An LLM judge is not needed to
- * rebuild prompts: references are checked with the offline judge.)
+ * them, the social world's on its context and facts (its flags: `stance: true`...) and its items
+ * on the depth, usersim's on the hierarchy and its items on the split. A key of no option here is
+ * a flag the world declares (recordedOptions), which the benchmark checks as `bench` does. (An
+ * LLM judge is not needed to rebuild prompts: references are checked with the offline judge.)
  */
 const RunBenchmarkOptions = z
   .object({
     context: z.enum(["short", "full"]).optional(),
-    stance: z.boolean().optional(),
-    agreement: z.boolean().optional(),
     depth: z.number().int().nonnegative().optional(),
     embedder: z.string().optional(),
     aggregation: z.enum(["set", "part", "conversation"]).optional(),
     hierarchy: z.string().optional(),
     weights: z.string().optional(),
     split: z.string().optional(),
+    judge: z.string().optional(),
   })
+  .catchall(z.boolean())
   .default({});
+const NOT_FLAGS = new Set(Object.keys(RunBenchmarkOptions.unwrap().shape));
 
 /**
  * Every logged question's item, read from the benchmark's data file (once per file). `judging`
@@ -144,7 +146,9 @@ export async function loadQuestionItems(run: RunRecord, log: RunLog, opts: Pick<
   const out = new Map<string, FoundItem>();
   const parsed = RunBenchmarkOptions.safeParse(run.params.options);
   if (!parsed.success) throw new DataError(log.path, { field: `run ${run.id} params.options` }, parsed.error.issues[0]!.message);
-  const benchOptions: BenchmarkOptions = Object.fromEntries(Object.entries(parsed.data).filter(([k, v]) => v !== undefined && (judging || k !== "embedder")));
+  const given = Object.entries(parsed.data).filter(([k, v]) => v !== undefined && k !== "judge" && (judging || k !== "embedder"));
+  const flags = given.filter(([k]) => !NOT_FLAGS.has(k));
+  const benchOptions: BenchmarkOptions = { ...Object.fromEntries(given.filter(([k]) => NOT_FLAGS.has(k))), ...(flags.length ? { flags: Object.fromEntries(flags) as Record<string, boolean> } : {}) };
   const byFile = new Map<string, { benchmark: Benchmark; items: readonly BenchItem[] }>();
   for (const { line, record } of log.records) {
     if (record.kind !== "benchmark_item") continue;
