@@ -56,7 +56,7 @@ export async function parseWithFlags<T extends z.ZodObject>(
 }
 
 /** Help lines for every world's flags, under a heading per world: "Social only:\n  --stance  ...". */
-export async function flagsHelp(indent = 21): Promise<string> {
+export async function flagsHelp(indent = 23): Promise<string> {
   const blocks: string[] = [];
   for (const w of await worldsWith("benchmark")) {
     if (!w.benchmark!.flags?.length) continue;
