@@ -22,7 +22,7 @@ const COMMANDS: Record<string, Command> = {
     summary: "run a benchmark file with an agent and report accuracy",
     load: async () => {
       const m = await import("./commands/bench.js");
-      return { help: async (argv) => (argv[0] === "rec" ? (await import("./commands/bench-rec.js")).BENCH_REC_HELP : m.BENCH_HELP), run: m.benchCommand };
+      return { help: async (argv) => (argv[0] === "rec" ? (await import("./commands/bench-rec.js")).BENCH_REC_HELP : m.benchHelp()), run: m.benchCommand };
     },
   },
   data: {

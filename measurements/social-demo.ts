@@ -22,7 +22,7 @@
  *      all; then SFT against majority and SFT+GRPO against SFT question by question (the paired
  *      change of type accuracy, its standard error and McNemar's exact p).
  *
- *   node dist/measurements/social-demo.js [--out DIR] [--context short|full] [--stance] [--agreement] [--train-trees N]
+ *   node dist/measurements/social-demo.js [--out DIR] [--context short|full] [--FACT ...] [--train-trees N]
  *       [--test-trees N] [--sft-steps N] [--field-weight SPEC] [--grpo-steps N] [--grpo-lr X] [--balance none|types]
  *       [--threads N] [--seed S]                               (or: npm run demo:social -- ...)
  *
@@ -41,8 +41,8 @@ import { packageRoot } from "../worlds/question/prompts.js";
 import { loadBenchmark } from "../worlds/registry.js";
 import { factsTitle } from "../worlds/social/index.js";
 import { scriptArgs } from "./script-args.js";
-import { evalReport, pairedTable, rightByQuestion } from "./social-paired.js";
-import { factsFields, factsNeedShort, factsOf } from "./social-facts-args.js";
+import { cascadeOf, evalReport, pairedTable, rightByQuestion } from "./social-paired.js";
+import { factsFields, factsNeedShort, factsOf, factsUsage } from "./social-facts-args.js";
 import { percentCell as pct, socialworld as run, wallTimeLine, type StageTiming } from "./cli-process.js";
 
 const USAGE = `node dist/measurements/social-demo.js [options]   (or: npm run demo:social -- [options])
@@ -56,10 +56,7 @@ Options:
   --out DIR           where the data, models, store and results go (default data/social-demo)
   --context MODE      the prompt the policies are trained and benched on: short (the profile line,
                       the feed and one line of deciding facts) or full (default short)
-  --stance            with --context short: the facts line also states the user's stance on the
-                      post's topic (from the generated trees' latent block)
-  --agreement         with --context short: the facts line also states whether the item takes the
-                      user's side (the side its text shows against the user's own stance)
+${factsUsage(22)}
   --train-trees N     trees in the training split (default 200)
   --test-trees N      trees in the test split (default 30)
   --sft-steps N       SFT optimizer steps, 16 examples each (default 400)
@@ -112,7 +109,7 @@ await socialworld("generate", ["generate", "social", "--n", String(values["test-
 // SFT data: the training questions as a policy is asked them, with their labels as the JSON to write.
 let sftMix = "";
 {
-  const bench = await loadBenchmark("social", { context: values.context, ...facts });
+  const bench = await loadBenchmark("social", { context: values.context, flags: facts });
   const items = await bench.load(trainFile);
   const types = items.map((item) => item.type);
   const kept = values.balance === "types" ? equalByType(types, values.seed) : types.map((_, i) => i);
@@ -158,7 +155,7 @@ const pairs: [string, string][] = [["majority", "SFT"], ["SFT", "SFT+GRPO"]];
 // Each test question's type right or wrong in the compared bench runs, read once a run.
 const runStore = await RunStore.open(store);
 const rightById = new Map([...new Set(pairs.flat())].map((name) => [name, rightByQuestion(runStore, reports[name]!.runId!)]));
-const pairedRows = pairedTable(pairs.map(([before, after]) => [after, before, pairedChange(rightById.get(before)!, rightById.get(after)!)]));
+const pairedRows = pairedTable(pairs.map(([before, after]) => [after, before, pairedChange(rightById.get(before)!, rightById.get(after)!, cascadeOf)]));
 
 const total = (performance.now() - started) / 1000;
 const num = (x: number | undefined) => (x === undefined ? "–" : x.toFixed(3));

@@ -1,24 +1,28 @@
 /**
- * The social short prompt's facts as a measurement script's options, `--stance` and `--agreement`,
- * taken and checked as `bench social` takes them: each goes with `--context short`.
+ * The social short prompt's facts (worlds/social/facts.ts's registry: `--stance`, `--agreement`...)
+ * as a measurement script's options, taken and checked as `bench social` takes them: each goes
+ * with `--context short`.
  */
 import { z } from "zod";
-import type { FactsOptions } from "../worlds/social/index.js";
-
-export const FACTS = ["stance", "agreement"] as const;
+import { FACT_KEYS, SOCIAL_FACTS, type FactKey, type FactsOptions } from "../worlds/social/index.js";
 
 /** The options' fields, for a script's schema beside its `context`. */
-export const factsFields = { stance: z.boolean().default(false), agreement: z.boolean().default(false) };
+export const factsFields = Object.fromEntries(FACT_KEYS.map((k) => [k, z.boolean().default(false)])) as Record<FactKey, z.ZodDefault<z.ZodBoolean>>;
 
-type WithFacts = { readonly context: "short" | "full" } & Record<(typeof FACTS)[number], boolean>;
+/** The options' help lines, for a script's usage text (`indent`: the column the help starts at). */
+export function factsUsage(indent: number): string {
+  return SOCIAL_FACTS.map((f) => `  ${`--${f.key}`.padEnd(indent - 2)}with --context short: the facts line also states ${f.help}`).join("\n");
+}
+
+type WithFacts = { readonly context: "short" | "full" } & Record<FactKey, boolean>;
 
 /** For the schema's superRefine: a fact without `--context short` is refused, naming the flag. */
 export function factsNeedShort(v: WithFacts, ctx: z.RefinementCtx): void {
-  for (const fact of FACTS)
+  for (const fact of FACT_KEYS)
     if (v[fact] && v.context !== "short") ctx.addIssue({ code: "custom", path: [fact], message: "goes with --context short (a fact of the short prompt's facts line)" });
 }
 
-/** The facts asked, as the benchmark's options (only those given). */
+/** The facts asked, as the social prompt's options (only those given). */
 export function factsOf(v: WithFacts): FactsOptions {
-  return Object.fromEntries(FACTS.filter((f) => v[f]).map((f) => [f, true]));
+  return Object.fromEntries(FACT_KEYS.filter((f) => v[f]).map((f) => [f, true]));
 }

@@ -23,11 +23,24 @@ export function rightByQuestion(store: RunStore, runId: string): Map<string, boo
 /** "+0.7" or "−1.5": a change in points. */
 export const signedPoints = (x: number): string => `${x >= 0 ? "+" : "−"}${(100 * Math.abs(x)).toFixed(1)}`;
 
-/** A Markdown table of paired changes: one row per [agent, against, change]. */
+/**
+ * A question's cascade (its tree), from its id `FILE#TREE/USER@ITEM` (pooled ids add a prefix,
+ * `1:FILE#TREE/...`, which keeps the pairs' trees apart): the cluster of cascadeStandardError.
+ */
+export const cascadeOf = (id: string): string => id.slice(0, id.lastIndexOf("/"));
+
+/**
+ * A Markdown table of paired changes: one row per [agent, against, change]; the question-level
+ * standard error and, where the change has one, the cascade-level one (the questions of one tree
+ * are not independent: the same post, users and feed) with the number of cascades.
+ */
 export function pairedTable(rows: readonly (readonly [string, string, PairedChange])[]): string[] {
   return [
-    "| agent | against | questions | type accuracy change (points) | standard error | right only here | right only there | McNemar p |",
-    "|:--|:--|--:|--:|--:|--:|--:|--:|",
-    ...rows.map(([after, before, c]) => `| ${after} | ${before} | ${c.shared} | ${signedPoints(c.difference)} | ${(100 * c.standardError).toFixed(1)} | ${c.gained} | ${c.lost} | ${c.p < 0.001 ? "< 0.001" : c.p.toFixed(3)} |`),
+    "| agent | against | questions | type accuracy change (points) | standard error | cascade-level s.e. (cascades) | right only here | right only there | McNemar p |",
+    "|:--|:--|--:|--:|--:|--:|--:|--:|--:|",
+    ...rows.map(
+      ([after, before, c]) =>
+        `| ${after} | ${before} | ${c.shared} | ${signedPoints(c.difference)} | ${(100 * c.standardError).toFixed(1)} | ${c.cluster ? `${(100 * c.cluster.standardError).toFixed(1)} (${c.cluster.clusters})` : "–"} | ${c.gained} | ${c.lost} | ${c.p < 0.001 ? "< 0.001" : c.p.toFixed(3)} |`,
+    ),
   ];
 }

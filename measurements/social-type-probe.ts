@@ -15,7 +15,7 @@
  * mix per facts line (what reading the facts line perfectly is worth, and no more).
  *
  *   node dist/measurements/social-type-probe.js --model DIR[,DIR...] --data TEST.jsonl
- *       [--train TRAIN.jsonl] [--context full|short] [--stance] [--agreement] [--questions N] [--seed S] [--threads N]
+ *       [--train TRAIN.jsonl] [--context full|short] [--FACT ...] [--questions N] [--seed S] [--threads N]
  *                                                    (or: npm run probe:social -- ...)
  *
  * A measurement, not a test: it reads the policy the way `bench social` asks it (the same prompt),
@@ -33,7 +33,7 @@ import { readTextInput } from "../worlds/core/text-input.js";
 import { loadBenchmark } from "../worlds/registry.js";
 import { factsLine, factsTitle, macroF1, REACTION_TYPES, TOPICS, type ReactionType, type SocialBenchItem } from "../worlds/social/index.js";
 import { scriptArgs } from "./script-args.js";
-import { factsFields, factsNeedShort, factsOf } from "./social-facts-args.js";
+import { factsFields, factsNeedShort, factsOf, factsUsage } from "./social-facts-args.js";
 import { percentCell as pct } from "./cli-process.js";
 
 const USAGE = `node dist/measurements/social-type-probe.js --model DIR[,DIR...] --data TEST.jsonl [options]
@@ -50,9 +50,7 @@ Options:
   --train FILE       the training split: its type mix is the prior and its most frequent type
                      the majority answer (default: the test split's own)
   --context MODE     the benchmark's prompt: full (default) or short (bench social --context)
-  --stance           with --context short: the facts line states the user's stance (bench --stance)
-  --agreement        with --context short: the facts line states whether the item takes the user's
-                     side (bench --agreement)
+${factsUsage(21)}
   --prompts FILE     a JSONL with a "prompt" per question of --data, in order (what a policy
                      trained on rewritten prompts was given), asked instead of the benchmark's
   --questions N      probe N questions drawn with the seed (default 0: every question)
@@ -80,7 +78,7 @@ if (values.threads) loadNative().setThreads(values.threads);
 type Type = ReactionType;
 const TYPES = REACTION_TYPES;
 const facts = factsOf(values);
-const bench = await loadBenchmark("social", { context: values.context, ...facts });
+const bench = await loadBenchmark("social", { context: values.context, flags: facts });
 const load = async (file: string) => (await bench.load(file)) as SocialBenchItem[];
 let items = await load(values.data);
 const prompts = values.prompts ? readPrompts(values.prompts, items.length) : undefined;

@@ -111,9 +111,14 @@ export async function worldOfContext(context: SocializedContext): Promise<string
 export async function loadBenchmark(name: string, opts: BenchmarkOptions = {}): Promise<Benchmark> {
   const entry: BenchmarkEntry = await partOf(name, "benchmark");
   for (const key of Object.keys(opts) as (keyof BenchmarkOptions)[]) {
-    if (opts[key] === undefined || entry.options.includes(key)) continue;
+    if (opts[key] === undefined || key === "flags" || entry.options.includes(key)) continue;
     const takers = (await worldsWith("benchmark")).filter((w) => w.benchmark!.options.includes(key)).map((w) => w.name);
     throw new BenchmarkOptionError(`--${flagOf(key)} does not apply to ${name} (it applies to ${takers.join(", ")})`);
+  }
+  for (const [key, on] of Object.entries(opts.flags ?? {})) {
+    if (!on || entry.flags?.some((f) => f.key === key)) continue;
+    const takers = (await worldsWith("benchmark")).filter((w) => w.benchmark!.flags?.some((f) => f.key === key)).map((w) => w.name);
+    throw new BenchmarkOptionError(`--${key} does not apply to ${name}${takers.length ? ` (it applies to ${takers.join(", ")})` : ""}`);
   }
   return entry.create(opts);
 }

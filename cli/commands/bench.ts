@@ -14,10 +14,11 @@ import { loadBenchmark, RegistryError, WORLD_NAMES } from "../../worlds/registry
 import { renderReport } from "../../benchmarks/report.js";
 import { JudgeFailed, RunAborted, type ItemResult } from "../../benchmarks/runner.js";
 import { BenchmarkSession, reportJson, ResumeRefused } from "../../benchmarks/session.js";
-import { BenchmarkOptionError, MODES } from "../../worlds/question/benchmark.js";
+import { BenchmarkOptionError, MODES, recordedOptions } from "../../worlds/question/benchmark.js";
 import { RunStore } from "../../store/run-store.js";
 import { writeFileAtomic } from "../../store/write-atomic.js";
-import { intArg, parseCommand, UsageError } from "../args.js";
+import { intArg, UsageError } from "../args.js";
+import { flagsHelp, parseWithFlags, worldNamed } from "../benchmark-flags.js";
 import { judgeModelArg } from "../judge-arg.js";
 import { checkDistinctFiles, prepareOutput } from "../output-path.js";
 import { Progress } from "../progress.js";
@@ -75,13 +76,14 @@ Social only:
   --depth N            only the tasks at depth N (0: reactions to the post, 1: to a depth-0 comment or repost)
   --context MODE       full (default) or short: the prompt (short: the profile line, the feed and one
                        line of the facts that decide most reactions; see docs/worlds/social.md)
-  --stance             with --context short: the facts line also states the user's stance on the
-                       post's topic, from the generated trees' latent block (the user's own mind)
-  --agreement          with --context short: the facts line also states whether the item takes the
-                       user's side (the side its text shows against the user's own stance)
   --embedder onnx:DIR  also BERTScore of the content, with this encoder (a folder with tokenizer.json and
                        model.onnx, exported truncated to the layer BERTScore uses; see docs/worlds/social.md)
 `;
+
+/** The help text with the flags each world's benchmark declares (the social prompt's facts). */
+export async function benchHelp(): Promise<string> {
+  return `${BENCH_HELP}\n${await flagsHelp()}\n`;
+}
 
 const Args = z.object({
   _: z.tuple([z.enum(WORLD_NAMES as [string, ...string[]], { error: `expected one of ${WORLD_NAMES.join(", ")}` })], {
@@ -99,8 +101,6 @@ const Args = z.object({
   resume: z.string().min(1).optional(),
   quiet: z.boolean().default(false),
   context: z.enum(["short", "full"]).optional(),
-  stance: z.boolean().optional(),
-  agreement: z.boolean().optional(),
   embedder: z.string().regex(/^(lexical|onnx:.+)$/, "expected lexical or onnx:DIR").optional(),
   aggregation: z.enum(["set", "part", "conversation"]).optional(),
   depth: intArg(0, 1000).optional(),
@@ -116,7 +116,8 @@ const Args = z.object({
 export async function benchCommand(argv: readonly string[]): Promise<number> {
   // The recommendation world ranks items with recallers, not questions with an agent: its own options and table.
   if (argv[0] === "rec") return (await import("./bench-rec.js")).benchRecCommand(argv.slice(1));
-  const args = parseCommand(argv, Args);
+  // The world's own flags (the social prompt's facts) are declared by the world: read from the one named.
+  const { args, flags: factFlags } = await parseWithFlags(argv, Args, worldNamed(argv));
   await useDevice(args);
   // Loaded only when asked, as simulate does: imported at the top, it made every command start Node's ES module loader (test/cli/bundle.test.ts).
   if (args.threads !== undefined) (await import("../../models/native.js")).loadNative().setThreads(args.threads);
@@ -134,7 +135,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     ["--json", args.json],
     ["--md", args.md],
   ]);
-  const given = { context: args.context, stance: args.stance || undefined, agreement: args.agreement || undefined, embedder: args.embedder, aggregation: args.aggregation, depth: args.depth, vpLabels: args["vp-labels"], hierarchy: args.hierarchy, weights: args.weights, split: args.split };
+  const given = { context: args.context, flags: factFlags, embedder: args.embedder, aggregation: args.aggregation, depth: args.depth, vpLabels: args["vp-labels"], hierarchy: args.hierarchy, weights: args.weights, split: args.split };
   let benchmark;
   try {
     benchmark = await loadBenchmark(name, { ...given, judgeModel: args.judge !== undefined ? await judgeModelArg(args.judge) : undefined });
@@ -164,7 +165,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   for (const warning of benchmark.warnings ?? []) process.stderr.write(`warning: ${warning}\n`);
   if (args.limit !== undefined) items = items.slice(0, args.limit);
 
-  const options = Object.fromEntries(Object.entries({ ...given, judge: args.judge }).filter(([, v]) => v !== undefined));
+  const options = Object.fromEntries(Object.entries({ ...recordedOptions(given), judge: args.judge }).filter(([, v]) => v !== undefined));
   const store = await RunStore.open(args.store);
   let session;
   try {

@@ -10,6 +10,7 @@ import { loadBenchmark, loadWorld, RegistryError, WORLD_NAMES } from "../../worl
 import { BenchmarkOptionError, flagOf, MODES, type BenchmarkOptions, type Mode } from "../../worlds/question/benchmark.js";
 import type { Generator } from "../../worlds/core/world-entry.js";
 import { writeFileAtomic } from "../../store/write-atomic.js";
+import { parseWithFlags, worldNamed } from "../benchmark-flags.js";
 import { judgeModelArg } from "../judge-arg.js";
 import { RunStore } from "../../store/run-store.js";
 import { BenchPoints } from "../../trainers/grpo/bench-points.js";
@@ -24,7 +25,7 @@ import { generatedPoints } from "../../trainers/grpo/generated-points.js";
 import { ScoredPoints } from "../../trainers/grpo/scored-points.js";
 import type { PointSource } from "../../trainers/grpo/decision-point.js";
 import { GRPO_PRESET_NAMES, GRPO_PRESETS, type GrpoPreset, type GrpoPresetName } from "../../trainers/grpo/presets.js";
-import { intArg, numArg, parseCommand, UsageError } from "../args.js";
+import { intArg, numArg, UsageError } from "../args.js";
 import { CHECKPOINTING_HELP, checkpointingArgs, DEVICE_HELP, deviceArgs, useCheckpointing, useDevice } from "../device.js";
 import { loraArg } from "../lora-option.js";
 import { Progress } from "../progress.js";
@@ -56,10 +57,8 @@ Data:
   --context full|short     social: the prompt, as \`bench social --context\` asks it (default full; short:
                            the profile line, the feed and one line of the facts that decide most
                            reactions); FANToM (--bench): the conversation given with each question
-  --stance                 social, with --context short: the facts line also states the user's stance
-                           on the post's topic (from the generated trees' latent block), as \`bench --stance\`
-  --agreement              social, with --context short: the facts line also states whether the item
-                           takes the user's side, as \`bench --agreement\`
+  --FACT                   social, with --context short: the facts line also states FACT, as
+                           \`bench social --FACT\` (--stance, --agreement...: \`socialworld bench --help\` lists them)
   --preset NAME            named settings, which flags given beside it override:
 ${GRPO_PRESET_NAMES.map((n) => `                           ${n}: ${GRPO_PRESETS[n].describe}`).join("\n")}
   --hierarchy FILE         usersim: the reply's hierarchy (HumanLM's layout): hierarchical GRPO with the
@@ -143,8 +142,6 @@ const Args = z.object({
   split: z.string().min(1).optional(),
   judge: z.string().min(1).optional(),
   context: z.enum(["short", "full"]).optional(),
-  stance: z.boolean().optional(),
-  agreement: z.boolean().optional(),
   system: z.string().min(1).optional(),
   out: z.string({ error: "is required" }).min(1),
   steps: intArg(1).optional(),
@@ -246,7 +243,8 @@ export function configFromArgs(a: Args): GrpoConfigInput {
 }
 
 export async function grpoCommand(argv: readonly string[]): Promise<number> {
-  const a = parseCommand(argv, Args);
+  // The world's own flags (the social prompt's facts) are declared by the world: read from the one named.
+  const { args: a, flags: benchFlags } = await parseWithFlags(argv, Args, worldNamed(argv, ["world", "bench"]));
   if (!a.model && !a.resume) throw new UsageError("--model DIR is required (the policy to start from)");
   if (!a.world === !a.bench) throw new UsageError("give exactly one of --world NAME and --bench NAME --data FILE");
   if (a.bench && !a.data) throw new UsageError("--bench needs --data FILE");
@@ -270,7 +268,7 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
 
   if (preset?.unsupported) process.stderr.write(`note: --preset ${a.preset} leaves out ${preset.unsupported}\n`);
   const store = await RunStore.open(a.store);
-  const source = await pointsOf(a, store.root);
+  const source = await pointsOf(a, store.root, benchFlags);
   const token = a["admin-token"] ?? process.env.SOCIALWORLD_ADMIN_TOKEN;
   if (a.server && !token) throw new UsageError("--server needs --admin-token T (or $SOCIALWORLD_ADMIN_TOKEN)");
   const publisher = a.server ? new MetricsPublisher(a.server, token!, (msg) => process.stderr.write(`note: ${msg}\n`)) : undefined;
@@ -335,8 +333,8 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
 }
 
 /** Where the decision points come from: a benchmark file, a graded world's generated records, a world's own generated set (`trainOn: "generated"`), or a world's scripted episodes. */
-async function pointsOf(a: z.infer<typeof Args>, storeRoot: string): Promise<PointSource> {
-  const given = { hierarchy: a.hierarchy, weights: a.weights, split: a.split, context: a.context, stance: a.stance || undefined, agreement: a.agreement || undefined };
+async function pointsOf(a: z.infer<typeof Args>, storeRoot: string, flags: BenchmarkOptions["flags"]): Promise<PointSource> {
+  const given = { hierarchy: a.hierarchy, weights: a.weights, split: a.split, context: a.context, flags };
   const options: BenchmarkOptions = {
     ...Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)),
     ...(a.judge !== undefined ? { judgeModel: await judgeModelArg(a.judge) } : {}),
@@ -361,8 +359,8 @@ async function pointsOf(a: z.infer<typeof Args>, storeRoot: string): Promise<Poi
     // A world that trains on its generator's set, judged by its benchmark's reward (social): the set
     // is kept in OUT, asked with the benchmark's options (the social prompt's --context).
     if (world.trainOn === "generated") return await generatedPoints(name, episodes, a["world-seed"], a.out, { mode: a.mode as Mode, options, ...(a.system ? { system: a.system } : {}) });
-    const extra = Object.keys(options);
-    if (extra.length) throw new UsageError(`--${flagOf(extra[0] as keyof BenchmarkOptions)} goes with a graded benchmark (usersim) or a world trained on its generator's set (social), not with ${name}'s scripted episodes`);
+    const extra = [...Object.keys(options).filter((k) => k !== "flags").map((k) => flagOf(k as keyof BenchmarkOptions)), ...Object.keys(options.flags ?? {})];
+    if (extra.length) throw new UsageError(`--${extra[0]} goes with a graded benchmark (usersim) or a world trained on its generator's set (social), not with ${name}'s scripted episodes`);
     return await WorldPoints.scripted(name, episodes, a["world-seed"], a.system);
   } catch (err) {
     if (err instanceof BenchmarkOptionError || err instanceof RegistryError) throw new UsageError(err.message);

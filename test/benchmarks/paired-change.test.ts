@@ -1,4 +1,7 @@
-/** The exact McNemar test of paired answers, against R's `binom.test(gained, gained + lost)$p.value`. */
+/**
+ * The exact McNemar test of paired answers, against R's `binom.test(gained, gained + lost)$p.value`;
+ * the question-level and cluster-level standard errors of the change.
+ */
 import { describe, expect, it } from "vitest";
 import { mcnemarExact, pairedChange } from "../../benchmarks/paired-change.js";
 
@@ -24,5 +27,25 @@ describe("the paired change of answers", () => {
     expect(c.difference).toBeCloseTo(0.25, 12);
     expect(c.standardError).toBeCloseTo(Math.sqrt(2.75 / 3) / 2, 12);
     expect(() => pairedChange(new Map([["a", true]]), new Map([["b", true]]))).toThrow(/share no question/);
+  });
+
+  it("gives the cluster-level standard error: the differences summed by cluster (CR1), equal to the question-level one for clusters of one", () => {
+    // Two clusters of two: x = (+1, +1), y = (0, -1). Mean 1/4; cluster sums about it: 2 - 2/4 = 1.5
+    // and -1 - 2/4 = -1.5; sqrt(2 / 1 * (1.5^2 + 1.5^2)) / 4 = 3 / 4.
+    const before = new Map([["x/1", false], ["x/2", false], ["y/1", true], ["y/2", true]]);
+    const after = new Map([["x/1", true], ["x/2", true], ["y/1", true], ["y/2", false]]);
+    const c = pairedChange(before, after, (id) => id.split("/")[0]!);
+    expect(c.difference).toBeCloseTo(0.25, 12);
+    expect(c.cluster!.clusters).toBe(2);
+    expect(c.cluster!.standardError).toBeCloseTo(0.75, 12);
+    // Questions that move together in their cluster weigh as one: the same differences in one
+    // cluster each are independent again, and the cluster-level s.e. is the question-level one.
+    const alone = pairedChange(before, after, (id) => id);
+    expect(alone.cluster!.clusters).toBe(4);
+    expect(alone.cluster!.standardError).toBeCloseTo(alone.standardError, 12);
+    expect(c.cluster!.standardError).toBeGreaterThan(alone.standardError);
+    // Without clusters, none is given; one cluster gives no spread to measure.
+    expect(pairedChange(before, after).cluster).toBeUndefined();
+    expect(pairedChange(before, after, () => "all").cluster).toEqual({ clusters: 1, standardError: 0 });
   });
 });

@@ -163,13 +163,29 @@ describe("export --format verl", () => {
     const out = join(dir, "short.parquet");
     expect(await main(["export", "--run", runId, "--format", "verl", "--out", out, "--store", store])).toBe(0);
     const rows = await readRows(out);
-    const asked = await loadBenchmark("social", { context: "short", stance: true, depth: 1 });
+    const asked = await loadBenchmark("social", { context: "short", flags: { stance: true }, depth: 1 });
     const items = await asked.load(data);
     expect(rows).toHaveLength(items.length);
     rows.forEach((row, i) => {
       expect(row.prompt[0]!.content).toBe(asked.task(items[i]!, "vanilla").prompt);
       expect(row.prompt[0]!.content).toMatch(/Your stance on [^:]+: (strongly )?(in favour|against|undecided)\./);
     });
+  });
+
+  it("rebuilds the social world's prompts with every fact the run was asked with (the flags its parameters record)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sw-export-social-"));
+    const data = join(dir, "s.jsonl");
+    writeFileSync(data, generateSocial(2, 7).jsonl);
+    const store = join(dir, "store");
+    expect(await main(["bench", "social", "--data", data, "--context", "short", "--seen", "--interest", "--store", store, "--quiet"])).toBe(0);
+    const runId = (await RunStore.open(store)).list()[0]!.id;
+    const out = join(dir, "facts.parquet");
+    expect(await main(["export", "--run", runId, "--format", "verl", "--out", out, "--store", store])).toBe(0);
+    const rows = await readRows(out);
+    const asked = await loadBenchmark("social", { context: "short", flags: { seen: true, interest: true } });
+    const items = await asked.load(data);
+    expect(rows.map((r) => r.prompt[0]!.content)).toEqual(items.map((item) => asked.task(item, "vanilla").prompt));
+    for (const row of rows) expect(row.prompt[0]!.content).toMatch(/It interests you [a-z ]+\. (It is the first item of this story you see|You saw \d+ other items? of this story before)\./);
   });
 
   it.skipIf(!TOM_DATA)("gives the world model's labels with --labels world where it disputes the official ones", async () => {

@@ -1,7 +1,8 @@
 /**
  * social-demo-compare.ts pairs two social demos' policies question by question: built and run as
  * users run it, on two demo-shaped folders whose "policies" are the random and majority agents'
- * bench runs on one test split (checked against the runs' own reports); and the social scripts
+ * bench runs on one test split (checked against the runs' own reports), with the cascade-level
+ * standard error beside the question-level one, and one policy against another (`--against`); and the social scripts
  * refuse a prompt fact without the short prompt, naming the flag, before any work.
  */
 import { spawnSync } from "node:child_process";
@@ -9,7 +10,12 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from
 import { join, resolve } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { main } from "../../cli/main.js";
+import { pairedChange } from "../../benchmarks/paired-change.js";
+import { cascadeOf, rightByQuestion } from "../../measurements/social-paired.js";
+import { RunStore } from "../../store/run-store.js";
+import { parseTrees } from "../../worlds/social/format.js";
 import { generateSocial } from "../../worlds/social/generator.js";
+import { tasksOf } from "../../worlds/social/tasks.js";
 import { capture } from "../exports/helpers.js";
 import { tempDir } from "../policy/fixtures.js";
 
@@ -59,15 +65,30 @@ describe("social-demo-compare", () => {
     const change = b.sft!.correct - a.sft!.correct;
     expect(Number(sft[3])).toBe(total);
     expect(sft[4]).toBe(`${change >= 0 ? "+" : "−"}${((100 * Math.abs(change)) / total).toFixed(1)}`);
-    expect(Number(sft[6]) - Number(sft[7])).toBe(change);
+    expect(Number(sft[7]) - Number(sft[8])).toBe(change);
     expect(Number(sft[5])).toBeGreaterThan(0);
+    // The cascade-level standard error, over the split's trees with questions: the paired differences summed by tree.
+    const trees = new Set(tasksOf(parseTrees(readFileSync(test, "utf8"), test)).map((t) => t.tree.id)).size;
+    expect(trees).toBeGreaterThan(1);
+    const store = async (d: string) => RunStore.open(join(dir, d, "store"));
+    const right = async (d: string, name: string) => rightByQuestion(await store(d), JSON.parse(readFileSync(join(dir, d, `eval-${name}.json`), "utf8")).runId);
+    const byTree = pairedChange(await right("a", "sft"), await right("b", "sft"), cascadeOf);
+    expect(byTree.cluster!.clusters).toBe(trees);
+    expect(sft[6]).toBe(`${(100 * byTree.cluster!.standardError).toFixed(1)} (${trees})`);
     // The same agent on both sides: no change at all.
-    expect(row("| SFT+GRPO (b) | SFT+GRPO (a) |").slice(3, 9)).toEqual([String(total), "+0.0", "0.0", "0", "0", "1.000"]);
+    expect(row("| SFT+GRPO (b) | SFT+GRPO (a) |").slice(3, 10)).toEqual([String(total), "+0.0", "0.0", `0.0 (${trees})`, "0", "0", "1.000"]);
     // Two pairs (the same twice here) pool their questions: twice the questions, the same change.
     const pooled = run("social-demo-compare", ["--before", `${join(dir, "a")},${join(dir, "a")}`, "--after", `${join(dir, "b")},${join(dir, "b")}`, "--agents", "SFT"]);
     expect(pooled.status, pooled.stderr).toBe(0);
     const p = pooled.stdout.split("\n").find((l) => l.startsWith("| SFT (after, 2 pairs pooled) |"))!.split("|").map((c) => c.trim());
-    expect([Number(p[3]), p[4], Number(p[6]) - Number(p[7])]).toEqual([2 * total, sft[4], 2 * change]);
+    expect([Number(p[3]), p[4], Number(p[7]) - Number(p[8])]).toEqual([2 * total, sft[4], 2 * change]);
+    expect(p[6]!.endsWith(` (${2 * trees})`)).toBe(true);
+    // --against: each policy against another of the before folder (SFT+GRPO against SFT within a demo).
+    const within = run("social-demo-compare", ["--before", join(dir, "a"), "--after", join(dir, "a"), "--agents", "SFT+GRPO", "--against", "SFT"]);
+    expect(within.status, within.stderr).toBe(0);
+    const w = within.stdout.split("\n").find((l) => l.startsWith("| SFT+GRPO (a) | SFT (a) |"))!.split("|").map((c) => c.trim());
+    const grpoChange = a["sft-grpo"]!.correct - a.sft!.correct;
+    expect(Number(w[7]) - Number(w[8])).toBe(grpoChange);
     // Another test split is not paired.
     const differ = run("social-demo-compare", ["--before", join(dir, "a"), "--after", join(dir, "c")]);
     expect(differ.status).toBe(2);

@@ -165,12 +165,12 @@ describe("the social generator", () => {
     // The benchmark asks it with context short and stance; stance alone is refused.
     const file = join(mkdtempSync(join(tmpdir(), "sw-social-")), "gen.jsonl");
     writeFileSync(file, g.jsonl);
-    const bench = await loadBenchmark("social", { context: "short", stance: true });
+    const bench = await loadBenchmark("social", { context: "short", flags: { stance: true } });
     const item = (await bench.load(file))[5] as unknown as { task: (typeof tasks)[number] };
     expect(bench.task(item as never, "vanilla").prompt).toBe(compactPrompt(item.task, { stance: true }));
     expect(bench.title).toContain("with the user's stance");
-    await expect(loadBenchmark("social", { stance: true })).rejects.toThrow("--stance goes with --context short");
-    await expect(loadBenchmark("tomi", { stance: true })).rejects.toThrow("--stance does not apply to tomi");
+    await expect(loadBenchmark("social", { flags: { stance: true } })).rejects.toThrow("--stance goes with --context short");
+    await expect(loadBenchmark("tomi", { flags: { stance: true } })).rejects.toThrow("--stance does not apply to tomi");
   });
 
   it("reads an item's side off its text alone: the side of its latent stance whenever the text states a claim", () => {
@@ -228,14 +228,14 @@ describe("the social generator", () => {
     const file = join(mkdtempSync(join(tmpdir(), "sw-social-")), "gen.jsonl");
     writeFileSync(file, g.jsonl);
     for (const facts of [{ agreement: true }, { stance: true, agreement: true }]) {
-      const bench = await loadBenchmark("social", { context: "short", ...facts });
+      const bench = await loadBenchmark("social", { context: "short", flags: facts });
       const item = (await bench.load(file))[7] as unknown as { task: (typeof tasks)[number] };
       expect(bench.task(item as never, "vanilla").prompt).toBe(compactPrompt(item.task, facts));
     }
-    expect((await loadBenchmark("social", { context: "short", agreement: true })).title).toContain("with whether the item agrees");
-    expect((await loadBenchmark("social", { context: "short", stance: true, agreement: true })).title).toContain("with the user's stance and whether the item agrees");
-    await expect(loadBenchmark("social", { agreement: true })).rejects.toThrow("--agreement goes with --context short");
-    await expect(loadBenchmark("tomi", { agreement: true })).rejects.toThrow("--agreement does not apply to tomi");
-    expect(() => new SocialBenchmark({ agreement: true })).toThrow("the agreement is a fact of the short prompt's facts line");
+    expect((await loadBenchmark("social", { context: "short", flags: { agreement: true } })).title).toContain("with whether the item agrees");
+    expect((await loadBenchmark("social", { context: "short", flags: { stance: true, agreement: true } })).title).toContain("with the user's stance and whether the item agrees");
+    await expect(loadBenchmark("social", { flags: { agreement: true } })).rejects.toThrow("--agreement goes with --context short");
+    await expect(loadBenchmark("tomi", { flags: { agreement: true } })).rejects.toThrow("--agreement does not apply to tomi");
+    expect(() => new SocialBenchmark({ flags: { agreement: true } })).toThrow("the agreement is a fact of the short prompt's facts line");
   });
 });

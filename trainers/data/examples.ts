@@ -118,15 +118,15 @@ export interface FoundItem {
 
 /**
  * The benchmark options a run was asked with (`bench --context full`): FANToM's prompts depend on
- * them, the social world's on its context and facts (stance, agreement) and its items on the depth, usersim's on the
- * hierarchy and its items on the split. (An LLM judge is not needed to
- * rebuild prompts: references are checked with the offline judge.)
+ * them, the social world's on its context and facts (its flags: `stance: true`...) and its items
+ * on the depth, usersim's on the hierarchy and its items on the split. A yes-or-no key of no
+ * option here is a flag the world declares (recordedOptions), which the benchmark checks as `bench`
+ * does; other keys (the judge's spec, Hi-ToM's vpLabels) are left out, as before flags. (An
+ * LLM judge is not needed to rebuild prompts: references are checked with the offline judge.)
  */
 const RunBenchmarkOptions = z
   .object({
     context: z.enum(["short", "full"]).optional(),
-    stance: z.boolean().optional(),
-    agreement: z.boolean().optional(),
     depth: z.number().int().nonnegative().optional(),
     embedder: z.string().optional(),
     aggregation: z.enum(["set", "part", "conversation"]).optional(),
@@ -134,7 +134,9 @@ const RunBenchmarkOptions = z
     weights: z.string().optional(),
     split: z.string().optional(),
   })
+  .catchall(z.unknown())
   .default({});
+const OPTION_KEYS = new Set(Object.keys(RunBenchmarkOptions.unwrap().shape));
 
 /**
  * Every logged question's item, read from the benchmark's data file (once per file). `judging`
@@ -144,7 +146,10 @@ export async function loadQuestionItems(run: RunRecord, log: RunLog, opts: Pick<
   const out = new Map<string, FoundItem>();
   const parsed = RunBenchmarkOptions.safeParse(run.params.options);
   if (!parsed.success) throw new DataError(log.path, { field: `run ${run.id} params.options` }, parsed.error.issues[0]!.message);
-  const benchOptions: BenchmarkOptions = Object.fromEntries(Object.entries(parsed.data).filter(([k, v]) => v !== undefined && (judging || k !== "embedder")));
+  const given = Object.entries(parsed.data).filter(([k, v]) => v !== undefined && (judging || k !== "embedder"));
+  // Other keys: a yes-or-no one is a flag; the rest (the judge, Hi-ToM's vpLabels) do not change prompts.
+  const flags = given.filter(([k, v]) => !OPTION_KEYS.has(k) && typeof v === "boolean");
+  const benchOptions: BenchmarkOptions = { ...Object.fromEntries(given.filter(([k]) => OPTION_KEYS.has(k))), ...(flags.length ? { flags: Object.fromEntries(flags) as Record<string, boolean> } : {}) };
   const byFile = new Map<string, { benchmark: Benchmark; items: readonly BenchItem[] }>();
   for (const { line, record } of log.records) {
     if (record.kind !== "benchmark_item") continue;

@@ -9,7 +9,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { answerGrammarSchema, type QuestionTask } from "../../worlds/question/world.js";
-import { BenchmarkOptionError, type Benchmark, type BenchItem, type BenchmarkOptions, type Mode } from "../../worlds/question/benchmark.js";
+import { BenchmarkOptionError, type Benchmark, type BenchItem, type BenchmarkOptions, type Mode, recordedOptions } from "../../worlds/question/benchmark.js";
 import { loadBenchmark } from "../../worlds/registry.js";
 import { itemResult, rewardOf } from "../../benchmarks/runner.js";
 import { turnMessages } from "../../agents/policy/action.js";
@@ -84,7 +84,7 @@ export class BenchPoints implements PointSource {
     this.system = opts.system;
     this.description = `${this.benchmark.title} ${file} (${mode} mode, ${this.size} questions)`;
     const { judgeModel, ...options } = opts.options ?? {};
-    const recorded = { ...options, ...(judgeModel ? { judge: judgeModel.id } : {}) };
+    const recorded = { ...recordedOptions(options), ...(judgeModel ? { judge: judgeModel.id } : {}) };
     this.dataId = createHash("sha256").update(readFileSync(file)).update(`|${mode}|${this.size}|${opts.system ?? ""}|${JSON.stringify(recorded)}`).digest("hex").slice(0, 16);
     this.runParams = { benchmark: benchmarkName, data: file, mode, options: recorded, limit: opts.limit ?? null };
   }

@@ -49,9 +49,21 @@ export interface WorldEntry {
   readonly compactContext?: (ctx: SocializedContext, question: string) => CompactContext;
 }
 
+/** A yes-or-no option of a world's benchmark: its key (and flag) and help text. */
+export interface BenchmarkFlag {
+  readonly key: string;
+  readonly help: string;
+}
+
 export interface BenchmarkEntry {
   /** The options the benchmark takes (others are an error, not silently ignored). */
   readonly options: readonly (keyof BenchmarkOptions)[];
+  /**
+   * Its yes-or-no options beyond BenchmarkOptions' (the social prompt's facts): `--KEY` on the
+   * command line, `flags: { KEY: true }` in the options. Declared by the world, so a command that
+   * takes benchmark options learns them from it (cli/benchmark-flags.ts).
+   */
+  readonly flags?: readonly BenchmarkFlag[];
   /** The benchmark, ready to judge (a model it judges with is loaded). */
   create(opts: BenchmarkOptions): Promise<Benchmark>;
 }

@@ -132,10 +132,12 @@ export interface BenchmarkOptions {
   readonly embedder?: string;
   /** FANToM: what ALL* and ALL group by: "set", "part" or "conversation". */
   readonly aggregation?: "set" | "part" | "conversation";
-  /** Social, with context "short": the facts line also states the user's stance on the post's topic (from the generator's latent block: the user's own mind). */
-  readonly stance?: boolean;
-  /** Social, with context "short": the facts line also states whether the item's text takes the user's side on the topic (the side the text shows against the user's own stance). */
-  readonly agreement?: boolean;
+  /**
+   * The yes-or-no options the world's benchmark declares itself (BenchmarkEntry.flags: the social
+   * prompt's facts, `--stance`...), by key. A run's parameters record each given one beside the
+   * options above (`stance: true`).
+   */
+  readonly flags?: Readonly<Record<string, boolean | undefined>>;
   /** Social: only the tasks at this depth (0: reactions to the post, 1: to a depth-0 comment or repost). */
   readonly depth?: number;
   /** Hi-ToM: what VP entries are scored against, "cotp" (the CoTP twin's label: upstream's evaluator) or "own". */
@@ -162,6 +164,16 @@ export interface JudgeModel {
    * the endpoint fails for good (its retries spent); an answer that does not read is the judge's to handle.
    */
   ask(prompt: string, schema: z.ZodType, opts?: { readonly signal?: AbortSignal }): Promise<string>;
+}
+
+/**
+ * Options as a run's parameters record them: the flags given (`flags: { stance: true }`) beside
+ * the other options (`stance: true`), after them, as runs recorded them before worlds declared
+ * their flags (a continued GRPO run compares its recorded options with these, as text).
+ */
+export function recordedOptions(opts: Omit<BenchmarkOptions, "judgeModel">): Record<string, unknown> {
+  const { flags, ...rest } = opts;
+  return { ...rest, ...Object.fromEntries(Object.entries(flags ?? {}).filter(([, on]) => on)) };
 }
 
 /** Options whose flag is not their name's kebab case: the judge is given as a spec (`--judge llm:...`). */

@@ -24,7 +24,8 @@ import { MajorityPredictor, SimulationPredictor } from "./baselines.js";
 import { OnnxTokenEncoder, type TokenEncoder } from "./bertscore.js";
 import { groundTruthContext } from "./contexts.js";
 import { readTreeFile } from "./format.js";
-import { compactPrompt, factsTitle, nameOf, taskJsonSchema, taskPrompt, type FactsOptions } from "./prompts.js";
+import { compactPrompt, nameOf, taskJsonSchema, taskPrompt } from "./prompts.js";
+import { FACT_KEYS, factsTitle, type FactsOptions } from "./facts.js";
 import { contentRougeL, perLabel, readReply, scoreTask, type BertScoreMeans } from "./scoring.js";
 import { labelReply, replyFor, tasksOf, type SocialTask } from "./tasks.js";
 
@@ -53,18 +54,19 @@ export class SocialBenchmark implements Benchmark<SocialBenchItem> {
   readonly depth: number | undefined;
   /** The prompt: "full" (profile, recent posts, feed, the answer's instructions) or "short" (prompts.ts's compactPrompt). */
   readonly context: "short" | "full";
-  /** What the short prompt's facts line states besides the screen: the user's stance, whether the item takes their side (prompts.ts's FactsOptions). */
+  /** What the short prompt's facts line states besides the screen (facts.ts's registry: the user's stance, whether the item takes their side...). */
   readonly facts: FactsOptions;
   private readonly encoder: TokenEncoder | undefined;
   private readonly simulation = new SimulationPredictor();
   private readonly contexts = new WeakMap<readonly SocialTask[], { context: SocializedContext; id: string }>();
 
   /** `embedder`: "onnx:DIR" for BERTScore (the folder is opened now: a bad one fails here). */
-  constructor(opts: Pick<BenchmarkOptions, "embedder" | "depth" | "context" | "stance" | "agreement"> = {}) {
+  /** `flags`: the facts asked (facts.ts's keys: `stance`, `agreement`...). */
+  constructor(opts: Pick<BenchmarkOptions, "embedder" | "depth" | "context" | "flags"> = {}) {
     if (opts.depth !== undefined && !(Number.isInteger(opts.depth) && opts.depth >= 0)) throw new RangeError(`depth must be a non-negative integer, got ${opts.depth}`);
     this.depth = opts.depth;
     this.context = opts.context ?? "full";
-    this.facts = { ...(opts.stance ? { stance: true } : {}), ...(opts.agreement ? { agreement: true } : {}) };
+    this.facts = Object.fromEntries(FACT_KEYS.filter((k) => opts.flags?.[k]).map((k) => [k, true]));
     for (const fact of Object.keys(this.facts))
       if (this.context !== "short") throw new RangeError(`the ${fact} is a fact of the short prompt's facts line: it goes with context short`);
     if (opts.embedder !== undefined) {

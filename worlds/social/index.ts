@@ -18,6 +18,7 @@ import { generateSocial } from "./generator.js";
 import { socialScenarios } from "./scenario.js";
 import { socialSolver } from "./solver.js";
 import { socialFacts } from "./leak-facts.js";
+import { FACT_KEYS, SOCIAL_FACTS } from "./facts.js";
 
 export const world: WorldEntry = {
   name: "social",
@@ -31,11 +32,12 @@ export const world: WorldEntry = {
     },
   },
   benchmark: {
-    options: ["embedder", "depth", "context", "stance", "agreement"],
+    options: ["embedder", "depth", "context"],
+    flags: SOCIAL_FACTS.map((f) => ({ key: f.key, help: `with --context short: the facts line also states ${f.help}` })),
     async create(opts) {
       if (opts.depth !== undefined && !(Number.isInteger(opts.depth) && opts.depth >= 0)) throw new BenchmarkOptionError(`--depth: expected a non-negative integer, got ${opts.depth}`);
-      for (const fact of ["stance", "agreement"] as const)
-        if (opts[fact] && opts.context !== "short") throw new BenchmarkOptionError(`--${fact} goes with --context short (a fact of the short prompt's facts line)`);
+      for (const fact of FACT_KEYS)
+        if (opts.flags?.[fact] && opts.context !== "short") throw new BenchmarkOptionError(`--${fact} goes with --context short (a fact of the short prompt's facts line)`);
       try {
         // An ONNX encoder's folder is opened now: a bad one stops the command before a run exists.
         return new SocialBenchmark(opts);
@@ -59,7 +61,8 @@ export { generateSocial, generateSocialTree, type GeneratedSocial, type SocialGe
 export { buildFollowGraph, followersOf, followingOf, follows, graphBytes, type FollowGraph } from "./graph.js";
 export { nameOf as userName, topInterest } from "./population.js";
 export { generateNetwork, type Network, type NetworkOptions } from "./network.js";
-export { agreementFact, compactPrompt, factsLine, factsTitle, SOCIAL_INSTRUCTIONS, taskJsonSchema, taskPrompt, type FactsOptions } from "./prompts.js";
+export { compactPrompt, factsLine, SOCIAL_INSTRUCTIONS, taskJsonSchema, taskPrompt } from "./prompts.js";
+export { agreementFact, FACT_KEYS, factsTitle, interestWords, SOCIAL_FACTS, type FactKey, type FactScene, type FactsOptions, type SocialFact } from "./facts.js";
 export { socialReward, SOCIAL_REWARD_WEIGHTS, type SocialReward, type SocialRewardWeights } from "./rewards.js";
 export { MAX_ROOM_USERS, playableScenario, socialScenario, type SocialScenario, type SocialScenarioOptions } from "./scenario.js";
 export { contentRougeL, macroF1, readReply, scoreSocial, scoreTask, type DepthScores, type ScoredTask, type SocialScores } from "./scoring.js";

@@ -10,8 +10,7 @@ import { z } from "zod";
 import { reactionSchemaFor } from "./action.js";
 import type { SocialTree } from "./format.js";
 import type { SocialTask } from "./tasks.js";
-import { stanceWords } from "./population.js";
-import { SIDE_THRESHOLD, visibleSide } from "./text.js";
+import { factSentences, type FactsOptions } from "./facts.js";
 import { TOPICS } from "./vocabulary.js";
 
 /** A user's display name in a tree (the id when the tree gives none). */
@@ -67,31 +66,6 @@ export function taskPrompt(task: SocialTask): string {
   return lines.join("\n");
 }
 
-/**
- * What the facts line states besides what the screen shows. `stance`: the user's stance on the
- * post's topic when they decided, from the generator's latent block (the user's own mind, as the
- * socialized context's mental state says it; a tree without a latent block, a real dump's, has
- * none): what knowing the stance is worth to a policy, which elsewhere would have to read it off
- * the user's recent posts.
- */
-export interface FactsOptions {
-  readonly stance?: boolean;
-  /**
-   * Whether the asked item's text takes the user's side on the topic: the side its text shows
-   * (text.ts's visibleSide: the item's stance is latent, its claim is on the screen) against the
-   * user's own stance when they decided (the latent block, as for `stance`). The latent model
-   * chooses between agreeing (repost, like) and arguing (comment) by the product of the two, which
-   * neither fact says alone.
-   */
-  readonly agreement?: boolean;
-}
-
-/** The facts stated, for a title: "" or " with the user's stance", " with whether the item agrees", or both. */
-export function factsTitle(opts: FactsOptions): string {
-  const said = [opts.stance ? "the user's stance" : "", opts.agreement ? "whether the item agrees" : ""].filter(Boolean);
-  return said.length ? ` with ${said.join(" and ")}` : "";
-}
-
 /** The short prompt: the profile line, the feed, the facts line, the question (the answer's form is the grammar's). */
 export function compactPrompt(task: SocialTask, opts: FactsOptions = {}): string {
   const facts = factsLine(task, opts);
@@ -102,8 +76,8 @@ export function compactPrompt(task: SocialTask, opts: FactsOptions = {}): string
  * What the user's screen shows about the asked item, stated: whose post it answers (depth 1),
  * where the post's topic stands among the interests the user's description names (in the order
  * it names them), and the user's own earlier reactions in the cascade. Undefined when there is
- * nothing to state (a post without a topic, at depth 0). With `stance`, also the user's stance on
- * the topic; with `agreement`, whether the item takes the user's side (FactsOptions).
+ * nothing to state (a post without a topic, at depth 0). With `opts`, also the facts asked of
+ * facts.ts's registry (the user's stance, whether the item takes their side...).
  */
 export function factsLine(task: SocialTask, opts: FactsOptions = {}): string | undefined {
   const t = task.tree;
@@ -120,28 +94,13 @@ export function factsLine(task: SocialTask, opts: FactsOptions = {}): string | u
     const rank = named.findIndex((x) => x.n === name);
     const where = rank === 0 ? "the first of your interests" : rank === 1 ? "the second of your interests" : rank > 1 ? "one of your interests" : "not one of your interests";
     parts.push(`Its topic, ${name}, is ${where}.`);
-    const mind = opts.stance || opts.agreement ? t.latent?.decisions.find((d) => d.user === task.user && d.parent === task.parent) : undefined;
-    if (mind && opts.stance) parts.push(`Your stance on ${name}: ${stanceWords(mind.stance)}.`);
-    if (mind && opts.agreement) parts.push(agreementFact(parent?.text ?? t.post.text, TOPICS.findIndex((x) => x.key === t.post.topic), mind.stance));
+    parts.push(...factSentences(task, parent?.text ?? t.post.text, { key: t.post.topic, index: TOPICS.findIndex((x) => x.key === t.post.topic), name }, opts));
   }
   // What the user did in this cascade before the asked item appeared.
   const before = parent ? parent.time : t.post.time;
   for (const m of t.interactions.filter((i) => i.user === task.user && i.time < before))
     parts.push(`You ${m.type === "comment" ? "commented on" : m.type === "repost" ? "reposted" : "liked"} [${m.parent}] earlier.`);
   return parts.length ? `About [${task.parent}]: ${parts.join(" ")}` : undefined;
-}
-
-/**
- * Whether a text agrees with a user of stance `stance` on `topic`: "It agrees with you." or "It
- * disagrees with you." when both take a side; "It takes no side." when the text shows none (so
- * whatever the user thinks); "You take no side." when the user is undecided (as the text's writer
- * is when they ask instead of claiming: |stance| under SIDE_THRESHOLD).
- */
-export function agreementFact(text: string, topic: number, stance: number): string {
-  const theirs = visibleSide(text, topic);
-  if (theirs === undefined) return "It takes no side.";
-  if (Math.abs(stance) < SIDE_THRESHOLD) return "You take no side.";
-  return (stance > 0) === (theirs === "for") ? "It agrees with you." : "It disagrees with you.";
 }
 
 const jsonSchemas = new Map<string, Record<string, unknown>>();

@@ -1,0 +1,110 @@
+/**
+ * The social prompt's facts registry (worlds/social/facts.ts): each fact declared once, and taken
+ * from there by the benchmark, `bench` and `train grpo`'s flags, the help text and the measurement
+ * scripts' options; the facts of whether to react at all (the topic's interest to the user, how
+ * many of the cascade's items the user saw before), stated as the user perceives them and
+ * consistent with what the screen shows.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it, vi } from "vitest";
+import { main } from "../../cli/main.js";
+import { z } from "zod";
+import { parseWithFlags, worldNamed } from "../../cli/benchmark-flags.js";
+import { benchHelp } from "../../cli/commands/bench.js";
+import { factsFields } from "../../measurements/social-facts-args.js";
+import { RunStore } from "../../store/run-store.js";
+import { loadBenchmark, loadWorld } from "../../worlds/registry.js";
+import { FACT_KEYS, interestWords, SOCIAL_FACTS } from "../../worlds/social/facts.js";
+import { parseTrees } from "../../worlds/social/format.js";
+import { generateSocial } from "../../worlds/social/generator.js";
+import { compactPrompt, factsLine } from "../../worlds/social/prompts.js";
+import { tasksOf } from "../../worlds/social/tasks.js";
+import { TOPICS } from "../../worlds/social/vocabulary.js";
+import { capture } from "../exports/helpers.js";
+import { tempDir } from "../policy/fixtures.js";
+
+const g = generateSocial(30, 13);
+const tasks = tasksOf(parseTrees(g.jsonl, "gen.jsonl"));
+const decisionOf = (t: (typeof tasks)[number]) => t.tree.latent!.decisions.find((d) => d.user === t.user && d.parent === t.parent)!;
+
+describe("the social prompt's facts", () => {
+  it("are stated in the registry's order, after the topic's place and before the earlier reactions, each only when asked", () => {
+    const all = Object.fromEntries(FACT_KEYS.map((k) => [k, true]));
+    for (const t of tasks.slice(0, 80)) {
+      const plain = factsLine(t)!;
+      const topicEnd = plain.indexOf(".", plain.indexOf("Its topic, ")) + 1;
+      const each = FACT_KEYS.map((k) => factsLine(t, { [k]: true })!.slice(topicEnd, -(plain.length - topicEnd) || undefined));
+      expect(factsLine(t, all)).toBe(`${plain.slice(0, topicEnd)}${each.join("")}${plain.slice(topicEnd)}`);
+      for (const s of each) expect(s).toMatch(/^ [A-Z][^[\]]*\.$/);
+    }
+  });
+
+  it("interest: how much the topic interests the user, in words, never against the profile's two interests", () => {
+    const words = new Map<string, number>();
+    for (const t of tasks) {
+      const topic = TOPICS.find((x) => x.key === t.tree.post.topic)!;
+      const interest = t.tree.latent!.users.find((u) => u.id === t.user)!.interests[topic.key]!;
+      const line = factsLine(t, { interest: true })!;
+      const said = `It interests you ${interestWords(interest)}.`;
+      expect(line).toContain(` ${said}`);
+      expect(compactPrompt(t, { interest: true })).toBe(compactPrompt(t).replace(factsLine(t)!, line));
+      // The profile names the user's two focus topics (interests 0.45 and up); the words refine it.
+      const named = / is the (first|second) of your interests\./.test(line);
+      expect(["very much", "much", "somewhat"].includes(interestWords(interest)), line).toBe(named);
+      // Words, not the latent number.
+      expect(line).not.toContain(interest.toFixed(2).slice(1));
+      words.set(interestWords(interest), (words.get(interestWords(interest)) ?? 0) + 1);
+    }
+    expect([...words.keys()].sort()).toEqual(["a little", "hardly", "much", "somewhat", "very much"]);
+  });
+
+  it("seen: how many items of the cascade the user saw before, at least the earlier reactions the line states", () => {
+    const counts = new Set<number>();
+    for (const t of tasks) {
+      const earlier = decisionOf(t).earlier;
+      const line = factsLine(t, { seen: true })!;
+      expect(line).toContain(earlier === 0 ? " It is the first item of this story you see." : ` You saw ${earlier} other item${earlier === 1 ? "" : "s"} of this story before.`);
+      // Each earlier reaction was to an item the user saw.
+      expect((line.match(/ earlier\./g) ?? []).length).toBeLessThanOrEqual(earlier);
+      counts.add(earlier);
+    }
+    expect([...counts].filter((n) => n >= 2).length).toBeGreaterThan(0);
+    expect(counts.has(0) && counts.has(1)).toBe(true);
+    // A tree without a latent block (a real dump's) states none of the facts.
+    const { latent: _, ...bare } = tasks[0]!.tree;
+    expect(factsLine({ ...tasks[0]!, tree: bare }, Object.fromEntries(FACT_KEYS.map((k) => [k, true])))).toBe(factsLine(tasks[0]!));
+  });
+
+  it("are declared once: the benchmark's flags, bench's options, run parameters, help text and the measurement scripts' options all come from the registry", async () => {
+    const entry = (await loadWorld("social")).benchmark!;
+    expect(entry.flags!.map((f) => f.key)).toEqual(SOCIAL_FACTS.map((f) => f.key));
+    expect(Object.keys(factsFields)).toEqual([...FACT_KEYS]);
+    const help = await benchHelp();
+    for (const f of SOCIAL_FACTS) expect(help).toContain(`--${f.key}`);
+    const dir = tempDir("sw-social-facts-");
+    const data = join(dir, "s.jsonl");
+    writeFileSync(data, generateSocial(2, 5).jsonl);
+    capture();
+    try {
+      for (const key of FACT_KEYS) {
+        const store = join(dir, `store-${key}`);
+        const json = join(dir, `${key}.json`);
+        expect(await main(["bench", "social", "--data", data, "--context", "short", `--${key}`, "--store", store, "--json", json, "--quiet"])).toBe(0);
+        const run = (await RunStore.open(store)).list()[0]!;
+        expect(run.params.options).toEqual({ context: "short", [key]: true });
+        const asked = await loadBenchmark("social", { context: "short", flags: { [key]: true } });
+        expect(JSON.parse(readFileSync(json, "utf8")).benchmark).toBe("social");
+        expect(asked.title).toContain(SOCIAL_FACTS.find((f) => f.key === key)!.title);
+        // Without the short prompt, refused naming the flag; another world does not take it.
+        await expect(main(["bench", "social", "--data", data, `--${key}`, "--store", store, "--quiet"])).resolves.toBe(2);
+      }
+      await expect(main(["bench", "tomi", "--data", data, "--stance", "--store", join(dir, "t"), "--quiet"])).resolves.toBe(2);
+    } finally {
+      vi.restoreAllMocks();
+    }
+    expect(await parseWithFlags(["tomi", "--stance"], z.object({ _: z.array(z.string()) }), "tomi").catch((e: Error) => e.message)).toBe("--stance does not apply to tomi (it applies to social)");
+    expect(await parseWithFlags(["--world", "social", "--seen"], z.object({ world: z.string() }), worldNamed(["--world", "social", "--seen"], ["world"]))).toEqual({ args: { world: "social", seen: true }, flags: { seen: true } });
+    await expect(loadBenchmark("tomi", { flags: { interest: true } })).rejects.toThrow("--interest does not apply to tomi (it applies to social)");
+  });
+});
