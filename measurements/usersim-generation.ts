@@ -186,7 +186,7 @@ const curves: string[] = [];
 for (const g of GENERATIONS) {
   const loss = existsSync(join(sft(g), "train_log.jsonl")) ? tenthMeans(readRunLog(join(sft(g), "train_log.jsonl")), "loss") : [];
   if (loss.length) curves.push(`- SFT ${g}, loss (mean over each tenth of the run): ${loss.map((p) => p.mean.toFixed(3)).join(", ")}`);
-  const log = existsSync(join(grpo(g), "metrics.jsonl")) ? readRunLog(join(grpo(g), "metrics.jsonl")).filter((r) => typeof r.reward === "number") : [];
+  const log = values["grpo-steps"] > 0 && existsSync(join(grpo(g), "metrics.jsonl")) ? readRunLog(join(grpo(g), "metrics.jsonl")).filter((r) => typeof r.reward === "number") : [];
   if (log.length) curves.push(`- GRPO ${g}, mean reward per step: ${log.map((r) => (r.reward as number).toFixed(3)).join(", ")}`);
 }
 const total = (performance.now() - started) / 1000;
@@ -198,7 +198,7 @@ const text = [
   "",
   ...table,
   "",
-  wallTimeLine(total, timings),
+  timings.length ? wallTimeLine(total, timings) : "Every stage kept from an earlier run (--reuse).",
   `Load average (1, 5, 15 min): ${loadBefore.map((x) => x.toFixed(1)).join(", ")} at the start, ${loadAfter.map((x) => x.toFixed(1)).join(", ")} at the end.`,
   "",
   ...curves,
