@@ -36,7 +36,7 @@ import { packageRoot } from "../worlds/question/prompts.js";
 import { readHierarchyFile } from "../worlds/usersim/index.js";
 import { measurementScript, socialworld, wallTimeLine, type StageTiming } from "./cli-process.js";
 import { readRunLog, tenthMeans } from "./run-logs.js";
-import { writeUsersimSft } from "./usersim-recipe.js";
+import { USERSIM_CONTEXT as CONTEXT, USERSIM_RECIPE_OPTIONS, usersimBaseArgs, usersimGrpoArgs, usersimSftArgs, writeUsersimSft } from "./usersim-recipe.js";
 import { scriptArgs } from "./script-args.js";
 
 const USAGE = `node dist/measurements/usersim-demo.js [options]   (or: npm run demo:usersim -- [options])
@@ -65,18 +65,11 @@ const values = scriptArgs({
   name: "usersim-demo",
   usage: USAGE,
   schema: z.object({
+    ...USERSIM_RECIPE_OPTIONS,
     out: z.string().default(join(packageRoot(), "data", "usersim-demo")),
-    n: intArg(20, 1_000_000).default(2000),
-    "data-seed": intArg(0, 2 ** 32 - 1).default(0),
-    seed: intArg(0, 2 ** 32 - 1).default(1),
     "sft-steps": intArg(1).default(150),
     "response-only": z.coerce.number().min(0).max(1).default(0.5),
     "grpo-steps": intArg(0).default(4),
-    prompts: intArg(1).default(4),
-    "group-size": intArg(2).default(4),
-    lr: z.coerce.number().positive().default(1e-4),
-    eval: intArg(1).default(60),
-    threads: intArg(1).default(1),
   }),
 });
 
@@ -87,12 +80,8 @@ const timings: StageTiming[] = [];
 const run = (stage: string, args: string[]) => socialworld(stage, args, timings);
 const started = performance.now();
 const loadBefore = loadavg();
-const s = String(values.seed);
-const threads = ["--threads", String(values.threads)];
 const hierarchyFile = join(packageRoot(), "worlds", "usersim", "hierarchies", "compact.json");
 const responseOnlyFile = join(packageRoot(), "worlds", "usersim", "hierarchies", "response-only.json");
-// Prompts reach about 830 tokens and hierarchical replies about 230: a context of 1280 holds both.
-const CONTEXT = 1280;
 const MAX_NEW = { hierarchical: 320, responseOnly: 192 };
 
 // 1. Data.
@@ -107,22 +96,17 @@ process.stderr.write(`[sft data] ${counts.records} train records: ${counts.hiera
 // 2-3. Base and SFT.
 const base = join(out, "base");
 const sft = join(out, "sft");
-await run("base", ["model", "init", "--preset", "1m", "--corpus", sftFile, "--tokenizer", "word", "--context", String(CONTEXT), "--seed", s, "--out", base, "--force"]);
-await run("sft", [
-  "train", "sft", "--model", base, "--data", sftFile, "--out", sft, "--steps", String(values["sft-steps"]), "--batch", "8", "--max-len", String(CONTEXT),
-  "--lr", "3e-3", "--min-lr", "1e-4", "--warmup", String(Math.min(20, Math.ceil(values["sft-steps"] / 10))), "--weight-decay", "0.01", "--prompt-loss", "0.1", "--seed", s, "--save-every", "100000", ...threads,
-]);
+await run("base", usersimBaseArgs(sftFile, base, values.seed));
+await run("sft", usersimSftArgs(base, sftFile, sft, values["sft-steps"], values.seed, values.threads));
 
 // 4. GRPO, both modes from the same SFT with the same budget.
 const grpo = { hierarchical: join(out, "grpo-hierarchical"), responseOnly: join(out, "grpo-response-only") };
 if (values["grpo-steps"] > 0) {
   for (const mode of ["responseOnly", "hierarchical"] as const) {
-    await run(`GRPO ${mode === "hierarchical" ? "hierarchical" : "response-only"}`, [
-      "train", "grpo", "--model", sft, "--bench", "usersim", "--data", data, "--split", "train", "--hierarchy", mode === "hierarchical" ? hierarchyFile : responseOnlyFile,
-      "--out", grpo[mode], "--store", store, "--steps", String(values["grpo-steps"]), "--prompts", String(values.prompts), "--group-size", String(values["group-size"]),
-      "--max-new-tokens", String(MAX_NEW[mode]), "--temperature", "1", "--lr", String(values.lr), "--kl", "0.01", "--clip-high", "0.28", "--loss-agg", "token-mean",
-      "--micro-batch", "8", "--seed", s, "--save-every", "100000", ...threads, "--quiet",
-    ]);
+    await run(`GRPO ${mode === "hierarchical" ? "hierarchical" : "response-only"}`, usersimGrpoArgs({
+      model: sft, data, hierarchy: mode === "hierarchical" ? hierarchyFile : responseOnlyFile, out: grpo[mode], store, steps: values["grpo-steps"],
+      prompts: values.prompts, groupSize: values["group-size"], maxNewTokens: MAX_NEW[mode], lr: values.lr, seed: values.seed, threads: values.threads,
+    }));
   }
 }
 

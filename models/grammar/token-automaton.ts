@@ -176,8 +176,10 @@ export function tokenAutomaton(bytes: ByteAutomaton, vocab: Vocabulary): TokenAu
     rows.push(row);
   }
   // Counted strings: one symbolic walk per body state, shared by every count.
+  const firstRows: number[] = [];
   for (const t of bytes.texts) {
     const first = rows.length;
+    firstRows.push(first);
     for (let sigma = 0; sigma < t.stride; sigma++) rows.push(symbolicRow(bytes, vocab, t, sigma));
     for (let c = 0; c <= t.cap; c++) {
       for (let sigma = 0; sigma < t.stride; sigma++) {
@@ -191,7 +193,7 @@ export function tokenAutomaton(bytes: ByteAutomaton, vocab: Vocabulary): TokenAu
       }
     }
   }
-  tighten(bytes, rows, dist);
+  tighten(bytes, rows, firstRows, dist);
   // Entries to states that cannot finish go (counted rows keep theirs: they depend on the count).
   for (let s = C; s < S; s++) {
     const r = states[s * STATE_FIELDS + S_ROW]!;
@@ -224,7 +226,7 @@ export function tokenAutomaton(bytes: ByteAutomaton, vocab: Vocabulary): TokenAu
  * strings after them gain what their exits gained. Still upper bounds, each with a token that
  * keeps it, which is all the budget rule needs.
  */
-function tighten(bytes: ByteAutomaton, rows: number[][], dist: Int32Array): void {
+function tighten(bytes: ByteAutomaton, rows: number[][], firstRows: readonly number[], dist: Int32Array): void {
   const C = bytes.countedStates;
   const S = bytes.size;
   // The gain each string's states have taken (gains only grow: distances only fall).
@@ -258,8 +260,80 @@ function tighten(bytes: ByteAutomaton, rows: number[][], dist: Int32Array): void
         }
       }
     }
+    for (const [i, t] of bytes.texts.entries()) if (countedTokenDistances(t, rows, firstRows[i]!, dist)) changed = true;
     if (!changed) return;
   }
+}
+
+/**
+ * Inside a bounded string, distances counted in tokens rather than bytes: the bytes that finish
+ * it (a closing tag of a dozen bytes, the end of a word) are often a token or two. Per body state,
+ * the fewest tokens of the string's own rows to its end (a closing entry, then the distance after
+ * it; or, for raw text that ends the language, a body state that accepts), and the counts at which
+ * that path applies, [lo, hi]: the entries' guards, and the successor's count within the
+ * successor's own range. Body states are settled in order of distance (Dijkstra's way), each on
+ * successors already settled, so a state whose count is in its range has a token that keeps its
+ * distance (its path's first), which is all the budget rule needs; other counts keep the byte
+ * count. Bounded strings only (an unbounded one's counts saturate). Returns whether a distance fell.
+ */
+function countedTokenDistances(t: ByteAutomaton["texts"][number], rows: readonly number[][], first: number, dist: Int32Array): boolean {
+  if (!Number.isFinite(t.max)) return false;
+  const n = t.stride;
+  const d = new Int32Array(n).fill(UNREACHABLE);
+  const lo = new Int32Array(n);
+  const hi = new Int32Array(n).fill(-1);
+  const settled = new Uint8Array(n);
+  if (t.close < 0) {
+    for (let sigma = 0; sigma < n; sigma++) {
+      if (t.body.accepting[sigma] !== 1 || t.min > t.cap) continue;
+      [d[sigma], lo[sigma], hi[sigma], settled[sigma]] = [0, t.min, t.cap, 1];
+    }
+  }
+  for (;;) {
+    // Each open body state's best path through settled ones: fewest tokens, then the most counts.
+    const best = Array.from({ length: n }, () => ({ d: UNREACHABLE, lo: 0, hi: -1 }));
+    for (let sigma = 0; sigma < n; sigma++) {
+      if (settled[sigma]) continue;
+      const row = rows[first + sigma]!;
+      const b = best[sigma]!;
+      for (let i = 0; i < row.length; i += ENTRY_FIELDS) {
+        const units = row[i + E_UNITS]!;
+        let dd: number;
+        let l = Math.max(0, row[i + E_LO]!);
+        let h = Math.min(t.cap, row[i + E_HI]!);
+        if (units < 0) {
+          const after = dist[row[i + E_TARGET]!]!;
+          if (after === UNREACHABLE) continue;
+          dd = after + 1;
+        } else {
+          const next = sigma + row[i + E_TARGET]!;
+          if (!settled[next]) continue;
+          dd = d[next]! + 1;
+          l = Math.max(l, lo[next]! - units);
+          h = Math.min(h, hi[next]! - units);
+        }
+        if (l > h) continue;
+        if (dd < b.d || (dd === b.d && h - l > b.hi - b.lo)) [b.d, b.lo, b.hi] = [dd, l, h];
+      }
+    }
+    const least = Math.min(...best.map((b) => b.d));
+    if (least === UNREACHABLE) break;
+    best.forEach((b, sigma) => {
+      if (b.d === least) [d[sigma], lo[sigma], hi[sigma], settled[sigma]] = [b.d, b.lo, b.hi, 1];
+    });
+  }
+  let changed = false;
+  for (let sigma = 0; sigma < n; sigma++) {
+    if (!settled[sigma]) continue;
+    for (let c = lo[sigma]!; c <= hi[sigma]!; c++) {
+      const s = t.base + c * n + sigma;
+      if (d[sigma]! < dist[s]!) {
+        dist[s] = d[sigma]!;
+        changed = true;
+      }
+    }
+  }
+  return changed;
 }
 
 /** Every byte the automaton can write must be a token of its own (the distance bound rests on it). */

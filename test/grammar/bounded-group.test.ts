@@ -8,7 +8,7 @@
 import { describe, expect, it } from "vitest";
 import { compileBytes, compileConstraint, type ConstraintSpec } from "../../models/grammar/index.js";
 import { Rng } from "../../worlds/core/rng.js";
-import { allowedOf, byteVocabulary, check, JSON_PIECES, randomText, textOf } from "./helpers.js";
+import { allowedOf, byteVocabulary, check, JSON_PIECES, randomText, randomTokens, textOf } from "./helpers.js";
 
 const UTF8 = new TextEncoder();
 
@@ -100,6 +100,45 @@ describe("bounded groups", () => {
     // And against brute force over every state a walk reaches, at every budget.
     check({ type: "regex", pattern: statePattern(6, ["s", "t"]) }, vocab, bytes, 20, "bounded-tokens");
     check({ type: "regex", pattern: PATTERNS[1]! }, byteVocabulary(JSON_PIECES).vocab, byteVocabulary(JSON_PIECES).bytes, 20, "bounded-json-pieces");
+  });
+
+  it("count the distance to the end of a bounded text in tokens: a closing tag that is one token is one token away", () => {
+    const pieces = ["\n</r>", "\n</s>\n<t>\n", "hello", " world"];
+    const { vocab, bytes, eos } = byteVocabulary(pieces);
+    const id = (piece: string) => 256 + pieces.indexOf(piece);
+    const walk = (a: ReturnType<typeof compileConstraint>, text: string) => {
+      let s = a.start;
+      for (const ch of text) s = a.advance(s, ch.charCodeAt(0))!;
+      return s;
+    };
+    // A response bounded to the end of the reply: after "abc", its closing "\n</r>" is one token (five bytes).
+    const response = compileConstraint({ type: "regex", pattern: "^<r>\\n(?=[\\s\\S]{6,45}$)(?:(?:[^<]|<[^/])*\\n<\\/r>)$" }, vocab);
+    const inside = walk(response, "<r>\nabc");
+    expect(response.distance(inside)).toBe(1);
+    // With one token left that closing comes (counted in bytes, nothing could), and with two a word may still come first.
+    expect(allowedOf(response, inside, 1)).toEqual([`${id("\n</r>")}>${response.advance(inside, id("\n</r>"))}`]);
+    expect(allowedOf(response, inside, 3).map((e) => Number(e.split(">")[0]))).toContain(id("hello"));
+    expect(response.acceptsTokens([..."<r>\nabc"].map((c) => c.charCodeAt(0)).concat([id("hello"), id("\n</r>"), eos]))).toBe(true);
+    // Near its bound the token count gives way to what still fits: 40 characters written, "hello" (5) does not.
+    const full = walk(response, `<r>\n${"a".repeat(40)}`);
+    expect(allowedOf(response, full, 10).map((e) => Number(e.split(">")[0]))).not.toContain(id("hello"));
+    expect(response.distance(full)).toBe(1);
+    // A state closed by its line break, then the next tag: one token to the next state's text.
+    const states = compileConstraint({ type: "regex", pattern: statePattern(10, ["s", "t"]) }, vocab);
+    const mid = walk(states, "<s>\nab");
+    // From inside the first state: the token to the next state (1), a character (1), then "\n</t>" byte by byte (5); in bytes, 16.
+    expect(states.distance(mid)).toBe(7);
+    expect(states.distance(walk(states, "<s>\nab\n</s>\n<t>\nc"))).toBe(5);
+    // Walks at tight budgets always finish, and the masks agree with brute force, at every count.
+    const rng = Rng.seeded("token-distances");
+    for (const a of [response, states]) {
+      for (let i = 0; i < 60; i++) {
+        const ids = randomTokens(a, rng, a.minBudget + Math.floor(rng.next() * 3));
+        expect(a.acceptsTokens(ids)).toBe(true);
+      }
+    }
+    check({ type: "regex", pattern: "^<r>\\n(?=[\\s\\S]{6,20}$)(?:(?:[^<]|<[^/])*\\n<\\/r>)$" }, vocab, bytes, 30, "token-distance-response");
+    check({ type: "regex", pattern: statePattern(6, ["s", "t"]) }, vocab, bytes, 30, "token-distance-states");
   });
 
   it("count six 384-character states instead of writing them out: a few hundred explicit states", () => {

@@ -66,7 +66,7 @@ if (!existsSync(script("speed-tomi"))) throw new Error("dist/ is not built: run 
 const run = (name: string, args: string[]) => spawnSync(process.execPath, [script(name), ...args], { encoding: "utf8", timeout: 30_000 });
 
 describe("the built scripts", () => {
-  for (const name of ["speed-tomi", "learn-demo", "alloc-profile", "load-server", "engine-speed", "lora-sft", "peft-check", "social-demo-compare"]) {
+  for (const name of ["speed-tomi", "learn-demo", "alloc-profile", "load-server", "engine-speed", "lora-sft", "peft-check", "social-demo-compare", "usersim-generation"]) {
     it(`${name}: --help prints the usage; an unknown option is exit status 2 with the usage`, () => {
       const help = run(name, ["--help"]);
       expect(help.status, help.stderr).toBe(0);

@@ -1,7 +1,8 @@
 /**
  * The user-simulation recipe's SFT data (measurements/usersim-recipe.ts, `npm run demo:usersim`):
  * the train split's records as `bench usersim` asks them, each answered with its ground-truth
- * hierarchy, a seeded share also response-only; the same seed writes the same lines.
+ * hierarchy, a seeded share also response-only; the same seed writes the same lines. Per-level
+ * examples: each level asked as per-level generation asks it, answered with that level's block.
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,6 +13,7 @@ import { generateUsersim } from "../../worlds/usersim/generator.js";
 import { DEFAULT_HIERARCHY } from "../../worlds/usersim/hierarchy.js";
 import { parseReply } from "../../worlds/usersim/reply.js";
 import { RESPONSE_ONLY_HIERARCHY, UsersimBenchmark, readHierarchyFile } from "../../worlds/usersim/index.js";
+import { levelPromptText } from "../../worlds/question/world.js";
 
 const COMPACT = join(import.meta.dirname, "../../worlds/usersim/hierarchies/compact.json");
 
@@ -48,5 +50,38 @@ describe("usersim-recipe's SFT examples", () => {
     // No response-only examples at share 0; a share outside [0, 1] is refused.
     expect((await usersimSftLines(file, { hierarchy: h, responseOnlyShare: 0, seed: 7 })).lines).toHaveLength(train);
     await expect(usersimSftLines(file, { hierarchy: h, responseOnlyShare: 2, seed: 7 })).rejects.toThrow(/responseOnlyShare/);
+  });
+
+  it("writes per-level examples: each level's prompt as per-level generation asks it after the true levels before it, answered with that level's block", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "sw-usersim-recipe-")), "g.jsonl");
+    const gen = generateUsersim(40, 3);
+    writeFileSync(file, gen.jsonl);
+    const h = readHierarchyFile(COMPACT);
+    const joint = await usersimSftLines(file, { hierarchy: h, responseOnlyShare: 0.5, seed: 7 });
+    const perLevel = await usersimSftLines(file, { hierarchy: h, responseOnlyShare: 0.5, generation: "per-level", seed: 7 });
+    const n = h.states.length + 1;
+    // The same records and response-only draws; one example a level (the response-only hierarchy has one).
+    expect(perLevel.records).toBe(joint.records);
+    expect(perLevel.responseOnly).toBe(joint.responseOnly);
+    expect(perLevel.lines).toHaveLength(joint.records * n + joint.responseOnly);
+    const examples = new Map(perLevel.lines.map((l) => JSON.parse(l) as { prompt: string; response: string }).map((e) => [e.prompt, e.response]));
+    // Each record's levels as the policy agent asks them (levelPromptText: decodeLevels' prompt,
+    // test/usersim/per-level.test.ts), the true blocks before it; the blocks joined are the reference.
+    const b = new UsersimBenchmark({ hierarchy: h, split: "train" });
+    for (const item of await b.load(file)) {
+      const task = b.task(item, "vanilla");
+      const levels = task.answerForm?.type === "pattern" ? task.answerForm.levels! : undefined;
+      const parts = String(item.answer).split(/\n(?=<[a-z_]+>\n)/);
+      expect(parts).toHaveLength(n);
+      parts.forEach((part, k) => {
+        expect(part).toMatch(new RegExp(levels!.items[k]!.pattern));
+        expect(examples.get(levelPromptText(levels!, k, parts.slice(0, k)))).toBe(part);
+      });
+    }
+    // The other examples are the response-only draws: a response block each.
+    const responseOnly = [...examples.values()].filter((r) => r.startsWith("<response>") && parseReply(r, RESPONSE_ONLY_HIERARCHY).ok);
+    expect(responseOnly.length).toBeGreaterThanOrEqual(joint.responseOnly);
+    // Seeded as the joint lines are.
+    expect((await usersimSftLines(file, { hierarchy: h, responseOnlyShare: 0.5, generation: "per-level", seed: 7 })).lines).toEqual(perLevel.lines);
   });
 });

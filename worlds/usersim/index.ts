@@ -91,7 +91,7 @@ export {
   type Dimension,
   type Hierarchy,
 } from "./hierarchy.js";
-export { replySchema, replyShape, renderReply, parseReply, replyTextPattern, levelTextPattern, STATE_PATTERN, type Reply } from "./reply.js";
+export { replySchema, replyShape, renderReply, replyLevels, parseReply, replyTextPattern, levelTextPattern, STATE_PATTERN, type Reply } from "./reply.js";
 export { readConversationsFile, parseConversationsJsonl, parseConversationsParquet, RecordSchema, type ConversationRecord, type ThreadMessage, type PastReply } from "./records.js";
 export { renderProfile, PersonaSchema, type Persona } from "./profile.js";
 export { LatentSchema, LATENT_DIMENSIONS, latentTexts, isLatentDimension, type Latent, type LatentDimension } from "./latent.js";

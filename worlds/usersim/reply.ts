@@ -67,8 +67,16 @@ export function replySchema(h: Hierarchy): z.ZodType<Reply> {
 
 /** The text form (HumanLM's layout: each tag on its own line around its text). */
 export function renderReply(reply: Reply, h: Hierarchy): string {
+  return replyLevels(reply, h).join("\n");
+}
+
+/**
+ * The text form's blocks, one per tag in order (each state, then the response): what each level
+ * of per-level generation writes (levelTextPattern), and renderReply joined by line breaks.
+ */
+export function replyLevels(reply: Reply, h: Hierarchy): string[] {
   const block = (tag: string, text: string) => `<${tag}>\n${text}\n</${tag}>`;
-  return [...h.states.map((d) => block(d.name, reply.states[d.name] ?? "")), block(h.response.name, reply.response)].join("\n");
+  return [...h.states.map((d) => block(d.name, reply.states[d.name] ?? "")), block(h.response.name, reply.response)];
 }
 
 /** Reads the text form strictly; the reason names the tag at fault. */

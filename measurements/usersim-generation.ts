@@ -1,0 +1,208 @@
+/**
+ * Joint against per-level generation, each recipe trained as it is asked (issue 30). HumanLM
+ * writes a reply level by level (each state, then the response, by a request of its own); a
+ * policy trained on joint prompts only and then asked level by level meets prompts it never saw.
+ * Here both recipes start from one base and get the same SFT budget (steps, batch, schedule):
+ *
+ *   joint      SFT on the records asked jointly (the whole reply after system.txt), asked jointly;
+ *   per-level  SFT on the same records asked per level (each level's prompt after the true levels
+ *              before it, usersim-recipe.ts), asked per level (`policy:DIR?generation=per-level`).
+ *
+ *   npm run demo:usersim-generation -- [--out DIR] [--n N] [--data-seed S] [--seed S] [--sft-steps N]
+ *       [--grpo-steps N] [--prompts N] [--group-size G] [--lr X] [--eval N] [--cross] [--threads N] [--reuse]
+ *
+ * Optionally GRPO on top of each SFT in its own generation (`train grpo --generation MODE`), the
+ * same budget for both. Every policy is benched greedily under the reply's grammar on the test
+ * split's first --eval records, in its own generation (and, with --cross, in the other); the table
+ * gives each row's per-tag means, its alignment with its standard error over the records, and the
+ * paired difference from the joint recipe asked jointly on the same records.
+ *
+ * Every stage is a child process (cli-process.ts); the table goes to the terminal and to
+ * OUT/results.md with the wall time and the load average. Not a test.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
+import { join, resolve } from "node:path";
+import { z } from "zod";
+import { intArg } from "../cli/args.js";
+import { readEpisodeLog } from "../store/episode-log.js";
+import { RunStore } from "../store/run-store.js";
+import { meanError } from "../worlds/core/mean-error.js";
+import { packageRoot } from "../worlds/question/prompts.js";
+import { readHierarchyFile } from "../worlds/usersim/index.js";
+import { socialworld, wallTimeLine, type StageTiming } from "./cli-process.js";
+import { readRunLog, tenthMeans } from "./run-logs.js";
+import { scriptArgs } from "./script-args.js";
+import { USERSIM_CONTEXT, USERSIM_RECIPE_OPTIONS, usersimBaseArgs, usersimGrpoArgs, usersimSftArgs, usersimSftLines } from "./usersim-recipe.js";
+
+const USAGE = `node dist/measurements/usersim-generation.js [options]   (or: npm run demo:usersim-generation -- [options])
+
+Trains one base policy on generated usersim records twice with the same SFT budget, once on joint
+prompts and once on per-level prompts (optionally GRPO on top, each in its own generation), and
+benches each as it was trained on the same test records: per-tag means, alignment with its
+standard error, and per-level minus joint paired on the records. OUT/results.md holds the table.
+
+Options:
+  --out DIR          models, data, store and results (default data/usersim-generation)
+  --n N              generated records (default 2000; train 80%, test 10%)
+  --data-seed S      the generator's seed (default 0)
+  --seed S           the seed of the model, SFT and GRPO (default 1)
+  --sft-steps N      SFT optimizer steps of 8 examples, each recipe (default 60)
+  --grpo-steps N     GRPO steps on top of each SFT, in its generation (default 0: none)
+  --prompts N        records a GRPO step (default 4)
+  --group-size G     replies per record (default 4)
+  --lr X             GRPO learning rate (default 1e-4)
+  --eval N           the test split's first N records (default 60)
+  --cross            also bench each policy in the other generation
+  --threads N        CPU threads of every stage (default 1)
+  --reuse            keep OUT's data, base, SFT and GRPO policies and bench reports where a finished run left them
+  --help             this text`;
+
+const values = scriptArgs({
+  name: "usersim-generation",
+  usage: USAGE,
+  schema: z.object({
+    ...USERSIM_RECIPE_OPTIONS,
+    out: z.string().default(join(packageRoot(), "data", "usersim-generation")),
+    "sft-steps": intArg(1).default(60),
+    "grpo-steps": intArg(0).default(0),
+    cross: z.boolean().default(false),
+    reuse: z.boolean().default(false),
+  }),
+});
+
+type Generation = "joint" | "per-level";
+const GENERATIONS: readonly Generation[] = ["joint", "per-level"];
+
+const out = resolve(values.out);
+mkdirSync(out, { recursive: true });
+const store = join(out, "store");
+const timings: StageTiming[] = [];
+const started = performance.now();
+const loadBefore = loadavg();
+const threads = ["--threads", String(values.threads)];
+const hierarchyFile = join(packageRoot(), "worlds", "usersim", "hierarchies", "compact.json");
+// As usersim-demo.ts asks a hierarchical reply.
+const MAX_NEW = 320;
+const kept = (what: string, path: string) => {
+  const yes = values.reuse && existsSync(path);
+  if (yes) process.stderr.write(`[${what}] kept ${path} (--reuse)\n`);
+  return yes;
+};
+const run = (stage: string, args: string[], output: string) => (kept(stage, output) ? Promise.resolve("") : socialworld(stage, args, timings));
+
+// 1. Data: the records, each recipe's SFT examples (no response-only ones: both recipes are hierarchical).
+const data = join(out, "usersim.jsonl");
+await run("generate", ["generate", "usersim", "--n", String(values.n), "--seed", String(values["data-seed"]), "--out", data], data);
+const sftFile = (g: Generation) => join(out, `sft-${g}.jsonl`);
+const corpus = join(out, "corpus.jsonl");
+if (!kept("sft data", corpus)) {
+  const t0 = performance.now();
+  const lines: string[] = [];
+  for (const g of GENERATIONS) {
+    const d = await usersimSftLines(data, { hierarchy: readHierarchyFile(hierarchyFile), responseOnlyShare: 0, generation: g, seed: values.seed });
+    writeFileSync(sftFile(g), d.lines.join("\n") + "\n");
+    lines.push(...d.lines);
+    process.stderr.write(`[sft data] ${g}: ${d.records} train records, ${d.lines.length} examples -> ${sftFile(g)}\n`);
+  }
+  // One tokenizer for both recipes: the words of both prompts (the per-level ones have level.txt's).
+  writeFileSync(corpus, lines.join("\n") + "\n");
+  timings.push({ stage: "sft data", seconds: (performance.now() - t0) / 1000 });
+}
+
+// 2-3. One base, then SFT on each recipe's examples with the same budget.
+const base = join(out, "base");
+await run("base", usersimBaseArgs(corpus, base, values.seed), join(base, "model.safetensors"));
+const sft = (g: Generation) => join(out, `sft-${g}`);
+for (const g of GENERATIONS) {
+  await run(`SFT ${g}`, [...usersimSftArgs(base, sftFile(g), sft(g), values["sft-steps"], values.seed, values.threads), "--quiet"], join(sft(g), "model.safetensors"));
+}
+
+// 4. GRPO on top, each in its own generation, the same budget.
+const grpo = (g: Generation) => join(out, `grpo-${g}`);
+if (values["grpo-steps"] > 0) {
+  for (const g of GENERATIONS) {
+    const args = usersimGrpoArgs({
+      model: sft(g), data, hierarchy: hierarchyFile, out: grpo(g), store, steps: values["grpo-steps"], prompts: values.prompts, groupSize: values["group-size"],
+      maxNewTokens: MAX_NEW, lr: values.lr, seed: values.seed, threads: values.threads, generation: g,
+    });
+    await run(`GRPO ${g}`, args, join(grpo(g), "model.safetensors"));
+  }
+}
+
+// 5. Bench: each policy in its own generation (and the other with --cross), the same records, greedy, under the grammar.
+interface Row {
+  readonly label: string;
+  readonly trained: Generation;
+  readonly asked: Generation;
+  readonly report: { runId: string; accuracy: number; metrics: Record<string, number> };
+  /** Alignment by record id. */
+  readonly scores: Map<string, number>;
+}
+const runStore = () => RunStore.open(store);
+const rows: Row[] = [];
+const policies: [string, (g: Generation) => string][] = [["SFT", sft]];
+if (values["grpo-steps"] > 0) policies.push(["GRPO", grpo]);
+for (const [name, dir] of policies) {
+  for (const trained of GENERATIONS) {
+    for (const asked of GENERATIONS.filter((a) => a === trained || values.cross)) {
+      const label = `${name} ${trained}`;
+      const json = join(out, `eval-${name.toLowerCase()}-${trained}-asked-${asked}.json`);
+      const agent = asked === "joint" ? `policy:${dir(trained)}?max_new_tokens=${MAX_NEW}` : `policy:${dir(trained)}?generation=per-level`;
+      await run(`bench ${label}, asked ${asked}`, [
+        "bench", "usersim", "--data", data, "--split", "test", "--limit", String(values.eval), "--hierarchy", hierarchyFile, "--agent", agent, "--store", store, "--json", json, ...threads, "--quiet",
+      ], json);
+      const report = JSON.parse(readFileSync(json, "utf8")) as Row["report"];
+      const r = (await runStore()).get(report.runId);
+      if (!r) throw new Error(`no run ${report.runId} in ${store}`);
+      const recs = readEpisodeLog<{ kind: string; result?: { id: string; score: number } }>((await runStore()).episodesPath(r)).records;
+      const scores = new Map(recs.flatMap((x) => (x.kind === "benchmark_item" && x.result ? [[x.result.id, x.result.score] as const] : [])));
+      rows.push({ label, trained, asked, report, scores });
+    }
+  }
+}
+
+// 6. The table: per-tag means, alignment +- its standard error, and per-level minus joint on the same records.
+const h = readHierarchyFile(hierarchyFile);
+const tags = [...h.states.map((d) => d.name), h.response.name];
+const f3 = (x: number | undefined) => (x === undefined ? "–" : x.toFixed(3));
+const table = [
+  `| policy | asked | ${tags.join(" | ")} | format | alignment ± s.e. | minus the joint recipe asked jointly (paired ± s.e.) |`,
+  `|:--|:--|${tags.map(() => "--:").join("|")}|--:|--:|--:|`,
+  ...rows.map((row) => {
+    const a = meanError([...row.scores.values()], "records");
+    // Against the joint recipe asked jointly (the same kind of policy): the per-level recipe's cost, or the cost of asking a joint policy per level.
+    const joint = rows.find((o) => o.label.split(" ")[0] === row.label.split(" ")[0] && o.trained === "joint" && o.asked === "joint");
+    let paired = "";
+    if (joint && joint !== row) {
+      const d = meanError([...row.scores].filter(([id]) => joint.scores.has(id)).map(([id, x]) => x - joint.scores.get(id)!), "records");
+      paired = `${d.mean >= 0 ? "+" : "−"}${Math.abs(d.mean).toFixed(3)} ± ${d.error.toFixed(3)}`;
+    }
+    return `| ${row.label} | ${row.asked} | ${tags.map((t) => f3(row.report.metrics[t])).join(" | ")} | ${f3(row.report.metrics.format_rate)} | ${a.mean.toFixed(3)} ± ${a.error.toFixed(3)} | ${paired} |`;
+  }),
+];
+
+const curves: string[] = [];
+for (const g of GENERATIONS) {
+  const loss = existsSync(join(sft(g), "train_log.jsonl")) ? tenthMeans(readRunLog(join(sft(g), "train_log.jsonl")), "loss") : [];
+  if (loss.length) curves.push(`- SFT ${g}, loss (mean over each tenth of the run): ${loss.map((p) => p.mean.toFixed(3)).join(", ")}`);
+  const log = values["grpo-steps"] > 0 && existsSync(join(grpo(g), "metrics.jsonl")) ? readRunLog(join(grpo(g), "metrics.jsonl")).filter((r) => typeof r.reward === "number") : [];
+  if (log.length) curves.push(`- GRPO ${g}, mean reward per step: ${log.map((r) => (r.reward as number).toFixed(3)).join(", ")}`);
+}
+const total = (performance.now() - started) / 1000;
+const loadAfter = loadavg();
+const text = [
+  `Policy preset 1m (context ${USERSIM_CONTEXT}), seed ${values.seed}; generate usersim --n ${values.n} --seed ${values["data-seed"]}; SFT ${values["sft-steps"]} steps of 8 examples each recipe` +
+    `${values["grpo-steps"] > 0 ? `; GRPO ${values["grpo-steps"]} steps of ${values.prompts} records x ${values["group-size"]} replies each, lr ${values.lr}` : ""}; hierarchy compact.json; ` +
+    `the test split's first ${values.eval} records, greedy, constrained to the reply's grammar (joint: max_new_tokens ${MAX_NEW}; per-level: each level's max_tokens):`,
+  "",
+  ...table,
+  "",
+  timings.length ? wallTimeLine(total, timings) : "Every stage kept from an earlier run (--reuse).",
+  `Load average (1, 5, 15 min): ${loadBefore.map((x) => x.toFixed(1)).join(", ")} at the start, ${loadAfter.map((x) => x.toFixed(1)).join(", ")} at the end.`,
+  "",
+  ...curves,
+  "",
+].join("\n");
+writeFileSync(join(out, "results.md"), text);
+process.stdout.write("\n" + text);
