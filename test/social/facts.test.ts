@@ -14,6 +14,7 @@ import { parseWithFlags, worldNamed } from "../../cli/benchmark-flags.js";
 import { benchHelp } from "../../cli/commands/bench.js";
 import { factsFields } from "../../measurements/social-facts-args.js";
 import { RunStore } from "../../store/run-store.js";
+import { BenchPoints } from "../../trainers/grpo/bench-points.js";
 import { loadBenchmark, loadWorld } from "../../worlds/registry.js";
 import { FACT_KEYS, interestWords, SOCIAL_FACTS } from "../../worlds/social/facts.js";
 import { parseTrees } from "../../worlds/social/format.js";
@@ -106,5 +107,25 @@ describe("the social prompt's facts", () => {
     expect(await parseWithFlags(["tomi", "--stance"], z.object({ _: z.array(z.string()) }), "tomi").catch((e: Error) => e.message)).toBe("--stance does not apply to tomi (it applies to social)");
     expect(await parseWithFlags(["--world", "social", "--seen"], z.object({ world: z.string() }), worldNamed(["--world", "social", "--seen"], ["world"]))).toEqual({ args: { world: "social", seen: true }, flags: { seen: true } });
     await expect(loadBenchmark("tomi", { flags: { interest: true } })).rejects.toThrow("--interest does not apply to tomi (it applies to social)");
+  });
+
+  it("are recorded where runs made before the registry recorded them (right after context), so such runs resume and continue", async () => {
+    const dir = tempDir("sw-social-facts-order-");
+    const data = join(dir, "s.jsonl");
+    writeFileSync(data, generateSocial(2, 5).jsonl);
+    const store = join(dir, "store");
+    capture();
+    try {
+      // The exact text `bench` recorded before the registry; a resume compares it as text (toEqual would not see the order).
+      expect(await main(["bench", "social", "--data", data, "--context", "short", "--stance", "--agreement", "--depth", "0", "--limit", "3", "--store", store, "--quiet"])).toBe(0);
+      const run = (await RunStore.open(store)).list()[0]!;
+      expect(JSON.stringify(run.params.options)).toBe('{"context":"short","stance":true,"agreement":true,"depth":0}');
+      expect(await main(["bench", "social", "--data", data, "--context", "short", "--stance", "--agreement", "--depth", "0", "--limit", "3", "--store", store, "--quiet", "--resume", run.id])).toBe(0);
+    } finally {
+      vi.restoreAllMocks();
+    }
+    // GRPO on the benchmark (its `given` order: hierarchy, weights, split, context, then the facts).
+    const points = await BenchPoints.open("social", data, "vanilla", { options: { context: "short", flags: { stance: true, agreement: true } } });
+    expect(JSON.stringify(points.runParams.options)).toBe('{"context":"short","stance":true,"agreement":true}');
   });
 });

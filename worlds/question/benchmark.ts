@@ -168,12 +168,13 @@ export interface JudgeModel {
 
 /**
  * Options as a run's parameters record them: the flags given (`flags: { stance: true }`) beside
- * the other options (`stance: true`), after them, as runs recorded them before worlds declared
- * their flags (a continued GRPO run compares its recorded options with these, as text).
+ * the other options (`stance: true`), in the place of `flags` among `opts`' keys. A resumed or
+ * continued run compares its recorded options with these as JSON text, so key order matters:
+ * runs recorded before worlds declared their flags have `stance` and `agreement` right after
+ * `context`, which is where `bench` and `train grpo` put `flags`.
  */
 export function recordedOptions(opts: Omit<BenchmarkOptions, "judgeModel">): Record<string, unknown> {
-  const { flags, ...rest } = opts;
-  return { ...rest, ...Object.fromEntries(Object.entries(flags ?? {}).filter(([, on]) => on)) };
+  return Object.fromEntries(Object.entries(opts).flatMap(([k, v]): [string, unknown][] => (k === "flags" ? Object.entries((v ?? {}) as Record<string, boolean | undefined>).filter(([, on]) => on) : [[k, v]])));
 }
 
 /** Options whose flag is not their name's kebab case: the judge is given as a spec (`--judge llm:...`). */
