@@ -15,7 +15,7 @@ import { benchHelp } from "../../cli/commands/bench.js";
 import { factsFields } from "../../measurements/social-facts-args.js";
 import { RunStore } from "../../store/run-store.js";
 import { BenchPoints } from "../../trainers/grpo/bench-points.js";
-import { loadBenchmark, loadWorld } from "../../worlds/registry.js";
+import { checkFlags, loadBenchmark, loadWorld } from "../../worlds/registry.js";
 import { FACT_KEYS, interestWords, SOCIAL_FACTS } from "../../worlds/social/facts.js";
 import { parseTrees } from "../../worlds/social/format.js";
 import { generateSocial } from "../../worlds/social/generator.js";
@@ -83,6 +83,9 @@ describe("the social prompt's facts", () => {
     expect(Object.keys(factsFields)).toEqual([...FACT_KEYS]);
     const help = await benchHelp();
     for (const f of SOCIAL_FACTS) expect(help).toContain(`--${f.key}`);
+    // One section for the social world's options, its flags included, at the end.
+    expect(help.match(/^Social.* only/gm)).toEqual(["Social only"]);
+    expect(help.slice(help.indexOf("\nSocial only:"))).toContain(`--${SOCIAL_FACTS.at(-1)!.key}`);
     const dir = tempDir("sw-social-facts-");
     const data = join(dir, "s.jsonl");
     writeFileSync(data, generateSocial(2, 5).jsonl);
@@ -104,8 +107,8 @@ describe("the social prompt's facts", () => {
     } finally {
       vi.restoreAllMocks();
     }
-    expect(await parseWithFlags(["tomi", "--stance"], z.object({ _: z.array(z.string()) }), "tomi").catch((e: Error) => e.message)).toBe("--stance does not apply to tomi (it applies to social)");
-    expect(await parseWithFlags(["--world", "social", "--seen"], z.object({ world: z.string() }), worldNamed(["--world", "social", "--seen"], ["world"]))).toEqual({ args: { world: "social", seen: true }, flags: { seen: true } });
+    expect(await parseWithFlags(["tomi", "--stance"], z.object({ _: z.array(z.string()) })).catch((e: Error) => e.message)).toBe("--stance does not apply to tomi (it applies to social)");
+    expect(await parseWithFlags(["--world", "social", "--seen"], z.object({ world: z.string() }), ["world"])).toEqual({ args: { world: "social", seen: true }, flags: { seen: true } });
     await expect(loadBenchmark("tomi", { flags: { interest: true } })).rejects.toThrow("--interest does not apply to tomi (it applies to social)");
   });
 
@@ -127,5 +130,61 @@ describe("the social prompt's facts", () => {
     // GRPO on the benchmark (its `given` order: hierarchy, weights, split, context, then the facts).
     const points = await BenchPoints.open("social", data, "vanilla", { options: { context: "short", flags: { stance: true, agreement: true } } });
     expect(JSON.stringify(points.runParams.options)).toBe('{"context":"short","stance":true,"agreement":true}');
+  });
+});
+
+describe("a command line with the social facts", () => {
+  const Cmd = z.object({ _: z.array(z.string()), data: z.string().optional(), limit: z.string().optional(), context: z.string().optional(), world: z.string().optional() });
+
+  it("names its world wherever the flags stand, as before the registry: a flag or an option before the world's name", async () => {
+    for (const argv of [
+      ["--stance", "social", "--context", "short"],
+      ["--limit", "3", "social", "--context", "short", "--stance"],
+      ["--data=F", "social", "--context", "short", "--stance"],
+      ["--context", "short", "--stance", "--world", "social"],
+    ]) {
+      expect(worldNamed(argv, Cmd, ["world"]), argv.join(" ")).toBe("social");
+      expect((await parseWithFlags(argv, Cmd, ["world"])).flags, argv.join(" ")).toEqual({ stance: true });
+    }
+    const dir = tempDir("sw-social-facts-argv-");
+    const data = join(dir, "s.jsonl");
+    writeFileSync(data, generateSocial(2, 5).jsonl);
+    const c = capture();
+    try {
+      for (const [i, argv] of [
+        ["--stance", "social", "--data", data, "--context", "short"],
+        ["--limit", "3", "social", "--data", data, "--context", "short", "--stance"],
+        [`--data=${data}`, "social", "--context", "short", "--stance"],
+      ].entries()) {
+        const store = join(dir, `store${i}`);
+        expect(await main(["bench", ...argv, "--store", store, "--quiet"]), c.err).toBe(0);
+        expect((await RunStore.open(store)).list()[0]!.params.options).toEqual({ context: "short", stance: true });
+      }
+      // No registry world named: the command's own error about the world, as before the registry.
+      c.err = "";
+      expect(await main(["bench", "nope", "--stance", "--data", data])).toBe(2);
+      expect(c.err).toContain("argument: expected one of tomi, hitom");
+      c.err = "";
+      expect(await main(["train", "grpo", "--world", "soical", "--stance", "--model", dir, "--out", join(dir, "o")])).toBe(2);
+      expect(c.err).toContain("--world: Invalid option");
+      // A world named, the flag another world's: said so.
+      c.err = "";
+      expect(await main(["bench", "--stance", "tomi", "--data", data])).toBe(2);
+      expect(c.err).toContain("--stance does not apply to tomi (it applies to social)");
+    } finally {
+      vi.restoreAllMocks();
+    }
+  });
+
+  it("refuses a flag named as an option, naming the world and the flag", async () => {
+    const social = await loadWorld("social");
+    const clash = (key: string) => ({ ...social, benchmark: { ...social.benchmark!, flags: [...social.benchmark!.flags!, { key, help: "" }] } });
+    expect(() => checkFlags(clash("depth"), true)).toThrow("the social world's benchmark flag --depth has the name of a benchmark option");
+    expect(() => checkFlags(clash("vp-labels"), true)).toThrow("flag --vp-labels has the name of a benchmark option");
+    expect(() => checkFlags(clash("judge"), true)).toThrow("flag --judge has the name");
+    expect(() => checkFlags(social, false)).toThrow("the social world's benchmark declares flags (--stance): add it to the registry's WITH_FLAGS");
+    expect(checkFlags(social, true)).toBe(social);
+    // An option of the command itself (train grpo's --seed, say) is refused the same way, when the command starts.
+    await expect(parseWithFlags(["social", "--stance"], z.object({ _: z.array(z.string()), stance: z.string().optional() }))).rejects.toThrow("the social world's benchmark flag --stance is also an option of this command");
   });
 });

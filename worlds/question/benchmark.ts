@@ -177,6 +177,20 @@ export function recordedOptions(opts: Omit<BenchmarkOptions, "judgeModel">): Rec
   return Object.fromEntries(Object.entries(opts).flatMap(([k, v]): [string, unknown][] => (k === "flags" ? Object.entries((v ?? {}) as Record<string, boolean | undefined>).filter(([, on]) => on) : [[k, v]])));
 }
 
+/** Every option's key, for the names a world's benchmark flag may not take (a run records both side by side, and commands take both as options). */
+export const OPTION_KEYS = Object.keys({
+  context: 0,
+  embedder: 0,
+  aggregation: 0,
+  flags: 0,
+  depth: 0,
+  vpLabels: 0,
+  hierarchy: 0,
+  weights: 0,
+  split: 0,
+  judgeModel: 0,
+} satisfies Record<keyof BenchmarkOptions, 0>) as readonly (keyof BenchmarkOptions)[];
+
 /** Options whose flag is not their name's kebab case: the judge is given as a spec (`--judge llm:...`). */
 const FLAGS: Partial<Record<keyof BenchmarkOptions, string>> = { judgeModel: "judge" };
 

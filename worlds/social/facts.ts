@@ -83,6 +83,19 @@ export const SOCIAL_FACTS = [
 export type FactKey = (typeof SOCIAL_FACTS)[number]["key"];
 export const FACT_KEYS: readonly FactKey[] = SOCIAL_FACTS.map((f) => f.key);
 
+/** A fact's flag help: what the facts line then also states. */
+export function factHelp(fact: SocialFact): string {
+  return `with --context short: the facts line also states ${fact.help}`;
+}
+
+/** Why a fact is refused without the short prompt, after its flag: "--stance goes with --context short...". */
+export const NEEDS_SHORT = "goes with --context short (a fact of the short prompt's facts line)";
+
+/** The first fact of `facts` asked with a prompt other than the short one, whose facts line alone states them; undefined when none is. */
+export function factWithoutShort(context: string | undefined, facts: { readonly [K in FactKey]?: boolean | undefined } | undefined): FactKey | undefined {
+  return context === "short" ? undefined : FACT_KEYS.find((k) => facts?.[k]);
+}
+
 /** Which facts the facts line states besides the screen's (each of SOCIAL_FACTS, by key). */
 export type FactsOptions = { readonly [K in FactKey]?: boolean };
 
