@@ -2,7 +2,7 @@
  * The social prompt's facts registry (worlds/social/facts.ts): each fact declared once, and taken
  * from there by the benchmark, `bench` and `train grpo`'s flags, the help text and the measurement
  * scripts' options; the facts of whether to react at all (the topic's interest to the user, how
- * many of the cascade's items the user saw before), stated as the user perceives them and
+ * many other items of the cascade the user had weighed when they came to it), stated as the user perceives them and
  * consistent with what the screen shows.
  */
 import { readFileSync, writeFileSync } from "node:fs";
@@ -19,6 +19,12 @@ import { checkFlags, loadBenchmark, loadWorld } from "../../worlds/registry.js";
 import { FACT_KEYS, interestWords, SOCIAL_FACTS } from "../../worlds/social/facts.js";
 import { parseTrees } from "../../worlds/social/format.js";
 import { generateSocial } from "../../worlds/social/generator.js";
+import { LIKE } from "../../worlds/social/items.js";
+import { followerCount } from "../../worlds/social/graph.js";
+import { generateNetwork } from "../../worlds/social/network.js";
+import { topInterest } from "../../worlds/social/population.js";
+import { SocialSim, type DecisionRecord } from "../../worlds/social/sim.js";
+import { Rng } from "../../worlds/core/rng.js";
 import { compactPrompt, factsLine } from "../../worlds/social/prompts.js";
 import { tasksOf } from "../../worlds/social/tasks.js";
 import { TOPICS } from "../../worlds/social/vocabulary.js";
@@ -60,13 +66,13 @@ describe("the social prompt's facts", () => {
     expect([...words.keys()].sort()).toEqual(["a little", "hardly", "much", "somewhat", "very much"]);
   });
 
-  it("seen: how many items of the cascade the user saw before, at least the earlier reactions the line states", () => {
+  it("seen: how many other items of the cascade the user had weighed when they came to the asked one, at least the earlier reactions the line states", () => {
     const counts = new Set<number>();
     for (const t of tasks) {
       const earlier = decisionOf(t).earlier;
       const line = factsLine(t, { seen: true })!;
-      expect(line).toContain(earlier === 0 ? " It is the first item of this story you see." : ` You saw ${earlier} other item${earlier === 1 ? "" : "s"} of this story before.`);
-      // Each earlier reaction was to an item the user saw.
+      expect(line).toContain(earlier === 0 ? " When you came to it, you had weighed no other item of this story." : ` When you came to it, you had weighed ${earlier} other item${earlier === 1 ? "" : "s"} of this story, counting any shown with it.`);
+      // Each earlier reaction was to an item the user weighed.
       expect((line.match(/ earlier\./g) ?? []).length).toBeLessThanOrEqual(earlier);
       counts.add(earlier);
     }
@@ -75,6 +81,37 @@ describe("the social prompt's facts", () => {
     // A tree without a latent block (a real dump's) states none of the facts.
     const { latent: _, ...bare } = tasks[0]!.tree;
     expect(factsLine({ ...tasks[0]!, tree: bare }, Object.fromEntries(FACT_KEYS.map((k) => [k, true])))).toBe(factsLine(tasks[0]!));
+  });
+
+  it("seen: the count is the feed's history, the items seen earlier and those shown at the same moment and weighed first (so not \"before\")", () => {
+    let together = 0;
+    let total = 0;
+    for (let seed = 1; seed <= 6; seed++) {
+      const { population, graph } = generateNetwork({ users: 60, seed: `seen:${seed}`, meanFollowing: 8, communitySize: 15 });
+      const sim = new SocialSim(population, graph, { seed, engagement: 0, maxDepth: 1 });
+      const decisions: DecisionRecord[] = [];
+      sim.onDecision = (d) => decisions.push(d);
+      const author = Array.from({ length: 60 }, (_, u) => u).reduce((a, u) => (followerCount(graph, u) > followerCount(graph, a) ? u : a), 0);
+      sim.post(author, topInterest(population, author));
+      const rng = Rng.seeded(`seen-steps:${seed}`);
+      while (!sim.isQuiet()) sim.stepRuleAgents(rng);
+      const items = sim.items;
+      for (const [i, d] of decisions.entries()) {
+        // Others' items the user had seen (a like is no feed item) strictly before the asked one came.
+        let before = 0;
+        for (let y = 0; y < items.length; y++) {
+          const at = sim.seenAt(d.user, y);
+          if (y !== d.item && items.author[y] !== d.user && items.kind[y] !== LIKE && at >= 0 && at < d.time) before++;
+        }
+        // Shown at the same moment (an item and its unseen thread), weighed first.
+        const withIt = decisions.slice(0, i).filter((e) => e.user === d.user && e.time === d.time).length;
+        expect(d.earlier).toBe(before + withIt);
+        if (withIt > 0) together++;
+        total++;
+      }
+    }
+    expect(total).toBeGreaterThan(100);
+    expect(together).toBeGreaterThan(0);
   });
 
   it("are declared once: the benchmark's flags, bench's options, run parameters, help text and the measurement scripts' options all come from the registry", async () => {
