@@ -25,9 +25,14 @@ export const signedPoints = (x: number): string => `${x >= 0 ? "+" : "−"}${(10
 
 /**
  * A question's cascade (its tree), from its id `FILE#TREE/USER@ITEM` (pooled ids add a prefix,
- * `1:FILE#TREE/...`, which keeps the pairs' trees apart): the cluster of cascadeStandardError.
+ * `1:FILE#TREE/...`, which keeps the pairs' trees apart): the cluster of pairedChange's
+ * cascade-level standard error. Cut at the first "/" after the "#": a user or item id may hold
+ * a "/" (a real dump's), and the file's name none.
  */
-export const cascadeOf = (id: string): string => id.slice(0, id.lastIndexOf("/"));
+export function cascadeOf(id: string): string {
+  const slash = id.indexOf("/", id.indexOf("#") + 1);
+  return slash < 0 ? id : id.slice(0, slash);
+}
 
 /**
  * A Markdown table of paired changes: one row per [agent, against, change]; the question-level

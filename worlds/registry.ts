@@ -11,7 +11,7 @@ import type { QuestionMaker } from "./core/episode-questions.js";
 import type { ScenarioFactory } from "./core/scenario.js";
 import type { DecisionSet } from "./core/scored-decision.js";
 import type { SocializedContext } from "./core/socialized-context.js";
-import { BenchmarkOptionError, flagOf, type Benchmark, type BenchmarkOptions } from "./question/benchmark.js";
+import { BenchmarkOptionError, flagOf, OPTION_KEYS, type Benchmark, type BenchmarkOptions } from "./question/benchmark.js";
 import type { Solver } from "./question/solver.js";
 
 const WORLDS = {
@@ -39,6 +39,14 @@ export class RegistryError extends Error {
   }
 }
 
+/**
+ * The worlds whose benchmark declares flags of its own (BenchmarkEntry.flags: the social prompt's
+ * facts). The flags stay declared in the world's folder, which the registry reaches only through
+ * its entry point; this list lets a help text or a misplaced flag's error load these worlds and
+ * not every one. loadWorld refuses a world that declares flags and is not listed.
+ */
+const WITH_FLAGS: readonly WorldName[] = ["social"];
+
 const loaded = new Map<string, Promise<WorldEntry>>();
 
 /** The world `name`'s entry, its folder imported the first time it is asked for. */
@@ -46,10 +54,30 @@ export function loadWorld(name: string): Promise<WorldEntry> {
   if (!isWorldName(name)) return Promise.reject(new RegistryError(`unknown world "${name}" (known: ${WORLD_NAMES.join(", ")})`));
   let entry = loaded.get(name);
   if (!entry) {
-    entry = WORLDS[name]().then((m) => m.world);
+    entry = WORLDS[name]().then((m) => checkFlags(m.world, WITH_FLAGS.includes(name)));
     loaded.set(name, entry);
   }
   return entry;
+}
+
+/** Option names a benchmark flag may not take: a run records flags beside the options, and commands take both. */
+const TAKEN = new Set<string>([...OPTION_KEYS, ...OPTION_KEYS.map(flagOf)]);
+
+/**
+ * `entry`, if its benchmark's flags are declared as the registry needs (`listed`: the world is in
+ * WITH_FLAGS); otherwise an error naming the world and the flag (a flag named as an option would
+ * overwrite it in a run's recorded options, silently).
+ */
+export function checkFlags(entry: WorldEntry, listed: boolean): WorldEntry {
+  const flags = entry.benchmark?.flags ?? [];
+  if (flags.length && !listed) throw new RegistryError(`the ${entry.name} world's benchmark declares flags (--${flags[0]!.key}): add it to the registry's WITH_FLAGS`);
+  for (const f of flags) if (TAKEN.has(f.key)) throw new RegistryError(`the ${entry.name} world's benchmark flag --${f.key} has the name of a benchmark option`);
+  return entry;
+}
+
+/** The worlds whose benchmark declares flags (only these are loaded). */
+export function worldsWithFlags(): Promise<WorldEntry[]> {
+  return Promise.all(WITH_FLAGS.map(loadWorld));
 }
 
 /** Every world (for catalogs and help texts, which list them all). */
@@ -117,7 +145,7 @@ export async function loadBenchmark(name: string, opts: BenchmarkOptions = {}): 
   }
   for (const [key, on] of Object.entries(opts.flags ?? {})) {
     if (!on || entry.flags?.some((f) => f.key === key)) continue;
-    const takers = (await worldsWith("benchmark")).filter((w) => w.benchmark!.flags?.some((f) => f.key === key)).map((w) => w.name);
+    const takers = (await worldsWithFlags()).filter((w) => w.benchmark!.flags!.some((f) => f.key === key)).map((w) => w.name);
     throw new BenchmarkOptionError(`--${key} does not apply to ${name}${takers.length ? ` (it applies to ${takers.join(", ")})` : ""}`);
   }
   return entry.create(opts);

@@ -18,7 +18,7 @@ import { BenchmarkOptionError, MODES, recordedOptions } from "../../worlds/quest
 import { RunStore } from "../../store/run-store.js";
 import { writeFileAtomic } from "../../store/write-atomic.js";
 import { intArg, UsageError } from "../args.js";
-import { flagsHelp, parseWithFlags, worldNamed } from "../benchmark-flags.js";
+import { flagsHelp, parseWithFlags } from "../benchmark-flags.js";
 import { judgeModelArg } from "../judge-arg.js";
 import { checkDistinctFiles, prepareOutput } from "../output-path.js";
 import { Progress } from "../progress.js";
@@ -80,9 +80,12 @@ Social only:
                        model.onnx, exported truncated to the layer BERTScore uses; see docs/worlds/social.md)
 `;
 
-/** The help text with the flags each world's benchmark declares (the social prompt's facts). */
+/**
+ * The help text, its "Social only" section (the last) ending with the flags the social world's
+ * benchmark declares (the prompt's facts): \`bench --help\` loads the social world's folder for them.
+ */
 export async function benchHelp(): Promise<string> {
-  return `${BENCH_HELP}\n${await flagsHelp()}\n`;
+  return `${BENCH_HELP}${await flagsHelp("social")}`;
 }
 
 const Args = z.object({
@@ -117,7 +120,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   // The recommendation world ranks items with recallers, not questions with an agent: its own options and table.
   if (argv[0] === "rec") return (await import("./bench-rec.js")).benchRecCommand(argv.slice(1));
   // The world's own flags (the social prompt's facts) are declared by the world: read from the one named.
-  const { args, flags: factFlags } = await parseWithFlags(argv, Args, worldNamed(argv));
+  const { args, flags: factFlags } = await parseWithFlags(argv, Args);
   await useDevice(args);
   // Loaded only when asked, as simulate does: imported at the top, it made every command start Node's ES module loader (test/cli/bundle.test.ts).
   if (args.threads !== undefined) (await import("../../models/native.js")).loadNative().setThreads(args.threads);

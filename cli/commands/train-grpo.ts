@@ -10,7 +10,7 @@ import { loadBenchmark, loadWorld, RegistryError, WORLD_NAMES } from "../../worl
 import { BenchmarkOptionError, flagOf, MODES, type BenchmarkOptions, type Mode } from "../../worlds/question/benchmark.js";
 import type { Generator } from "../../worlds/core/world-entry.js";
 import { writeFileAtomic } from "../../store/write-atomic.js";
-import { parseWithFlags, worldNamed } from "../benchmark-flags.js";
+import { parseWithFlags } from "../benchmark-flags.js";
 import { judgeModelArg } from "../judge-arg.js";
 import { RunStore } from "../../store/run-store.js";
 import { BenchPoints } from "../../trainers/grpo/bench-points.js";
@@ -244,7 +244,7 @@ export function configFromArgs(a: Args): GrpoConfigInput {
 
 export async function grpoCommand(argv: readonly string[]): Promise<number> {
   // The world's own flags (the social prompt's facts) are declared by the world: read from the one named.
-  const { args: a, flags: benchFlags } = await parseWithFlags(argv, Args, worldNamed(argv, ["world", "bench"]));
+  const { args: a, flags: benchFlags } = await parseWithFlags(argv, Args, ["world", "bench"]);
   if (!a.model && !a.resume) throw new UsageError("--model DIR is required (the policy to start from)");
   if (!a.world === !a.bench) throw new UsageError("give exactly one of --world NAME and --bench NAME --data FILE");
   if (a.bench && !a.data) throw new UsageError("--bench needs --data FILE");

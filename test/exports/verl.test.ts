@@ -185,7 +185,7 @@ describe("export --format verl", () => {
     const asked = await loadBenchmark("social", { context: "short", flags: { seen: true, interest: true } });
     const items = await asked.load(data);
     expect(rows.map((r) => r.prompt[0]!.content)).toEqual(items.map((item) => asked.task(item, "vanilla").prompt));
-    for (const row of rows) expect(row.prompt[0]!.content).toMatch(/It interests you [a-z ]+\. (It is the first item of this story you see|You saw \d+ other items? of this story before)\./);
+    for (const row of rows) expect(row.prompt[0]!.content).toMatch(/It interests you [a-z ]+\. When you came to it, you had weighed (no other item|\d+ other items?) of this story(, counting any shown with it)?\./);
   });
 
   it.skipIf(!TOM_DATA)("gives the world model's labels with --labels world where it disputes the official ones", async () => {

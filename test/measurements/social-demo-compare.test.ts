@@ -72,6 +72,8 @@ describe("social-demo-compare", () => {
     expect(trees).toBeGreaterThan(1);
     const store = async (d: string) => RunStore.open(join(dir, d, "store"));
     const right = async (d: string, name: string) => rightByQuestion(await store(d), JSON.parse(readFileSync(join(dir, d, `eval-${name}.json`), "utf8")).runId);
+    // A question's tree: up to the first "/" after the file's "#" (a user or an item may have a "/" in its id).
+    expect(["test.jsonl#t3/u1@t3", "test.jsonl#t3/users/9@t3", "test.jsonl#t3/u1@t3/c/2", "1:test.jsonl#t3/u/1@x"].map(cascadeOf)).toEqual(["test.jsonl#t3", "test.jsonl#t3", "test.jsonl#t3", "1:test.jsonl#t3"]);
     const byTree = pairedChange(await right("a", "sft"), await right("b", "sft"), cascadeOf);
     expect(byTree.cluster!.clusters).toBe(trees);
     expect(sft[6]).toBe(`${(100 * byTree.cluster!.standardError).toFixed(1)} (${trees})`);

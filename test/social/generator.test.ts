@@ -236,6 +236,6 @@ describe("the social generator", () => {
     expect((await loadBenchmark("social", { context: "short", flags: { stance: true, agreement: true } })).title).toContain("with the user's stance and whether the item agrees");
     await expect(loadBenchmark("social", { flags: { agreement: true } })).rejects.toThrow("--agreement goes with --context short");
     await expect(loadBenchmark("tomi", { flags: { agreement: true } })).rejects.toThrow("--agreement does not apply to tomi");
-    expect(() => new SocialBenchmark({ flags: { agreement: true } })).toThrow("the agreement is a fact of the short prompt's facts line");
+    expect(() => new SocialBenchmark({ flags: { agreement: true } })).toThrow("--agreement goes with --context short");
   });
 });

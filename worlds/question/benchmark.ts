@@ -168,13 +168,28 @@ export interface JudgeModel {
 
 /**
  * Options as a run's parameters record them: the flags given (`flags: { stance: true }`) beside
- * the other options (`stance: true`), after them, as runs recorded them before worlds declared
- * their flags (a continued GRPO run compares its recorded options with these, as text).
+ * the other options (`stance: true`), in the place of `flags` among `opts`' keys. A resumed or
+ * continued run compares its recorded options with these as JSON text, so key order matters:
+ * runs recorded before worlds declared their flags have `stance` and `agreement` right after
+ * `context`, which is where `bench` and `train grpo` put `flags`.
  */
 export function recordedOptions(opts: Omit<BenchmarkOptions, "judgeModel">): Record<string, unknown> {
-  const { flags, ...rest } = opts;
-  return { ...rest, ...Object.fromEntries(Object.entries(flags ?? {}).filter(([, on]) => on)) };
+  return Object.fromEntries(Object.entries(opts).flatMap(([k, v]): [string, unknown][] => (k === "flags" ? Object.entries((v ?? {}) as Record<string, boolean | undefined>).filter(([, on]) => on) : [[k, v]])));
 }
+
+/** Every option's key, for the names a world's benchmark flag may not take (a run records both side by side, and commands take both as options). */
+export const OPTION_KEYS = Object.keys({
+  context: 0,
+  embedder: 0,
+  aggregation: 0,
+  flags: 0,
+  depth: 0,
+  vpLabels: 0,
+  hierarchy: 0,
+  weights: 0,
+  split: 0,
+  judgeModel: 0,
+} satisfies Record<keyof BenchmarkOptions, 0>) as readonly (keyof BenchmarkOptions)[];
 
 /** Options whose flag is not their name's kebab case: the judge is given as a spec (`--judge llm:...`). */
 const FLAGS: Partial<Record<keyof BenchmarkOptions, string>> = { judgeModel: "judge" };

@@ -15,7 +15,7 @@ import { basename } from "node:path";
 import { DataError } from "../core/errors.js";
 import { Rng } from "../core/rng.js";
 import type { SocializedContext } from "../core/socialized-context.js";
-import type { ActionAnswer, Benchmark, BenchItem, BenchmarkOptions, GroundTruth, Verdict } from "../question/benchmark.js";
+import { BenchmarkOptionError, type ActionAnswer, type Benchmark, type BenchItem, type BenchmarkOptions, type GroundTruth, type Verdict } from "../question/benchmark.js";
 import { contextIdOf } from "../question/context-id.js";
 import type { QuestionTask } from "../question/world.js";
 import { contentOf, reactionSchemaFor, REACTION_TYPES, type ReactionAction } from "./action.js";
@@ -25,7 +25,7 @@ import { OnnxTokenEncoder, type TokenEncoder } from "./bertscore.js";
 import { groundTruthContext } from "./contexts.js";
 import { readTreeFile } from "./format.js";
 import { compactPrompt, nameOf, taskJsonSchema, taskPrompt } from "./prompts.js";
-import { FACT_KEYS, factsTitle, type FactsOptions } from "./facts.js";
+import { FACT_KEYS, factsTitle, factWithoutShort, NEEDS_SHORT, type FactsOptions } from "./facts.js";
 import { contentRougeL, perLabel, readReply, scoreTask, type BertScoreMeans } from "./scoring.js";
 import { labelReply, replyFor, tasksOf, type SocialTask } from "./tasks.js";
 
@@ -67,8 +67,8 @@ export class SocialBenchmark implements Benchmark<SocialBenchItem> {
     this.depth = opts.depth;
     this.context = opts.context ?? "full";
     this.facts = Object.fromEntries(FACT_KEYS.filter((k) => opts.flags?.[k]).map((k) => [k, true]));
-    for (const fact of Object.keys(this.facts))
-      if (this.context !== "short") throw new RangeError(`the ${fact} is a fact of the short prompt's facts line: it goes with context short`);
+    const lone = factWithoutShort(this.context, this.facts);
+    if (lone) throw new BenchmarkOptionError(`--${lone} ${NEEDS_SHORT}`);
     if (opts.embedder !== undefined) {
       if (!opts.embedder.startsWith("onnx:")) throw new RangeError(`the social benchmark's embedder is BERTScore's encoder, onnx:DIR (got "${opts.embedder}")`);
       this.encoder = OnnxTokenEncoder.open(opts.embedder.slice("onnx:".length));

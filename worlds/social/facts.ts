@@ -69,19 +69,37 @@ export const SOCIAL_FACTS = [
     state: (s) => (s.self?.interests[s.topic.key] === undefined ? undefined : `It interests you ${interestWords(s.self.interests[s.topic.key]!)}.`),
   },
   {
-    // How many items of this cascade the user had already seen when this one came (their own
-    // feed's history: the world records who saw what). Each lowers the chance to react by 1.5
-    // logits (fatigue, behavior.ts); the earlier reactions the line states already count only those
-    // the user reacted to.
+    // How many other items of this cascade the user had weighed (decided whether to react to)
+    // when they came to this one (their own feed's history: the world records who saw what). Each
+    // lowers the chance to react by 1.5 logits (fatigue, behavior.ts); the earlier reactions the
+    // line states count only those the user reacted to. Not "before": an item and its unseen
+    // thread come on screen at once, weighed from the newest up (sim.ts's show), so a post that
+    // came with a reply counts that reply, and a reply the post above it does not.
     key: "seen",
-    title: "how many of the cascade's items the user saw before",
-    help: "how many items of this cascade the user had seen before this one (their own feed's history)",
-    state: (s) => (s.mind.earlier === 0 ? "It is the first item of this story you see." : `You saw ${s.mind.earlier} other item${s.mind.earlier === 1 ? "" : "s"} of this story before.`),
+    title: "how many of the cascade's items the user had weighed",
+    help: "how many other items of this cascade the user had weighed when they came to this one, counting any shown with it (their own feed's history)",
+    state: (s) =>
+      s.mind.earlier === 0
+        ? "When you came to it, you had weighed no other item of this story."
+        : `When you came to it, you had weighed ${s.mind.earlier} other item${s.mind.earlier === 1 ? "" : "s"} of this story, counting any shown with it.`,
   },
 ] as const satisfies readonly SocialFact[];
 
 export type FactKey = (typeof SOCIAL_FACTS)[number]["key"];
 export const FACT_KEYS: readonly FactKey[] = SOCIAL_FACTS.map((f) => f.key);
+
+/** A fact's flag help: what the facts line then also states. */
+export function factHelp(fact: SocialFact): string {
+  return `with --context short: the facts line also states ${fact.help}`;
+}
+
+/** Why a fact is refused without the short prompt, after its flag: "--stance goes with --context short...". */
+export const NEEDS_SHORT = "goes with --context short (a fact of the short prompt's facts line)";
+
+/** The first fact of `facts` asked with a prompt other than the short one, whose facts line alone states them; undefined when none is. */
+export function factWithoutShort(context: string | undefined, facts: { readonly [K in FactKey]?: boolean | undefined } | undefined): FactKey | undefined {
+  return context === "short" ? undefined : FACT_KEYS.find((k) => facts?.[k]);
+}
 
 /** Which facts the facts line states besides the screen's (each of SOCIAL_FACTS, by key). */
 export type FactsOptions = { readonly [K in FactKey]?: boolean };

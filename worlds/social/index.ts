@@ -18,7 +18,7 @@ import { generateSocial } from "./generator.js";
 import { socialScenarios } from "./scenario.js";
 import { socialSolver } from "./solver.js";
 import { socialFacts } from "./leak-facts.js";
-import { FACT_KEYS, SOCIAL_FACTS } from "./facts.js";
+import { factHelp, SOCIAL_FACTS } from "./facts.js";
 
 export const world: WorldEntry = {
   name: "social",
@@ -33,15 +33,14 @@ export const world: WorldEntry = {
   },
   benchmark: {
     options: ["embedder", "depth", "context"],
-    flags: SOCIAL_FACTS.map((f) => ({ key: f.key, help: `with --context short: the facts line also states ${f.help}` })),
+    flags: SOCIAL_FACTS.map((f) => ({ key: f.key, help: factHelp(f) })),
     async create(opts) {
       if (opts.depth !== undefined && !(Number.isInteger(opts.depth) && opts.depth >= 0)) throw new BenchmarkOptionError(`--depth: expected a non-negative integer, got ${opts.depth}`);
-      for (const fact of FACT_KEYS)
-        if (opts.flags?.[fact] && opts.context !== "short") throw new BenchmarkOptionError(`--${fact} goes with --context short (a fact of the short prompt's facts line)`);
       try {
         // An ONNX encoder's folder is opened now: a bad one stops the command before a run exists.
         return new SocialBenchmark(opts);
       } catch (err) {
+        if (err instanceof BenchmarkOptionError) throw err;
         throw new BenchmarkOptionError(`--embedder: ${err instanceof Error ? err.message : String(err)}`);
       }
     },
@@ -62,7 +61,7 @@ export { buildFollowGraph, followersOf, followingOf, follows, graphBytes, type F
 export { nameOf as userName, topInterest } from "./population.js";
 export { generateNetwork, type Network, type NetworkOptions } from "./network.js";
 export { compactPrompt, factsLine, SOCIAL_INSTRUCTIONS, taskJsonSchema, taskPrompt } from "./prompts.js";
-export { agreementFact, FACT_KEYS, factsTitle, interestWords, SOCIAL_FACTS, type FactKey, type FactScene, type FactsOptions, type SocialFact } from "./facts.js";
+export { agreementFact, FACT_KEYS, factHelp, factsTitle, factWithoutShort, NEEDS_SHORT, interestWords, SOCIAL_FACTS, type FactKey, type FactScene, type FactsOptions, type SocialFact } from "./facts.js";
 export { socialReward, SOCIAL_REWARD_WEIGHTS, type SocialReward, type SocialRewardWeights } from "./rewards.js";
 export { MAX_ROOM_USERS, playableScenario, socialScenario, type SocialScenario, type SocialScenarioOptions } from "./scenario.js";
 export { contentRougeL, macroF1, readReply, scoreSocial, scoreTask, type DepthScores, type ScoredTask, type SocialScores } from "./scoring.js";
