@@ -36,6 +36,8 @@ while i <= #ARGV do
 end
 return {1, replies}`;
 
+const GAVE_UP = "the server is stopping, and no heartbeat renewed its lease in the time it was given";
+
 export type FencedCommand = readonly (string | Buffer)[];
 
 /** A write waiting for the lease: woken by each renewal that holds, failed when the place is lost or the wait given up. */
@@ -55,8 +57,8 @@ export class Fence implements WriteFence {
   private lapsed: (() => void) | undefined;
   /** Why writes no longer wait for the lease (the heartbeat stopped), once they do not. */
   private ended: string | undefined;
-  /** How long a write waits for the lease (finite once the server is stopping: stopping()). */
-  private patienceMs = Infinity;
+  /** Until when (performance.now()) a write waits for the lease: for ever, but once the server is stopping (stopping()). */
+  private giveUpAt = Infinity;
 
   /** `tombstone`: this process's tombstone key (tombstoneKey in process-heartbeat.ts). */
   constructor(readonly tombstone: string) {}
@@ -101,12 +103,12 @@ export class Fence implements WriteFence {
   }
 
   /**
-   * The server is stopping: a write that finds the lease lapsed waits at most `ms` for a heartbeat
-   * (those waiting already too), then is refused. With Redis away, a shutdown ends rather than
-   * waiting for it; what the rooms did not write, their next home plays again.
+   * The server is stopping: writes that find the lease lapsed wait for a heartbeat for `ms` from
+   * now in all (those waiting already too), then are refused. With Redis away, a shutdown ends
+   * rather than waiting for it; what the rooms did not write, their next home plays again.
    */
   stopping(ms: number): void {
-    this.patienceMs = Math.min(this.patienceMs, ms);
+    this.giveUpAt = Math.min(this.giveUpAt, performance.now() + ms);
     for (const w of this.waiting) this.giveUpLater(w);
   }
 
@@ -137,10 +139,11 @@ export class Fence implements WriteFence {
     while (!this.holds()) {
       if (this.tripped) throw new PlaceLost("a write", this.deadWhy());
       if (this.ended) throw new PlaceLost("a write", this.ended);
+      if (performance.now() >= this.giveUpAt) throw new PlaceLost("a write", GAVE_UP);
       const wait = new Promise<void>((done, fail) => {
         const w: Waiter = { done, fail };
         this.waiting.add(w);
-        if (this.patienceMs !== Infinity) this.giveUpLater(w);
+        if (this.giveUpAt !== Infinity) this.giveUpLater(w);
       });
       this.lapsed?.();
       await wait;
@@ -198,10 +201,12 @@ export class Fence implements WriteFence {
 
   private giveUpLater(w: Waiter): void {
     if (w.timer) return;
-    w.timer = setTimeout(() => {
-      if (!this.waiting.delete(w)) return;
-      w.fail(new PlaceLost("a write", `the server is stopping, and no heartbeat renewed its lease within ${Math.round(this.patienceMs / 1000)} s`));
-    }, this.patienceMs);
+    w.timer = setTimeout(
+      () => {
+        if (this.waiting.delete(w)) w.fail(new PlaceLost("a write", GAVE_UP));
+      },
+      Math.max(0, this.giveUpAt - performance.now()),
+    );
     w.timer.unref();
   }
 
