@@ -10,6 +10,7 @@ import { EpisodeLog, readEpisodeLog } from "../store/episode-log.js";
 import { thisProcess } from "../store/owner.js";
 import type { RunRecord, RunStore } from "../store/run-store.js";
 import { writeFileAtomic } from "../store/write-atomic.js";
+import { writesHeld } from "../store/write-fence.js";
 import type { Agent } from "../worlds/core/agent.js";
 import type { Benchmark, BenchItem, Mode } from "../worlds/question/benchmark.js";
 import { buildReport, type BenchReport } from "./report.js";
@@ -142,7 +143,11 @@ export class BenchmarkSession {
         startedAt: this.startedAt,
         finishedAt,
       });
-    if (report) writeFileAtomic(join(this.o.store.dirOf(this.run), "report.json"), reportJson(report));
+    if (report) {
+      // Replaced in one step next: in a server of a group, once its process is known to hold its place (store/write-fence.ts).
+      await writesHeld();
+      writeFileAtomic(join(this.o.store.dirOf(this.run), "report.json"), reportJson(report));
+    }
     await this.o.store.update(this.run.id, {
       status,
       finishedAt: report?.finishedAt ?? finishedAt.toISOString(),

@@ -191,6 +191,8 @@ export async function startServer(input: ServerConfig): Promise<RunningServer> {
       // self-play round in progress stops at its next step with a checkpoint. They stay in the
       // room registry: the next server brings them back.
       stopWatching?.();
+      // With Redis away, a write that found the lease lapsed would wait for it for ever: the shutdown ends instead (group/fence.ts).
+      group?.fence.stopping(HEARTBEAT_TTL_MS);
       const registryWritten = persisted.close();
       await gameServer.gracefullyShutdown(false);
       await registryWritten;

@@ -12,6 +12,7 @@
 import { randomBytes } from "node:crypto";
 import { ownerGone, ownerKey, thisProcess, type Owner } from "../store/owner.js";
 import { RoomRegistry, type RoomEntry } from "../store/room-registry.js";
+import { PlaceLost } from "../store/write-fence.js";
 
 /** The key of a restored room's options that names what it restores (removed before its options are read). */
 const RESTORE_KEY = "__socialworldRestore";
@@ -44,6 +45,8 @@ export class PersistedRooms {
   readonly registry: RoomRegistry;
   private readonly tracked = new Set<string>();
   private readonly waiting = new Map<string, RestoreInfo>();
+  /** Why a restored room failed to be created, as the room itself saw it (matchmaking passes on only its message). */
+  private readonly failures = new Map<string, unknown>();
   private closing = false;
   /** Registry writes, one after another, in the order they were asked for. */
   private chain: Promise<void> = Promise.resolve();
@@ -91,6 +94,7 @@ export class PersistedRooms {
   /**
    * Recreates the rooms whose server is gone, one by one, through `create` (matchmaking); a room
    * that cannot be recreated (its data file deleted since) is said so and dropped from the registry.
+   * One that failed for a reason that passes (restoreFailed) stays registered, to this process.
    */
   async restore(create: RecreateRoom, gone: (owner: Owner) => boolean = ownerGone, claimed?: (owners: Owner[]) => Promise<void>): Promise<string[]> {
     const restored: string[] = [];
@@ -105,10 +109,16 @@ export class PersistedRooms {
         restored.push(e.roomId);
       } catch (err) {
         this.tracked.delete(e.roomId);
-        console.error(`[rooms] room ${e.roomId} (${e.type}) could not be restored: ${(err as Error).message}; it is removed from ${this.registry.path}`);
-        await this.enqueue(() => this.registry.remove(e.roomId));
+        const cause = this.failures.get(e.roomId) ?? err;
+        if (passes(cause)) {
+          console.error(`[rooms] room ${e.roomId} (${e.type}) could not be restored now: ${(cause as Error).message}; it stays in ${this.registry.path}, and comes back when this process stops (in another process of its group) or the next server starts on this store`);
+        } else {
+          console.error(`[rooms] room ${e.roomId} (${e.type}) could not be restored: ${(err as Error).message}; it is removed from ${this.registry.path}`);
+          await this.enqueue(() => this.registry.remove(e.roomId));
+        }
       } finally {
         this.waiting.delete(nonce);
+        this.failures.delete(e.roomId);
       }
     }
     return restored;
@@ -144,6 +154,11 @@ export class PersistedRooms {
     return () => clearInterval(timer);
   }
 
+  /** A restored room failed to be created, with `err`: said by the room, whose error matchmaking passes on as a message. */
+  restoreFailed(info: RestoreInfo, err: unknown): void {
+    this.failures.set(info.roomId, err);
+  }
+
   /** A room being created: what it restores, if anything (the key is taken out of its options). */
   claim(raw: unknown): RestoreInfo | undefined {
     if (raw === null || typeof raw !== "object" || !(RESTORE_KEY in raw)) return undefined;
@@ -157,4 +172,14 @@ export class PersistedRooms {
     this.chain = this.chain.then(write).catch((err: unknown) => console.error(`[rooms] ${this.registry.path}: ${(err as Error).message}`));
     return this.chain;
   }
+}
+
+/**
+ * A restore that failed for a reason that passes, the room's data being whole: this process not
+ * known to hold its place in its group (it may have been declared dead: the room's next home
+ * restores it), or a full disk. Its registry entry is kept rather than the room lost.
+ */
+function passes(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return err instanceof PlaceLost || code === "ENOSPC" || code === "EDQUOT";
 }

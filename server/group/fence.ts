@@ -36,7 +36,16 @@ while i <= #ARGV do
 end
 return {1, replies}`;
 
+const GAVE_UP = "the server is stopping, and no heartbeat renewed its lease in the time it was given";
+
 export type FencedCommand = readonly (string | Buffer)[];
+
+/** A write waiting for the lease: woken by each renewal that holds, failed when the place is lost or the wait given up. */
+interface Waiter {
+  readonly done: () => void;
+  readonly fail: (err: Error) => void;
+  timer?: NodeJS.Timeout;
+}
 
 export class Fence implements WriteFence {
   readonly lease = new WriteLease();
@@ -44,8 +53,12 @@ export class Fence implements WriteFence {
   /** False until the first heartbeat: the lease counts from then (the process was no member before). */
   private armed = false;
   private readonly listeners: ((by: string) => void)[] = [];
-  private readonly waiting: { done: () => void; fail: (err: Error) => void }[] = [];
+  private readonly waiting = new Set<Waiter>();
   private lapsed: (() => void) | undefined;
+  /** Why writes no longer wait for the lease (the heartbeat stopped), once they do not. */
+  private ended: string | undefined;
+  /** Until when (performance.now()) a write waits for the lease: for ever, but once the server is stopping (stopping()). */
+  private giveUpAt = Infinity;
 
   /** `tombstone`: this process's tombstone key (tombstoneKey in process-heartbeat.ts). */
   constructor(readonly tombstone: string) {}
@@ -67,20 +80,42 @@ export class Fence implements WriteFence {
     this.taker = by;
     this.lease.revoke();
     for (const fn of this.listeners.splice(0)) fn(by);
-    for (const w of this.waiting.splice(0)) w.fail(new PlaceLost("a write", `this process was declared dead by its group; its rooms are recreated by ${by}`));
+    this.failWaiting(this.deadWhy());
   }
 
-  /** A heartbeat sent at `sent` was answered: the place is held for `ms` from then. */
-  renewed(sent: { mono: bigint; wall: number }, ms: number): void {
+  /**
+   * A heartbeat sent at `sent` was answered: the place is held for `ms` from then (`wallMs` on the
+   * wall clock: WriteLease). A reply that
+   * comes later than that (the event loop was blocked, Redis was away) renews a lease already
+   * over: the writes waiting go on waiting, and the heartbeat is asked to beat again at once.
+   */
+  renewed(sent: { mono: bigint; wall: number }, ms: number, wallMs = ms): void {
     if (this.tripped) return;
-    this.lease.extend(sent, ms);
+    this.lease.extend(sent, ms, wallMs);
     this.armed = true;
-    for (const w of this.waiting.splice(0)) w.done();
+    if (!this.lease.holds()) return this.lapsed?.();
+    for (const w of this.takeWaiting()) w.done();
   }
 
   /** `fn` (the heartbeat) is asked to beat at once when a write finds the lease lapsed. */
   onLapse(fn: () => void): void {
     this.lapsed = fn;
+  }
+
+  /**
+   * The server is stopping: writes that find the lease lapsed wait for a heartbeat for `ms` from
+   * now in all (those waiting already too), then are refused. With Redis away, a shutdown ends
+   * rather than waiting for it; what the rooms did not write, their next home plays again.
+   */
+  stopping(ms: number): void {
+    this.giveUpAt = Math.min(this.giveUpAt, performance.now() + ms);
+    for (const w of this.waiting) this.giveUpLater(w);
+  }
+
+  /** The heartbeat stopped: no renewal will come, so no write waits for one any more. */
+  stopped(): void {
+    this.ended ??= "its heartbeat stopped (the server is stopping)";
+    this.failWaiting(this.ended);
   }
 
   /** Whether this process holds its place now (on its own clocks: no question to Redis). */
@@ -91,15 +126,28 @@ export class Fence implements WriteFence {
   check(what: string): void {
     if (this.holds()) return;
     this.lapsed?.();
-    throw new PlaceLost(what, this.tripped ? `this process was declared dead by its group; its rooms are recreated by ${this.taker}` : "no heartbeat of this process was answered within its lease: it may have been declared dead by its group");
+    throw new PlaceLost(what, this.tripped ? this.deadWhy() : "no heartbeat of this process was answered within its lease: it may have been declared dead by its group");
   }
 
-  held(): Promise<void> {
-    if (this.holds()) return Promise.resolve();
-    if (this.tripped) return Promise.reject(new PlaceLost("a write", `this process was declared dead by its group; its rooms are recreated by ${this.taker}`));
-    const wait = new Promise<void>((done, fail) => this.waiting.push({ done, fail }));
-    this.lapsed?.();
-    return wait;
+  /**
+   * Resolves once the place is held: at once, or once a heartbeat renews the lease (one is sent
+   * at once). Rejects with PlaceLost when the process was declared dead, its heartbeat stopped, or
+   * (the server stopping) no heartbeat renewed it in time.
+   */
+  async held(): Promise<void> {
+    // A waiter is woken only by a renewal that holds, but whatever ran before it resumed may have taken long enough for the lease to lapse again.
+    while (!this.holds()) {
+      if (this.tripped) throw new PlaceLost("a write", this.deadWhy());
+      if (this.ended) throw new PlaceLost("a write", this.ended);
+      if (performance.now() >= this.giveUpAt) throw new PlaceLost("a write", GAVE_UP);
+      const wait = new Promise<void>((done, fail) => {
+        const w: Waiter = { done, fail };
+        this.waiting.add(w);
+        if (this.giveUpAt !== Infinity) this.giveUpLater(w);
+      });
+      this.lapsed?.();
+      await wait;
+    }
   }
 
   /**
@@ -134,6 +182,32 @@ export class Fence implements WriteFence {
       () => true,
       () => false,
     );
+  }
+
+  private deadWhy(): string {
+    return `this process was declared dead by its group; its rooms are recreated by ${this.taker}`;
+  }
+
+  private takeWaiting(): Waiter[] {
+    const all = [...this.waiting];
+    this.waiting.clear();
+    for (const w of all) clearTimeout(w.timer);
+    return all;
+  }
+
+  private failWaiting(why: string): void {
+    for (const w of this.takeWaiting()) w.fail(new PlaceLost("a write", why));
+  }
+
+  private giveUpLater(w: Waiter): void {
+    if (w.timer) return;
+    w.timer = setTimeout(
+      () => {
+        if (this.waiting.delete(w)) w.fail(new PlaceLost("a write", GAVE_UP));
+      },
+      Math.max(0, this.giveUpAt - performance.now()),
+    );
+    w.timer.unref();
   }
 
   private settle([written, reply]: [number, unknown]): unknown {

@@ -44,6 +44,13 @@ export const HEARTBEAT_TTL_MS = 10_000;
  * run at rates a fifth apart over ten seconds are broken clocks.
  */
 const LEASE_SHARE = 0.8;
+/**
+ * The share of its key's life the wall clock is given (WriteLease in store/write-fence.ts): it
+ * only catches a frozen VM whose monotonic clock stood still, so it refuses writes halfway between
+ * the lease's end and the key's expiry, and an NTP step forward refuses them later than it would
+ * at the lease's end.
+ */
+const WALL_LEASE_SHARE = 0.9;
 /** How long a tombstone is kept (a paused process that wakes later than this is not fenced). */
 const TOMBSTONE_S = 7 * 24 * 3600;
 
@@ -94,9 +101,12 @@ export class ProcessHeartbeat {
   readonly id = ownerKey(thisProcess());
   private readonly timer: NodeJS.Timeout;
   private stopped = false;
-  /** A beat waiting on Redis (away: commands wait for it to come back) is not doubled. */
+  /** A beat waiting on Redis (away: commands wait for it to come back) is not doubled... */
   private beating = false;
+  /** ...but one asked for meanwhile (its answer came too late to renew the lease) follows it at once. */
+  private again = false;
   private readonly leaseMs: number;
+  private readonly wallLeaseMs: number;
   /** When the first heartbeat of the current run of answered ones, none further than a lease apart, was sent; and the last. */
   private steadySince: bigint | undefined;
   private lastAnswered: bigint | undefined;
@@ -111,6 +121,7 @@ export class ProcessHeartbeat {
     private readonly takenOver: (() => string | undefined) | undefined,
   ) {
     this.leaseMs = Math.floor(ttlMs * LEASE_SHARE);
+    this.wallLeaseMs = Math.floor(ttlMs * WALL_LEASE_SHARE);
     this.timer = setInterval(() => this.beatNow(), everyMs);
     this.timer.unref();
     fence.onLapse(() => this.beatNow());
@@ -127,16 +138,26 @@ export class ProcessHeartbeat {
     return hb;
   }
 
-  /** Beats now unless a beat is waiting on Redis (a write that found the lease lapsed asks this). */
+  /**
+   * Beats now, or as soon as the beat waiting on Redis is answered (a write that found the lease
+   * lapsed asks this, and the fence when an answer came too late to renew it).
+   */
   beatNow(): void {
-    if (this.beating) return;
+    if (this.beating) {
+      this.again = true;
+      return;
+    }
     this.beating = true;
+    this.again = false;
     void this.beat()
       .catch(() => {
         // Redis away: the run of answered beats is broken (see steady).
         this.steadySince = undefined;
       })
-      .finally(() => (this.beating = false));
+      .finally(() => {
+        this.beating = false;
+        if (this.again) this.beatNow();
+      });
   }
 
   private async beat(): Promise<void> {
@@ -152,7 +173,7 @@ export class ProcessHeartbeat {
     if (ok !== 1) return this.fenced((await this.redis.get(tombstoneKey(this.id)).catch(() => null)) ?? "another process");
     if (this.lastAnswered === undefined || this.steadySince === undefined || sent.mono - this.lastAnswered > BigInt(this.leaseMs) * 1_000_000n) this.steadySince = sent.mono;
     this.lastAnswered = sent.mono;
-    this.fence.renewed(sent, this.leaseMs);
+    this.fence.renewed(sent, this.leaseMs, this.wallLeaseMs);
   }
 
   private fenced(by: string): void {
@@ -206,6 +227,8 @@ export class ProcessHeartbeat {
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
+    // No renewal comes any more: a write still waiting for one is refused rather than waiting for ever.
+    this.fence.stopped();
     if (!this.fence.tripped) await this.redis.del(PROCESS + this.id + ALIVE).catch(() => undefined);
   }
 }

@@ -24,6 +24,8 @@ import { PathShower } from "../security/public-run.js";
 import type { RestoreInfo } from "../room-registry.js";
 import type { RoomEntry } from "../../store/room-registry.js";
 import type { RunRecord } from "../../store/run-store.js";
+import { takeOverLog } from "../../store/episode-log.js";
+import { fenced, writesHeld } from "../../store/write-fence.js";
 import { C2S, S2C, type ActionResultMessage, type SeatMessage, type TurnMessage, type TurnOverMessage } from "../protocol.js";
 import { HumanTurns, type PendingTurn } from "./human-turns.js";
 import { malformedFrame } from "./malformed-frame.js";
@@ -191,6 +193,18 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
       ...(this.state.runId ? { runId: this.state.runId } : {}),
       ...(this.state.visibility === "private" ? { secrets: { ...(secrets.spectatorToken ? { spectatorToken: secrets.spectatorToken } : {}), seatTokens: secrets.seatTokens.map(({ index, token }) => ({ index, token })) } } : {}),
     };
+  }
+
+  /**
+   * A restored room's log, taken up as a new file before it is read (takeOverLog): in a group,
+   * the process that played it before may be paused, not dead, and what it writes on waking must
+   * not follow what is read here. Once this process holds its place: the copy is a write of the
+   * store. A process alone has no such writer: its logs are left as they are.
+   */
+  protected async takeOverRunLog(path: string): Promise<void> {
+    if (!fenced()) return;
+    await writesHeld();
+    takeOverLog(path);
   }
 
   /** A restored room's run, running again (its log keeps what was played before the restart). */
@@ -776,6 +790,7 @@ export abstract class BaseRoom extends Room<{ state: RoomState }> implements Liv
     try {
       await this.create(raw);
     } catch (err) {
+      if (this.restoring) this.ctx.persisted.restoreFailed(this.restoring, err);
       if (err instanceof Error && CLIENT_ERRORS.has(err.name)) throw new ServerError(ErrorCode.APPLICATION_ERROR, err.message);
       throw err;
     }

@@ -12,7 +12,6 @@ import { loadAgent } from "../../agents/registry.js";
 import type { Benchmark, BenchItem, Mode } from "../../worlds/question/benchmark.js";
 import { RunAborted, type ItemResult } from "../../benchmarks/runner.js";
 import { BenchmarkSession, summaryOf } from "../../benchmarks/session.js";
-import { takeOverLog } from "../../store/episode-log.js";
 import { personAnswerProblem } from "../../worlds/question/person-answer.js";
 import { QuestionWorld, questionTaskOf, type Answer, type QuestionState, type QuestionTask } from "../../worlds/question/world.js";
 import { loadBenchmark, loadGenerator } from "../../worlds/registry.js";
@@ -88,9 +87,8 @@ export class BenchmarkRoom extends BaseRoom {
     // A restored room's run goes on where its log ends: the session takes it up as `bench --resume`
     // does (the questions logged before the server was killed are not asked again).
     const resume = this.restoring?.runId && this.ctx.store.get(this.restoring.runId) ? this.restoring.runId : undefined;
-    // The process that played it before may be paused, not dead: what it writes on waking must not follow what the session reads.
     const resumed = resume ? this.ctx.store.get(resume) : undefined;
-    if (resumed) takeOverLog(this.ctx.store.episodesPath(resumed));
+    if (resumed) await this.takeOverRunLog(this.ctx.store.episodesPath(resumed));
     this.session = await BenchmarkSession.start({
       store: this.ctx.store,
       benchmark,

@@ -8,7 +8,7 @@ import type { Agent } from "../../worlds/core/agent.js";
 import type { Episode, TimestepRecord } from "../../worlds/core/episode.js";
 import { runEpisode } from "../../worlds/core/loop.js";
 import type { Scenario } from "../../worlds/core/scenario.js";
-import { EpisodeLog, takeOverLog } from "../../store/episode-log.js";
+import { EpisodeLog } from "../../store/episode-log.js";
 import { writesHeld } from "../../store/write-fence.js";
 import { readLogPage } from "../../store/log-index.js";
 import type { RunRecord } from "../../store/run-store.js";
@@ -86,11 +86,11 @@ export abstract class EpisodeRoom<S extends Scenario = Scenario> extends BaseRoo
    * played again, it was in the log twice (the same story, told twice). Sets the count of
    * episodes played before it.
    */
-  protected takeUp(seed: number): { seed: number; over: boolean } {
+  protected async takeUp(seed: number): Promise<{ seed: number; over: boolean }> {
     if (!this.restoring) return { seed, over: false };
     // No episode noted: the registry has it from the second one on (the first starts before the room is kept).
     const at = this.restoring.episode ?? { number: 1, seed };
-    const logged = this.lastLoggedEpisode();
+    const logged = await this.lastLoggedEpisode();
     const over = logged >= at.number && !this.loopOptions().loop;
     const next = logged >= at.number && !over ? logged + 1 : at.number;
     this.episodes = next - 1;
@@ -103,12 +103,11 @@ export abstract class EpisodeRoom<S extends Scenario = Scenario> extends BaseRoo
    * episode whose quiz was opened and never closed is not: the room plays it again, its quiz with
    * it (server/security/open-quizzes.ts).
    */
-  private lastLoggedEpisode(): number {
+  private async lastLoggedEpisode(): Promise<number> {
     const run = this.restoring?.runId ? this.ctx.store.get(this.restoring.runId) : undefined;
     if (!run) return 0;
     const path = this.ctx.store.episodesPath(run);
-    // The process that played it before may be paused, not dead: what it writes on waking must not follow what is read here.
-    takeOverLog(path);
+    await this.takeOverRunLog(path);
     // The last episode's record is within the log's last few (its quiz's close follows it).
     const { total } = readLogPage(path, 0, 0, { resolve: false });
     const tail = readLogPage<{ kind?: string; episode?: unknown; context_id?: string }>(path, Math.max(0, total - 8), 8, { resolve: false }).records;

@@ -79,7 +79,7 @@ export class SimulationRoom extends EpisodeRoom {
       turnDeadlineMs: opts.turnDeadlineMs,
     });
     // A room restored after its server was killed takes its run up where its log ends.
-    const { seed: firstSeed, over } = this.takeUp(opts.seed);
+    const { seed: firstSeed, over } = await this.takeUp(opts.seed);
     // The first scenario now, so that seats exist (and private seat tokens can be handed out) at creation.
     const first = await this.scenarios.create(firstSeed, this.worldOptions);
     checkSeatNames(opts, first.world.agents(first.initialState), "simulation room", "story");

@@ -86,7 +86,7 @@ export class SocialRoom extends EpisodeRoom<SocialScenarioPlay> {
     this.onMessage(SOCIAL_C2S.perspective, (client, message: unknown) => this.onPerspective(client, message));
     this.onMessage(SOCIAL_C2S.post, (client, message: unknown) => this.onPost(client, message));
     // A room restored after its server was killed takes its run up where its log ends.
-    const { seed: firstSeed, over } = this.takeUp(opts.seed);
+    const { seed: firstSeed, over } = await this.takeUp(opts.seed);
     const first = this.scenario(firstSeed);
     checkSeatNames(opts, first.world.agents(first.initialState), "social room", "network");
     const controllers = await this.beginEpisode(first, firstSeed);

@@ -326,23 +326,39 @@ export class SelfPlayPool implements PoolOfPeers {
     if (this.peers && !this.peers.trains()) return;
     const due = onTimer || (this.options.everyEpisodes !== undefined && this.fresh >= this.options.everyEpisodes);
     if (!due) return;
-    this.training = this.trainRound().finally(() => {
-      this.training = undefined;
-      // Episodes that came in during the round may already be due.
-      this.maybeTrain(false);
-    });
+    this.training = this.trainRound().then(
+      () => {
+        this.training = undefined;
+        // Episodes that came in during the round may already be due.
+        this.maybeTrain(false);
+      },
+      (err: unknown) => {
+        this.training = undefined;
+        // Not begun (its process not known to hold its place in its group): the episodes wait for the next round, asked for by the next episode.
+        console.error(`[self-play ${this.name}] round not started: ${(err as Error).message}; its episodes are kept for the next one`);
+      },
+    );
   }
 
+  /** Trains the next round; rejects, the episodes kept for the next one, when it could not begin. */
   private async trainRound(): Promise<void> {
+    // Its first write (a stopped round set aside) once this process is known to hold its place (store/write-fence.ts).
+    await writesHeld();
     const round = this.dirs.length + 1;
     const specs = this.episodes.slice();
+    const fresh = this.fresh;
     this.fresh = 0;
     const out = join(this.dir, `round-${round}`);
     // A round stopped before it finished (the server closed, or was killed): its partial checkpoint
     // is kept beside, and this round starts afresh on the episodes played since.
     if (existsSync(out)) {
-      checkWrite(out);
-      renameSync(out, `${out}.stopped-${new Date().toISOString().replace(/[:.]/g, "-")}`);
+      try {
+        checkWrite(out);
+        renameSync(out, `${out}.stopped-${new Date().toISOString().replace(/[:.]/g, "-")}`);
+      } catch (err) {
+        this.fresh += fresh;
+        throw err;
+      }
     }
     const trained = `policy:${out}${this.query}`;
     const heldOutFiles = this.heldOutFiles();

@@ -43,7 +43,10 @@ export function runRoundThread(job: Omit<RoundJob, "stop" | "lease">, hooks: Rou
       fn();
     };
     const onAbort = () => {
-      Atomics.store(new Int32Array(stop), 0, 1);
+      const flag = new Int32Array(stop);
+      Atomics.store(flag, 0, 1);
+      // A write of the round waiting for the server's lease sleeps on the flag (store/write-fence.ts).
+      Atomics.notify(flag, 0);
       grace = setTimeout(() => {
         terminated = true;
         void worker.terminate();

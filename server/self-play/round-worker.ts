@@ -85,7 +85,8 @@ const job = workerData as RoundJob;
 const post = (msg: FromRound) => port.postMessage(msg);
 const stop = new Int32Array(job.stop);
 // Paused with its server past the lease, a round writes no checkpoint into a folder that the pool's new trainer now writes.
-if (job.lease) fenceWithLease(job.lease);
+// A write waiting for the lease gives up once the server stops the round (the stop flag).
+if (job.lease) fenceWithLease(job.lease, { stop: job.stop });
 const abort = new AbortController();
 
 /** Scores `spec` on the held-out questions; a failure is reported and costs the round nothing (its checkpoint stands). */

@@ -25,6 +25,11 @@ afterAll(async () => {
 });
 
 const MEMBERS = "socialworld:processes";
+/**
+ * Beats every 100 ms, living 3 s (a 2.4 s lease): a stall of the test process under load shorter
+ * than the lease changes nothing, and the waits below poll rather than sleep a fixed time.
+ */
+const FAST = { everyMs: 100, ttlMs: 3000 } as const;
 const key = (id: string, what: "alive" | "dead") => `socialworld:process:${id}:${what}`;
 
 /** This process's fence, and whom it was told took it over. */
@@ -38,7 +43,7 @@ function fenceOfThisProcess() {
 describe("the group's heartbeat", () => {
   it("names this process, takes over a silent member once, and hands a dead taker's tombstone on", async () => {
     const { fence, fenced } = fenceOfThisProcess();
-    const hb = await ProcessHeartbeat.start(file.conn, "colyseus-me", fence, { everyMs: 100, ttlMs: 1000 });
+    const hb = await ProcessHeartbeat.start(file.conn, "colyseus-me", fence, FAST);
     beats.push(hb);
     const me = ownerKey(thisProcess());
     expect(await file.conn.hget(MEMBERS, me)).toBe("colyseus-me");
@@ -54,7 +59,8 @@ describe("the group's heartbeat", () => {
     await file.conn.del(key(ownerKey(local), "alive"));
     // Its own beats answered for less than a key's life: it might be a Redis that lost the others' keys, so nobody is taken over yet.
     expect(await hb.takeOver([local])).toEqual([]);
-    await new Promise((r) => setTimeout(r, 1300));
+    // Once they have been answered for a whole key's life, it does.
+    await until(async () => (await hb.takeOver([local])).length === 1, 20_000, "a whole key's life of answered beats");
     await file.conn.set(key(ownerKey(local), "alive"), "1", "PX", 60_000);
 
     // Another live process already took the dead one: nothing for this one (nor itself, nor the live ones, nor a stranger).
@@ -79,7 +85,7 @@ describe("the group's heartbeat", () => {
   it("a process whose tombstone is set stops beating and is told by whom", async () => {
     await file.conn.flushall();
     const { fence, fenced } = fenceOfThisProcess();
-    const hb = await ProcessHeartbeat.start(file.conn, "colyseus-me", fence, { everyMs: 100, ttlMs: 1000 });
+    const hb = await ProcessHeartbeat.start(file.conn, "colyseus-me", fence, FAST);
     beats.push(hb);
     await file.conn.set(key(hb.id, "dead"), "machine-b/7/1");
     await until(() => fenced.length > 0, 10_000, "the fence");
@@ -105,13 +111,13 @@ describe("the group's heartbeat", () => {
     const own = redisConnection(file.redis.url, "lease", { failFast: true });
     await until(() => own.status === "ready", 5000, "the connection");
     const { fence, fenced } = fenceOfThisProcess();
-    const hb = await ProcessHeartbeat.start(own, "colyseus-me", fence, { everyMs: 100, ttlMs: 1000 });
+    const hb = await ProcessHeartbeat.start(own, "colyseus-me", fence, FAST);
     beats.push(hb);
     expect(fence.holds()).toBe(true);
     fence.check("a log");
     own.disconnect();
-    // 800 ms (four fifths of the key's life) after the last beat answered, no write passes.
-    await until(() => !fence.holds(), 5000, "the lease to lapse");
+    // 2.4 s (four fifths of the key's life) after the last beat answered, no write passes.
+    await until(() => !fence.holds(), 20_000, "the lease to lapse");
     expect(() => fence.check("a log")).toThrow(/no heartbeat of this process was answered within its lease/);
     let held = false;
     void fence.held().then(() => (held = true));
@@ -119,7 +125,7 @@ describe("the group's heartbeat", () => {
     expect(held).toBe(false);
     // Redis answers again, and nothing says this process was taken over: the writes waiting go on.
     own.connect().catch(() => undefined);
-    await until(() => held, 5000, "the waiting write");
+    await until(() => held, 20_000, "the waiting write");
     expect(fence.holds()).toBe(true);
     expect(fenced).toEqual([]);
     await hb.stop();
@@ -132,10 +138,10 @@ describe("the group's heartbeat", () => {
     await until(() => own.status === "ready", 5000, "the connection");
     const { fence, fenced } = fenceOfThisProcess();
     let takenBy: string | undefined;
-    const hb = await ProcessHeartbeat.start(own, "colyseus-me", fence, { everyMs: 100, ttlMs: 1000, takenOver: () => takenBy });
+    const hb = await ProcessHeartbeat.start(own, "colyseus-me", fence, { ...FAST, takenOver: () => takenBy });
     beats.push(hb);
     own.disconnect();
-    await until(() => !fence.holds(), 5000, "the lease to lapse");
+    await until(() => !fence.holds(), 20_000, "the lease to lapse");
     // Meanwhile another process took its rooms over, and Redis lost the tombstone (restarted empty).
     takenBy = "machine-b/7/1";
     await file.conn.flushall();
@@ -150,5 +156,31 @@ describe("the group's heartbeat", () => {
     expect(await file.conn.exists(key(hb.id, "alive"))).toBe(0);
     expect(await file.conn.hexists(MEMBERS, hb.id)).toBe(0);
     own.disconnect();
+  });
+
+  it("a beat answered later than its lease (Redis stalled): the writes waiting go on only once a beat renews it", async () => {
+    await file.conn.flushall();
+    const own = redisConnection(file.redis.url, "lease");
+    const { fence, fenced } = fenceOfThisProcess();
+    const hb = await ProcessHeartbeat.start(own, "colyseus-me", fence, FAST);
+    beats.push(hb);
+    // Redis answers nobody for longer than the lease: the beat in flight is answered only after it.
+    const pauser = redisConnection(file.redis.url, "pauser");
+    await pauser.call("client", "pause", "3500", "all");
+    await until(() => !fence.holds(), 20_000, "the lease to lapse");
+    let wrote: string | undefined;
+    const write = fence.held().then(
+      () => {
+        fence.check("a log");
+        wrote = "written";
+      },
+      (err: Error) => (wrote = err.message),
+    );
+    await write;
+    expect(wrote).toBe("written");
+    expect(fenced).toEqual([]);
+    await hb.stop();
+    own.disconnect();
+    pauser.disconnect();
   });
 });

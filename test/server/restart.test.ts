@@ -47,6 +47,8 @@ describe("a server killed with kill -9", () => {
     first.child.kill("SIGKILL");
     await new Promise((r) => first.child.once("exit", r));
     const doneAtKill = logLines(first, bench.json.runId).length;
+    const logFile = (runId: string) => join(first.store, "runs", runId, "episodes.jsonl");
+    const inodes = [bench.json.runId, sim.json.runId].map((id: string) => statSync(logFile(id)).ino);
 
     const second = await serve(first.store);
     await until(() => /2 rooms of the last run restored/.test(second.out()), 5000, "the server to say what it restored");
@@ -57,6 +59,8 @@ describe("a server killed with kill -9", () => {
         [sim.json.roomId, "simulation", "private loop", sim.json.runId, "private"],
       ].sort(),
     );
+    // A server alone has no paused writer to fear: its logs are taken up as they are, not copied (as a group's are).
+    expect([bench.json.runId, sim.json.runId].map((id: string) => statSync(logFile(id)).ino)).toEqual(inodes);
     // The private room's tokens, handed out before the kill, still open it.
     const reserved = await fetch(`${second.base}/matchmake/joinById/${sim.json.roomId}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ token: sim.json.spectatorToken }) });
     expect(reserved.status).toBe(200);
