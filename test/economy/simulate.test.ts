@@ -2,7 +2,7 @@
  * `socialworld simulate economy`: the run's log (one record per month, read back as the run's
  * socialized context and turns), the report (--json: the yearly table, phillips and okun), every
  * parameter as a flag, resuming an interrupted run to the economy the whole run gives, and a
- * policy agent asked for every household each month.
+ * policy agent asked for every household each month (all of them at once, for batching).
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -27,6 +27,7 @@ import {
   initialEconomy,
   type EconomyParams,
 } from "../../worlds/economy/index.js";
+import type { Agent } from "../../worlds/core/agent.js";
 import { captureOutput } from "../capture.js";
 import { tempDir } from "../policy/fixtures.js";
 
@@ -72,7 +73,7 @@ describe("socialworld simulate economy", () => {
     expect(io.out).toContain("| year | real GDP | price level | inflation | unemployment | hourly wage | wage inflation | real GDP growth | interest rate |");
     expect(io.out).toMatch(/Phillips curve: corr\(unemployment, wage inflation\) = -?\d\.\d{3}\n/);
     expect(io.out).toMatch(/6 households × 48 months in \d+\.\d s/);
-    expect(io.out).toMatch(/Okun.s law: corr\(change in unemployment, real GDP growth\) = -?\d\.\d{3}; with the relative change of unemployment (-?\d\.\d{3}|n\/a \(too few years\))\n/);
+    expect(io.out).toMatch(/Okun.s law: corr\(change in unemployment, real GDP growth\) = -?\d\.\d{3}; with the relative change of unemployment (-?\d\.\d{3}|n\/a \(too few years after one with unemployment\))\n/);
 
     const s = await RunStore.open(store);
     const run = s.get(report.run)!;
@@ -99,6 +100,15 @@ describe("socialworld simulate economy", () => {
     expect(ep.turns[0]).toMatchObject({ agent: "household-1", timestep: 1, observation: months[0]!.observations[0], source: "agent" });
     expect(ep.turns[0]!.raw).toBeUndefined();
     expect(ep.turns[6 * 2]!.action).toEqual({ work: (months[2] as unknown as { decisions: { work: number[] } }).decisions.work[0], consumption: expect.any(Number) });
+  });
+
+  it("says why a correlation is missing: too few years, or a series that never moves", async () => {
+    const store = tempDir("sw-sim-");
+    expect(await main(["simulate", "economy", ...small, "--agent", "fixed", "--store", store, "--quiet"])).toBe(0);
+    // Households that always work: unemployment is 0 every year, so neither curve has a slope.
+    expect(io.out).toContain("Phillips curve: corr(unemployment, wage inflation) = n/a (a series without variation)\n");
+    expect(await main(["simulate", "economy", ...small, "--months", "36", "--store", store, "--quiet"])).toBe(0);
+    expect(io.out).toContain("Phillips curve: corr(unemployment, wage inflation) = n/a (too few years)\n");
   });
 
   it("logs as many households' views as asked, and every household's decision", async () => {
@@ -217,5 +227,31 @@ describe("socialworld simulate economy", () => {
     const fallbacks = turns.filter((t) => t.source === "fallback").length;
     expect(report.replies?.fallbackRate).toBeCloseTo(fallbacks / 6, 12);
     expect(io.out).toMatch(/replies: 6, exactly the decision's JSON \d+\.\d\d%, fallbacks \d+\.\d\d%/);
+  });
+
+  it("asks a model agent for the month's 100 households at once, so that its engine can batch them", async () => {
+    // A model agent that holds each reply a tick: were households asked one after another, at
+    // most one request would be in flight (the engine's BatchQueue batches what is in flight).
+    let inFlight = 0;
+    let most = 0;
+    const asked: number[] = [];
+    const agent: Agent = {
+      id: "batch-probe",
+      async act(turn) {
+        inFlight++;
+        most = Math.max(most, inFlight);
+        asked.push(turn.timestep);
+        await new Promise((r) => setTimeout(r, 1));
+        inFlight--;
+        return { action: { work: 1, consumption: 0.5 }, raw: '{"work": 1, "consumption": 0.5}' };
+      },
+    };
+    const params = economyParams({ households: 100, months: 2, skillBatches: 5 });
+    const sim = new EconomyRunner({ params, seed: 1, agentId: "batch-probe", deciders: { kind: "model", agent } });
+    await sim.step();
+    expect(most).toBe(100);
+    await sim.step();
+    expect(asked).toEqual([...Array(100).fill(1), ...Array(100).fill(2)]);
+    expect(sim.counts).toEqual({ turns: 200, strict: 200, fallbacks: 0 });
   });
 });
