@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { SimulationSession } from "../../benchmarks/simulation-session.js";
 import { main } from "../../cli/main.js";
 import { saveCheckpoint } from "../../models/checkpoint.js";
+import { startPolicyServer } from "../../server/openai/app.js";
 import { createFromScratch } from "../../models/from-scratch.js";
 import { readEpisodeLog } from "../../store/episode-log.js";
 import { RunStore } from "../../store/run-store.js";
@@ -227,6 +228,42 @@ describe("socialworld simulate economy", () => {
     const fallbacks = turns.filter((t) => t.source === "fallback").length;
     expect(report.replies?.fallbackRate).toBeCloseTo(fallbacks / 6, 12);
     expect(io.out).toMatch(/replies: 6, exactly the decision's JSON \d+\.\d\d%, fallbacks \d+\.\d\d%/);
+  });
+
+  it("asks an OpenAI-compatible endpoint (llm:) for every household, its reply held to the decision's JSON layout", async () => {
+    const params = economyParams({ households: 3, months: 2, skillBatches: 5 });
+    const state = initialEconomy(params, 0);
+    const corpus = state.names.map((_, i) => renderObservation(householdObservation(state, i, publicStats(state))));
+    // Room for the agent's system message (its JSON schema) beside a household's prompt.
+    const m = await createFromScratch({ preset: "1m", seed: 3, corpus: [...corpus, '{"work": 0.5, "consumption": 0.25}'], context: 2048 });
+    const dir = tempDir("sw-sim-llm-");
+    saveCheckpoint(dir, m.model, m.files);
+    const server = await startPolicyServer({ models: [{ id: "household", dir }], port: 0, host: "127.0.0.1" });
+    try {
+      const store = tempDir("sw-sim-");
+      const out = join(store, "r.json");
+      const spec = `llm:household@${server.baseUrl}?temperature=1&seed=4&max_tokens=40`;
+      expect(await main(["simulate", "economy", "--households", "3", "--months", "2", "--skill-batches", "5", "--agent", spec, "--store", store, "--json", out, "--quiet"])).toBe(0);
+      const report = JSON.parse(readFileSync(out, "utf8")) as Report;
+      expect(report.replies?.turns).toBe(6);
+      const s = await RunStore.open(store);
+      const turns = readEpisodeLog<{ turns: { agent: string; raw?: string; source: string; error?: string; info?: { calls: unknown[] } }[] }>(
+        s.episodesPath(s.get(report.run)!),
+      ).records.flatMap((x) => x.turns);
+      expect(turns.map((t) => t.agent)).toEqual(["household-1", "household-2", "household-3", "household-1", "household-2", "household-3"]);
+      for (const t of turns) {
+        // The endpoint samples under the schema the agent sends as response_format: an untrained
+        // model writes JSON with exactly the two keys. Their bounds are not sent (the agent's
+        // portable schema leaves minimum and maximum out), so a number above 1 is refused by the
+        // agent's zod check, asked again once, then given EconAgent's fallback, the error logged.
+        expect(Object.keys(JSON.parse(t.raw!) as object).sort()).toEqual(["consumption", "work"]);
+        expect(t.info?.calls.length).toBeGreaterThan(0);
+        if (t.source === "fallback") expect(t.error).toMatch(/does not match the schema/);
+        else expect(t.source).toBe("agent");
+      }
+    } finally {
+      await server.close();
+    }
   });
 
   it("asks a model agent for the month's 100 households at once, so that its engine can batch them", async () => {
