@@ -23,7 +23,7 @@
  * terminal and to OUT/results.md with the wall time of each stage and the load average. Not a test.
  */
 import { spawn } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { z } from "zod";
@@ -101,8 +101,11 @@ await run("sft", [
   "--lr", "3e-3", "--min-lr", "1e-4", "--warmup", "10", "--weight-decay", "0.01", "--seed", s, "--save-every", "100000", "--threads", "1", "--quiet",
 ]);
 
-// 4. Trained: GRPO with the seed's recipe, a LoRA adapter over Base.
+// 4. Trained: GRPO with the seed's recipe, a LoRA adapter over Base. The preset resumes OUT's
+// latest checkpoint; the demo trains afresh, as it does Base (a run of other --grpo-* settings
+// left there would be refused).
 const trained = join(out, "grpo");
+rmSync(trained, { recursive: true, force: true });
 await run("grpo", [
   "train", "grpo", "--model", base, "--world", "economy", "--preset", "econagent", "--points", "500", "--world-seed", String(seed + 3),
   "--out", trained, "--store", store, "--steps", String(values["grpo-steps"]), "--lr", String(values["grpo-lr"]), "--max-new-tokens", "24",

@@ -1,7 +1,7 @@
 /**
  * The Phillips curve and Okun's law in runs of the economy with rule-based households (a script,
  * not a test):
- *   npm run build && node dist/measurements/economy-regularities.js [--households 100,1000] [--seeds 5] [--policy heuristic]
+ *   npm run build && node dist/measurements/economy-regularities.js [--households 100,1000] [--seeds 5] [--policy RULE]
  *
  * Prints, for each run, the two correlations the issue asks for (Phillips: unemployment against
  * wage inflation; Okun: the change in unemployment against real GDP growth), Okun with the
@@ -14,10 +14,9 @@
 import { z } from "zod";
 import {
   economyParams,
-  fixedPolicy,
-  heuristicPolicy,
+  HOUSEHOLD_RULES,
+  householdRule,
   pearson,
-  randomPolicy,
   simulateEconomy,
   type EconomyRun,
   type HouseholdPolicy,
@@ -26,7 +25,7 @@ import {
 import { scriptArgs } from "./script-args.js";
 import { householdList } from "./economy-options.js";
 
-const USAGE = `node dist/measurements/economy-regularities.js [--households LIST] [--seeds N] [--months M] [--policy heuristic|random|fixed]
+const USAGE = `node dist/measurements/economy-regularities.js [--households LIST] [--seeds N] [--months M] [--policy RULE]
 
 Runs the economy with rule-based households and prints the Phillips and Okun correlations, with
 the quantities that explain their signs, then the first run's yearly indicators.
@@ -35,7 +34,8 @@ Options:
   --households LIST  populations, comma-separated (default 100,1000)
   --seeds N          runs per population, seeds 1..N (default 5)
   --months M         months a run lasts (default 240)
-  --policy P         heuristic (default), random, or fixed (work 1, consumption 0.5)
+  --policy RULE      a household rule, as simulate --agent takes it: \${HOUSEHOLD_RULES.join(", ")}
+                     (default heuristic; responsive:K works K more when its wage offer rose)
   --help             this text`;
 
 const args = scriptArgs({
@@ -45,14 +45,21 @@ const args = scriptArgs({
     households: householdList("100,1000"),
     seeds: z.coerce.number().int().min(1).default(5),
     months: z.coerce.number().int().min(24).default(240),
-    policy: z.enum(["heuristic", "random", "fixed"]).default("heuristic"),
+    policy: z
+      .string()
+      .default("heuristic")
+      .superRefine((spec, ctx) => {
+        try {
+          if (!householdRule(spec, 0)) ctx.addIssue({ code: "custom", message: `not a household rule: "${spec}" (${HOUSEHOLD_RULES.join(", ")})` });
+        } catch (err) {
+          ctx.addIssue({ code: "custom", message: (err as Error).message });
+        }
+      }),
   }),
 });
 
 function policyFor(seed: number): HouseholdPolicy {
-  if (args.policy === "random") return randomPolicy(seed);
-  if (args.policy === "fixed") return fixedPolicy(1, 0.5);
-  return heuristicPolicy(seed);
+  return householdRule(args.policy, seed)!;
 }
 
 const f3 = (x: number | null) => (x === null ? "n/a" : x.toFixed(3));

@@ -114,7 +114,11 @@ function paramsFrom(values: Record<string, unknown>): ReturnType<typeof economyP
 }
 
 const pct = (x: number | null) => (x === null ? "" : `${(100 * x).toFixed(2)}%`);
-const corr = (x: number | null) => (x === null ? "n/a (too few years)" : x.toFixed(3));
+/**
+ * A correlation, or why there is none: fewer than three years with both values (`pairs`), or a
+ * series that never moves (households that always work are never unemployed).
+ */
+const corr = (x: number | null, pairs: number, few = "too few years") => (x !== null ? x.toFixed(3) : pairs < 3 ? `n/a (${few})` : "n/a (a series without variation)");
 
 /** The yearly table as the command prints it (markdown). */
 export function yearTable(years: readonly YearRow[]): string {
@@ -208,11 +212,12 @@ export async function simulateCommand(argv: readonly string[]): Promise<number> 
   const report = await session.close("done");
   if (a.json) writeFileAtomic(a.json, JSON.stringify(report, null, 2) + "\n");
   const result = sim.result();
+  const years = (defined: (r: YearRow) => boolean) => result.years.filter(defined).length;
   const c = sim.counts;
   process.stdout.write(
     `${yearTable(result.years)}\n\n` +
-      `Phillips curve: corr(unemployment, wage inflation) = ${corr(result.phillips)}\n` +
-      `Okun's law: corr(change in unemployment, real GDP growth) = ${corr(result.okun)}; with the relative change of unemployment ${corr(result.okunRelative)}\n` +
+      `Phillips curve: corr(unemployment, wage inflation) = ${corr(result.phillips, years((r) => r.wageInflation !== null))}\n` +
+      `Okun's law: corr(change in unemployment, real GDP growth) = ${corr(result.okun, years((r) => r.unemploymentChange !== null && r.realGdpGrowth !== null))}; with the relative change of unemployment ${corr(result.okunRelative, years((r) => r.unemploymentGrowth !== null), "too few years after one with unemployment")}\n` +
       (c.turns ? `replies: ${c.turns.toLocaleString("en-US")}, exactly the decision's JSON ${pct(c.strict / c.turns)}, fallbacks ${pct(c.fallbacks / c.turns)}\n` : "") +
       `${n.toLocaleString("en-US")} households × ${sim.done} months in ${((performance.now() - started) / 1000).toFixed(1)} s (skills drawn, ${a.resume ? "logged months replayed, " : ""}months run and logged)\n` +
       `run ${session.run.id} in ${resolve(store.dirOf(session.run))}${a.json ? `; report in ${a.json}` : ""}\n`,

@@ -245,7 +245,9 @@ export function configFromArgs(a: Args): GrpoConfigInput {
 export async function grpoCommand(argv: readonly string[]): Promise<number> {
   // The world's own flags (the social prompt's facts) are declared by the world: read from the one named.
   const { args: a, flags: benchFlags } = await parseWithFlags(argv, Args, ["world", "bench"]);
-  if (!a.model && !a.resume) throw new UsageError("--model DIR is required (the policy to start from)");
+  const preset: GrpoPreset | undefined = a.preset ? GRPO_PRESETS[a.preset as GrpoPresetName] : undefined;
+  const resume = a.resume ?? preset?.resume;
+  if (!a.model && !resume) throw new UsageError("--model DIR is required (the policy to start from)");
   if (!a.world === !a.bench) throw new UsageError("give exactly one of --world NAME and --bench NAME --data FILE");
   if (a.bench && !a.data) throw new UsageError("--bench needs --data FILE");
   if (a.world && a.data) throw new UsageError("--data goes with --bench, not --world");
@@ -256,7 +258,6 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
     throw new UsageError(`${issue.path.join(".") || "options"}: ${issue.message}`);
   }
   const config = parsed.data;
-  const preset: GrpoPreset | undefined = a.preset ? GRPO_PRESETS[a.preset as GrpoPresetName] : undefined;
   const lora = loraArg(a.lora ?? preset?.lora);
   if (lora && !a.model) {
     const why = a.lora === undefined ? `--preset ${a.preset} trains a LoRA adapter (${preset?.lora}), which` : "--lora";
@@ -286,7 +287,7 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
       ...(lora ? { lora } : {}),
       source,
       config,
-      ...(a.resume ? { resume: a.resume } : {}),
+      ...(resume ? { resume } : {}),
       saveEvery: a["save-every"],
       keep: a.keep,
       store,

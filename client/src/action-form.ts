@@ -12,6 +12,8 @@ interface JsonSchema {
   const?: unknown;
   enum?: unknown[];
   description?: string;
+  minimum?: number;
+  maximum?: number;
   properties?: Record<string, JsonSchema>;
   required?: string[];
   oneOf?: JsonSchema[];
@@ -65,7 +67,10 @@ function field(key: string, name: string, prop: JsonSchema, required: boolean): 
     read = () => (sel.value === "" ? undefined : prop.enum!.find((e) => String(e) === sel.value));
     control = sel;
   } else if (prop.type === "number" || prop.type === "integer") {
-    const inp = h("input", { name, type: "number" });
+    // A number input steps by 1 unless told otherwise, and the browser then refuses to send 0.6
+    // (the economy's propensities): any number within the schema's bounds is valid.
+    const bounds = { ...(prop.minimum !== undefined ? { min: String(prop.minimum) } : {}), ...(prop.maximum !== undefined ? { max: String(prop.maximum) } : {}) };
+    const inp = h("input", { name, type: "number", step: prop.type === "integer" ? "1" : "any", ...bounds });
     read = () => (inp.value === "" ? undefined : Number(inp.value));
     control = inp;
   } else if (prop.type === "boolean") {

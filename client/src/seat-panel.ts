@@ -126,8 +126,18 @@ function perception(data: unknown): HTMLElement | null {
   if (!data || typeof data !== "object") return null;
   const d = data as Record<string, unknown>;
   if ("prompt" in d) return null; // a benchmark question: the text says it all
-  const rows = Object.entries(d).map(([k, v]) =>
-    h("li", h("span.label", `${k}: `), v === null ? "—" : Array.isArray(v) ? v.join(", ") || "—" : typeof v === "object" ? Object.entries(v as object).map(([a, b]) => `${a} → ${String(b)}`).join(", ") || "—" : String(v)),
-  );
+  const rows = Object.entries(d).map(([k, v]) => h("li", h("span.label", `${k}: `), shown(v)));
   return rows.length ? h("ul.perception", rows) : null;
+}
+
+/**
+ * A perceived value as text, nested objects included (a household's finances hold its last
+ * decision); fractions to four decimals, so that money and propensities read at a glance.
+ */
+function shown(v: unknown): string {
+  if (v === null || v === undefined) return "—";
+  if (typeof v === "number") return Number.isInteger(v) ? String(v) : String(Number(v.toFixed(4)));
+  if (Array.isArray(v)) return v.map(shown).join(", ") || "—";
+  if (typeof v === "object") return Object.entries(v as object).map(([a, b]) => (b !== null && typeof b === "object" && !Array.isArray(b) ? `${a} → (${shown(b)})` : `${a} → ${shown(b)}`)).join(", ") || "—";
+  return String(v);
 }

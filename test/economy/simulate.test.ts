@@ -2,7 +2,7 @@
  * `socialworld simulate economy`: the run's log (one record per month, read back as the run's
  * socialized context and turns), the report (--json: the yearly table, phillips and okun), every
  * parameter as a flag, resuming an interrupted run to the economy the whole run gives, and a
- * policy agent asked for every household each month.
+ * policy agent asked for every household each month (all of them at once, for batching).
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { SimulationSession } from "../../benchmarks/simulation-session.js";
 import { main } from "../../cli/main.js";
 import { saveCheckpoint } from "../../models/checkpoint.js";
+import { startPolicyServer } from "../../server/openai/app.js";
 import { createFromScratch } from "../../models/from-scratch.js";
 import { readEpisodeLog } from "../../store/episode-log.js";
 import { RunStore } from "../../store/run-store.js";
@@ -27,6 +28,7 @@ import {
   initialEconomy,
   type EconomyParams,
 } from "../../worlds/economy/index.js";
+import type { Agent } from "../../worlds/core/agent.js";
 import { captureOutput } from "../capture.js";
 import { tempDir } from "../policy/fixtures.js";
 
@@ -72,7 +74,7 @@ describe("socialworld simulate economy", () => {
     expect(io.out).toContain("| year | real GDP | price level | inflation | unemployment | hourly wage | wage inflation | real GDP growth | interest rate |");
     expect(io.out).toMatch(/Phillips curve: corr\(unemployment, wage inflation\) = -?\d\.\d{3}\n/);
     expect(io.out).toMatch(/6 households × 48 months in \d+\.\d s/);
-    expect(io.out).toMatch(/Okun.s law: corr\(change in unemployment, real GDP growth\) = -?\d\.\d{3}; with the relative change of unemployment (-?\d\.\d{3}|n\/a \(too few years\))\n/);
+    expect(io.out).toMatch(/Okun.s law: corr\(change in unemployment, real GDP growth\) = -?\d\.\d{3}; with the relative change of unemployment (-?\d\.\d{3}|n\/a \(too few years after one with unemployment\))\n/);
 
     const s = await RunStore.open(store);
     const run = s.get(report.run)!;
@@ -99,6 +101,15 @@ describe("socialworld simulate economy", () => {
     expect(ep.turns[0]).toMatchObject({ agent: "household-1", timestep: 1, observation: months[0]!.observations[0], source: "agent" });
     expect(ep.turns[0]!.raw).toBeUndefined();
     expect(ep.turns[6 * 2]!.action).toEqual({ work: (months[2] as unknown as { decisions: { work: number[] } }).decisions.work[0], consumption: expect.any(Number) });
+  });
+
+  it("says why a correlation is missing: too few years, or a series that never moves", async () => {
+    const store = tempDir("sw-sim-");
+    expect(await main(["simulate", "economy", ...small, "--agent", "fixed", "--store", store, "--quiet"])).toBe(0);
+    // Households that always work: unemployment is 0 every year, so neither curve has a slope.
+    expect(io.out).toContain("Phillips curve: corr(unemployment, wage inflation) = n/a (a series without variation)\n");
+    expect(await main(["simulate", "economy", ...small, "--months", "36", "--store", store, "--quiet"])).toBe(0);
+    expect(io.out).toContain("Phillips curve: corr(unemployment, wage inflation) = n/a (too few years)\n");
   });
 
   it("logs as many households' views as asked, and every household's decision", async () => {
@@ -217,5 +228,67 @@ describe("socialworld simulate economy", () => {
     const fallbacks = turns.filter((t) => t.source === "fallback").length;
     expect(report.replies?.fallbackRate).toBeCloseTo(fallbacks / 6, 12);
     expect(io.out).toMatch(/replies: 6, exactly the decision's JSON \d+\.\d\d%, fallbacks \d+\.\d\d%/);
+  });
+
+  it("asks an OpenAI-compatible endpoint (llm:) for every household, its reply held to the decision's JSON layout", async () => {
+    const params = economyParams({ households: 3, months: 2, skillBatches: 5 });
+    const state = initialEconomy(params, 0);
+    const corpus = state.names.map((_, i) => renderObservation(householdObservation(state, i, publicStats(state))));
+    // Room for the agent's system message (its JSON schema) beside a household's prompt.
+    const m = await createFromScratch({ preset: "1m", seed: 3, corpus: [...corpus, '{"work": 0.5, "consumption": 0.25}'], context: 2048 });
+    const dir = tempDir("sw-sim-llm-");
+    saveCheckpoint(dir, m.model, m.files);
+    const server = await startPolicyServer({ models: [{ id: "household", dir }], port: 0, host: "127.0.0.1" });
+    try {
+      const store = tempDir("sw-sim-");
+      const out = join(store, "r.json");
+      const spec = `llm:household@${server.baseUrl}?temperature=1&seed=4&max_tokens=40`;
+      expect(await main(["simulate", "economy", "--households", "3", "--months", "2", "--skill-batches", "5", "--agent", spec, "--store", store, "--json", out, "--quiet"])).toBe(0);
+      const report = JSON.parse(readFileSync(out, "utf8")) as Report;
+      expect(report.replies?.turns).toBe(6);
+      const s = await RunStore.open(store);
+      const turns = readEpisodeLog<{ turns: { agent: string; raw?: string; source: string; error?: string; info?: { calls: unknown[] } }[] }>(
+        s.episodesPath(s.get(report.run)!),
+      ).records.flatMap((x) => x.turns);
+      expect(turns.map((t) => t.agent)).toEqual(["household-1", "household-2", "household-3", "household-1", "household-2", "household-3"]);
+      for (const t of turns) {
+        // The endpoint samples under the schema the agent sends as response_format: an untrained
+        // model writes JSON with exactly the two keys. Their bounds are not sent (the agent's
+        // portable schema leaves minimum and maximum out), so a number above 1 is refused by the
+        // agent's zod check, asked again once, then given EconAgent's fallback, the error logged.
+        expect(Object.keys(JSON.parse(t.raw!) as object).sort()).toEqual(["consumption", "work"]);
+        expect(t.info?.calls.length).toBeGreaterThan(0);
+        if (t.source === "fallback") expect(t.error).toMatch(/does not match the schema/);
+        else expect(t.source).toBe("agent");
+      }
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("asks a model agent for the month's 100 households at once, so that its engine can batch them", async () => {
+    // A model agent that holds each reply a tick: were households asked one after another, at
+    // most one request would be in flight (the engine's BatchQueue batches what is in flight).
+    let inFlight = 0;
+    let most = 0;
+    const asked: number[] = [];
+    const agent: Agent = {
+      id: "batch-probe",
+      async act(turn) {
+        inFlight++;
+        most = Math.max(most, inFlight);
+        asked.push(turn.timestep);
+        await new Promise((r) => setTimeout(r, 1));
+        inFlight--;
+        return { action: { work: 1, consumption: 0.5 }, raw: '{"work": 1, "consumption": 0.5}' };
+      },
+    };
+    const params = economyParams({ households: 100, months: 2, skillBatches: 5 });
+    const sim = new EconomyRunner({ params, seed: 1, agentId: "batch-probe", deciders: { kind: "model", agent } });
+    await sim.step();
+    expect(most).toBe(100);
+    await sim.step();
+    expect(asked).toEqual([...Array(100).fill(1), ...Array(100).fill(2)]);
+    expect(sim.counts).toEqual({ turns: 200, strict: 200, fallbacks: 0 });
   });
 });

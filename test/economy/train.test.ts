@@ -1,9 +1,9 @@
 /**
  * `train grpo --world economy`: the world's own decision points (household-months rewarded with
- * the decision's normalized utility), the strict format's -1, the seed's settings as a preset, and
- * a run whose rollouts are logged with their rewards.
+ * the decision's normalized utility), the strict format's -1, the seed's settings as a preset (its
+ * resume auto included), and a run whose rollouts are logged with their rewards.
  */
-import { existsSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { configFromArgs } from "../../cli/commands/train-grpo.js";
@@ -64,7 +64,7 @@ describe("train grpo --world economy", () => {
     saveCheckpoint(model, m.model, m.files);
     const out = tempDir("sw-econ-grpo-");
     const store = tempDir("sw-econ-store-");
-    const argv = ["train", "grpo", "--model", model, "--world", "economy", "--points", "8", "--preset", "econagent", "--out", out, "--store", store, "--steps", "1", "--max-new-tokens", "16", "--quiet"];
+    const argv = ["train", "grpo", "--model", model, "--world", "economy", "--points", "8", "--preset", "econagent", "--out", out, "--store", store, "--steps", "2", "--save-every", "1", "--max-new-tokens", "16", "--quiet"];
     expect(await main(argv)).toBe(0);
     // The recipe's LoRA adapter: the base stays as it was, the adapter is saved in PEFT's layout.
     expect(io.err).toMatch(/LoRA r=8 alpha=16 dropout=\S+ on q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj/);
@@ -73,7 +73,7 @@ describe("train grpo --world economy", () => {
     const runId = /rollouts in run (\S+)/.exec(io.out)![1]!;
     const s = await RunStore.open(store);
     const recs = readEpisodeLog<{ kind: string; world: string; turns: { agent: string; reward: number; source: string; raw: string }[] }>(s.episodesPath(s.get(runId)!)).records;
-    expect(recs).toHaveLength(4);
+    expect(recs).toHaveLength(8);
     for (const r of recs) {
       expect(r).toMatchObject({ kind: "room_episode", world: "economy" });
       expect(r.turns).toHaveLength(2);
@@ -84,9 +84,16 @@ describe("train grpo --world economy", () => {
       }
     }
 
+    // The recipe's resume auto: the same command again goes on from OUT's latest checkpoint (here
+    // step 1, as if the run had been stopped before its last step) instead of starting over.
+    rmSync(join(out, "checkpoint-2"), { recursive: true });
+    expect(await main(argv)).toBe(0);
+    expect(io.err).toContain(`resuming from ${join(out, "checkpoint-1")} (step 1 of 2)`);
+    expect(existsSync(join(out, "checkpoint-2"))).toBe(true);
+
     expect(await main(["train", "grpo", "--model", model, "--world", "economy", "--episodes", "3", "--out", tempDir("sw-econ-grpo-")])).toBe(2);
     expect(io.err).toContain("--episodes: the economy world gives decision points of its own: ask for --points N");
     expect(await main(["train", "grpo", "--model", model, "--world", "tomi", "--points", "3", "--out", tempDir("sw-econ-grpo-")])).toBe(2);
     expect(io.err).toContain("--points: the tomi world has no decision points of its own");
-  });
+  }, 180_000);
 });

@@ -9,17 +9,22 @@ export interface GrpoPreset {
   readonly config: GrpoConfigInput;
   /** The recipe's LoRA adapter, as --lora's text (a --lora given beside the preset wins). */
   readonly lora?: string;
+  /** The recipe's --resume (a --resume given beside the preset wins). */
+  readonly resume?: "auto";
   /** What of the recipe this trainer does not do (printed when the preset is used). */
   readonly unsupported?: string;
 }
 
 export const GRPO_PRESETS = {
   // The economic decision agent's recipe (issue 29): rollout n = 2, temperature 0.7, entropy
-  // 0.02, KL 0.005, batch 4, with a LoRA adapter of rank 8, alpha 16 on all linear layers.
+  // 0.02, KL 0.005, batch 4, with a LoRA adapter of rank 8, alpha 16 on all linear layers, and
+  // resume auto (a run started again on the same OUT goes on from its latest checkpoint).
   econagent: {
-    describe: "the economic decision agent's recipe: group size 2, temperature 0.7, entropy 0.02, KL 0.005, 4 prompts a step, LoRA r=8 alpha=16 on all linear layers",
+    describe:
+      "the economic decision agent's recipe: group size 2, temperature 0.7, entropy 0.02, KL 0.005, 4 prompts a step, LoRA r=8 alpha=16 on all linear layers, resume auto",
     config: { groupSize: 2, temperature: 0.7, entropyCoef: 0.02, klCoef: 0.005, prompts: 4 },
     lora: "r=8,alpha=16,targets=all-linear",
+    resume: "auto",
   },
 } as const satisfies Readonly<Record<string, GrpoPreset>>;
 
