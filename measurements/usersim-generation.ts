@@ -55,7 +55,8 @@ Options:
   --eval N           the test split's first N records (default 60)
   --cross            also bench each policy in the other generation
   --threads N        CPU threads of every stage (default 1)
-  --reuse            keep OUT's data, base, SFT and GRPO policies and bench reports where a finished run left them
+  --reuse            keep OUT's data, base, SFT and GRPO policies and bench reports where a finished run left them,
+                     if made with these arguments (OUT/stages.json; otherwise it stops, saying which differ)
   --help             this text`;
 
 const values = scriptArgs({
@@ -84,19 +85,55 @@ const threads = ["--threads", String(values.threads)];
 const hierarchyFile = join(packageRoot(), "worlds", "usersim", "hierarchies", "compact.json");
 // As usersim-demo.ts asks a hierarchical reply.
 const MAX_NEW = 320;
-const kept = (what: string, path: string) => {
-  const yes = values.reuse && existsSync(path);
-  if (yes) process.stderr.write(`[${what}] kept ${path} (--reuse)\n`);
-  return yes;
+// Each stage's arguments, recorded in OUT/stages.json when it finishes: --reuse keeps an output
+// only if it was made with the arguments this run would give it (another --sft-steps once benched
+// the old models silently) and none of the stages it reads ran again here. An output this script
+// did not record (a hand-trained model linked in, docs/worlds/usersim.md) is kept unchecked, and says so.
+const stagesFile = join(out, "stages.json");
+const recorded: Record<string, string[]> = existsSync(stagesFile) ? z.record(z.string(), z.array(z.string())).parse(JSON.parse(readFileSync(stagesFile, "utf8"))) : {};
+const ran = new Set<string>();
+// What a stage makes does not depend on its threads or its chatter.
+const significant = (args: readonly string[]) => args.filter((a, i) => a !== "--quiet" && a !== "--threads" && args[i - 1] !== "--threads");
+const kept = (what: string, all: readonly string[], path: string, after: readonly string[] = []): boolean => {
+  if (!values.reuse || !existsSync(path) || after.some((s) => ran.has(s))) return false;
+  const was = recorded[what];
+  const args = significant(all);
+  if (was === undefined) {
+    process.stderr.write(`[${what}] kept ${path} (--reuse; not made by this script, its arguments unchecked)\n`);
+    return true;
+  }
+  if (was.join("\0") !== args.join("\0")) {
+    const changes = was.length === args.length ? args.flatMap((a, i) => (a === was[i] ? [] : [`${i > 0 ? `${args[i - 1]} ` : ""}${was[i]} -> ${a}`])) : [`${was.join(" ")} -> ${args.join(" ")}`];
+    process.stderr.write(
+      `usersim-generation: --reuse: ${path} was made by stage "${what}" with other arguments (${changes.join("; ")}); ` +
+        `run without --reuse or with another --out to make it again\n`,
+    );
+    process.exit(2);
+  }
+  process.stderr.write(`[${what}] kept ${path} (--reuse)\n`);
+  return true;
 };
-const run = (stage: string, args: string[], output: string) => (kept(stage, output) ? Promise.resolve("") : socialworld(stage, args, timings));
+const record = (what: string, args: readonly string[]) => {
+  ran.add(what);
+  recorded[what] = significant(args);
+  writeFileSync(stagesFile, JSON.stringify(recorded, null, 2) + "\n");
+};
+const run = async (stage: string, args: string[], output: string, after: readonly string[] = []) => {
+  if (kept(stage, args, output, after)) return;
+  // A stage that fails leaves no record behind it to vouch for what it half wrote.
+  delete recorded[stage];
+  writeFileSync(stagesFile, JSON.stringify(recorded, null, 2) + "\n");
+  await socialworld(stage, args, timings);
+  record(stage, args);
+};
 
 // 1. Data: the records, each recipe's SFT examples (no response-only ones: both recipes are hierarchical).
 const data = join(out, "usersim.jsonl");
 await run("generate", ["generate", "usersim", "--n", String(values.n), "--seed", String(values["data-seed"]), "--out", data], data);
 const sftFile = (g: Generation) => join(out, `sft-${g}.jsonl`);
 const corpus = join(out, "corpus.jsonl");
-if (!kept("sft data", corpus)) {
+const sftDataArgs = ["--hierarchy", hierarchyFile, "--seed", String(values.seed)];
+if (!kept("sft data", sftDataArgs, corpus, ["generate"])) {
   const t0 = performance.now();
   const lines: string[] = [];
   for (const g of GENERATIONS) {
@@ -108,14 +145,15 @@ if (!kept("sft data", corpus)) {
   // One tokenizer for both recipes: the words of both prompts (the per-level ones have level.txt's).
   writeFileSync(corpus, lines.join("\n") + "\n");
   timings.push({ stage: "sft data", seconds: (performance.now() - t0) / 1000 });
+  record("sft data", sftDataArgs);
 }
 
 // 2-3. One base, then SFT on each recipe's examples with the same budget.
 const base = join(out, "base");
-await run("base", usersimBaseArgs(corpus, base, values.seed), join(base, "model.safetensors"));
+await run("base", usersimBaseArgs(corpus, base, values.seed), join(base, "model.safetensors"), ["sft data"]);
 const sft = (g: Generation) => join(out, `sft-${g}`);
 for (const g of GENERATIONS) {
-  await run(`SFT ${g}`, [...usersimSftArgs(base, sftFile(g), sft(g), values["sft-steps"], values.seed, values.threads), "--quiet"], join(sft(g), "model.safetensors"));
+  await run(`SFT ${g}`, [...usersimSftArgs(base, sftFile(g), sft(g), values["sft-steps"], values.seed, values.threads), "--quiet"], join(sft(g), "model.safetensors"), ["sft data", "base"]);
 }
 
 // 4. GRPO on top, each in its own generation, the same budget.
@@ -126,7 +164,7 @@ if (values["grpo-steps"] > 0) {
       model: sft(g), data, hierarchy: hierarchyFile, out: grpo(g), store, steps: values["grpo-steps"], prompts: values.prompts, groupSize: values["group-size"],
       maxNewTokens: MAX_NEW, lr: values.lr, seed: values.seed, threads: values.threads, generation: g,
     });
-    await run(`GRPO ${g}`, args, join(grpo(g), "model.safetensors"));
+    await run(`GRPO ${g}`, args, join(grpo(g), "model.safetensors"), ["generate", `SFT ${g}`]);
   }
 }
 
@@ -151,7 +189,7 @@ for (const [name, dir] of policies) {
       const agent = asked === "joint" ? `policy:${dir(trained)}?max_new_tokens=${MAX_NEW}` : `policy:${dir(trained)}?generation=per-level`;
       await run(`bench ${label}, asked ${asked}`, [
         "bench", "usersim", "--data", data, "--split", "test", "--limit", String(values.eval), "--hierarchy", hierarchyFile, "--agent", agent, "--store", store, "--json", json, ...threads, "--quiet",
-      ], json);
+      ], json, ["generate", `${name} ${trained}`]);
       const report = JSON.parse(readFileSync(json, "utf8")) as Row["report"];
       const r = (await runStore()).get(report.runId);
       if (!r) throw new Error(`no run ${report.runId} in ${store}`);
