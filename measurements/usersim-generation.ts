@@ -14,8 +14,9 @@
  * Optionally GRPO on top of each SFT in its own generation (`train grpo --generation MODE`), the
  * same budget for both. Every policy is benched greedily under the reply's grammar on the test
  * split's first --eval records, in its own generation (and, with --cross, in the other); the table
- * gives each row's per-tag means, its alignment with its standard error over the records, and the
- * paired difference from the joint recipe asked jointly on the same records.
+ * gives each row's per-tag means, its alignment with its standard error over the records, and
+ * paired differences on the same records: from the joint recipe asked jointly, from the joint
+ * recipe asked the same way (with --cross), and a GRPO policy's from its own SFT.
  *
  * Every stage is a child process (cli-process.ts); the table goes to the terminal and to
  * OUT/results.md with the wall time and the load average. Not a test.
@@ -40,7 +41,8 @@ const USAGE = `node dist/measurements/usersim-generation.js [options]   (or: npm
 Trains one base policy on generated usersim records twice with the same SFT budget, once on joint
 prompts and once on per-level prompts (optionally GRPO on top, each in its own generation), and
 benches each as it was trained on the same test records: per-tag means, alignment with its
-standard error, and per-level minus joint paired on the records. OUT/results.md holds the table.
+standard error, and paired differences on the records (per-level minus joint, GRPO minus its SFT).
+OUT/results.md holds the table.
 
 Options:
   --out DIR          models, data, store and results (default data/usersim-generation)
@@ -200,23 +202,28 @@ for (const [name, dir] of policies) {
   }
 }
 
-// 6. The table: per-tag means, alignment +- its standard error, and per-level minus joint on the same records.
+// 6. The table: per-tag means, alignment +- its standard error, and paired differences on the same records:
+// from the joint recipe asked jointly (the same kind of policy: the per-level recipe's cost, or the cost of
+// asking a joint policy per level), from the joint recipe asked the same way (the recipe alone, with --cross),
+// and a GRPO policy's from its own SFT asked the same way.
 const h = readHierarchyFile(hierarchyFile);
 const tags = [...h.states.map((d) => d.name), h.response.name];
 const f3 = (x: number | undefined) => (x === undefined ? "–" : x.toFixed(3));
+const kind = (row: Row) => row.label.split(" ")[0];
+const paired = (row: Row, other: Row | undefined) => {
+  if (!other || other === row) return "";
+  const d = meanError([...row.scores].filter(([id]) => other.scores.has(id)).map(([id, x]) => x - other.scores.get(id)!), "records");
+  return `${d.mean >= 0 ? "+" : "−"}${Math.abs(d.mean).toFixed(3)} ± ${d.error.toFixed(3)}`;
+};
 const table = [
-  `| policy | asked | ${tags.join(" | ")} | format | alignment ± s.e. | minus the joint recipe asked jointly (paired ± s.e.) |`,
-  `|:--|:--|${tags.map(() => "--:").join("|")}|--:|--:|--:|`,
+  `| policy | asked | ${tags.join(" | ")} | format | alignment ± s.e. | minus the joint recipe asked jointly (paired ± s.e.) | minus the joint recipe asked the same way (paired ± s.e.) | minus its SFT (paired ± s.e.) |`,
+  `|:--|:--|${tags.map(() => "--:").join("|")}|--:|--:|--:|--:|--:|`,
   ...rows.map((row) => {
     const a = meanError([...row.scores.values()], "records");
-    // Against the joint recipe asked jointly (the same kind of policy): the per-level recipe's cost, or the cost of asking a joint policy per level.
-    const joint = rows.find((o) => o.label.split(" ")[0] === row.label.split(" ")[0] && o.trained === "joint" && o.asked === "joint");
-    let paired = "";
-    if (joint && joint !== row) {
-      const d = meanError([...row.scores].filter(([id]) => joint.scores.has(id)).map(([id, x]) => x - joint.scores.get(id)!), "records");
-      paired = `${d.mean >= 0 ? "+" : "−"}${Math.abs(d.mean).toFixed(3)} ± ${d.error.toFixed(3)}`;
-    }
-    return `| ${row.label} | ${row.asked} | ${tags.map((t) => f3(row.report.metrics[t])).join(" | ")} | ${f3(row.report.metrics.format_rate)} | ${a.mean.toFixed(3)} ± ${a.error.toFixed(3)} | ${paired} |`;
+    const jointly = rows.find((o) => kind(o) === kind(row) && o.trained === "joint" && o.asked === "joint");
+    const sameWay = row.trained === "joint" ? undefined : rows.find((o) => kind(o) === kind(row) && o.trained === "joint" && o.asked === row.asked);
+    const itsSft = kind(row) === "SFT" ? undefined : rows.find((o) => kind(o) === "SFT" && o.trained === row.trained && o.asked === row.asked);
+    return `| ${row.label} | ${row.asked} | ${tags.map((t) => f3(row.report.metrics[t])).join(" | ")} | ${f3(row.report.metrics.format_rate)} | ${a.mean.toFixed(3)} ± ${a.error.toFixed(3)} | ${paired(row, jointly)} | ${paired(row, sameWay)} | ${paired(row, itsSft)} |`;
   }),
 ];
 
