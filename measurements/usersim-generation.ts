@@ -14,8 +14,9 @@
  * Optionally GRPO on top of each SFT in its own generation (`train grpo --generation MODE`), the
  * same budget for both. Every policy is benched greedily under the reply's grammar on the test
  * split's first --eval records, in its own generation (and, with --cross, in the other); the table
- * gives each row's per-tag means, its alignment with its standard error over the records, and the
- * paired difference from the joint recipe asked jointly on the same records.
+ * gives each row's per-tag means, its alignment with its standard error over the records, and
+ * paired differences on the same records: from the joint recipe asked jointly, from the joint
+ * recipe asked the same way (with --cross), and a GRPO policy's from its own SFT.
  *
  * Every stage is a child process (cli-process.ts); the table goes to the terminal and to
  * OUT/results.md with the wall time and the load average. Not a test.
@@ -40,7 +41,8 @@ const USAGE = `node dist/measurements/usersim-generation.js [options]   (or: npm
 Trains one base policy on generated usersim records twice with the same SFT budget, once on joint
 prompts and once on per-level prompts (optionally GRPO on top, each in its own generation), and
 benches each as it was trained on the same test records: per-tag means, alignment with its
-standard error, and per-level minus joint paired on the records. OUT/results.md holds the table.
+standard error, and paired differences on the records (per-level minus joint, GRPO minus its SFT).
+OUT/results.md holds the table.
 
 Options:
   --out DIR          models, data, store and results (default data/usersim-generation)
@@ -55,7 +57,8 @@ Options:
   --eval N           the test split's first N records (default 60)
   --cross            also bench each policy in the other generation
   --threads N        CPU threads of every stage (default 1)
-  --reuse            keep OUT's data, base, SFT and GRPO policies and bench reports where a finished run left them
+  --reuse            keep OUT's data, base, SFT and GRPO policies and bench reports where a finished run left them,
+                     if made with these arguments (OUT/stages.json; otherwise it stops, saying which differ)
   --help             this text`;
 
 const values = scriptArgs({
@@ -84,19 +87,55 @@ const threads = ["--threads", String(values.threads)];
 const hierarchyFile = join(packageRoot(), "worlds", "usersim", "hierarchies", "compact.json");
 // As usersim-demo.ts asks a hierarchical reply.
 const MAX_NEW = 320;
-const kept = (what: string, path: string) => {
-  const yes = values.reuse && existsSync(path);
-  if (yes) process.stderr.write(`[${what}] kept ${path} (--reuse)\n`);
-  return yes;
+// Each stage's arguments, recorded in OUT/stages.json when it finishes: --reuse keeps an output
+// only if it was made with the arguments this run would give it (another --sft-steps once benched
+// the old models silently) and none of the stages it reads ran again here. An output this script
+// did not record (a hand-trained model linked in, docs/worlds/usersim.md) is kept unchecked, and says so.
+const stagesFile = join(out, "stages.json");
+const recorded: Record<string, string[]> = existsSync(stagesFile) ? z.record(z.string(), z.array(z.string())).parse(JSON.parse(readFileSync(stagesFile, "utf8"))) : {};
+const ran = new Set<string>();
+// What a stage makes does not depend on its threads or its chatter.
+const significant = (args: readonly string[]) => args.filter((a, i) => a !== "--quiet" && a !== "--threads" && args[i - 1] !== "--threads");
+const kept = (what: string, all: readonly string[], path: string, after: readonly string[] = []): boolean => {
+  if (!values.reuse || !existsSync(path) || after.some((s) => ran.has(s))) return false;
+  const was = recorded[what];
+  const args = significant(all);
+  if (was === undefined) {
+    process.stderr.write(`[${what}] kept ${path} (--reuse; not made by this script, its arguments unchecked)\n`);
+    return true;
+  }
+  if (was.join("\0") !== args.join("\0")) {
+    const changes = was.length === args.length ? args.flatMap((a, i) => (a === was[i] ? [] : [`${i > 0 ? `${args[i - 1]} ` : ""}${was[i]} -> ${a}`])) : [`${was.join(" ")} -> ${args.join(" ")}`];
+    process.stderr.write(
+      `usersim-generation: --reuse: ${path} was made by stage "${what}" with other arguments (${changes.join("; ")}); ` +
+        `run without --reuse or with another --out to make it again\n`,
+    );
+    process.exit(2);
+  }
+  process.stderr.write(`[${what}] kept ${path} (--reuse)\n`);
+  return true;
 };
-const run = (stage: string, args: string[], output: string) => (kept(stage, output) ? Promise.resolve("") : socialworld(stage, args, timings));
+const record = (what: string, args: readonly string[]) => {
+  ran.add(what);
+  recorded[what] = significant(args);
+  writeFileSync(stagesFile, JSON.stringify(recorded, null, 2) + "\n");
+};
+const run = async (stage: string, args: string[], output: string, after: readonly string[] = []) => {
+  if (kept(stage, args, output, after)) return;
+  // A stage that fails leaves no record behind it to vouch for what it half wrote.
+  delete recorded[stage];
+  writeFileSync(stagesFile, JSON.stringify(recorded, null, 2) + "\n");
+  await socialworld(stage, args, timings);
+  record(stage, args);
+};
 
 // 1. Data: the records, each recipe's SFT examples (no response-only ones: both recipes are hierarchical).
 const data = join(out, "usersim.jsonl");
 await run("generate", ["generate", "usersim", "--n", String(values.n), "--seed", String(values["data-seed"]), "--out", data], data);
 const sftFile = (g: Generation) => join(out, `sft-${g}.jsonl`);
 const corpus = join(out, "corpus.jsonl");
-if (!kept("sft data", corpus)) {
+const sftDataArgs = ["--hierarchy", hierarchyFile, "--seed", String(values.seed)];
+if (!kept("sft data", sftDataArgs, corpus, ["generate"])) {
   const t0 = performance.now();
   const lines: string[] = [];
   for (const g of GENERATIONS) {
@@ -108,14 +147,15 @@ if (!kept("sft data", corpus)) {
   // One tokenizer for both recipes: the words of both prompts (the per-level ones have level.txt's).
   writeFileSync(corpus, lines.join("\n") + "\n");
   timings.push({ stage: "sft data", seconds: (performance.now() - t0) / 1000 });
+  record("sft data", sftDataArgs);
 }
 
 // 2-3. One base, then SFT on each recipe's examples with the same budget.
 const base = join(out, "base");
-await run("base", usersimBaseArgs(corpus, base, values.seed), join(base, "model.safetensors"));
+await run("base", usersimBaseArgs(corpus, base, values.seed), join(base, "model.safetensors"), ["sft data"]);
 const sft = (g: Generation) => join(out, `sft-${g}`);
 for (const g of GENERATIONS) {
-  await run(`SFT ${g}`, [...usersimSftArgs(base, sftFile(g), sft(g), values["sft-steps"], values.seed, values.threads), "--quiet"], join(sft(g), "model.safetensors"));
+  await run(`SFT ${g}`, [...usersimSftArgs(base, sftFile(g), sft(g), values["sft-steps"], values.seed, values.threads), "--quiet"], join(sft(g), "model.safetensors"), ["sft data", "base"]);
 }
 
 // 4. GRPO on top, each in its own generation, the same budget.
@@ -126,7 +166,7 @@ if (values["grpo-steps"] > 0) {
       model: sft(g), data, hierarchy: hierarchyFile, out: grpo(g), store, steps: values["grpo-steps"], prompts: values.prompts, groupSize: values["group-size"],
       maxNewTokens: MAX_NEW, lr: values.lr, seed: values.seed, threads: values.threads, generation: g,
     });
-    await run(`GRPO ${g}`, args, join(grpo(g), "model.safetensors"));
+    await run(`GRPO ${g}`, args, join(grpo(g), "model.safetensors"), ["generate", `SFT ${g}`]);
   }
 }
 
@@ -151,7 +191,7 @@ for (const [name, dir] of policies) {
       const agent = asked === "joint" ? `policy:${dir(trained)}?max_new_tokens=${MAX_NEW}` : `policy:${dir(trained)}?generation=per-level`;
       await run(`bench ${label}, asked ${asked}`, [
         "bench", "usersim", "--data", data, "--split", "test", "--limit", String(values.eval), "--hierarchy", hierarchyFile, "--agent", agent, "--store", store, "--json", json, ...threads, "--quiet",
-      ], json);
+      ], json, ["generate", `${name} ${trained}`]);
       const report = JSON.parse(readFileSync(json, "utf8")) as Row["report"];
       const r = (await runStore()).get(report.runId);
       if (!r) throw new Error(`no run ${report.runId} in ${store}`);
@@ -162,23 +202,28 @@ for (const [name, dir] of policies) {
   }
 }
 
-// 6. The table: per-tag means, alignment +- its standard error, and per-level minus joint on the same records.
+// 6. The table: per-tag means, alignment +- its standard error, and paired differences on the same records:
+// from the joint recipe asked jointly (the same kind of policy: the per-level recipe's cost, or the cost of
+// asking a joint policy per level), from the joint recipe asked the same way (the recipe alone, with --cross),
+// and a GRPO policy's from its own SFT asked the same way.
 const h = readHierarchyFile(hierarchyFile);
 const tags = [...h.states.map((d) => d.name), h.response.name];
 const f3 = (x: number | undefined) => (x === undefined ? "–" : x.toFixed(3));
+const kind = (row: Row) => row.label.split(" ")[0];
+const paired = (row: Row, other: Row | undefined) => {
+  if (!other || other === row) return "";
+  const d = meanError([...row.scores].filter(([id]) => other.scores.has(id)).map(([id, x]) => x - other.scores.get(id)!), "records");
+  return `${d.mean >= 0 ? "+" : "−"}${Math.abs(d.mean).toFixed(3)} ± ${d.error.toFixed(3)}`;
+};
 const table = [
-  `| policy | asked | ${tags.join(" | ")} | format | alignment ± s.e. | minus the joint recipe asked jointly (paired ± s.e.) |`,
-  `|:--|:--|${tags.map(() => "--:").join("|")}|--:|--:|--:|`,
+  `| policy | asked | ${tags.join(" | ")} | format | alignment ± s.e. | minus the joint recipe asked jointly (paired ± s.e.) | minus the joint recipe asked the same way (paired ± s.e.) | minus its SFT (paired ± s.e.) |`,
+  `|:--|:--|${tags.map(() => "--:").join("|")}|--:|--:|--:|--:|--:|`,
   ...rows.map((row) => {
     const a = meanError([...row.scores.values()], "records");
-    // Against the joint recipe asked jointly (the same kind of policy): the per-level recipe's cost, or the cost of asking a joint policy per level.
-    const joint = rows.find((o) => o.label.split(" ")[0] === row.label.split(" ")[0] && o.trained === "joint" && o.asked === "joint");
-    let paired = "";
-    if (joint && joint !== row) {
-      const d = meanError([...row.scores].filter(([id]) => joint.scores.has(id)).map(([id, x]) => x - joint.scores.get(id)!), "records");
-      paired = `${d.mean >= 0 ? "+" : "−"}${Math.abs(d.mean).toFixed(3)} ± ${d.error.toFixed(3)}`;
-    }
-    return `| ${row.label} | ${row.asked} | ${tags.map((t) => f3(row.report.metrics[t])).join(" | ")} | ${f3(row.report.metrics.format_rate)} | ${a.mean.toFixed(3)} ± ${a.error.toFixed(3)} | ${paired} |`;
+    const jointly = rows.find((o) => kind(o) === kind(row) && o.trained === "joint" && o.asked === "joint");
+    const sameWay = row.trained === "joint" ? undefined : rows.find((o) => kind(o) === kind(row) && o.trained === "joint" && o.asked === row.asked);
+    const itsSft = kind(row) === "SFT" ? undefined : rows.find((o) => kind(o) === "SFT" && o.trained === row.trained && o.asked === row.asked);
+    return `| ${row.label} | ${row.asked} | ${tags.map((t) => f3(row.report.metrics[t])).join(" | ")} | ${f3(row.report.metrics.format_rate)} | ${a.mean.toFixed(3)} ± ${a.error.toFixed(3)} | ${paired(row, jointly)} | ${paired(row, sameWay)} | ${paired(row, itsSft)} |`;
   }),
 ];
 

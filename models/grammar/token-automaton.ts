@@ -231,6 +231,10 @@ function tighten(bytes: ByteAutomaton, rows: number[][], firstRows: readonly num
   const S = bytes.size;
   // The gain each string's states have taken (gains only grow: distances only fall).
   const applied = new Float64Array(bytes.texts.length);
+  // A bounded string's token distances read only its closing entries' targets: counted again only
+  // when one of theirs fell (the same inputs give the same distances, already taken).
+  const closings = bytes.texts.map((t, i) => (Number.isFinite(t.max) ? closingTargets(t, rows, firstRows[i]!) : new Int32Array(0)));
+  const counted: (Int32Array | undefined)[] = [];
   for (let round = 0; round < 64; round++) {
     let changed = false;
     for (let s = S - 1; s >= C; s--) {
@@ -260,9 +264,26 @@ function tighten(bytes: ByteAutomaton, rows: number[][], firstRows: readonly num
         }
       }
     }
-    for (const [i, t] of bytes.texts.entries()) if (countedTokenDistances(t, rows, firstRows[i]!, dist)) changed = true;
+    for (const [i, t] of bytes.texts.entries()) {
+      if (!Number.isFinite(t.max)) continue;
+      const reads = closings[i]!.map((s) => dist[s]!);
+      const last = counted[i];
+      if (last && last.every((d, k) => d === reads[k])) continue;
+      counted[i] = reads;
+      if (countedTokenDistances(t, rows, firstRows[i]!, dist)) changed = true;
+    }
     if (!changed) return;
   }
+}
+
+/** The targets of a string's closing entries (those that leave it), each once. */
+function closingTargets(t: ByteAutomaton["texts"][number], rows: readonly number[][], first: number): Int32Array {
+  const out = new Set<number>();
+  for (let sigma = 0; sigma < t.stride; sigma++) {
+    const row = rows[first + sigma]!;
+    for (let i = 0; i < row.length; i += ENTRY_FIELDS) if (row[i + E_UNITS]! < 0) out.add(row[i + E_TARGET]!);
+  }
+  return Int32Array.from(out);
 }
 
 /**

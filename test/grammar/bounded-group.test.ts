@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { compileBytes, compileConstraint, type ConstraintSpec } from "../../models/grammar/index.js";
+import { UNREACHABLE } from "../../models/grammar/byte-automaton.js";
 import { Rng } from "../../worlds/core/rng.js";
 import { allowedOf, byteVocabulary, check, JSON_PIECES, randomText, randomTokens, textOf } from "./helpers.js";
 
@@ -129,7 +130,9 @@ describe("bounded groups", () => {
     // From inside the first state: the token to the next state (1), a character (1), then "\n</t>" byte by byte (5); in bytes, 16.
     expect(states.distance(mid)).toBe(7);
     expect(states.distance(walk(states, "<s>\nab\n</s>\n<t>\nc"))).toBe(5);
-    // Walks at tight budgets always finish, and the masks agree with brute force, at every count.
+    // Walks at tight budgets always finish, and the masks agree with brute force at the states the walks
+    // reach (brute force reads the automaton's own distances, so the invariant test below is what
+    // checks that none is too low).
     const rng = Rng.seeded("token-distances");
     for (const a of [response, states]) {
       for (let i = 0; i < 60; i++) {
@@ -139,6 +142,41 @@ describe("bounded groups", () => {
     }
     check({ type: "regex", pattern: "^<r>\\n(?=[\\s\\S]{6,20}$)(?:(?:[^<]|<[^/])*\\n<\\/r>)$" }, vocab, bytes, 30, "token-distance-response");
     check({ type: "regex", pattern: statePattern(6, ["s", "t"]) }, vocab, bytes, 30, "token-distance-states");
+  });
+
+  it("keep every distance: at each state a distance of d tokens has a token allowed with d left (0: the state accepts)", () => {
+    // Exhaustive over the states, every count included: a distance one too low has no such token.
+    const keeps = (a: ReturnType<typeof compileConstraint>, label: string) => {
+      const tokens = new Int32Array(a.vocabSize + 4);
+      const next = new Int32Array(a.vocabSize + 4);
+      let finite = 0;
+      for (let s = 0; s < a.numStates; s++) {
+        const d = a.distance(s);
+        if (d === UNREACHABLE) continue;
+        finite++;
+        expect(d, `${label}: state ${s}`).toBeGreaterThanOrEqual(0);
+        if (d === 0) {
+          expect(a.accepts(s), `${label}: state ${s} at distance 0 accepts`).toBe(true);
+          continue;
+        }
+        const k = a.allowed(s, d, tokens, next);
+        expect(next.subarray(0, k).some((to) => to >= 0), `${label}: state ${s} keeps its distance ${d}`).toBe(true);
+      }
+      expect(finite, label).toBeGreaterThan(0);
+    };
+    const emoji = "\u{1F600}";
+    const pieces = ["\n</r>", "\n!", "hello", " world", "ab", "abc", emoji, `a${emoji}`, `${emoji}\n`, [0xf0, 0x9f], [0x98, 0x80], "\u00e9a", "b\n</s>", "\n</s>\n<t>\n"];
+    const vocabularies = [byteVocabulary(pieces).vocab, byteVocabulary(JSON_PIECES).vocab];
+    const patterns = [
+      ...PATTERNS,
+      statePattern(6, ["s", "t"]),
+      "^<r>\\n(?=[\\s\\S]{6,20}$)(?:(?:[^<]|<[^/])*\\n<\\/r>)$",
+      // A 4-byte character (one of the bound's characters, four tokens in bytes) and a minimum above 0.
+      `^(?=[^\\n]{2,5}\\n)[ab${emoji}]+\\n!$`,
+      // Raw text that ends the pattern (no closing character: its body states accept).
+      `^<r>(?=[^<]{2,6}$)(?:[a ${emoji}]*b)$`,
+    ];
+    for (const p of patterns) for (const [i, vocab] of vocabularies.entries()) keeps(compileConstraint({ type: "regex", pattern: p }, vocab), `${p} (vocabulary ${i})`);
   });
 
   it("count six 384-character states instead of writing them out: a few hundred explicit states", () => {

@@ -4,7 +4,8 @@
  * The built scripts are run as users run them (node dist/measurements/NAME.js).
  */
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -109,6 +110,21 @@ describe("the built scripts", () => {
     expect(QuizOptionsSchema.safeParse({ questions: MAX_QUIZ_QUESTIONS }).success).toBe(true);
     expect(QuizOptionsSchema.safeParse({ questions: MAX_QUIZ_QUESTIONS + 1 }).success).toBe(false);
     expect(run("selfplay-quiz", ["--help"]).stdout).toContain(`--quiz-questions N      quiz questions per seat per episode, 1-${MAX_QUIZ_QUESTIONS}`);
+  });
+
+  it("usersim-generation --reuse refuses an output made with other arguments, naming them, before any work", () => {
+    const out = mkdtempSync(join(tmpdir(), "usersim-generation-"));
+    try {
+      writeFileSync(join(out, "usersim.jsonl"), "");
+      const generate = (n: number) => ["generate", "usersim", "--n", String(n), "--seed", "0", "--out", join(out, "usersim.jsonl")];
+      writeFileSync(join(out, "stages.json"), JSON.stringify({ generate: generate(50) }));
+      const r = run("usersim-generation", ["--out", out, "--reuse", "--n", "70"]);
+      expect(r.status).toBe(2);
+      expect(r.stderr).toContain(`usersim-generation: --reuse: ${join(out, "usersim.jsonl")} was made by stage "generate" with other arguments (--n 50 -> 70)`);
+      expect(r.stdout).toBe("");
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
   });
 
   it("the load script's worker says what it is when run by hand", () => {
