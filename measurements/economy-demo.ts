@@ -23,7 +23,7 @@
  * terminal and to OUT/results.md with the wall time of each stage and the load average. Not a test.
  */
 import { spawn } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { z } from "zod";
@@ -103,11 +103,11 @@ await run("sft", [
 
 // 4. Trained: GRPO with the seed's recipe, a LoRA adapter over Base. The preset resumes OUT's
 // latest checkpoint; the demo trains afresh, as it does Base (a run of other --grpo-* settings
-// left there would be refused).
+// left there would be refused): --resume off, which train grpo does under OUT/grpo's lock and
+// which removes only the checkpoints (a folder not deleted whole, a run in progress refused).
 const trained = join(out, "grpo");
-rmSync(trained, { recursive: true, force: true });
 await run("grpo", [
-  "train", "grpo", "--model", base, "--world", "economy", "--preset", "econagent", "--points", "500", "--world-seed", String(seed + 3),
+  "train", "grpo", "--model", base, "--world", "economy", "--preset", "econagent", "--resume", "off", "--points", "500", "--world-seed", String(seed + 3),
   "--out", trained, "--store", store, "--steps", String(values["grpo-steps"]), "--lr", String(values["grpo-lr"]), "--max-new-tokens", "24",
   "--seed", s, "--save-every", "100000", "--threads", "1", "--quiet",
 ]);

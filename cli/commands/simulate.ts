@@ -10,6 +10,7 @@ import { SimulationSession } from "../../benchmarks/simulation-session.js";
 import { RunStore } from "../../store/run-store.js";
 import { writeFileAtomic } from "../../store/write-atomic.js";
 import {
+  correlationYears,
   ECONOMY_DEFAULTS,
   EconomyParamsFields,
   EconomyRunner,
@@ -212,12 +213,12 @@ export async function simulateCommand(argv: readonly string[]): Promise<number> 
   const report = await session.close("done");
   if (a.json) writeFileAtomic(a.json, JSON.stringify(report, null, 2) + "\n");
   const result = sim.result();
-  const years = (defined: (r: YearRow) => boolean) => result.years.filter(defined).length;
+  const years = correlationYears(result.years);
   const c = sim.counts;
   process.stdout.write(
     `${yearTable(result.years)}\n\n` +
-      `Phillips curve: corr(unemployment, wage inflation) = ${corr(result.phillips, years((r) => r.wageInflation !== null))}\n` +
-      `Okun's law: corr(change in unemployment, real GDP growth) = ${corr(result.okun, years((r) => r.unemploymentChange !== null && r.realGdpGrowth !== null))}; with the relative change of unemployment ${corr(result.okunRelative, years((r) => r.unemploymentGrowth !== null), "too few years after one with unemployment")}\n` +
+      `Phillips curve: corr(unemployment, wage inflation) = ${corr(result.phillips, years.phillips)}\n` +
+      `Okun's law: corr(change in unemployment, real GDP growth) = ${corr(result.okun, years.okun)}; with the relative change of unemployment ${corr(result.okunRelative, years.okunRelative, "too few years with real GDP growth after one with unemployment")}\n` +
       (c.turns ? `replies: ${c.turns.toLocaleString("en-US")}, exactly the decision's JSON ${pct(c.strict / c.turns)}, fallbacks ${pct(c.fallbacks / c.turns)}\n` : "") +
       `${n.toLocaleString("en-US")} households × ${sim.done} months in ${((performance.now() - started) / 1000).toFixed(1)} s (skills drawn, ${a.resume ? "logged months replayed, " : ""}months run and logged)\n` +
       `run ${session.run.id} in ${resolve(store.dirOf(session.run))}${a.json ? `; report in ${a.json}` : ""}\n`,

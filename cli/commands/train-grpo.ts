@@ -115,7 +115,9 @@ Optimizer:
   --beta1 X (0.9)  --beta2 X (0.999)  --grad-clip X (1; 0 off)
 
 Run:
-  --seed S (0)  --save-every N (20)  --keep N (2)  --resume auto|DIR  --threads N  --quiet
+  --seed S (0)  --save-every N (20)  --keep N (2)  --resume auto|DIR|off  --threads N  --quiet
+                         --resume off: start afresh in OUT (its checkpoints removed), also with a
+                         preset that resumes (econagent)
   ${LORA_HELP}
                          (the reference policy is then the base model itself; resuming needs --model)
 ${DEVICE_HELP}
@@ -246,7 +248,10 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
   // The world's own flags (the social prompt's facts) are declared by the world: read from the one named.
   const { args: a, flags: benchFlags } = await parseWithFlags(argv, Args, ["world", "bench"]);
   const preset: GrpoPreset | undefined = a.preset ? GRPO_PRESETS[a.preset as GrpoPresetName] : undefined;
-  const resume = a.resume ?? preset?.resume;
+  // --resume off: start afresh even where the preset resumes (OUT's former checkpoints go).
+  const afresh = a.resume === "off";
+  const fromPreset = a.resume === undefined && preset?.resume !== undefined;
+  const resume = afresh ? undefined : a.resume ?? preset?.resume;
   if (!a.model && !resume) throw new UsageError("--model DIR is required (the policy to start from)");
   if (!a.world === !a.bench) throw new UsageError("give exactly one of --world NAME and --bench NAME --data FILE");
   if (a.bench && !a.data) throw new UsageError("--bench needs --data FILE");
@@ -280,6 +285,7 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
   const signals = onStopSignal(() => controller.abort());
   let runId: string | null = null;
   let warnedTooLong = false;
+  let startStep = 0;
   try {
     const r = await runGrpoSession({
       out: resolve(a.out),
@@ -288,6 +294,7 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
       source,
       config,
       ...(resume ? { resume } : {}),
+      ...(afresh ? { afresh } : {}),
       saveEvery: a["save-every"],
       keep: a.keep,
       store,
@@ -296,6 +303,7 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
       onStart: (info) => {
         if (config.skipSolved) filterBar.finish();
         runId = info.runId;
+        startStep = info.startStep;
         if (info.resumedFrom) process.stderr.write(`resuming from ${info.resumedFrom} (step ${info.startStep} of ${config.steps})\n`);
         process.stderr.write(`${info.trainable}\n`);
         process.stderr.write(`${info.source}; rollouts logged as run ${info.runId} in the store ${store.root}\n`);
@@ -317,13 +325,20 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
       return signals.exitCode;
     }
     const m = r.last;
+    if (r.steps === startStep) {
+      process.stdout.write(`already at step ${r.steps} of ${config.steps}: nothing to train; ${resolve(a.out)} is unchanged\n`);
+      return 0;
+    }
     process.stdout.write(
-      `trained ${r.steps} GRPO steps on ${source.description}` +
+      `trained ${r.steps - startStep} GRPO steps${startStep ? ` (${startStep + 1}-${r.steps})` : ""} on ${source.description}` +
         (m ? `: last reward ${m.reward.toFixed(3)}, accuracy ${(100 * m.accuracy).toFixed(1)}%` : "") +
         `; ${lora ? "LoRA adapter (PEFT layout)" : "model"} in ${resolve(a.out)}; rollouts in run ${r.runId}\n`,
     );
     return 0;
   } catch (err) {
+    if (err instanceof SettingsMismatch && fromPreset) {
+      throw new UsageError(`--preset ${a.preset} resumes OUT's latest checkpoint (resume ${preset?.resume}): ${err.message}; or give another --out, or --resume off to start afresh in ${a.out}`);
+    }
     if (err instanceof SettingsMismatch) throw new UsageError(`--resume: ${err.message}`);
     if (err instanceof FolderInUse) throw new UsageError(`--out: ${err.message}`);
     if (err instanceof PromptsTooLong) throw new UsageError(err.message);

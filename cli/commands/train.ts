@@ -159,7 +159,8 @@ async function trainSftInto(a: Args, settings: SftSettings, examples: SftExample
   if (resumeDir) {
     const state = readTrainerState(resumeDir);
     const why = settingsMismatch(resumeDir, state.settings, stateSettings({ settings, dataId: id, lora }));
-    if (why) throw new UsageError(`--resume: ${why} (or start a new run with --model ${resumeDir})`);
+    // A LoRA checkpoint holds only the adapter: it is no model to start a new run from.
+    if (why) throw new UsageError(`--resume: ${why}${state.settings.lora === undefined ? ` (or start a new run with --model ${resumeDir})` : ""}`);
     if (state.settings.lora !== undefined && !lora) throw new UsageError(`--resume: ${resumeDir} was trained with --lora: resume with the same --lora and --model`);
     const ck = resumedCheckpoint(resumeDir, lora, settings.seed);
     ({ model, tokenizer } = ck);

@@ -46,3 +46,14 @@ export function formatTicks(ticks: readonly number[]): string[] {
 export function pct(x: number | null | undefined): string {
   return x === null || x === undefined || !Number.isFinite(x) ? "–" : `${(100 * x).toFixed(1)}%`;
 }
+
+/**
+ * A perceived number in a seat's list: integers whole, fractions to four decimals (money and
+ * propensities at a glance), and four significant digits below 0.001, where four decimals would
+ * read 0.00004 as "0".
+ */
+export function formatPerceived(v: number): string {
+  if (Number.isInteger(v)) return String(v);
+  if (Math.abs(v) < 1e-3) return String(Number(v.toPrecision(4)));
+  return String(Number(v.toFixed(4)));
+}

@@ -6,6 +6,7 @@ import type { ActionResultMessage, TurnMessage, TurnOverMessage } from "../../se
 import { actionForm } from "./action-form.js";
 import { answerForm, questionOf } from "./answer-form.js";
 import { h, replace } from "./dom.js";
+import { formatPerceived } from "./format.js";
 
 export class SeatPanel {
   readonly element = h("div.card.seat-panel#seat-panel");
@@ -132,11 +133,11 @@ function perception(data: unknown): HTMLElement | null {
 
 /**
  * A perceived value as text, nested objects included (a household's finances hold its last
- * decision); fractions to four decimals, so that money and propensities read at a glance.
+ * decision), its numbers as formatPerceived writes them.
  */
 function shown(v: unknown): string {
   if (v === null || v === undefined) return "—";
-  if (typeof v === "number") return Number.isInteger(v) ? String(v) : String(Number(v.toFixed(4)));
+  if (typeof v === "number") return formatPerceived(v);
   if (Array.isArray(v)) return v.map(shown).join(", ") || "—";
   if (typeof v === "object") return Object.entries(v as object).map(([a, b]) => (b !== null && typeof b === "object" && !Array.isArray(b) ? `${a} → (${shown(b)})` : `${a} → ${shown(b)}`)).join(", ") || "—";
   return String(v);

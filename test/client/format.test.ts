@@ -1,6 +1,6 @@
 /** The client's number format (client/src/format.ts): one way to write a number, in a header line and on a chart's axis. */
 import { describe, expect, it } from "vitest";
-import { formatNumber, formatTicks, pct } from "../../client/src/format.js";
+import { formatNumber, formatPerceived, formatTicks, pct } from "../../client/src/format.js";
 
 describe("the web client's number format", () => {
   it("writes three significant digits, and powers of ten where fixed digits would read as zero or run long", () => {
@@ -30,5 +30,14 @@ describe("the web client's number format", () => {
   it("writes shares as percentages with one decimal", () => {
     expect(pct(0.25)).toBe("25.0%");
     expect(pct(null)).toBe("–");
+  });
+
+  it("writes a seat's perceived numbers to four decimals, and to four significant digits where those would read as zero", () => {
+    expect(formatPerceived(12)).toBe("12");
+    expect(formatPerceived(0.6)).toBe("0.6");
+    expect(formatPerceived(123.456789)).toBe("123.4568");
+    expect(formatPerceived(0.00004)).toBe("0.00004");
+    expect(formatPerceived(-0.0000123456)).toBe("-0.00001235");
+    expect(formatPerceived(0.00123456)).toBe("0.0012");
   });
 });

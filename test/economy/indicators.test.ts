@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
 import {
+  correlationYears,
   economyParams,
   heuristicPolicy,
   okunCorrelation,
+  okunRelativeCorrelation,
   pearson,
   phillipsCorrelation,
   simulateEconomy,
@@ -85,6 +87,15 @@ describe("correlations", () => {
     expect(phillipsCorrelation(rows)).toBeCloseTo(pearson([0.05, 0.08, 0.06], [0.04, 0.01, 0.03])!, 12);
     expect(phillipsCorrelation(rows)!).toBeLessThan(0);
     expect(okunCorrelation(rows)).toBeCloseTo(pearson([-0.05, 0.03, -0.02], [0.06, -0.03, 0.02])!, 12);
+  });
+
+  it("count the years each correlation pairs, with the test the correlation uses (a year of 0 real GDP has no growth after it)", () => {
+    const row = (du: number | null, rel: number | null, g: number | null) =>
+      ({ unemployment: 0.1, wageInflation: 0.02, unemploymentChange: du, unemploymentGrowth: rel, realGdpGrowth: g }) as YearRow;
+    // Four years with a relative change of unemployment, two of them without real GDP growth.
+    const rows = [row(null, null, null), row(0.01, 0.1, 0.02), row(0.02, 0.2, null), row(-0.01, -0.1, null), row(0.03, 0.3, -0.01)];
+    expect(correlationYears(rows)).toEqual({ phillips: 5, okun: 2, okunRelative: 2 });
+    expect(okunRelativeCorrelation(rows)).toBeNull();
   });
 });
 

@@ -5,6 +5,8 @@
  * policy agent asked for every household each month (all of them at once, for batching).
  */
 import { readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SimulationSession } from "../../benchmarks/simulation-session.js";
@@ -74,7 +76,7 @@ describe("socialworld simulate economy", () => {
     expect(io.out).toContain("| year | real GDP | price level | inflation | unemployment | hourly wage | wage inflation | real GDP growth | interest rate |");
     expect(io.out).toMatch(/Phillips curve: corr\(unemployment, wage inflation\) = -?\d\.\d{3}\n/);
     expect(io.out).toMatch(/6 households × 48 months in \d+\.\d s/);
-    expect(io.out).toMatch(/Okun.s law: corr\(change in unemployment, real GDP growth\) = -?\d\.\d{3}; with the relative change of unemployment (-?\d\.\d{3}|n\/a \(too few years after one with unemployment\))\n/);
+    expect(io.out).toMatch(/Okun.s law: corr\(change in unemployment, real GDP growth\) = -?\d\.\d{3}; with the relative change of unemployment (-?\d\.\d{3}|n\/a \(too few years with real GDP growth after one with unemployment\))\n/);
 
     const s = await RunStore.open(store);
     const run = s.get(report.run)!;
@@ -108,6 +110,10 @@ describe("socialworld simulate economy", () => {
     expect(await main(["simulate", "economy", ...small, "--agent", "fixed", "--store", store, "--quiet"])).toBe(0);
     // Households that always work: unemployment is 0 every year, so neither curve has a slope.
     expect(io.out).toContain("Phillips curve: corr(unemployment, wage inflation) = n/a (a series without variation)\n");
+    // Okun's change in unemployment is 0 every year; its relative change needs a year with unemployment.
+    expect(io.out).toContain(
+      "Okun's law: corr(change in unemployment, real GDP growth) = n/a (a series without variation); with the relative change of unemployment n/a (too few years with real GDP growth after one with unemployment)\n",
+    );
     expect(await main(["simulate", "economy", ...small, "--months", "36", "--store", store, "--quiet"])).toBe(0);
     expect(io.out).toContain("Phillips curve: corr(unemployment, wage inflation) = n/a (too few years)\n");
   });
@@ -263,6 +269,61 @@ describe("socialworld simulate economy", () => {
       }
     } finally {
       await server.close();
+    }
+  });
+
+  it("refuses an llm: reply outside [0, 1] by the agent's zod check, asks again once, then falls back; a reply in bounds is used", async () => {
+    // An endpoint that answers work 1.5 to a first question, and per `repair` to the question
+    // asked again (the request that carries the refused reply back as the assistant's turn).
+    const requests: { repair: boolean }[] = [];
+    let repair = '{"work": 1.5, "consumption": 0.5}';
+    const server = createServer(async (req, res) => {
+      let text = "";
+      for await (const chunk of req) text += chunk;
+      const body = JSON.parse(text) as { messages: { role: string }[] };
+      const isRepair = body.messages.some((m) => m.role === "assistant");
+      requests.push({ repair: isRepair });
+      const content = isRepair ? repair : '{"work": 1.5, "consumption": 0.5}';
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ id: "c", object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }], usage: { prompt_tokens: 1, completion_tokens: 1 } }));
+    });
+    await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+    const simulate = async () => {
+      const store = tempDir("sw-sim-");
+      const out = join(store, "r.json");
+      const spec = `llm:stub@http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+      expect(await main(["simulate", "economy", "--households", "3", "--months", "2", "--skill-batches", "5", "--agent", spec, "--store", store, "--json", out, "--quiet"]), io.err).toBe(0);
+      const report = JSON.parse(readFileSync(out, "utf8")) as Report;
+      const s = await RunStore.open(store);
+      return readEpisodeLog<{ turns: { source: string; error?: string; action: { work: number; consumption: number }; info?: { calls: unknown[] } }[] }>(
+        s.episodesPath(s.get(report.run)!),
+      ).records.flatMap((x) => x.turns);
+    };
+    try {
+      // Never in bounds: each of the 6 decisions is asked twice (the question, then once again),
+      // and gets EconAgent's fallback (work 1, consumption 0.5) with the zod error.
+      const refused = await simulate();
+      expect(refused).toHaveLength(6);
+      expect(requests).toHaveLength(12);
+      expect(requests.filter((r) => r.repair)).toHaveLength(6);
+      for (const t of refused) {
+        expect(t.source).toBe("fallback");
+        expect(t.info?.calls).toHaveLength(2);
+        expect(t.error).toMatch(/does not match the schema/);
+        expect(t.action).toEqual({ work: 1, consumption: 0.5 });
+      }
+      // In bounds when asked again: the repaired reply is the household's decision.
+      requests.length = 0;
+      repair = '{"work": 0.6, "consumption": 0.35}';
+      const repaired = await simulate();
+      expect(requests).toHaveLength(12);
+      for (const t of repaired) {
+        expect(t.source).toBe("agent");
+        expect(t.info?.calls).toHaveLength(2);
+        expect(t.action).toEqual({ work: 0.6, consumption: 0.35 });
+      }
+    } finally {
+      await new Promise<void>((done) => server.close(() => done()));
     }
   });
 

@@ -90,6 +90,32 @@ describe("train grpo --world economy", () => {
     expect(await main(argv)).toBe(0);
     expect(io.err).toContain(`resuming from ${join(out, "checkpoint-1")} (step 1 of 2)`);
     expect(existsSync(join(out, "checkpoint-2"))).toBe(true);
+    // Again on the finished run: nothing is trained, and it says so.
+    io.out = "";
+    io.err = "";
+    expect(await main(argv)).toBe(0);
+    expect(io.out).toContain("already at step 2 of 2: nothing to train");
+    expect(io.out).not.toContain("trained");
+    // Other settings on the same OUT: refused in the preset's name (no --resume was typed), with no
+    // --model hint (a LoRA checkpoint is an adapter alone), and a way out.
+    const other = argv.map((x) => (x === "2" ? "3" : x));
+    expect(await main(other)).toBe(2);
+    expect(io.err).toContain(`--preset econagent resumes OUT's latest checkpoint (resume auto): ${join(out, "checkpoint-2")} was trained with steps=2, not 3`);
+    expect(io.err).toContain("--resume off to start afresh");
+    expect(io.err).not.toContain("--resume:");
+    expect(io.err).not.toContain("--model " + join(out, "checkpoint-2"));
+    // Another base model: the adapter's settings are named by their one differing key, not quoted whole.
+    const model2 = tempDir("sw-econ-model2-");
+    saveCheckpoint(model2, m.model, m.files);
+    expect(await main(argv.map((x) => (x === model ? model2 : x)))).toBe(2);
+    expect(io.err).toMatch(/was trained with lora\.base="[^"]+", not "[^"]+"; resume with/);
+    expect(io.err).not.toContain('"alpha"');
+    // --resume off starts afresh in the same OUT: the former run's checkpoints go.
+    io.out = "";
+    io.err = "";
+    expect(await main([...other, "--resume", "off"])).toBe(0);
+    expect(io.err).not.toContain("resuming from");
+    expect(io.out).toMatch(/^trained 3 GRPO steps on/m);
 
     expect(await main(["train", "grpo", "--model", model, "--world", "economy", "--episodes", "3", "--out", tempDir("sw-econ-grpo-")])).toBe(2);
     expect(io.err).toContain("--episodes: the economy world gives decision points of its own: ask for --points N");

@@ -42,10 +42,22 @@ export function resumeFolder(out: string, resume: string | undefined): string | 
  * was trained with, as a sentence), or undefined when every setting agrees.
  */
 export function settingsMismatch(dir: string, saved: Readonly<Record<string, unknown>>, want: Readonly<Record<string, unknown>>): string | undefined {
-  for (const [k, v] of Object.entries(want)) {
-    if (JSON.stringify(saved[k]) !== JSON.stringify(v)) {
-      return `${dir} was trained with ${k}=${JSON.stringify(saved[k])}, not ${JSON.stringify(v)}; resume with the same settings and data`;
-    }
+  const d = firstDifference("", saved, want);
+  return d && `${dir} was trained with ${d}; resume with the same settings and data`;
+}
+
+/** The first key whose values differ, as `key=SAVED, not WANT`; nested settings (lora) name the inner key, so that the sentence does not quote both objects whole. */
+function firstDifference(path: string, saved: Readonly<Record<string, unknown>>, want: Readonly<Record<string, unknown>>): string | undefined {
+  const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
+  // At the top only the settings asked for count (an older checkpoint may record more); inside a
+  // nested setting a key either side lacks is a difference too.
+  const keys = path ? new Set([...Object.keys(want), ...Object.keys(saved)]) : Object.keys(want);
+  for (const k of keys) {
+    const was = saved[k];
+    const v = want[k];
+    if (JSON.stringify(was) === JSON.stringify(v)) continue;
+    if (isRecord(was) && isRecord(v)) return firstDifference(`${path}${k}.`, was, v) ?? `${path}${k}=${JSON.stringify(was)}, not ${JSON.stringify(v)}`;
+    return `${path}${k}=${JSON.stringify(was) ?? "(none)"}, not ${JSON.stringify(v) ?? "(none)"}`;
   }
   return undefined;
 }

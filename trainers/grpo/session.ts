@@ -4,7 +4,7 @@
  * reference in OUT/reference/, register the run in the store and log its rollouts there, train,
  * and close the run with its outcome.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { checkpointFiles, loadCheckpoint, saveCheckpoint } from "../../models/checkpoint.js";
 import { PolicyModel } from "../../models/model.js";
@@ -14,7 +14,7 @@ import type { RunStore } from "../../store/run-store.js";
 import { naming } from "../../store/io-error.js";
 import { writeFileAtomic } from "../../store/write-atomic.js";
 import { claimFolder } from "../../store/folder-claim.js";
-import { resumeFolder, settingsMismatch } from "../common/checkpoint-folders.js";
+import { listCheckpoints, resumeFolder, settingsMismatch } from "../common/checkpoint-folders.js";
 import { loraCheckpoint, resumedCheckpoint, trainableSummary } from "../common/lora-run.js";
 import type { LoraSettings } from "../../models/lora-settings.js";
 import type { GrpoConfig } from "./config.js";
@@ -59,6 +59,11 @@ export interface SessionOptions {
    * rounds. Ignored when OUT has a checkpoint to resume.
    */
   readonly continueFrom?: string;
+  /**
+   * Removes the checkpoints a former run left in OUT once OUT is claimed (resume off): left there,
+   * a later resume auto would go on from the former run's newest instead of this one's.
+   */
+  readonly afresh?: boolean;
   readonly saveEvery: number;
   readonly keep: number;
   /** Where the rollouts are logged (none: not logged). */
@@ -83,6 +88,7 @@ export async function runGrpoSession(o: SessionOptions): Promise<SessionResult> 
   // OUT for this run alone: a second run on it by mistake stops here (FolderInUse).
   const claim = await claimFolder(o.out);
   try {
+    if (o.afresh) for (const c of listCheckpoints(o.out)) rmSync(c.dir, { recursive: true, force: true });
     return await runClaimed(o);
   } finally {
     claim.release();
@@ -116,7 +122,8 @@ async function runClaimed(o: SessionOptions): Promise<SessionResult> {
     if (o.continueFrom) c = { ...c, steps: readGrpoState(o.continueFrom).step + c.steps };
     const state = readGrpoState(resumeDir);
     const why = settingsMismatch(resumeDir, state.settings, grpoSettings(c, o.source.dataId, lora));
-    if (why) throw new SettingsMismatch(`${why} (or start a new run from it with --model ${resumeDir})`);
+    // A LoRA checkpoint holds only the adapter: it is no model to start a new run from.
+    if (why) throw new SettingsMismatch(state.settings.lora === undefined ? `${why} (or start a new run from it with --model ${resumeDir})` : why);
     if (state.settings.lora !== undefined && !lora) throw new SettingsMismatch(`${resumeDir} was trained with --lora: resume with the same --lora and --model`);
     if (state.settings.generation !== undefined && c.generation === "joint") throw new SettingsMismatch(`${resumeDir} was trained with --generation ${String(state.settings.generation)}: resume with the same --generation`);
     ck = resumedCheckpoint(resumeDir, lora, c.seed);

@@ -47,7 +47,7 @@ export {
 } from "./decision-point.js";
 export { stepEconomy, taylorRate, type MonthResult } from "./dynamics.js";
 export { generateDecisionPoints, type PointOptions } from "./generator.js";
-export { okunCorrelation, okunRelativeCorrelation, pearson, phillipsCorrelation, yearlyIndicators, type YearRow } from "./indicators.js";
+export { correlationYears, okunCorrelation, okunRelativeCorrelation, pearson, phillipsCorrelation, yearlyIndicators, type YearRow } from "./indicators.js";
 export { decisionReport, meanStd, pairedDifference, type DecisionReport, type MeanError, type PairedDifference } from "./metrics.js";
 export {
   HouseholdObservationSchema,

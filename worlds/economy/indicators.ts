@@ -142,14 +142,32 @@ function pairs(rows: readonly YearRow[], x: (r: YearRow) => number | null, y: (r
   return [xs, ys];
 }
 
+type Pairing = readonly [(r: YearRow) => number | null, (r: YearRow) => number | null];
+
+/** What each correlation pairs, year by year (a year counts where both are defined). */
+const PAIRINGS = {
+  phillips: [(r) => (r.wageInflation === null ? null : r.unemployment), (r) => r.wageInflation],
+  okun: [(r) => r.unemploymentChange, (r) => r.realGdpGrowth],
+  okunRelative: [(r) => r.unemploymentGrowth, (r) => (r.unemploymentGrowth === null ? null : r.realGdpGrowth)],
+} satisfies Record<string, Pairing>;
+
+/**
+ * How many years each correlation pairs: under three it is missing for want of years, else a
+ * missing one has a series without variation (the same test the correlations use).
+ */
+export function correlationYears(rows: readonly YearRow[]): Record<keyof typeof PAIRINGS, number> {
+  const n = (p: Pairing) => pairs(rows, ...p)[0].length;
+  return { phillips: n(PAIRINGS.phillips), okun: n(PAIRINGS.okun), okunRelative: n(PAIRINGS.okunRelative) };
+}
+
 /** Phillips curve: corr(unemployment, wage inflation) over the years with a previous year. */
 export function phillipsCorrelation(rows: readonly YearRow[]): number | null {
-  return pearson(...pairs(rows, (r) => (r.wageInflation === null ? null : r.unemployment), (r) => r.wageInflation));
+  return pearson(...pairs(rows, ...PAIRINGS.phillips));
 }
 
 /** Okun's law: corr(change in unemployment, real GDP growth). */
 export function okunCorrelation(rows: readonly YearRow[]): number | null {
-  return pearson(...pairs(rows, (r) => r.unemploymentChange, (r) => r.realGdpGrowth));
+  return pearson(...pairs(rows, ...PAIRINGS.okun));
 }
 
 /**
@@ -158,5 +176,5 @@ export function okunCorrelation(rows: readonly YearRow[]): number | null {
  * is proportional to the hours worked); the relative change is not tied to it so exactly.
  */
 export function okunRelativeCorrelation(rows: readonly YearRow[]): number | null {
-  return pearson(...pairs(rows, (r) => r.unemploymentGrowth, (r) => (r.unemploymentGrowth === null ? null : r.realGdpGrowth)));
+  return pearson(...pairs(rows, ...PAIRINGS.okunRelative));
 }
