@@ -36,7 +36,7 @@ import { packageRoot } from "../worlds/question/prompts.js";
 import { readHierarchyFile } from "../worlds/usersim/index.js";
 import { measurementScript, socialworld, wallTimeLine, type StageTiming } from "./cli-process.js";
 import { readRunLog, tenthMeans } from "./run-logs.js";
-import { USERSIM_CONTEXT as CONTEXT, USERSIM_RECIPE_OPTIONS, usersimBaseArgs, usersimGrpoArgs, usersimSftArgs, writeUsersimSft } from "./usersim-recipe.js";
+import { USERSIM_CONTEXT as CONTEXT, USERSIM_RECIPE_HELP, USERSIM_RECIPE_OPTIONS, usersimBaseArgs, usersimGrpoArgs, usersimSftArgs, writeUsersimSft } from "./usersim-recipe.js";
 import { scriptArgs } from "./script-args.js";
 
 const USAGE = `node dist/measurements/usersim-demo.js [options]   (or: npm run demo:usersim -- [options])
@@ -54,10 +54,7 @@ Options:
   --sft-steps N      SFT optimizer steps of 8 examples (default 150)
   --response-only X  the share of training records also written response-only (default 0.5)
   --grpo-steps N     GRPO steps of each mode (default 4)
-  --prompts N        records a GRPO step (default 4)
-  --group-size G     replies per record (default 4)
-  --lr X             GRPO learning rate (default 1e-4)
-  --eval N           the test split's first N records (default 60)
+${USERSIM_RECIPE_HELP}
   --threads N        CPU threads of every stage (default 1)
   --help             this text`;
 

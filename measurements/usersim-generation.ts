@@ -34,7 +34,7 @@ import { readHierarchyFile } from "../worlds/usersim/index.js";
 import { socialworld, wallTimeLine, type StageTiming } from "./cli-process.js";
 import { readRunLog, tenthMeans } from "./run-logs.js";
 import { scriptArgs } from "./script-args.js";
-import { USERSIM_CONTEXT, USERSIM_RECIPE_OPTIONS, usersimBaseArgs, usersimGrpoArgs, usersimSftArgs, usersimSftLines } from "./usersim-recipe.js";
+import { USERSIM_CONTEXT, USERSIM_RECIPE_HELP, USERSIM_RECIPE_OPTIONS, usersimBaseArgs, usersimGrpoArgs, usersimSftArgs, usersimSftLines } from "./usersim-recipe.js";
 
 const USAGE = `node dist/measurements/usersim-generation.js [options]   (or: npm run demo:usersim-generation -- [options])
 
@@ -51,10 +51,7 @@ Options:
   --seed S           the seed of the model, SFT and GRPO (default 1)
   --sft-steps N      SFT optimizer steps of 8 examples, each recipe (default 60)
   --grpo-steps N     GRPO steps on top of each SFT, in its generation (default 0: none)
-  --prompts N        records a GRPO step (default 4)
-  --group-size G     replies per record (default 4)
-  --lr X             GRPO learning rate (default 1e-4)
-  --eval N           the test split's first N records (default 60)
+${USERSIM_RECIPE_HELP}
   --cross            also bench each policy in the other generation
   --threads N        CPU threads of every stage (default 1)
   --reuse            keep OUT's data, base, SFT and GRPO policies and bench reports where a finished run left them,

@@ -90,6 +90,12 @@ export async function writeUsersimSft(file: string, out: string, o: UsersimSftOp
   return counts;
 }
 
+/** The --help lines of the GRPO and evaluation options both usersim scripts take (USERSIM_RECIPE_OPTIONS). */
+export const USERSIM_RECIPE_HELP = `  --prompts N        records a GRPO step (default 4)
+  --group-size G     replies per record (default 4)
+  --lr X             GRPO learning rate (default 1e-4)
+  --eval N           the test split's first N records (default 60)`;
+
 /** The recipe's options that usersim-demo.ts and usersim-generation.ts share (their usage texts list them). */
 export const USERSIM_RECIPE_OPTIONS = {
   n: intArg(20, 1_000_000).default(2000),
