@@ -1,7 +1,7 @@
 /**
  * The recommender's actions, as JSON (decoding is constrained to these schemas):
  *
- *   {"items": [2571, 1196, ...]}                      a ranked list of MovieIDs (1 to 100; a repeat counts once, at its first place)
+ *   {"items": [2571, 1196, ...]}                      a ranked list of 1 to 100 MovieIDs (a repeat counts once, at its first place)
  *   {"weights": {"pop": 0.2, "itemknn": 0.5, "bpr": 0.3}}   weights over the recallers, merged
  *                                                      as recallers/mixture.ts merges them
  *

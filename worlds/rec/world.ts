@@ -46,8 +46,9 @@ export interface RecRoomState {
 /**
  * A ranked list of up to ROOM_K MovieIDs; the empty list is the no-op (recommends nothing). A film
  * named again is allowed and wastes its place: only its first place counts (metrics.ts). Refusing
- * it instead would be a rule JSON Schema cannot state, so constrained decoding could not keep a
- * policy's lists valid, and a policy seat would fall back on every list that repeats a film.
+ * it instead would be a rule the decoding grammar cannot enforce (it would have to remember every
+ * number written), so constrained decoding could not keep a policy's lists valid, and a policy
+ * seat would fall back on every list that repeats a film.
  */
 export const RecListSchema = z.object({ items: z.array(z.number().int().min(0)).max(ROOM_K) }).strict();
 export type RecList = z.infer<typeof RecListSchema>;
