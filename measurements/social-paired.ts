@@ -27,7 +27,8 @@ export const signedPoints = (x: number): string => `${x >= 0 ? "+" : "−"}${(10
  * A question's cascade (its tree), from its id `FILE#TREE/USER@ITEM` (pooled ids add a prefix,
  * `1:FILE#TREE/...`, which keeps the pairs' trees apart): the cluster of pairedChange's
  * cascade-level standard error. Cut at the first "/" after the "#": a user or item id may hold
- * a "/" (a real dump's), and the file's name none.
+ * a "/" (a real dump's), the task id writes a tree id's own "/" as %2F (`taskTreeId`), and the
+ * file's name holds none.
  */
 export function cascadeOf(id: string): string {
   const slash = id.indexOf("/", id.indexOf("#") + 1);

@@ -10,7 +10,10 @@ import type { ReactionAction, ReactionType } from "./action.js";
 import type { Interaction, SocialTree, SourcedTree } from "./format.js";
 
 export interface SocialTask {
-  /** `<tree id>/<user>@<item>`. */
+  /**
+   * `<tree id>/<user>@<item>`, the tree's id with "%" and "/" written %25 and %2F (`taskTreeId`),
+   * so that the first "/" always ends it: a user or item id may hold any character.
+   */
   readonly id: string;
   readonly tree: SocialTree;
   readonly source: { readonly file: string; readonly line?: number; readonly index: number };
@@ -22,6 +25,12 @@ export interface SocialTask {
   readonly depth: number;
   readonly label: { readonly type: ReactionType; readonly content: string };
 }
+
+/**
+ * A tree's id as a task id writes it: "%" and "/" percent-encoded, every other character as it is
+ * (the ids of trees without either, all generated ones, are unchanged).
+ */
+export const taskTreeId = (id: string): string => id.replace(/%/g, "%25").replace(/\//g, "%2F");
 
 export function tasksOf(trees: readonly SourcedTree[]): SocialTask[] {
   const out: SocialTask[] = [];
@@ -54,7 +63,7 @@ export function tasksOf(trees: readonly SourcedTree[]): SocialTask[] {
       const p = parents.get(parent)!;
       const x = first.get(`${user}\u0000${parent}`);
       out.push({
-        id: `${t.id}/${user}@${parent}`,
+        id: `${taskTreeId(t.id)}/${user}@${parent}`,
         tree: t,
         source: { file: s.file, ...(s.line !== undefined ? { line: s.line } : {}), index: s.index },
         user,
