@@ -160,6 +160,11 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     process.once("SIGTERM", onTerm);
   });
   await server.close();
+  if (server.stoppedWithoutRedis !== undefined) {
+    // Its connections to Redis are still open, waiting for it (server/group/process-group.ts): the process ends here.
+    process.stderr.write(`socialworld serve: stopped without Redis (${server.stoppedWithoutRedis}); every log is flushed; this process's rooms come back in the other processes of its group, as a killed process's do\n`);
+    process.exit(1);
+  }
   if (launched) process.stdin.destroy();
   out("stopped; every log is flushed.");
   return 0;
