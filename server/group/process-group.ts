@@ -101,22 +101,31 @@ export async function joinGroup(url: string): Promise<ProcessGroup> {
     onReconnect: (fn) => void reconnected.add(fn),
     stopping(ms, gaveUp) {
       if (watching) return;
-      let answered = performance.now();
-      let asking = false;
+      /** When the PING waiting for its answer was sent (one at a time), if one is waiting. */
+      let sentAt: number | undefined;
+      const ask = () => {
+        const ping = (sentAt = performance.now());
+        // An error reply (BUSY, a script running) is an answer too: Redis is there, and so are the replies of the shutdown's commands.
+        const answered = () => void (sentAt === ping && (sentAt = undefined));
+        own.ping().then(answered, answered);
+      };
+      const giveUp = () => {
+        clearInterval(watching);
+        const why = `Redis at ${shownUrl(url)} did not answer for ${ms / 1000} s of the shutdown`;
+        fence.giveUpRedis(why);
+        gaveUp(why);
+      };
+      ask();
       watching = setInterval(
         () => {
-          if (!asking) {
-            asking = true;
-            own.ping().then(
-              () => ((answered = performance.now()), (asking = false)),
-              () => (asking = false),
-            );
-          }
-          if (performance.now() - answered < ms) return;
-          clearInterval(watching);
-          const why = `Redis at ${shownUrl(url)} did not answer for ${ms / 1000} s of the shutdown`;
-          fence.giveUpRedis(why);
-          gaveUp(why);
+          if (sentAt === undefined) return ask();
+          if (performance.now() - sentAt < ms) return;
+          // Decided after the loop has read its sockets (setImmediate runs after the poll phase), not
+          // here: a loop blocked for `ms` (the rooms' synchronous shutdown, a loaded machine) runs
+          // this timer before the PONG that came meanwhile is read, and Redis was not silent.
+          setImmediate(() => {
+            if (sentAt !== undefined && performance.now() - sentAt >= ms && fence.redisGivenUp === undefined && !closing) giveUp();
+          });
         },
         Math.min(250, ms / 4),
       );
