@@ -45,6 +45,15 @@ import { installHttpGate, silenceColyseusCors } from "./security/http-gate.js";
 import { matchmakeGate } from "./security/matchmake-gate.js";
 import { v1Exposure, type V1Exposure } from "./security/v1-exposure.js";
 
+/**
+ * How long a stopping process of a group waits for a Redis that does not answer before it stops
+ * without it (its rooms then come back in the other processes, as a killed process's do). Long
+ * enough for a Redis restarting; short enough that, Redis lost as the shutdown begins, the write
+ * lease (8 s from the last heartbeat answered, sent at most 2 s earlier) still holds when the rooms,
+ * no longer waiting on Redis, log the end of their episodes.
+ */
+const REDIS_STOP_WAIT_MS = 5000;
+
 /** How often a process of a group looks for rooms of a process that died. */
 const ORPHAN_CHECK_MS = 1000;
 
@@ -64,6 +73,11 @@ export interface RunningServer {
   readonly publicAddress?: string;
   /** Stops every room (their episodes and runs are logged as interrupted), then the server. */
   close(): Promise<void>;
+  /**
+   * In a group: why the shutdown went on without Redis (it did not answer for REDIS_STOP_WAIT_MS),
+   * if it did. The process must then exit: its connections to Redis are left open (ProcessGroup.close).
+   */
+  readonly stoppedWithoutRedis: string | undefined;
 }
 
 /**
@@ -193,6 +207,8 @@ export async function startServer(input: ServerConfig): Promise<RunningServer> {
       stopWatching?.();
       // With Redis away, a write that found the lease lapsed would wait for it for ever: the shutdown ends instead (group/fence.ts).
       group?.fence.stopping(HEARTBEAT_TTL_MS);
+      // And so would Colyseus's shutdown, on the commands its connections queue until Redis comes back.
+      group?.stopping(REDIS_STOP_WAIT_MS, (why) => console.error(`[group] ${why}: stopping without it (what this process still had to tell Redis is dropped; its rooms come back in the other processes of the group, as a killed process's do)`));
       const registryWritten = persisted.close();
       await gameServer.gracefullyShutdown(false);
       await registryWritten;
@@ -243,5 +259,19 @@ export async function startServer(input: ServerConfig): Promise<RunningServer> {
     await close();
     throw err;
   }
-  return { url, port, adminToken, generatedToken, context, demoRoomIds, restoredRoomIds, v1, ...(publicAddress ? { publicAddress } : {}), close };
+  return {
+    url,
+    port,
+    adminToken,
+    generatedToken,
+    context,
+    demoRoomIds,
+    restoredRoomIds,
+    v1,
+    ...(publicAddress ? { publicAddress } : {}),
+    close,
+    get stoppedWithoutRedis() {
+      return group?.fence.redisGivenUp;
+    },
+  };
 }

@@ -162,6 +162,8 @@ export async function serveGroup(launch: GroupLaunch): Promise<number> {
     });
   };
 
+  /** Processes that exited with a failure when asked to stop (as one stopped without Redis does: status 1). */
+  let stoppedUncleanly = 0;
   const stopAll = async () => {
     const stop = async (c: ChildProcess | undefined, signal: NodeJS.Signals) => {
       if (!running(c)) return;
@@ -169,6 +171,7 @@ export async function serveGroup(launch: GroupLaunch): Promise<number> {
       const killer = setTimeout(() => c.kill("SIGKILL"), STOP_GRACE_MS);
       if (running(c)) await once(c, "exit");
       clearTimeout(killer);
+      if (c !== redisChild && c.exitCode !== null && c.exitCode !== 0) stoppedUncleanly++;
     };
     await Promise.all(children.map((c) => stop(c, "SIGTERM")));
     // The Redis last: the processes need it to stop cleanly.
@@ -202,6 +205,11 @@ export async function serveGroup(launch: GroupLaunch): Promise<number> {
     await stopAll();
     process.off("exit", onExit);
     for (const s of signals) process.off(s, onSignal);
+  }
+  if (code === 0 && stoppedUncleanly > 0) {
+    // Each said why (its lines above); their rooms come back as a killed process's do.
+    process.stderr.write(`socialworld serve: ${stoppedUncleanly} of the ${launch.processes} processes exited with a failure as they stopped\n`);
+    code = 1;
   }
   if (code === 0) out("stopped; every log is flushed.");
   return code;

@@ -37,7 +37,9 @@ Options:
                      together (default: one per core)
   --redis URL        join the group of server processes sharing this Redis (redis://HOST:PORT;
                      also $SOCIALWORLD_REDIS): any of them answers for the rooms of all, and
-                     /progress reaches the clients of all; give them one --store (docs/scale.md)
+                     /progress reaches the clients of all; give them one --store (docs/scale.md).
+                     Stopped while Redis does not answer, it waits 5 s for it, then stops without
+                     it (its rooms come back in the other processes) and exits with status 1
   --processes N      N server processes on this machine, one Redis (a redis-server of its own on
                      a free loopback port unless --redis is given): process i on --port + i
   --public-address HOST:PORT
@@ -160,9 +162,32 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     process.once("SIGTERM", onTerm);
   });
   await server.close();
+  if (server.stoppedWithoutRedis !== undefined) {
+    // Its connections to Redis are still open, waiting for it (server/group/process-group.ts): the process ends here.
+    // Set first: a reader gone (EPIPE) ends the process with this status (bin/socialworld.js).
+    process.exitCode = 1;
+    process.stderr.write(`socialworld serve: stopped without Redis (${server.stoppedWithoutRedis}); every log is flushed; this process's rooms come back in the other processes of its group, as a killed process's do\n`);
+    // process.exit drops what a pipe has not taken yet (its output to a launcher or a log
+    // collector is a pipe, written asynchronously): the shutdown's lines are handed over first.
+    await outputHandedOver(OUTPUT_FLUSH_MS);
+    process.exit(1);
+  }
   if (launched) process.stdin.destroy();
   out("stopped; every log is flushed.");
   return 0;
+}
+
+/** How long a process stopped without Redis waits for its output to be taken before it exits (a reader that stopped reading does not hold it). */
+const OUTPUT_FLUSH_MS = 2000;
+
+/** Resolves once everything written to stdout and stderr so far was handed to the OS, or after `ms`. */
+async function outputHandedOver(ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    Promise.all([process.stdout, process.stderr].map((s) => new Promise<void>((done) => s.write("", () => done())))),
+    new Promise<void>((done) => (timer = setTimeout(done, ms))),
+  ]);
+  clearTimeout(timer);
 }
 
 /** A setting the server's schema refused (an --allow-origin that is not an origin), as one line naming it. */

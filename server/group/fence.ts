@@ -8,7 +8,8 @@
  *
  * - Redis: every write of this process into the group's keys (Colyseus's driver and presence,
  *   publications included, the per-address counts, the trainer leases, socket.io's adapter) is one
- *   Lua step that checks the tombstone first (`run`, `script`): once it is set, nothing lands.
+ *   Lua step that checks the tombstone first (`run`, `script`): once it is set, nothing lands. Each
+ *   step is sent by its SHA (EVALSHA), its text only when Redis lacks it (`evalScript`).
  * - The store and this process's clocks: the write lease (store/write-fence.ts), held for a while
  *   after each heartbeat that Redis answered and checked synchronously by every write of the store
  *   (an episode log's line, a registry's rename, a pool's file, a round's checkpoint). A process
@@ -17,7 +18,12 @@
  *
  * The first write refused, or the heartbeat finding the tombstone, trips the fence: the process
  * stops (`onTrip`, server/main.ts).
+ *
+ * A server stopping while Redis does not answer gives Redis up (`giveUpRedis`, process-group.ts):
+ * its Redis commands waiting on the connection end unanswered, new ones are not sent, and its
+ * store writes no longer wait for a heartbeat, so that the shutdown ends without Redis.
  */
+import { createHash } from "node:crypto";
 import type { Redis } from "ioredis";
 import { PlaceLost, WriteLease, type WriteFence } from "../../store/write-fence.js";
 
@@ -37,6 +43,24 @@ end
 return {1, replies}`;
 
 const GAVE_UP = "the server is stopping, and no heartbeat renewed its lease in the time it was given";
+
+/** A fenced Lua step of `script`, by its body (so that the text of each is made once). */
+const STEPS = new Map<string, string>();
+/** The ioredis command each Lua step is defined as on a connection, by its text. */
+const COMMANDS = new Map<string, string>();
+
+/**
+ * Runs `lua` on `redis` as a command defined on it (ioredis' defineCommand): EVALSHA, the script's
+ * text sent only where Redis lacks it (the connection's first use of it, as after a Redis restart,
+ * which empties its script cache; EVAL again on NOSCRIPT, after a SCRIPT FLUSH). The same step
+ * sent as EVAL would carry its text with every write.
+ */
+function evalScript(redis: Redis, lua: string, numKeys: number, args: readonly (string | Buffer)[]): Promise<[number, unknown]> {
+  let name = COMMANDS.get(lua);
+  if (name === undefined) COMMANDS.set(lua, (name = `fenced_${createHash("sha1").update(lua).digest("hex")}`));
+  if (!(name in redis)) redis.defineCommand(name, { lua });
+  return (redis as unknown as Record<string, (...a: unknown[]) => Promise<[number, unknown]>>)[name]!(numKeys, ...args);
+}
 
 export type FencedCommand = readonly (string | Buffer)[];
 
@@ -59,6 +83,10 @@ export class Fence implements WriteFence {
   private ended: string | undefined;
   /** Until when (performance.now()) a write waits for the lease: for ever, but once the server is stopping (stopping()). */
   private giveUpAt = Infinity;
+  /** Why this process gave Redis up (giveUpRedis), once it has. */
+  private redisGone: string | undefined;
+  /** Redis commands sent and not answered yet (send): each ends, not written, when Redis is given up. */
+  private readonly inFlight = new Set<() => void>();
 
   /** `tombstone`: this process's tombstone key (tombstoneKey in process-heartbeat.ts). */
   constructor(readonly tombstone: string) {}
@@ -118,6 +146,45 @@ export class Fence implements WriteFence {
     this.failWaiting(this.ended);
   }
 
+  /**
+   * The server is stopping and Redis has not answered for the time it was given: this process goes
+   * on without it. Its commands waiting for Redis end unanswered, as not written (their connections
+   * queue them until Redis comes back: for ever, as far as a shutdown is concerned; one already
+   * sent may still land if that Redis comes back, its tombstone checked there first), later ones
+   * are not sent, and writes waiting for the lease are refused (no heartbeat will renew it). What
+   * its rooms did not write, their next home plays again, as after a kill.
+   */
+  giveUpRedis(why: string): void {
+    if (this.redisGone !== undefined) return;
+    this.redisGone = why;
+    for (const end of this.inFlight) end();
+    this.inFlight.clear();
+    this.ended ??= why;
+    this.failWaiting(why);
+  }
+
+  /** Why Redis was given up (giveUpRedis), if it was. */
+  get redisGivenUp(): string | undefined {
+    return this.redisGone;
+  }
+
+  /**
+   * `command` (one of this process's Redis commands), unless Redis was given up (giveUpRedis): then
+   * undefined, at once or as soon as it is given up while the command waits on its connection.
+   */
+  send<T>(command: () => Promise<T>): Promise<T | undefined> {
+    if (this.redisGone !== undefined) return Promise.resolve(undefined);
+    return new Promise<T | undefined>((done, fail) => {
+      const end = () => done(undefined);
+      this.inFlight.add(end);
+      const settled = () => this.inFlight.delete(end);
+      command().then(
+        (reply) => (settled(), done(reply)),
+        (err: unknown) => (settled(), this.redisGone === undefined ? fail(err) : done(undefined)),
+      );
+    });
+  }
+
   /** Whether this process holds its place now (on its own clocks: no question to Redis). */
   holds(): boolean {
     return !this.tripped && (!this.armed || this.lease.holds());
@@ -151,13 +218,13 @@ export class Fence implements WriteFence {
   }
 
   /**
-   * Runs `commands` on `redis` in one step, unless this process was declared dead: then undefined,
-   * and nothing is written. Past its lease, it first waits for a heartbeat to renew it.
+   * Runs `commands` on `redis` in one step, unless this process was declared dead (or gave Redis
+   * up): then undefined, and nothing is written. Past its lease, it first waits for a heartbeat to renew it.
    */
   async run(redis: Redis, ...commands: FencedCommand[]): Promise<unknown[] | undefined> {
     if (!(await this.heldNow())) return undefined;
     const argv = commands.flatMap((c) => [String(c.length), ...c]);
-    return this.settle((await redis.eval(FENCED_COMMANDS, 1, this.tombstone, ...argv)) as [number, unknown]) as unknown[] | undefined;
+    return this.settle(await this.send(() => evalScript(redis, FENCED_COMMANDS, 1, [this.tombstone, ...argv]))) as unknown[] | undefined;
   }
 
   /** One command, fenced (run); its reply. */
@@ -171,8 +238,9 @@ export class Fence implements WriteFence {
    */
   async script(redis: Redis, body: string, keys: readonly string[], args: readonly string[]): Promise<unknown> {
     if (!(await this.heldNow())) return undefined;
-    const lua = `${CHECK}return {1, (function() ${body} end)()}`;
-    return this.settle((await redis.eval(lua, 1 + keys.length, this.tombstone, ...keys, ...args)) as [number, unknown]);
+    let lua = STEPS.get(body);
+    if (lua === undefined) STEPS.set(body, (lua = `${CHECK}return {1, (function() ${body} end)()}`));
+    return this.settle(await this.send(() => evalScript(redis, lua, 1 + keys.length, [this.tombstone, ...keys, ...args])));
   }
 
   private async heldNow(): Promise<boolean> {
@@ -210,7 +278,10 @@ export class Fence implements WriteFence {
     w.timer.unref();
   }
 
-  private settle([written, reply]: [number, unknown]): unknown {
+  /** A fenced step's reply: what its commands answered; undefined when nothing was written (declared dead: the fence trips; Redis given up). */
+  private settle(answer: [number, unknown] | undefined): unknown {
+    if (answer === undefined) return undefined;
+    const [written, reply] = answer;
     if (written === 1) return reply;
     this.trip(String(reply));
     return undefined;

@@ -5,7 +5,9 @@
  * requests until one timed out), nor answer a call to a room that now lives elsewhere (its reply is
  * a publication), nor mark another process swept, nor change anything else Colyseus keeps. Reads
  * and subscriptions are Colyseus's own, and so is `brpop` (a blocking pop cannot be a Lua step;
- * Colyseus's matchmaking does not use it).
+ * Colyseus's matchmaking does not use it). Once the server, stopping, gave Redis up (fence.ts), an
+ * unsubscription ends at once, and shutting down leaves the connections to the process's exit:
+ * Colyseus does not wait for either, and a command it left queued must not fail unhandled.
  */
 import { RedisPresence } from "@colyseus/redis-presence";
 import type { Redis } from "ioredis";
@@ -93,5 +95,14 @@ export class GroupPresence extends RedisPresence {
   override async lpop(key: string): Promise<string | null> {
     const v = await this.one("lpop", key);
     return typeof v === "string" ? v : null;
+  }
+
+  override async unsubscribe(topic: string, callback?: Parameters<RedisPresence["unsubscribe"]>[1]): Promise<this> {
+    await this.fence.send(() => super.unsubscribe(topic, callback));
+    return this;
+  }
+
+  override shutdown(): void {
+    if (this.fence.redisGivenUp === undefined) super.shutdown();
   }
 }

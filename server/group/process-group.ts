@@ -9,6 +9,12 @@
  * seat reservation names (`publicAddress`: this process's HOST:PORT), whichever process answered
  * the reservation. Redis restarting: every connection reconnects by itself, and once it is back
  * this process lists its rooms again (a Redis without persistence comes back empty).
+ *
+ * A server stopping while Redis does not answer would wait for it for ever: Colyseus's shutdown
+ * and socket.io's send commands that the connections queue until Redis comes back. Once Redis has
+ * been silent for a while into the shutdown, this process gives it up (`stopping`): what it still
+ * asks of Redis ends unanswered, the shutdown goes on without it, and the process exits; the
+ * group recreates its rooms as a killed process's.
  */
 import { hostname } from "node:os";
 import { matchMaker } from "@colyseus/core";
@@ -19,6 +25,7 @@ import { Fence } from "./fence.js";
 import { GroupPresence } from "./group-presence.js";
 import { tombstoneKey } from "./process-heartbeat.js";
 import { checkReachable, redisConnection } from "./redis.js";
+import { shownUrl } from "./redis-url.js";
 import { GroupRoomDriver } from "./room-listings.js";
 
 export interface ProcessGroup {
@@ -33,7 +40,17 @@ export interface ProcessGroup {
   readonly redis: Redis;
   /** Lists this process's rooms again after Redis came back (called on every reconnection). */
   onReconnect(fn: () => void): void;
-  /** Closes the connections Colyseus does not close itself (it shuts its presence and driver down). */
+  /**
+   * The server is stopping: from now on, once Redis has gone `ms` without answering a PING (away,
+   * restarting, cut off, frozen), it is given up (Fence.giveUpRedis) and `gaveUp` is told why.
+   */
+  stopping(ms: number, gaveUp: (why: string) => void): void;
+  /**
+   * Closes the connections Colyseus does not close itself (it shuts its presence and driver down).
+   * Once Redis was given up, they are left as they are: ending them would fail the commands that
+   * Colyseus and socket.io queued on them without waiting for (unhandled rejections); the process
+   * exits instead.
+   */
   close(): Promise<void>;
 }
 
@@ -62,6 +79,8 @@ export async function joinGroup(url: string): Promise<ProcessGroup> {
   own.on("end", () => undefined);
   let warned = false;
   let closing = false;
+  /** While the server stops: whether Redis still answers (stopping). */
+  let watching: NodeJS.Timeout | undefined;
   own.on("close", () => {
     if (!started || warned || closing) return;
     warned = true;
@@ -80,8 +99,42 @@ export async function joinGroup(url: string): Promise<ProcessGroup> {
     ioAdapter: createAdapter(ioPub, ioSub, { key: "socialworld:progress", requestsTimeout: 1500 }),
     redis: own,
     onReconnect: (fn) => void reconnected.add(fn),
+    stopping(ms, gaveUp) {
+      if (watching) return;
+      /** When the PING waiting for its answer was sent (one at a time), if one is waiting. */
+      let sentAt: number | undefined;
+      const ask = () => {
+        const ping = (sentAt = performance.now());
+        // An error reply (BUSY, a script running) is an answer too: Redis is there, and so are the replies of the shutdown's commands.
+        const answered = () => void (sentAt === ping && (sentAt = undefined));
+        own.ping().then(answered, answered);
+      };
+      const giveUp = () => {
+        clearInterval(watching);
+        const why = `Redis at ${shownUrl(url)} did not answer for ${ms / 1000} s of the shutdown`;
+        fence.giveUpRedis(why);
+        gaveUp(why);
+      };
+      ask();
+      watching = setInterval(
+        () => {
+          if (sentAt === undefined) return ask();
+          if (performance.now() - sentAt < ms) return;
+          // Decided after the loop has read its sockets (setImmediate runs after the poll phase), not
+          // here: a loop blocked for `ms` (the rooms' synchronous shutdown, a loaded machine) runs
+          // this timer before the PONG that came meanwhile is read, and Redis was not silent.
+          setImmediate(() => {
+            if (sentAt !== undefined && performance.now() - sentAt >= ms && fence.redisGivenUp === undefined && !closing) giveUp();
+          });
+        },
+        Math.min(250, ms / 4),
+      );
+      watching.unref();
+    },
     async close() {
       closing = true;
+      clearInterval(watching);
+      if (fence.redisGivenUp !== undefined) return;
       for (const c of [ioPub, ioSub, own]) c.disconnect();
     },
   };

@@ -222,13 +222,14 @@ export class ProcessHeartbeat {
 
   /**
    * This process stops: its key goes at once, so that the processes of other machines take its
-   * rooms over now (as those of its own machine do when its pid is gone), not a TTL later.
+   * rooms over now (as those of its own machine do when its pid is gone), not a TTL later; unless
+   * it gave Redis up (fence.ts): then they take them over once the key expires.
    */
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
     // No renewal comes any more: a write still waiting for one is refused rather than waiting for ever.
     this.fence.stopped();
-    if (!this.fence.tripped) await this.redis.del(PROCESS + this.id + ALIVE).catch(() => undefined);
+    if (!this.fence.tripped) await this.fence.send(() => this.redis.del(PROCESS + this.id + ALIVE)).catch(() => undefined);
   }
 }

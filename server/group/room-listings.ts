@@ -10,6 +10,8 @@
  *   where 20 were created).
  * - Every write is fenced (fence.ts): a process declared dead writes no listing, so one that wakes
  *   from a pause cannot list its old rooms again over their new home, nor delete their listings.
+ *   Once the server, stopping, gave Redis up, the shutdown's reads end at once and its QUIT is not
+ *   sent: the shutdown goes on without Redis.
  */
 import type { IRoomCache } from "@colyseus/core";
 import { RedisDriver } from "@colyseus/redis-driver";
@@ -56,7 +58,11 @@ export class GroupRoomDriver extends RedisDriver {
 
   /** The listings of `processId` (a process that died) go. */
   override async cleanup(processId: string): Promise<void> {
-    const ids = (await this.query({ processId })).map((room) => room.roomId);
+    const ids = ((await this.fence.send(() => this.query({ processId }))) ?? []).map((room) => room.roomId);
     for (let i = 0; i < ids.length; i += DELETE_BATCH) await this.fence.write(this.redis, "hdel", ROOMCACHES_KEY, ...ids.slice(i, i + DELETE_BATCH));
+  }
+
+  override async shutdown(): Promise<void> {
+    await this.fence.send(() => super.shutdown());
   }
 }

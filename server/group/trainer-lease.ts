@@ -15,7 +15,13 @@ import { KEY_PREFIX } from "./redis.js";
 export const LEASE_MS = 6000;
 
 // Fenced (fence.ts): KEYS[2] is the lease. ARGV: this process, the lease's life in ms. 1: held.
-const TAKE = `if redis.call("set", KEYS[2], ARGV[1], "PX", ARGV[2], "NX") then return 1 else return 0 end`;
+// Taking a lease that is already this process's renews it: a renewal refused by an error left the
+// key its own, and refusing it would leave the pool without a trainer until the key expired.
+const TAKE = `local holder = redis.call("get", KEYS[2])
+if holder == ARGV[1] then return redis.call("pexpire", KEYS[2], ARGV[2]) end
+if holder then return 0 end
+redis.call("set", KEYS[2], ARGV[1], "PX", ARGV[2])
+return 1`;
 const RENEW = `if redis.call("get", KEYS[2]) == ARGV[1] then return redis.call("pexpire", KEYS[2], ARGV[2]) else return 0 end`;
 const RELEASE = `if redis.call("get", KEYS[2]) == ARGV[1] then return redis.call("del", KEYS[2]) else return 0 end`;
 
@@ -23,6 +29,8 @@ export class TrainerLease {
   private held = false;
   private readonly timer: NodeJS.Timeout;
   private closed = false;
+  /** A step (taking or renewing) waiting for Redis's answer. */
+  private asking = false;
   readonly key: string;
 
   constructor(
@@ -52,13 +60,20 @@ export class TrainerLease {
   }
 
   private async tick(): Promise<void> {
-    if (this.closed) return;
+    // One step at a time: while Redis is away (restarting), the steps of several ticks would wait
+    // on the connection, each chosen before the others' answers, and run in a row once it is
+    // back: a process taking a lease lost with Redis's data would take it, then hear its next
+    // TAKE refused and believe it lost it, its key standing with no trainer until it expired.
+    if (this.closed || this.asking) return;
+    this.asking = true;
     let held: boolean;
     try {
       held = (await this.fence.script(this.redis, this.held ? RENEW : TAKE, [this.key], [this.holder, String(this.leaseMs)])) === 1;
     } catch {
       // Redis away: the lease cannot be renewed, so it is not ours to trust (it expires there meanwhile).
       held = false;
+    } finally {
+      this.asking = false;
     }
     if (this.closed || held === this.held) return;
     this.held = held;

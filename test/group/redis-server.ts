@@ -17,6 +17,9 @@ export interface TestRedis {
   /** Kills it (SIGKILL: everything it held is gone) and starts a fresh one on the same port. */
   restart(): Promise<void>;
   stop(): Promise<void>;
+  /** Freezes it (SIGSTOP: its connections stay up, nothing is answered), and wakes it (SIGCONT). */
+  pause(): void;
+  resume(): void;
 }
 
 const running = new Set<ChildProcess>();
@@ -60,6 +63,8 @@ export async function startRedis(): Promise<TestRedis> {
       child = await launch(port);
     },
     stop: kill,
+    pause: () => void child.kill("SIGSTOP"),
+    resume: () => void child.kill("SIGCONT"),
   };
 }
 

@@ -69,10 +69,18 @@ describe("a self-play pool's trainer lease", () => {
   it("gets exactly one holder again after Redis restarts empty", async () => {
     const ps = ["d", "e"].map((id) => processAsking("pool-2", id));
     await until(() => holders(ps).length === 1, 5000, "a holder");
+    const toldBefore = ps.map((p) => p.told.length);
+    // Down for a whole lease's life (three renewals' time): each process's ticks come while its
+    // step waits for Redis (this failed once under load 15, when the restart alone took that long).
+    await file.redis.stop();
+    await new Promise((r) => setTimeout(r, LEASE_MS));
     await file.redis.restart();
     // Each reconnects by itself; the lease, lost with Redis's data, is taken again by one of them.
     await until(async () => holders(ps).length === 1 && (await ps[0]!.lease.holderNow().catch(() => undefined)) === holders(ps)[0]?.id, 20_000, "one holder after the restart");
     const holder = holders(ps)[0]!;
+    // Taken once: no process took it and then believed it lost (its key standing, the pool without a
+    // trainer until it expired), as one did when the steps of several ticks ran in a row on Redis's return.
+    expect(ps.flatMap((p, i) => p.told.slice(toldBefore[i])).filter((gained) => gained)).toEqual([true]);
     // And it stays the only one.
     for (let i = 0; i < 4; i++) {
       await new Promise((r) => setTimeout(r, LEASE_MS / 2));
