@@ -237,4 +237,21 @@ describe("per-level generation by a policy", () => {
     expect(await main([...args, "--resume", "auto"]), io.err).toBe(2);
     expect(io.err).toContain("was trained with --generation per-level: resume with the same --generation");
   }, 60_000);
+
+  it("train grpo --credit level trains each level on its own score, and a resumed run keeps its credit", async () => {
+    const model = tempDir("sw-usersim-credit-model-");
+    saveCheckpoint(model, m.model, m.files);
+    const out = tempDir("sw-usersim-credit-out-");
+    const store = tempDir("sw-usersim-credit-store-");
+    const args = ["train", "grpo", "--model", model, "--bench", "usersim", "--data", file, "--hierarchy", SMALL_FILE, "--out", out, "--store", store, "--prompts", "1", "--group-size", "3", "--max-new-tokens", "64", "--kl", "0.01", "--generation", "per-level", "--quiet"];
+    expect(await main([...args, "--steps", "1", "--credit", "level"]), io.err).toBe(0);
+    const metrics = JSON.parse(readFileSync(join(out, "metrics.jsonl"), "utf8").trim()) as { formatRate: number; gradNorm: number };
+    expect(metrics.formatRate).toBe(1);
+    expect(metrics.gradNorm).toBeGreaterThan(0);
+    expect(await main([...args, "--steps", "2", "--resume", "auto"]), io.err).toBe(2);
+    expect(io.err).toContain("credit");
+    // Level credit goes with per-level generation only.
+    expect(await main(["train", "grpo", "--model", model, "--bench", "usersim", "--data", file, "--out", tempDir("sw-usersim-credit-joint-"), "--credit", "level", "--quiet"])).toBe(2);
+    expect(io.err).toContain("level credit needs per-level generation");
+  }, 60_000);
 });

@@ -169,7 +169,7 @@ export class UsersimBenchmark implements Benchmark<UsersimBenchItem> {
   }
 
   judge(item: UsersimBenchItem, answer: string): Verdict {
-    return verdictOf(judgeText(answer, referenceOf(item.record), this.hierarchy, this.judgeOptions));
+    return verdictOf(judgeText(answer, referenceOf(item.record), this.hierarchy, this.judgeOptions), this.hierarchy);
   }
 
   assess?: (item: UsersimBenchItem, answers: readonly string[], signal?: AbortSignal) => Promise<Verdict[]>;
@@ -177,7 +177,7 @@ export class UsersimBenchmark implements Benchmark<UsersimBenchItem> {
   private async assessWithModel(item: UsersimBenchItem, answers: readonly string[], signal?: AbortSignal): Promise<Verdict[]> {
     const state = this.stateOf(item);
     const judgements = await this.llm!.judgeTexts(answers, referenceOf(item.record), this.hierarchy, renderThread(state.thread, state.user), signal);
-    return judgements.map(verdictOf);
+    return judgements.map((j) => verdictOf(j, this.hierarchy));
   }
 
   /** Per state and for the response, the mean score; the share of well-formed replies; the mean reward. */
@@ -222,8 +222,10 @@ export function usersimLevels(state: UsersimState): AnswerLevels {
   };
 }
 
-function verdictOf(j: Judgement): Verdict {
-  return { correct: j.wellFormed, score: j.alignment, reward: j.reward, detail: j as unknown as Readonly<Record<string, unknown>> };
+/** A judgement as the benchmark's verdict; its levels, each state's score then the response's, are what per-level credit rewards. */
+function verdictOf(j: Judgement, h: Hierarchy): Verdict {
+  const levels = [...h.states.map((d) => j.states[d.name]?.score ?? null), j.response];
+  return { correct: j.wellFormed, score: j.alignment, reward: j.reward, levels, detail: j as unknown as Readonly<Record<string, unknown>> };
 }
 
 function firstLine(text: string): string {
