@@ -41,7 +41,3 @@ export const world: WorldEntry = {
   solver: fantomSolver,
   facts: fantomFacts,
 };
-
-// Sentence embedders and their cosine, which usersim's judge also scores free text with.
-export { createEmbedder } from "./embedder-spec.js";
-export { cosine, type Embedder } from "./embedder.js";
