@@ -60,7 +60,8 @@ usersim only:
                        states, ROUGE-L on free text)
   --embedder SPEC      the offline judge's free text (the response, states outside the vocabulary) by
                        the cosine of sentence embeddings instead of ROUGE-L: onnx:DIR (a sentence-
-                       embedding model folder, as FANToM's) or lexical (hashed words, no model)
+                       embedding model folder, as FANToM's) or lexical (hashed words, no model); not
+                       with --judge
 
 FANToM only:
   --context MODE       short (the official default) or full: the conversation given with each question

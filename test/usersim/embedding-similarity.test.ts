@@ -70,10 +70,13 @@ describe("embedding similarity of free text", () => {
     expect((plain.judge(item, reply).detail as unknown as ReturnType<typeof judgeText>).response).toBeCloseTo(rougeL("I like bike lanes.", item.record.reply).fmeasure, 10);
   });
 
-  it("refuses a folder without a model before a run exists", async () => {
+  it("refuses a folder without a model, or an LLM judge beside it, before a run exists", async () => {
     const empty = mkdtempSync(join(tmpdir(), "sw-usersim-embed-empty-"));
     await expect(world.benchmark!.create({ embedder: `onnx:${empty}` })).rejects.toThrow(BenchmarkOptionError);
     await expect(world.benchmark!.create({ embedder: `onnx:${empty}` })).rejects.toThrow(`--embedder: no model.onnx or onnx/model.onnx in ${empty}`);
+    // With an LLM judge the model scores the free text: an embedder would go unused.
+    const judgeModel = { id: "llm:judge@http://127.0.0.1:1", ask: () => Promise.reject(new Error("not asked")) };
+    await expect(world.benchmark!.create({ embedder: "lexical", judgeModel })).rejects.toThrow("--embedder: scores the offline judge's free text; with --judge the model scores it");
   });
 
   it("bench usersim --embedder onnx:DIR: the report's title names the scorer", async () => {

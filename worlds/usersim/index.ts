@@ -43,6 +43,8 @@ export const world: WorldEntry = {
       const hierarchy = opts.hierarchy !== undefined ? readHierarchyFile(opts.hierarchy) : DEFAULT_HIERARCHY;
       // Loaded only when asked for (onnxruntime with it); a bad model folder stops the command before a run exists.
       let freeText: FreeTextScorer | undefined;
+      // The LLM judge scores the free text itself (and falls back on ROUGE-L): an embedder would go unused while the report named it.
+      if (opts.embedder !== undefined && opts.judgeModel) throw new BenchmarkOptionError("--embedder: scores the offline judge's free text; with --judge the model scores it (give one of the two)");
       if (opts.embedder !== undefined) {
         try {
           freeText = await (await import("./embedding-similarity.js")).embeddingSimilarity(opts.embedder);
