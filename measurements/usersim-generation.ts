@@ -18,6 +18,10 @@
  * paired differences on the same records: from the joint recipe asked jointly, from the joint
  * recipe asked the same way (with --cross), and a GRPO policy's from its own SFT.
  *
+ * With --level-credit, per-level GRPO is trained a second time from the same SFT with the same
+ * budget and seed, each level's tokens credited with that level's own score (`--credit level`)
+ * instead of the whole reply's; its row follows, and its paired difference from reply credit.
+ *
  * Every stage is a child process (cli-process.ts); the table goes to the terminal and to
  * OUT/results.md with the wall time and the load average. Not a test.
  */
@@ -53,6 +57,7 @@ Options:
   --grpo-steps N     GRPO steps on top of each SFT, in its generation (default 0: none)
 ${USERSIM_RECIPE_HELP}
   --cross            also bench each policy in the other generation
+  --level-credit     with --grpo-steps: also per-level GRPO with each level's own advantage (--credit level)
   --threads N        CPU threads of every stage (default 1)
   --reuse            keep OUT's data, base, SFT and GRPO policies and bench reports where a finished run left them,
                      if made with these arguments (OUT/stages.json; otherwise it stops, saying which differ)
@@ -67,6 +72,7 @@ const values = scriptArgs({
     "sft-steps": intArg(1).default(60),
     "grpo-steps": intArg(0).default(0),
     cross: z.boolean().default(false),
+    "level-credit": z.boolean().default(false),
     reuse: z.boolean().default(false),
   }),
 });
@@ -166,6 +172,14 @@ if (values["grpo-steps"] > 0) {
     await run(`GRPO ${g}`, args, join(grpo(g), "model.safetensors"), ["generate", `SFT ${g}`]);
   }
 }
+const levelCredit = join(out, "grpo-per-level-level-credit");
+if (values["grpo-steps"] > 0 && values["level-credit"]) {
+  const args = usersimGrpoArgs({
+    model: sft("per-level"), data, hierarchy: hierarchyFile, out: levelCredit, store, steps: values["grpo-steps"], prompts: values.prompts, groupSize: values["group-size"],
+    maxNewTokens: MAX_NEW, lr: values.lr, seed: values.seed, threads: values.threads, generation: "per-level", credit: "level",
+  });
+  await run("GRPO per-level, level credit", args, join(levelCredit, "model.safetensors"), ["generate", "SFT per-level"]);
+}
 
 // 5. Bench: each policy in its own generation (and the other with --cross), the same records, greedy, under the grammar.
 interface Row {
@@ -178,26 +192,34 @@ interface Row {
 }
 const runStore = () => RunStore.open(store);
 const rows: Row[] = [];
+/** Benches the policy in `dir` (its stage `made`) asked one way, as `label`: its report and its alignment by record. */
+const bench = async (label: string, made: string, dir: string, trained: Generation, asked: Generation, json: string): Promise<Row> => {
+  const agent = asked === "joint" ? `policy:${dir}?max_new_tokens=${MAX_NEW}` : `policy:${dir}?generation=per-level`;
+  await run(`bench ${label}, asked ${asked}`, [
+    "bench", "usersim", "--data", data, "--split", "test", "--limit", String(values.eval), "--hierarchy", hierarchyFile, "--agent", agent, "--store", store, "--json", json, ...threads, "--quiet",
+  ], json, ["generate", made]);
+  const report = JSON.parse(readFileSync(json, "utf8")) as Row["report"];
+  const r = (await runStore()).get(report.runId);
+  if (!r) throw new Error(`no run ${report.runId} in ${store}`);
+  const recs = readEpisodeLog<{ kind: string; result?: { id: string; score: number } }>((await runStore()).episodesPath(r)).records;
+  const scores = new Map(recs.flatMap((x) => (x.kind === "benchmark_item" && x.result ? [[x.result.id, x.result.score] as const] : [])));
+  return { label, trained, asked, report, scores };
+};
 const policies: [string, (g: Generation) => string][] = [["SFT", sft]];
 if (values["grpo-steps"] > 0) policies.push(["GRPO", grpo]);
 for (const [name, dir] of policies) {
   for (const trained of GENERATIONS) {
     for (const asked of GENERATIONS.filter((a) => a === trained || values.cross)) {
-      const label = `${name} ${trained}`;
-      const json = join(out, `eval-${name.toLowerCase()}-${trained}-asked-${asked}.json`);
-      const agent = asked === "joint" ? `policy:${dir(trained)}?max_new_tokens=${MAX_NEW}` : `policy:${dir(trained)}?generation=per-level`;
-      await run(`bench ${label}, asked ${asked}`, [
-        "bench", "usersim", "--data", data, "--split", "test", "--limit", String(values.eval), "--hierarchy", hierarchyFile, "--agent", agent, "--store", store, "--json", json, ...threads, "--quiet",
-      ], json, ["generate", `${name} ${trained}`]);
-      const report = JSON.parse(readFileSync(json, "utf8")) as Row["report"];
-      const r = (await runStore()).get(report.runId);
-      if (!r) throw new Error(`no run ${report.runId} in ${store}`);
-      const recs = readEpisodeLog<{ kind: string; result?: { id: string; score: number } }>((await runStore()).episodesPath(r)).records;
-      const scores = new Map(recs.flatMap((x) => (x.kind === "benchmark_item" && x.result ? [[x.result.id, x.result.score] as const] : [])));
-      rows.push({ label, trained, asked, report, scores });
+      rows.push(await bench(`${name} ${trained}`, `${name} ${trained}`, dir(trained), trained, asked, join(out, `eval-${name.toLowerCase()}-${trained}-asked-${asked}.json`)));
     }
   }
 }
+const replyCredit = rows.find((r) => r.label === "GRPO per-level" && r.asked === "per-level");
+const levelCreditRow =
+  values["grpo-steps"] > 0 && values["level-credit"]
+    ? await bench("GRPO per-level, level credit", "GRPO per-level, level credit", levelCredit, "per-level", "per-level", join(out, "eval-grpo-per-level-level-credit-asked-per-level.json"))
+    : undefined;
+if (levelCreditRow) rows.push(levelCreditRow);
 
 // 6. The table: per-tag means, alignment +- its standard error, and paired differences on the same records:
 // from the joint recipe asked jointly (the same kind of policy: the per-level recipe's cost, or the cost of
@@ -231,6 +253,10 @@ for (const g of GENERATIONS) {
   const log = values["grpo-steps"] > 0 && existsSync(join(grpo(g), "metrics.jsonl")) ? readRunLog(join(grpo(g), "metrics.jsonl")).filter((r) => typeof r.reward === "number") : [];
   if (log.length) curves.push(`- GRPO ${g}, mean reward per step: ${log.map((r) => (r.reward as number).toFixed(3)).join(", ")}`);
 }
+if (levelCreditRow && existsSync(join(levelCredit, "metrics.jsonl"))) {
+  const log = readRunLog(join(levelCredit, "metrics.jsonl")).filter((r) => typeof r.reward === "number");
+  curves.push(`- GRPO per-level, level credit, mean reward per step: ${log.map((r) => (r.reward as number).toFixed(3)).join(", ")}`);
+}
 const total = (performance.now() - started) / 1000;
 const loadAfter = loadavg();
 const text = [
@@ -240,6 +266,7 @@ const text = [
   "",
   ...table,
   "",
+  ...(levelCreditRow && replyCredit ? [`Level credit minus reply credit (per-level GRPO from the same SFT, the same budget; paired on the records ± s.e.): ${paired(levelCreditRow, replyCredit)}`, ""] : []),
   timings.length ? wallTimeLine(total, timings) : "Every stage kept from an earlier run (--reuse).",
   `Load average (1, 5, 15 min): ${loadBefore.map((x) => x.toFixed(1)).join(", ")} at the start, ${loadAfter.map((x) => x.toFixed(1)).join(", ")} at the end.`,
   "",

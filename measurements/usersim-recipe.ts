@@ -139,6 +139,8 @@ export interface UsersimGrpoRun {
   readonly threads: number;
   /** Per-level rollouts (default: joint, the option left out). */
   readonly generation?: "joint" | "per-level";
+  /** Per-level credit (default: the reply's, the option left out). */
+  readonly credit?: "reply" | "level";
 }
 
 /** `train grpo` on the train split: temperature 1, KL 0.01, clip 0.2/0.28, token-mean, rollouts under the reply's grammar. */
@@ -149,5 +151,6 @@ export function usersimGrpoArgs(r: UsersimGrpoRun): string[] {
     "--max-new-tokens", String(r.maxNewTokens), "--temperature", "1", "--lr", String(r.lr), "--kl", "0.01", "--clip-high", "0.28", "--loss-agg", "token-mean",
     "--micro-batch", "8", "--seed", String(r.seed), "--save-every", "100000", "--threads", String(r.threads), "--quiet",
     ...(r.generation ? ["--generation", r.generation] : []),
+    ...(r.credit ? ["--credit", r.credit] : []),
   ];
 }

@@ -58,6 +58,10 @@ usersim only:
   --judge SPEC         judge with a model: llm:MODEL@BASE_URL[?options] (any OpenAI-compatible endpoint;
                        rpm=N paces requests); default: the offline judge (exact on the generator's
                        states, ROUGE-L on free text)
+  --embedder SPEC      the offline judge's free text (the response, states outside the vocabulary) by
+                       the cosine of sentence embeddings instead of ROUGE-L: onnx:DIR (a sentence-
+                       embedding model folder, as FANToM's) or lexical (hashed words, no model); not
+                       with --judge
 
 FANToM only:
   --context MODE       short (the official default) or full: the conversation given with each question

@@ -15,7 +15,7 @@ import { judgeModelArg } from "../judge-arg.js";
 import { RunStore } from "../../store/run-store.js";
 import { BenchPoints } from "../../trainers/grpo/bench-points.js";
 import { GENERATION_MODES } from "../../agents/policy/options.js";
-import { ADVANTAGE_ESTIMATORS, ADVANTAGE_STD, GRPO_CONSTRAIN_MODES, POINT_BALANCES, GrpoConfigSchema, KL_ESTIMATORS, KL_PLACEMENTS, LOSS_AGGREGATIONS, type GrpoConfigInput } from "../../trainers/grpo/config.js";
+import { ADVANTAGE_ESTIMATORS, ADVANTAGE_STD, CREDIT_ASSIGNMENTS, GRPO_CONSTRAIN_MODES, POINT_BALANCES, GrpoConfigSchema, KL_ESTIMATORS, KL_PLACEMENTS, LOSS_AGGREGATIONS, type GrpoConfigInput } from "../../trainers/grpo/config.js";
 import { progressNote, type StepMetrics } from "../../trainers/grpo/metrics.js";
 import { MetricsPublisher } from "../../trainers/grpo/publisher.js";
 import { runGrpoSession, SettingsMismatch } from "../../trainers/grpo/session.js";
@@ -81,6 +81,9 @@ Sampling and batch:
   --generation joint|per-level (joint)   usersim: the reply in one generation of --max-new-tokens,
                            or HumanLM's level by level: each state, then the response, by its own
                            prompt, under its own grammar, within its own max_tokens of the hierarchy
+  --credit reply|level (reply)   per-level generation: every level's tokens get the reply's
+                           advantage, or (level, HumanLM's per-tag rewards) each level's tokens the
+                           advantage of that level's own score among the group's
   --soft  --thinking-steps K (8)  --tau X (1)   SofT-GRPO: each reply first thinks in K soft tokens
                            (the --top-p support, 0.9 unless given, Gumbel-noised; the next input is
                            the softmax(q'/tau) mixture of embeddings), then answers in tokens; the
@@ -158,6 +161,7 @@ const Args = z.object({
   tau: numArg().positive().optional(),
   constrain: z.enum(GRPO_CONSTRAIN_MODES).optional(),
   generation: z.enum(GENERATION_MODES).optional(),
+  credit: z.enum(CREDIT_ASSIGNMENTS).optional(),
   epochs: intArg(1).optional(),
   "mini-batch": intArg(0).optional(),
   "micro-batch": intArg(1).optional(),
@@ -220,7 +224,7 @@ export function parseRewardWeights(spec: string): Record<string, number> {
 /** The trainer's config from the command line (only what was given; the schema fills the defaults). */
 export function configFromArgs(a: Args): GrpoConfigInput {
   const pick: [keyof Args, keyof GrpoConfigInput][] = [
-    ["steps", "steps"], ["prompts", "prompts"], ["group-size", "groupSize"], ["temperature", "temperature"], ["top-k", "topK"], ["top-p", "topP"], ["constrain", "constrain"], ["generation", "generation"],
+    ["steps", "steps"], ["prompts", "prompts"], ["group-size", "groupSize"], ["temperature", "temperature"], ["top-k", "topK"], ["top-p", "topP"], ["constrain", "constrain"], ["generation", "generation"], ["credit", "credit"],
     ["max-new-tokens", "maxNewTokens"], ["epochs", "epochs"], ["mini-batch", "miniBatch"], ["micro-batch", "microBatch"], ["advantage", "advantage"], ["advantage-std", "advantageStd"],
     ["advantage-eps", "advantageEps"], ["clip-low", "clipLow"], ["clip-high", "clipHigh"], ["dual-clip", "dualClip"], ["loss-agg", "lossAggregation"],
     ["kl", "klCoef"], ["kl-estimator", "klEstimator"], ["kl-in", "klIn"], ["entropy", "entropyCoef"], ["max-rollout-batches", "maxRolloutBatches"],

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { PythonRandom } from "../../worlds/fantom/python-random.js";
 import { binarize, judgeBeliefFreeForm, judgeFact, judgeList, judgeMultipleChoice, parseResponse, wordF1 } from "../../worlds/fantom/judge.js";
 import { officialPercent, officialReport, pyRound, weightedF1, type ScoredRow } from "../../worlds/fantom/metrics.js";
-import { LexicalEmbedder } from "../../worlds/fantom/embedder.js";
+import { LexicalEmbedder } from "../../worlds/core/embedder.js";
 
 describe("Python's random, as the official evaluator draws it", () => {
   it("random.seed(99): getrandbits(32) and choice([True, False]) match CPython", () => {

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DIM, table, VOCAB, writeModelFolder } from "../onnx-model-folder.js";
-import { createEmbedder } from "../../worlds/fantom/embedder-spec.js";
+import { createEmbedder } from "../../worlds/core/embedder-spec.js";
 import { FantomBenchmark } from "../../worlds/fantom/benchmark.js";
 import { generateFantom } from "../../worlds/fantom/generator.js";
 

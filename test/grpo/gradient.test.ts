@@ -7,11 +7,14 @@
  * every log-prob (current, old, reference) and entropy under its masks. Old log-probs are set off
  * the current ones so that some tokens sit inside the clip range and some are clipped. SofT-GRPO's
  * soft thinking tokens (their log-likelihood the Gumbel noise density) join the same objective.
+ * Per-level replies under level credit: each level a sequence after its own prompt, with its
+ * level's advantage (advantages.ts: creditedAdvantages), so one reply's tokens carry several.
  */
 import { describe, expect, it } from "vitest";
 import { centralDifferences } from "../native/finite-differences.js";
 import { PolicyModel } from "../../models/model.js";
 import { qwen2Config } from "../../models/config.js";
+import { creditedAdvantages } from "../../trainers/grpo/advantages.js";
 import { GrpoConfigSchema, LOSS_AGGREGATIONS, type LossAggregation } from "../../trainers/grpo/config.js";
 import { MaskPool } from "../../trainers/grpo/grammar-masks.js";
 import { policyLoss, type LossSequence } from "../../trainers/grpo/loss.js";
@@ -83,13 +86,28 @@ const softSeqs: Sequence[] = [
   { ...grammarSeqs[2]!, soft: trace([[2, 3], [5, 9, 10], [15]], "t2") },
 ];
 
+// Two per-level replies of two levels each (the second level's prompt holds the first level's
+// tokens), credited level by level: level rewards [1, 0] and [0, 0.5] give each level +-1/sqrt(2).
+const levelSeqs: Sequence[] = [
+  { prompt: [3, 5, 7], reply: [2, 9, 1] },
+  { prompt: [3, 5, 7, 2, 9], reply: [11, 1] },
+  { prompt: [3, 5, 7], reply: [13, 14, 1] },
+  { prompt: [3, 5, 7, 13, 14], reply: [15, 12, 1] },
+];
+const levelAdvantages = creditedAdvantages(
+  [{ point: { id: "p" }, rewards: [0.5, 0.25], levelRewards: [[1, 0], [0, 0.5]] }],
+  [0, 1].flatMap((index) => [0, 1].map((level) => ({ group: 0, index, level }))),
+  GrpoConfigSchema.parse({ generation: "per-level", credit: "level" }),
+);
+
 describe("the GRPO update is the objective's gradient", () => {
-  const cases: [string, LossAggregation, Sequence[]][] = [
-    ...LOSS_AGGREGATIONS.map((mode): [string, LossAggregation, Sequence[]] => [mode, mode, seqs]),
-    ["seq-mean-token-mean, replies sampled under a grammar (masked log-probs)", "seq-mean-token-mean", grammarSeqs],
-    ["token-mean, SofT-GRPO: soft thinking tokens (Gumbel noise densities) before replies under a grammar", "token-mean", softSeqs],
+  const cases: [string, LossAggregation, Sequence[], number[]][] = [
+    ...LOSS_AGGREGATIONS.map((mode): [string, LossAggregation, Sequence[], number[]] => [mode, mode, seqs, advantages]),
+    ["seq-mean-token-mean, replies sampled under a grammar (masked log-probs)", "seq-mean-token-mean", grammarSeqs, advantages],
+    ["token-mean, SofT-GRPO: soft thinking tokens (Gumbel noise densities) before replies under a grammar", "token-mean", softSeqs, advantages],
+    ["token-mean, per-level replies under level credit (each level its own advantage)", "token-mean", levelSeqs, levelAdvantages],
   ];
-  for (const [name, mode, seqs] of cases) {
+  for (const [name, mode, seqs, advantages] of cases) {
     it(name, async () => {
       const policy = model("policy");
       const ref = model("reference");

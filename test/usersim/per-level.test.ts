@@ -214,12 +214,20 @@ describe("per-level generation by a policy", () => {
     replies.forEach((reply, i) => expect(sums[i]!).toBeCloseTo(reply.scored.logprob, 3));
   }, 60_000);
 
-  it("train grpo --generation per-level trains on every level's tokens and logs the replies", async () => {
+  /** A GRPO run's folders (the fixture's model saved as its start) and its command line, less the group size. */
+  function grpoRun() {
     const model = tempDir("sw-usersim-levels-model-");
     saveCheckpoint(model, m.model, m.files);
     const out = tempDir("sw-usersim-levels-out-");
     const store = tempDir("sw-usersim-levels-store-");
-    const args = ["train", "grpo", "--model", model, "--bench", "usersim", "--data", file, "--hierarchy", SMALL_FILE, "--out", out, "--store", store, "--steps", "1", "--prompts", "1", "--group-size", "2", "--max-new-tokens", "64", "--kl", "0.01", "--quiet"];
+    const args = ["train", "grpo", "--model", model, "--bench", "usersim", "--data", file, "--hierarchy", SMALL_FILE, "--out", out, "--store", store, "--prompts", "1", "--max-new-tokens", "64", "--kl", "0.01", "--quiet"];
+    return { model, out, store, args };
+  }
+
+  it("train grpo --generation per-level trains on every level's tokens and logs the replies", async () => {
+    const run = grpoRun();
+    const { out, store } = run;
+    const args = [...run.args, "--steps", "1", "--group-size", "2"];
     expect(await main([...args, "--generation", "per-level"]), io.err).toBe(0);
     const metrics = JSON.parse(readFileSync(join(out, "metrics.jsonl"), "utf8").trim()) as { formatRate: number; responseLength: number; kl: number };
     expect(metrics.formatRate).toBe(1);
@@ -236,5 +244,20 @@ describe("per-level generation by a policy", () => {
     // A resumed run keeps its generation.
     expect(await main([...args, "--resume", "auto"]), io.err).toBe(2);
     expect(io.err).toContain("was trained with --generation per-level: resume with the same --generation");
+  }, 60_000);
+
+  it("train grpo --credit level trains each level on its own score, and a resumed run keeps its credit", async () => {
+    const run = grpoRun();
+    const { model, out } = run;
+    const args = [...run.args, "--group-size", "3", "--generation", "per-level"];
+    expect(await main([...args, "--steps", "1", "--credit", "level"]), io.err).toBe(0);
+    const metrics = JSON.parse(readFileSync(join(out, "metrics.jsonl"), "utf8").trim()) as { formatRate: number; gradNorm: number };
+    expect(metrics.formatRate).toBe(1);
+    expect(metrics.gradNorm).toBeGreaterThan(0);
+    expect(await main([...args, "--steps", "1", "--resume", "auto"]), io.err).toBe(2);
+    expect(io.err).toContain("was trained with --credit level: resume with the same --credit");
+    // Level credit goes with per-level generation only.
+    expect(await main(["train", "grpo", "--model", model, "--bench", "usersim", "--data", file, "--out", tempDir("sw-usersim-credit-joint-"), "--credit", "level", "--quiet"])).toBe(2);
+    expect(io.err).toContain("level credit needs per-level generation");
   }, 60_000);
 });

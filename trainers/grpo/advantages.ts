@@ -17,6 +17,14 @@
  * (p_q near 0: its groups are all wrong, or one right reply among them), while rft's expected step
  * on a group that holds a right reply is grad log p_q: the gradient of log P(reward = 1), the
  * likelihood of succeeding, which weighs the questions the policy is worst at most.
+ *
+ * Credit (`credit`). An answer written in levels (usersim's hierarchy: each state, then the
+ * response, one sequence of the loss each under per-level generation) is scored level by level
+ * by its judge. `reply`: every level's tokens get the reply's advantage, from the reply's reward
+ * (the weighted mean of its levels' scores). `level` (HumanLM, which rewards each tag by its own
+ * score): level k's tokens get the estimator's advantage of level k's reward among the group's
+ * level-k rewards (levelAdvantagesOf), so a stance is credited for the stance it wrote and not for
+ * the response after it; each level is its own group, normalized by its own spread.
  */
 import type { AdvantageStd, GrpoConfig } from "./config.js";
 import { isFlatGroup } from "./dynamic-sampling.js";
@@ -40,6 +48,62 @@ export type AdvantageSettings = Pick<GrpoConfig, "advantage" | "advantageStd" | 
  */
 export function advantagesOf(groups: readonly (readonly number[])[], c: AdvantageSettings): number[][] {
   return c.advantage === "rft" ? groups.map(rftAdvantages) : groupAdvantages(groups, c.advantageStd, c.advantageEps);
+}
+
+/**
+ * Per-level credit: rewards laid out group by group, reply by reply, level by level
+ * (`groups[g][i][k]`: level k of reply i of prompt g); level k's rewards across a group are one
+ * group of the estimator `c.advantage` (grpo's std "batch" is then level k's across the batch).
+ * Returns the same layout. Every reply of a group has the same levels.
+ */
+export function levelAdvantagesOf(groups: readonly (readonly (readonly number[])[])[], c: AdvantageSettings): number[][][] {
+  const levels = groups.map((g, gi) => {
+    const k = g[0]?.length ?? 0;
+    if (g.some((r) => r.length !== k)) throw new Error(`group ${gi}: its replies have different numbers of levels (${g.map((r) => r.length).join(", ")})`);
+    return k;
+  });
+  const out = groups.map((g) => g.map((r) => r.map(() => 0)));
+  for (let k = 0; k < Math.max(0, ...levels); k++) {
+    const having = groups.flatMap((_, gi) => (levels[gi]! > k ? [gi] : []));
+    const column = advantagesOf(
+      having.map((gi) => groups[gi]!.map((r) => r[k]!)),
+      c,
+    );
+    having.forEach((gi, j) => column[j]!.forEach((a, i) => (out[gi]![i]![k] = a)));
+  }
+  return out;
+}
+
+export type CreditSettings = AdvantageSettings & Pick<GrpoConfig, "credit">;
+
+/**
+ * The advantage of each loss sequence (`group`: its group, `index`: its reply there, `level`: which
+ * level of that reply it is, for a per-level reply): its reply's under `reply` credit, its level's
+ * under `level` credit, which needs every group's level rewards (a judge that scores each level).
+ */
+export function creditedAdvantages(
+  groups: readonly { readonly rewards: readonly number[]; readonly levelRewards?: readonly (readonly number[])[]; readonly point: { readonly id: string } }[],
+  sequences: readonly { readonly group: number; readonly index: number; readonly level?: number }[],
+  c: CreditSettings,
+): number[] {
+  if (c.credit === "level") {
+    const byLevel = levelAdvantagesOf(
+      groups.map((g) => {
+        if (!g.levelRewards) throw new Error(`decision point ${g.point.id}: level credit needs a judge that scores each level of a per-level reply (usersim's); this point's judge does not`);
+        return g.levelRewards;
+      }),
+      c,
+    );
+    return sequences.map((s) => {
+      if (s.level === undefined) throw new Error(`decision point ${groups[s.group]!.point.id}: level credit needs per-level generation (each level a sequence of its own)`);
+      return byLevel[s.group]![s.index]![s.level]!;
+    });
+  }
+  const byReply = advantagesOf(
+    groups.map((g) => g.rewards),
+    c,
+  );
+  return sequences.map((s) => byReply[s.group]![s.index]!);
 }
 
 /** rft: the best replies, when they earned anything, share the group's weight G. */

@@ -35,6 +35,7 @@ async function judgeGraded(benchmark: Benchmark, item: BenchItem, texts: readonl
     ...(v.correct ? { action: { answer: texts[i]!.trim() } } : { formatError: String(v.detail?.error ?? "malformed") }),
     reward: rewardOf(benchmark, v),
     score: v.score ?? 0,
+    ...(v.levels ? { levels: v.levels } : {}),
   }));
 }
 

@@ -9,6 +9,8 @@ import { GENERATION_MODES } from "../../agents/policy/options.js";
 export const ADVANTAGE_STD = ["group", "batch", "none"] as const;
 /** How a group's rewards become its replies' advantages (advantages.ts: the registry). */
 export const ADVANTAGE_ESTIMATORS = ["grpo", "rft"] as const;
+/** Which reward a reply's tokens are credited with (advantages.ts: levelAdvantagesOf). */
+export const CREDIT_ASSIGNMENTS = ["reply", "level"] as const;
 /** How the trainer draws its points (point-order.ts). */
 export const POINT_BALANCES = ["none", "type"] as const;
 export const LOSS_AGGREGATIONS = ["token-mean", "seq-mean-token-mean", "seq-mean-token-sum", "seq-mean-token-sum-norm"] as const;
@@ -18,6 +20,7 @@ export const GRPO_CONSTRAIN_MODES = ["schema", "options", "off"] as const;
 
 export type AdvantageStd = (typeof ADVANTAGE_STD)[number];
 export type AdvantageEstimator = (typeof ADVANTAGE_ESTIMATORS)[number];
+export type CreditAssignment = (typeof CREDIT_ASSIGNMENTS)[number];
 export type PointBalance = (typeof POINT_BALANCES)[number];
 export type LossAggregation = (typeof LOSS_AGGREGATIONS)[number];
 export type KlEstimator = (typeof KL_ESTIMATORS)[number];
@@ -59,6 +62,12 @@ export const GrpoConfigSchema = z
     /** grpo's std: of the group, of the batch, or none (Dr. GRPO). */
     advantageStd: z.enum(ADVANTAGE_STD).default("group"),
     advantageEps: z.number().min(0).default(1e-6),
+    /**
+     * Per-level generation: `reply`, every level's tokens get the whole reply's advantage; `level`,
+     * HumanLM's per-tag rewards: each level's tokens get the advantage of that level's own score
+     * (the judge's, estimated over the group level by level), the response's the response's.
+     */
+    credit: z.enum(CREDIT_ASSIGNMENTS).default("reply"),
 
     /** Clipped importance ratio: [1 - clipLow, 1 + clipHigh] (DAPO's clip-higher raises clipHigh). */
     clipLow: z.number().min(0).max(1).default(0.2),
@@ -152,7 +161,8 @@ export const GrpoConfigSchema = z
   .strict()
   .refine((c) => c.miniBatch === 0 || c.prompts % c.miniBatch === 0, { message: "prompts must be a multiple of miniBatch", path: ["miniBatch"] })
   .refine((c) => c.overlongBuffer < c.maxNewTokens, { message: "overlongBuffer must be smaller than maxNewTokens", path: ["overlongBuffer"] })
-  .refine((c) => !(c.soft && c.generation === "per-level"), { message: "per-level generation goes without soft thinking", path: ["generation"] });
+  .refine((c) => !(c.soft && c.generation === "per-level"), { message: "per-level generation goes without soft thinking", path: ["generation"] })
+  .refine((c) => c.credit === "reply" || c.generation === "per-level", { message: "level credit needs per-level generation (each level a sequence of its own)", path: ["credit"] });
 
 export type GrpoConfig = z.infer<typeof GrpoConfigSchema>;
 export type GrpoConfigInput = z.input<typeof GrpoConfigSchema>;

@@ -73,6 +73,11 @@ export interface Judged {
   readonly reward: number;
   /** The judge's score in [0, 1] (what `exact` reports: 1 is a perfect reply). */
   readonly score: number;
+  /**
+   * An answer written in levels (usersim's hierarchy): each level's own score, in the levels'
+   * order (null: the judge has no ground truth for that level). What `credit: level` rewards.
+   */
+  readonly levels?: readonly (number | null)[];
 }
 
 /** One sampled reply, scored. */
@@ -92,6 +97,8 @@ export interface ScoredReply {
   readonly leaks?: number;
   /** Sum of the sampler's log-probs of the reply's tokens. */
   readonly logprob: number;
+  /** Each level's reward, where the judge scored the levels (Judged.levels): what `credit: level` uses. */
+  readonly levelRewards?: readonly number[];
 }
 
 /** Where decision points come from, in a fixed order the trainer walks through. */

@@ -37,8 +37,11 @@ export function scoreReply(point: DecisionPoint, reply: SampledReply, c: RewardS
   const base = { text: reply.text, tokens: reply.tokens, finish: reply.finish, logprob: reply.logprob, overlong };
   if (judged) {
     // The world's judge: its format, its reward (the reward weights are the judge's own).
-    if (!judged.format) return { ...base, reward: c.formatFailure + overlong, format: false, formatError: judged.formatError ?? "malformed", exact: 0, f1: 0, rougeL: 0 };
-    return { ...base, reward: judged.reward + overlong, format: true, action: judged.action, exact: judged.score, f1: 0, rougeL: 0 };
+    // Each level's reward: its own score, or the reply's where it has none; a malformed reply's
+    // levels all get the format failure, and every level the reply's overlong penalty.
+    const levels = (own: (l: number | null) => number) => (judged.levels ? { levelRewards: judged.levels.map((l) => own(l) + overlong) } : {});
+    if (!judged.format) return { ...base, reward: c.formatFailure + overlong, format: false, formatError: judged.formatError ?? "malformed", exact: 0, f1: 0, rougeL: 0, ...levels(() => c.formatFailure) };
+    return { ...base, reward: judged.reward + overlong, format: true, action: judged.action, exact: judged.score, f1: 0, rougeL: 0, ...levels((l) => l ?? judged.reward) };
   }
   const parsed = point.strict ? point.strict(reply.text) : strictFormat(reply.text, point.schema);
   if (!parsed.ok) {

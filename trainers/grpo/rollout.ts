@@ -56,6 +56,8 @@ export interface Group {
   readonly replies: readonly Reply[];
   /** Rewards as the advantage sees them (the KL penalty folded in, when it is). */
   rewards: number[];
+  /** Per reply, each level's reward, where the judge scored the levels (per-level generation): what `credit: level` uses. */
+  levelRewards?: number[][];
 }
 
 export interface RolloutOptions {
@@ -278,7 +280,8 @@ async function perLevelRollout(points: readonly DecisionPoint[], o: RolloutOptio
         { ...c, maxNewTokens: p.budget },
       );
       const replies = replies0.map((r, j): Reply => ({ ids: r.ids, truncated: r.truncated, scored: scored[j]!, segments: r.segments }));
-      return { point: p.point, prompt: p.prompt, promptIds: p.promptIds, budget: p.budget, replies, rewards: replies.map((r) => r.scored.reward) };
+      const levelRewards = replies.every((r) => r.scored.levelRewards?.length === r.segments!.length) ? replies.map((r) => [...r.scored.levelRewards!]) : undefined;
+      return { point: p.point, prompt: p.prompt, promptIds: p.promptIds, budget: p.budget, replies, rewards: replies.map((r) => r.scored.reward), ...(levelRewards ? { levelRewards } : {}) };
     }),
   );
   return { groups, tooLong, seconds: (performance.now() - t0) / 1000, generatedTokens };

@@ -126,6 +126,7 @@ async function runClaimed(o: SessionOptions): Promise<SessionResult> {
     if (why) throw new SettingsMismatch(state.settings.lora === undefined ? `${why} (or start a new run from it with --model ${resumeDir})` : why);
     if (state.settings.lora !== undefined && !lora) throw new SettingsMismatch(`${resumeDir} was trained with --lora: resume with the same --lora and --model`);
     if (state.settings.generation !== undefined && c.generation === "joint") throw new SettingsMismatch(`${resumeDir} was trained with --generation ${String(state.settings.generation)}: resume with the same --generation`);
+    if (state.settings.credit !== undefined && c.credit === "reply") throw new SettingsMismatch(`${resumeDir} was trained with --credit ${String(state.settings.credit)}: resume with the same --credit`);
     ck = resumedCheckpoint(resumeDir, lora, c.seed);
     start = { step: state.step, cursor: state.cursor, updates: state.updates };
     runId = state.runId;

@@ -18,7 +18,7 @@ import { naming } from "../../store/io-error.js";
 import { checkWrite } from "../../store/write-fence.js";
 import { hashString } from "../../worlds/core/rng.js";
 import { learningRate } from "../sft/schedule.js";
-import { advantagesOf, mean, unbiasedStd } from "./advantages.js";
+import { creditedAdvantages, mean, unbiasedStd } from "./advantages.js";
 import { updatesPerBatch, type GrpoConfig } from "./config.js";
 import type { DecisionPoint, PointSource } from "./decision-point.js";
 import { keepInformativeGroups } from "./dynamic-sampling.js";
@@ -72,16 +72,17 @@ export interface GrpoResult {
 /**
  * What a resumed run must share with the run that wrote the checkpoint. The leak penalty is
  * named only when on, so that checkpoints written before it existed resume as they were; so is
- * a LoRA run's adapter settings and base, soft thinking's settings, and per-level generation.
+ * a LoRA run's adapter settings and base, soft thinking's settings, per-level generation and credit.
  */
 export function grpoSettings(config: GrpoConfig, dataId: string, lora?: LoraRunSettings): Record<string, unknown> {
-  const { leakPenalty, soft, thinkingSteps, tau, balance, generation, ...rest } = config;
+  const { leakPenalty, soft, thinkingSteps, tau, balance, generation, credit, ...rest } = config;
   return {
     ...rest,
     ...(leakPenalty > 0 ? { leakPenalty } : {}),
     ...(balance !== "none" ? { balance } : {}),
     ...(soft ? { soft, thinkingSteps, tau } : {}),
     ...(generation !== "joint" ? { generation } : {}),
+    ...(credit !== "reply" ? { credit } : {}),
     data: dataId,
     ...(lora ? { lora } : {}),
   };
@@ -91,6 +92,8 @@ interface Sample extends Sequence {
   readonly group: number;
   /** Its place in the group. */
   readonly index: number;
+  /** Per-level generation: which level of the reply this sequence is. */
+  readonly level?: number;
   readonly truncated: boolean;
   oldLogp?: Float64Array;
   refLogp?: Float64Array;
@@ -153,7 +156,7 @@ export async function trainGrpo(run: GrpoRun): Promise<GrpoResult> {
       tooLong += r.tooLong.length;
       all.push(...r.groups);
       if (c.dynamicSampling) {
-        const k = keepInformativeGroups(r.groups, c.advantage);
+        const k = keepInformativeGroups(r.groups, c.advantage, c.credit);
         dropped += k.dropped;
         groups.push(...k.kept);
       } else {
@@ -173,17 +176,19 @@ export async function trainGrpo(run: GrpoRun): Promise<GrpoResult> {
     // ---- old and reference log-probs (teacher forcing, at the sampling temperature) ----
     // A reply sampled under a grammar is scored under the same masks (grammar-masks.ts).
     const masks = new MaskPool();
-    // A per-level reply is one sequence per level (its own prompt, masks and budget), every one
-    // with the reply's advantage: its loss is over the tokens it sampled, under the masks it sampled them.
+    // A per-level reply is one sequence per level (its own prompt, masks and budget), each with
+    // the reply's advantage or, under level credit, its level's: its loss is over the tokens it
+    // sampled, under the masks it sampled them.
     const samples: Sample[] = groups.flatMap((g, gi) =>
       g.replies.flatMap((r, index) =>
         r.segments
-          ? r.segments.map((seg) => ({
+          ? r.segments.map((seg, level): Sample => ({
               prompt: seg.promptIds,
               reply: seg.ids,
               ...(seg.constraint ? { allowed: allowedTokens(seg.constraint, seg.ids, seg.budget, stopTokens, masks) } : {}),
               group: gi,
               index,
+              level,
               truncated: seg.truncated,
               advantage: 0,
               ...(c.maskTruncated && seg.truncated ? { mask: new Array<boolean>(seg.ids.length).fill(false) } : {}),
@@ -228,13 +233,12 @@ export async function trainGrpo(run: GrpoRun): Promise<GrpoResult> {
         for (let t = 0; t < s.oldLogp!.length; t++) kl += klValue(c.klEstimator, s.oldLogp![t]!, s.refLogp![t]!);
         const rewards = groups[s.group]!.rewards;
         rewards[s.index] = rewards[s.index]! - c.klCoef * kl;
+        // Level credit: a level pays for its own tokens' divergence.
+        const levels = groups[s.group]!.levelRewards?.[s.index];
+        if (levels && s.level !== undefined) levels[s.level] = levels[s.level]! - c.klCoef * kl;
       }
     }
-    const advantages = advantagesOf(
-      groups.map((g) => g.rewards),
-      c,
-    );
-    for (const s of samples) s.advantage = advantages[s.group]![s.index]!;
+    creditedAdvantages(groups, samples, c).forEach((a, i) => (samples[i]!.advantage = a));
 
     // ---- updates ----
     let clipSum = 0;

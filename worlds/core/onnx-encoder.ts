@@ -2,8 +2,8 @@
  * A text encoder the user has on disk, run with onnxruntime-node: a folder with `tokenizer.json`
  * (and `tokenizer_config.json`), and `model.onnx` or `onnx/model.onnx` (an Optimum or
  * sentence-transformers export of a BERT-like model). It gives a text's tokens and one of the
- * model's outputs; judges build on it (FANToM's sentence embedder pools it, the social world's
- * BERTScore matches its token states).
+ * model's outputs; judges build on it (the sentence embedder, onnx-embedder.ts, pools it; the
+ * social world's BERTScore matches its token states).
  *
  * Scoring is synchronous (a benchmark's judge returns its verdict at once) but onnxruntime's API
  * is not: the session runs in a worker thread, and each call blocks on an Atomics wait until the

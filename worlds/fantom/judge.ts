@@ -5,7 +5,7 @@
  * is to give the numbers users compare against.
  */
 import { bagOfTokensF1 } from "../core/rewards/token-f1.js";
-import { cosine, type Embedder } from "./embedder.js";
+import { cosine, type Embedder } from "../core/embedder.js";
 
 /** `parse_response`: keeps what follows the last "Answer:" (or "Choose an answer from above:"). */
 export function parseResponse(response: string): string {

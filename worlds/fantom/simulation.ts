@@ -19,7 +19,7 @@ import { locateByLanguage, locateByOverlap, type Located } from "./locate.js";
 import { replayConversation } from "./replay.js";
 import { RecentCache } from "../core/recent-cache.js";
 import { listNames } from "./world.js";
-import { cosine, LexicalEmbedder } from "./embedder.js";
+import { cosine, LexicalEmbedder } from "../core/embedder.js";
 
 /** What a question asks, read from its text. */
 export type FantomAsk =

@@ -44,6 +44,8 @@ export interface Verdict {
   readonly score?: number;
   /** What the answer is worth as a reward, when that is not 1/0 for correct (graded) or the score (usersim: -1 for a malformed reply). */
   readonly reward?: number;
+  /** An answer written in levels (usersim's hierarchy): each level's own score in its order (null: no ground truth for it). */
+  readonly levels?: readonly (number | null)[];
   readonly detail?: Readonly<Record<string, unknown>>;
 }
 

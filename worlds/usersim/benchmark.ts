@@ -27,6 +27,7 @@ import { toSocializedContext } from "../core/socialize.js";
 import { DataError } from "../core/errors.js";
 import { UNKNOWN_STATE, randomReply, simulationReply } from "./baselines.js";
 import { DEFAULT_HIERARCHY, tags, type Hierarchy } from "./hierarchy.js";
+import type { FreeTextScorer } from "./embedding-similarity.js";
 import { checkWeights, judgeText, type Judgement, type JudgeOptions, type Weights } from "./judge.js";
 import { LlmJudge } from "./llm-judge.js";
 import { summarizeJudgements } from "./metrics.js";
@@ -57,6 +58,8 @@ export interface UsersimBenchmarkOptions {
   readonly split?: string;
   /** Judge with this model (the LLM judge) instead of the offline judge. */
   readonly judgeModel?: JudgeModel;
+  /** The offline judge's free-text similarity (default: ROUGE-L F1), e.g. an embedding cosine (embedding-similarity.ts). */
+  readonly freeText?: FreeTextScorer;
 }
 
 /** What the solver may know of a task this benchmark made: its record's ground truth and the hierarchy. */
@@ -75,7 +78,7 @@ export function simulationAnswer(task: QuestionTask): string {
 
 export class UsersimBenchmark implements Benchmark<UsersimBenchItem> {
   readonly name = "usersim";
-  readonly title = "User simulation";
+  readonly title: string;
   readonly types = PLATFORMS;
   readonly causes: Readonly<Record<string, string>> = USERSIM_CAUSES;
   readonly graded: Graded = { correct: "well-formed", score: "alignment" };
@@ -91,7 +94,9 @@ export class UsersimBenchmark implements Benchmark<UsersimBenchItem> {
     this.hierarchy = opts.hierarchy ?? DEFAULT_HIERARCHY;
     const bad = checkWeights(opts.weights, this.hierarchy);
     if (bad) throw new Error(`weights: ${bad}`);
-    this.judgeOptions = opts.weights ? { weights: opts.weights } : {};
+    this.judgeOptions = { ...(opts.weights ? { weights: opts.weights } : {}), ...(opts.freeText ? { freeText: (g: string, r: string) => opts.freeText!.score(g, r) } : {}) };
+    // The report names the free-text scorer when it is not ROUGE-L.
+    this.title = opts.freeText ? `User simulation (free text: ${opts.freeText.id})` : "User simulation";
     this.split = opts.split;
     this.llm = opts.judgeModel ? new LlmJudge(opts.judgeModel, this.judgeOptions) : undefined;
     if (this.llm) this.assess = (item, answers, signal) => this.assessWithModel(item, answers, signal);
@@ -169,7 +174,7 @@ export class UsersimBenchmark implements Benchmark<UsersimBenchItem> {
   }
 
   judge(item: UsersimBenchItem, answer: string): Verdict {
-    return verdictOf(judgeText(answer, referenceOf(item.record), this.hierarchy, this.judgeOptions));
+    return verdictOf(judgeText(answer, referenceOf(item.record), this.hierarchy, this.judgeOptions), this.hierarchy);
   }
 
   assess?: (item: UsersimBenchItem, answers: readonly string[], signal?: AbortSignal) => Promise<Verdict[]>;
@@ -177,7 +182,7 @@ export class UsersimBenchmark implements Benchmark<UsersimBenchItem> {
   private async assessWithModel(item: UsersimBenchItem, answers: readonly string[], signal?: AbortSignal): Promise<Verdict[]> {
     const state = this.stateOf(item);
     const judgements = await this.llm!.judgeTexts(answers, referenceOf(item.record), this.hierarchy, renderThread(state.thread, state.user), signal);
-    return judgements.map(verdictOf);
+    return judgements.map((j) => verdictOf(j, this.hierarchy));
   }
 
   /** Per state and for the response, the mean score; the share of well-formed replies; the mean reward. */
@@ -222,8 +227,10 @@ export function usersimLevels(state: UsersimState): AnswerLevels {
   };
 }
 
-function verdictOf(j: Judgement): Verdict {
-  return { correct: j.wellFormed, score: j.alignment, reward: j.reward, detail: j as unknown as Readonly<Record<string, unknown>> };
+/** A judgement as the benchmark's verdict; its levels, each state's score then the response's, are what per-level credit rewards. */
+function verdictOf(j: Judgement, h: Hierarchy): Verdict {
+  const levels = [...h.states.map((d) => j.states[d.name]?.score ?? null), j.response];
+  return { correct: j.wellFormed, score: j.alignment, reward: j.reward, levels, detail: j as unknown as Readonly<Record<string, unknown>> };
 }
 
 function firstLine(text: string): string {

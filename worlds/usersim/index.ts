@@ -13,13 +13,15 @@
  *   agents      random, heuristic, simulation (the ceiling)     baselines.ts
  *   prompts     the user's prompts, the LLM judge's rubric      prompts.ts, prompts/*.txt
  *   episodes    a record's episode, a room's scenario           scenario.ts, simulated-user.ts
- *   benchmark   records as graded benchmark items               benchmark.ts, llm-judge.ts
+ *   benchmark   records as graded benchmark items               benchmark.ts, llm-judge.ts,
+ *               free text by embedding similarity               embedding-similarity.ts
  */
 import type { WorldEntry } from "../core/world-entry.js";
 import { BenchmarkOptionError } from "../question/benchmark.js";
 import { simulationAnswer, UsersimBenchmark } from "./benchmark.js";
 import { generateUsersim } from "./generator.js";
 import { DEFAULT_HIERARCHY, readHierarchyFile } from "./hierarchy.js";
+import type { FreeTextScorer } from "./embedding-similarity.js";
 import type { Weights } from "./judge.js";
 import { usersimScenarios } from "./scenario.js";
 
@@ -36,15 +38,27 @@ export const world: WorldEntry = {
     },
   },
   benchmark: {
-    options: ["hierarchy", "weights", "split", "judgeModel"],
+    options: ["hierarchy", "weights", "split", "judgeModel", "embedder"],
     async create(opts) {
       const hierarchy = opts.hierarchy !== undefined ? readHierarchyFile(opts.hierarchy) : DEFAULT_HIERARCHY;
+      // Loaded only when asked for (onnxruntime with it); a bad model folder stops the command before a run exists.
+      let freeText: FreeTextScorer | undefined;
+      // The LLM judge scores the free text itself (and falls back on ROUGE-L): an embedder would go unused while the report named it.
+      if (opts.embedder !== undefined && opts.judgeModel) throw new BenchmarkOptionError("--embedder: scores the offline judge's free text; with --judge the model scores it (give one of the two)");
+      if (opts.embedder !== undefined) {
+        try {
+          freeText = await (await import("./embedding-similarity.js")).embeddingSimilarity(opts.embedder);
+        } catch (err) {
+          throw new BenchmarkOptionError(`--embedder: ${err instanceof Error ? err.message : String(err)}`);
+        }
+      }
       try {
         return new UsersimBenchmark({
           hierarchy,
           ...(opts.weights !== undefined ? { weights: parseWeights(opts.weights) } : {}),
           ...(opts.split !== undefined ? { split: opts.split } : {}),
           ...(opts.judgeModel ? { judgeModel: opts.judgeModel } : {}),
+          ...(freeText ? { freeText } : {}),
         });
       } catch (err) {
         throw new BenchmarkOptionError(`--${(err as Error).message}`);

@@ -1,4 +1,4 @@
-/** An embedder from its spec, as `--embedder` and $SOCIALWORLD_FANTOM_EMBEDDER give it. */
+/** An embedder from its spec, as `--embedder` (FANToM, usersim) and $SOCIALWORLD_FANTOM_EMBEDDER give it. */
 import { LexicalEmbedder, type Embedder } from "./embedder.js";
 
 /**

@@ -1,15 +1,16 @@
 /**
- * Sentence embedders for FANToM's free-form belief scoring (an answer is right when it is closer,
- * by cosine, to the correct answer than to the wrong one).
+ * Sentence embedders, shared by two judges: FANToM's free-form belief scoring (an answer is
+ * right when it is closer, by cosine, to the correct answer than to the wrong one) and, with
+ * `bench usersim --embedder`, user simulation's free text (worlds/usersim/embedding-similarity.ts).
  *
- * The official evaluator uses sentence-transformers/all-roberta-large-v1. Nothing may be
+ * FANToM's official evaluator uses sentence-transformers/all-roberta-large-v1. Nothing may be
  * downloaded here, so the default is a deterministic lexical embedding (hashed words, word pairs
  * and character trigrams): it needs no model and gives the same verdicts on every machine, but its
  * numbers are not the official ones. A user with an ONNX export of a sentence-embedding model on
  * disk gets the official kind of judgement with `onnx:DIR` (see onnx-embedder.ts). Reports name
  * the embedder they used.
  */
-import { hashString } from "../core/rng.js";
+import { hashString } from "./rng.js";
 
 export interface Embedder {
   /** Names the embedder in reports ("lexical-hash-v1", "onnx:/models/all-roberta-large-v1"). */

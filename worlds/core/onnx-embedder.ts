@@ -5,7 +5,7 @@
  * its first output (token states) over the attention mask, which is what sentence-transformers'
  * mean pooling computes. Nothing is downloaded.
  */
-import { OnnxEncoder } from "../core/onnx-encoder.js";
+import { OnnxEncoder } from "./onnx-encoder.js";
 import type { Embedder } from "./embedder.js";
 
 export class OnnxEmbedder implements Embedder {
