@@ -13,7 +13,7 @@ import type { Observation } from "../core/world.js";
 import type { HouseholdDecision } from "./action.js";
 import { HouseholdObservationSchema } from "./observation.js";
 import { checkBrackets, economyParams, EconomyParamsFields, type EconomyParamsInput } from "./params.js";
-import { HOUSEHOLD_RULES, householdRule, type HouseholdPolicy } from "./policies.js";
+import { DEFAULT_HOUSEHOLD_RULE, HOUSEHOLD_RULES, householdRule, type HouseholdPolicy } from "./policies.js";
 import { initialEconomy, type EconomyState } from "./state.js";
 import { EconomyWorld } from "./world.js";
 
@@ -55,7 +55,7 @@ export interface EconomyScenario extends Scenario<EconomyState, HouseholdDecisio
 const world = new EconomyWorld();
 
 /** A new economy for `seed`: the same seed and parameters give the same economy. */
-export function economyScenario(seed: number, input: EconomyParamsInput = {}, rule = "heuristic"): EconomyScenario {
+export function economyScenario(seed: number, input: EconomyParamsInput = {}, rule = DEFAULT_HOUSEHOLD_RULE): EconomyScenario {
   const params = economyParams(input);
   const initialState = initialEconomy(params, seed);
   const policy = ruleOrThrow(rule, seed);
@@ -87,7 +87,7 @@ export const EconomyRoomOptionsSchema = EconomyParamsFields.extend({
     .describe(`Number of households (a room sends every household's view to its spectators: ${ROOM_HOUSEHOLDS} by default, at most ${ROOM_MAX_HOUSEHOLDS}).`),
   rule: z
     .string()
-    .default("heuristic")
+    .default(DEFAULT_HOUSEHOLD_RULE)
     .superRefine((spec, ctx) => {
       try {
         ruleOrThrow(spec, 0);
