@@ -18,11 +18,15 @@ export interface GrpoPreset {
 export const GRPO_PRESETS = {
   // The economic decision agent's recipe (issue 29): rollout n = 2, temperature 0.7, entropy
   // 0.02, KL 0.005, batch 4, with a LoRA adapter of rank 8, alpha 16 on all linear layers, and
-  // resume auto (a run started again on the same OUT goes on from its latest checkpoint).
+  // resume auto (a run started again on the same OUT goes on from its latest checkpoint). The
+  // advantages are scaled by the batch's reward std, not each group's: with two samples a group's
+  // std makes every untied pair +-0.707 whatever its gap, so a consumption difference worth a
+  // hundredth of a work decision pushed as hard, and long runs drifted until greedy decoding
+  // wrote one consumption everywhere (docs/worlds/economy.md, "Consumption's collapse").
   econagent: {
     describe:
-      "the economic decision agent's recipe: group size 2, temperature 0.7, entropy 0.02, KL 0.005, 4 prompts a step, LoRA r=8 alpha=16 on all linear layers, resume auto",
-    config: { groupSize: 2, temperature: 0.7, entropyCoef: 0.02, klCoef: 0.005, prompts: 4 },
+      "the economic decision agent's recipe: group size 2, temperature 0.7, entropy 0.02, KL 0.005, 4 prompts a step, LoRA r=8 alpha=16 on all linear layers, resume auto; advantages scaled by the batch's reward std",
+    config: { groupSize: 2, temperature: 0.7, entropyCoef: 0.02, klCoef: 0.005, prompts: 4, advantageStd: "batch" },
     lora: "r=8,alpha=16,targets=all-linear",
     resume: "auto",
   },
