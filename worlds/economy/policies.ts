@@ -1,8 +1,8 @@
 /**
  * Rule-based households, deciding from their own observation only (the same view a model or a
- * person gets): fixed propensities, uniform random ones, and the heuristic that EconAgent
- * compares its LLM agents with (`complex_actions` in simulate.py, the paper's rule-based
- * baseline), the default.
+ * person gets): fixed propensities, uniform random ones, the heuristic that EconAgent compares
+ * its LLM agents with (`complex_actions` in simulate.py, the paper's rule-based baseline), and
+ * the responsive household built on it, the default (DEFAULT_HOUSEHOLD_RULE, below).
  *
  * The heuristic, with s the savings, r the interest rate, y^max = 168 w the month's wage offer
  * and P the price:

@@ -1,7 +1,8 @@
 /**
  * The economy as a room plays it: the world, the seeded initial economy, and the rule-based
- * household that runs each seat nobody takes (the heuristic by default). A household agent is
- * any object with `id`, `trusted` and `act`, as the game loop's agents are.
+ * household that runs each seat nobody takes (DEFAULT_HOUSEHOLD_RULE, the responsive household,
+ * unless the room names another). A household agent is any object with `id`, `trusted` and
+ * `act`, as the game loop's agents are.
  *
  * A room's `worldOptions` are the economy's parameters (params.ts) and the seats' `rule`; a room
  * shows every household's view to its spectators, so it has fewer households by default than a
@@ -95,7 +96,7 @@ export const EconomyRoomOptionsSchema = EconomyParamsFields.extend({
         ctx.addIssue({ code: "custom", message: (err as Error).message });
       }
     })
-    .describe(`The rule-based household that plays the seats nobody takes (${HOUSEHOLD_RULES.join(", ")}).`),
+    .describe(`The rule-based household that plays the seats nobody takes (${HOUSEHOLD_RULES.join(", ")}; ${DEFAULT_HOUSEHOLD_RULE} by default).`),
 })
   .superRefine(checkBrackets)
   .superRefine(roomBounds);
