@@ -14,9 +14,9 @@
  * 3. SFT: `train sft` on the examples, the loss on the reply. This is "Base".
  * 4. GRPO: `train grpo --world economy --preset econagent` over it (LoRA r=8, alpha=16, all linear
  *    layers; group 2, temperature 0.7, entropy 0.02, KL 0.005, 4 prompts a step, advantages scaled
- *    by the batch's reward std), rollouts under the decision's JSON schema (`--constrain schema`,
- *    the trainer's default). This is "trained". `--grpo-advantage-std group` trains as the preset
- *    did before it scaled by the batch's std, which the docs' earlier tables were measured with.
+ *    by each group's reward std), rollouts under the decision's JSON schema (`--constrain schema`,
+ *    the trainer's default). This is "trained". `--grpo-advantage-std batch` is the guard for long
+ *    runs against consumption's collapse (docs/worlds/economy.md).
  * 5. `economy-compare` of base, trained and the heuristic: the seed's columns on K decision points
  *    of seed 1's economy, and each agent's own economy of 100 households for M months (Phillips,
  *    Okun, and the spread of its decisions there). Policies decode greedily under the schema.
@@ -54,8 +54,8 @@ Options:
   --grpo-steps N     GRPO steps of 4 prompts x 2 replies (default 20)
   --grpo-lr X        GRPO learning rate of the adapter (default 5e-4)
   --grpo-advantage-std group|batch|none
-                     GRPO's advantage scale (default the preset's, batch; group: the preset's
-                     setting before 2026-11-28, which the docs' earlier tables were trained with)
+                     GRPO's advantage scale (default the preset's, group; batch: the guard
+                     against consumption's collapse in long runs)
   --points K         decision points of the comparison (default 2000: on 200, the paired reward
                      difference of base and trained has a standard error of about 0.004, more
                      than GRPO's gain here)
