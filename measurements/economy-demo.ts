@@ -4,7 +4,7 @@
  * `economy:compare` of the two against the heuristic households.
  *
  *   npm run demo:economy -- [--out DIR] [--examples N] [--teacher ceiling|heuristic] [--sft-steps N]
- *       [--grpo-steps N] [--grpo-lr X] [--points K] [--months M] [--seed S]
+ *       [--grpo-steps N] [--grpo-lr X] [--grpo-advantage-std group|batch|none] [--points K] [--months M] [--seed S]
  *
  * 1. data (economy-sft-data.ts): N decision points of a heuristic run of the default economy
  *    (seed S + 2: neither GRPO's points, world seed S + 3, nor the comparison's, seed 1), each the
@@ -13,8 +13,10 @@
  *    context, since a household's prompt is ~460 tokens).
  * 3. SFT: `train sft` on the examples, the loss on the reply. This is "Base".
  * 4. GRPO: `train grpo --world economy --preset econagent` over it (LoRA r=8, alpha=16, all linear
- *    layers; group 2, temperature 0.7, entropy 0.02, KL 0.005, 4 prompts a step), rollouts under
- *    the decision's JSON schema (`--constrain schema`, the trainer's default). This is "trained".
+ *    layers; group 2, temperature 0.7, entropy 0.02, KL 0.005, 4 prompts a step, advantages scaled
+ *    by each group's reward std), rollouts under the decision's JSON schema (`--constrain schema`,
+ *    the trainer's default). This is "trained". `--grpo-advantage-std batch` is the guard for long
+ *    runs against consumption's collapse (docs/worlds/economy.md).
  * 5. `economy-compare` of base, trained and the heuristic: the seed's columns on K decision points
  *    of seed 1's economy, and each agent's own economy of 100 households for M months (Phillips,
  *    Okun, and the spread of its decisions there). Policies decode greedily under the schema.
@@ -28,6 +30,7 @@ import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { z } from "zod";
 import { intArg } from "../cli/args.js";
+import { ADVANTAGE_STD } from "../trainers/grpo/config.js";
 import { economyParams } from "../worlds/economy/index.js";
 import { packageRoot } from "../worlds/question/prompts.js";
 import { socialworld, wallTimeLine, type StageTiming } from "./cli-process.js";
@@ -50,6 +53,9 @@ Options:
   --sft-steps N      SFT optimizer steps, batch 16 (default 150)
   --grpo-steps N     GRPO steps of 4 prompts x 2 replies (default 20)
   --grpo-lr X        GRPO learning rate of the adapter (default 5e-4)
+  --grpo-advantage-std group|batch|none
+                     GRPO's advantage scale (default the preset's, group; batch: the guard
+                     against consumption's collapse in long runs)
   --points K         decision points of the comparison (default 2000: on 200, the paired reward
                      difference of base and trained has a standard error of about 0.004, more
                      than GRPO's gain here)
@@ -68,6 +74,7 @@ const values = scriptArgs({
     "sft-steps": intArg(1).default(150),
     "grpo-steps": intArg(1).default(20),
     "grpo-lr": z.coerce.number().positive().default(5e-4),
+    "grpo-advantage-std": z.enum(ADVANTAGE_STD).optional(),
     points: intArg(1).default(2000),
     months: intArg(24).default(48),
     seed: intArg(0, 2 ** 31).default(0),
@@ -110,6 +117,7 @@ await run("grpo", [
   "train", "grpo", "--model", base, "--world", "economy", "--preset", "econagent", "--resume", "off", "--points", "500", "--world-seed", String(seed + 3),
   "--out", trained, "--store", store, "--steps", String(values["grpo-steps"]), "--lr", String(values["grpo-lr"]), "--max-new-tokens", "24",
   "--seed", s, "--save-every", "100000", "--threads", "1", "--quiet",
+  ...(values["grpo-advantage-std"] ? ["--advantage-std", values["grpo-advantage-std"]] : []),
 ]);
 
 // 5. The comparison, as `npm run economy:compare` runs it.
@@ -128,7 +136,9 @@ const total = (performance.now() - started) / 1000;
 const text = [
   `Policy preset 200k, seed ${seed}: SFT ${values["sft-steps"]} steps (batch 16) on ${data.examples.length} examples of the ${values.teacher} teacher` +
     (values.teacher === "ceiling" ? ` (${data.fromCeiling} of them the ceiling's decision, margin ${values.margin})` : "") +
-    `, teacher reward ${data.reward.toFixed(3)}; GRPO ${values["grpo-steps"]} steps of the econagent preset (lr ${values["grpo-lr"]}), ` +
+    `, teacher reward ${data.reward.toFixed(3)}; GRPO ${values["grpo-steps"]} steps of the econagent preset (lr ${values["grpo-lr"]}` +
+    (values["grpo-advantage-std"] ? `, --advantage-std ${values["grpo-advantage-std"]}` : "") +
+    `), ` +
     `mean rollout reward ${avg(rewards.slice(0, half)).toFixed(3)} in the first half of the steps, ${avg(rewards.slice(half)).toFixed(3)} in the second.`,
   "",
   `\`node dist/measurements/economy-compare.js ${compareArgs.map((a) => (a.includes("?") || a.includes(",") ? `'${a}'` : a)).join(" ")}\``,

@@ -3,7 +3,7 @@
  *   npm run build && node dist/measurements/economy-speed.js [--households 100,1000,10000] [--months 240] [--runs 3]
  *
  * Prints a Markdown table: for each population, the time to draw the skills (SimpleLabor's
- * 1000 sorted samples), then a whole run with the heuristic households (the default agents)
+ * 1000 sorted samples), then a whole run with the heuristic households (EconAgent's baseline)
  * and, as the peer in the same process, a run with fixed propensities (the dynamics alone, with
  * the observations every household is shown, but no decision rule): medians of `--runs`
  * alternating runs, on one core (Node runs the simulation on one thread). The issue's target:

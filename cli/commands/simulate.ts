@@ -15,6 +15,7 @@ import {
   EconomyParamsFields,
   EconomyRunner,
   economyParams,
+  DEFAULT_HOUSEHOLD_RULE,
   HOUSEHOLD_RULES,
   householdRule,
   LOGGED_HOUSEHOLDS,
@@ -55,9 +56,12 @@ household's decision and the logged households' prompts and decisions, the socia
 the run (socialworld export --run RUN --format sap|sft|chat --turns); report.json holds the
 yearly table and the correlations.
 
-Agents (--agent, default heuristic):
-  heuristic              EconAgent's rule-based households (simulate.py's complex_actions)
-  responsive[:K]         the heuristic, working K more (less) when its wage offer rose (fell); K 0.1
+Agents (--agent, default ${DEFAULT_HOUSEHOLD_RULE}):
+  heuristic              EconAgent's rule-based households (simulate.py's complex_actions); their
+                         economy's Phillips correlation is positive (docs/worlds/economy.md says why)
+  responsive[:K]         the heuristic, working K more (less) when its wage offer rose (fell), as
+                         EconAgent's prompt tells its agents why their pay moved; K 0.1. The default:
+                         its economy shows the Phillips curve
   fixed[:W,C]            the same propensities every month (default work 1, consumption 0.5)
   random                 uniform propensities
   policy:DIR[?options]   a checkpoint on the native engine (households asked in batches)
@@ -80,7 +84,7 @@ ${paramLines()}
 
 const Args = z.object({
   _: z.tuple([z.literal("economy", { error: 'expected the world to simulate: "economy"' })], { error: 'expected the world to simulate: "economy"' }),
-  agent: z.string().min(1).default("heuristic"),
+  agent: z.string().min(1).default(DEFAULT_HOUSEHOLD_RULE),
   seed: intArg(0, 2 ** 32 - 1).default(0),
   json: z.string().min(1).optional(),
   "log-households": intArg(0).optional(),

@@ -172,7 +172,7 @@ describe("socialworld simulate economy", () => {
     const lines = readFileSync(path, "utf8").trim().split("\n");
     writeFileSync(path, [lines[0], lines[1], lines[3]].join("\n") + "\n");
     expect(() => readRunLog(s, s.get(id)!)).toThrow(/episodes\.jsonl:3: episode_step record: timestep 4 follows timestep 2/);
-    const code = await main(["simulate", "economy", "--households", "3", "--months", "12", "--skill-batches", "5", "--seed", "5", "--store", store, "--resume", id]);
+    const code = await main(["simulate", "economy", "--households", "3", "--months", "12", "--skill-batches", "5", "--seed", "5", "--agent", "heuristic", "--store", store, "--resume", id]);
     expect(code).not.toBe(0);
     expect(io.err).toMatch(/episodes\.jsonl:3: cannot replay this step: expected month 3 of the economy, found economy's timestep 4/);
   });

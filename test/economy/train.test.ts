@@ -10,6 +10,7 @@ import { configFromArgs } from "../../cli/commands/train-grpo.js";
 import { main } from "../../cli/main.js";
 import { readEpisodeLog } from "../../store/episode-log.js";
 import { RunStore } from "../../store/run-store.js";
+import { advantagesOf } from "../../trainers/grpo/advantages.js";
 import { GrpoConfigSchema } from "../../trainers/grpo/config.js";
 import { scoreReply } from "../../trainers/grpo/reward.js";
 import { ScoredPoints } from "../../trainers/grpo/scored-points.js";
@@ -51,7 +52,21 @@ describe("train grpo --world economy", () => {
   it("has the seed's settings as a preset that flags override", () => {
     const base = { _: [], out: "x", "world-seed": 0, "save-every": 20, keep: 2, quiet: false, mode: "vanilla", "dynamic-sampling": false, "skip-solved": false, "mask-truncated": false } as const;
     const c = GrpoConfigSchema.parse(configFromArgs({ ...base, preset: "econagent" } as Parameters<typeof configFromArgs>[0]));
-    expect([c.groupSize, c.temperature, c.entropyCoef, c.klCoef, c.prompts, c.formatFailure]).toEqual([2, 0.7, 0.02, 0.005, 4, -1]);
+    // The seed's trainer scales by each group's std: so does the preset.
+    expect([c.groupSize, c.temperature, c.entropyCoef, c.klCoef, c.prompts, c.formatFailure, c.advantageStd]).toEqual([2, 0.7, 0.02, 0.005, 4, -1, "group"]);
+    // There a pair apart only in consumption (a reward gap of 0.02) is pushed as hard as a pair
+    // apart in work (0.25): what made 200 steps collapse consumption.
+    const groups = [
+      [0.93, 0.95],
+      [0.7, 0.95],
+    ];
+    const byGroup = advantagesOf(groups, c);
+    expect(byGroup[0]![1]).toBeCloseTo(byGroup[1]![1]!, 3);
+    // The guard for long runs, `--advantage-std batch` beside the preset: pushes in proportion to the gaps.
+    const guarded = GrpoConfigSchema.parse(configFromArgs({ ...base, preset: "econagent", "advantage-std": "batch" } as Parameters<typeof configFromArgs>[0]));
+    expect([guarded.advantageStd, guarded.groupSize, guarded.temperature]).toEqual(["batch", 2, 0.7]);
+    const [consumption, work] = advantagesOf(groups, guarded);
+    expect(consumption![1]! / work![1]!).toBeCloseTo(0.02 / 0.25, 9);
     const t = GrpoConfigSchema.parse(configFromArgs({ ...base, preset: "econagent", temperature: 1 } as Parameters<typeof configFromArgs>[0]));
     expect(t.temperature).toBe(1);
   });

@@ -60,6 +60,7 @@ export {
 export { ECONOMY_DEFAULTS, EconomyParamsFields, EconomyParamsSchema, economyParams, type EconomyParams, type EconomyParamsInput } from "./params.js";
 export {
   HEURISTIC_DEFAULTS,
+  DEFAULT_HOUSEHOLD_RULE,
   HOUSEHOLD_RULES,
   RESPONSIVE_STRENGTH,
   consumptionRule,

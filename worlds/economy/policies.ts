@@ -1,8 +1,8 @@
 /**
  * Rule-based households, deciding from their own observation only (the same view a model or a
- * person gets): fixed propensities, uniform random ones, and the heuristic that EconAgent
- * compares its LLM agents with (`complex_actions` in simulate.py, the paper's rule-based
- * baseline), the default.
+ * person gets): fixed propensities, uniform random ones, the heuristic that EconAgent compares
+ * its LLM agents with (`complex_actions` in simulate.py, the paper's rule-based baseline), and
+ * the responsive household built on it, the default (DEFAULT_HOUSEHOLD_RULE, below).
  *
  * The heuristic, with s the savings, r the interest rate, y^max = 168 w the month's wage offer
  * and P the price:
@@ -21,6 +21,13 @@
  * due to the inflation of labor market", or decreased "due to the deflation"): k more when the
  * wage offer rose, k less when it fell. In this economy wages and prices move with the sign of the
  * goods imbalance, so k decides the sign of the Phillips curve (docs/worlds/economy.md, Results).
+ *
+ * Why the heuristic's Phillips curve is positive, and so why the default is the responsive
+ * household: when the goods run short, households cannot spend what they meant to, and the money
+ * stays in their savings; the heuristic's work rule reads those savings as wealth against the wage
+ * offer, so it works less in the very years the shortage raises wages (docs/worlds/economy.md
+ * measures it, and a work rule blind to that money loses the positive sign). The responsive
+ * household's step back when its pay falls puts unemployment in the years of a glut instead.
  */
 import { hashString, Rng } from "../core/rng.js";
 import type { HouseholdDecision } from "./action.js";
@@ -133,6 +140,13 @@ export function responsivePolicy(seed: number | string = 0, strength = RESPONSIV
 
 /** The responsive household's default: 0.1 of work propensity per month of rising or falling pay. */
 export const RESPONSIVE_STRENGTH = 0.1;
+
+/**
+ * The household `simulate economy` runs and a room seats when nothing else is named: the
+ * responsive household, whose economy shows the Phillips curve the issue asks to demonstrate
+ * (the heuristic's does not, for the reason above; it stays EconAgent's baseline on decision points).
+ */
+export const DEFAULT_HOUSEHOLD_RULE = `responsive:${RESPONSIVE_STRENGTH}`;
 
 /** The rule-based households by name, as `simulate --agent` and a room's `rule` option take them. */
 export const HOUSEHOLD_RULES = ["heuristic", "responsive[:K]", "fixed[:W,C]", "random"] as const;

@@ -1,7 +1,8 @@
 /**
  * The economy as a room plays it: the world, the seeded initial economy, and the rule-based
- * household that runs each seat nobody takes (the heuristic by default). A household agent is
- * any object with `id`, `trusted` and `act`, as the game loop's agents are.
+ * household that runs each seat nobody takes (DEFAULT_HOUSEHOLD_RULE, the responsive household,
+ * unless the room names another). A household agent is any object with `id`, `trusted` and
+ * `act`, as the game loop's agents are.
  *
  * A room's `worldOptions` are the economy's parameters (params.ts) and the seats' `rule`; a room
  * shows every household's view to its spectators, so it has fewer households by default than a
@@ -13,7 +14,7 @@ import type { Observation } from "../core/world.js";
 import type { HouseholdDecision } from "./action.js";
 import { HouseholdObservationSchema } from "./observation.js";
 import { checkBrackets, economyParams, EconomyParamsFields, type EconomyParamsInput } from "./params.js";
-import { HOUSEHOLD_RULES, householdRule, type HouseholdPolicy } from "./policies.js";
+import { DEFAULT_HOUSEHOLD_RULE, HOUSEHOLD_RULES, householdRule, type HouseholdPolicy } from "./policies.js";
 import { initialEconomy, type EconomyState } from "./state.js";
 import { EconomyWorld } from "./world.js";
 
@@ -55,7 +56,7 @@ export interface EconomyScenario extends Scenario<EconomyState, HouseholdDecisio
 const world = new EconomyWorld();
 
 /** A new economy for `seed`: the same seed and parameters give the same economy. */
-export function economyScenario(seed: number, input: EconomyParamsInput = {}, rule = "heuristic"): EconomyScenario {
+export function economyScenario(seed: number, input: EconomyParamsInput = {}, rule = DEFAULT_HOUSEHOLD_RULE): EconomyScenario {
   const params = economyParams(input);
   const initialState = initialEconomy(params, seed);
   const policy = ruleOrThrow(rule, seed);
@@ -87,7 +88,7 @@ export const EconomyRoomOptionsSchema = EconomyParamsFields.extend({
     .describe(`Number of households (a room sends every household's view to its spectators: ${ROOM_HOUSEHOLDS} by default, at most ${ROOM_MAX_HOUSEHOLDS}).`),
   rule: z
     .string()
-    .default("heuristic")
+    .default(DEFAULT_HOUSEHOLD_RULE)
     .superRefine((spec, ctx) => {
       try {
         ruleOrThrow(spec, 0);
@@ -95,7 +96,7 @@ export const EconomyRoomOptionsSchema = EconomyParamsFields.extend({
         ctx.addIssue({ code: "custom", message: (err as Error).message });
       }
     })
-    .describe(`The rule-based household that plays the seats nobody takes (${HOUSEHOLD_RULES.join(", ")}).`),
+    .describe(`The rule-based household that plays the seats nobody takes (${HOUSEHOLD_RULES.join(", ")}; ${DEFAULT_HOUSEHOLD_RULE} by default).`),
 })
   .superRefine(checkBrackets)
   .superRefine(roomBounds);
