@@ -1,0 +1,76 @@
+/**
+ * The learning recipe's GRPO stage (docs/learning.md): the `train grpo` command that goes on from
+ * the recipe's SFT policy, for `npm run demo:learn`.
+ *
+ * The stage trains in the mode where SFT leaves something to learn. In simulation mode the policy
+ * cites a line of the compact context, and after the recipe's SFT it answers 991 of every 1,000
+ * of its training questions and all of ToMi val's false-belief questions: GRPO there changed no
+ * type by more than 0.6 points. In vanilla mode (the raw story) the policy does the
+ * perspective-taking itself, and SFT leaves a quarter of ToMi val wrong, so ToMi's GRPO stage is
+ * in vanilla mode, on the training questions SFT still gets wrong there (`--skip-solved`), with
+ * settings that keep one type from being bought with another:
+ * - every question type drawn in equal shares (`--balance type`): in a right-or-wrong reward the
+ *   types SFT is weakest on would otherwise fill the batches, and a rule that answers them (the
+ *   object's first place, say) is paid for by the others;
+ * - a share of the solved questions kept (`--keep-solved`): under dynamic sampling they cost
+ *   nothing while every sample stays right, and pull the policy back as soon as some go wrong;
+ * - a KL to the SFT policy, and answers among the story's containers (`--constrain options`), as
+ *   the evaluations ask them (`policy:DIR?constrain=options`).
+ * Hi-ToM's recipe trains no vanilla mode (its stories pass the 1m preset's window), so its GRPO
+ * stays in simulation mode with the earlier settings.
+ */
+import type { Mode } from "../worlds/question/benchmark.js";
+import type { RecipeWorld } from "./learn-recipe.js";
+
+/** The settings of each mode's GRPO stage (flags of `train grpo`, without their values' defaults). */
+export const RECIPE_GRPO_SETTINGS: Record<Mode, Readonly<Record<string, string>>> = {
+  // Nothing left to learn after SFT: a small step on what is still wrong, a quarter of the solved kept.
+  simulation: { prompts: "16", "group-size": "8", temperature: "1", lr: "3e-5", kl: "0.01", "keep-solved": "0.25" },
+  vanilla: { prompts: "16", "group-size": "8", temperature: "1", lr: "1e-4", kl: "0.02", "keep-solved": "0.5", balance: "type" },
+};
+
+/** Steps of the stage by default: vanilla mode has a quarter of its questions to learn. */
+export const RECIPE_GRPO_STEPS: Record<Mode, number> = { simulation: 10, vanilla: 40 };
+
+/**
+ * Questions of the training file GRPO reads in vanilla mode (its first N): the greedy pass that
+ * finds what SFT gets wrong answers each once (about 170 a second on one core), and N = 6,000
+ * leaves about 1,500 to learn from, more than the stage's steps draw.
+ */
+export const RECIPE_GRPO_QUESTIONS = 6000;
+
+export interface RecipeGrpoOptions {
+  readonly world: RecipeWorld;
+  /** The SFT policy the stage starts from, and the folder it writes. */
+  readonly model: string;
+  readonly out: string;
+  /** The generated training questions (the recipe's train.txt or train.json). */
+  readonly trainFile: string;
+  readonly store: string;
+  readonly mode: Mode;
+  readonly steps: number;
+  readonly seed: number;
+  /** The first N questions of the file (default: RECIPE_GRPO_QUESTIONS in vanilla mode, all in simulation mode). */
+  readonly questions?: number;
+  /** `--device`, `--precision` of the caller. */
+  readonly device?: readonly string[];
+}
+
+/** The mode the stage trains in: vanilla where the recipe trains vanilla mode too (its SFT's weakest), else simulation. */
+export function recipeGrpoMode(world: RecipeWorld, vanillaShare: number): Mode {
+  return world === "tomi" && vanillaShare > 0 ? "vanilla" : "simulation";
+}
+
+/** The arguments of `socialworld train grpo` for the stage. */
+export function recipeGrpoArgs(o: RecipeGrpoOptions): string[] {
+  const questions = o.questions ?? (o.mode === "vanilla" ? RECIPE_GRPO_QUESTIONS : undefined);
+  const settings = Object.entries(RECIPE_GRPO_SETTINGS[o.mode]).flatMap(([flag, value]) => [`--${flag}`, value]);
+  return [
+    "train", "grpo", "--model", o.model, "--bench", o.world, "--data", o.trainFile, "--mode", o.mode,
+    ...(questions !== undefined ? ["--limit", String(questions)] : []),
+    "--out", o.out, "--store", o.store, "--steps", String(o.steps), ...settings,
+    "--max-new-tokens", "16", "--clip-high", "0.28", "--loss-agg", "token-mean", "--dynamic-sampling", "--max-rollout-batches", "4",
+    "--skip-solved", "--constrain", "options", "--seed", String(o.seed), "--save-every", "100000", "--micro-batch", "32",
+    ...(o.device ?? []),
+  ];
+}
