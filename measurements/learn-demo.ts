@@ -65,11 +65,11 @@ Options:
                      data/learn-demo-hitom for hitom)
   --questions N      generated training questions (default 30000; hitom 20000)
   --sft-steps N      SFT optimizer steps, batch 32 (default 2500; hitom 1200)
-  --grpo-steps N     GRPO steps (default 40 in vanilla mode, 10 in simulation mode; 0: no GRPO)
+  --grpo-steps N     GRPO steps (default 30 in vanilla mode, 10 in simulation mode; 0: no GRPO)
   --grpo-mode M      the mode GRPO trains in: vanilla (ToMi's default: the raw story, where SFT
                      leaves the most wrong) or simulation (Hi-ToM's, and wherever vanilla mode is
                      not trained)
-  --grpo-questions N GRPO's questions: the first N of the training file (default 6000 in vanilla
+  --grpo-questions N GRPO's questions: the first N of the training file (default 12000 in vanilla
                      mode, all in simulation mode); those SFT answers right are left out but for
                      a share
   --seed S           seed of every stage (default 1)

@@ -2,7 +2,8 @@
  * The learning recipe's GRPO stage (measurements/learn-grpo.ts, `npm run demo:learn`): ToMi's
  * stage trains in vanilla mode on the first questions of the recipe's file, each type in equal
  * shares, answers among the story's containers, what SFT solves left out but for a share; and run
- * as `train grpo`, it asks exactly the vanilla prompts that SFT trained on, and no other.
+ * as `train grpo`, it asks exactly the vanilla prompts that SFT trained on, and no other. (The
+ * equal shares themselves are point-order's, tested with it.)
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -97,7 +98,5 @@ describe("the learning recipe's GRPO stage", () => {
       const story = r.turns[0]!.observation.split("\nQuestion:")[0]!;
       expect(story.split(/[\s.]+/)).toContain(r.turns[0]!.raw.trim());
     }
-    // Each type in equal shares: the 6 prompts of the step are 6 different types.
-    expect(new Set(recs.map((r) => r.result.type)).size).toBe(6);
   });
 });
