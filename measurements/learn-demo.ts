@@ -142,6 +142,13 @@ const vanillaShare = values["vanilla-share"] ?? (world === "tomi" ? 0.5 : 0);
 // The commands that run a policy get the device; the random and symbolic agents' evaluations need none.
 const device = values.device === "cpu" && values.precision === undefined ? [] : ["--device", values.device, ...(values.precision ? ["--precision", values.precision] : [])];
 const MODES = world === "tomi" || vanillaShare > 0 ? (["simulation", "vanilla"] as const) : (["simulation"] as const);
+// GRPO trains in vanilla mode where the recipe trains it (learn-grpo.ts), checked before any stage runs.
+const grpoMode = values["grpo-mode"] ?? recipeGrpoMode(world, vanillaShare);
+const grpoSteps = values["grpo-steps"] ?? RECIPE_GRPO_STEPS[grpoMode];
+if (grpoMode === "vanilla" && vanillaShare === 0) {
+  process.stderr.write("learn-demo: --grpo-mode vanilla needs vanilla-mode training data (--vanilla-share above 0)\n");
+  process.exit(2);
+}
 
 // 1-3. Data, base, SFT: the recipe's supervised stage (learn-recipe.ts): every question in simulation mode, a share also in vanilla.
 const { trainFile, sftFile } = await recipeSftData(out, {
@@ -157,12 +164,6 @@ const { base, sft } = await recipeSft(run, out, { sftFile, steps: sftSteps, seed
 const grpo = join(out, "grpo");
 const policies: [string, string][] = [["base", base], ["SFT", sft]];
 const finished = (dir: string) => values.reuse && existsSync(join(dir, "model.safetensors"));
-const grpoMode = values["grpo-mode"] ?? recipeGrpoMode(world, vanillaShare);
-const grpoSteps = values["grpo-steps"] ?? RECIPE_GRPO_STEPS[grpoMode];
-if (grpoMode === "vanilla" && !(MODES as readonly string[]).includes("vanilla")) {
-  process.stderr.write("learn-demo: --grpo-mode vanilla needs vanilla-mode training data (--vanilla-share above 0)\n");
-  process.exit(2);
-}
 if (grpoSteps > 0) {
   if (finished(grpo)) process.stderr.write(`[grpo] kept ${grpo} (--reuse)\n`);
   else

@@ -5,8 +5,9 @@
  * as `train grpo`, it asks exactly the vanilla prompts that SFT trained on, and no other. (The
  * equal shares themselves are point-order's, tested with it.)
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { captureOutput } from "../capture.js";
 import { main } from "../../cli/main.js";
@@ -98,5 +99,15 @@ describe("the learning recipe's GRPO stage", () => {
       const story = r.turns[0]!.observation.split("\nQuestion:")[0]!;
       expect(story.split(/[\s.]+/)).toContain(r.turns[0]!.raw.trim());
     }
+  });
+
+  it("learn-demo refuses GRPO in vanilla mode without vanilla-mode training data, before any stage runs", () => {
+    const out = tempDir("sw-learn-demo-");
+    for (const f of ["val.txt", "para.txt"]) writeFileSync(join(out, f), "");
+    const script = resolve(import.meta.dirname, "../../dist/measurements/learn-demo.js");
+    const r = spawnSync(process.execPath, [script, "--grpo-mode", "vanilla", "--vanilla-share", "0", "--out", join(out, "run"), "--val", join(out, "val.txt"), "--paraphrased", join(out, "para.txt")], { encoding: "utf8", timeout: 30_000 });
+    expect(r.status, r.stderr).toBe(2);
+    expect(r.stderr).toContain("--grpo-mode vanilla needs vanilla-mode training data");
+    expect(existsSync(join(out, "run", "sft.jsonl"))).toBe(false);
   });
 });
