@@ -37,7 +37,7 @@
  * checkpoint folder that `bench --agent policy:DIR` runs. The tables go to the terminal and to
  * OUT/results.md, the learning curves to OUT/curves.md. Not a test.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
 import { intArg } from "../cli/args.js";
@@ -45,7 +45,7 @@ import type { BenchReport } from "../benchmarks/report.js";
 import { DeviceChoiceSchema, MatmulPrecisionSchema } from "../models/device-choice.js";
 import { packageRoot } from "../worlds/question/prompts.js";
 import { percentCell as pct, socialworld, wallTimeLine, type StageTiming } from "./cli-process.js";
-import { RECIPE_GRPO_STEPS, recipeGrpoArgs, recipeGrpoMode } from "./learn-grpo.js";
+import { keptGrpo, RECIPE_GRPO_STEPS, recipeGrpoArgs, recipeGrpoMode, recipeGrpoRecord } from "./learn-grpo.js";
 import { recipeSft, recipeSftData } from "./learn-recipe.js";
 import { readRunLog, tenthMeans } from "./run-logs.js";
 import { scriptArgs } from "./script-args.js";
@@ -82,7 +82,8 @@ Options:
   --val-limit N      evaluate on the first N questions of each file only (default: all)
   --device D         where SFT, GRPO and the policies' evaluations run: cpu (default), cuda or
                      auto, as the commands' --device; --precision fp32|tf32|bf16 on the GPU
-  --reuse            keep OUT's base, SFT and GRPO policies where a finished run left them
+  --reuse            keep OUT's base, SFT and GRPO policies where a finished run left them (GRPO's
+                     only when that run gave it the same settings: mode, steps, questions, seed)
                      (the same options), and run what is missing and the evaluations
   --help             this text`;
 
@@ -163,14 +164,17 @@ const { trainFile, sftFile } = await recipeSftData(out, {
 const { base, sft } = await recipeSft(run, out, { sftFile, steps: sftSteps, seed, reuse: values.reuse, device });
 const grpo = join(out, "grpo");
 const policies: [string, string][] = [["base", base], ["SFT", sft]];
-const finished = (dir: string) => values.reuse && existsSync(join(dir, "model.safetensors"));
 if (grpoSteps > 0) {
-  if (finished(grpo)) process.stderr.write(`[grpo] kept ${grpo} (--reuse)\n`);
-  else
-    await run(
-      "grpo",
-      recipeGrpoArgs({ world, model: sft, out: grpo, trainFile, store, mode: grpoMode, steps: grpoSteps, seed, questions: values["grpo-questions"], device }),
-    );
+  // The device is left out of the record: it changes where the stage runs, not what it trains.
+  const grpoArgs = recipeGrpoArgs({ world, model: sft, out: grpo, trainFile, store, mode: grpoMode, steps: grpoSteps, seed, questions: values["grpo-questions"] });
+  const kept = values.reuse ? keptGrpo(grpo, grpoArgs) : "no";
+  if (kept === "kept") process.stderr.write(`[grpo] kept ${grpo} (--reuse)\n`);
+  else {
+    if (kept === "other") process.stderr.write(`[grpo] ${grpo} was trained with other settings than this run's (or before the demo recorded them): training it again\n`);
+    rmSync(recipeGrpoRecord(grpo), { force: true });
+    await run("grpo", [...grpoArgs, ...device]);
+    writeFileSync(recipeGrpoRecord(grpo), JSON.stringify(grpoArgs) + "\n");
+  }
   policies.push(["SFT+GRPO", grpo]);
 }
 
@@ -214,7 +218,10 @@ for (const [set, file] of evalSets) {
 // The learning curves: SFT loss and GRPO reward, in tenths of the run.
 const curves: string[] = ["## Learning curves", ""];
 // SFT logs each step to train_log.jsonl, GRPO to metrics.jsonl.
-for (const [name, file, field] of [["SFT loss", join(sft, "train_log.jsonl"), "loss"], ["GRPO mean reward", join(grpo, "metrics.jsonl"), "reward"]] as const) {
+// A GRPO folder an earlier run left is not this run's when it trained none (--grpo-steps 0).
+const logs: [string, string, string][] = [["SFT loss", join(sft, "train_log.jsonl"), "loss"]];
+if (grpoSteps > 0) logs.push(["GRPO mean reward", join(grpo, "metrics.jsonl"), "reward"]);
+for (const [name, file, field] of logs) {
   const points = tenthMeans(readRunLog(file), field);
   if (points.length) curves.push(`- ${name} (mean over each tenth of the run): ${points.map((p) => `step ${String(p.step)}: ${p.mean.toFixed(3)}`).join(", ")}`);
 }

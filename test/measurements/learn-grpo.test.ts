@@ -6,12 +6,12 @@
  * equal shares themselves are point-order's, tested with it.)
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { captureOutput } from "../capture.js";
 import { main } from "../../cli/main.js";
-import { RECIPE_GRPO_QUESTIONS, RECIPE_GRPO_SETTINGS, RECIPE_GRPO_STEPS, recipeGrpoArgs, recipeGrpoMode } from "../../measurements/learn-grpo.js";
+import { keptGrpo, RECIPE_GRPO_QUESTIONS, RECIPE_GRPO_SETTINGS, RECIPE_GRPO_STEPS, recipeGrpoArgs, recipeGrpoMode, recipeGrpoRecord } from "../../measurements/learn-grpo.js";
 import { recipeSftData } from "../../measurements/learn-recipe.js";
 import { saveCheckpoint } from "../../models/checkpoint.js";
 import { createFromScratch } from "../../models/from-scratch.js";
@@ -50,6 +50,8 @@ describe("the learning recipe's GRPO stage", () => {
     expect(args).toContain("--skip-solved");
     expect(Number(flag(args, "keep-solved"))).toBeGreaterThan(0);
     expect(Number(flag(args, "kl"))).toBeGreaterThan(0);
+    // A stage trained again in OUT starts afresh, without an earlier run's checkpoints beside its own.
+    expect(flag(args, "resume")).toBe("off");
     for (const [name, value] of Object.entries(RECIPE_GRPO_SETTINGS.vanilla)) expect(flag(args, name), name).toBe(value);
     // Each flag once: a setting given twice would leave the parser the last.
     const flags = args.filter((a) => a.startsWith("--"));
@@ -99,6 +101,23 @@ describe("the learning recipe's GRPO stage", () => {
       const story = r.turns[0]!.observation.split("\nQuestion:")[0]!;
       expect(story.split(/[\s.]+/)).toContain(r.turns[0]!.raw.trim());
     }
+  });
+
+  it("--reuse keeps a GRPO policy only where it was trained with the same arguments", () => {
+    const dir = join(tempDir("sw-learn-grpo-reuse-"), "grpo");
+    const vanilla = recipeGrpoArgs({ ...common, world: "tomi", trainFile: "/m/train.txt", mode: "vanilla", steps: 30 });
+    expect(keptGrpo(dir, vanilla)).toBe("none");
+    mkdirSync(dir);
+    writeFileSync(join(dir, "model.safetensors"), "");
+    // A policy without the record (an interrupted stage, or a demo from before the record) is trained again.
+    expect(keptGrpo(dir, vanilla)).toBe("other");
+    writeFileSync(recipeGrpoRecord(dir), JSON.stringify(vanilla) + "\n");
+    expect(keptGrpo(dir, vanilla)).toBe("kept");
+    // The earlier simulation-mode stage leaves the same files: other mode, steps, questions or seed are another policy.
+    expect(keptGrpo(dir, recipeGrpoArgs({ ...common, world: "tomi", trainFile: "/m/train.txt", mode: "simulation", steps: 30 }))).toBe("other");
+    expect(keptGrpo(dir, recipeGrpoArgs({ ...common, world: "tomi", trainFile: "/m/train.txt", mode: "vanilla", steps: 10 }))).toBe("other");
+    expect(keptGrpo(dir, recipeGrpoArgs({ ...common, world: "tomi", trainFile: "/m/train.txt", mode: "vanilla", steps: 30, questions: 6000 }))).toBe("other");
+    expect(keptGrpo(dir, recipeGrpoArgs({ ...common, seed: 2, world: "tomi", trainFile: "/m/train.txt", mode: "vanilla", steps: 30 }))).toBe("other");
   });
 
   it("learn-demo refuses GRPO in vanilla mode without vanilla-mode training data, before any stage runs", () => {
