@@ -3,13 +3,13 @@
  * the recipe's SFT policy, for `npm run demo:learn`.
  *
  * The stage trains in the mode where SFT leaves something to learn. In simulation mode the policy
- * cites a line of the compact context, and after the recipe's SFT it answers 991 of every 1,000
- * of its training questions and all of ToMi val's false-belief questions: GRPO there changed no
- * type by more than 0.6 points. In vanilla mode (the raw story) the policy does the
- * perspective-taking itself, and SFT leaves a quarter of ToMi val wrong, so ToMi's GRPO stage is
- * in vanilla mode, on the training questions SFT still gets wrong there (`--skip-solved`), with
- * settings meant to keep one type from being bought with another (measured, they do not quite:
- * the false-belief types rise and first-order true belief falls, docs/learning.md):
+ * cites a line of the compact context, and the recipe's SFT leaves almost none of its training
+ * questions wrong there, nor ToMi val's false-belief ones: GRPO there has nothing to move. In
+ * vanilla mode (the raw story) the policy does the perspective-taking itself and SFT leaves much
+ * more wrong, so ToMi's GRPO stage is in vanilla mode, on the training questions SFT still gets
+ * wrong there (`--skip-solved`), with settings meant to keep one type from being bought with
+ * another (measured, they do not quite: the false-belief types rise and first-order true belief
+ * falls; the figures are in docs/learning.md, "GRPO in vanilla mode"):
  * - every question type drawn in equal shares (`--balance type`): in a right-or-wrong reward the
  *   types SFT is weakest on would otherwise fill the batches, and a rule that answers them (the
  *   object's first place, say) is paid for by the others;
@@ -33,13 +33,15 @@ export const RECIPE_GRPO_SETTINGS: Record<Mode, Readonly<Record<string, string>>
   vanilla: { prompts: "48", "group-size": "8", temperature: "1", lr: "5e-5", kl: "0.05", "keep-solved": "0.1", balance: "type" },
 };
 
-/** Steps of the stage by default: vanilla mode has a quarter of its questions to learn. */
+/** Steps of the stage by default: vanilla mode has far more of its questions left to learn. */
 export const RECIPE_GRPO_STEPS: Record<Mode, number> = { simulation: 10, vanilla: 30 };
 
 /**
  * Questions of the training file GRPO reads in vanilla mode (its first N): the greedy pass that
- * finds what SFT gets wrong answers each once (12,000 in about 45 s on one core), and SFT gets
- * about a fifth of them wrong, more than the stage's 30 steps of 48 draw.
+ * finds what SFT gets wrong answers each of them once, so N bounds the stage's start. The file's
+ * first questions are not balanced by type (learn-recipe.ts keeps each type's quota in the
+ * generator's order, and the rare first-order false belief fills its quota last): `--balance
+ * type` still draws the types in equal shares, from a smaller pool of the rare ones.
  */
 export const RECIPE_GRPO_QUESTIONS = 12000;
 
