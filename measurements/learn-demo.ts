@@ -2,7 +2,7 @@
  * The learning recipe, end to end: a policy trained from scratch that answers ToMi's belief
  * questions, evaluated on files it never trained on. Issue 27's headline run.
  *
- *   npm run demo:learn -- [--out DIR] [--questions N] [--sft-steps N] [--grpo-steps N] [--grpo-mode M] [--seed S]
+ *   npm run demo:learn -- [--out DIR] [--questions N] [--sft-steps N] [--grpo-steps N] [--grpo-mode M] [--grpo-questions N] [--seed S]
  *       [--balance on|off] [--vanilla-share X] [--val FILE] [--paraphrased FILE] [--val-limit N] [--reuse]
  *
  * 1. data (learn-recipe.ts): N questions of new ToMi stories (the world's generator, seeded),
