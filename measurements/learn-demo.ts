@@ -2,7 +2,7 @@
  * The learning recipe, end to end: a policy trained from scratch that answers ToMi's belief
  * questions, evaluated on files it never trained on. Issue 27's headline run.
  *
- *   npm run demo:learn -- [--out DIR] [--questions N] [--sft-steps N] [--grpo-steps N] [--seed S]
+ *   npm run demo:learn -- [--out DIR] [--questions N] [--sft-steps N] [--grpo-steps N] [--grpo-mode M] [--grpo-questions N] [--seed S]
  *       [--balance on|off] [--vanilla-share X] [--val FILE] [--paraphrased FILE] [--val-limit N] [--reuse]
  *
  * 1. data (learn-recipe.ts): N questions of new ToMi stories (the world's generator, seeded),
@@ -17,8 +17,10 @@
  * 3. SFT: `train sft` on the mixed file, with the prompts' tokens in the loss at a tenth of the
  *    answer's weight (`--prompt-loss 0.1`: a policy from scratch learns to read and copy from
  *    every token of its prompts, not only from the two or three of each answer).
- * 4. GRPO: `train grpo --bench tomi --mode simulation --skip-solved` on the generated file, reward
- *    the judge's exact match, rollouts on the questions SFT still gets wrong, a KL to SFT.
+ * 4. GRPO (learn-grpo.ts): `train grpo --bench tomi --mode vanilla --skip-solved --balance type`
+ *    on the first questions of the generated file, reward the judge's exact match, rollouts on
+ *    the questions SFT still gets wrong in vanilla mode (in simulation mode it gets almost none
+ *    wrong), every type in equal shares, a share of the solved ones kept, a KL to SFT.
  *    In simulation mode a policy answers by citing a line of the compact context (its title, then
  *    its place: worlds/core/compact-context.ts); in vanilla mode with one of the story's
  *    containers (`constrain=options` in rollouts and in the evaluations): the question asks for a
@@ -35,7 +37,7 @@
  * checkpoint folder that `bench --agent policy:DIR` runs. The tables go to the terminal and to
  * OUT/results.md, the learning curves to OUT/curves.md. Not a test.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
 import { intArg } from "../cli/args.js";
@@ -43,6 +45,7 @@ import type { BenchReport } from "../benchmarks/report.js";
 import { DeviceChoiceSchema, MatmulPrecisionSchema } from "../models/device-choice.js";
 import { packageRoot } from "../worlds/question/prompts.js";
 import { percentCell as pct, socialworld, wallTimeLine, type StageTiming } from "./cli-process.js";
+import { keptGrpo, RECIPE_GRPO_STEPS, recipeGrpoArgs, recipeGrpoMode, recipeGrpoRecord } from "./learn-grpo.js";
 import { recipeSft, recipeSftData } from "./learn-recipe.js";
 import { readRunLog, tenthMeans } from "./run-logs.js";
 import { scriptArgs } from "./script-args.js";
@@ -62,7 +65,13 @@ Options:
                      data/learn-demo-hitom for hitom)
   --questions N      generated training questions (default 30000; hitom 20000)
   --sft-steps N      SFT optimizer steps, batch 32 (default 2500; hitom 1200)
-  --grpo-steps N     GRPO steps (default 10)
+  --grpo-steps N     GRPO steps (default 30 in vanilla mode, 10 in simulation mode; 0: no GRPO)
+  --grpo-mode M      the mode GRPO trains in: vanilla (ToMi's default: the raw story, where SFT
+                     leaves the most wrong) or simulation (Hi-ToM's, and wherever vanilla mode is
+                     not trained)
+  --grpo-questions N GRPO's questions: the first N of the training file (default 12000 in vanilla
+                     mode, all in simulation mode); those SFT answers right are left out but for
+                     a share
   --seed S           seed of every stage (default 1)
   --balance on|off   as many questions of each type (default on) or the generator's own mix
   --vanilla-share X  the share of questions also written in vanilla mode (default 0.5; hitom 0:
@@ -73,7 +82,8 @@ Options:
   --val-limit N      evaluate on the first N questions of each file only (default: all)
   --device D         where SFT, GRPO and the policies' evaluations run: cpu (default), cuda or
                      auto, as the commands' --device; --precision fp32|tf32|bf16 on the GPU
-  --reuse            keep OUT's base, SFT and GRPO policies where a finished run left them
+  --reuse            keep OUT's base, SFT and GRPO policies where a finished run left them (GRPO's
+                     only when that run gave it the same settings: mode, steps, questions, seed)
                      (the same options), and run what is missing and the evaluations
   --help             this text`;
 
@@ -85,7 +95,9 @@ const values = scriptArgs({
     out: z.string().optional(),
     questions: intArg(60).optional(),
     "sft-steps": intArg(1).optional(),
-    "grpo-steps": intArg(0).default(10),
+    "grpo-steps": intArg(0).optional(),
+    "grpo-mode": z.enum(["simulation", "vanilla"]).optional(),
+    "grpo-questions": intArg(1).optional(),
     seed: intArg(0, 2 ** 32 - 1).default(1),
     balance: z.enum(["on", "off"]).default("on"),
     "vanilla-share": z.coerce.number().min(0).max(1).optional(),
@@ -131,6 +143,13 @@ const vanillaShare = values["vanilla-share"] ?? (world === "tomi" ? 0.5 : 0);
 // The commands that run a policy get the device; the random and symbolic agents' evaluations need none.
 const device = values.device === "cpu" && values.precision === undefined ? [] : ["--device", values.device, ...(values.precision ? ["--precision", values.precision] : [])];
 const MODES = world === "tomi" || vanillaShare > 0 ? (["simulation", "vanilla"] as const) : (["simulation"] as const);
+// GRPO trains in vanilla mode where the recipe trains it (learn-grpo.ts), checked before any stage runs.
+const grpoMode = values["grpo-mode"] ?? recipeGrpoMode(world, vanillaShare);
+const grpoSteps = values["grpo-steps"] ?? RECIPE_GRPO_STEPS[grpoMode];
+if (grpoMode === "vanilla" && vanillaShare === 0) {
+  process.stderr.write("learn-demo: --grpo-mode vanilla needs vanilla-mode training data (--vanilla-share above 0)\n");
+  process.exit(2);
+}
 
 // 1-3. Data, base, SFT: the recipe's supervised stage (learn-recipe.ts): every question in simulation mode, a share also in vanilla.
 const { trainFile, sftFile } = await recipeSftData(out, {
@@ -144,18 +163,18 @@ const { trainFile, sftFile } = await recipeSftData(out, {
 });
 const { base, sft } = await recipeSft(run, out, { sftFile, steps: sftSteps, seed, reuse: values.reuse, device });
 const grpo = join(out, "grpo");
-const s = String(seed);
 const policies: [string, string][] = [["base", base], ["SFT", sft]];
-const finished = (dir: string) => values.reuse && existsSync(join(dir, "model.safetensors"));
-if (values["grpo-steps"] > 0) {
-  if (finished(grpo)) process.stderr.write(`[grpo] kept ${grpo} (--reuse)\n`);
-  else await run("grpo", [
-    "train", "grpo", "--model", sft, "--bench", world, "--data", trainFile, "--mode", "simulation", "--out", grpo, "--store", store,
-    "--steps", String(values["grpo-steps"]), "--prompts", "16", "--group-size", "8", "--max-new-tokens", "16", "--temperature", "1",
-    "--lr", "3e-5", "--kl", "0.01", "--clip-high", "0.28", "--loss-agg", "token-mean", "--dynamic-sampling", "--max-rollout-batches", "4",
-    "--skip-solved", "--keep-solved", "0.25", "--constrain", "options", "--seed", s, "--save-every", "100000", "--micro-batch", "32",
-    ...device,
-  ]);
+if (grpoSteps > 0) {
+  // The device is left out of the record: it changes where the stage runs, not what it trains.
+  const grpoArgs = recipeGrpoArgs({ world, model: sft, out: grpo, trainFile, store, mode: grpoMode, steps: grpoSteps, seed, questions: values["grpo-questions"] });
+  const kept = values.reuse ? keptGrpo(grpo, grpoArgs) : "no";
+  if (kept === "kept") process.stderr.write(`[grpo] kept ${grpo} (--reuse)\n`);
+  else {
+    if (kept === "other") process.stderr.write(`[grpo] ${grpo} was trained with other settings than this run's (or before the demo recorded them): training it again\n`);
+    rmSync(recipeGrpoRecord(grpo), { force: true });
+    await run("grpo", [...grpoArgs, ...device]);
+    writeFileSync(recipeGrpoRecord(grpo), JSON.stringify(grpoArgs) + "\n");
+  }
   policies.push(["SFT+GRPO", grpo]);
 }
 
@@ -199,7 +218,10 @@ for (const [set, file] of evalSets) {
 // The learning curves: SFT loss and GRPO reward, in tenths of the run.
 const curves: string[] = ["## Learning curves", ""];
 // SFT logs each step to train_log.jsonl, GRPO to metrics.jsonl.
-for (const [name, file, field] of [["SFT loss", join(sft, "train_log.jsonl"), "loss"], ["GRPO mean reward", join(grpo, "metrics.jsonl"), "reward"]] as const) {
+// A GRPO folder an earlier run left is not this run's when it trained none (--grpo-steps 0).
+const logs: [string, string, string][] = [["SFT loss", join(sft, "train_log.jsonl"), "loss"]];
+if (grpoSteps > 0) logs.push(["GRPO mean reward", join(grpo, "metrics.jsonl"), "reward"]);
+for (const [name, file, field] of logs) {
   const points = tenthMeans(readRunLog(file), field);
   if (points.length) curves.push(`- ${name} (mean over each tenth of the run): ${points.map((p) => `step ${String(p.step)}: ${p.mean.toFixed(3)}`).join(", ")}`);
 }
@@ -207,7 +229,7 @@ const config = JSON.parse(readFileSync(join(base, "config.json"), "utf8")) as { 
 const total = (performance.now() - started) / 1000;
 const where = values.device === "cpu" ? "" : ` (--device ${values.device}${values.precision ? ` --precision ${values.precision}` : ""})`;
 const text = [
-  `Policy preset 1m (vocabulary ${config.vocab_size})${where}, seed ${seed}, ${questions} generated ${world === "tomi" ? "ToMi" : "Hi-ToM"} training questions (${world === "hitom" ? "every order of every story" : values.balance === "on" ? "balanced by type" : "the generator's mix"}, ${vanillaShare} of them also in vanilla mode), SFT ${sftSteps} steps, GRPO ${values["grpo-steps"]} steps; policies answer by citing a line of the compact context in simulation mode, one of the story's containers in vanilla mode (constrain=options):`,
+  `Policy preset 1m (vocabulary ${config.vocab_size})${where}, seed ${seed}, ${questions} generated ${world === "tomi" ? "ToMi" : "Hi-ToM"} training questions (${world === "hitom" ? "every order of every story" : values.balance === "on" ? "balanced by type" : "the generator's mix"}, ${vanillaShare} of them also in vanilla mode), SFT ${sftSteps} steps, GRPO ${grpoSteps} steps in ${grpoMode} mode; policies answer by citing a line of the compact context in simulation mode, one of the story's containers in vanilla mode (constrain=options):`,
   "",
   ...tables,
   wallTimeLine(total, timings),

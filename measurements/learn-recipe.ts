@@ -8,7 +8,10 @@
  *    request): as many of each of ToMi's six types (false and true belief apart), drawn from three
  *    times as many generated questions. In ToMi's own mix a tenth of the first-order questions are
  *    false belief, and a policy trained on that mix answers every first-order question with the
- *    object's real place: right nine times in ten, and a third of the time on false belief. Each
+ *    object's real place: right nine times in ten, and a third of the time on false belief. The
+ *    kept questions stay in the generator's order, and each type fills its quota at its own pace
+ *    (the rare first-order false belief last): the whole file is balanced, its first N questions
+ *    are not (what `train grpo --limit N` reads; the SFT examples are shuffled). Each
  *    question is written in the prompt modes asked for (each mode for a share of the questions),
  *    with the world model's label, in a seeded order.
  * 2. base: `model init --preset 1m --tokenizer word` on those prompts (every word one token, so a
