@@ -22,8 +22,8 @@ import { z } from "zod";
 import {
   economyParams,
   HOUSEHOLD_RULES,
-  householdRule,
   pearson,
+  ruleOrThrow,
   simulateEconomy,
   type EconomyRun,
   type HouseholdPolicy,
@@ -42,7 +42,7 @@ Options:
   --seeds N          runs per population, seeds S..S+N-1 (default 5)
   --first-seed S     the first seed (default 1)
   --months M         months a run lasts (default 240)
-  --policy RULE      a household rule, as simulate --agent takes it: \${HOUSEHOLD_RULES.join(", ")}
+  --policy RULE      a household rule, as simulate --agent takes it: ${HOUSEHOLD_RULES.join(", ")}
                      (default heuristic; responsive:K works K more when its wage offer rose)
   --blind-forced-saving
                      the rule decides its work on its savings less the money shortages left
@@ -62,7 +62,7 @@ const args = scriptArgs({
       .default("heuristic")
       .superRefine((spec, ctx) => {
         try {
-          if (!householdRule(spec, 0)) ctx.addIssue({ code: "custom", message: `not a household rule: "${spec}" (${HOUSEHOLD_RULES.join(", ")})` });
+          ruleOrThrow(spec, 0);
         } catch (err) {
           ctx.addIssue({ code: "custom", message: (err as Error).message });
         }
@@ -76,7 +76,7 @@ const args = scriptArgs({
  * `forced[i]`, the money shortages left unspent (kept up to date by the run's onMonth).
  */
 function policyFor(seed: number, index: ReadonlyMap<string, number>, forced: Float64Array): HouseholdPolicy {
-  const rule = householdRule(args.policy, seed)!;
+  const rule = ruleOrThrow(args.policy, seed);
   if (!args["blind-forced-saving"]) return rule;
   return {
     id: `${rule.id}, work blind to forced saving`,
