@@ -98,7 +98,8 @@ async function main(): Promise<void> {
     const per = Math.ceil(args.spectators / args.workers);
     const connected = await Promise.all(
       Array.from({ length: args.workers }, (_, w) => {
-        const input: WorkerInput = { base, roomIds, first: w * per, count: Math.max(0, Math.min(per, args.spectators - w * per)), connectConcurrency: 25 };
+        const clients = Array.from({ length: Math.max(0, Math.min(per, args.spectators - w * per)) }, (_, i) => w * per + i);
+        const input: WorkerInput = { bases: [base], roomIds, clients, connectConcurrency: 25 };
         const worker = new Worker(new URL("./load-spectators.js", import.meta.url), { workerData: input });
         workers.push(worker);
         return new Promise<Extract<WorkerMessage, { type: "connected" }>>((done, fail) => {

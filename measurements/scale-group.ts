@@ -10,9 +10,11 @@
  * Redis; more: `serve --processes N` with the Redis it starts), looping ToMi rooms are created
  * through the admin API of each process in turn (Colyseus puts each where there are fewest),
  * spectators reserve their seats through the processes in turn (matchmaking of another process's
- * room included) from worker threads with the real SDK, and for --seconds the script records the
- * patch latency (server recording a timestep to a client having decoded it), the matchmaking
- * latency, and each process's CPU and memory. Then, with the largest group, one process is
+ * room included) from worker threads (each room's clients in one thread), and for --seconds the
+ * script records the patch latency (server recording a timestep to a client having it: decoded,
+ * for the one client of each room that decodes with the SDK; its frame arrived, for the light
+ * others, see load-spectators.ts), the matchmaking latency, and the CPU and memory of each
+ * process, of the Redis and of this script (the load generator). Then, with the largest group, one process is
  * killed (SIGKILL) under load: the seconds until every one of its rooms is listed again
  * (re-created by the others), the p99 of the other processes' spectators in each second
  * throughout, how many spectators were dropped (its own, and the others': none should be), and
@@ -20,8 +22,8 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { cpus, tmpdir } from "node:os";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { z } from "zod";
@@ -45,6 +47,8 @@ const Args = z.object({
   seconds: intArg(1, 600).default(20),
   "tick-ms": intArg(20, 60_000).default(500),
   workers: intArg(1, 16).default(2),
+  "decoding-per-room": intArg(1, 20_000).default(1),
+  "client-nice": intArg(0, 19).default(0),
   "no-kill": z.boolean().default(false),
   "kill-seconds": intArg(5, 600).default(30),
   json: z.string().optional(),
@@ -66,6 +70,12 @@ Options:
   --seconds N                 how long to measure each count (default 20)
   --tick-ms N                 each room's time between timesteps (default 500)
   --workers N                 worker threads the clients are spread over (default 2)
+  --decoding-per-room N       clients of each room that decode every patch with the SDK (default 1);
+                              the others are light: timed when a patch's frame arrives, matched to
+                              its timestep by the bytes the decoding one saw (measurements/
+                              load-spectators.ts). At least the spectators per room: all decode
+  --client-nice N             niceness of the clients' threads (default 0), so that the servers (at
+                              this script's) come first when they want the same core
   --no-kill                   skip killing a process of the largest group
   --kill-seconds N            how long to watch after the kill (default 30)
   --json OUT.json             also write the results as JSON
@@ -79,6 +89,8 @@ const round1 = (x: number) => Math.round(x * 10) / 10;
 interface Group {
   readonly urls: string[];
   readonly pids: number[];
+  /** The Redis the launcher started (none for one process). */
+  readonly redisPid?: number;
   readonly store: string;
   readonly stop: () => Promise<void>;
 }
@@ -108,6 +120,7 @@ async function startGroup(n: number): Promise<Group> {
   return {
     urls,
     pids: await Promise.all(urls.map(health)),
+    redisPid: childrenOf(launcher.pid!).find((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("redis-server")),
     store,
     async stop() {
       if (launcher.exitCode !== null) return;
@@ -117,6 +130,15 @@ async function startGroup(n: number): Promise<Group> {
       clearTimeout(t);
     },
   };
+}
+
+/** The children of a process of this machine (Linux's /proc). */
+function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
 }
 
 async function createRooms(group: Group, count: number, tickMs: number): Promise<string[]> {
@@ -136,13 +158,16 @@ async function createRooms(group: Group, count: number, tickMs: number): Promise
   return ids;
 }
 
-/** Spectators from worker threads, each worker reserving through one process of the group in turn. */
-async function connectSpectators(group: Group, roomIds: string[], spectators: number, workerCount: number) {
+/**
+ * Spectators from worker threads: client n watches room n % rooms, and each room's clients are in
+ * one worker (its decoding clients with its light ones); they reserve through the processes in turn.
+ */
+async function connectSpectators(group: Group, roomIds: string[], spectators: number, workerCount: number, decodingPerRoom: number, nice: number) {
   const workers: Worker[] = [];
-  const per = Math.ceil(spectators / workerCount);
   const connected = await Promise.all(
     Array.from({ length: workerCount }, (_, w) => {
-      const input: WorkerInput = { base: group.urls[w % group.urls.length]!, roomIds, first: w * per, count: Math.max(0, Math.min(per, spectators - w * per)), connectConcurrency: 25, reconnect: false };
+      const clients = Array.from({ length: spectators }, (_, n) => n).filter((n) => (n % roomIds.length) % workerCount === w);
+      const input: WorkerInput = { bases: group.urls, roomIds, clients, connectConcurrency: 25, reconnect: false, decodingPerRoom, nice };
       const worker = new Worker(new URL("./load-spectators.js", import.meta.url), { workerData: input });
       workers.push(worker);
       return new Promise<Extract<WorkerMessage, { type: "connected" }>>((done, fail) => {
@@ -155,6 +180,7 @@ async function connectSpectators(group: Group, roomIds: string[], spectators: nu
   return {
     workers,
     ok: connected.reduce((n, c) => n + c.ok, 0),
+    decoding: connected.reduce((n, c) => n + c.decoding, 0),
     heldByHost: sumByHost(connected.map((c) => c.heldByHost)),
     reserveMs: connected.flatMap((c) => c.reserveMs).sort((a, b) => a - b),
   };
@@ -181,7 +207,15 @@ async function collect(workers: Worker[]) {
   );
   const byHost: Record<string, number[]> = {};
   for (const r of reports) for (const [h, v] of Object.entries(r.byHost)) (byHost[h] ??= []).push(...v);
-  return { all: reports.flatMap((r) => r.values), byHost, drops: reports.reduce((n, r) => n + r.drops, 0), dropsByHost: sumByHost(reports.map((r) => r.dropsByHost)) };
+  return {
+    all: reports.flatMap((r) => r.values),
+    decoded: reports.flatMap((r) => r.decoded),
+    light: reports.flatMap((r) => r.light),
+    unmatched: reports.reduce((n, r) => n + r.unmatched, 0),
+    byHost,
+    drops: reports.reduce((n, r) => n + r.drops, 0),
+    dropsByHost: sumByHost(reports.map((r) => r.dropsByHost)),
+  };
 }
 
 /** Counts by process address, added up over the workers. */
@@ -217,30 +251,43 @@ async function main(): Promise<void> {
       const roomIds = await createRooms(group, n * args["rooms-per-process"], tickMs);
       const spectators = n * args["spectators-per-process"];
       log(`  ${roomIds.length} rooms; connecting ${spectators} spectators ...`);
-      const c = await connectSpectators(group, roomIds, spectators, args.workers);
+      const c = await connectSpectators(group, roomIds, spectators, args.workers, args["decoding-per-room"], args["client-nice"]);
       workers = c.workers;
       log(`  ${c.ok} connected; measuring for ${args.seconds} s ...`);
       await sleep(2000);
       const cpu0 = group.pids.map(cpuSeconds);
+      const redis0 = group.redisPid === undefined ? 0 : cpuSeconds(group.redisPid);
+      const own0 = process.cpuUsage();
+      const load = loadavg().map((x) => Math.round(x * 100) / 100);
       const t0 = performance.now();
       record(workers);
       await sleep(args.seconds * 1000);
       const got = await collect(workers);
       const elapsed = (performance.now() - t0) / 1000;
-      const cpu = group.pids.map((pid, i) => Math.round(((cpuSeconds(pid) - cpu0[i]!) / elapsed) * 100) / 100);
+      const cores = (seconds: number) => Math.round((seconds / elapsed) * 100) / 100;
+      const cpu = group.pids.map((pid, i) => cores(cpuSeconds(pid) - cpu0[i]!));
+      const own = process.cpuUsage(own0);
       const lat = got.all.sort((a, b) => a - b);
+      const summary = (v: number[]) => ({ n: v.length, p50: quantile(v, 0.5), p99: quantile(v, 0.99), max: v.length ? v.reduce((m, x) => (m > x ? m : x)) : NaN });
       const hostsP99 = group.urls.map((u) => quantile(got.byHost[hostOf(u)] ?? [], 0.99));
       const row = {
         processes: n,
         rooms: roomIds.length,
         spectatorsRequested: spectators,
         spectatorsConnected: c.ok,
+        decodingClients: c.decoding,
         dropped: got.drops,
         timesteps: lat.length,
         patchMs: { p50: quantile(lat, 0.5), p99: quantile(lat, 0.99), max: lat.at(-1) ?? NaN },
         patchP99ByProcessMs: hostsP99,
+        decodingClientsPatchMs: summary(got.decoded),
+        lightClientsPatchMs: summary(got.light),
+        lightFramesUnmatched: got.unmatched,
         matchmakingMs: { p50: round1(quantile(c.reserveMs, 0.5)), p99: round1(quantile(c.reserveMs, 0.99)) },
         cpuCoresByProcess: cpu,
+        redisCpuCores: group.redisPid === undefined ? null : cores(cpuSeconds(group.redisPid) - redis0),
+        loadGeneratorCpuCores: cores((own.user + own.system) / 1e6),
+        loadAverageAtStart: load,
         rssMbByProcess: group.pids.map(rssMb),
       };
       rows.push(row);
@@ -254,11 +301,11 @@ async function main(): Promise<void> {
   }
 
   const out = (s: string) => process.stdout.write(s + "\n");
-  out(`| processes | rooms | spectators held | patch p50 / p99 / max (ms) | p99 < 100 ms | matchmaking p50 / p99 (ms) | CPU per process (cores) | memory per process (MB) |`);
-  out(`|---|---|---|---|---|---|---|---|`);
+  out(`| processes | rooms | spectators held (decoding) | patch p50 / p99 / max (ms) | p99 < 100 ms | decoding clients' p50 / p99 (ms) | matchmaking p50 / p99 (ms) | CPU per process (cores) | Redis CPU | load generator CPU | memory per process (MB) | load average at start |`);
+  out(`|---|---|---|---|---|---|---|---|---|---|---|---|`);
   for (const r of rows as any[]) {
     out(
-      `| ${r.processes} | ${r.rooms} | ${r.spectatorsConnected} of ${r.spectatorsRequested}${r.dropped ? ` (${r.dropped} dropped)` : ""} | ${r.patchMs.p50} / ${r.patchMs.p99} / ${r.patchMs.max} | ${r.patchMs.p99 < 100 ? "yes" : "no"} | ${r.matchmakingMs.p50} / ${r.matchmakingMs.p99} | ${r.cpuCoresByProcess.join(", ")} | ${r.rssMbByProcess.join(", ")} |`,
+      `| ${r.processes} | ${r.rooms} | ${r.spectatorsConnected} of ${r.spectatorsRequested} (${r.decodingClients})${r.dropped ? `, ${r.dropped} dropped` : ""} | ${r.patchMs.p50} / ${r.patchMs.p99} / ${r.patchMs.max} | ${r.patchMs.p99 < 100 ? "yes" : "no"} | ${r.decodingClientsPatchMs.p50} / ${r.decodingClientsPatchMs.p99} | ${r.matchmakingMs.p50} / ${r.matchmakingMs.p99} | ${r.cpuCoresByProcess.join(", ")} | ${r.redisCpuCores ?? "-"} | ${r.loadGeneratorCpuCores} | ${r.rssMbByProcess.join(", ")} | ${r.loadAverageAtStart.join(" ")} |`,
     );
   }
   if (kill) {
@@ -274,7 +321,7 @@ async function main(): Promise<void> {
     out(`| room registry intact | ${k.registryIntact ? "yes" : "NO"}: ${k.registry} |`);
   }
   out("");
-  out(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), Node ${process.version}; tick ${tickMs} ms, ${args.seconds} s measured per count`);
+  out(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), Node ${process.version}; tick ${tickMs} ms, ${args.seconds} s measured per count; clients' threads at nice ${args["client-nice"]}, ${args["decoding-per-room"]} decoding client(s) per room`);
   if (args.json) writeFileSync(args.json, JSON.stringify({ rows, kill, tickMs, seconds: args.seconds, machine: { cpus: cpus().length, node: process.version } }, null, 2) + "\n");
 }
 

@@ -46,12 +46,14 @@ export interface ProcessGroup {
    */
   stopping(ms: number, gaveUp: (why: string) => void): void;
   /**
-   * Closes the connections Colyseus does not close itself (it shuts its presence and driver down).
-   * Once Redis was given up, they are left as they are: ending them would fail the commands that
-   * Colyseus and socket.io queued on them without waiting for (unhandled rejections); the process
-   * exits instead.
+   * Closes the connections Colyseus does not close itself (it shuts its presence and driver down),
+   * each once Redis has answered every command sent on it: ending one earlier would fail those
+   * still waiting, and some are awaited by nobody (socket.io's unsubscribes as it closes: unhandled
+   * rejections, which end the process with Node's error). Redis silent meanwhile: the watch
+   * (`stopping`) gives it up, and once Redis was given up the connections are left as they are;
+   * the process exits instead. Without a watch (a start that failed), they are ended after `ms`.
    */
-  close(): Promise<void>;
+  close(ms?: number): Promise<void>;
 }
 
 /** Connects to the group's Redis; an unreachable Redis is RedisUnreachable, before anything starts. */
@@ -81,6 +83,9 @@ export async function joinGroup(url: string): Promise<ProcessGroup> {
   let closing = false;
   /** While the server stops: whether Redis still answers (stopping). */
   let watching: NodeJS.Timeout | undefined;
+  /** Resolves once Redis is given up (stopping). */
+  let givenUp!: () => void;
+  const gaveUpRedis = new Promise<void>((done) => (givenUp = done));
   own.on("close", () => {
     if (!started || warned || closing) return;
     warned = true;
@@ -114,6 +119,7 @@ export async function joinGroup(url: string): Promise<ProcessGroup> {
         const why = `Redis at ${shownUrl(url)} did not answer for ${ms / 1000} s of the shutdown`;
         fence.giveUpRedis(why);
         gaveUp(why);
+        givenUp();
       };
       ask();
       watching = setInterval(
@@ -124,18 +130,32 @@ export async function joinGroup(url: string): Promise<ProcessGroup> {
           // here: a loop blocked for `ms` (the rooms' synchronous shutdown, a loaded machine) runs
           // this timer before the PONG that came meanwhile is read, and Redis was not silent.
           setImmediate(() => {
-            if (sentAt !== undefined && performance.now() - sentAt >= ms && fence.redisGivenUp === undefined && !closing) giveUp();
+            if (sentAt !== undefined && performance.now() - sentAt >= ms && fence.redisGivenUp === undefined) giveUp();
           });
         },
         Math.min(250, ms / 4),
       );
       watching.unref();
     },
-    async close() {
+    async close(ms = 5000) {
+      if (closing) return;
       closing = true;
+      const connections = [ioPub, ioSub, own];
+      if (fence.redisGivenUp === undefined) {
+        // Redis answers in order: a PING answered on a connection means every command sent on it before
+        // was. A connection ended with commands waiting fails them unless Redis closes it within 2 s
+        // (ioredis' disconnectTimeout): a Redis stalled that long as the shutdown ends.
+        const answered = Promise.all(connections.map((c) => c.ping().catch(() => undefined)));
+        // A server stopping watches Redis (stopping) and gives it up once silent; a start that failed
+        // (close without stopping) waits `ms`, then ends the connections as they are.
+        let timer: NodeJS.Timeout | undefined;
+        const bound = watching ? gaveUpRedis : new Promise<void>((done) => (timer = setTimeout(done, ms)));
+        await Promise.race([answered, bound]);
+        clearTimeout(timer);
+      }
       clearInterval(watching);
       if (fence.redisGivenUp !== undefined) return;
-      for (const c of [ioPub, ioSub, own]) c.disconnect();
+      for (const c of connections) c.disconnect();
     },
   };
 }

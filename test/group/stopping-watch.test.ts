@@ -3,10 +3,14 @@
  * server/group/process-group.ts; issue 32): a PING unanswered for the time given, as the event
  * loop reads it. A loop blocked for longer than that (synchronous work of the shutdown, a loaded
  * machine) while Redis answered at once does not give Redis up: doing so would drop what the
- * shutdown still had to write to a healthy Redis.
+ * shutdown still had to write to a healthy Redis. And how it closes its connections: once Redis
+ * has answered what was sent on them (a Redis that stalls as they close, then answers, fails
+ * nothing), or, Redis silent for the whole wait, not at all (given up).
  */
 import { describe, expect, it } from "vitest";
 import { joinGroup } from "../../server/group/process-group.js";
+import { KEY_PREFIX } from "../../server/group/redis.js";
+import { until } from "../server/raw-client.js";
 import { redisOfFile } from "./redis-server.js";
 
 const file = redisOfFile();
@@ -16,6 +20,9 @@ const file = redisOfFile();
  * redis-server started at nice 19 on a loaded machine answers well within it.
  */
 const WAIT_MS = 2000;
+
+/** The wait given where Redis stalls for 3 s and must not be given up. */
+const STALL_WAIT_MS = 8000;
 
 /** Runs for `ms` without letting the event loop turn (as a long synchronous step does). */
 function block(ms: number): void {
@@ -44,4 +51,59 @@ describe("a stopping process watching its Redis", () => {
     await group.driver.shutdown();
     await group.close();
   });
+
+  it("closes its connections once Redis has answered what was sent on them, even when Redis stalls as they close", async () => {
+    const { group, told, outcome } = await stallAsItCloses(STALL_WAIT_MS, "stall-test");
+    const closed = group.close();
+    // Longer than ioredis waits for a connection it ended to close (2 s) before it destroys it and fails
+    // what it still waited for (on the code before this: "Connection is closed."), shorter than the watch's wait.
+    await new Promise((r) => setTimeout(r, 3000));
+    file.redis.resume();
+    await closed;
+    await until(() => outcome() !== undefined, 5000, "the command's answer");
+    expect(outcome()).toEqual({ reply: "OK" });
+    expect(told).toEqual([]);
+    expect(group.fence.redisGivenUp).toBeUndefined();
+    expect(await file.conn.get(`${KEY_PREFIX}stall-test`)).toBe("1");
+  }, 30_000);
+
+  it("gives Redis up when it stalls for the whole wait as the connections close: they are left open, nothing they sent fails", async () => {
+    const { group, told, outcome } = await stallAsItCloses(WAIT_MS, "stall-test-2");
+    try {
+      await group.close();
+      expect(told).toHaveLength(1);
+      expect(told[0]).toMatch(/did not answer for 2 s of the shutdown/);
+      expect(group.fence.redisGivenUp).toBe(told[0]);
+      await new Promise((r) => setTimeout(r, 2500));
+      // Left to the process's exit: neither answered nor failed.
+      expect(outcome()).toBeUndefined();
+    } finally {
+      file.redis.resume();
+    }
+    await until(() => outcome() !== undefined, 5000, "the command's answer");
+    expect(outcome()).toEqual({ reply: "OK" });
+    group.redis.disconnect();
+  }, 30_000);
 });
+
+/**
+ * A group stopping (watching Redis for `waitMs`), its presence and driver shut down as Colyseus's
+ * shutdown does, then Redis frozen with a command of its sent and unanswered (as the adapter's
+ * unsubscribes are when socket.io closes; nobody awaits them, so their failure would be unhandled
+ * and end the process with Node's error). `outcome()`: that command's reply or error, once it has one.
+ */
+async function stallAsItCloses(waitMs: number, key: string) {
+  const group = await joinGroup(file.redis.url);
+  await group.redis.ping();
+  const told: string[] = [];
+  group.stopping(waitMs, (why) => told.push(why));
+  group.presence.shutdown();
+  await group.driver.shutdown();
+  file.redis.pause();
+  let settled: { reply: unknown } | { error: string } | undefined;
+  void group.redis.set(`${KEY_PREFIX}${key}`, "1").then(
+    (reply) => (settled = { reply }),
+    (err: Error) => (settled = { error: err.message }),
+  );
+  return { group, told, outcome: () => settled };
+}
