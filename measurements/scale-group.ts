@@ -4,6 +4,7 @@
  *
  *   npm run bench:scale -- [--processes 1,2,4] [--spectators-per-process 1000]
  *                          [--rooms-per-process 50] [--seconds 20] [--tick-ms 500] [--workers 2]
+ *                          [--decoding-per-room 1] [--client-nice 0]
  *                          [--no-kill] [--kill-seconds 30] [--json OUT.json]
  *
  * For each process count: the group is started on a fresh store (one process: plain `serve`, no
@@ -58,7 +59,8 @@ const USAGE = `node dist/measurements/scale-group.js [options]   (or: npm run be
 
 Starts 1, 2 and 4 server processes (serve --processes N, on a Redis it starts), creates looping ToMi
 rooms and connects spectators through every process, and prints for each count: spectators and
-rooms held, patch latency (p50, p99, max), matchmaking latency, CPU and memory per process. Then
+rooms held, patch latency (p50, p99, max; all spectators, and the decoding ones apart), matchmaking
+latency, CPU and memory per process, the Redis's and this script's CPU, the load average. Then
 kills one process of the largest group under load: rooms re-created, seconds until re-created, the
 other processes' spectators' p99 each second, and whether the room registry is intact.
 
@@ -305,7 +307,7 @@ async function main(): Promise<void> {
   out(`|---|---|---|---|---|---|---|---|---|---|---|---|`);
   for (const r of rows as any[]) {
     out(
-      `| ${r.processes} | ${r.rooms} | ${r.spectatorsConnected} of ${r.spectatorsRequested} (${r.decodingClients})${r.dropped ? `, ${r.dropped} dropped` : ""} | ${r.patchMs.p50} / ${r.patchMs.p99} / ${r.patchMs.max} | ${r.patchMs.p99 < 100 ? "yes" : "no"} | ${r.decodingClientsPatchMs.p50} / ${r.decodingClientsPatchMs.p99} | ${r.matchmakingMs.p50} / ${r.matchmakingMs.p99} | ${r.cpuCoresByProcess.join(", ")} | ${r.redisCpuCores ?? "-"} | ${r.loadGeneratorCpuCores} | ${r.rssMbByProcess.join(", ")} | ${r.loadAverageAtStart.join(" ")} |`,
+      `| ${r.processes} | ${r.rooms} | ${r.spectatorsConnected} of ${r.spectatorsRequested} (${r.decodingClients})${r.dropped ? `, ${r.dropped} dropped` : ""} | ${r.patchMs.p50} / ${r.patchMs.p99} / ${r.patchMs.max} | ${r.patchMs.p99 < 100 ? "yes" : "no"} | ${r.decodingClientsPatchMs.p50} / ${r.decodingClientsPatchMs.p99} | ${r.matchmakingMs.p50} / ${r.matchmakingMs.p99} | ${r.cpuCoresByProcess.join(", ")} | ${r.redisCpuCores === null ? "-" : r.redisCpuCores < 0.01 ? "< 0.01" : r.redisCpuCores} | ${r.loadGeneratorCpuCores} | ${r.rssMbByProcess.join(", ")} | ${r.loadAverageAtStart.join(" ")} |`,
     );
   }
   if (kill) {
