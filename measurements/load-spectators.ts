@@ -13,9 +13,9 @@
  *   does, and is timed when a patch's frame arrives, without decoding it. Every spectator of a room
  *   is sent the same bytes for one patch (they share one view), so the `at` of the timestep a
  *   frame carries is known from the room's decoding client in this worker, which saw the same
- *   bytes: a frame is matched by its body's hash. Decoding a patch costs a client ten to twenty
- *   times what receiving it does, and it is the client's work, not the server's: with light
- *   clients one machine's cores go to the servers measured rather than to the clients' decoders.
+ *   bytes: a frame is matched by its body's hash. Decoding a patch costs a client far more than
+ *   receiving it does, and it is the client's work, not the server's: with light clients one
+ *   machine's cores go to the servers measured rather than to the clients' decoders (docs/scale.md).
  * `decodingPerRoom` (absent: every client decodes) sets how many of each room's clients in this
  * worker decode; the report gives both kinds' latencies apart, so that they can be compared.
  */
