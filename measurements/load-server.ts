@@ -3,15 +3,17 @@
  * the patch latency they see.
  *
  *   npm run bench:load -- [--spectators 1000] [--rooms 50] [--seconds 30] [--tick-ms 500]
- *                         [--workers 2] [--in-phase] [--room tomi|social] [--users N] [--json OUT.json]
+ *                         [--workers 2] [--decoding-per-room N] [--in-phase] [--room tomi|social]
+ *                         [--users N] [--json OUT.json]
  *
  * It starts the server as a second process on loopback (`socialworld serve --no-demo` on a free
  * port, a fresh store), creates the rooms through the admin API (ToMi stories looping forever, or
  * social rooms of --users users whose posts keep spreading: `npm run bench:social-room`),
- * connects the spectators with the real SDK from worker threads of this process, measures for
- * the given time, and prints a table: clients connected, rooms, patches, the latency from the
- * server recording a timestep to a client having decoded it (p50, p90, p99, max), and the
- * server's CPU and memory. Everything stops by itself at the end.
+ * connects the spectators with the real SDK from worker threads of this process (with
+ * --decoding-per-room, that many a room; the others light, timed at a patch's arrival:
+ * load-spectators.ts), measures for the given time, and prints a table: clients connected, rooms,
+ * patches, the latency from the server recording a timestep to a client having it (p50, p90, p99,
+ * max), and the server's CPU and memory. Everything stops by itself at the end.
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,6 +21,7 @@ import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { z } from "zod";
 import { intArg } from "../cli/args.js";
+import { clientsOfWorker } from "./load-clients.js";
 import type { WorkerInput, WorkerMessage } from "./load-spectators.js";
 import { cpuSeconds, rssMb } from "./process-stats.js";
 import { scriptArgs } from "./script-args.js";
@@ -30,6 +33,8 @@ const Args = z.object({
   seconds: intArg(1, 600).default(30),
   "tick-ms": intArg(20, 60_000).default(500),
   workers: intArg(1, 16).default(2),
+  /** How many of each room's spectators decode every patch with the SDK; absent: all (load-spectators.ts). */
+  "decoding-per-room": intArg(1, 20_000).optional(),
   /** Start the rooms all at once, so that their timesteps coincide (the worst case), instead of spread over one tick. */
   "in-phase": z.boolean().default(false),
   room: z.enum(["tomi", "social"]).default("tomi"),
@@ -49,6 +54,9 @@ Options:
   --seconds N      how long to measure once everyone is connected (default 30)
   --tick-ms N      each room's time between timesteps (default 500)
   --workers N      worker threads the clients are spread over (default 2)
+  --decoding-per-room N
+                   spectators of each room that decode every patch with the SDK (default: all);
+                   the others are light, timed when a patch's frame arrives (docs/scale.md)
   --in-phase       start every room at once, so their timesteps coincide (the worst case)
   --room KIND      tomi (default: looping ToMi stories) or social (a network of --users users,
                    a post by a popular user every 5 timesteps, rule agents: the cascade grows)
@@ -95,11 +103,11 @@ async function main(): Promise<void> {
     log(`${roomIds.length} rooms; connecting ${args.spectators} spectators from ${args.workers} worker threads ...`);
 
     const connectStart = performance.now();
-    const per = Math.ceil(args.spectators / args.workers);
+    const decodingPerRoom = args["decoding-per-room"];
     const connected = await Promise.all(
       Array.from({ length: args.workers }, (_, w) => {
-        const clients = Array.from({ length: Math.max(0, Math.min(per, args.spectators - w * per)) }, (_, i) => w * per + i);
-        const input: WorkerInput = { bases: [base], roomIds, clients, connectConcurrency: 25 };
+        const clients = clientsOfWorker(args.spectators, roomIds.length, args.workers, w);
+        const input: WorkerInput = { bases: [base], roomIds, clients, connectConcurrency: 25, ...(decodingPerRoom === undefined ? {} : { decodingPerRoom }) };
         const worker = new Worker(new URL("./load-spectators.js", import.meta.url), { workerData: input });
         workers.push(worker);
         return new Promise<Extract<WorkerMessage, { type: "connected" }>>((done, fail) => {
@@ -135,6 +143,7 @@ async function main(): Promise<void> {
     const clientCpu = (own.user + own.system) / 1e6 / elapsed;
     const rss = rssMb(server.pid!);
     const lat = reports.flatMap((r) => r.values).sort((a, b) => a - b);
+    const decoded = reports.flatMap((r) => r.decoded).sort((a, b) => a - b);
     const patches = reports.reduce((n, r) => n + r.patches, 0);
     const drops = reports.reduce((n, r) => n + r.drops, 0);
     const result = {
@@ -152,6 +161,13 @@ async function main(): Promise<void> {
       timestepsReceived: lat.length,
       patchesPerSecond: Math.round(patches / elapsed),
       latencyMs: { p50: quantile(lat, 0.5), p90: quantile(lat, 0.9), p99: quantile(lat, 0.99), max: lat.at(-1) ?? NaN },
+      ...(decodingPerRoom === undefined
+        ? {}
+        : {
+            decodingPerRoom,
+            decodingClientsLatencyMs: { p50: quantile(decoded, 0.5), p99: quantile(decoded, 0.99) },
+            lightFramesUnmatched: reports.reduce((n, r) => n + r.unmatched, 0),
+          }),
       serverCpuCores: Math.round(cpu * 100) / 100,
       clientsCpuCores: Math.round(clientCpu * 100) / 100,
       serverRssMb: rss,
@@ -161,8 +177,11 @@ async function main(): Promise<void> {
       ["spectators connected", `${ok} of ${args.spectators}${failed ? ` (${failed} joins failed)` : ""}${drops ? `, ${drops} dropped` : ""}`],
       ["rooms", `${roomIds.length}${args.room === "social" ? ` social, ${args.users} users each` : " ToMi"} (a timestep every ${args["tick-ms"]} ms each, ${args["in-phase"] ? "all at the same moment" : "spread over the interval"})`],
       ["measured", `${result.seconds} s after connecting ${ok} clients in ${result.connectSeconds} s`],
-      ["timesteps received", `${lat.length} (${Math.round(lat.length / elapsed)}/s), ${result.patchesPerSecond} patches/s decoded`],
+      ["timesteps received", `${lat.length} (${Math.round(lat.length / elapsed)}/s), ${result.patchesPerSecond} patches/s received`],
       ["patch latency p50 / p90 / p99 / max", `${result.latencyMs.p50} / ${result.latencyMs.p90} / ${result.latencyMs.p99} / ${result.latencyMs.max} ms`],
+      ...(decodingPerRoom === undefined
+        ? []
+        : ([["decoding clients' patch latency p50 / p99", `${quantile(decoded, 0.5)} / ${quantile(decoded, 0.99)} ms (${decodingPerRoom} a room decode; the others are light: timed at a frame's arrival)`]] as [string, string][])),
       ["CPU", `server ${result.serverCpuCores} cores, load generator ${result.clientsCpuCores} cores (of ${result.machine.cpus}, shared)`],
       ["server memory", `${rss} MB RSS`],
     ];

@@ -30,6 +30,7 @@ import { Worker } from "node:worker_threads";
 import { z } from "zod";
 import { intArg } from "../cli/args.js";
 import { RoomRegistry } from "../store/room-registry.js";
+import { clientsOfWorker } from "./load-clients.js";
 import type { WorkerInput, WorkerMessage } from "./load-spectators.js";
 import { cpuSeconds, rssMb } from "./process-stats.js";
 import { scriptArgs } from "./script-args.js";
@@ -160,15 +161,12 @@ async function createRooms(group: Group, count: number, tickMs: number): Promise
   return ids;
 }
 
-/**
- * Spectators from worker threads: client n watches room n % rooms, and each room's clients are in
- * one worker (its decoding clients with its light ones); they reserve through the processes in turn.
- */
+/** Spectators from worker threads, each room's clients in one (clientsOfWorker); they reserve through the processes in turn. */
 async function connectSpectators(group: Group, roomIds: string[], spectators: number, workerCount: number, decodingPerRoom: number, nice: number) {
   const workers: Worker[] = [];
   const connected = await Promise.all(
     Array.from({ length: workerCount }, (_, w) => {
-      const clients = Array.from({ length: spectators }, (_, n) => n).filter((n) => (n % roomIds.length) % workerCount === w);
+      const clients = clientsOfWorker(spectators, roomIds.length, workerCount, w);
       const input: WorkerInput = { bases: group.urls, roomIds, clients, connectConcurrency: 25, reconnect: false, decodingPerRoom, nice };
       const worker = new Worker(new URL("./load-spectators.js", import.meta.url), { workerData: input });
       workers.push(worker);
