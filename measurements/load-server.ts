@@ -181,7 +181,7 @@ async function main(): Promise<void> {
       ["patch latency p50 / p90 / p99 / max", `${result.latencyMs.p50} / ${result.latencyMs.p90} / ${result.latencyMs.p99} / ${result.latencyMs.max} ms`],
       ...(decodingPerRoom === undefined
         ? []
-        : ([["decoding clients' patch latency p50 / p99", `${quantile(decoded, 0.5)} / ${quantile(decoded, 0.99)} ms (${decodingPerRoom} a room decode; the others are light: timed at a frame's arrival)`]] as [string, string][])),
+        : ([["decoding clients' patch latency p50 / p99", `${quantile(decoded, 0.5)} / ${quantile(decoded, 0.99)} ms (${decodingPerRoom} a room decode; the others are light: timed at a frame's arrival${result.lightFramesUnmatched ? `; ${result.lightFramesUnmatched} light frames unmatched, not in the latencies` : ""})`]] as [string, string][])),
       ["CPU", `server ${result.serverCpuCores} cores, load generator ${result.clientsCpuCores} cores (of ${result.machine.cpus}, shared)`],
       ["server memory", `${rss} MB RSS`],
     ];

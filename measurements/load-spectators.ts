@@ -134,6 +134,12 @@ const lookUp = (room: string, key: number) => {
 setInterval(() => {
   for (const t of timestepOf.values()) [t.older, t.recent] = [t.recent, new Map()];
 }, 30_000).unref();
+// Pending frames are looked up every second, not only at the window's report: a key is kept for as
+// little as 30 s, so in a longer window a frame that came before its room's decoding client had
+// decoded it would find its key dropped by the report, and be counted unmatched.
+setInterval(() => {
+  if (recording) matchPending();
+}, 1000).unref();
 /** Light clients' patch frames whose timestep was not known yet on arrival: room, key, arrival (ms since the epoch), host. */
 let pending: { room: string; key: number; arrived: number; host: string }[] = [];
 let unmatched = 0;

@@ -305,7 +305,7 @@ async function main(): Promise<void> {
   out(`|---|---|---|---|---|---|---|---|---|---|---|---|`);
   for (const r of rows as any[]) {
     out(
-      `| ${r.processes} | ${r.rooms} | ${r.spectatorsConnected} of ${r.spectatorsRequested} (${r.decodingClients})${r.dropped ? `, ${r.dropped} dropped` : ""} | ${r.patchMs.p50} / ${r.patchMs.p99} / ${r.patchMs.max} | ${r.patchMs.p99 < 100 ? "yes" : "no"} | ${r.decodingClientsPatchMs.p50} / ${r.decodingClientsPatchMs.p99} | ${r.matchmakingMs.p50} / ${r.matchmakingMs.p99} | ${r.cpuCoresByProcess.join(", ")} | ${r.redisCpuCores === null ? "-" : r.redisCpuCores < 0.01 ? "< 0.01" : r.redisCpuCores} | ${r.loadGeneratorCpuCores} | ${r.rssMbByProcess.join(", ")} | ${r.loadAverageAtStart.join(" ")} |`,
+      `| ${r.processes} | ${r.rooms} | ${r.spectatorsConnected} of ${r.spectatorsRequested} (${r.decodingClients})${r.dropped ? `, ${r.dropped} dropped` : ""}${r.lightFramesUnmatched ? `, ${r.lightFramesUnmatched} light frames unmatched (not in the latencies)` : ""} | ${r.patchMs.p50} / ${r.patchMs.p99} / ${r.patchMs.max} | ${r.patchMs.p99 < 100 ? "yes" : "no"} | ${r.decodingClientsPatchMs.p50} / ${r.decodingClientsPatchMs.p99} | ${r.matchmakingMs.p50} / ${r.matchmakingMs.p99} | ${r.cpuCoresByProcess.join(", ")} | ${r.redisCpuCores === null ? "-" : r.redisCpuCores < 0.01 ? "< 0.01" : r.redisCpuCores} | ${r.loadGeneratorCpuCores} | ${r.rssMbByProcess.join(", ")} | ${r.loadAverageAtStart.join(" ")} |`,
     );
   }
   if (kill) {
