@@ -84,6 +84,23 @@ describe("a stopping process watching its Redis", () => {
     expect(outcome()).toEqual({ reply: "OK" });
     group.redis.disconnect();
   }, 30_000);
+
+  it("without a watch (a start that failed), a Redis that does not answer holds close() for the wait given, not for ever", async () => {
+    const group = await joinGroup(file.redis.url);
+    await group.redis.ping();
+    group.presence.shutdown();
+    await group.driver.shutdown();
+    file.redis.pause();
+    try {
+      const asked = performance.now();
+      await group.close(WAIT_MS);
+      // It did wait for Redis (the PINGs), then ended the connections as they were: nothing given up.
+      expect(performance.now() - asked).toBeGreaterThanOrEqual(WAIT_MS - 50);
+      expect(group.fence.redisGivenUp).toBeUndefined();
+    } finally {
+      file.redis.resume();
+    }
+  }, 30_000);
 });
 
 /**
