@@ -49,9 +49,10 @@ export interface ProcessGroup {
    * Closes the connections Colyseus does not close itself (it shuts its presence and driver down),
    * each once Redis has answered every command sent on it: ending one earlier would fail those
    * still waiting, and some are awaited by nobody (socket.io's unsubscribes as it closes: unhandled
-   * rejections, which end the process with Node's error). Redis silent meanwhile: the watch
-   * (`stopping`) gives it up, and once Redis was given up the connections are left as they are;
-   * the process exits instead. Without a watch (a start that failed), they are ended after `ms`.
+   * rejections, which end the process with Node's error). Redis silent meanwhile (on any of them,
+   * for the watch's wait): it is given up as the watch (`stopping`) does, and once Redis was given
+   * up the connections are left as they are; the process exits instead. Without a watch (a start
+   * that failed), they are ended after `ms`.
    */
   close(ms?: number): Promise<void>;
 }
@@ -85,6 +86,8 @@ export async function joinGroup(url: string): Promise<ProcessGroup> {
   let watching: NodeJS.Timeout | undefined;
   /** Resolves once Redis is given up (stopping). */
   let givenUp!: () => void;
+  /** Once the server is stopping: the watch's wait, and how it gives Redis up (stopping). */
+  let watch: { ms: number; giveUp: () => void } | undefined;
   const gaveUpRedis = new Promise<void>((done) => (givenUp = done));
   own.on("close", () => {
     if (!started || warned || closing) return;
@@ -121,6 +124,7 @@ export async function joinGroup(url: string): Promise<ProcessGroup> {
         gaveUp(why);
         givenUp();
       };
+      watch = { ms, giveUp };
       ask();
       watching = setInterval(
         () => {
@@ -145,13 +149,18 @@ export async function joinGroup(url: string): Promise<ProcessGroup> {
         // Redis answers in order: a PING answered on a connection means every command sent on it before
         // was. A connection ended with commands waiting fails them unless Redis closes it within 2 s
         // (ioredis' disconnectTimeout): a Redis stalled that long as the shutdown ends.
-        const answered = Promise.all(connections.map((c) => c.ping().catch(() => undefined)));
-        // A server stopping watches Redis (stopping) and gives it up once silent; a start that failed
-        // (close without stopping) waits `ms`, then ends the connections as they are.
+        let answered = false;
+        const pinged = Promise.all(connections.map((c) => c.ping().catch(() => undefined))).then(() => void (answered = true));
+        // A server stopping holds each connection to the watch's rule, PINGs unanswered for its wait give
+        // Redis up: the watch PINGs one connection only, and another can be stuck while that one answers
+        // (waiting on it would never end). A start that failed (no watch) waits `ms`, then ends the
+        // connections as they are. Decided after the loop has read its sockets, as the watch does.
+        const wait = watch?.ms ?? ms;
         let timer: NodeJS.Timeout | undefined;
-        const bound = watching ? gaveUpRedis : new Promise<void>((done) => (timer = setTimeout(done, ms)));
-        await Promise.race([answered, bound]);
+        const waited = new Promise<void>((done) => (timer = setTimeout(() => setImmediate(done), wait)));
+        await Promise.race([pinged, gaveUpRedis, waited]);
         clearTimeout(timer);
+        if (!answered && fence.redisGivenUp === undefined) watch?.giveUp();
       }
       clearInterval(watching);
       if (fence.redisGivenUp !== undefined) return;

@@ -5,8 +5,10 @@
  * machine) while Redis answered at once does not give Redis up: doing so would drop what the
  * shutdown still had to write to a healthy Redis. And how it closes its connections: once Redis
  * has answered what was sent on them (a Redis that stalls as they close, then answers, fails
- * nothing), or, Redis silent for the whole wait, not at all (given up).
+ * nothing), or, Redis silent for the whole wait on any one of them, not at all (given up); without a
+ * watch (a start that failed), ended after the wait given.
  */
+import type { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
 import { joinGroup } from "../../server/group/process-group.js";
 import { KEY_PREFIX } from "../../server/group/redis.js";
@@ -101,6 +103,25 @@ describe("a stopping process watching its Redis", () => {
       file.redis.resume();
     }
   }, 30_000);
+
+  it("gives Redis up when one of its connections does not answer as they close, though the watched one does", async () => {
+    const { group, told } = await stoppingGroup(WAIT_MS);
+    // socket.io's connections, as an adapter holds them; the publishing one stuck behind a command that
+    // blocks (as a connection cut off alone would be), while the watch's PINGs are answered.
+    const adapter = group.ioAdapter({ name: "/stuck", server: {} } as never) as unknown as { pubClient: Redis; subClient: Redis };
+    const stuck = adapter.pubClient.blpop(`${KEY_PREFIX}stuck`, 0).catch(() => undefined);
+    try {
+      // On the code before this, close() waited for that connection for ever (the test timed out).
+      await group.close();
+      expect(told).toHaveLength(1);
+      expect(told[0]).toMatch(/did not answer for 2 s of the shutdown/);
+      expect(group.fence.redisGivenUp).toBe(told[0]);
+    } finally {
+      await file.conn.lpush(`${KEY_PREFIX}stuck`, "1");
+      await stuck;
+      for (const c of [adapter.pubClient, adapter.subClient, group.redis]) c.disconnect();
+    }
+  }, 30_000);
 });
 
 /**
@@ -110,12 +131,7 @@ describe("a stopping process watching its Redis", () => {
  * and end the process with Node's error). `outcome()`: that command's reply or error, once it has one.
  */
 async function stallAsItCloses(waitMs: number, key: string) {
-  const group = await joinGroup(file.redis.url);
-  await group.redis.ping();
-  const told: string[] = [];
-  group.stopping(waitMs, (why) => told.push(why));
-  group.presence.shutdown();
-  await group.driver.shutdown();
+  const { group, told } = await stoppingGroup(waitMs);
   file.redis.pause();
   let settled: { reply: unknown } | { error: string } | undefined;
   void group.redis.set(`${KEY_PREFIX}${key}`, "1").then(
@@ -123,4 +139,15 @@ async function stallAsItCloses(waitMs: number, key: string) {
     (err: Error) => (settled = { error: err.message }),
   );
   return { group, told, outcome: () => settled };
+}
+
+/** A group stopping (watching Redis for `waitMs`; `told`: why it gave Redis up), its presence and driver shut down as Colyseus's shutdown does. */
+async function stoppingGroup(waitMs: number) {
+  const group = await joinGroup(file.redis.url);
+  await group.redis.ping();
+  const told: string[] = [];
+  group.stopping(waitMs, (why) => told.push(why));
+  group.presence.shutdown();
+  await group.driver.shutdown();
+  return { group, told };
 }
