@@ -319,6 +319,7 @@ async function main(): Promise<void> {
     out(`| its spectators dropped (they do not reconnect) | ${k.dropped} of ${k.victimSpectators} |`);
     out(`| other processes' spectators dropped | ${k.othersDropped} of ${k.otherSpectators} |`);
     out(`| room registry intact | ${k.registryIntact ? "yes" : "NO"}: ${k.registry} |`);
+    if (k.lightFramesUnmatched) out(`| light frames unmatched (not in the p99s; the killed process's rooms' included) | ${k.lightFramesUnmatched} |`);
   }
   out("");
   out(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), Node ${process.version}; tick ${tickMs} ms, ${args.seconds} s measured per count; clients' threads at nice ${args["client-nice"]}, ${args["decoding-per-room"]} decoding client(s) per room`);
@@ -336,6 +337,8 @@ async function killOne(group: Group, roomIds: string[], workers: Worker[], heldB
   const windows: number[] = [];
   const throughout: number[] = [];
   const dropsByHost: Record<string, number>[] = [];
+  /** Light frames not matched to a timestep (load-spectators.ts), any process's: left out of the p99s. */
+  let unmatched = 0;
   let recreatedAt: number | undefined;
   record(workers);
   const killedAt = performance.now();
@@ -354,13 +357,16 @@ async function killOne(group: Group, roomIds: string[], workers: Worker[], heldB
       const got = await collect(workers);
       record(workers);
       lastWindow = performance.now();
+      unmatched += got.unmatched;
       const others = Object.entries(got.byHost).filter(([h]) => h !== victimHost).flatMap(([, v]) => v);
       dropsByHost.push(got.dropsByHost);
       throughout.push(...others);
       if (others.length) windows.push(quantile(others, 0.99));
     }
   }
-  dropsByHost.push((await collect(workers)).dropsByHost);
+  const last = await collect(workers);
+  dropsByHost.push(last.dropsByHost);
+  unmatched += last.unmatched;
   const drops = sumByHost(dropsByHost);
   const others = (counts: Record<string, number>) => Object.entries(counts).reduce((n, [h, v]) => n + (h === victimHost ? 0 : v), 0);
   let registryText: string;
@@ -390,6 +396,7 @@ async function killOne(group: Group, roomIds: string[], workers: Worker[], heldB
     otherSpectators: others(heldByHost),
     registryIntact: intact,
     registry: registryText,
+    lightFramesUnmatched: unmatched,
   };
 }
 
