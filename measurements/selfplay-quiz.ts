@@ -18,7 +18,7 @@
  *
  *   node dist/measurements/selfplay-quiz.js [--out DIR] [--rounds N] [--episodes N] [--quiz-questions N]
  *       [--eval-episodes N] [--eval-questions N] [--eval-seed S] [--sft-steps N] [--train-questions N]
- *       [--round-steps N] [--round-lr X] [--round-kl X] [--round-prompts N] [--round-temperature T] [--round-advantage grpo|rft] [--round-balance none|type] [--round-continue] [--act-temperature T] [--seed S] [--start DIR] [--threads N]
+ *       [--round-steps N] [--round-lr X] [--round-kl X] [--round-prompts N] [--round-temperature T] [--round-advantage grpo|rft] [--round-balance none|type] [--round-continue] [--round-warmup N] [--round-min-lr X] [--round-recent N] [--act-temperature T] [--seed S] [--start DIR] [--threads N]
  *
  * Every stage is the project's command line (`generate`, `model init`, `train sft`, `serve`,
  * `questions`, `bench`) and its HTTP API, as a user would run them. Not a test.
@@ -42,6 +42,7 @@ import { clock, socialworld, wallTimeLine, type StageTiming } from "./cli-proces
 import { recipeSft, recipeSftData } from "./learn-recipe.js";
 import { linePlot } from "./line-plot.js";
 import { scriptArgs } from "./script-args.js";
+import { selfPlaySchedule } from "./selfplay-trainer.js";
 import { freePort, startServe, stopServe } from "./server-process.js";
 
 const USAGE = `node dist/measurements/selfplay-quiz.js [options]   (or: npm run demo:selfplay -- [options])
@@ -75,6 +76,12 @@ Options:
   --round-continue        each round goes on from the previous round's trainer state (AdamW moments,
                           update count, step and data position: the room's continueTraining) instead
                           of a new optimizer from its weights
+  --round-warmup N        warmup updates of the learning rate (default 0): in every round, or with
+                          --round-continue once, over the pool's first updates
+  --round-min-lr X        decay the learning rate to X (cosine): over each round, or with
+                          --round-continue over all --rounds rounds' updates (default: no decay)
+  --round-recent N        a round learns from the quiz questions of the latest N episodes (default
+                          --episodes: those since the last round)
   --act-temperature T     temperature the seats act at, among the valid actions (default 1)
   --seed S                seed of every stage (default 1)
   --start DIR             start from this policy checkpoint instead (no generate, no SFT; never written to)
@@ -104,6 +111,9 @@ const values = scriptArgs({
     "round-advantage": z.enum(ADVANTAGE_ESTIMATORS).default("grpo"),
     "round-balance": z.enum(POINT_BALANCES).default("none"),
     "round-continue": z.boolean().default(false),
+    "round-warmup": intArg(0, 100_000).default(0),
+    "round-min-lr": numArg().min(0).max(1).optional(),
+    "round-recent": intArg(1, 10_000).optional(),
     "act-temperature": numArg().min(0).max(10).default(1),
     seed: intArg(0, 2 ** 32 - 1).default(1),
     start: z.string().min(1).optional(),
@@ -224,24 +234,11 @@ const roomOptions = {
   // part, and nothing rewards acting like it.
   defaultAgent: seatSpec(sft),
   quiz: { questions: values["quiz-questions"], deadlineMs: 60_000 },
-  selfPlay: {
-    pool,
-    everyEpisodes: E,
-    // Each round learns from the episodes played since the last one, and ToMi pays no reward of
-    // its own: under the action grammar every turn is valid, so the turns would teach nothing.
-    recentEpisodes: E,
-    turns: false,
-    // The board's own held-out curve: the room's first episodes, never trained on, every round scored on them.
-    ...(values["board-held-out"] > 0 ? { heldOutEpisodes: values["board-held-out"] } : {}),
-    ...(values["round-continue"] ? { continueTraining: true } : {}),
-    // Dynamic sampling: a group whose replies all got the same reward (all right, or all wrong)
-    // has no advantage; the round samples more questions until each step's groups can teach.
-    trainer: {
-      steps: values["round-steps"], prompts: values["round-prompts"], groupSize: 8, maxNewTokens: 8, temperature: values["round-temperature"], advantage: values["round-advantage"], balance: values["round-balance"],
-      lr: values["round-lr"], klCoef: values["round-kl"], clipHigh: 0.28, constrain: "options",
-      lossAggregation: "token-mean", dynamicSampling: true, maxRolloutBatches: 3, seed: values.seed,
-    },
-  },
+  selfPlay: selfPlaySchedule(pool, {
+    rounds: values.rounds, episodes: E, recentEpisodes: values["round-recent"] ?? E, heldOutEpisodes: values["board-held-out"], continue: values["round-continue"],
+    steps: values["round-steps"], prompts: values["round-prompts"], temperature: values["round-temperature"], advantage: values["round-advantage"], balance: values["round-balance"],
+    lr: values["round-lr"], ...(values["round-min-lr"] !== undefined ? { minLr: values["round-min-lr"] } : {}), warmup: values["round-warmup"], kl: values["round-kl"], seed: values.seed,
+  }),
 };
 const t0 = performance.now();
 const elapsed = () => (performance.now() - t0) / 1000;
@@ -355,7 +352,7 @@ const text = [
   values.start !== undefined
     ? `Self-play on ToMi from ${sft}, seed ${seed};`
     : `Self-play on ToMi: policy preset 1m (word tokenizer) SFT'd ${values["sft-steps"]} steps at batch 32 on ${values["train-questions"]} generated questions (the learning recipe, vanilla prompt), seed ${seed};`,
-  `a round of GRPO (${values["round-steps"]} steps of ${values["round-prompts"]} questions x 8 replies at temperature ${values["round-temperature"]}, ${values["round-advantage"]} advantages, ${values["round-balance"] === "type" ? "question types in equal shares, " : ""}${values["round-continue"] ? "each round going on from the previous round's optimizer, " : ""}lr ${values["round-lr"]}, KL ${values["round-kl"]}, dynamic sampling, answers among the story's containers) on the quiz questions (${values["quiz-questions"]} per seat) of every ${E} episodes,`,
+  `a round of GRPO (${values["round-steps"]} steps of ${values["round-prompts"]} questions x 8 replies at temperature ${values["round-temperature"]}, ${values["round-advantage"]} advantages, ${values["round-balance"] === "type" ? "question types in equal shares, " : ""}${values["round-continue"] ? "each round going on from the previous round's optimizer, " : ""}lr ${values["round-lr"]}${values["round-warmup"] > 0 ? ` after ${values["round-warmup"]} warmup updates` : ""}${values["round-min-lr"] !== undefined ? ` decaying to ${values["round-min-lr"]} over ${values["round-continue"] ? "all the rounds" : "each round"}` : ""}, KL ${values["round-kl"]}, dynamic sampling, answers among the story's containers) on the quiz questions (${values["quiz-questions"]} per seat) of ${values["round-recent"] !== undefined ? `the latest ${values["round-recent"]} episodes, every ${E}` : `every ${E} episodes`},`,
   `seats acting at temperature ${values["act-temperature"]} among the valid actions. Held-out: ${heldOut.questions} questions about ${heldOut.episodes} episodes the starting policy played from seed ${heldSeeds[0]} on (at most to ${heldSeeds[1]}; training played seeds ${trainSeeds[0]}-${trainSeeds[1]}): ${heldOut.types}.`,
   "Each round's policy answers them greedily, as the quiz asks. The questions about one story are not independent: the Wilson interval treats them as if they were, the bootstrap over stories does not;",
   "the rounds answer the same questions, so the change against round 0 is counted question by question. A seat's quiz questions overlap the other seats' (an episode has about 9): its own episodes' column counts each seat's answers.",
