@@ -41,6 +41,7 @@ import type { HeldOutPoint, QuizAccuracyPoint, TrainingRun } from "../server/tra
 import { clock, socialworld, wallTimeLine, type StageTiming } from "./cli-process.js";
 import { recipeSft, recipeSftData } from "./learn-recipe.js";
 import { linePlot } from "./line-plot.js";
+import { BELIEF_ORDERS, beliefDiscrimination } from "./belief-discrimination.js";
 import { scriptArgs } from "./script-args.js";
 import { selfPlaySchedule } from "./selfplay-trainer.js";
 import { freePort, startServe, stopServe } from "./server-process.js";
@@ -346,7 +347,8 @@ const rows = [...scores.entries()].map(([round, r]) => {
   const b = board.get(round);
   return `| ${round} | ${accuracyCell(r.correct, r.total)} | ${byStory(round)} | ${vs0} | ${b ? accuracyCell(b.correct, b.questions) : "–"} | ${q ? `${accuracyCell(q.correct, q.questions)}, ${q.episodes} ep.` : "–"} | ${signal(round)} | ${live.has(round) ? clock(live.get(round)!) : "–"} |`;
 });
-const typeRows = [...scores.entries()].map(([round, r]) => `| ${round} | ${types.map((t) => { const s = r.byType[t]; return s ? `${(100 * s.correct / s.total).toFixed(1)}% (${s.correct}/${s.total})` : "–"; }).join(" | ")} |`);
+const discrimination = (r: BenchReport) => BELIEF_ORDERS.map((o) => { const j = beliefDiscrimination(r.byType, o); return j === undefined ? "–" : j.toFixed(2); }).join(" / ");
+const typeRows = [...scores.entries()].map(([round, r]) => `| ${round} | ${types.map((t) => { const s = r.byType[t]; return s ? `${(100 * s.correct / s.total).toFixed(1)}% (${s.correct}/${s.total})` : "–"; }).join(" | ")} | ${discrimination(r)} |`);
 const load = loadavg().map((l) => l.toFixed(1)).join(", ");
 const text = [
   values.start !== undefined
@@ -366,9 +368,11 @@ const text = [
   "",
   "By type, held-out:",
   "",
-  `| round | ${types.join(" | ")} |`,
-  `|--:|${types.map(() => "--:").join("|")}|`,
+  `| round | ${types.join(" | ")} | false from true belief, 1st / 2nd order |`,
+  `|--:|${types.map(() => "--:").join("|")}|--:|`,
   ...typeRows,
+  "",
+  "False from true belief: the accuracy on the false-belief questions plus the true-belief ones, minus 1, for each order (measurements/belief-discrimination.ts): about 0 when the answer does not depend on what the agent saw, whatever the total.",
   "",
   "Playing since: when the round's policy began to play, since the self-play room opened.",
   wallTimeLine((performance.now() - started) / 1000, timings),
