@@ -18,7 +18,7 @@
  *
  *   node dist/measurements/selfplay-quiz.js [--out DIR] [--rounds N] [--episodes N] [--quiz-questions N]
  *       [--eval-episodes N] [--eval-questions N] [--eval-seed S] [--sft-steps N] [--train-questions N]
- *       [--round-steps N] [--round-lr X] [--round-kl X] [--round-prompts N] [--round-temperature T] [--round-advantage grpo|rft] [--round-balance none|type] [--round-continue] [--round-warmup N] [--round-min-lr X] [--round-recent N] [--act-temperature T] [--seed S] [--start DIR] [--threads N]
+ *       [--round-steps N] [--round-lr X] [--round-kl X] [--round-prompts N] [--round-temperature T] [--round-advantage grpo|rft] [--round-balance none|type] [--round-continue] [--round-warmup N] [--round-min-lr X] [--round-recent N] [--act-temperature T] [--max-steps N] [--seed S] [--start DIR] [--threads N]
  *
  * Every stage is the project's command line (`generate`, `model init`, `train sft`, `serve`,
  * `questions`, `bench`) and its HTTP API, as a user would run them. Not a test.
@@ -84,6 +84,8 @@ Options:
   --round-recent N        a round learns from the quiz questions of the latest N episodes (default
                           --episodes: those since the last round)
   --act-temperature T     temperature the seats act at, among the valid actions (default 1)
+  --max-steps N           end each episode after N timesteps (the rooms' maxSteps; default: the story's
+                          script, about 8 timesteps: stories of about 20 lines in free play)
   --seed S                seed of every stage (default 1)
   --start DIR             start from this policy checkpoint instead (no generate, no SFT; never written to)
   --threads N             CPU threads of the server's and bench's native engine (default: one per core)
@@ -116,6 +118,7 @@ const values = scriptArgs({
     "round-min-lr": numArg().min(0).max(1).optional(),
     "round-recent": intArg(1, 10_000).optional(),
     "act-temperature": numArg().min(0).max(10).default(1),
+    "max-steps": intArg(1, 100_000).optional(),
     seed: intArg(0, 2 ** 32 - 1).default(1),
     start: z.string().min(1).optional(),
     threads: intArg(1, 1024).optional(),
@@ -148,6 +151,8 @@ async function startingPolicy(): Promise<string> {
  * It answers its quiz greedily (answer_temperature 0) among the story's containers: the curve
  * measures what each round's policy knows, not how its samples fell.
  */
+/** Both rooms' episode length: the held-out stories are told as the training room's are. */
+const maxSteps = values["max-steps"] === undefined ? {} : { maxSteps: values["max-steps"] };
 const seatSpec = (dir: string) => `policy:${dir}?max_new_tokens=8&constrain=options&temperature=${values["act-temperature"]}&answer_temperature=0`;
 
 /** A server of this checkout on a store of its own, and requests to it with the admin token. */
@@ -194,7 +199,7 @@ async function heldOutQuestions(): Promise<{ file: string; episodes: number; pla
   try {
     const room = await s.api<RoomSummary>("/api/rooms", {
       type: "simulation",
-      options: { world: "tomi", seed: evalSeed, loop: true, tickMs: 0, pauseMs: 0, title: "held-out episodes", defaultAgent: seatSpec(sft) },
+      options: { world: "tomi", seed: evalSeed, loop: true, tickMs: 0, pauseMs: 0, title: "held-out episodes", defaultAgent: seatSpec(sft), ...maxSteps },
     });
     runId = room.runId;
     process.stderr.write(`\n[held-out] room ${room.roomId}: ${values["eval-episodes"]} episodes from seed ${evalSeed}\n`);
@@ -234,6 +239,7 @@ const roomOptions = {
   // Every seat is the policy (seatSpec). No turn is trained on: the story's script plays no
   // part, and nothing rewards acting like it.
   defaultAgent: seatSpec(sft),
+  ...maxSteps,
   quiz: { questions: values["quiz-questions"], deadlineMs: 60_000 },
   selfPlay: selfPlaySchedule(pool, {
     rounds: values.rounds, episodes: E, recentEpisodes: values["round-recent"] ?? E, heldOutEpisodes: values["board-held-out"], continue: values["round-continue"],
@@ -355,7 +361,7 @@ const text = [
     ? `Self-play on ToMi from ${sft}, seed ${seed};`
     : `Self-play on ToMi: policy preset 1m (word tokenizer) SFT'd ${values["sft-steps"]} steps at batch 32 on ${values["train-questions"]} generated questions (the learning recipe, vanilla prompt), seed ${seed};`,
   `a round of GRPO (${values["round-steps"]} steps of ${values["round-prompts"]} questions x 8 replies at temperature ${values["round-temperature"]}, ${values["round-advantage"]} advantages, ${values["round-balance"] === "type" ? "question types in equal shares, " : ""}${values["round-continue"] ? "each round going on from the previous round's optimizer, " : ""}lr ${values["round-lr"]}${values["round-warmup"] > 0 ? ` after ${values["round-warmup"]} warmup updates` : ""}${values["round-min-lr"] !== undefined ? ` decaying to ${values["round-min-lr"]} over ${values["round-continue"] ? "all the rounds" : "each round"}` : ""}, KL ${values["round-kl"]}, dynamic sampling, answers among the story's containers) on the quiz questions (${values["quiz-questions"]} per seat) of ${values["round-recent"] !== undefined ? `the latest ${values["round-recent"]} episodes, every ${E}` : `every ${E} episodes`},`,
-  `seats acting at temperature ${values["act-temperature"]} among the valid actions. Held-out: ${heldOut.questions} questions about ${heldOut.episodes} episodes the starting policy played from seed ${heldSeeds[0]} on (at most to ${heldSeeds[1]}; training played seeds ${trainSeeds[0]}-${trainSeeds[1]}): ${heldOut.types}.`,
+  `seats acting at temperature ${values["act-temperature"]} among the valid actions${values["max-steps"] !== undefined ? `, episodes of at most ${values["max-steps"]} timesteps` : ""}. Held-out: ${heldOut.questions} questions about ${heldOut.episodes} episodes the starting policy played from seed ${heldSeeds[0]} on (at most to ${heldSeeds[1]}; training played seeds ${trainSeeds[0]}-${trainSeeds[1]}): ${heldOut.types}.`,
   "Each round's policy answers them greedily, as the quiz asks. The questions about one story are not independent: the Wilson interval treats them as if they were, the bootstrap over stories does not;",
   "the rounds answer the same questions, so the change against round 0 is counted question by question. A seat's quiz questions overlap the other seats' (an episode has about 9): its own episodes' column counts each seat's answers.",
   values["board-held-out"] > 0

@@ -112,6 +112,15 @@ describe("the built scripts", () => {
     expect(run("selfplay-quiz", ["--help"]).stdout).toContain(`--quiz-questions N      quiz questions per seat per episode, 1-${MAX_QUIZ_QUESTIONS}`);
   });
 
+  it("selfplay-quiz refuses an episode of no timesteps and a negative warmup before any work", () => {
+    for (const [flag, value] of [["--max-steps", "0"], ["--round-warmup", "-1"]] as const) {
+      const r = run("selfplay-quiz", [flag, value]);
+      expect(r.status).toBe(2);
+      expect(r.stderr.split("\n")[0]).toMatch(new RegExp(`^selfplay-quiz: ${flag}: `));
+      expect(r.stdout).toBe("");
+    }
+  });
+
   it("usersim-generation --reuse refuses an output made with other arguments, naming them, before any work", () => {
     const out = mkdtempSync(join(tmpdir(), "usersim-generation-"));
     try {
