@@ -144,6 +144,9 @@ async function startingPolicy(): Promise<string> {
   return (await recipeSft(run, out, { sftFile, steps: values["sft-steps"], seed: values.seed })).sft;
 }
 
+/** Both rooms' episode length: the held-out stories are told as the training room's are. */
+const maxSteps = values["max-steps"] === undefined ? {} : { maxSteps: values["max-steps"] };
+
 /**
  * How every seat plays `dir`: it acts by sampling (`--act-temperature`) among the actions the world
  * allows (constrain=options: every action valid, every option reachable), so that agents enter,
@@ -151,8 +154,6 @@ async function startingPolicy(): Promise<string> {
  * It answers its quiz greedily (answer_temperature 0) among the story's containers: the curve
  * measures what each round's policy knows, not how its samples fell.
  */
-/** Both rooms' episode length: the held-out stories are told as the training room's are. */
-const maxSteps = values["max-steps"] === undefined ? {} : { maxSteps: values["max-steps"] };
 const seatSpec = (dir: string) => `policy:${dir}?max_new_tokens=8&constrain=options&temperature=${values["act-temperature"]}&answer_temperature=0`;
 
 /** A server of this checkout on a store of its own, and requests to it with the admin token. */
