@@ -43,7 +43,7 @@ import { recipeSft, recipeSftData } from "./learn-recipe.js";
 import { linePlot } from "./line-plot.js";
 import { BELIEF_ORDERS, beliefDiscrimination } from "./belief-discrimination.js";
 import { scriptArgs } from "./script-args.js";
-import { selfPlaySchedule } from "./selfplay-trainer.js";
+import { scheduleProblem, selfPlaySchedule } from "./selfplay-trainer.js";
 import { freePort, startServe, stopServe } from "./server-process.js";
 
 const USAGE = `node dist/measurements/selfplay-quiz.js [options]   (or: npm run demo:selfplay -- [options])
@@ -123,6 +123,9 @@ const values = scriptArgs({
     start: z.string().min(1).optional(),
     threads: intArg(1, 1024).optional(),
     "timeout-minutes": intArg(1).default(40),
+  }).superRefine((v, ctx) => {
+    const p = scheduleProblem({ rounds: v.rounds, steps: v["round-steps"], continue: v["round-continue"], lr: v["round-lr"], minLr: v["round-min-lr"], warmup: v["round-warmup"] });
+    if (p) ctx.addIssue({ code: "custom", message: p.message, path: [p.option] });
   }),
 });
 

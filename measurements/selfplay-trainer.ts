@@ -51,8 +51,36 @@ export function selfPlaySchedule(pool: string, s: SelfPlayScriptSettings) {
       lossAggregation: "token-mean", dynamicSampling: true, maxRolloutBatches: 3, seed: s.seed,
       ...(s.warmup > 0 ? { warmupSteps: s.warmup } : {}),
       ...(s.minLr !== undefined ? { minLr: s.minLr } : {}),
-      // One update a step (no epochs, no mini-batches): the rounds' updates are their steps.
+      // One update a step (no epochs, no mini-batches): the rounds' updates are their steps. A step
+      // whose rollouts all drop (no group with differing rewards, dynamic sampling) makes none, so
+      // the decay can end a little above minLr.
       ...(s.minLr !== undefined && s.continue ? { scheduleSteps: s.rounds * s.steps } : {}),
     },
   };
+}
+
+/** The schedule options, as `scheduleProblem` checks them. */
+export interface ScheduleOptions {
+  readonly rounds: number;
+  readonly steps: number;
+  readonly continue: boolean;
+  readonly lr: number;
+  readonly minLr: number | undefined;
+  readonly warmup: number;
+}
+
+/**
+ * What the script refuses before any work (undefined: nothing), naming its option: a "decay"
+ * that ends above the rate it starts from rises instead, and a warmup longer than the updates it
+ * spans never reaches the rate; either would run for tens of minutes as another experiment than
+ * the one asked for.
+ */
+export function scheduleProblem(o: ScheduleOptions): { readonly option: "round-min-lr" | "round-warmup"; readonly message: string } | undefined {
+  if (o.minLr !== undefined && o.minLr > o.lr) return { option: "round-min-lr", message: `${o.minLr} is above --round-lr ${o.lr}: the rate decays to it from --round-lr` };
+  const updates = o.continue ? o.rounds * o.steps : o.steps;
+  if (o.warmup > updates) {
+    const over = o.continue ? "--rounds x --round-steps, the rounds continuing each other" : "--round-steps: every round warms up anew";
+    return { option: "round-warmup", message: `${o.warmup} updates, more than the ${updates} it warms up over (${over}): the rate would never reach --round-lr` };
+  }
+  return undefined;
 }

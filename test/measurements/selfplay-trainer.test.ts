@@ -3,9 +3,10 @@
  * for is what the room accepts, and a learning-rate decay spans the rounds it is meant to span.
  */
 import { describe, expect, it } from "vitest";
-import { selfPlaySchedule, type SelfPlayScriptSettings } from "../../measurements/selfplay-trainer.js";
+import { scheduleProblem, selfPlaySchedule, type SelfPlayScriptSettings } from "../../measurements/selfplay-trainer.js";
 import { roundConfig, SelfPlayOptionsSchema } from "../../server/self-play/options.js";
 import { updatesPerBatch } from "../../trainers/grpo/config.js";
+import { learningRate } from "../../trainers/sft/schedule.js";
 
 const settings: SelfPlayScriptSettings = {
   rounds: 5, episodes: 40, recentEpisodes: 40, heldOutEpisodes: 20, continue: false,
@@ -40,5 +41,38 @@ describe("the self-play script's schedule", () => {
     const o = selfPlaySchedule("p", { ...settings, continue: true, minLr: 3e-5 });
     const { scheduleSteps: _, ...trainer } = o.trainer as Record<string, unknown>;
     expect(SelfPlayOptionsSchema.safeParse({ ...o, trainer }).success).toBe(false);
+  });
+
+  it("continuing rounds warm up in round 1 only, and reach minLr at the last round's end", () => {
+    const c = roundConfig(accepted({ ...settings, continue: true, minLr: 3e-5, warmup: 6 }));
+    // The trainer's schedule (trainers/grpo/trainer.ts) at the update count the room carries on.
+    const schedule = { lr: c.lr, minLr: c.minLr!, warmupSteps: c.warmupSteps, totalSteps: c.scheduleSteps! };
+    const rate = (update: number) => learningRate(schedule, update);
+    expect(rate(0)).toBeCloseTo(3e-4 / 6, 12);
+    expect(rate(5)).toBeCloseTo(3e-4, 12);
+    // Round 2's first update (update 12) goes on decaying from round 1's last, with no new warmup.
+    expect(rate(12)).toBeLessThan(rate(11));
+    expect(rate(12)).toBeGreaterThan(2.8e-4);
+    expect(rate(5 * 12 - 1)).toBeLessThan(3.1e-5);
+    expect(rate(5 * 12)).toBeCloseTo(3e-5, 12);
+  });
+});
+
+describe("the schedule options the script refuses", () => {
+  const ok = { rounds: 5, steps: 12, continue: false, lr: 3e-4, minLr: 3e-5, warmup: 6 };
+
+  it("accepts a decay to a lower rate and a warmup within the updates it spans", () => {
+    expect(scheduleProblem(ok)).toBeUndefined();
+    expect(scheduleProblem({ ...ok, minLr: undefined, warmup: 12 })).toBeUndefined();
+    expect(scheduleProblem({ ...ok, continue: true, warmup: 60 })).toBeUndefined();
+  });
+
+  it("refuses a minimum above the rate", () => {
+    expect(scheduleProblem({ ...ok, minLr: 1e-3 })?.option).toBe("round-min-lr");
+  });
+
+  it("refuses a warmup longer than one round, or than all of them when they continue", () => {
+    expect(scheduleProblem({ ...ok, warmup: 13 })?.option).toBe("round-warmup");
+    expect(scheduleProblem({ ...ok, continue: true, warmup: 61 })?.message).toContain("more than the 60");
   });
 });
