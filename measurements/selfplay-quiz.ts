@@ -18,7 +18,7 @@
  *
  *   node dist/measurements/selfplay-quiz.js [--out DIR] [--rounds N] [--episodes N] [--quiz-questions N]
  *       [--eval-episodes N] [--eval-questions N] [--eval-seed S] [--sft-steps N] [--train-questions N]
- *       [--round-steps N] [--round-lr X] [--round-kl X] [--round-prompts N] [--round-temperature T] [--round-advantage grpo|rft] [--round-balance none|type] [--round-continue] [--act-temperature T] [--seed S] [--start DIR] [--threads N]
+ *       [--round-steps N] [--round-lr X] [--round-kl X] [--round-prompts N] [--round-temperature T] [--round-advantage grpo|rft] [--round-balance none|type] [--round-continue] [--round-warmup N] [--round-min-lr X] [--round-recent N] [--act-temperature T] [--max-steps N] [--seed S] [--start DIR] [--threads N]
  *
  * Every stage is the project's command line (`generate`, `model init`, `train sft`, `serve`,
  * `questions`, `bench`) and its HTTP API, as a user would run them. Not a test.
@@ -41,7 +41,9 @@ import type { HeldOutPoint, QuizAccuracyPoint, TrainingRun } from "../server/tra
 import { clock, socialworld, wallTimeLine, type StageTiming } from "./cli-process.js";
 import { recipeSft, recipeSftData } from "./learn-recipe.js";
 import { linePlot } from "./line-plot.js";
+import { BELIEF_ORDERS, beliefDiscrimination } from "./belief-discrimination.js";
 import { scriptArgs } from "./script-args.js";
+import { scheduleProblem, selfPlaySchedule } from "./selfplay-trainer.js";
 import { freePort, startServe, stopServe } from "./server-process.js";
 
 const USAGE = `node dist/measurements/selfplay-quiz.js [options]   (or: npm run demo:selfplay -- [options])
@@ -75,7 +77,15 @@ Options:
   --round-continue        each round goes on from the previous round's trainer state (AdamW moments,
                           update count, step and data position: the room's continueTraining) instead
                           of a new optimizer from its weights
+  --round-warmup N        warmup updates of the learning rate (default 0): in every round, or with
+                          --round-continue once, over the pool's first updates
+  --round-min-lr X        decay the learning rate to X (cosine): over each round, or with
+                          --round-continue over all --rounds rounds' updates (default: no decay)
+  --round-recent N        a round learns from the quiz questions of the latest N episodes (default
+                          --episodes: those since the last round)
   --act-temperature T     temperature the seats act at, among the valid actions (default 1)
+  --max-steps N           end each episode after N timesteps (the rooms' maxSteps; default: the story's
+                          script, about 8 timesteps: stories of about 20 lines in free play)
   --seed S                seed of every stage (default 1)
   --start DIR             start from this policy checkpoint instead (no generate, no SFT; never written to)
   --threads N             CPU threads of the server's and bench's native engine (default: one per core)
@@ -104,11 +114,18 @@ const values = scriptArgs({
     "round-advantage": z.enum(ADVANTAGE_ESTIMATORS).default("grpo"),
     "round-balance": z.enum(POINT_BALANCES).default("none"),
     "round-continue": z.boolean().default(false),
+    "round-warmup": intArg(0, 100_000).default(0),
+    "round-min-lr": numArg().min(0).max(1).optional(),
+    "round-recent": intArg(1, 10_000).optional(),
     "act-temperature": numArg().min(0).max(10).default(1),
+    "max-steps": intArg(1, 100_000).optional(),
     seed: intArg(0, 2 ** 32 - 1).default(1),
     start: z.string().min(1).optional(),
     threads: intArg(1, 1024).optional(),
     "timeout-minutes": intArg(1).default(40),
+  }).superRefine((v, ctx) => {
+    const p = scheduleProblem({ rounds: v.rounds, steps: v["round-steps"], continue: v["round-continue"], lr: v["round-lr"], minLr: v["round-min-lr"], warmup: v["round-warmup"] });
+    if (p) ctx.addIssue({ code: "custom", message: p.message, path: [p.option] });
   }),
 });
 
@@ -129,6 +146,9 @@ async function startingPolicy(): Promise<string> {
   const { sftFile } = await recipeSftData(out, { questions: values["train-questions"], seed: values.seed, modes: ["vanilla"], timings });
   return (await recipeSft(run, out, { sftFile, steps: values["sft-steps"], seed: values.seed })).sft;
 }
+
+/** Both rooms' episode length: the held-out stories are told as the training room's are. */
+const maxSteps = values["max-steps"] === undefined ? {} : { maxSteps: values["max-steps"] };
 
 /**
  * How every seat plays `dir`: it acts by sampling (`--act-temperature`) among the actions the world
@@ -183,7 +203,7 @@ async function heldOutQuestions(): Promise<{ file: string; episodes: number; pla
   try {
     const room = await s.api<RoomSummary>("/api/rooms", {
       type: "simulation",
-      options: { world: "tomi", seed: evalSeed, loop: true, tickMs: 0, pauseMs: 0, title: "held-out episodes", defaultAgent: seatSpec(sft) },
+      options: { world: "tomi", seed: evalSeed, loop: true, tickMs: 0, pauseMs: 0, title: "held-out episodes", defaultAgent: seatSpec(sft), ...maxSteps },
     });
     runId = room.runId;
     process.stderr.write(`\n[held-out] room ${room.roomId}: ${values["eval-episodes"]} episodes from seed ${evalSeed}\n`);
@@ -223,25 +243,13 @@ const roomOptions = {
   // Every seat is the policy (seatSpec). No turn is trained on: the story's script plays no
   // part, and nothing rewards acting like it.
   defaultAgent: seatSpec(sft),
+  ...maxSteps,
   quiz: { questions: values["quiz-questions"], deadlineMs: 60_000 },
-  selfPlay: {
-    pool,
-    everyEpisodes: E,
-    // Each round learns from the episodes played since the last one, and ToMi pays no reward of
-    // its own: under the action grammar every turn is valid, so the turns would teach nothing.
-    recentEpisodes: E,
-    turns: false,
-    // The board's own held-out curve: the room's first episodes, never trained on, every round scored on them.
-    ...(values["board-held-out"] > 0 ? { heldOutEpisodes: values["board-held-out"] } : {}),
-    ...(values["round-continue"] ? { continueTraining: true } : {}),
-    // Dynamic sampling: a group whose replies all got the same reward (all right, or all wrong)
-    // has no advantage; the round samples more questions until each step's groups can teach.
-    trainer: {
-      steps: values["round-steps"], prompts: values["round-prompts"], groupSize: 8, maxNewTokens: 8, temperature: values["round-temperature"], advantage: values["round-advantage"], balance: values["round-balance"],
-      lr: values["round-lr"], klCoef: values["round-kl"], clipHigh: 0.28, constrain: "options",
-      lossAggregation: "token-mean", dynamicSampling: true, maxRolloutBatches: 3, seed: values.seed,
-    },
-  },
+  selfPlay: selfPlaySchedule(pool, {
+    rounds: values.rounds, episodes: E, recentEpisodes: values["round-recent"] ?? E, heldOutEpisodes: values["board-held-out"], continue: values["round-continue"],
+    steps: values["round-steps"], prompts: values["round-prompts"], temperature: values["round-temperature"], advantage: values["round-advantage"], balance: values["round-balance"],
+    lr: values["round-lr"], ...(values["round-min-lr"] !== undefined ? { minLr: values["round-min-lr"] } : {}), warmup: values["round-warmup"], kl: values["round-kl"], seed: values.seed,
+  }),
 };
 const t0 = performance.now();
 const elapsed = () => (performance.now() - t0) / 1000;
@@ -349,14 +357,15 @@ const rows = [...scores.entries()].map(([round, r]) => {
   const b = board.get(round);
   return `| ${round} | ${accuracyCell(r.correct, r.total)} | ${byStory(round)} | ${vs0} | ${b ? accuracyCell(b.correct, b.questions) : "–"} | ${q ? `${accuracyCell(q.correct, q.questions)}, ${q.episodes} ep.` : "–"} | ${signal(round)} | ${live.has(round) ? clock(live.get(round)!) : "–"} |`;
 });
-const typeRows = [...scores.entries()].map(([round, r]) => `| ${round} | ${types.map((t) => { const s = r.byType[t]; return s ? `${(100 * s.correct / s.total).toFixed(1)}% (${s.correct}/${s.total})` : "–"; }).join(" | ")} |`);
+const discrimination = (r: BenchReport) => BELIEF_ORDERS.map((o) => { const j = beliefDiscrimination(r.byType, o); return j === undefined ? "–" : j.toFixed(2); }).join(" / ");
+const typeRows = [...scores.entries()].map(([round, r]) => `| ${round} | ${types.map((t) => { const s = r.byType[t]; return s ? `${(100 * s.correct / s.total).toFixed(1)}% (${s.correct}/${s.total})` : "–"; }).join(" | ")} | ${discrimination(r)} |`);
 const load = loadavg().map((l) => l.toFixed(1)).join(", ");
 const text = [
   values.start !== undefined
     ? `Self-play on ToMi from ${sft}, seed ${seed};`
     : `Self-play on ToMi: policy preset 1m (word tokenizer) SFT'd ${values["sft-steps"]} steps at batch 32 on ${values["train-questions"]} generated questions (the learning recipe, vanilla prompt), seed ${seed};`,
-  `a round of GRPO (${values["round-steps"]} steps of ${values["round-prompts"]} questions x 8 replies at temperature ${values["round-temperature"]}, ${values["round-advantage"]} advantages, ${values["round-balance"] === "type" ? "question types in equal shares, " : ""}${values["round-continue"] ? "each round going on from the previous round's optimizer, " : ""}lr ${values["round-lr"]}, KL ${values["round-kl"]}, dynamic sampling, answers among the story's containers) on the quiz questions (${values["quiz-questions"]} per seat) of every ${E} episodes,`,
-  `seats acting at temperature ${values["act-temperature"]} among the valid actions. Held-out: ${heldOut.questions} questions about ${heldOut.episodes} episodes the starting policy played from seed ${heldSeeds[0]} on (at most to ${heldSeeds[1]}; training played seeds ${trainSeeds[0]}-${trainSeeds[1]}): ${heldOut.types}.`,
+  `a round of GRPO (${values["round-steps"]} steps of ${values["round-prompts"]} questions x 8 replies at temperature ${values["round-temperature"]}, ${values["round-advantage"]} advantages, ${values["round-balance"] === "type" ? "question types in equal shares, " : ""}${values["round-continue"] ? "each round going on from the previous round's optimizer, " : ""}lr ${values["round-lr"]}${values["round-warmup"] > 0 ? ` after ${values["round-warmup"]} warmup updates` : ""}${values["round-min-lr"] !== undefined ? ` decaying to ${values["round-min-lr"]} over ${values["round-continue"] ? "all the rounds" : "each round"}` : ""}, KL ${values["round-kl"]}, dynamic sampling, answers among the story's containers) on the quiz questions (${values["quiz-questions"]} per seat) of ${values["round-recent"] !== undefined ? `the latest ${values["round-recent"]} episodes, every ${E}` : `every ${E} episodes`},`,
+  `seats acting at temperature ${values["act-temperature"]} among the valid actions${values["max-steps"] !== undefined ? `, episodes of at most ${values["max-steps"]} timesteps` : ""}. Held-out: ${heldOut.questions} questions about ${heldOut.episodes} episodes the starting policy played from seed ${heldSeeds[0]} on (at most to ${heldSeeds[1]}; training played seeds ${trainSeeds[0]}-${trainSeeds[1]}): ${heldOut.types}.`,
   "Each round's policy answers them greedily, as the quiz asks. The questions about one story are not independent: the Wilson interval treats them as if they were, the bootstrap over stories does not;",
   "the rounds answer the same questions, so the change against round 0 is counted question by question. A seat's quiz questions overlap the other seats' (an episode has about 9): its own episodes' column counts each seat's answers.",
   values["board-held-out"] > 0
@@ -369,9 +378,11 @@ const text = [
   "",
   "By type, held-out:",
   "",
-  `| round | ${types.join(" | ")} |`,
-  `|--:|${types.map(() => "--:").join("|")}|`,
+  `| round | ${types.join(" | ")} | false from true belief, 1st / 2nd order |`,
+  `|--:|${types.map(() => "--:").join("|")}|--:|`,
   ...typeRows,
+  "",
+  "False from true belief: the accuracy on the false-belief questions plus the true-belief ones, minus 1, for each order (measurements/belief-discrimination.ts): about 0 when the answer does not depend on what the agent saw, whatever the total.",
   "",
   "Playing since: when the round's policy began to play, since the self-play room opened.",
   wallTimeLine((performance.now() - started) / 1000, timings),

@@ -112,6 +112,15 @@ describe("the built scripts", () => {
     expect(run("selfplay-quiz", ["--help"]).stdout).toContain(`--quiz-questions N      quiz questions per seat per episode, 1-${MAX_QUIZ_QUESTIONS}`);
   });
 
+  it("selfplay-quiz refuses an episode of no timesteps, a negative or too long warmup and a minimum rate above the rate before any work", () => {
+    for (const [flag, ...args] of [["--max-steps", "0"], ["--round-warmup", "-1"], ["--round-min-lr", "1e-3", "--round-lr", "1e-4"], ["--round-warmup", "7", "--round-steps", "6"]] as const) {
+      const r = run("selfplay-quiz", [flag, ...args]);
+      expect(r.status).toBe(2);
+      expect(r.stderr.split("\n")[0]).toMatch(new RegExp(`^selfplay-quiz: ${flag}: `));
+      expect(r.stdout).toBe("");
+    }
+  });
+
   it("usersim-generation --reuse refuses an output made with other arguments, naming them, before any work", () => {
     const out = mkdtempSync(join(tmpdir(), "usersim-generation-"));
     try {
