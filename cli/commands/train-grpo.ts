@@ -67,6 +67,10 @@ ${GRPO_PRESET_NAMES.map((n) => `                           ${n}: ${GRPO_PRESETS[
   --weights SPEC  --split NAME   usersim: the judge's weights (TAG=W,...); the records' split
   --judge SPEC             usersim: score with an LLM judge, llm:MODEL@BASE_URL[?options] (default: the
                            offline judge, exact on the generator's states); a group is judged together
+  --embedder SPEC          usersim: the offline judge's free text (the response, states outside the
+                           vocabulary) by the cosine of sentence embeddings instead of ROUGE-L, as
+                           \`bench usersim --embedder\`: onnx:DIR (a sentence-embedding model folder) or
+                           lexical (hashed words, no model); not with --judge
   --system TEXT            a system message before each prompt (as the agent's ?system=)
   --out DIR                output folder
 
@@ -146,6 +150,7 @@ const Args = z.object({
   weights: z.string().min(1).optional(),
   split: z.string().min(1).optional(),
   judge: z.string().min(1).optional(),
+  embedder: z.string().regex(/^(lexical|onnx:.+)$/, "expected lexical or onnx:DIR").optional(),
   context: z.enum(["short", "full"]).optional(),
   system: z.string().min(1).optional(),
   out: z.string({ error: "is required" }).min(1),
@@ -354,7 +359,7 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
 
 /** Where the decision points come from: a benchmark file, a graded world's generated records, a world's own generated set (`trainOn: "generated"`), or a world's scripted episodes. */
 async function pointsOf(a: z.infer<typeof Args>, storeRoot: string, flags: BenchmarkOptions["flags"]): Promise<PointSource> {
-  const given = { hierarchy: a.hierarchy, weights: a.weights, split: a.split, context: a.context, flags };
+  const given = { hierarchy: a.hierarchy, weights: a.weights, split: a.split, embedder: a.embedder, context: a.context, flags };
   const options: BenchmarkOptions = {
     ...Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)),
     ...(a.judge !== undefined ? { judgeModel: await judgeModelArg(a.judge) } : {}),
