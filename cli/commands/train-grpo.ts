@@ -85,9 +85,10 @@ Sampling and batch:
   --generation joint|per-level (joint)   usersim: the reply in one generation of --max-new-tokens,
                            or HumanLM's level by level: each state, then the response, by its own
                            prompt, under its own grammar, within its own max_tokens of the hierarchy
-  --credit reply|level (reply)   per-level generation: every level's tokens get the reply's
-                           advantage, or (level, HumanLM's per-tag rewards) each level's tokens the
-                           advantage of that level's own score among the group's
+  --credit reply|level (reply)   usersim: every level's tokens get the reply's advantage, or
+                           (level, HumanLM's per-tag rewards) each level's tokens the advantage of
+                           that level's own score among the group's; a joint reply's tokens are split
+                           by its tags (those outside every tag, and a malformed reply's, the reply's)
   --soft  --thinking-steps K (8)  --tau X (1)   SofT-GRPO: each reply first thinks in K soft tokens
                            (the --top-p support, 0.9 unless given, Gumbel-noised; the next input is
                            the softmax(q'/tau) mixture of embeddings), then answers in tokens; the
