@@ -285,6 +285,11 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
   if (preset?.unsupported) process.stderr.write(`note: --preset ${a.preset} leaves out ${preset.unsupported}\n`);
   const store = await RunStore.open(a.store);
   const source = await pointsOf(a, store.root, benchFlags);
+  // Without this the trainer would only find out after the first rollouts, with a run already in the store.
+  const levelled = config.generation === "per-level" ? "--generation per-level" : config.credit === "level" ? "--credit level" : undefined;
+  if (levelled && source.size > 0 && !(await source.point(0)).levels) {
+    throw new UsageError(`${levelled}: ${source.description} has no answers written in levels (usersim's hierarchy); it goes with --world usersim or --bench usersim`);
+  }
   const token = a["admin-token"] ?? process.env.SOCIALWORLD_ADMIN_TOKEN;
   if (a.server && !token) throw new UsageError("--server needs --admin-token T (or $SOCIALWORLD_ADMIN_TOKEN)");
   const publisher = a.server ? new MetricsPublisher(a.server, token!, (msg) => process.stderr.write(`note: ${msg}\n`)) : undefined;
