@@ -8,14 +8,14 @@
  * the current ones so that some tokens sit inside the clip range and some are clipped. SofT-GRPO's
  * soft thinking tokens (their log-likelihood the Gumbel noise density) join the same objective.
  * Per-level replies under level credit: each level a sequence after its own prompt, with its
- * level's advantage (advantages.ts: creditedAdvantages), so one reply's tokens carry several; and
+ * level's advantage (advantages.ts: sequenceCredits), so one reply's tokens carry several; and
  * joint replies under level credit, whose tokens carry their levels' advantages one by one.
  */
 import { describe, expect, it } from "vitest";
 import { centralDifferences } from "../native/finite-differences.js";
 import { PolicyModel } from "../../models/model.js";
 import { qwen2Config } from "../../models/config.js";
-import { creditedAdvantages, sequenceCredits } from "../../trainers/grpo/advantages.js";
+import { sequenceCredits } from "../../trainers/grpo/advantages.js";
 import { GrpoConfigSchema, LOSS_AGGREGATIONS, type LossAggregation } from "../../trainers/grpo/config.js";
 import { MaskPool } from "../../trainers/grpo/grammar-masks.js";
 import { policyLoss, type LossSequence } from "../../trainers/grpo/loss.js";
@@ -95,11 +95,11 @@ const levelSeqs: Sequence[] = [
   { prompt: [3, 5, 7], reply: [13, 14, 1] },
   { prompt: [3, 5, 7, 13, 14], reply: [15, 12, 1] },
 ];
-const levelAdvantages = creditedAdvantages(
+const levelAdvantages = sequenceCredits(
   [{ point: { id: "p" }, rewards: [0.5, 0.25], levelRewards: [[1, 0], [0, 0.5]] }],
   [0, 1].flatMap((index) => [0, 1].map((level) => ({ group: 0, index, level }))),
   GrpoConfigSchema.parse({ generation: "per-level", credit: "level" }),
-);
+).map((x) => x.advantage);
 
 // Two joint replies of two levels each under level credit: one sequence each, its tokens split by
 // level (-1: outside both, the reply's advantage), so each token carries its own advantage.

@@ -10,7 +10,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { creditedAdvantages, levelAdvantagesOf, sequenceCredits } from "../../trainers/grpo/advantages.js";
+import { levelAdvantagesOf, sequenceCredits } from "../../trainers/grpo/advantages.js";
 import { levelBlocks, tokenLevels } from "../../trainers/grpo/level-tokens.js";
 import { GrpoConfigSchema } from "../../trainers/grpo/config.js";
 import type { DecisionPoint, Judged } from "../../trainers/grpo/decision-point.js";
@@ -40,12 +40,12 @@ describe("level credit", () => {
 
   it("gives each level the advantage of its own reward among the group's same level (by hand)", () => {
     // Stance: 1, 0, 0.5: mean 0.5, unbiased std 0.5. Response: 0.25, 0.25, 1: mean 0.5, std sqrt(0.1875) = sqrt(3)/4.
-    const level = creditedAdvantages([group], sequences, c("level"));
+    const level = sequenceCredits([group], sequences, c("level")).map((x) => x.advantage);
     const expected = [1, -1 / R3, -1, -1 / R3, 0, 2 / R3];
     level.forEach((a, i) => expect(a).toBeCloseTo(expected[i]!, 12));
     // Reply credit: rewards 0.625, 0.125, 0.75 (mean 0.5, std sqrt(0.109375)), the same for both levels of a reply.
     const s = Math.sqrt(0.109375);
-    const reply = creditedAdvantages([group], sequences, c("reply"));
+    const reply = sequenceCredits([group], sequences, c("reply")).map((x) => x.advantage);
     [0.125 / s, 0.125 / s, -0.375 / s, -0.375 / s, 0.25 / s, 0.25 / s].forEach((a, i) => expect(reply[i]).toBeCloseTo(a, 12));
     // The first reply's response scored lowest of its level: level credit pushes it down, reply credit up.
     expect(level[1]).toBeLessThan(0);
@@ -53,7 +53,7 @@ describe("level credit", () => {
   });
 
   it("reaches every token of a level through the loss's weights", () => {
-    const A = creditedAdvantages([group], sequences, c("level"));
+    const A = sequenceCredits([group], sequences, c("level")).map((x) => x.advantage);
     // Ratio 1 (the update right after sampling), no KL, token-mean: a token's weight is its advantage over the batch's tokens.
     const seqs: LossSequence[] = LENGTHS.map((n, i) => ({ logp: new Array<number>(n).fill(-0.7), oldLogp: new Array<number>(n).fill(-0.7), advantage: A[i]! }));
     const total = LENGTHS.reduce((a, b) => a + b, 0);
@@ -88,7 +88,7 @@ describe("level credit", () => {
   it("refuses what it cannot credit: soft thinking's tokens, a judge without levels", () => {
     expect(GrpoConfigSchema.parse({ credit: "level" }).generation).toBe("joint");
     expect(() => GrpoConfigSchema.parse({ credit: "level", soft: true })).toThrow("level credit goes without soft thinking");
-    expect(() => creditedAdvantages([{ point: { id: "q" }, rewards: [1, 0] }], [{ group: 0, index: 0, level: 0 }], c("level"))).toThrow("decision point q: level credit needs a judge that scores each level");
+    expect(() => sequenceCredits([{ point: { id: "q" }, rewards: [1, 0] }], [{ group: 0, index: 0, level: 0 }], c("level"))).toThrow("decision point q: level credit needs a judge that scores each level");
     expect(() => sequenceCredits([{ point: { id: "q" }, rewards: [1, 0] }], [{ group: 0, index: 0, tokenLevels: [0] }], c("level"))).toThrow("decision point q: level credit needs a judge that scores each level");
   });
 

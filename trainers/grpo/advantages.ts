@@ -121,11 +121,6 @@ export function sequenceCredits(groups: readonly CreditGroup[], sequences: reado
   });
 }
 
-/** Each loss sequence's advantage (sequenceCredits' one advantage: a split joint reply's is the reply's, what its tokens outside every level get). */
-export function creditedAdvantages(groups: readonly CreditGroup[], sequences: readonly CreditSequence[], c: CreditSettings): number[] {
-  return sequenceCredits(groups, sequences, c).map((x) => x.advantage);
-}
-
 /** rft: the best replies, when they earned anything, share the group's weight G. */
 export function rftAdvantages(rewards: readonly number[]): number[] {
   const best = Math.max(...rewards);
