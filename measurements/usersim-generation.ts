@@ -86,6 +86,11 @@ type Generation = "joint" | "per-level";
 /** Both recipes' SFT data and one base for both; the generations trained and benched (--only). */
 const RECIPES: readonly Generation[] = ["joint", "per-level"];
 const GENERATIONS: readonly Generation[] = values.only ? [values.only] : RECIPES;
+if (values.only && values.cross) {
+  // Otherwise --cross would be dropped without a word (the cross rows are drawn from GENERATIONS).
+  process.stderr.write(`usersim-generation: --cross benches each generation's policies asked the other way; with --only ${values.only} there is no other generation to compare\n`);
+  process.exit(2);
+}
 
 const out = resolve(values.out);
 mkdirSync(out, { recursive: true });
