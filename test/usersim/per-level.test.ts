@@ -257,11 +257,18 @@ describe("per-level generation by a policy", () => {
     expect(await main([...args, "--steps", "1", "--resume", "auto"]), io.err).toBe(2);
     expect(io.err).toContain("was trained with --credit level: resume with the same --credit");
     // Joint generation takes level credit too (its tokens split by their levels' tags).
-    const joint = tempDir("sw-usersim-credit-joint-");
-    expect(await main(["train", "grpo", "--model", model, "--bench", "usersim", "--data", file, "--hierarchy", SMALL_FILE, "--out", joint, "--store", run.store,
-      "--prompts", "1", "--group-size", "3", "--max-new-tokens", "160", "--steps", "1", "--credit", "level", "--quiet"]), io.err).toBe(0);
+    const jointRun = async (credit: "reply" | "level") => {
+      const joint = tempDir(`sw-usersim-credit-joint-${credit}-`);
+      expect(await main(["train", "grpo", "--model", model, "--bench", "usersim", "--data", file, "--hierarchy", SMALL_FILE, "--out", joint, "--store", run.store,
+        "--prompts", "1", "--group-size", "3", "--max-new-tokens", "160", "--steps", "1", "--credit", credit, "--quiet"]), io.err).toBe(0);
+      return joint;
+    };
+    const joint = await jointRun("level");
     const jm = JSON.parse(readFileSync(join(joint, "metrics.jsonl"), "utf8").trim()) as { gradNorm: number };
     expect(jm.gradNorm).toBeGreaterThan(0);
+    // The same rollouts (the same seed) under reply credit: the per-token advantages reached the update.
+    const reply = await jointRun("reply");
+    expect(readFileSync(join(joint, "model.safetensors")).equals(readFileSync(join(reply, "model.safetensors")))).toBe(false);
   }, 60_000);
 
   it("GRPO's joint rollouts under level credit: a well-formed reply's tokens split by its levels' blocks, the group's level rewards the judge's", async () => {
