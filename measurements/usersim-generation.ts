@@ -9,7 +9,8 @@
  *              before it, usersim-recipe.ts), asked per level (`policy:DIR?generation=per-level`).
  *
  *   npm run demo:usersim-generation -- [--out DIR] [--n N] [--data-seed S] [--seed S] [--sft-steps N]
- *       [--grpo-steps N] [--prompts N] [--group-size G] [--lr X] [--eval N] [--cross] [--threads N] [--reuse]
+ *       [--grpo-steps N] [--prompts N] [--group-size G] [--lr X] [--eval N] [--cross] [--level-credit]
+ *       [--only joint|per-level] [--threads N] [--reuse]
  *
  * Optionally GRPO on top of each SFT in its own generation (`train grpo --generation MODE`), the
  * same budget for both. Every policy is benched greedily under the reply's grammar on the test
@@ -18,9 +19,11 @@
  * paired differences on the same records: from the joint recipe asked jointly, from the joint
  * recipe asked the same way (with --cross), and a GRPO policy's from its own SFT.
  *
- * With --level-credit, per-level GRPO is trained a second time from the same SFT with the same
- * budget and seed, each level's tokens credited with that level's own score (`--credit level`)
- * instead of the whole reply's; its row follows, and its paired difference from reply credit.
+ * With --level-credit, GRPO is trained a second time in each generation from the same SFT with
+ * the same budget and seed, each level's tokens credited with that level's own score (`--credit
+ * level`; a joint reply's tokens split by its tags) instead of the whole reply's; its rows follow,
+ * and their paired differences from reply credit. --only GEN trains, benches and tabulates one
+ * generation (the SFT data and the base are both recipes' still, so that a run reuses them).
  *
  * Every stage is a child process (cli-process.ts); the table goes to the terminal and to
  * OUT/results.md with the wall time and the load average. Not a test.
@@ -57,7 +60,8 @@ Options:
   --grpo-steps N     GRPO steps on top of each SFT, in its generation (default 0: none)
 ${USERSIM_RECIPE_HELP}
   --cross            also bench each policy in the other generation
-  --level-credit     with --grpo-steps: also per-level GRPO with each level's own advantage (--credit level)
+  --level-credit     with --grpo-steps: also GRPO in each generation with each level's own advantage (--credit level)
+  --only GEN         joint or per-level: train (from the SFT data on), bench and tabulate that generation only
   --threads N        CPU threads of every stage (default 1)
   --reuse            keep OUT's data, base, SFT and GRPO policies and bench reports where a finished run left them,
                      if made with these arguments (OUT/stages.json; otherwise it stops, saying which differ)
@@ -73,12 +77,20 @@ const values = scriptArgs({
     "grpo-steps": intArg(0).default(0),
     cross: z.boolean().default(false),
     "level-credit": z.boolean().default(false),
+    only: z.enum(["joint", "per-level"]).optional(),
     reuse: z.boolean().default(false),
   }),
 });
 
 type Generation = "joint" | "per-level";
-const GENERATIONS: readonly Generation[] = ["joint", "per-level"];
+/** Both recipes' SFT data and one base for both; the generations trained and benched (--only). */
+const RECIPES: readonly Generation[] = ["joint", "per-level"];
+const GENERATIONS: readonly Generation[] = values.only ? [values.only] : RECIPES;
+if (values.only && values.cross) {
+  // Otherwise --cross would be dropped without a word (the cross rows are drawn from GENERATIONS).
+  process.stderr.write(`usersim-generation: --cross benches each generation's policies asked the other way; with --only ${values.only} there is no other generation to compare\n`);
+  process.exit(2);
+}
 
 const out = resolve(values.out);
 mkdirSync(out, { recursive: true });
@@ -141,7 +153,7 @@ const sftDataArgs = ["--hierarchy", hierarchyFile, "--seed", String(values.seed)
 if (!kept("sft data", sftDataArgs, corpus, ["generate"])) {
   const t0 = performance.now();
   const lines: string[] = [];
-  for (const g of GENERATIONS) {
+  for (const g of RECIPES) {
     const d = await usersimSftLines(data, { hierarchy: readHierarchyFile(hierarchyFile), responseOnlyShare: 0, generation: g, seed: values.seed });
     writeFileSync(sftFile(g), d.lines.join("\n") + "\n");
     lines.push(...d.lines);
@@ -172,13 +184,14 @@ if (values["grpo-steps"] > 0) {
     await run(`GRPO ${g}`, args, join(grpo(g), "model.safetensors"), ["generate", `SFT ${g}`]);
   }
 }
-const levelCredit = join(out, "grpo-per-level-level-credit");
-if (values["grpo-steps"] > 0 && values["level-credit"]) {
+const levelCredit = (g: Generation) => join(out, `grpo-${g}-level-credit`);
+const levelCredited = values["grpo-steps"] > 0 && values["level-credit"] ? GENERATIONS : [];
+for (const g of levelCredited) {
   const args = usersimGrpoArgs({
-    model: sft("per-level"), data, hierarchy: hierarchyFile, out: levelCredit, store, steps: values["grpo-steps"], prompts: values.prompts, groupSize: values["group-size"],
-    maxNewTokens: MAX_NEW, lr: values.lr, seed: values.seed, threads: values.threads, generation: "per-level", credit: "level",
+    model: sft(g), data, hierarchy: hierarchyFile, out: levelCredit(g), store, steps: values["grpo-steps"], prompts: values.prompts, groupSize: values["group-size"],
+    maxNewTokens: MAX_NEW, lr: values.lr, seed: values.seed, threads: values.threads, generation: g, credit: "level",
   });
-  await run("GRPO per-level, level credit", args, join(levelCredit, "model.safetensors"), ["generate", "SFT per-level"]);
+  await run(`GRPO ${g}, level credit`, args, join(levelCredit(g), "model.safetensors"), ["generate", `SFT ${g}`]);
 }
 
 // 5. Bench: each policy in its own generation (and the other with --cross), the same records, greedy, under the grammar.
@@ -214,12 +227,13 @@ for (const [name, dir] of policies) {
     }
   }
 }
-const replyCredit = rows.find((r) => r.label === "GRPO per-level" && r.asked === "per-level");
-const levelCreditRow =
-  values["grpo-steps"] > 0 && values["level-credit"]
-    ? await bench("GRPO per-level, level credit", "GRPO per-level, level credit", levelCredit, "per-level", "per-level", join(out, "eval-grpo-per-level-level-credit-asked-per-level.json"))
-    : undefined;
-if (levelCreditRow) rows.push(levelCreditRow);
+// Each level-credit row beside its reply-credit one (the same generation, asked the same way).
+const creditPairs: [Row, Row | undefined][] = [];
+for (const g of levelCredited) {
+  const row = await bench(`GRPO ${g}, level credit`, `GRPO ${g}, level credit`, levelCredit(g), g, g, join(out, `eval-grpo-${g}-level-credit-asked-${g}.json`));
+  rows.push(row);
+  creditPairs.push([row, rows.find((r) => r.label === `GRPO ${g}` && r.asked === g)]);
+}
 
 // 6. The table: per-tag means, alignment +- its standard error, and paired differences on the same records:
 // from the joint recipe asked jointly (the same kind of policy: the per-level recipe's cost, or the cost of
@@ -253,9 +267,10 @@ for (const g of GENERATIONS) {
   const log = values["grpo-steps"] > 0 && existsSync(join(grpo(g), "metrics.jsonl")) ? readRunLog(join(grpo(g), "metrics.jsonl")).filter((r) => typeof r.reward === "number") : [];
   if (log.length) curves.push(`- GRPO ${g}, mean reward per step: ${log.map((r) => (r.reward as number).toFixed(3)).join(", ")}`);
 }
-if (levelCreditRow && existsSync(join(levelCredit, "metrics.jsonl"))) {
-  const log = readRunLog(join(levelCredit, "metrics.jsonl")).filter((r) => typeof r.reward === "number");
-  curves.push(`- GRPO per-level, level credit, mean reward per step: ${log.map((r) => (r.reward as number).toFixed(3)).join(", ")}`);
+for (const g of levelCredited) {
+  if (!existsSync(join(levelCredit(g), "metrics.jsonl"))) continue;
+  const log = readRunLog(join(levelCredit(g), "metrics.jsonl")).filter((r) => typeof r.reward === "number");
+  curves.push(`- GRPO ${g}, level credit, mean reward per step: ${log.map((r) => (r.reward as number).toFixed(3)).join(", ")}`);
 }
 const total = (performance.now() - started) / 1000;
 const loadAfter = loadavg();
@@ -266,7 +281,7 @@ const text = [
   "",
   ...table,
   "",
-  ...(levelCreditRow && replyCredit ? [`Level credit minus reply credit (per-level GRPO from the same SFT, the same budget; paired on the records ± s.e.): ${paired(levelCreditRow, replyCredit)}`, ""] : []),
+  ...creditPairs.flatMap(([level, reply]) => (reply ? [`Level credit minus reply credit (${level.trained} GRPO from the same SFT, the same budget; paired on the records ± s.e.): ${paired(level, reply)}`, ""] : [])),
   timings.length ? wallTimeLine(total, timings) : "Every stage kept from an earlier run (--reuse).",
   `Load average (1, 5, 15 min): ${loadBefore.map((x) => x.toFixed(1)).join(", ")} at the start, ${loadAfter.map((x) => x.toFixed(1)).join(", ")} at the end.`,
   "",

@@ -67,6 +67,10 @@ ${GRPO_PRESET_NAMES.map((n) => `                           ${n}: ${GRPO_PRESETS[
   --weights SPEC  --split NAME   usersim: the judge's weights (TAG=W,...); the records' split
   --judge SPEC             usersim: score with an LLM judge, llm:MODEL@BASE_URL[?options] (default: the
                            offline judge, exact on the generator's states); a group is judged together
+  --embedder SPEC          usersim: the offline judge's free text (the response, states outside the
+                           vocabulary) by the cosine of sentence embeddings instead of ROUGE-L, as
+                           \`bench usersim --embedder\`: onnx:DIR (a sentence-embedding model folder) or
+                           lexical (hashed words, no model); not with --judge
   --system TEXT            a system message before each prompt (as the agent's ?system=)
   --out DIR                output folder
 
@@ -81,9 +85,10 @@ Sampling and batch:
   --generation joint|per-level (joint)   usersim: the reply in one generation of --max-new-tokens,
                            or HumanLM's level by level: each state, then the response, by its own
                            prompt, under its own grammar, within its own max_tokens of the hierarchy
-  --credit reply|level (reply)   per-level generation: every level's tokens get the reply's
-                           advantage, or (level, HumanLM's per-tag rewards) each level's tokens the
-                           advantage of that level's own score among the group's
+  --credit reply|level (reply)   usersim: every level's tokens get the reply's advantage, or
+                           (level, HumanLM's per-tag rewards) each level's tokens the advantage of
+                           that level's own score among the group's; a joint reply's tokens are split
+                           by its tags (those outside every tag, and a malformed reply's, the reply's)
   --soft  --thinking-steps K (8)  --tau X (1)   SofT-GRPO: each reply first thinks in K soft tokens
                            (the --top-p support, 0.9 unless given, Gumbel-noised; the next input is
                            the softmax(q'/tau) mixture of embeddings), then answers in tokens; the
@@ -146,6 +151,7 @@ const Args = z.object({
   weights: z.string().min(1).optional(),
   split: z.string().min(1).optional(),
   judge: z.string().min(1).optional(),
+  embedder: z.string().regex(/^(lexical|onnx:.+)$/, "expected lexical or onnx:DIR").optional(),
   context: z.enum(["short", "full"]).optional(),
   system: z.string().min(1).optional(),
   out: z.string({ error: "is required" }).min(1),
@@ -279,6 +285,11 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
   if (preset?.unsupported) process.stderr.write(`note: --preset ${a.preset} leaves out ${preset.unsupported}\n`);
   const store = await RunStore.open(a.store);
   const source = await pointsOf(a, store.root, benchFlags);
+  // Without this the trainer would only find out after the first rollouts, with a run already in the store.
+  const levelled = config.generation === "per-level" ? "--generation per-level" : config.credit === "level" ? "--credit level" : undefined;
+  if (levelled && source.size > 0 && !(await source.point(0)).levels) {
+    throw new UsageError(`${levelled}: ${source.description} has no answers written in levels (usersim's hierarchy); it goes with --world usersim or --bench usersim`);
+  }
   const token = a["admin-token"] ?? process.env.SOCIALWORLD_ADMIN_TOKEN;
   if (a.server && !token) throw new UsageError("--server needs --admin-token T (or $SOCIALWORLD_ADMIN_TOKEN)");
   const publisher = a.server ? new MetricsPublisher(a.server, token!, (msg) => process.stderr.write(`note: ${msg}\n`)) : undefined;
@@ -354,7 +365,7 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
 
 /** Where the decision points come from: a benchmark file, a graded world's generated records, a world's own generated set (`trainOn: "generated"`), or a world's scripted episodes. */
 async function pointsOf(a: z.infer<typeof Args>, storeRoot: string, flags: BenchmarkOptions["flags"]): Promise<PointSource> {
-  const given = { hierarchy: a.hierarchy, weights: a.weights, split: a.split, context: a.context, flags };
+  const given = { hierarchy: a.hierarchy, weights: a.weights, split: a.split, embedder: a.embedder, context: a.context, flags };
   const options: BenchmarkOptions = {
     ...Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)),
     ...(a.judge !== undefined ? { judgeModel: await judgeModelArg(a.judge) } : {}),

@@ -127,6 +127,18 @@ describe("socialworld train grpo", () => {
     expect(io.err).toContain('expected "sft" or "grpo"');
   });
 
+  it("refuses level credit and per-level generation on answers without levels before a run exists", async () => {
+    const data = await tomiFile(6);
+    const store = tempDir("sw-grpo-store-");
+    const args = ["train", "grpo", "--model", tempDir(), "--bench", "tomi", "--data", data, "--out", join(tempDir(), "out"), "--store", store, "--quiet"];
+    expect(await main([...args, "--credit", "level"])).toBe(2);
+    expect(io.err).toContain("--credit level: ToMi");
+    expect(io.err).toContain("has no answers written in levels (usersim's hierarchy)");
+    expect(await main([...args, "--generation", "per-level"])).toBe(2);
+    expect(io.err).toContain("--generation per-level: ToMi");
+    expect((await RunStore.open(store)).list()).toHaveLength(0);
+  });
+
   it("stops when no prompt of the first step fits the model, instead of training on nothing", async () => {
     // Simulation mode's prompts (a socialized context) and 500 new tokens are longer than tiny's 512 positions.
     const { dir: model } = await tinyCheckpoint(3);

@@ -8,13 +8,14 @@
  * the current ones so that some tokens sit inside the clip range and some are clipped. SofT-GRPO's
  * soft thinking tokens (their log-likelihood the Gumbel noise density) join the same objective.
  * Per-level replies under level credit: each level a sequence after its own prompt, with its
- * level's advantage (advantages.ts: creditedAdvantages), so one reply's tokens carry several.
+ * level's advantage (advantages.ts: sequenceCredits), so one reply's tokens carry several; and
+ * joint replies under level credit, whose tokens carry their levels' advantages one by one.
  */
 import { describe, expect, it } from "vitest";
 import { centralDifferences } from "../native/finite-differences.js";
 import { PolicyModel } from "../../models/model.js";
 import { qwen2Config } from "../../models/config.js";
-import { creditedAdvantages } from "../../trainers/grpo/advantages.js";
+import { sequenceCredits } from "../../trainers/grpo/advantages.js";
 import { GrpoConfigSchema, LOSS_AGGREGATIONS, type LossAggregation } from "../../trainers/grpo/config.js";
 import { MaskPool } from "../../trainers/grpo/grammar-masks.js";
 import { policyLoss, type LossSequence } from "../../trainers/grpo/loss.js";
@@ -94,20 +95,34 @@ const levelSeqs: Sequence[] = [
   { prompt: [3, 5, 7], reply: [13, 14, 1] },
   { prompt: [3, 5, 7, 13, 14], reply: [15, 12, 1] },
 ];
-const levelAdvantages = creditedAdvantages(
+const levelAdvantages = sequenceCredits(
   [{ point: { id: "p" }, rewards: [0.5, 0.25], levelRewards: [[1, 0], [0, 0.5]] }],
   [0, 1].flatMap((index) => [0, 1].map((level) => ({ group: 0, index, level }))),
   GrpoConfigSchema.parse({ generation: "per-level", credit: "level" }),
+).map((x) => x.advantage);
+
+// Two joint replies of two levels each under level credit: one sequence each, its tokens split by
+// level (-1: outside both, the reply's advantage), so each token carries its own advantage.
+const jointCredits = sequenceCredits(
+  [{ point: { id: "p" }, rewards: [0.5, 0.25, 0], levelRewards: [[1, 0], [0, 0.5], [0.25, 0.25]] }],
+  [
+    { group: 0, index: 0, tokenLevels: [0, 1, -1] },
+    { group: 0, index: 1, tokenLevels: [0, 0, 1, 1] },
+    { group: 0, index: 2 },
+  ],
+  GrpoConfigSchema.parse({ credit: "level" }),
 );
+const jointSeqs: Sequence[] = [seqs[0]!, { prompt: [4, 4], reply: [11, 12, 13, 1] }, seqs[1]!];
 
 describe("the GRPO update is the objective's gradient", () => {
-  const cases: [string, LossAggregation, Sequence[], number[]][] = [
+  const cases: [string, LossAggregation, Sequence[], number[], (Float64Array | undefined)[]?][] = [
     ...LOSS_AGGREGATIONS.map((mode): [string, LossAggregation, Sequence[], number[]] => [mode, mode, seqs, advantages]),
     ["seq-mean-token-mean, replies sampled under a grammar (masked log-probs)", "seq-mean-token-mean", grammarSeqs, advantages],
     ["token-mean, SofT-GRPO: soft thinking tokens (Gumbel noise densities) before replies under a grammar", "token-mean", softSeqs, advantages],
     ["token-mean, per-level replies under level credit (each level its own advantage)", "token-mean", levelSeqs, levelAdvantages],
+    ["seq-mean-token-mean, joint replies under level credit (each token its level's advantage)", "seq-mean-token-mean", jointSeqs, jointCredits.map((x) => x.advantage), jointCredits.map((x) => x.perToken)],
   ];
-  for (const [name, mode, seqs, advantages] of cases) {
+  for (const [name, mode, seqs, advantages, perToken] of cases) {
     it(name, async () => {
       const policy = model("policy");
       const ref = model("reference");
@@ -123,7 +138,7 @@ describe("the GRPO update is the objective's gradient", () => {
       const oldLogp = start.logp.map((lp, i) => lp.map((x, t) => ((i + t) % 3 === 2 ? x - 1 : x + 0.05 * (t - 1))));
       const objective = async () => {
         const cur = await at(policy);
-        const ls: LossSequence[] = seqs.map((_, i) => ({ logp: cur.logp[i]!, oldLogp: oldLogp[i]!, refLogp: refLogp[i]!, entropy: cur.entropy[i]!, advantage: advantages[i]! }));
+        const ls: LossSequence[] = seqs.map((_, i) => ({ logp: cur.logp[i]!, oldLogp: oldLogp[i]!, refLogp: refLogp[i]!, entropy: cur.entropy[i]!, advantage: advantages[i]!, ...(perToken?.[i] ? { advantages: perToken[i] } : {}) }));
         return policyLoss(ls, c, 6);
       };
 

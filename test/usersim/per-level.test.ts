@@ -256,8 +256,58 @@ describe("per-level generation by a policy", () => {
     expect(metrics.gradNorm).toBeGreaterThan(0);
     expect(await main([...args, "--steps", "1", "--resume", "auto"]), io.err).toBe(2);
     expect(io.err).toContain("was trained with --credit level: resume with the same --credit");
-    // Level credit goes with per-level generation only.
-    expect(await main(["train", "grpo", "--model", model, "--bench", "usersim", "--data", file, "--out", tempDir("sw-usersim-credit-joint-"), "--credit", "level", "--quiet"])).toBe(2);
-    expect(io.err).toContain("level credit needs per-level generation");
+    // Joint generation takes level credit too (its tokens split by their levels' tags).
+    const jointRun = async (credit: "reply" | "level") => {
+      const joint = tempDir(`sw-usersim-credit-joint-${credit}-`);
+      expect(await main(["train", "grpo", "--model", model, "--bench", "usersim", "--data", file, "--hierarchy", SMALL_FILE, "--out", joint, "--store", run.store,
+        "--prompts", "1", "--group-size", "3", "--max-new-tokens", "160", "--steps", "1", "--credit", credit, "--quiet"]), io.err).toBe(0);
+      return joint;
+    };
+    const joint = await jointRun("level");
+    const jm = JSON.parse(readFileSync(join(joint, "metrics.jsonl"), "utf8").trim()) as { gradNorm: number };
+    expect(jm.gradNorm).toBeGreaterThan(0);
+    // The same rollouts (the same seed) under reply credit: the per-token advantages reached the update.
+    const reply = await jointRun("reply");
+    expect(readFileSync(join(joint, "model.safetensors")).equals(readFileSync(join(reply, "model.safetensors")))).toBe(false);
+  }, 60_000);
+
+  it("GRPO's joint rollouts under level credit: a well-formed reply's tokens split by its levels' blocks, the group's level rewards the judge's", async () => {
+    const points = await BenchPoints.open("usersim", file, "vanilla", { options: { hierarchy: SMALL_FILE } });
+    const ps = [await points.point(0), await points.point(1)];
+    const completer = new NativeCompleter("grpo", m.model, m.tokenizer);
+    const run = (credit: "reply" | "level") =>
+      rollout(ps, { completer, model: m.model, tokenizer: m.tokenizer, config: GrpoConfigSchema.parse({ credit, groupSize: 3, prompts: 2, temperature: 1, maxNewTokens: 160 }), maxPositions: 4096, seedOf: (i, j) => 100 * i + j });
+    const r = await run("level");
+    const stops = new Set(m.tokenizer.stopTokenIds);
+    let split = 0;
+    for (const g of r.groups) {
+      expect(g.levelRewards).toEqual(g.replies.map((x) => x.scored.levelRewards));
+      for (const reply of g.replies) {
+        if (!reply.scored.format) {
+          expect(reply.tokenLevels).toBeUndefined();
+          continue;
+        }
+        split++;
+        const levels = Array.from(reply.tokenLevels!);
+        expect(levels).toHaveLength(reply.ids.length);
+        // Each level's tokens are its block (a token may carry the separator beside a tag), in order; the others whitespace or the end of turn.
+        blocks(reply.scored.text, SMALL).forEach((block, k) => {
+          const mine = reply.ids.filter((_, t) => levels[t] === k);
+          expect(m.tokenizer.decode(mine).trim()).toBe(block);
+        });
+        expect(levels.filter((k, t) => k >= 0 && t > 0 && k < levels[t - 1]!)).toEqual([]);
+        reply.ids.forEach((id, t) => {
+          if (levels[t] === -1 && !stops.has(id)) expect(m.tokenizer.decode([id]).trim()).toBe("");
+        });
+      }
+    }
+    expect(split).toBeGreaterThan(0);
+    // Reply credit splits nothing: its rollouts are as they were.
+    const plain = await run("reply");
+    for (const g of plain.groups) {
+      expect(g.levelRewards).toBeUndefined();
+      for (const reply of g.replies) expect(reply.tokenLevels).toBeUndefined();
+    }
+    expect(plain.groups.map((g) => g.replies.map((x) => x.scored.text))).toEqual(r.groups.map((g) => g.replies.map((x) => x.scored.text)));
   }, 60_000);
 });

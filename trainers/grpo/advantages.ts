@@ -24,7 +24,10 @@
  * (the weighted mean of its levels' scores). `level` (HumanLM, which rewards each tag by its own
  * score): level k's tokens get the estimator's advantage of level k's reward among the group's
  * level-k rewards (levelAdvantagesOf), so a stance is credited for the stance it wrote and not for
- * the response after it; each level is its own group, normalized by its own spread.
+ * the response after it; each level is its own group, normalized by its own spread. Under joint
+ * generation a reply is one sequence, and its tokens carry the levels' advantages one by one
+ * (level-tokens.ts): a token of level k's block level k's, a token outside every block (and every
+ * token of a malformed reply, which is not split) the reply's.
  */
 import type { AdvantageStd, GrpoConfig } from "./config.js";
 import { isFlatGroup } from "./dynamic-sampling.js";
@@ -76,34 +79,46 @@ export function levelAdvantagesOf(groups: readonly (readonly (readonly number[])
 
 export type CreditSettings = AdvantageSettings & Pick<GrpoConfig, "credit">;
 
+type CreditGroup = { readonly rewards: readonly number[]; readonly levelRewards?: readonly (readonly number[])[]; readonly point: { readonly id: string } };
 /**
- * The advantage of each loss sequence (`group`: its group, `index`: its reply there, `level`: which
- * level of that reply it is, for a per-level reply): its reply's under `reply` credit, its level's
- * under `level` credit, which needs every group's level rewards (a judge that scores each level).
+ * A loss sequence: `group` its group, `index` its reply there, `level` which level of that reply
+ * it is (a per-level reply), `tokenLevels` the level of each of its tokens, -1 for none (a joint
+ * reply that was split: level-tokens.ts).
  */
-export function creditedAdvantages(
-  groups: readonly { readonly rewards: readonly number[]; readonly levelRewards?: readonly (readonly number[])[]; readonly point: { readonly id: string } }[],
-  sequences: readonly { readonly group: number; readonly index: number; readonly level?: number }[],
-  c: CreditSettings,
-): number[] {
-  if (c.credit === "level") {
-    const byLevel = levelAdvantagesOf(
-      groups.map((g) => {
-        if (!g.levelRewards) throw new Error(`decision point ${g.point.id}: level credit needs a judge that scores each level of a per-level reply (usersim's); this point's judge does not`);
-        return g.levelRewards;
-      }),
-      c,
-    );
-    return sequences.map((s) => {
-      if (s.level === undefined) throw new Error(`decision point ${groups[s.group]!.point.id}: level credit needs per-level generation (each level a sequence of its own)`);
-      return byLevel[s.group]![s.index]![s.level]!;
-    });
-  }
+type CreditSequence = { readonly group: number; readonly index: number; readonly level?: number; readonly tokenLevels?: ArrayLike<number> };
+
+/** A sequence's credit: one advantage, or (a split joint reply under level credit) one per token. */
+export interface SequenceCredit {
+  readonly advantage: number;
+  readonly perToken?: Float64Array;
+}
+
+/**
+ * The credit of each loss sequence: its reply's advantage under `reply` credit; under `level`
+ * credit (which needs every group's level rewards: a judge that scores each level), a per-level
+ * sequence its level's, a split joint reply its tokens' levels' (the reply's where a token has
+ * none), an unsplit joint reply (malformed) the reply's.
+ */
+export function sequenceCredits(groups: readonly CreditGroup[], sequences: readonly CreditSequence[], c: CreditSettings): SequenceCredit[] {
   const byReply = advantagesOf(
     groups.map((g) => g.rewards),
     c,
   );
-  return sequences.map((s) => byReply[s.group]![s.index]!);
+  if (c.credit !== "level") return sequences.map((s) => ({ advantage: byReply[s.group]![s.index]! }));
+  const byLevel = levelAdvantagesOf(
+    groups.map((g) => {
+      if (!g.levelRewards) throw new Error(`decision point ${g.point.id}: level credit needs a judge that scores each level of a reply written in levels (usersim's); this point's judge does not`);
+      return g.levelRewards;
+    }),
+    c,
+  );
+  return sequences.map((s) => {
+    const levels = byLevel[s.group]![s.index]!;
+    if (s.level !== undefined) return { advantage: levels[s.level]! };
+    const reply = byReply[s.group]![s.index]!;
+    if (!s.tokenLevels) return { advantage: reply };
+    return { advantage: reply, perToken: Float64Array.from(s.tokenLevels, (k) => (k < 0 ? reply : levels[k]!)) };
+  });
 }
 
 /** rft: the best replies, when they earned anything, share the group's weight G. */

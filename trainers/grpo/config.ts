@@ -63,9 +63,11 @@ export const GrpoConfigSchema = z
     advantageStd: z.enum(ADVANTAGE_STD).default("group"),
     advantageEps: z.number().min(0).default(1e-6),
     /**
-     * Per-level generation: `reply`, every level's tokens get the whole reply's advantage; `level`,
-     * HumanLM's per-tag rewards: each level's tokens get the advantage of that level's own score
-     * (the judge's, estimated over the group level by level), the response's the response's.
+     * An answer written in levels (usersim's hierarchy): `reply`, every level's tokens get the whole
+     * reply's advantage; `level`, HumanLM's per-tag rewards: each level's tokens get the advantage
+     * of that level's own score (the judge's, estimated over the group level by level), the
+     * response's the response's; under joint generation the reply's tokens are split by its levels'
+     * tags (level-tokens.ts).
      */
     credit: z.enum(CREDIT_ASSIGNMENTS).default("reply"),
 
@@ -162,7 +164,7 @@ export const GrpoConfigSchema = z
   .refine((c) => c.miniBatch === 0 || c.prompts % c.miniBatch === 0, { message: "prompts must be a multiple of miniBatch", path: ["miniBatch"] })
   .refine((c) => c.overlongBuffer < c.maxNewTokens, { message: "overlongBuffer must be smaller than maxNewTokens", path: ["overlongBuffer"] })
   .refine((c) => !(c.soft && c.generation === "per-level"), { message: "per-level generation goes without soft thinking", path: ["generation"] })
-  .refine((c) => c.credit === "reply" || c.generation === "per-level", { message: "level credit needs per-level generation (each level a sequence of its own)", path: ["credit"] });
+  .refine((c) => c.credit === "reply" || !c.soft, { message: "level credit goes without soft thinking (its thinking tokens belong to no level)", path: ["credit"] });
 
 export type GrpoConfig = z.infer<typeof GrpoConfigSchema>;
 export type GrpoConfigInput = z.input<typeof GrpoConfigSchema>;

@@ -3,7 +3,7 @@
  * define it, with its derivative in each token's log-prob.
  *
  * Per token, with ratio r = exp(logp - oldLogp) (the log-ratio clamped to [-20, 20]) and the
- * sequence's advantage A:
+ * sequence's advantage A (or the token's own, `advantages`):
  *   pg1 = -A r,  pg2 = -A clip(r, 1 - clipLow, 1 + clipHigh),  clipped = max(pg1, pg2)
  *   dual clip (A < 0 only): min(clipped, -A * dualClip)
  * plus klCoef * kl(logp, refLogp) when the KL is a loss term. The loss of a batch aggregates the
@@ -132,6 +132,8 @@ export interface LossSequence {
   /** Entropy of each position, when the engine reported it. */
   readonly entropy?: ArrayLike<number>;
   readonly advantage: number;
+  /** Per loss token, the advantage in place of `advantage` (a joint reply under level credit: each token its level's). */
+  readonly advantages?: ArrayLike<number>;
   /** Tokens that count (false: masked, e.g. a truncated reply under maskTruncated). */
   readonly mask?: ArrayLike<boolean>;
 }
@@ -185,7 +187,7 @@ export function policyLoss(seqs: readonly LossSequence[], c: LossSettings, horiz
     for (let t = 0; t < s.logp.length; t++) {
       if (s.mask && !s.mask[t]) continue;
       tokens++;
-      const tl = tokenPolicyLoss(s.logp[t]!, s.oldLogp[t]!, s.advantage, c);
+      const tl = tokenPolicyLoss(s.logp[t]!, s.oldLogp[t]!, s.advantages ? s.advantages[t]! : s.advantage, c);
       policy += share * tl.loss;
       let grad = tl.grad;
       if (tl.clipped) clipped++;

@@ -20,6 +20,7 @@ import type { GrpoConfig } from "./config.js";
 import type { DecisionPoint, ScoredReply } from "./decision-point.js";
 import { scoreGroup } from "./reward.js";
 import { completeSoft } from "./soft-completer.js";
+import { tokenLevels } from "./level-tokens.js";
 
 export interface Reply {
   /** Its tokens (per-level: every level's, in order). */
@@ -34,6 +35,11 @@ export interface Reply {
    * prompt and the levels' budgets in all). The loss scores each level's tokens under its masks.
    */
   readonly segments?: readonly ReplySegment[];
+  /**
+   * Joint generation under level credit: the level each of its tokens belongs to (-1: none), for
+   * a well-formed reply written in levels (level-tokens.ts); absent for a malformed one.
+   */
+  readonly tokenLevels?: Int16Array;
 }
 
 export interface ReplySegment {
@@ -56,7 +62,7 @@ export interface Group {
   readonly replies: readonly Reply[];
   /** Rewards as the advantage sees them (the KL penalty folded in, when it is). */
   rewards: number[];
-  /** Per reply, each level's reward, where the judge scored the levels (per-level generation): what `credit: level` uses. */
+  /** Per reply, each level's reward, where the judge scored the levels: what `credit: level` uses. */
   levelRewards?: number[][];
 }
 
@@ -192,14 +198,21 @@ export async function rollout(points: readonly DecisionPoint[], o: RolloutOption
         comps.map((comp) => ({ text: comp.text, tokens: comp.tokens.length, finish: comp.finishReason, logprob: comp.logprobs.reduce((a, b) => a + b, 0) })),
         { ...c, maxNewTokens: p.decoding.budget },
       );
-      const replies = comps.map((comp, j): Reply => ({
-        ids: comp.tokens,
-        truncated: comp.finishReason === "length",
-        scored: scored[j]!,
-        ...(comp.soft ? { soft: comp.soft } : {}),
-      }));
+      // Level credit: each well-formed reply's tokens split by its levels' tags.
+      const names = c.credit === "level" ? p.point.levels?.levels.items.map((l) => l.name) : undefined;
+      const decode = (ids: readonly number[]) => o.tokenizer.decode(ids);
+      const replies = comps.map((comp, j): Reply => {
+        const levels = names && scored[j]!.format ? tokenLevels(comp.text, comp.tokens, decode, names) : undefined;
+        return {
+          ids: comp.tokens,
+          truncated: comp.finishReason === "length",
+          scored: scored[j]!,
+          ...(comp.soft ? { soft: comp.soft } : {}),
+          ...(levels ? { tokenLevels: levels } : {}),
+        };
+      });
       const constraint = p.decoding.grammar;
-      return { point: p.point, prompt: p.prompt, promptIds: p.ids, ...(constraint ? { constraint } : {}), budget: budgets[g]!, replies, rewards: replies.map((r) => r.scored.reward) };
+      return { point: p.point, prompt: p.prompt, promptIds: p.ids, ...(constraint ? { constraint } : {}), budget: budgets[g]!, replies, rewards: replies.map((r) => r.scored.reward), ...groupLevelRewards(replies, names?.length) };
     }),
   );
   return { groups, tooLong, seconds: (performance.now() - t0) / 1000, generatedTokens };
@@ -280,9 +293,13 @@ async function perLevelRollout(points: readonly DecisionPoint[], o: RolloutOptio
         { ...c, maxNewTokens: p.budget },
       );
       const replies = replies0.map((r, j): Reply => ({ ids: r.ids, truncated: r.truncated, scored: scored[j]!, segments: r.segments }));
-      const levelRewards = replies.every((r) => r.scored.levelRewards?.length === r.segments!.length) ? replies.map((r) => [...r.scored.levelRewards!]) : undefined;
-      return { point: p.point, prompt: p.prompt, promptIds: p.promptIds, budget: p.budget, replies, rewards: replies.map((r) => r.scored.reward), ...(levelRewards ? { levelRewards } : {}) };
+      return { point: p.point, prompt: p.prompt, promptIds: p.promptIds, budget: p.budget, replies, rewards: replies.map((r) => r.scored.reward), ...groupLevelRewards(replies, p.point.levels!.levels.items.length) };
     }),
   );
   return { groups, tooLong, seconds: (performance.now() - t0) / 1000, generatedTokens };
+}
+
+/** A group's level rewards, when the judge scored every reply's `levels` levels (Judged.levels). */
+function groupLevelRewards(replies: readonly Reply[], levels: number | undefined): { levelRewards?: number[][] } {
+  return levels !== undefined && replies.every((r) => r.scored.levelRewards?.length === levels) ? { levelRewards: replies.map((r) => [...r.scored.levelRewards!]) } : {};
 }

@@ -18,7 +18,7 @@ import { naming } from "../../store/io-error.js";
 import { checkWrite } from "../../store/write-fence.js";
 import { hashString } from "../../worlds/core/rng.js";
 import { learningRate } from "../sft/schedule.js";
-import { creditedAdvantages, mean, unbiasedStd } from "./advantages.js";
+import { mean, sequenceCredits, unbiasedStd } from "./advantages.js";
 import { updatesPerBatch, type GrpoConfig } from "./config.js";
 import type { DecisionPoint, PointSource } from "./decision-point.js";
 import { keepInformativeGroups } from "./dynamic-sampling.js";
@@ -94,11 +94,15 @@ interface Sample extends Sequence {
   readonly index: number;
   /** Per-level generation: which level of the reply this sequence is. */
   readonly level?: number;
+  /** Joint generation under level credit: each token's level (-1: none; rollout.ts). */
+  readonly tokenLevels?: Int16Array;
   readonly truncated: boolean;
   oldLogp?: Float64Array;
   refLogp?: Float64Array;
   entropy?: Float64Array;
   advantage: number;
+  /** Per token, in place of `advantage` (a joint reply under level credit). */
+  advantages?: Float64Array;
   mask?: boolean[];
 }
 
@@ -178,7 +182,8 @@ export async function trainGrpo(run: GrpoRun): Promise<GrpoResult> {
     const masks = new MaskPool();
     // A per-level reply is one sequence per level (its own prompt, masks and budget), each with
     // the reply's advantage or, under level credit, its level's: its loss is over the tokens it
-    // sampled, under the masks it sampled them.
+    // sampled, under the masks it sampled them. A joint reply under level credit is one sequence
+    // whose tokens carry their levels' advantages.
     const samples: Sample[] = groups.flatMap((g, gi) =>
       g.replies.flatMap((r, index) =>
         r.segments
@@ -199,6 +204,7 @@ export async function trainGrpo(run: GrpoRun): Promise<GrpoResult> {
                 reply: r.ids,
                 ...(g.constraint ? { allowed: allowedTokens(g.constraint, r.ids, g.budget, stopTokens, masks) } : {}),
                 ...(r.soft ? { soft: r.soft } : {}),
+                ...(r.tokenLevels ? { tokenLevels: r.tokenLevels } : {}),
                 group: gi,
                 index,
                 truncated: r.truncated,
@@ -233,12 +239,20 @@ export async function trainGrpo(run: GrpoRun): Promise<GrpoResult> {
         for (let t = 0; t < s.oldLogp!.length; t++) kl += klValue(c.klEstimator, s.oldLogp![t]!, s.refLogp![t]!);
         const rewards = groups[s.group]!.rewards;
         rewards[s.index] = rewards[s.index]! - c.klCoef * kl;
-        // Level credit: a level pays for its own tokens' divergence.
+        // Level credit: a level pays for its own tokens' divergence (a joint reply's, token by token).
         const levels = groups[s.group]!.levelRewards?.[s.index];
         if (levels && s.level !== undefined) levels[s.level] = levels[s.level]! - c.klCoef * kl;
+        if (levels && s.tokenLevels) {
+          s.tokenLevels.forEach((k, t) => {
+            if (k >= 0) levels[k] = levels[k]! - c.klCoef * klValue(c.klEstimator, s.oldLogp![t]!, s.refLogp![t]!);
+          });
+        }
       }
     }
-    creditedAdvantages(groups, samples, c).forEach((a, i) => (samples[i]!.advantage = a));
+    sequenceCredits(groups, samples, c).forEach((credit, i) => {
+      samples[i]!.advantage = credit.advantage;
+      if (credit.perToken) samples[i]!.advantages = credit.perToken;
+    });
 
     // ---- updates ----
     let clipSum = 0;
@@ -285,6 +299,7 @@ export async function trainGrpo(run: GrpoRun): Promise<GrpoResult> {
               ...(s.refLogp ? { refLogp: s.refLogp } : {}),
               entropy: entropy[i]!,
               advantage: s.advantage,
+              ...(s.advantages ? { advantages: s.advantages } : {}),
               ...(s.mask ? { mask: s.mask } : {}),
             }));
             const res = policyLoss(seqs, c, c.maxNewTokens, mbShares);
