@@ -106,6 +106,8 @@ Objective:
   --skip-solved            leave out the points the starting policy already answers right (greedy)
   --keep-solved P (0)      with --skip-solved: keep this share of the solved ones anyway (seeded), a
                            replay against forgetting
+  --keep-solved-type TYPE=P,...  with --skip-solved: the share kept of each named question type (as
+                           --balance type reads them), in place of --keep-solved for that type
   --overlong-buffer N (0: off)  --overlong-penalty X (1)  --mask-truncated
   --reward exact=1,f1=0,rougeL=0,format=0   weights of the reward parts
   --format-failure X (-1)   the reward of a reply that fails the strict format
@@ -180,6 +182,7 @@ const Args = z.object({
   "dynamic-sampling": z.boolean().default(false),
   "skip-solved": z.boolean().default(false),
   "keep-solved": numArg().min(0).max(1).optional(),
+  "keep-solved-type": z.string().min(1).optional(),
   "max-rollout-batches": intArg(1).optional(),
   "overlong-buffer": intArg(0).optional(),
   "overlong-penalty": numArg().min(0).optional(),
@@ -221,6 +224,18 @@ export function parseRewardWeights(spec: string): Record<string, number> {
   return out;
 }
 
+/** `--keep-solved-type first_order_tom=0.1,reality=1`: a share in [0, 1] for each named type. */
+export function parseKeepSolvedByType(spec: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const part of spec.split(",")) {
+    const m = /^\s*([\w-]+)\s*=\s*([0-9.eE+-]+)\s*$/.exec(part);
+    const share = Number(m?.[2]);
+    if (!m || !(share >= 0 && share <= 1)) throw new UsageError(`--keep-solved-type: expected TYPE=SHARE pairs, each share in [0, 1], got "${part}"`);
+    out[m[1]!] = share;
+  }
+  return out;
+}
+
 /** The trainer's config from the command line (only what was given; the schema fills the defaults). */
 export function configFromArgs(a: Args): GrpoConfigInput {
   const pick: [keyof Args, keyof GrpoConfigInput][] = [
@@ -245,6 +260,7 @@ export function configFromArgs(a: Args): GrpoConfigInput {
     throw new UsageError("--thinking-steps and --tau are settings of soft thinking: add --soft");
   }
   if (a.reward) c.rewards = parseRewardWeights(a.reward);
+  if (a["keep-solved-type"]) c.keepSolvedByKind = parseKeepSolvedByType(a["keep-solved-type"]);
   return c as GrpoConfigInput;
 }
 
@@ -260,7 +276,9 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
   if (!a.world === !a.bench) throw new UsageError("give exactly one of --world NAME and --bench NAME --data FILE");
   if (a.bench && !a.data) throw new UsageError("--bench needs --data FILE");
   if (a.world && a.data) throw new UsageError("--data goes with --bench, not --world");
-  if (a["keep-solved"] !== undefined && !a["skip-solved"]) throw new UsageError("--keep-solved goes with --skip-solved (it keeps a share of the points that leaves out)");
+  for (const keep of ["keep-solved", "keep-solved-type"] as const) {
+    if (a[keep] !== undefined && !a["skip-solved"]) throw new UsageError(`--${keep} goes with --skip-solved (it keeps a share of the points that leaves out)`);
+  }
   const parsed = GrpoConfigSchema.safeParse(configFromArgs(a));
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;

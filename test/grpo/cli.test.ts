@@ -123,6 +123,10 @@ describe("socialworld train grpo", () => {
     expect(io.err).toMatch(/bad input: .*missing\.txt/);
     expect(await main(["train", "grpo", "--model", out, "--world", "tomi", "--out", out, "--keep-solved", "0.3"])).toBe(2);
     expect(io.err).toContain("--keep-solved goes with --skip-solved");
+    expect(await main(["train", "grpo", "--model", out, "--world", "tomi", "--out", out, "--keep-solved-type", "reality=1"])).toBe(2);
+    expect(io.err).toContain("--keep-solved-type goes with --skip-solved");
+    expect(await main(["train", "grpo", "--model", out, "--world", "tomi", "--out", out, "--skip-solved", "--keep-solved-type", "reality=1,memory=2"])).toBe(2);
+    expect(io.err).toContain('--keep-solved-type: expected TYPE=SHARE pairs, each share in [0, 1], got "memory=2"');
     expect(await main(["train", "rlhf"])).toBe(2);
     expect(io.err).toContain('expected "sft" or "grpo"');
   });

@@ -74,16 +74,22 @@ export async function unsolvedPoints(
     );
     onProgress?.(Math.min(start + batch, source.size), source.size);
   }
-  return pointsToTrain(solved, c.keepSolved, c.seed);
+  const byKind = c.keepSolvedByKind;
+  return pointsToTrain(solved, (i) => byKind[source.kind?.(i) ?? ""] ?? c.keepSolved, c.seed);
 }
 
-/** The unsolved points' indices, plus a seeded `keepSolved` share of the solved ones. */
-export function pointsToTrain(solved: readonly boolean[], keepSolved: number, seed: number): number[] {
-  // One draw per solved point, in order, so the choice depends on the seed and the data only.
+/**
+ * The unsolved points' indices, plus a seeded share of the solved ones: `keepSolved`, or for
+ * point i `keepSolved(i)` (its kind's share).
+ */
+export function pointsToTrain(solved: readonly boolean[], keepSolved: number | ((index: number) => number), seed: number): number[] {
+  const shareOf = typeof keepSolved === "number" ? () => keepSolved : keepSolved;
+  // One draw per solved point kept with a share above 0, in order, so the choice depends on the seed and the data only.
   const keep = Rng.seeded(`keep-solved|${seed}`);
   const out: number[] = [];
   solved.forEach((ok, i) => {
-    if (!ok || (keepSolved > 0 && keep.chance(keepSolved))) out.push(i);
+    const share = ok ? shareOf(i) : 0;
+    if (!ok || (share > 0 && keep.chance(share))) out.push(i);
   });
   return out;
 }
