@@ -24,6 +24,8 @@ import { WorldPoints } from "../../trainers/grpo/world-points.js";
 import { generatedPoints } from "../../trainers/grpo/generated-points.js";
 import { ScoredPoints } from "../../trainers/grpo/scored-points.js";
 import type { PointSource } from "../../trainers/grpo/decision-point.js";
+import { pointKinds } from "../../trainers/grpo/difficulty.js";
+import { clip } from "../../worlds/core/errors.js";
 import { GRPO_PRESET_NAMES, GRPO_PRESETS, type GrpoPreset, type GrpoPresetName } from "../../trainers/grpo/presets.js";
 import { intArg, numArg, UsageError } from "../args.js";
 import { CHECKPOINTING_HELP, checkpointingArgs, DEVICE_HELP, deviceArgs, useCheckpointing, useDevice } from "../device.js";
@@ -226,14 +228,25 @@ export function parseRewardWeights(spec: string): Record<string, number> {
 
 /** `--keep-solved-type first_order_tom=0.1,reality=1`: a share in [0, 1] for each named type. */
 export function parseKeepSolvedByType(spec: string): Record<string, number> {
-  const out: Record<string, number> = {};
+  const out = new Map<string, number>();
   for (const part of spec.split(",")) {
     const m = /^\s*([\w-]+)\s*=\s*([0-9.eE+-]+)\s*$/.exec(part);
     const share = Number(m?.[2]);
-    if (!m || !(share >= 0 && share <= 1)) throw new UsageError(`--keep-solved-type: expected TYPE=SHARE pairs, each share in [0, 1], got "${part}"`);
-    out[m[1]!] = share;
+    if (!m || !(share >= 0 && share <= 1)) throw new UsageError(`--keep-solved-type: expected TYPE=SHARE pairs, each share in [0, 1], got "${clip(part)}"`);
+    if (out.has(m[1]!)) throw new UsageError(`--keep-solved-type: ${m[1]} is given twice`);
+    out.set(m[1]!, share);
   }
-  return out;
+  return Object.fromEntries(out);
+}
+
+/** Refuses a `--keep-solved-type` name that is not a type of the points trained on (it would keep nothing of its own). */
+function checkKeepSolvedTypes(spec: string, source: PointSource): void {
+  const kinds = pointKinds(source);
+  // The names as given (the config's schema would drop a "__proto__" without a word).
+  const unknown = Object.keys(parseKeepSolvedByType(spec)).filter((name) => !kinds.includes(name));
+  if (unknown.length === 0) return;
+  if (kinds.length === 0) throw new UsageError(`--keep-solved-type: the decision points of ${source.description} have no question types (a benchmark's, with --bench)`);
+  throw new UsageError(`--keep-solved-type: ${unknown.join(", ")} ${unknown.length > 1 ? "are not question types" : "is not a question type"} of ${source.description}; its types: ${kinds.join(", ")}`);
 }
 
 /** The trainer's config from the command line (only what was given; the schema fills the defaults). */
@@ -297,6 +310,7 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
   if (preset?.unsupported) process.stderr.write(`note: --preset ${a.preset} leaves out ${preset.unsupported}\n`);
   const store = await RunStore.open(a.store);
   const source = await pointsOf(a, store.root, benchFlags);
+  if (a["keep-solved-type"]) checkKeepSolvedTypes(a["keep-solved-type"], source);
   const token = a["admin-token"] ?? process.env.SOCIALWORLD_ADMIN_TOKEN;
   if (a.server && !token) throw new UsageError("--server needs --admin-token T (or $SOCIALWORLD_ADMIN_TOKEN)");
   const publisher = a.server ? new MetricsPublisher(a.server, token!, (msg) => process.stderr.write(`note: ${msg}\n`)) : undefined;

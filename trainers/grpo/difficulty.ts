@@ -75,7 +75,21 @@ export async function unsolvedPoints(
     onProgress?.(Math.min(start + batch, source.size), source.size);
   }
   const byKind = c.keepSolvedByKind;
-  return pointsToTrain(solved, (i) => byKind[source.kind?.(i) ?? ""] ?? c.keepSolved, c.seed);
+  // Own keys only: a kind named like an Object method ("constructor") is no share.
+  const shareOf = (kind: string) => (Object.hasOwn(byKind, kind) ? byKind[kind]! : c.keepSolved);
+  return pointsToTrain(solved, (i) => shareOf(source.kind?.(i) ?? ""), c.seed);
+}
+
+/**
+ * The kinds of `source`'s points, sorted (none when it names no kinds). Why: keepSolvedByKind is
+ * checked against them before the greedy pass, since a misspelt type would otherwise fall back
+ * to keepSolved without a word, and the run would train on another pool than the one asked for.
+ */
+export function pointKinds(source: PointSource): string[] {
+  if (!source.kind) return [];
+  const kinds = new Set<string>();
+  for (let i = 0; i < source.size; i++) kinds.add(source.kind(i));
+  return [...kinds].sort();
 }
 
 /**
