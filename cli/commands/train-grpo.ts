@@ -24,6 +24,8 @@ import { WorldPoints } from "../../trainers/grpo/world-points.js";
 import { generatedPoints } from "../../trainers/grpo/generated-points.js";
 import { ScoredPoints } from "../../trainers/grpo/scored-points.js";
 import type { PointSource } from "../../trainers/grpo/decision-point.js";
+import { pointKinds } from "../../trainers/grpo/difficulty.js";
+import { clip } from "../../worlds/core/errors.js";
 import { GRPO_PRESET_NAMES, GRPO_PRESETS, type GrpoPreset, type GrpoPresetName } from "../../trainers/grpo/presets.js";
 import { intArg, numArg, UsageError } from "../args.js";
 import { CHECKPOINTING_HELP, checkpointingArgs, DEVICE_HELP, deviceArgs, useCheckpointing, useDevice } from "../device.js";
@@ -111,6 +113,8 @@ Objective:
   --skip-solved            leave out the points the starting policy already answers right (greedy)
   --keep-solved P (0)      with --skip-solved: keep this share of the solved ones anyway (seeded), a
                            replay against forgetting
+  --keep-solved-type TYPE=P,...  with --skip-solved: the share kept of each named question type (as
+                           --balance type reads them), in place of --keep-solved for that type
   --overlong-buffer N (0: off)  --overlong-penalty X (1)  --mask-truncated
   --reward exact=1,f1=0,rougeL=0,format=0   weights of the reward parts
   --format-failure X (-1)   the reward of a reply that fails the strict format
@@ -186,6 +190,7 @@ const Args = z.object({
   "dynamic-sampling": z.boolean().default(false),
   "skip-solved": z.boolean().default(false),
   "keep-solved": numArg().min(0).max(1).optional(),
+  "keep-solved-type": z.string().min(1).optional(),
   "max-rollout-batches": intArg(1).optional(),
   "overlong-buffer": intArg(0).optional(),
   "overlong-penalty": numArg().min(0).optional(),
@@ -227,6 +232,29 @@ export function parseRewardWeights(spec: string): Record<string, number> {
   return out;
 }
 
+/** `--keep-solved-type first_order_tom=0.1,reality=1`: a share in [0, 1] for each named type. */
+export function parseKeepSolvedByType(spec: string): Record<string, number> {
+  const out = new Map<string, number>();
+  for (const part of spec.split(",")) {
+    const m = /^\s*([\w-]+)\s*=\s*([0-9.eE+-]+)\s*$/.exec(part);
+    const share = Number(m?.[2]);
+    if (!m || !(share >= 0 && share <= 1)) throw new UsageError(`--keep-solved-type: expected TYPE=SHARE pairs, each share in [0, 1], got "${clip(part)}"`);
+    if (out.has(m[1]!)) throw new UsageError(`--keep-solved-type: ${m[1]} is given twice`);
+    out.set(m[1]!, share);
+  }
+  return Object.fromEntries(out);
+}
+
+/** Refuses a `--keep-solved-type` name that is not a type of the points trained on (it would keep nothing of its own). */
+function checkKeepSolvedTypes(spec: string, source: PointSource): void {
+  const kinds = pointKinds(source);
+  // The names as given (the config's schema would drop a "__proto__" without a word).
+  const unknown = Object.keys(parseKeepSolvedByType(spec)).filter((name) => !kinds.includes(name));
+  if (unknown.length === 0) return;
+  if (kinds.length === 0) throw new UsageError(`--keep-solved-type: the decision points of ${source.description} have no question types (a benchmark's, with --bench)`);
+  throw new UsageError(`--keep-solved-type: ${unknown.join(", ")} ${unknown.length > 1 ? "are not question types" : "is not a question type"} of ${source.description}; its types: ${kinds.join(", ")}`);
+}
+
 /** The trainer's config from the command line (only what was given; the schema fills the defaults). */
 export function configFromArgs(a: Args): GrpoConfigInput {
   const pick: [keyof Args, keyof GrpoConfigInput][] = [
@@ -251,6 +279,7 @@ export function configFromArgs(a: Args): GrpoConfigInput {
     throw new UsageError("--thinking-steps and --tau are settings of soft thinking: add --soft");
   }
   if (a.reward) c.rewards = parseRewardWeights(a.reward);
+  if (a["keep-solved-type"]) c.keepSolvedByKind = parseKeepSolvedByType(a["keep-solved-type"]);
   return c as GrpoConfigInput;
 }
 
@@ -266,7 +295,9 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
   if (!a.world === !a.bench) throw new UsageError("give exactly one of --world NAME and --bench NAME --data FILE");
   if (a.bench && !a.data) throw new UsageError("--bench needs --data FILE");
   if (a.world && a.data) throw new UsageError("--data goes with --bench, not --world");
-  if (a["keep-solved"] !== undefined && !a["skip-solved"]) throw new UsageError("--keep-solved goes with --skip-solved (it keeps a share of the points that leaves out)");
+  for (const keep of ["keep-solved", "keep-solved-type"] as const) {
+    if (a[keep] !== undefined && !a["skip-solved"]) throw new UsageError(`--${keep} goes with --skip-solved (it keeps a share of the points that leaves out)`);
+  }
   const parsed = GrpoConfigSchema.safeParse(configFromArgs(a));
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -290,6 +321,7 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
   if (levelled && source.size > 0 && !(await source.point(0)).levels) {
     throw new UsageError(`${levelled}: ${source.description} has no answers written in levels (usersim's hierarchy); it goes with --world usersim or --bench usersim`);
   }
+  if (a["keep-solved-type"]) checkKeepSolvedTypes(a["keep-solved-type"], source);
   const token = a["admin-token"] ?? process.env.SOCIALWORLD_ADMIN_TOKEN;
   if (a.server && !token) throw new UsageError("--server needs --admin-token T (or $SOCIALWORLD_ADMIN_TOKEN)");
   const publisher = a.server ? new MetricsPublisher(a.server, token!, (msg) => process.stderr.write(`note: ${msg}\n`)) : undefined;

@@ -123,6 +123,17 @@ describe("socialworld train grpo", () => {
     expect(io.err).toMatch(/bad input: .*missing\.txt/);
     expect(await main(["train", "grpo", "--model", out, "--world", "tomi", "--out", out, "--keep-solved", "0.3"])).toBe(2);
     expect(io.err).toContain("--keep-solved goes with --skip-solved");
+    expect(await main(["train", "grpo", "--model", out, "--world", "tomi", "--out", out, "--keep-solved-type", "reality=1"])).toBe(2);
+    expect(io.err).toContain("--keep-solved-type goes with --skip-solved");
+    expect(await main(["train", "grpo", "--model", out, "--world", "tomi", "--out", out, "--skip-solved", "--keep-solved-type", "reality=1,memory=2"])).toBe(2);
+    expect(io.err).toContain('--keep-solved-type: expected TYPE=SHARE pairs, each share in [0, 1], got "memory=2"');
+    expect(await main(["train", "grpo", "--model", out, "--world", "tomi", "--out", out, "--skip-solved", "--keep-solved-type", "reality=1,reality=0"])).toBe(2);
+    expect(io.err).toContain("--keep-solved-type: reality is given twice");
+    // A name that is no type of the data would keep nothing of its own: refused before any work.
+    const data = await tomiFile(12);
+    const typo = ["train", "grpo", "--model", out, "--bench", "tomi", "--data", data, "--out", out, "--store", tempDir(), "--skip-solved", "--keep-solved-type"];
+    expect(await main([...typo, "reality=1,first_order=0,__proto__=1"])).toBe(2);
+    expect(io.err).toMatch(/--keep-solved-type: first_order, __proto__ are not question types of ToMi .*gen\.txt .*; its types: .*memory, reality/);
     expect(await main(["train", "rlhf"])).toBe(2);
     expect(io.err).toContain('expected "sft" or "grpo"');
   });

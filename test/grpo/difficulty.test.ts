@@ -8,9 +8,11 @@ import type { z } from "zod";
 import { NativeCompleter } from "../../models/generate.js";
 import { AnswerSchema } from "../../worlds/question/world.js";
 import { DataError } from "../../worlds/core/errors.js";
+import { configFromArgs } from "../../cli/commands/train-grpo.js";
 import { GrpoConfigSchema } from "../../trainers/grpo/config.js";
+import { grpoSettings } from "../../trainers/grpo/trainer.js";
 import type { DecisionPoint, PointSource } from "../../trainers/grpo/decision-point.js";
-import { loadOrFindUnsolved, pointsToTrain, SubsetSource, unsolvedFile, unsolvedPoints } from "../../trainers/grpo/difficulty.js";
+import { loadOrFindUnsolved, pointKinds, pointsToTrain, SubsetSource, unsolvedFile, unsolvedPoints } from "../../trainers/grpo/difficulty.js";
 import { tempDir, tinyModel } from "../policy/fixtures.js";
 
 function source(size: number, exact: (i: number) => number, prompt = (i: number) => `Question ${i}?`): PointSource {
@@ -53,6 +55,40 @@ describe("difficulty filtering", () => {
     expect(pointsToTrain(solved, 0.25, 2)).not.toEqual(a);
     expect(pointsToTrain(solved, 1, 1)).toHaveLength(400);
     expect(() => GrpoConfigSchema.parse({ keepSolved: 1.5 })).toThrow();
+  });
+
+  it("keepSolvedByKind keeps each named kind's share of its solved points, keepSolved the others'", async () => {
+    // Even points are kind a, odd ones kind b; every point is solved but each tenth.
+    const solved = Array.from({ length: 400 }, (_, i) => i % 10 !== 0);
+    const kind = (i: number) => (i % 2 === 0 ? "a" : "b");
+    const kept = pointsToTrain(solved, (i) => (kind(i) === "a" ? 1 : 0), 1);
+    expect(kept).toEqual(solved.flatMap((ok, i) => (!ok || kind(i) === "a" ? [i] : [])));
+    // One share for every point is keepSolved itself, draw for draw; and keepSolved draws as it did
+    // before keepSolvedByKind existed (the solved points kept, as the code before it kept them).
+    expect(pointsToTrain(solved, () => 0.25, 3)).toEqual(pointsToTrain(solved, 0.25, 3));
+    const before = pointsToTrain(solved, 0.25, 3);
+    expect(before).toHaveLength(134);
+    expect(before.filter((i) => i % 10 !== 0).slice(0, 12)).toEqual([7, 11, 12, 16, 24, 28, 32, 33, 34, 41, 44, 46]);
+    // Through the greedy pass: a source's kinds name the shares, an unnamed kind keeps keepSolved.
+    const m = await tinyModel(41);
+    const completer = new NativeCompleter("t", m.model, m.tokenizer);
+    const kinds = { ...source(40, () => 1), kind };
+    const c = GrpoConfigSchema.parse({ maxNewTokens: 4, skipSolved: true, keepSolved: 0, keepSolvedByKind: { a: 1 } });
+    expect(await unsolvedPoints(kinds, completer, m.tokenizer, c, m.model.engine.maxPositionEmbeddings)).toEqual(Array.from({ length: 20 }, (_, i) => 2 * i));
+    const d = GrpoConfigSchema.parse({ maxNewTokens: 4, skipSolved: true, keepSolved: 1, keepSolvedByKind: { a: 0 } });
+    expect(await unsolvedPoints(kinds, completer, m.tokenizer, d, m.model.engine.maxPositionEmbeddings)).toEqual(Array.from({ length: 20 }, (_, i) => 2 * i + 1));
+    // A kind named like an Object method is a kind like any other (keepSolved's share), not the method.
+    const methodNamed = { ...source(40, () => 1), kind: (i: number) => (i % 2 === 0 ? "a" : "toString") };
+    expect(await unsolvedPoints(methodNamed, completer, m.tokenizer, d, m.model.engine.maxPositionEmbeddings)).toEqual(Array.from({ length: 20 }, (_, i) => 2 * i + 1));
+    // The kinds a name is checked against: none for a source without kinds.
+    expect(pointKinds(kinds)).toEqual(["a", "b"]);
+    expect(pointKinds(source(3, () => 1))).toEqual([]);
+    expect(() => GrpoConfigSchema.parse({ keepSolvedByKind: { a: 2 } })).toThrow();
+    // From the command line; and a run's saved settings name the shares only when given, so earlier checkpoints resume as they were.
+    const args = { "skip-solved": true, "keep-solved-type": "first_order_tom=0.1, reality=1" } as Parameters<typeof configFromArgs>[0];
+    expect(GrpoConfigSchema.parse(configFromArgs(args)).keepSolvedByKind).toEqual({ first_order_tom: 0.1, reality: 1 });
+    expect(grpoSettings(GrpoConfigSchema.parse({}), "d")).not.toHaveProperty("keepSolvedByKind");
+    expect(grpoSettings(GrpoConfigSchema.parse({ keepSolvedByKind: { a: 1 } }), "d")).toMatchObject({ keepSolvedByKind: { a: 1 } });
   });
 
   it("saves the list on a fresh start, reads it back on a resume, refuses it for other data", async () => {

@@ -95,6 +95,14 @@ export const GrpoConfigSchema = z
     skipSolved: z.boolean().default(false),
     /** With skipSolved: the share of already solved points kept anyway (seeded), a replay against forgetting. */
     keepSolved: z.number().min(0).max(1).default(0),
+    /**
+     * With skipSolved: the share kept of each named kind of point (a benchmark question's type, as
+     * `balance: type` reads it), in place of keepSolved for that kind. Why: the share kept moves
+     * what the policy learns on a kind, and one share for all could not both leave a pair of
+     * kinds that trade against each other where they were and replay what the policy had right
+     * on the others (docs/learning.md, "GRPO in vanilla mode").
+     */
+    keepSolvedByKind: z.record(z.string().min(1), z.number().min(0).max(1)).default({}),
     /** DAPO's dynamic sampling: drop groups whose rewards are all equal, sample more to fill the batch. */
     dynamicSampling: z.boolean().default(false),
     /** Rollout batches tried per step to fill it under dynamic sampling. */

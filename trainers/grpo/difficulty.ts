@@ -74,16 +74,36 @@ export async function unsolvedPoints(
     );
     onProgress?.(Math.min(start + batch, source.size), source.size);
   }
-  return pointsToTrain(solved, c.keepSolved, c.seed);
+  const byKind = c.keepSolvedByKind;
+  // Own keys only: a kind named like an Object method ("constructor") is no share.
+  const shareOf = (kind: string) => (Object.hasOwn(byKind, kind) ? byKind[kind]! : c.keepSolved);
+  return pointsToTrain(solved, (i) => shareOf(source.kind?.(i) ?? ""), c.seed);
 }
 
-/** The unsolved points' indices, plus a seeded `keepSolved` share of the solved ones. */
-export function pointsToTrain(solved: readonly boolean[], keepSolved: number, seed: number): number[] {
-  // One draw per solved point, in order, so the choice depends on the seed and the data only.
+/**
+ * The kinds of `source`'s points, sorted (none when it names no kinds). Why: keepSolvedByKind is
+ * checked against them before the greedy pass, since a misspelt type would otherwise fall back
+ * to keepSolved without a word, and the run would train on another pool than the one asked for.
+ */
+export function pointKinds(source: PointSource): string[] {
+  if (!source.kind) return [];
+  const kinds = new Set<string>();
+  for (let i = 0; i < source.size; i++) kinds.add(source.kind(i));
+  return [...kinds].sort();
+}
+
+/**
+ * The unsolved points' indices, plus a seeded share of the solved ones: `keepSolved`, or for
+ * point i `keepSolved(i)` (its kind's share).
+ */
+export function pointsToTrain(solved: readonly boolean[], keepSolved: number | ((index: number) => number), seed: number): number[] {
+  const shareOf = typeof keepSolved === "number" ? () => keepSolved : keepSolved;
+  // One draw per solved point kept with a share above 0, in order, so the choice depends on the seed and the data only.
   const keep = Rng.seeded(`keep-solved|${seed}`);
   const out: number[] = [];
   solved.forEach((ok, i) => {
-    if (!ok || (keepSolved > 0 && keep.chance(keepSolved))) out.push(i);
+    const share = ok ? shareOf(i) : 0;
+    if (!ok || (share > 0 && keep.chance(share))) out.push(i);
   });
   return out;
 }

@@ -164,7 +164,7 @@ async function runClaimed(o: SessionOptions): Promise<SessionResult> {
     const unsolved = await loadOrFindUnsolved(o.out, o.source, resumeDir !== undefined, () =>
       unsolvedPoints(o.source, new NativeCompleter("grpo-filter", ck.model, ck.tokenizer), ck.tokenizer, c, ck.model.engine.maxPositionEmbeddings, o.onFilter),
     );
-    source = new SubsetSource(o.source, unsolved, c.keepSolved > 0);
+    source = new SubsetSource(o.source, unsolved, c.keepSolved > 0 || Object.values(c.keepSolvedByKind).some((p) => p > 0));
   }
 
   let log: EpisodeLog | undefined;

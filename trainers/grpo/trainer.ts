@@ -72,13 +72,15 @@ export interface GrpoResult {
 /**
  * What a resumed run must share with the run that wrote the checkpoint. The leak penalty is
  * named only when on, so that checkpoints written before it existed resume as they were; so is
- * a LoRA run's adapter settings and base, soft thinking's settings, per-level generation and credit.
+ * a LoRA run's adapter settings and base, soft thinking's settings, per-level generation and credit,
+ * and the solved points kept by kind.
  */
 export function grpoSettings(config: GrpoConfig, dataId: string, lora?: LoraRunSettings): Record<string, unknown> {
-  const { leakPenalty, soft, thinkingSteps, tau, balance, generation, credit, ...rest } = config;
+  const { leakPenalty, soft, thinkingSteps, tau, balance, generation, credit, keepSolvedByKind, ...rest } = config;
   return {
     ...rest,
     ...(leakPenalty > 0 ? { leakPenalty } : {}),
+    ...(Object.keys(keepSolvedByKind).length > 0 ? { keepSolvedByKind } : {}),
     ...(balance !== "none" ? { balance } : {}),
     ...(soft ? { soft, thinkingSteps, tau } : {}),
     ...(generation !== "joint" ? { generation } : {}),
