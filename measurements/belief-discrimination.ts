@@ -11,7 +11,7 @@
  * belief types stand still.
  */
 import type { BenchReport } from "../benchmarks/report.js";
-import type { TomiQuestionType } from "../worlds/tomi/babi.js";
+import type { TomiQuestionType } from "../worlds/tomi/index.js";
 
 export const BELIEF_ORDERS = [
   { order: "first order", falseBelief: "first_order_tom", trueBelief: "first_order_no_tom" },

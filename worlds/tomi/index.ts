@@ -45,3 +45,5 @@ export { questionSubset } from "./question-subset.js";
 export { replayTomi } from "./replay.js";
 export { renderSentence } from "./sentences.js";
 export { buildScenario } from "./story.js";
+// For the self-play measurements' by-type columns (measurements/belief-discrimination.ts).
+export type { TomiQuestionType } from "./babi.js";
