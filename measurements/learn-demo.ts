@@ -37,7 +37,7 @@
  * checkpoint folder that `bench --agent policy:DIR` runs. The tables go to the terminal and to
  * OUT/results.md, the learning curves to OUT/curves.md. Not a test.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
 import { intArg } from "../cli/args.js";
@@ -45,10 +45,11 @@ import type { BenchReport } from "../benchmarks/report.js";
 import { DeviceChoiceSchema, MatmulPrecisionSchema } from "../models/device-choice.js";
 import { packageRoot } from "../worlds/question/prompts.js";
 import { percentCell as pct, socialworld, wallTimeLine, type StageTiming } from "./cli-process.js";
-import { keptGrpo, RECIPE_GRPO_STEPS, recipeGrpoArgs, recipeGrpoMode, recipeGrpoRecord } from "./learn-grpo.js";
+import { RECIPE_GRPO_STEPS, recipeGrpoArgs, recipeGrpoMode } from "./learn-grpo.js";
 import { recipeSft, recipeSftData } from "./learn-recipe.js";
 import { readRunLog, tenthMeans } from "./run-logs.js";
 import { scriptArgs } from "./script-args.js";
+import { keptStage, trainStage } from "./stage-record.js";
 import { tomDataPath } from "./tom-data.js";
 
 const USAGE = `node dist/measurements/learn-demo.js [options]   (or: npm run demo:learn -- [options])
@@ -82,9 +83,9 @@ Options:
   --val-limit N      evaluate on the first N questions of each file only (default: all)
   --device D         where SFT, GRPO and the policies' evaluations run: cpu (default), cuda or
                      auto, as the commands' --device; --precision fp32|tf32|bf16 on the GPU
-  --reuse            keep OUT's base, SFT and GRPO policies where a finished run left them (GRPO's
-                     only when that run gave it the same settings: mode, steps, questions, seed)
-                     (the same options), and run what is missing and the evaluations
+  --reuse            keep OUT's base, SFT and GRPO policies where a finished run trained them as
+                     this one asks (SFT: the same data, steps and seed; GRPO: the same SFT policy,
+                     mode, steps, questions and seed), train the others again, and run the evaluations
   --help             this text`;
 
 const values = scriptArgs({
@@ -161,19 +162,18 @@ const { trainFile, sftFile } = await recipeSftData(out, {
   balance: values.balance === "on",
   timings,
 });
-const { base, sft } = await recipeSft(run, out, { sftFile, steps: sftSteps, seed, reuse: values.reuse, device });
+const { base, sft, trained: sftTrained } = await recipeSft(run, out, { sftFile, steps: sftSteps, seed, reuse: values.reuse, device });
 const grpo = join(out, "grpo");
 const policies: [string, string][] = [["base", base], ["SFT", sft]];
 if (grpoSteps > 0) {
   // The device is left out of the record: it changes where the stage runs, not what it trains.
   const grpoArgs = recipeGrpoArgs({ world, model: sft, out: grpo, trainFile, store, mode: grpoMode, steps: grpoSteps, seed, questions: values["grpo-questions"] });
-  const kept = values.reuse ? keptGrpo(grpo, grpoArgs) : "no";
+  // A GRPO policy trained from another SFT policy than this run's is another policy, whatever its arguments.
+  const kept = values.reuse && !sftTrained ? keptStage(grpo, grpoArgs) : "no";
   if (kept === "kept") process.stderr.write(`[grpo] kept ${grpo} (--reuse)\n`);
   else {
     if (kept === "other") process.stderr.write(`[grpo] ${grpo} was trained with other settings than this run's (or before the demo recorded them): training it again\n`);
-    rmSync(recipeGrpoRecord(grpo), { force: true });
-    await run("grpo", [...grpoArgs, ...device]);
-    writeFileSync(recipeGrpoRecord(grpo), JSON.stringify(grpoArgs) + "\n");
+    await trainStage(grpo, grpoArgs, () => run("grpo", [...grpoArgs, ...device]));
   }
   policies.push(["SFT+GRPO", grpo]);
 }

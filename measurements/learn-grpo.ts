@@ -20,8 +20,6 @@
  * Hi-ToM's recipe trains no vanilla mode (its stories pass the 1m preset's window), so its GRPO
  * stays in simulation mode with the earlier settings.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import type { Mode } from "../worlds/question/benchmark.js";
 import type { RecipeWorld } from "./learn-recipe.js";
 
@@ -83,20 +81,3 @@ export function recipeGrpoArgs(o: RecipeGrpoOptions): string[] {
   ];
 }
 
-/** The file in the stage's folder that holds the arguments it was trained with, written once it finished. */
-export function recipeGrpoRecord(dir: string): string {
-  return join(dir, "recipe-args.json");
-}
-
-/**
- * Whether `--reuse` keeps the GRPO policy in `dir` for a run with `args`: "kept" where a finished
- * stage was trained with the same arguments, "other" where the folder holds a policy trained
- * otherwise (other mode, steps, questions or seed, an interrupted run, or one from before the
- * record), "none" where it holds none. A policy is not told apart by its files alone: the
- * simulation-mode stage of an earlier demo leaves the same files as the vanilla one.
- */
-export function keptGrpo(dir: string, args: readonly string[]): "kept" | "other" | "none" {
-  if (!existsSync(join(dir, "model.safetensors"))) return "none";
-  const record = recipeGrpoRecord(dir);
-  return existsSync(record) && readFileSync(record, "utf8").trim() === JSON.stringify(args) ? "kept" : "other";
-}

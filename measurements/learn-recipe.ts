@@ -20,7 +20,8 @@
  *    (`--prompt-loss 0.1`: a policy from scratch learns to read from every token of its prompts),
  *    on the device the caller's `device` arguments name (`--device cuda`, `--precision bf16`).
  */
-import { existsSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { askedQuestion, replyFor } from "../agents/policy/question-prompt.js";
 import { Rng } from "../worlds/core/rng.js";
@@ -30,6 +31,7 @@ import { generateTomi, questionSubset } from "../worlds/tomi/index.js";
 import { generateHitom } from "../worlds/hitom/index.js";
 import { balancedByType, countByType } from "../trainers/data/balanced-types.js";
 import type { StageTiming } from "./cli-process.js";
+import { keptStage, trainStage } from "./stage-record.js";
 
 export interface SftData {
   /** The generated questions, as a ToMi file (what GRPO and evaluations read). */
@@ -115,25 +117,38 @@ export async function sftExample(bench: Benchmark, item: BenchItem, mode: Mode):
   return { prompt: asked.text, response };
 }
 
-/** `model init` then `train sft` of the recipe: OUT/base and OUT/sft, through `run` (the command line in a child process). */
+/**
+ * `model init` then `train sft` of the recipe: OUT/base and OUT/sft, through `run` (the command line
+ * in a child process). With `reuse`, policies a finished run trained from the same data (the SFT
+ * file's digest: the questions, seed, modes and balance that wrote it), steps and seed are kept;
+ * `trained` says whether they were trained now. The device is left out of the record: it changes
+ * where the stage runs, not what it trains.
+ */
 export async function recipeSft(
   run: (stage: string, args: string[]) => Promise<unknown>,
   out: string,
   o: { sftFile: string; steps: number; seed: number; reuse?: boolean; device?: readonly string[] },
-): Promise<{ base: string; sft: string }> {
+): Promise<{ base: string; sft: string; trained: boolean }> {
   const base = join(out, "base");
   const sft = join(out, "sft");
   const s = String(o.seed);
-  // A policy a finished run left (its final model is written last) is kept on request.
-  if (o.reuse && existsSync(join(sft, "model.safetensors")) && existsSync(join(base, "config.json"))) {
-    process.stderr.write(`[sft] kept ${base} and ${sft} (--reuse)\n`);
-    return { base, sft };
-  }
-  await run("base", ["model", "init", "--preset", "1m", "--corpus", o.sftFile, "--tokenizer", "word", "--seed", s, "--out", base, "--force"]);
-  await run("sft", [
+  const baseArgs = ["model", "init", "--preset", "1m", "--corpus", o.sftFile, "--tokenizer", "word", "--seed", s, "--out", base, "--force"];
+  const sftArgs = [
     "train", "sft", "--model", base, "--data", o.sftFile, "--out", sft, "--steps", String(o.steps), "--batch", "32",
     "--lr", "3e-3", "--min-lr", "1e-4", "--warmup", "50", "--weight-decay", "0.01", "--prompt-loss", "0.1", "--seed", s, "--save-every", "100000",
-    ...(o.device ?? []),
-  ]);
-  return { base, sft };
+  ];
+  const record = { base: baseArgs, sft: sftArgs, data: createHash("sha256").update(readFileSync(o.sftFile)).digest("hex") };
+  if (o.reuse) {
+    const kept = existsSync(join(base, "config.json")) ? keptStage(sft, record) : "none";
+    if (kept === "kept") {
+      process.stderr.write(`[sft] kept ${base} and ${sft} (--reuse)\n`);
+      return { base, sft, trained: false };
+    }
+    if (kept === "other") process.stderr.write(`[sft] ${sft} was trained on other data or with other settings than this run's (or before the recipe recorded them): training it again\n`);
+  }
+  await trainStage(sft, record, async () => {
+    await run("base", baseArgs);
+    await run("sft", [...sftArgs, ...(o.device ?? [])]);
+  });
+  return { base, sft, trained: true };
 }

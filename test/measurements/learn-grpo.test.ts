@@ -11,7 +11,8 @@ import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { captureOutput } from "../capture.js";
 import { main } from "../../cli/main.js";
-import { keptGrpo, RECIPE_GRPO_QUESTIONS, RECIPE_GRPO_SETTINGS, RECIPE_GRPO_STEPS, recipeGrpoArgs, recipeGrpoMode, recipeGrpoRecord } from "../../measurements/learn-grpo.js";
+import { RECIPE_GRPO_QUESTIONS, RECIPE_GRPO_SETTINGS, RECIPE_GRPO_STEPS, recipeGrpoArgs, recipeGrpoMode } from "../../measurements/learn-grpo.js";
+import { keptStage, stageRecord } from "../../measurements/stage-record.js";
 import { recipeSftData } from "../../measurements/learn-recipe.js";
 import { saveCheckpoint } from "../../models/checkpoint.js";
 import { createFromScratch } from "../../models/from-scratch.js";
@@ -106,18 +107,18 @@ describe("the learning recipe's GRPO stage", () => {
   it("--reuse keeps a GRPO policy only where it was trained with the same arguments", () => {
     const dir = join(tempDir("sw-learn-grpo-reuse-"), "grpo");
     const vanilla = recipeGrpoArgs({ ...common, world: "tomi", trainFile: "/m/train.txt", mode: "vanilla", steps: 30 });
-    expect(keptGrpo(dir, vanilla)).toBe("none");
+    expect(keptStage(dir, vanilla)).toBe("none");
     mkdirSync(dir);
     writeFileSync(join(dir, "model.safetensors"), "");
     // A policy without the record (an interrupted stage, or a demo from before the record) is trained again.
-    expect(keptGrpo(dir, vanilla)).toBe("other");
-    writeFileSync(recipeGrpoRecord(dir), JSON.stringify(vanilla) + "\n");
-    expect(keptGrpo(dir, vanilla)).toBe("kept");
+    expect(keptStage(dir, vanilla)).toBe("other");
+    writeFileSync(stageRecord(dir), JSON.stringify(vanilla) + "\n");
+    expect(keptStage(dir, vanilla)).toBe("kept");
     // The earlier simulation-mode stage leaves the same files: other mode, steps, questions or seed are another policy.
-    expect(keptGrpo(dir, recipeGrpoArgs({ ...common, world: "tomi", trainFile: "/m/train.txt", mode: "simulation", steps: 30 }))).toBe("other");
-    expect(keptGrpo(dir, recipeGrpoArgs({ ...common, world: "tomi", trainFile: "/m/train.txt", mode: "vanilla", steps: 10 }))).toBe("other");
-    expect(keptGrpo(dir, recipeGrpoArgs({ ...common, world: "tomi", trainFile: "/m/train.txt", mode: "vanilla", steps: 30, questions: 6000 }))).toBe("other");
-    expect(keptGrpo(dir, recipeGrpoArgs({ ...common, seed: 2, world: "tomi", trainFile: "/m/train.txt", mode: "vanilla", steps: 30 }))).toBe("other");
+    expect(keptStage(dir, recipeGrpoArgs({ ...common, world: "tomi", trainFile: "/m/train.txt", mode: "simulation", steps: 30 }))).toBe("other");
+    expect(keptStage(dir, recipeGrpoArgs({ ...common, world: "tomi", trainFile: "/m/train.txt", mode: "vanilla", steps: 10 }))).toBe("other");
+    expect(keptStage(dir, recipeGrpoArgs({ ...common, world: "tomi", trainFile: "/m/train.txt", mode: "vanilla", steps: 30, questions: 6000 }))).toBe("other");
+    expect(keptStage(dir, recipeGrpoArgs({ ...common, seed: 2, world: "tomi", trainFile: "/m/train.txt", mode: "vanilla", steps: 30 }))).toBe("other");
   });
 
   it("learn-demo refuses GRPO in vanilla mode without vanilla-mode training data, before any stage runs", () => {

@@ -3,11 +3,11 @@
  * prompt that holds the world model's label, in the question's own order of names (Hi-ToM), so SFT
  * teaches exactly what the policy agent and GRPO accept under the citation grammar.
  */
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { recipeSftData } from "../../measurements/learn-recipe.js";
+import { recipeSft, recipeSftData } from "../../measurements/learn-recipe.js";
 import { citedAnswer } from "../../worlds/core/compact-context.js";
 import { loadBenchmark } from "../../worlds/registry.js";
 
@@ -41,5 +41,62 @@ describe("the learning recipe's SFT data", () => {
     const { data, lines } = await examples("tomi", 60);
     expect(data).toMatchObject({ questions: 60, examples: 60 });
     for (const { prompt, response } of lines) expect(prompt).toContain(`\n${response}\n`);
+  });
+});
+
+describe("the learning recipe's base and SFT stages", () => {
+  /** A stand-in for the command line: records each stage and leaves the files a finished one leaves. */
+  function fakeRun(out: string) {
+    const stages: string[] = [];
+    const run = async (stage: string) => {
+      stages.push(stage);
+      const dir = join(out, stage);
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, stage === "base" ? "config.json" : "model.safetensors"), "");
+    };
+    return { stages, run };
+  }
+
+  it("--reuse keeps them only where they were trained from the same data, steps and seed", async () => {
+    const out = mkdtempSync(join(tmpdir(), "recipe-sft-reuse-"));
+    const sftFile = join(out, "sft.jsonl");
+    writeFileSync(sftFile, '{"prompt":"a","response":"b"}\n');
+    const { stages, run } = fakeRun(out);
+    const o = { sftFile, steps: 100, seed: 1, reuse: true };
+    expect((await recipeSft(run, out, o)).trained).toBe(true);
+    expect(stages).toEqual(["base", "sft"]);
+    expect(await recipeSft(run, out, o)).toMatchObject({ trained: false });
+    // The device changes where it runs, not what it trains.
+    expect(await recipeSft(run, out, { ...o, device: ["--device", "cuda"] })).toMatchObject({ trained: false });
+    expect(stages).toHaveLength(2);
+    // Other steps, another seed, other data (as other --questions or --balance write it): another policy.
+    for (const other of [{ ...o, steps: 200 }, { ...o, seed: 2 }]) {
+      expect((await recipeSft(run, out, other)).trained).toBe(true);
+      expect((await recipeSft(run, out, o)).trained).toBe(true);
+    }
+    writeFileSync(sftFile, '{"prompt":"a","response":"c"}\n');
+    expect((await recipeSft(run, out, o)).trained).toBe(true);
+    expect(await recipeSft(run, out, o)).toMatchObject({ trained: false });
+    // A run interrupted in SFT leaves no record: never kept, nor is a policy from before the record.
+    writeFileSync(join(out, "sft", "recipe-args.json"), "[]\n");
+    expect((await recipeSft(run, out, o)).trained).toBe(true);
+    expect(stages).toHaveLength(14);
+    // Without --reuse it always trains.
+    expect((await recipeSft(run, out, { ...o, reuse: false })).trained).toBe(true);
+  });
+
+  it("leaves no record when a stage fails, so that --reuse trains it again", async () => {
+    const out = mkdtempSync(join(tmpdir(), "recipe-sft-fail-"));
+    const sftFile = join(out, "sft.jsonl");
+    writeFileSync(sftFile, "{}\n");
+    const { run } = fakeRun(out);
+    const o = { sftFile, steps: 100, seed: 1, reuse: true };
+    await recipeSft(run, out, o);
+    const failing = async (stage: string) => {
+      await run(stage);
+      if (stage === "sft") throw new Error("killed");
+    };
+    await expect(recipeSft(failing, out, { ...o, steps: 300 })).rejects.toThrow("killed");
+    expect((await recipeSft(run, out, { ...o, steps: 300 })).trained).toBe(true);
   });
 });
