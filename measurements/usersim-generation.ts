@@ -40,6 +40,7 @@ import { packageRoot } from "../worlds/question/prompts.js";
 import { readHierarchyFile } from "../worlds/usersim/index.js";
 import { socialworld, wallTimeLine, type StageTiming } from "./cli-process.js";
 import { readRunLog, tenthMeans } from "./run-logs.js";
+import { loadAverageLine, writeResults } from "./results-file.js";
 import { scriptArgs } from "./script-args.js";
 import { reusedTraining, trainStage } from "./stage-record.js";
 import { USERSIM_CONTEXT, USERSIM_RECIPE_HELP, USERSIM_RECIPE_OPTIONS, usersimBaseArgs, usersimGrpoArgs, usersimSftArgs, usersimSftLines } from "./usersim-recipe.js";
@@ -293,10 +294,9 @@ const text = [
   "",
   ...creditPairs.flatMap(([level, reply]) => (reply ? [`Level credit minus reply credit (${level.trained} GRPO from the same SFT, the same budget; paired on the records ± s.e.): ${paired(level, reply)}`, ""] : [])),
   timings.length ? wallTimeLine(total, timings) : "Every stage kept from an earlier run (--reuse).",
-  `Load average (1, 5, 15 min): ${loadBefore.map((x) => x.toFixed(1)).join(", ")} at the start, ${loadAfter.map((x) => x.toFixed(1)).join(", ")} at the end.`,
+  loadAverageLine(loadBefore, loadAfter),
   "",
   ...curves,
   "",
 ].join("\n");
-writeFileSync(join(out, "results.md"), text);
-process.stdout.write("\n" + text);
+writeResults(out, text);
