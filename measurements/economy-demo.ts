@@ -35,6 +35,7 @@ import { economyParams } from "../worlds/economy/index.js";
 import { packageRoot } from "../worlds/question/prompts.js";
 import { socialworld, wallTimeLine, type StageTiming } from "./cli-process.js";
 import { economySftData, TEACHERS } from "./economy-sft-data.js";
+import { writeResults } from "./results-file.js";
 import { scriptArgs } from "./script-args.js";
 
 const USAGE = `node dist/measurements/economy-demo.js [options]   (or: npm run demo:economy -- [options])
@@ -147,8 +148,7 @@ const text = [
   wallTimeLine(total, timings) + ` Load average ${load0.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end (2 cores).`,
   "",
 ].join("\n");
-writeFileSync(join(out, "results.md"), text);
-process.stdout.write("\n" + text);
+writeResults(out, text);
 
 /** economy-compare in a child process (its progress to this terminal); resolves with its tables. */
 function compare(args: string[]): Promise<string> {

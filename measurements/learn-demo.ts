@@ -37,7 +37,7 @@
  * checkpoint folder that `bench --agent policy:DIR` runs. The tables go to the terminal and to
  * OUT/results.md, the learning curves to OUT/curves.md. Not a test.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
 import { intArg } from "../cli/args.js";
@@ -47,6 +47,7 @@ import { packageRoot } from "../worlds/question/prompts.js";
 import { percentCell as pct, socialworld, wallTimeLine, type StageTiming } from "./cli-process.js";
 import { RECIPE_GRPO_STEPS, recipeGrpoArgs, recipeGrpoMode } from "./learn-grpo.js";
 import { recipeSft, recipeSftData } from "./learn-recipe.js";
+import { writeResults } from "./results-file.js";
 import { readRunLog, tenthMeans } from "./run-logs.js";
 import { scriptArgs } from "./script-args.js";
 import { keptStage, trainStage } from "./stage-record.js";
@@ -237,5 +238,4 @@ const text = [
   ...curves,
   "",
 ].join("\n");
-writeFileSync(join(out, "results.md"), text);
-process.stdout.write("\n" + text);
+writeResults(out, text);

@@ -21,6 +21,7 @@ import { questionText } from "../agents/policy/question-prompt.js";
 import { packageRoot } from "../worlds/question/prompts.js";
 import { loadBenchmark, loadGenerator } from "../worlds/registry.js";
 import { socialworld, type StageTiming } from "./cli-process.js";
+import { writeResults } from "./results-file.js";
 import { scriptArgs } from "./script-args.js";
 
 const USAGE = `node dist/measurements/lora-sft.js [options]
@@ -137,5 +138,4 @@ const table = [
     `LoRA's final loss is ${((ratio - 1) * 100).toFixed(1)}% ${ratio >= 1 ? "above" : "below"} full fine-tuning's (target: within 10%): ${Math.abs(ratio - 1) <= 0.1 || ratio < 1 ? "met" : "not met"}.`,
   `Wall time: ${timings.map((t) => `${t.stage} ${t.seconds.toFixed(0)} s`).join(", ")}.`,
 ].join("\n");
-writeFileSync(join(out, "results.md"), table + "\n");
-process.stdout.write(`\n${table}\n`);
+writeResults(out, table + "\n");

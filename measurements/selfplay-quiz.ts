@@ -24,7 +24,7 @@
  * `questions`, `bench`) and its HTTP API, as a user would run them. Not a test.
  */
 import { randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { z } from "zod";
@@ -41,6 +41,7 @@ import type { HeldOutPoint, QuizAccuracyPoint, TrainingRun } from "../server/tra
 import { clock, socialworld, wallTimeLine, type StageTiming } from "./cli-process.js";
 import { recipeSft, recipeSftData } from "./learn-recipe.js";
 import { linePlot } from "./line-plot.js";
+import { writeResults } from "./results-file.js";
 import { BELIEF_ORDERS, beliefDiscrimination } from "./belief-discrimination.js";
 import { scriptArgs } from "./script-args.js";
 import { scheduleProblem, selfPlaySchedule } from "./selfplay-trainer.js";
@@ -390,11 +391,9 @@ const text = [
   ...(failure ? ["", `Incomplete: ${failure}.`] : []),
   "",
 ].join("\n");
-writeFileSync(join(out, "results.md"), text);
 const pts = (f: (r: BenchReport) => number) => [...scores.entries()].map(([k, r]): [number, number] => [k, 100 * f(r)]);
-writeFileSync(
-  join(out, "curve.svg"),
-  linePlot([
+writeResults(out, text, {
+  "curve.svg": linePlot([
     {
       title: "Self-play on ToMi: quiz accuracy (%)",
       x: "round",
@@ -406,6 +405,5 @@ writeFileSync(
       ],
     },
   ]),
-);
-process.stdout.write("\n\n" + text);
+});
 if (failure) process.exitCode = 1;

@@ -44,6 +44,7 @@ import { scriptArgs } from "./script-args.js";
 import { cascadeOf, evalReport, pairedTable, rightByQuestion } from "./social-paired.js";
 import { factsFields, factsNeedShort, factsOf, factsUsage } from "./social-facts-args.js";
 import { percentCell as pct, socialworld as run, wallTimeLine, type StageTiming } from "./cli-process.js";
+import { writeResults } from "./results-file.js";
 
 const USAGE = `node dist/measurements/social-demo.js [options]   (or: npm run demo:social -- [options])
 
@@ -181,5 +182,4 @@ const text = [
   wallTimeLine(total, timings) + ` Load average ${load0.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end.`,
   "",
 ].join("\n");
-writeFileSync(join(out, "results.md"), text);
-process.stdout.write("\n" + text);
+writeResults(out, text);

@@ -28,6 +28,7 @@ import { loadBenchmark } from "../worlds/registry.js";
 import { generateTomi } from "../worlds/tomi/index.js";
 import { percentCell as pct, socialworld, wallTimeLine, type StageTiming } from "./cli-process.js";
 import { linePlot } from "./line-plot.js";
+import { writeResults } from "./results-file.js";
 import { scriptArgs } from "./script-args.js";
 import { sftExample } from "./learn-recipe.js";
 
@@ -217,12 +218,9 @@ const lines = [
   "",
 ];
 const text = lines.join("\n");
-writeFileSync(join(out, "results.md"), text);
-writeFileSync(
-  join(out, "curves.svg"),
-  linePlot([
+writeResults(out, text, {
+  "curves.svg": linePlot([
     { title: "rollout accuracy", x: "step", series: runs.map(([n]) => ({ name: n, points: curves.get(n)!.map((m) => [m.step, m.accuracy] as const) })) },
     { title: "mean reward", x: "step", series: runs.map(([n]) => ({ name: n, points: curves.get(n)!.map((m) => [m.step, m.reward] as const) })) },
   ]),
-);
-process.stdout.write("\n" + text);
+});

@@ -27,7 +27,7 @@
  * Every stage is a child process (cli-process.ts); the table goes to the terminal and to
  * OUT/results.md with the wall time, the machine's load average and the learning curves. Not a test.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { z } from "zod";
@@ -36,6 +36,7 @@ import { packageRoot } from "../worlds/question/prompts.js";
 import { readHierarchyFile } from "../worlds/usersim/index.js";
 import { measurementScript, socialworld, wallTimeLine, type StageTiming } from "./cli-process.js";
 import { readRunLog, tenthMeans } from "./run-logs.js";
+import { loadAverageLine, writeResults } from "./results-file.js";
 import { USERSIM_CONTEXT as CONTEXT, USERSIM_RECIPE_HELP, USERSIM_RECIPE_OPTIONS, usersimBaseArgs, usersimGrpoArgs, usersimSftArgs, writeUsersimSft } from "./usersim-recipe.js";
 import { scriptArgs } from "./script-args.js";
 
@@ -146,10 +147,9 @@ const text = [
   readFileSync(tableMd, "utf8").trimEnd(),
   "",
   wallTimeLine(total, timings),
-  `Load average (1, 5, 15 min): ${loadBefore.map((x) => x.toFixed(1)).join(", ")} at the start, ${loadAfter.map((x) => x.toFixed(1)).join(", ")} at the end.`,
+  loadAverageLine(loadBefore, loadAfter),
   "",
   ...curves,
   "",
 ].join("\n");
-writeFileSync(join(out, "results.md"), text);
-process.stdout.write("\n" + text);
+writeResults(out, text);

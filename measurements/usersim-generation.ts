@@ -40,7 +40,9 @@ import { packageRoot } from "../worlds/question/prompts.js";
 import { readHierarchyFile } from "../worlds/usersim/index.js";
 import { socialworld, wallTimeLine, type StageTiming } from "./cli-process.js";
 import { readRunLog, tenthMeans } from "./run-logs.js";
+import { loadAverageLine, writeResults } from "./results-file.js";
 import { scriptArgs } from "./script-args.js";
+import { reusedTraining, trainStage } from "./stage-record.js";
 import { USERSIM_CONTEXT, USERSIM_RECIPE_HELP, USERSIM_RECIPE_OPTIONS, usersimBaseArgs, usersimGrpoArgs, usersimSftArgs, usersimSftLines } from "./usersim-recipe.js";
 
 const USAGE = `node dist/measurements/usersim-generation.js [options]   (or: npm run demo:usersim-generation -- [options])
@@ -135,12 +137,14 @@ const record = (what: string, args: readonly string[]) => {
   recorded[what] = significant(args);
   writeFileSync(stagesFile, JSON.stringify(recorded, null, 2) + "\n");
 };
-const run = async (stage: string, args: string[], output: string, after: readonly string[] = []) => {
+/** Runs a stage unless --reuse keeps its output; `policy`: the folder of the policy it trains, which gets its stage record too (stage-record.ts). */
+const run = async (stage: string, args: string[], output: string, after: readonly string[] = [], policy?: string) => {
   if (kept(stage, args, output, after)) return;
   // A stage that fails leaves no record behind it to vouch for what it half wrote.
   delete recorded[stage];
   writeFileSync(stagesFile, JSON.stringify(recorded, null, 2) + "\n");
-  await socialworld(stage, args, timings);
+  const train = () => socialworld(stage, args, timings);
+  await (policy ? trainStage(policy, { [stage]: significant(args) }, train) : train());
   record(stage, args);
 };
 
@@ -170,8 +174,15 @@ const base = join(out, "base");
 await run("base", usersimBaseArgs(corpus, base, values.seed), join(base, "model.safetensors"), ["sft data"]);
 const sft = (g: Generation) => join(out, `sft-${g}`);
 for (const g of GENERATIONS) {
-  await run(`SFT ${g}`, [...usersimSftArgs(base, sftFile(g), sft(g), values["sft-steps"], values.seed, values.threads), "--quiet"], join(sft(g), "model.safetensors"), ["sft data", "base"]);
+  await run(`SFT ${g}`, [...usersimSftArgs(base, sftFile(g), sft(g), values["sft-steps"], values.seed, values.threads), "--quiet"], join(sft(g), "model.safetensors"), ["sft data", "base"], sft(g));
 }
+// What each SFT policy was trained with, for the header: this run's --sft-steps where this script
+// trained it (now, or in the run whose record --reuse checked); else, kept unchecked (linked in from
+// elsewhere), what its own stage record says, if it has one.
+const sftTrained = GENERATIONS.map((g) => (recorded[`SFT ${g}`] ? undefined : `${g} ${reusedTraining(sft(g))}`));
+const sftHeader = sftTrained.every((x) => x === undefined)
+  ? `SFT ${values["sft-steps"]} steps of 8 examples each recipe`
+  : `SFT ${GENERATIONS.map((g, i) => sftTrained[i] ?? `${g} ${values["sft-steps"]} steps of 8 examples`).join(", ")}`;
 
 // 4. GRPO on top, each in its own generation, the same budget.
 const grpo = (g: Generation) => join(out, `grpo-${g}`);
@@ -275,7 +286,7 @@ for (const g of levelCredited) {
 const total = (performance.now() - started) / 1000;
 const loadAfter = loadavg();
 const text = [
-  `Policy preset 1m (context ${USERSIM_CONTEXT}), seed ${values.seed}; generate usersim --n ${values.n} --seed ${values["data-seed"]}; SFT ${values["sft-steps"]} steps of 8 examples each recipe` +
+  `Policy preset 1m (context ${USERSIM_CONTEXT}), seed ${values.seed}; generate usersim --n ${values.n} --seed ${values["data-seed"]}; ${sftHeader}` +
     `${values["grpo-steps"] > 0 ? `; GRPO ${values["grpo-steps"]} steps of ${values.prompts} records x ${values["group-size"]} replies each, lr ${values.lr}` : ""}; hierarchy compact.json; ` +
     `the test split's first ${values.eval} records, greedy, constrained to the reply's grammar (joint: max_new_tokens ${MAX_NEW}; per-level: each level's max_tokens):`,
   "",
@@ -283,10 +294,9 @@ const text = [
   "",
   ...creditPairs.flatMap(([level, reply]) => (reply ? [`Level credit minus reply credit (${level.trained} GRPO from the same SFT, the same budget; paired on the records ± s.e.): ${paired(level, reply)}`, ""] : [])),
   timings.length ? wallTimeLine(total, timings) : "Every stage kept from an earlier run (--reuse).",
-  `Load average (1, 5, 15 min): ${loadBefore.map((x) => x.toFixed(1)).join(", ")} at the start, ${loadAfter.map((x) => x.toFixed(1)).join(", ")} at the end.`,
+  loadAverageLine(loadBefore, loadAfter),
   "",
   ...curves,
   "",
 ].join("\n");
-writeFileSync(join(out, "results.md"), text);
-process.stdout.write("\n" + text);
+writeResults(out, text);

@@ -4,9 +4,14 @@
  *
  * The schema sent as `response_format` is the zod schema's JSON Schema made acceptable to the
  * strictest endpoints (OpenAI's strict mode): the root must be an object (a union of actions is
- * wrapped as {"action": ...}), and keywords those endpoints refuse (maxLength, pattern...) are
- * left out of what is sent; they still apply, since the reply is checked with zod. `strict` is
- * asked for only when every object is closed and lists all its properties as required.
+ * wrapped as {"action": ...}), and only the keywords in KEPT are sent. Every other keyword is left
+ * out, among them every bound: minimum, maximum, exclusiveMinimum, exclusiveMaximum, multipleOf,
+ * minLength, maxLength, pattern, format, minItems, maxItems, prefixItems, propertyNames, default.
+ * So an endpoint may return a number out of its range or a text too long; such a reply is still
+ * refused, since it is read with the full zod schema (readStructured), its error naming the field
+ * and the bound ("Too big: expected number to be <=1 at work"), and the agent asks once more or
+ * falls back as for any reply it cannot read. `strict` is asked for only when every object is
+ * closed and lists all its properties as required.
  *
  * A question whose answer is JSON of a schema of its own (a task's `json` AnswerForm: the social
  * world's reaction) is asked in that schema (answerResponseSchema), always strict: wrapped as
@@ -28,7 +33,7 @@ export interface ResponseSchema {
   readonly zod: z.ZodType;
 }
 
-// The JSON Schema keywords every structured-output endpoint accepts.
+// The JSON Schema keywords every structured-output endpoint accepts; the others are not sent (see above).
 const KEPT = new Set(["type", "properties", "required", "additionalProperties", "items", "enum", "const", "anyOf", "description", "title", "$defs", "$ref"]);
 
 const cache = new WeakMap<z.ZodType, ResponseSchema>();

@@ -22,6 +22,7 @@ import { readEpisodeLog } from "../../store/episode-log.js";
 import { runEpisode } from "../../worlds/core/loop.js";
 import { QuestionWorld, AnswerSchema, type Answer, type QuestionTask } from "../../worlds/question/world.js";
 import { TomiActionSchema } from "../../worlds/tomi/world.js";
+import { HouseholdDecisionSchema } from "../../worlds/economy/action.js";
 import type { PolicyServer } from "../../server/openai/app.js";
 import { captureOutput } from "../capture.js";
 import { tempDir } from "../policy/fixtures.js";
@@ -70,6 +71,12 @@ describe("llm agent: structured output", () => {
     expect((tomi.schema.properties as any).action.anyOf).toHaveLength(4);
     expect(readStructured('{"action": {"type": "move", "object": "apple", "container": "box"}}', tomi)).toEqual({ ok: true, value: { type: "move", object: "apple", container: "box" } });
     expect(readStructured('{"action": {"type": "fly"}}', tomi)).toMatchObject({ ok: false });
+    // Numeric bounds are not sent either; zod applies them, its error naming the field and the bound.
+    const household = responseSchema("action", HouseholdDecisionSchema);
+    expect(JSON.stringify(household.schema)).not.toMatch(/minimum|maximum/i);
+    expect(readStructured('{"work": 0.5, "consumption": 0.25}', household)).toEqual({ ok: true, value: { work: 0.5, consumption: 0.25 } });
+    expect(readStructured('{"work": 1.5, "consumption": 0.25}', household)).toEqual({ ok: false, error: expect.stringMatching(/^the reply does not match the schema: .*expected number to be <=1.*at work$/) });
+    expect(readStructured('{"work": 0.5, "consumption": -1}', household)).toEqual({ ok: false, error: expect.stringMatching(/expected number to be >=0.*at consumption$/) });
   });
 
   it("reads replies strictly: one JSON document (a lone fenced block too), no unknown keys", () => {
