@@ -6,7 +6,8 @@
  * strictest endpoints (OpenAI's strict mode): the root must be an object (a union of actions is
  * wrapped as {"action": ...}), and only the keywords in KEPT are sent. Every other keyword is left
  * out, among them every bound: minimum, maximum, exclusiveMinimum, exclusiveMaximum, multipleOf,
- * minLength, maxLength, pattern, format, minItems, maxItems, prefixItems, propertyNames, default.
+ * minLength, maxLength, pattern, format, minItems, maxItems, prefixItems (a tuple is sent as an
+ * array of any of its positions' schemas), propertyNames, default.
  * So an endpoint may return a number out of its range or a text too long; such a reply is still
  * refused, since it is read with the full zod schema (readStructured), its error naming the field
  * and the bound ("Too big: expected number to be <=1 at work"), and the agent asks once more or
@@ -82,11 +83,19 @@ export function responseFormat(kind: "json_schema" | "json_object" | "text", rs:
 function portable(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(portable);
   if (!node || typeof node !== "object") return node;
+  const n = node as Record<string, unknown>;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(node as Record<string, unknown>)) {
+  for (const [k, v] of Object.entries(n)) {
     if (k === "oneOf") out.anyOf = portable(v);
     else if (k === "properties" || k === "$defs") out[k] = Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([p, s]) => [p, portable(s)]));
     else if (KEPT.has(k)) out[k] = portable(v);
+  }
+  // A tuple (prefixItems, then `items: false` or the rest's schema): without prefixItems, `items:
+  // false` would allow only the empty array. Sent as an array of any of its positions' schemas;
+  // each position's own schema and the length are checked by the full zod schema.
+  if (Array.isArray(n.prefixItems)) {
+    const kinds = [...n.prefixItems, ...(n.items && typeof n.items === "object" ? [n.items] : [])].map(portable);
+    out.items = kinds.length === 1 ? kinds[0] : { anyOf: kinds };
   }
   return out;
 }

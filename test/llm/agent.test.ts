@@ -79,6 +79,16 @@ describe("llm agent: structured output", () => {
     expect(readStructured('{"work": 0.5, "consumption": -1}', household)).toEqual({ ok: false, error: expect.stringMatching(/expected number to be >=0.*at consumption$/) });
   });
 
+  it("sends a tuple as an array of its positions' schemas (never `items: false` alone, which allows only []), and zod checks each position", () => {
+    const pair = responseSchema("action", z.object({ move: z.tuple([z.string(), z.number()]) }));
+    expect((pair.schema.properties as any).move).toEqual({ type: "array", items: { anyOf: [{ type: "string" }, { type: "number" }] } });
+    const rest = responseSchema("action", z.object({ path: z.tuple([z.string()], z.boolean()) }));
+    expect((rest.schema.properties as any).path).toEqual({ type: "array", items: { anyOf: [{ type: "string" }, { type: "boolean" }] } });
+    expect(readStructured('{"move": ["kitchen", 2]}', pair)).toEqual({ ok: true, value: { move: ["kitchen", 2] } });
+    expect(readStructured('{"move": [2, "kitchen"]}', pair)).toMatchObject({ ok: false, error: expect.stringMatching(/move/) });
+    expect(readStructured('{"move": ["kitchen", 2, 3]}', pair)).toMatchObject({ ok: false });
+  });
+
   it("reads replies strictly: one JSON document (a lone fenced block too), no unknown keys", () => {
     const rs = responseSchema("action", AnswerSchema);
     expect(readStructured(' {"answer": "box"}\n', rs)).toEqual({ ok: true, value: { answer: "box" } });
