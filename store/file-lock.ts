@@ -5,16 +5,19 @@
  *
  * The lock is a file created with O_EXCL, holding its owner's pid and host. The work done under it
  * is synchronous and takes milliseconds, so a lock that stays is one whose owner died: it is
- * broken at once when its owner was a process of this host that no longer exists. A live process
- * of this host keeps its lock however long it takes (a stuck one ends the wait in FileLockTimeout,
- * which names it). A lock of another host, or one whose owner cannot be read, is broken once it
- * is older than `staleMs` (a store on a disk shared between hosts: nobody here can see that
- * process).
+ * broken at once when its owner was a process of this host that no longer exists. A running
+ * process of this host keeps its lock however long it takes (a stuck one ends the wait in
+ * FileLockTimeout, which names it). A lock of another host, or one whose owner cannot be read, is
+ * broken once it is older than `staleMs` (a store on a disk shared between hosts: nobody here can
+ * see that process); so is the lock of a process of this host that is stopped (SIGSTOP): it will
+ * not let go before someone continues it, and a group of server processes would wait for it to
+ * claim its rooms, which it was declared dead for. On waking it finds the lock taken (FileLockLost,
+ * as a paused process of another host does).
  */
 import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { withPath } from "./io-error.js";
-import { OwnerSchema, ownerGone, thisProcess, type Owner } from "./owner.js";
+import { OwnerSchema, ownerGone, ownerStopped, thisProcess, type Owner } from "./owner.js";
 import { replaceFile } from "./write-atomic.js";
 import { writesHeld } from "./write-fence.js";
 
@@ -170,8 +173,8 @@ function inspect(path: string, staleMs: number): "gone" | "stale" | string {
   // it): only its age can tell.
   const holder = parseHolder(text);
   if (holder && ownerGone(holder)) return "stale";
-  const alive = holder !== undefined && holder.host === thisProcess().host;
-  if (!alive && Date.now() - mtimeMs > staleMs) return "stale";
+  const running = holder !== undefined && holder.host === thisProcess().host && !ownerStopped(holder);
+  if (!running && Date.now() - mtimeMs > staleMs) return "stale";
   return holder ? `process ${holder.pid} on ${holder.host}` : "";
 }
 

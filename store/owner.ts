@@ -8,6 +8,7 @@
  * same name (containers started from one image): two machines must never share an id, since a
  * pid is checked only on its own host.
  */
+import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { z } from "zod";
 
@@ -50,4 +51,22 @@ export function ownerGone(owner: Owner): boolean {
     // EPERM: it exists, as another user's process.
     return (err as NodeJS.ErrnoException).code !== "EPERM";
   }
+}
+
+/**
+ * True when the owner is a process of this host that exists but is stopped (SIGSTOP, a debugger,
+ * a job suspended by ^Z): it runs nothing until someone continues it. Read from Linux's
+ * /proc/PID/stat (the state after the command's name, which may itself hold spaces and
+ * parentheses); false where there is no /proc, or the process is gone or another host's.
+ */
+export function ownerStopped(owner: Owner): boolean {
+  if (owner.host !== host || owner.pid === process.pid) return false;
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${owner.pid}/stat`, "utf8");
+  } catch {
+    return false;
+  }
+  const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+  return state === "T" || state === "t";
 }

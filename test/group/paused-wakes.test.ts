@@ -8,13 +8,18 @@
  * client count) before the victim's first heartbeat can tell it that it is dead. Those writes must
  * not land: for seconds after the wake, Redis holds one listing per room, none of the victim's,
  * the victim's room count does not come back, and the recreated rooms keep their spectators and
- * take new seats where they now live. Nor does it write its rooms' logs: each of its rooms, paused
+ * take new seats where they now live. Paused inside a registry write, it holds the registry's lock
+ * file: the survivors break it (stale: its owner is stopped) rather than wait for it to wake.
+ * Nor does it write its rooms' logs: each of its rooms, paused
  * (almost always) in the tick that ends an episode (one step an episode), would log that episode
  * on waking, after its new home had played it again; each episode is in its room's log once.
  */
+import { writeFileSync } from "node:fs";
+import { hostname } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ownerKey } from "../../store/owner.js";
-import { RoomRegistry } from "../../store/room-registry.js";
+import { ROOMS_FILE, RoomRegistry } from "../../store/room-registry.js";
 import type { Served } from "../server/child-server.js";
 import { until } from "../server/raw-client.js";
 import { episodesLogged, listingsIn, expectEachListedOnce, groupOfFile, joinRoom, json, listed, pidOf, recreatedBy, spreadRooms, wakeAndWatch } from "./group-checks.js";
@@ -49,6 +54,11 @@ describe("a paused process that wakes after its rooms were taken over", () => {
     for (const w of watching) expect(w.host).toBe(address(victim));
 
     victim.child.kill("SIGSTOP");
+    // Paused in the tick that ends its rooms' episodes, it may be inside a registry write (each
+    // episode's number goes into the room registry): it holds that registry's lock, and the run
+    // registry's, for as long as it is stopped. Held here for certain: the survivors must claim its
+    // rooms all the same (the lock of a stopped process is broken once stale, store/file-lock.ts).
+    for (const file of [ROOMS_FILE, "db.json"]) writeFileSync(join(store, `${file}.lock`), JSON.stringify({ pid: pids[0], host: hostname(), since: new Date().toISOString() }));
     const logsAtPause = new Map(registry.list().filter((e) => victimRooms.includes(e.roomId)).map((e) => [e.runId!, episodesLogged(store, e.runId!).length]));
     await until(() => registry.list().every((r) => r.owner.pid !== pids[0]), 90_000, "the paused process's rooms to be claimed");
     for (const s of survivors) await until(async () => (await listed(s)).sort().join() === [...ids].sort().join(), 60_000, `the rooms listed again by ${s.base}`);

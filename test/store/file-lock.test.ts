@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -94,6 +94,35 @@ describe("withFileLock", () => {
     writeFileSync(`${path}.break`, holder(deadPid()));
     expect(await withFileLock(path, () => "mine", { timeoutMs: 5000 })).toBe("mine");
     expect(existsSync(`${path}.break`)).toBe(false);
+  });
+
+  it.runIf(existsSync("/proc/self/stat"))("breaks the lock of a stopped process of this host once older than staleMs, and only then; a running one's never", async () => {
+    const path = lockIn();
+    // A real process of this host holding the lock (as a server paused by SIGSTOP in a registry write).
+    const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+    try {
+      await new Promise((r) => child.once("spawn", r));
+      writeFileSync(path, holder(child.pid!));
+      const old = new Date(Date.now() - 60_000);
+      utimesSync(path, old, old);
+      // Running: kept, however old.
+      await expect(withFileLock(path, () => 1, { timeoutMs: 150, staleMs: 10 })).rejects.toBeInstanceOf(FileLockTimeout);
+      child.kill("SIGSTOP");
+      const stopped = Date.now();
+      while (!/\) [Tt] /.test(readFileSync(`/proc/${child.pid}/stat`, "utf8"))) {
+        if (Date.now() - stopped > 5000) throw new Error("the child did not stop");
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      // Stopped, but its lock younger than staleMs: kept.
+      writeFileSync(path, holder(child.pid!));
+      await expect(withFileLock(path, () => 1, { timeoutMs: 150, staleMs: 60_000 })).rejects.toBeInstanceOf(FileLockTimeout);
+      // Stopped and older: broken, and the waiter gets it.
+      utimesSync(path, old, old);
+      expect(await withFileLock(path, () => "mine", { timeoutMs: 2000, staleMs: 10 })).toBe("mine");
+      expect(existsSync(path)).toBe(false);
+    } finally {
+      child.kill("SIGKILL");
+    }
   });
 
   it("tells a holder whose lock was taken over while it worked (it was paused), so that its write is dropped", async () => {
