@@ -227,6 +227,12 @@ for (const [set, file] of evalSets) {
     }
   }
   tables.push("");
+  // Where a policy wrote the context itself: how faithful its traces were to the world model's.
+  for (const [name] of agents) {
+    const w = reports.get(key(set, name, "simulation"))?.writtenContext;
+    if (w) tables.push(`- ${name}'s written contexts: ${pct(w.exactShare)} of the traces exact (${w.exact}/${w.questions}), ${pct(w.lineShare)} of the lines right (${w.linesRight}/${w.lines}).`);
+  }
+  if (values.context === "self") tables.push("");
 }
 
 // The learning curves: SFT loss and GRPO reward, in tenths of the run.
