@@ -20,6 +20,11 @@ import { generateTomi } from "../../worlds/tomi/generator.js";
 import { simulateTomi } from "../../worlds/tomi/simulation.js";
 import { writtenTomiContext } from "../../worlds/tomi/written-context.js";
 import { TOM_DATA, tomData } from "../data-paths.js";
+import { createFromScratch } from "../../models/from-scratch.js";
+import { NativeCompleter } from "../../models/generate.js";
+import { LanguageModelAgent } from "../../agents/policy/lm-agent.js";
+import { LmAgentOptionsSchema } from "../../agents/policy/options.js";
+import { QuestionWorld } from "../../worlds/question/world.js";
 
 const story = (...lines: string[]) => lines.map((l, i) => `${i + 1} ${l}`).join("\n");
 const written = (s: string, question: string) => writtenTomiContext(simulateTomi(s), question);
@@ -156,6 +161,29 @@ describe("the written context (ToMi)", () => {
     expect(ok("green_crate Noah\n- Ella spinach now:\ngreen_crate")).toBe(false);
     expect(ok("green_crate Ella Avery\n- Ella apple now:\ngreen_crate")).toBe(false);
     expect(writtenSpec(w, "off")).toBeUndefined();
+  });
+
+  it("an untrained policy asked with context=self writes a trace and an answer line under the grammar, and says so in its reply's info", async () => {
+    const bench = new TomiBenchmark();
+    const dir = mkdtempSync(join(tmpdir(), "written-"));
+    writeFileSync(join(dir, "one.txt"), `${FALSE_BELIEF}\n6 Where will Ella look for the spinach?\tgreen_crate\t1\n`);
+    const [item] = bench.load(join(dir, "one.txt"));
+    const task = bench.task(item!, "simulation");
+    const asked = await askedQuestion(task, "self");
+    const m = await createFromScratch({ preset: "tiny", seed: 4, corpus: [asked.text, writtenReply(asked.written!)!], tokenizerKind: "word" });
+    const completer = new NativeCompleter("tiny", m.model, m.tokenizer);
+    const agent = new LanguageModelAgent("policy:tiny", async () => ({ completer, tokenizer: m.tokenizer }), LmAgentOptionsSchema.parse({ temperature: 1, context: "self" }));
+    const world = new QuestionWorld(() => 0);
+    const state = QuestionWorld.initial(task);
+    const pattern = new RegExp(asked.written!.pattern);
+    for (let t = 1; t <= 8; t++) {
+      const reply = await agent.act({ world: "question", agent: "respondent", timestep: t, observation: world.observe(state), actionSchema: world.actionSchema() });
+      expect(reply.prompt).toContain(asked.text);
+      expect(reply.raw!.trim()).toMatch(pattern);
+      expect(reply.info).toMatchObject({ context: "self" });
+      expect(["green_crate", "blue_box"]).toContain(citedAnswer(reply.raw!));
+      expect(reply.action).toEqual({ answer: citedAnswer(reply.raw!) });
+    }
   });
 
   it("parses context=self, defaults to the world's, and names the option it refuses", () => {
