@@ -160,6 +160,8 @@ describe("the written context (ToMi)", () => {
     expect(ok("- Ella spinach now:\ngarage")).toBe(false);
     expect(ok("green_crate Noah\n- Ella spinach now:\ngreen_crate")).toBe(false);
     expect(ok("green_crate Ella Avery\n- Ella apple now:\ngreen_crate")).toBe(false);
+    expect(ok("- both Avery and Ella spinach now:\ngreen_crate")).toBe(true);
+    expect(ok("- both Ella and Ella spinach now:\ngreen_crate")).toBe(false);
     expect(writtenSpec(w, "off")).toBeUndefined();
   });
 

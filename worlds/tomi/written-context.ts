@@ -52,8 +52,8 @@ function merged(sightings: readonly { place: string; by: string[] }[]): { place:
 
 /**
  * The reply's grammar: at most one trace line per timestep, each a place the story names and then
- * some of its agents, then an answer line titled as a question about the object is, valued with
- * one of the story's containers.
+ * some of its agents, then an answer line titled as a question about the object is (a pair of two
+ * different agents), valued with one of the story's containers.
  */
 function replyPattern(views: Perspectives, names: readonly string[], object: string, steps: number): string {
   const facts = views.facts([]);
@@ -63,6 +63,9 @@ function replyPattern(views: Perspectives, names: readonly string[], object: str
   const place = wordChoice(places.size ? [...places] : ["none"]);
   const name = wordChoice(names.length ? names : ["nobody"]);
   const obj = wordChoice([object]);
-  const title = `(?:story ${obj} (?:first|now)|${name} ${obj} now|both ${name} and ${name} ${obj} now)`;
+  // A pair is two different agents: `both Jacob and Jacob` names no view.
+  const pairs = names.flatMap((a) => names.filter((b) => b !== a).map((b) => `${a} and ${b}`));
+  const both = pairs.length ? `|both ${wordChoice(pairs)} ${obj} now` : "";
+  const title = `(?:story ${obj} (?:first|now)|${name} ${obj} now${both})`;
   return `^(?:${place}(?: ${name}){0,${Math.max(1, names.length)}}\\n){0,${Math.max(1, steps)}}- ${title}:\\n${wordChoice(containers.length ? containers : [...places])}$`;
 }
