@@ -165,6 +165,22 @@ describe("the written context (ToMi)", () => {
     expect(writtenSpec(w, "off")).toBeUndefined();
   });
 
+  it("the grammar of a 30-line story with seven agents stays small (the trace's length is the token budget's to bound)", () => {
+    const agents = ["Ella", "Avery", "Noah", "Jacob", "Olivia", "Mason", "Charlotte"];
+    const containers = ["blue_box", "red_envelope", "green_treasure_chest", "blue_bathtub", "red_drawer", "green_suitcase", "blue_cupboard"];
+    const lines = [...agents.map((a) => `${a} entered the garage.`), "The spinach is in the green_crate.", "The apple is in the blue_box."];
+    for (let k = 0; lines.length < 30; k++) {
+      const a = agents[k % agents.length]!;
+      if (k % 2) lines.push(`${a} exited the garage.`, `${a} entered the garage.`);
+      else lines.push(`${a} moved the spinach to the ${containers[k % containers.length]}.`);
+    }
+    const w = written(story(...lines.slice(0, 30)), "Where does Ella think that Noah searches for the spinach?");
+    expect(w.trace.length).toBeGreaterThan(5);
+    // A bound of a line per timestep, nested over the names' bound, multiplied the automaton's states by the story's length.
+    const a = compileBytes(writtenSpec(w, "schema")!, { explicitStates: 2_000 });
+    expect(a.matches(new TextEncoder().encode(writtenReply(w)!))).toBe(true);
+  });
+
   it("an untrained policy asked with context=self writes a trace and an answer line under the grammar, and says so in its reply's info", async () => {
     const bench = new TomiBenchmark();
     const dir = mkdtempSync(join(tmpdir(), "written-"));

@@ -28,7 +28,7 @@ export function writtenTomiContext(ctx: SocializedContext, question: string): Wr
   const object = q?.object ?? "object";
   const trace = q ? merged(views.sightings(object, names)).map(({ place, by }) => [place, ...by].join(" ")) : [];
   const answer = q ? compactTomiContext(ctx).answerLine(question) : undefined;
-  return { heading: `Who saw the ${object} where, then the answer:`, trace, answer, pattern: replyPattern(views, names, object, ctx.socialized_context.length) };
+  return { heading: `Who saw the ${object} where, then the answer:`, trace, answer, pattern: replyPattern(views, names, object) };
 }
 
 /**
@@ -51,11 +51,13 @@ function merged(sightings: readonly { place: string; by: string[] }[]): { place:
 }
 
 /**
- * The reply's grammar: at most one trace line per timestep, each a place the story names and then
- * some of its agents, then an answer line titled as a question about the object is (a pair of two
- * different agents), valued with one of the story's containers.
+ * The reply's grammar: trace lines, each a place the story names and then some of its agents, then
+ * an answer line titled as a question about the object is (a pair of two different agents), valued
+ * with one of the story's containers. The number of trace lines is left to the token budget (the
+ * decoder finishes the reply in time): a count bound on the lines (one per timestep), nested over
+ * the bound on names, multiplied the automaton's states by the story's length.
  */
-function replyPattern(views: Perspectives, names: readonly string[], object: string, steps: number): string {
+function replyPattern(views: Perspectives, names: readonly string[], object: string): string {
   const facts = views.facts([]);
   const places = new Set(facts.map((f) => f[1]));
   // A container is a place something is in that is not itself a place (a room holds containers).
@@ -67,5 +69,5 @@ function replyPattern(views: Perspectives, names: readonly string[], object: str
   const pairs = names.flatMap((a) => names.filter((b) => b !== a).map((b) => `${a} and ${b}`));
   const both = pairs.length ? `|both ${wordChoice(pairs)} ${obj} now` : "";
   const title = `(?:story ${obj} (?:first|now)|${name} ${obj} now${both})`;
-  return `^(?:${place}(?: ${name}){0,${Math.max(1, names.length)}}\\n){0,${Math.max(1, steps)}}- ${title}:\\n${wordChoice(containers.length ? containers : [...places])}$`;
+  return `^(?:${place}(?: ${name}){0,${Math.max(1, names.length)}}\\n)*- ${title}:\\n${wordChoice(containers.length ? containers : [...places])}$`;
 }
