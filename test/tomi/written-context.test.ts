@@ -29,13 +29,18 @@ import { QuestionWorld } from "../../worlds/question/world.js";
 const story = (...lines: string[]) => lines.map((l, i) => `${i + 1} ${l}`).join("\n");
 const written = (s: string, question: string) => writtenTomiContext(simulateTomi(s), question);
 
-/** The answer as a reader of a trace finds it: the last line naming the view (memory: the first line). */
+/**
+ * The answer as a reader of a trace finds it: reality the last line's place, memory the first's, a
+ * view the last line naming its agents. A question of another form is an error, not reality.
+ */
 function readTrace(trace: readonly string[], question: string): string | undefined {
   const first = /^Where will (\S+) look for the \S+\?$/.exec(question);
   const second = /^Where does (\S+) think that (\S+) searches for the \S+\?$/.exec(question);
   const rows = trace.map((l) => l.split(" "));
-  if (/at the beginning\?$/.test(question)) return rows[0]?.[0];
-  const names = first ? [first[1]!] : second ? [second[1]!, second[2]!] : [];
+  if (/^Where is the \S+ really\?$/.test(question)) return rows.at(-1)?.[0];
+  if (/^Where was the \S+ at the beginning\?$/.test(question)) return rows[0]?.[0];
+  if (!first && !second) throw new Error(`readTrace: no rule reads "${question}"`);
+  const names = first ? [first[1]!] : [second![1]!, second![2]!];
   return rows.findLast((r) => names.every((n) => r.slice(1).includes(n)))?.[0];
 }
 
@@ -113,9 +118,9 @@ describe("the written context (ToMi)", () => {
       const asked = await askedQuestion(bench.task(item, "simulation"), "self");
       const reply = replyFor(asked, item.question, label);
       if (reply !== undefined && citedAnswer(reply) === label) agree++;
-      const trace = asked.written!.trace;
-      const reality = /really\?$/.test(item.question) ? trace.at(-1)?.split(" ")[0] : readTrace(trace, item.question);
-      if (reality === label) read++;
+      if (readTrace(asked.written!.trace, item.question) === label) read++;
+      // The grammar the policy writes under takes the reply SFT teaches.
+      if (reply !== undefined) expect(reply).toMatch(new RegExp(asked.written!.pattern));
     }
     return { agree, read, total: items.length };
   }
