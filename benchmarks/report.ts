@@ -6,6 +6,7 @@
 import type { Benchmark, BenchItem, Graded, Mode, Verdict } from "../worlds/question/benchmark.js";
 import type { ItemResult } from "./runner.js";
 import type { TurnFailure } from "../worlds/core/episode.js";
+import { writtenContextStat, type WrittenContextStat } from "./written-fidelity.js";
 
 export interface Stat {
   readonly total: number;
@@ -53,6 +54,8 @@ export interface BenchReport {
     /** The agent against the world model's labels, by question type (the same order as byType). */
     readonly agentAccuracyByType: Readonly<Record<string, number>>;
   };
+  /** Where the agent wrote the story's context itself (`context=self`): how faithful it was to the world model's. */
+  readonly writtenContext?: WrittenContextStat;
   readonly disagreements: {
     readonly total: number;
     readonly byCause: Readonly<Record<string, { readonly description: string; readonly count: number; readonly items: readonly Disagreement[] }>>;
@@ -160,6 +163,7 @@ export function buildReport<I extends BenchItem>(args: {
   const agentAccuracyByType = Object.fromEntries(Object.entries(vsWorldByType).map(([t, v]) => [t, v / byType[t]!.total]));
   const errors = results.filter((r) => r.error);
   const overall = stat(results);
+  const written = writtenContextStat(results, Object.keys(byType));
   const metrics = benchmark.metrics?.(
     args.items,
     results.map((r): Verdict => ({ correct: r.correct, ...(r.score !== undefined ? { score: r.score } : {}), ...(r.detail ? { detail: r.detail } : {}) })),
@@ -185,6 +189,7 @@ export function buildReport<I extends BenchItem>(args: {
       agentAccuracy: results.length ? agentVsWorld / results.length : 0,
       agentAccuracyByType,
     },
+    ...(written ? { writtenContext: written } : {}),
     disagreements: { total: disagreementTotal, byCause },
     errors: { count: errors.length, examples: errors.slice(0, 10).map((r) => ({ id: r.id, error: r.error!, failure: r.failure })) },
     startedAt: args.startedAt.toISOString(),
@@ -254,6 +259,13 @@ export function renderReport(report: BenchReport, opts: { maxItemsPerCause?: num
     `World model vs official labels: ${wm.agreeWithOfficial}/${wm.total} agree (${pct(wm.total ? wm.agreeWithOfficial / wm.total : 0)}); ` +
       `the agent against the world model's labels: ${score(wm.agentAccuracy, g)}.`,
   );
+  const w = report.writtenContext;
+  if (w) {
+    out.push("");
+    out.push(`Written context (the agent's own, against the world model's): ${w.exact}/${w.questions} traces exact (${pct(w.exactShare)}), ${w.linesRight}/${w.lines} lines right (${pct(w.lineShare)}).`);
+    out.push("");
+    out.push(...table(["question type", "exact traces"], Object.entries(w.exactShareByType).map(([t, x]) => [t, pct(x)]), ["l", "r"]));
+  }
   if (report.disagreements.total) {
     out.push("");
     out.push(`Disagreements by cause (${report.disagreements.total}):`);

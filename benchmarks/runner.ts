@@ -10,6 +10,8 @@ import type { EpisodeLog } from "../store/episode-log.js";
 import { writesHeld } from "../store/write-fence.js";
 import type { Episode, TurnFailure, TurnRecord } from "../worlds/core/episode.js";
 import type { Benchmark, BenchItem, GroundTruth, Mode, Verdict } from "../worlds/question/benchmark.js";
+import type { TraceFidelity } from "../worlds/core/written-context.js";
+import { writtenFidelity } from "./written-fidelity.js";
 
 export interface ItemResult {
   readonly id: string;
@@ -29,6 +31,8 @@ export interface ItemResult {
   readonly agrees: boolean;
   readonly cause?: string;
   readonly note?: string;
+  /** A reply that wrote its context (`context=self`): its trace against the world model's (written-fidelity.ts). */
+  readonly writtenContext?: TraceFidelity;
   /** Why the agent's own answer was not used (timeout, error); the fallback's answer counts. */
   readonly error?: string;
   /** That failure's kind: "timeout", "error" or "invalid" (an answer the question refused). */
@@ -105,15 +109,17 @@ export async function runBenchmark<I extends BenchItem>(opts: RunOptions<I>): Pr
         return;
       }
     } else verdict = benchmark.judge(item, answer);
+    // A policy that wrote the story's context itself (its reply's info says so) is scored on it too.
+    const written = turn?.info?.context === "self" && turn.raw !== undefined ? await writtenFidelity(task, turn.raw) : undefined;
     // Logged in one step next: in a server of a group, once its process is known to hold its place (store/write-fence.ts).
     await writesHeld();
-    settle(i, item, gt, episode, started, answer, verdict);
+    settle(i, item, gt, episode, started, answer, verdict, written);
   };
 
   /** Logs one judged item and reports it (synchronous: the async part is above). */
-  const settle = (i: number, item: I, gt: GroundTruth, episode: Episode<QuestionState>, started: number, answer: string, verdict: Verdict): void => {
+  const settle = (i: number, item: I, gt: GroundTruth, episode: Episode<QuestionState>, started: number, answer: string, verdict: Verdict, written: TraceFidelity | undefined): void => {
     const turn = episode.turns[0];
-    const result = itemResult(item, gt, answer, verdict, turn, Math.round((performance.now() - started) * 1000) / 1000);
+    const result = itemResult(item, gt, answer, verdict, turn, Math.round((performance.now() - started) * 1000) / 1000, written);
     opts.log?.append({
       kind: "benchmark_item",
       run: opts.runId ?? null,
@@ -183,6 +189,7 @@ export function itemResult(
   verdict: Verdict,
   turn: Pick<TurnRecord, "error" | "failure"> | undefined,
   latencyMs: number,
+  writtenContext?: TraceFidelity,
 ): ItemResult {
   return {
     id: item.id,
@@ -205,6 +212,7 @@ export function itemResult(
     error: turn?.error,
     failure: turn?.failure,
     latencyMs,
+    writtenContext,
   };
 }
 

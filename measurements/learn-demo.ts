@@ -3,7 +3,7 @@
  * questions, evaluated on files it never trained on. Issue 27's headline run.
  *
  *   npm run demo:learn -- [--out DIR] [--questions N] [--sft-steps N] [--grpo-steps N] [--grpo-mode M] [--grpo-questions N] [--seed S]
- *       [--balance on|off] [--vanilla-share X] [--val FILE] [--paraphrased FILE] [--val-limit N] [--reuse]
+ *       [--balance on|off] [--vanilla-share X] [--context world|self] [--val FILE] [--paraphrased FILE] [--val-limit N] [--reuse]
  *
  * 1. data (learn-recipe.ts): N questions of new ToMi stories (the world's generator, seeded),
  *    varied beyond ToMi's own file so that the policy learns the task and not the file: half the
@@ -41,6 +41,7 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
 import { intArg } from "../cli/args.js";
+import { CONTEXT_SOURCES } from "../agents/policy/options.js";
 import type { BenchReport } from "../benchmarks/report.js";
 import { DeviceChoiceSchema, MatmulPrecisionSchema } from "../models/device-choice.js";
 import { packageRoot } from "../worlds/question/prompts.js";
@@ -79,6 +80,10 @@ Options:
   --vanilla-share X  the share of questions also written in vanilla mode (default 0.5; hitom 0:
                      its stories do not fit the policy's 1,024-token window, and vanilla mode
                      is evaluated only when it is trained)
+  --context C        who writes the simulation-mode context: world (default; the policy cites a
+                     line of the world model's compact context) or self (the policy reads the
+                     story, writes who saw the asked object where, then answers; ToMi only;
+                     evaluated as policy:DIR?context=self)
   --val FILE         evaluation file (default: the shared fb_all_val.txt; hitom: Hi-ToM_dev.json)
   --paraphrased FILE ParaphrasedToMi file (default: the shared val_600.txt; not with hitom)
   --val-limit N      evaluate on the first N questions of each file only (default: all)
@@ -103,6 +108,7 @@ const values = scriptArgs({
     seed: intArg(0, 2 ** 32 - 1).default(1),
     balance: z.enum(["on", "off"]).default("on"),
     "vanilla-share": z.coerce.number().min(0).max(1).optional(),
+    context: z.enum(CONTEXT_SOURCES).default("world"),
     val: z.string().optional(),
     paraphrased: z.string().optional(),
     "val-limit": intArg(1).optional(),
@@ -116,6 +122,10 @@ const world = values.world;
 const out = resolve(values.out ?? join(packageRoot(), "data", world === "tomi" ? "learn-demo" : "learn-demo-hitom"));
 if (world === "hitom" && values.paraphrased !== undefined) {
   process.stderr.write("learn-demo: --paraphrased is ToMi's; Hi-ToM is evaluated on --val only\n");
+  process.exit(2);
+}
+if (world === "hitom" && values.context === "self") {
+  process.stderr.write("learn-demo: --context self is ToMi's (Hi-ToM has no written context yet)\n");
   process.exit(2);
 }
 const evalSets: (readonly [string, string])[] =
@@ -160,6 +170,7 @@ const { trainFile, sftFile } = await recipeSftData(out, {
   seed,
   modes: MODES,
   shares: { vanilla: vanillaShare },
+  context: values.context,
   balance: values.balance === "on",
   timings,
 });
@@ -180,7 +191,10 @@ if (grpoSteps > 0) {
 }
 
 // 5. Evaluations: every agent on every file in both modes.
+// A policy that writes its context in simulation mode gets the default budget (256 tokens), what its trace needs.
+const selfWritten = (mode: string) => values.context === "self" && mode === "simulation";
 const agents: [string, string][] = [["random", `random:${seed}`], ...policies.map(([n, dir]): [string, string] => [n, `policy:${dir}?max_new_tokens=16&constrain=options`]), ["symbolic", "simulation"]];
+const agentSpec = (spec: string, mode: string) => (spec.startsWith("policy:") && selfWritten(mode) ? spec.replace("max_new_tokens=16&", "context=self&") : spec);
 const reports = new Map<string, BenchReport>();
 const key = (set: string, agent: string, mode: string) => `${set}|${agent}|${mode}`;
 for (const [set, file] of evalSets) {
@@ -189,7 +203,7 @@ for (const [set, file] of evalSets) {
       if (name === "symbolic" && mode === "vanilla") continue; // the symbolic agent always reads the story through its world model
       const json = join(out, `eval-${set.split(" ")[0]!.toLowerCase()}-${name.toLowerCase().replace("+", "-")}-${mode}.json`);
       await run(`eval ${name} ${mode} ${set}`, [
-        "bench", world, "--data", file, "--agent", spec, "--mode", mode, "--concurrency", "32", "--store", store, "--json", json, "--quiet",
+        "bench", world, "--data", file, "--agent", agentSpec(spec, mode), "--mode", mode, "--concurrency", "32", "--store", store, "--json", json, "--quiet",
         ...(values["val-limit"] !== undefined ? ["--limit", String(values["val-limit"])] : []),
         ...(spec.startsWith("policy:") ? device : []),
       ]);
@@ -214,6 +228,12 @@ for (const [set, file] of evalSets) {
     }
   }
   tables.push("");
+  // Where a policy wrote the context itself: how faithful its traces were to the world model's.
+  for (const [name] of agents) {
+    const w = reports.get(key(set, name, "simulation"))?.writtenContext;
+    if (w) tables.push(`- ${name}'s written contexts: ${pct(w.exactShare)} of the traces exact (${w.exact}/${w.questions}), ${pct(w.lineShare)} of the lines right (${w.linesRight}/${w.lines}).`);
+  }
+  if (values.context === "self") tables.push("");
 }
 
 // The learning curves: SFT loss and GRPO reward, in tenths of the run.
@@ -230,7 +250,7 @@ const config = JSON.parse(readFileSync(join(base, "config.json"), "utf8")) as { 
 const total = (performance.now() - started) / 1000;
 const where = values.device === "cpu" ? "" : ` (--device ${values.device}${values.precision ? ` --precision ${values.precision}` : ""})`;
 const text = [
-  `Policy preset 1m (vocabulary ${config.vocab_size})${where}, seed ${seed}, ${questions} generated ${world === "tomi" ? "ToMi" : "Hi-ToM"} training questions (${world === "hitom" ? "every order of every story" : values.balance === "on" ? "balanced by type" : "the generator's mix"}, ${vanillaShare} of them also in vanilla mode), SFT ${sftSteps} steps, GRPO ${grpoSteps} steps in ${grpoMode} mode; policies answer by citing a line of the compact context in simulation mode, one of the story's containers in vanilla mode (constrain=options):`,
+  `Policy preset 1m (vocabulary ${config.vocab_size})${where}, seed ${seed}, ${questions} generated ${world === "tomi" ? "ToMi" : "Hi-ToM"} training questions (${world === "hitom" ? "every order of every story" : values.balance === "on" ? "balanced by type" : "the generator's mix"}, ${vanillaShare} of them also in vanilla mode), SFT ${sftSteps} steps, GRPO ${grpoSteps} steps in ${grpoMode} mode; policies ${values.context === "self" ? "write who saw the asked object where, then answer from it (context=self)" : "answer by citing a line of the compact context"} in simulation mode, one of the story's containers in vanilla mode (constrain=options):`,
   "",
   ...tables,
   wallTimeLine(total, timings),

@@ -24,6 +24,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { askedQuestion, replyFor } from "../agents/policy/question-prompt.js";
+import type { ContextSource } from "../agents/policy/options.js";
 import { Rng } from "../worlds/core/rng.js";
 import type { Benchmark, BenchItem, Mode } from "../worlds/question/benchmark.js";
 import { loadBenchmark } from "../worlds/registry.js";
@@ -53,6 +54,12 @@ export interface SftDataOptions {
   readonly modes: readonly Mode[];
   /** The share of questions also written in a mode (default 1: every question in every mode). */
   readonly shares?: Partial<Record<Mode, number>>;
+  /**
+   * Who writes the simulation-mode context (default world): the world model, which the policy
+   * reads and cites; or the policy itself (`self`: the story, then who saw the asked object where,
+   * then the answer line; agents/policy/question-prompt.ts), as `policy:DIR?context=self` is asked.
+   */
+  readonly context?: ContextSource;
   /** As many questions of each type (default: the generator's own mix; Hi-ToM's generator asks every order of every story already). */
   readonly balance?: boolean;
   readonly timings: StageTiming[];
@@ -98,7 +105,7 @@ async function sftExamples(bench: Benchmark, items: readonly BenchItem[], trainF
       const share = o.shares?.[mode] ?? 1;
       if (share < 1 && !rng.chance(share)) continue;
       written.set(mode, (written.get(mode) ?? 0) + 1);
-      lines.push(JSON.stringify(await sftExample(bench, item, mode)));
+      lines.push(JSON.stringify(await sftExample(bench, item, mode, o.context)));
     }
   }
   writeFileSync(sftFile, rng.shuffle(lines).join("\n") + "\n");
@@ -108,10 +115,14 @@ async function sftExamples(bench: Benchmark, items: readonly BenchItem[], trainF
   return { trainFile, sftFile, questions: items.length, examples: lines.length };
 }
 
-/** A question as an SFT example: the prompt a policy is asked in `mode`, and the reply that answers its label (over a compact context, the citation of its line). */
-export async function sftExample(bench: Benchmark, item: BenchItem, mode: Mode): Promise<{ prompt: string; response: string }> {
+/**
+ * A question as an SFT example: the prompt a policy is asked in `mode`, and the reply that answers
+ * its label (over a compact context, the citation of its line; with `context` self, the world
+ * model's written context, then that citation).
+ */
+export async function sftExample(bench: Benchmark, item: BenchItem, mode: Mode, context: ContextSource = "world"): Promise<{ prompt: string; response: string }> {
   const task = bench.task(item, mode);
-  const asked = await askedQuestion(task);
+  const asked = await askedQuestion(task, context);
   const response = replyFor(asked, task.question, String(item.answer));
   if (response === undefined) throw new Error(`${item.id}: no line of the compact context gives the label ${String(item.answer)}`);
   return { prompt: asked.text, response };

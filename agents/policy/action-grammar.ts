@@ -13,7 +13,8 @@
  * - `off`: no grammar.
  *
  * A question asked over a compact socialized context is answered by citing one of its lines
- * (`citationSpec`), in every mode but `off`.
+ * (`citationSpec`), in every mode but `off`; one whose context the policy writes, in the world's
+ * pattern of a written context (`writtenSpec`).
  *
  * Compiled automata are kept per tokenizer and grammar (the worlds hand out the same schemas turn
  * after turn).
@@ -23,6 +24,7 @@ import { compileConstraint, GrammarError, Vocabulary, type ConstraintSpec, type 
 import type { PolicyTokenizer } from "../../models/tokenizer.js";
 import { actionText, parseAction } from "./action.js";
 import { citations, type CompactLine } from "../../worlds/core/compact-context.js";
+import type { WrittenContext } from "../../worlds/core/written-context.js";
 import type { ConstrainMode } from "./options.js";
 import type { AnswerForm } from "../../worlds/question/world.js";
 
@@ -82,6 +84,15 @@ export function actionConstraint(
  */
 export function citationSpec(lines: readonly CompactLine[], mode: ConstrainMode): ConstraintSpec | undefined {
   return mode === "off" ? undefined : { type: "choice", choices: [...new Set(lines.flatMap(citations))] };
+}
+
+/**
+ * The grammar of a reply that writes a context and then answers (worlds/core/written-context.ts):
+ * the world's pattern, trace lines over the story's places and agents and an answer line valued
+ * with one of its containers, whatever the mode but `off`.
+ */
+export function writtenSpec(written: WrittenContext, mode: ConstrainMode): ConstraintSpec | undefined {
+  return mode === "off" ? undefined : { type: "regex", pattern: written.pattern };
 }
 
 /**

@@ -6,6 +6,9 @@
  * action's grammar (action-grammar.ts: `constrain=schema`, the default; `options`; `off`), so the
  * reply always parses as a valid action. A question over a compact socialized context (simulation
  * mode) is answered by citing one of the context's lines; the answer is the cited line's value.
+ * With `context=self` the policy writes the context itself (who saw the asked object where), then
+ * the line it answers from; the answer is again the reply's last line, and the whole reply, trace
+ * included, is the logged raw reply.
  * With `soft_thinking=K` the reply comes after K soft tokens (a SofT-GRPO policy evaluated as it
  * was trained); what they read as goes into the log.
  * A benchmark question (the question world's turn: a room's quiz, `bench`) is answered at
@@ -14,7 +17,7 @@
 import { AgentFailure, type Agent, type AgentReply, type AgentTurn } from "../../worlds/core/agent.js";
 import { hashString } from "../../worlds/core/rng.js";
 import { parseAction, turnMessages } from "./action.js";
-import { actionSpec, choiceBudget, citationSpec, compiledConstraint } from "./action-grammar.js";
+import { actionSpec, choiceBudget, citationSpec, compiledConstraint, writtenSpec } from "./action-grammar.js";
 import { askedQuestion } from "./question-prompt.js";
 import { citedAnswer } from "../../worlds/core/compact-context.js";
 import { questionTaskOf } from "../../worlds/question/world.js";
@@ -35,7 +38,7 @@ export class LanguageModelAgent implements Agent {
     const { completer, tokenizer } = await this.backend();
     // A benchmark question in simulation mode is asked over the story's socialized context.
     const task = questionTaskOf(turn.observation.data);
-    const asked = task?.mode === "simulation" ? await askedQuestion(task) : undefined;
+    const asked = task?.mode === "simulation" ? await askedQuestion(task, this.options.context) : undefined;
     const text = asked?.text ?? turn.observation.text;
     const messages = turnMessages(text, this.options.system);
     const prompt = tokenizer.applyChatTemplate(messages, { addGenerationPrompt: true });
@@ -48,7 +51,10 @@ export class LanguageModelAgent implements Agent {
     // The grammar: over a compact context the reply cites one of its lines (the answer is that line's
     // value); a question whose answer has a form of its own (the social world's JSON reaction,
     // usersim's tagged reply) is answered in that form; anything else in the action's.
-    const spec = asked?.cited
+    // With a context to write, the reply is its trace and then the answer line (writtenSpec).
+    const spec = asked?.written
+      ? writtenSpec(asked.written, this.options.constrain)
+      : asked?.cited
       ? citationSpec(asked.cited.lines, this.options.constrain)
       : actionSpec(turn.actionSchema, turn.options, this.options.constrain, task?.answerForm);
     const constraint = spec && compiledConstraint(tokenizer, spec);
@@ -71,12 +77,14 @@ export class LanguageModelAgent implements Agent {
       finishReason: c!.finishReason,
       ...(c!.thinking !== undefined ? { thinking: c!.thinking } : {}),
       ...(constraint ? { constrained: this.options.constrain } : {}),
+      // The context was the policy's to write: bench scores the reply's trace (benchmarks/written-fidelity.ts).
+      ...(asked?.written ? { context: "self" } : {}),
     };
     // A reply that is no action still goes into the log with its prompt (the loop logs an
     // AgentFailure's partial reply beside the fallback's action): a policy's mistakes are data too.
     let action: unknown;
     try {
-      action = parseAction(asked?.cited ? citedAnswer(c!.text) : c!.text, turn.actionSchema);
+      action = parseAction(asked?.cited || asked?.written ? citedAnswer(c!.text) : c!.text, turn.actionSchema);
     } catch (err) {
       throw new AgentFailure((err as Error).message, { prompt, raw: c!.text, info });
     }

@@ -11,6 +11,14 @@ import { AgentSpecError } from "../agent-spec-error.js";
 export const CONSTRAIN_MODES = ["schema", "options", "off"] as const;
 export type ConstrainMode = (typeof CONSTRAIN_MODES)[number];
 
+/**
+ * Who writes the socialized context a question is answered from in simulation mode: the world
+ * model (`world`: the policy reads it and cites a line), or the policy itself (`self`: it reads
+ * the story, writes the world's written context, then answers; question-prompt.ts).
+ */
+export const CONTEXT_SOURCES = ["world", "self"] as const;
+export type ContextSource = (typeof CONTEXT_SOURCES)[number];
+
 /** How a leveled answer is generated: in one piece, or level by level (HumanLM's). */
 export const GENERATION_MODES = ["joint", "per-level"] as const;
 export type GenerationMode = (typeof GENERATION_MODES)[number];
@@ -28,6 +36,8 @@ export const LmAgentOptionsSchema = z.object({
   max_new_tokens: z.coerce.number().int().positive().default(256),
   seed: z.coerce.number().int().nonnegative().default(0),
   system: z.string().optional(),
+  /** Who writes a simulation-mode question's context: the world model or the policy (CONTEXT_SOURCES). */
+  context: z.enum(CONTEXT_SOURCES).default("world"),
   /** The grammar replies are sampled under (action-grammar.ts). */
   constrain: z.enum(CONSTRAIN_MODES).default("schema"),
   /**

@@ -6,13 +6,18 @@
  * each object was first and last: worlds/tomi/compact-context.ts), that form, filled into
  * worlds/question/prompts/simulation-compact.txt, and the policy answers by citing one of its
  * lines (worlds/core/compact-context.ts); elsewhere the whole context, one line per timestep, in
- * simulation-answer.txt. A small policy cannot write a socialized context itself;
- * this is the social-world-model project's simulation mode with the world model as the context
- * writer. The trainer builds its prompts here too, so training and evaluation ask the very same text.
+ * simulation-answer.txt: the social-world-model project's simulation mode with the world model as
+ * the context writer. With `context=self` (options.ts) the policy writes the context itself: it is
+ * asked the story and question (simulation-self.txt) and writes the world's written context (its
+ * entry's `writtenContext`: ToMi's, who saw the asked object where, worlds/tomi/written-context.ts),
+ * then the line it answers from. The trainer builds its prompts here too, so training and
+ * evaluation ask the very same text.
  */
-import { simulationAnswerText, simulationCompactText } from "../../worlds/question/prompts.js";
+import { simulationAnswerText, simulationCompactText, simulationSelfText } from "../../worlds/question/prompts.js";
 import { NONE, SAME_AS_STATE, type SocializedContext } from "../../worlds/core/socialized-context.js";
 import { citation, compactText, type CompactContext } from "../../worlds/core/compact-context.js";
+import { writtenReply, type WrittenContext } from "../../worlds/core/written-context.js";
+import type { ContextSource } from "./options.js";
 import type { QuestionTask } from "../../worlds/question/world.js";
 import { isWorldName, loadSolver, loadWorld } from "../../worlds/registry.js";
 
@@ -70,11 +75,22 @@ export interface AskedQuestion {
   readonly text: string;
   /** Simulation mode over a compact context: the reply cites one of its lines (worlds/core/compact-context.ts). */
   readonly cited?: CompactContext;
+  /** Simulation mode with `context=self`: the reply writes this context, then its answer line (worlds/core/written-context.ts). */
+  readonly written?: WrittenContext;
 }
 
-/** The question as a policy is asked it, in the task's mode. */
-export async function askedQuestion(task: QuestionTask): Promise<AskedQuestion> {
+/**
+ * The question as a policy is asked it, in the task's mode; in simulation mode, over the context
+ * `context` says who writes: the world model (`world`) or the policy itself (`self`).
+ */
+export async function askedQuestion(task: QuestionTask, context: ContextSource = "world"): Promise<AskedQuestion> {
   if (task.mode !== "simulation") return { text: task.prompt };
+  if (context === "self") {
+    const write = isWorldName(task.benchmark) ? (await loadWorld(task.benchmark)).writtenContext : undefined;
+    if (!write) throw new Error(`context=self: the ${task.benchmark} world has no written context (a policy writes its own only where the world defines it: ToMi)`);
+    const written = write(await worldContext(task), task.question);
+    return { text: simulationSelfText(task, written.heading), written };
+  }
   const ctx = await worldContext(task);
   const compact = isWorldName(task.benchmark) ? (await loadWorld(task.benchmark)).compactContext : undefined;
   if (!compact) return { text: simulationAnswerText(task, contextText(ctx)) };
@@ -83,16 +99,18 @@ export async function askedQuestion(task: QuestionTask): Promise<AskedQuestion> 
 }
 
 /** The user message a policy answers for this question, in the task's mode. */
-export async function questionText(task: QuestionTask): Promise<string> {
-  return (await askedQuestion(task)).text;
+export async function questionText(task: QuestionTask, context: ContextSource = "world"): Promise<string> {
+  return (await askedQuestion(task, context)).text;
 }
 
 /**
  * The reply that answers `label` as the question is asked: over a compact context, the citation of
  * the line the world model answers the question from when that line says `label` (undefined when
- * none does); else the label itself. What SFT data and exports teach a policy to write.
+ * none does); with a context to write, the world model's trace and then that citation; else the
+ * label itself. What SFT data and exports teach a policy to write.
  */
 export function replyFor(asked: AskedQuestion, question: string, label: string): string | undefined {
+  if (asked.written) return asked.written.answer?.value === label ? writtenReply(asked.written) : undefined;
   if (!asked.cited) return label;
   const line = asked.cited.answerLine(question);
   return line && line.value === label ? citation(line) : undefined;

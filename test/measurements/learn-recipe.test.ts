@@ -10,10 +10,12 @@ import { describe, expect, it } from "vitest";
 import { recipeSft, recipeSftData } from "../../measurements/learn-recipe.js";
 import { citedAnswer } from "../../worlds/core/compact-context.js";
 import { loadBenchmark } from "../../worlds/registry.js";
+import { askedQuestion } from "../../agents/policy/question-prompt.js";
+import { writtenReply } from "../../worlds/core/written-context.js";
 
-async function examples(world: "tomi" | "hitom", questions: number) {
+async function examples(world: "tomi" | "hitom", questions: number, context: "world" | "self" = "world") {
   const out = mkdtempSync(join(tmpdir(), `recipe-${world}-`));
-  const data = await recipeSftData(out, { world, questions, seed: 3, modes: ["simulation"], balance: world === "tomi", timings: [] });
+  const data = await recipeSftData(out, { world, questions, seed: 3, modes: ["simulation"], balance: world === "tomi", context, timings: [] });
   const lines = readFileSync(data.sftFile, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { prompt: string; response: string });
   return { data, lines };
 }
@@ -41,6 +43,20 @@ describe("the learning recipe's SFT data", () => {
     const { data, lines } = await examples("tomi", 60);
     expect(data).toMatchObject({ questions: 60, examples: 60 });
     for (const { prompt, response } of lines) expect(prompt).toContain(`\n${response}\n`);
+  });
+
+  it("with --context self, asks ToMi questions as the policy agent does and teaches the world model's trace, then the answer line", async () => {
+    const { data, lines } = await examples("tomi", 60, "self");
+    const bench = await loadBenchmark("tomi");
+    const items = await bench.load(data.trainFile);
+    const byPrompt = new Map(lines.map((l) => [l.prompt, l.response]));
+    for (const item of items) {
+      // The very text the policy agent is asked under context=self.
+      const asked = await askedQuestion(bench.task(item, "simulation"), "self");
+      const response = byPrompt.get(asked.text);
+      expect(response).toBe(writtenReply(asked.written!));
+      expect(citedAnswer(response!)).toBe(String(item.answer));
+    }
   });
 });
 

@@ -59,6 +59,14 @@ export function simulationCompactText(task: { readonly question: string }, headi
   return fill(promptTemplate("worlds/question/prompts/simulation-compact.txt"), { heading, context, question: task.question });
 }
 
+/**
+ * The question a policy answers by writing the story's context itself (simulation mode with
+ * `context=self`, worlds/core/written-context.ts): the story, the question, and what to write.
+ */
+export function simulationSelfText(task: { readonly story: string; readonly question: string }, heading: string): string {
+  return fill(promptTemplate("worlds/question/prompts/simulation-self.txt"), { story: task.story, question: task.question, heading });
+}
+
 /** A template split once into its literal parts and its `{name}` slots (odd indexes). */
 const compiled = new Map<string, readonly string[]>();
 

@@ -11,6 +11,7 @@ import { tomiSolver } from "./solver.js";
 import { tomiFacts } from "./leak-facts.js";
 import { tomiQuestions } from "./episode-questions.js";
 import { compactTomiContext } from "./compact-context.js";
+import { writtenTomiContext } from "./written-context.js";
 
 export const world: WorldEntry = {
   name: "tomi",
@@ -35,6 +36,7 @@ export const world: WorldEntry = {
   facts: tomiFacts,
   questions: tomiQuestions,
   compactContext: compactTomiContext,
+  writtenContext: writtenTomiContext,
 };
 
 // For the terminal demo (cli/commands/demo.ts), which plays generated stories step by step, and

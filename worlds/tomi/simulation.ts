@@ -156,6 +156,26 @@ export class Perspectives {
     return found;
   }
 
+  /**
+   * Every place the world's own view (the states) puts `object`, in order, each with the agents
+   * (of `agents`, in that order) who perceived that very sentence: who saw the object where. An
+   * agent's view and a pair's are read off these (the last sighting that names them); the states
+   * hold every fact an agent perceives (an entering agent's sight of the room is in the state).
+   */
+  sightings(object: string, agents: readonly string[]): { place: string; by: string[] }[] {
+    const out: { place: string; by: string[] }[] = [];
+    for (let s = 0; s < this.steps.length; s++) {
+      const { state, seen } = this.steps[s]!;
+      for (let i = 0; i < state.facts.length; i++) {
+        const f = state.facts[i];
+        if (!f || f[0] !== object) continue;
+        const sentence = state.sentences[i]!;
+        out.push({ place: f[1], by: agents.filter((a) => seen.get(a)?.sentences.includes(sentence) ?? false) });
+      }
+    }
+    return out;
+  }
+
   /** Where `path` last saw `object`: the last agent's belief, as the others on the path see it. */
   lastSeen(path: readonly string[], object: string): string | undefined {
     const facts = this.facts(path);
