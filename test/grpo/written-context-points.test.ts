@@ -127,5 +127,14 @@ describe("GRPO with context=self", () => {
       expect(turn.reward).toBeCloseTo(parts.exact + 0.5 * parts.trace!, 12);
       expect(turn.raw.split("\n").at(-2)).toMatch(/^- .* spinach (now|first):$/);
     }
+    // Its export asks what the run asked: the story, then the trace to write; the reference is the world model's trace and answer.
+    const chat = join(tempDir(), "rollouts.jsonl");
+    expect(await main(["export", "--run", runId, "--store", store, "--format", "chat", "--out", chat])).toBe(0);
+    const rows = readFileSync(chat, "utf8").trim().split("\n").map((l) => (JSON.parse(l) as { messages: { content: string }[] }).messages);
+    expect(rows).toHaveLength(12);
+    for (const [user, assistant] of rows) {
+      expect(asked.map((a) => a.text)).toContain(user!.content);
+      expect(asked.map((a) => writtenReply(a.written!))).toContain(assistant!.content);
+    }
   });
 });
