@@ -56,14 +56,16 @@ async function judgeGraded(benchmark: Benchmark, item: BenchItem, texts: readonl
  * A written context's strict format: the whole reply in the world's grammar (its trace lines, then
  * the answer line); the action is its last line, as the policy agent reads it.
  */
-function strictWritten(text: string, written: WrittenContext): FormatResult<{ answer: string }> {
-  return new RegExp(written.pattern).test(text.trimEnd())
-    ? { ok: true, action: { answer: citedAnswer(text) } }
-    : { ok: false, error: "not a written context: trace lines of the story's places and agents, then an answer line and one of its containers" };
+function strictWritten(written: WrittenContext): (text: string) => FormatResult<{ answer: string }> {
+  const grammar = new RegExp(written.pattern);
+  return (text) =>
+    grammar.test(text.trimEnd())
+      ? { ok: true, action: { answer: citedAnswer(text) } }
+      : { ok: false, error: "not a written context: trace lines of the story's places and agents, then an answer line and one of its containers" };
 }
 
 /** The share of a reply's trace lines that are the world model's (a longer or shorter trace counts its missing lines wrong; none at all: 1 when the world model's is empty too). */
-export function traceShare(text: string, written: WrittenContext): number {
+function traceShare(text: string, written: WrittenContext): number {
   const f = traceFidelity(writtenTrace(text), written.trace);
   return f.lines === 0 ? 1 : f.right / f.lines;
 }
@@ -170,7 +172,7 @@ export class BenchPoints implements PointSource {
       schema: answerGrammarSchema(task),
       ...(listed?.length ? { options: listed.map((answer) => ({ answer })) } : {}),
       ...(cited ? { grammar: citationSpec(cited, "schema")!, strict: (text: string) => strictCitation(text, cited) } : {}),
-      ...(written ? { grammar: writtenSpec(written, "schema")!, strict: (text: string) => strictWritten(text, written), trace: (text: string) => traceShare(text, written) } : {}),
+      ...(written ? { grammar: writtenSpec(written, "schema")!, strict: strictWritten(written), trace: (text: string) => traceShare(text, written) } : {}),
       reference,
       exact: (action) => (benchmark.judge(item, (action as { answer: string }).answer).correct ? 1 : 0),
       answerText: (action) => (action as { answer: string }).answer,
