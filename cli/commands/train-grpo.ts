@@ -13,7 +13,7 @@ import { writeFileAtomic } from "../../store/write-atomic.js";
 import { parseWithFlags } from "../benchmark-flags.js";
 import { judgeModelArg } from "../judge-arg.js";
 import { RunStore } from "../../store/run-store.js";
-import { BenchPoints } from "../../trainers/grpo/bench-points.js";
+import { BenchPoints, WrittenContextUnavailable } from "../../trainers/grpo/bench-points.js";
 import { GENERATION_MODES } from "../../agents/policy/options.js";
 import { ADVANTAGE_ESTIMATORS, ADVANTAGE_STD, CREDIT_ASSIGNMENTS, GRPO_CONSTRAIN_MODES, POINT_BALANCES, GrpoConfigSchema, KL_ESTIMATORS, KL_PLACEMENTS, LOSS_AGGREGATIONS, type GrpoConfigInput } from "../../trainers/grpo/config.js";
 import { progressNote, type StepMetrics } from "../../trainers/grpo/metrics.js";
@@ -59,6 +59,9 @@ Data:
   --context full|short     social: the prompt, as \`bench social --context\` asks it (default full; short:
                            the profile line, the feed and one line of the facts that decide most
                            reactions); FANToM (--bench): the conversation given with each question
+  --context self           --bench tomi --mode simulation: the policy writes the context itself (who saw
+                           the asked object where, then the answer line), as policy:DIR?context=self is
+                           asked, under its grammar; --reward trace=W adds W x its trace's lines right
   --FACT                   social, with --context short: the facts line also states FACT, as
                            \`bench social --FACT\` (--stance, --agreement...: \`socialworld bench --help\` lists them)
   --preset NAME            named settings, which flags given beside it override:
@@ -116,7 +119,8 @@ Objective:
   --keep-solved-type TYPE=P,...  with --skip-solved: the share kept of each named question type (as
                            --balance type reads them), in place of --keep-solved for that type
   --overlong-buffer N (0: off)  --overlong-penalty X (1)  --mask-truncated
-  --reward exact=1,f1=0,rougeL=0,format=0   weights of the reward parts
+  --reward exact=1,f1=0,rougeL=0,format=0,trace=0   weights of the reward parts (trace: with --context
+                            self, the share of the written trace's lines that are the world model's)
   --format-failure X (-1)   the reward of a reply that fails the strict format
   --leak-penalty X (0)      subtracted for each fact a reply states that its agent never perceived
                             (the leak audit; world decision points: --world or self-play)
@@ -156,7 +160,7 @@ const Args = z.object({
   split: z.string().min(1).optional(),
   judge: z.string().min(1).optional(),
   embedder: z.string().regex(/^(lexical|onnx:.+)$/, "expected lexical or onnx:DIR").optional(),
-  context: z.enum(["short", "full"]).optional(),
+  context: z.enum(["short", "full", "self"]).optional(),
   system: z.string().min(1).optional(),
   out: z.string({ error: "is required" }).min(1),
   steps: intArg(1).optional(),
@@ -225,8 +229,8 @@ type Args = z.infer<typeof Args>;
 export function parseRewardWeights(spec: string): Record<string, number> {
   const out: Record<string, number> = {};
   for (const part of spec.split(",")) {
-    const m = /^\s*(exact|f1|rougeL|format)\s*=\s*([0-9.eE+-]+)\s*$/.exec(part);
-    if (!m || !Number.isFinite(Number(m[2]))) throw new UsageError(`--reward: expected NAME=WEIGHT pairs (exact, f1, rougeL, format), got "${part}"`);
+    const m = /^\s*(exact|f1|rougeL|format|trace)\s*=\s*([0-9.eE+-]+)\s*$/.exec(part);
+    if (!m || !Number.isFinite(Number(m[2]))) throw new UsageError(`--reward: expected NAME=WEIGHT pairs (exact, f1, rougeL, format, trace), got "${part}"`);
     out[m[1]!] = Number(m[2]);
   }
   return out;
@@ -304,6 +308,7 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
     throw new UsageError(`${issue.path.join(".") || "options"}: ${issue.message}`);
   }
   const config = parsed.data;
+  if (config.rewards.trace > 0 && a.context !== "self") throw new UsageError("--reward trace=W weighs a written context's trace: it goes with --context self");
   const lora = loraArg(a.lora ?? preset?.lora);
   if (lora && !a.model) {
     const why = a.lora === undefined ? `--preset ${a.preset} trains a LoRA adapter (${preset?.lora}), which` : "--lora";
@@ -397,14 +402,17 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
 
 /** Where the decision points come from: a benchmark file, a graded world's generated records, a world's own generated set (`trainOn: "generated"`), or a world's scripted episodes. */
 async function pointsOf(a: z.infer<typeof Args>, storeRoot: string, flags: BenchmarkOptions["flags"]): Promise<PointSource> {
-  const given = { hierarchy: a.hierarchy, weights: a.weights, split: a.split, embedder: a.embedder, context: a.context, flags };
+  // `--context self` says who writes the context (the trainer's), not a benchmark's prompt option.
+  const self = a.context === "self";
+  if (self && !a.bench) throw new UsageError("--context self goes with --bench tomi --mode simulation (the policy writes the story's context, then answers)");
+  const given = { hierarchy: a.hierarchy, weights: a.weights, split: a.split, embedder: a.embedder, context: self ? undefined : a.context, flags };
   const options: BenchmarkOptions = {
     ...Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)),
     ...(a.judge !== undefined ? { judgeModel: await judgeModelArg(a.judge) } : {}),
   };
   const common = { ...(a.limit !== undefined ? { limit: a.limit } : {}), ...(a.system ? { system: a.system } : {}) };
   try {
-    if (a.bench) return await BenchPoints.open(a.bench, resolve(a.data!), a.mode as Mode, { ...common, options });
+    if (a.bench) return await BenchPoints.open(a.bench, resolve(a.data!), a.mode as Mode, { ...common, options, ...(self ? { context: "self" as const } : {}) });
     const name = a.world!;
     const world = await loadWorld(name);
     // A world that scores any action itself (economy) gives decision points of its own.
@@ -427,6 +435,7 @@ async function pointsOf(a: z.infer<typeof Args>, storeRoot: string, flags: Bench
     return await WorldPoints.scripted(name, episodes, a["world-seed"], a.system);
   } catch (err) {
     if (err instanceof BenchmarkOptionError || err instanceof RegistryError) throw new UsageError(err.message);
+    if (err instanceof WrittenContextUnavailable) throw new UsageError(`--${err.message}`);
     throw err;
   }
 }

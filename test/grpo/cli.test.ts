@@ -110,7 +110,7 @@ describe("socialworld train grpo", () => {
     expect(await main(["train", "grpo", "--model", out, "--world", "tomi", "--bench", "tomi", "--data", "x", "--out", out])).toBe(2);
     expect(io.err).toContain("give exactly one of --world NAME and --bench NAME --data FILE");
     expect(await main(["train", "grpo", "--model", out, "--world", "tomi", "--out", out, "--reward", "exact=1,bleu=2"])).toBe(2);
-    expect(io.err).toContain('--reward: expected NAME=WEIGHT pairs (exact, f1, rougeL, format), got "bleu=2"');
+    expect(io.err).toContain('--reward: expected NAME=WEIGHT pairs (exact, f1, rougeL, format, trace), got "bleu=2"');
     expect(await main(["train", "grpo", "--model", out, "--world", "tomi", "--out", out, "--loss-agg", "sum"])).toBe(2);
     expect(io.err).toContain("--loss-agg");
     expect(await main(["train", "grpo", "--model", out, "--world", "tomi", "--out", out, "--advantage", "ppo"])).toBe(2);

@@ -25,7 +25,7 @@ import { tempDir } from "../policy/fixtures.js";
 
 const io = captureOutput();
 
-const SETTINGS: RewardSettings = { rewards: { exact: 1, f1: 0, rougeL: 0, format: 0 }, formatFailure: -1, maxNewTokens: 512, overlongBuffer: 0, overlongPenalty: 1 };
+const SETTINGS: RewardSettings = { rewards: { exact: 1, f1: 0, rougeL: 0, format: 0, trace: 0 }, formatFailure: -1, maxNewTokens: 512, overlongBuffer: 0, overlongPenalty: 1 };
 const RESPONSE_ONLY = join(import.meta.dirname, "../../worlds/usersim/hierarchies/response-only.json");
 
 describe("usersim in GRPO", () => {

@@ -195,7 +195,9 @@ async function questionExample(
     return "reference answers the official judge does not accept";
   }
   const task = benchmark.task(item, mode);
-  const asked = await askedQuestion(task);
+  // A GRPO run whose policy wrote its own context (`train grpo --context self`) was asked another
+  // prompt in simulation mode: the export asks it too, and its reference is the written context.
+  const asked = await askedQuestion(task, mode === "simulation" && run.params.context === "self" ? "self" : "world");
   // Over a compact context (simulation mode), the reply cites the line that gives the label.
   const reference = replyFor(asked, task.question, answer);
   if (reference === undefined) return "labels no line of the compact context gives (simulation mode answers by citing a line)";

@@ -1,7 +1,9 @@
 /**
  * Decision points from a benchmark file: every question is one, asked exactly as a policy agent
  * is asked it by `bench` (agents/policy/question-prompt.ts: the benchmark's prompt in vanilla mode,
- * the socialized context and question in simulation mode), scored by the benchmark's official
+ * the socialized context and question in simulation mode; with `context: "self"` the story and
+ * question, the reply writing the world's written context and then its answer line, under the same
+ * grammar, its answer read as the agent reads it, the last line), scored by the benchmark's official
  * judge; the reference for F1 and ROUGE-L is the label written as the prompt asks for it. Every
  * sampled reply is logged as a `benchmark_item` record, the layout `bench` writes, so a run's
  * rollouts export (`socialworld export --run ID`) like any benchmark run.
@@ -14,8 +16,11 @@ import { loadBenchmark } from "../../worlds/registry.js";
 import { itemResult, rewardOf } from "../../benchmarks/runner.js";
 import { turnMessages } from "../../agents/policy/action.js";
 import { askedQuestion } from "../../agents/policy/question-prompt.js";
-import { citationSpec } from "../../agents/policy/action-grammar.js";
-import { citedLine, type CompactLine } from "../../worlds/core/compact-context.js";
+import { citationSpec, writtenSpec } from "../../agents/policy/action-grammar.js";
+import type { ContextSource } from "../../agents/policy/options.js";
+import { citedAnswer, citedLine, type CompactLine } from "../../worlds/core/compact-context.js";
+import { traceFidelity, writtenTrace, type WrittenContext } from "../../worlds/core/written-context.js";
+import { isWorldName, loadWorld } from "../../worlds/registry.js";
 import type { FormatResult } from "../../worlds/core/rewards/strict-format.js";
 import type { EpisodeLog } from "../../store/episode-log.js";
 import type { DecisionPoint, Judged, PointSource, ScoredReply } from "./decision-point.js";
@@ -25,7 +30,15 @@ export interface BenchPointsOptions {
   readonly system?: string;
   /** The benchmark's options (`bench`'s --hierarchy, --weights, --split, --judge). */
   readonly options?: BenchmarkOptions;
+  /**
+   * Who writes a simulation-mode question's context (agents/policy/options.ts): the world model
+   * (default), or the policy itself, as `policy:DIR?context=self` is asked.
+   */
+  readonly context?: ContextSource;
 }
+
+/** `context: "self"` where the policy cannot write its own context: the mode or the world has none. */
+export class WrittenContextUnavailable extends Error {}
 
 /** A graded benchmark's verdicts on a group of replies (its LLM judge's when it has one, in one call), as the trainer's Judged. */
 async function judgeGraded(benchmark: Benchmark, item: BenchItem, texts: readonly string[]): Promise<Judged[]> {
@@ -37,6 +50,24 @@ async function judgeGraded(benchmark: Benchmark, item: BenchItem, texts: readonl
     score: v.score ?? 0,
     ...(v.levels ? { levels: v.levels } : {}),
   }));
+}
+
+/**
+ * A written context's strict format: the whole reply in the world's grammar (its trace lines, then
+ * the answer line); the action is its last line, as the policy agent reads it.
+ */
+function strictWritten(written: WrittenContext): (text: string) => FormatResult<{ answer: string }> {
+  const grammar = new RegExp(written.pattern);
+  return (text) =>
+    grammar.test(text.trimEnd())
+      ? { ok: true, action: { answer: citedAnswer(text) } }
+      : { ok: false, error: "not a written context: trace lines of the story's places and agents, then an answer line and one of its containers" };
+}
+
+/** The share of a reply's trace lines that are the world model's (a longer or shorter trace counts its missing lines wrong; none at all: 1 when the world model's is empty too). */
+function traceShare(text: string, written: WrittenContext): number {
+  const f = traceFidelity(writtenTrace(text), written.trace);
+  return f.lines === 0 ? 1 : f.right / f.lines;
 }
 
 /** A cited answer's strict format: exactly one of the context's lines; the action is its value. */
@@ -68,6 +99,12 @@ export class BenchPoints implements PointSource {
   static async open(benchmarkName: string, file: string, mode: Mode, opts: BenchPointsOptions = {}): Promise<BenchPoints> {
     const benchmark = await loadBenchmark(benchmarkName, opts.options ?? {});
     if (benchmark.modes && !benchmark.modes.includes(mode)) throw new BenchmarkOptionError(`--mode: ${benchmarkName} is asked in ${benchmark.modes.join(" or ")} mode only`);
+    if (opts.context === "self") {
+      // Refused here, before the greedy pass and the run: else the first point would fail mid-run.
+      if (mode !== "simulation") throw new WrittenContextUnavailable(`context self: the policy writes its own context in simulation mode only (--mode simulation), not ${mode}`);
+      const world = isWorldName(benchmarkName) ? await loadWorld(benchmarkName) : undefined;
+      if (!world?.writtenContext) throw new WrittenContextUnavailable(`context self: the ${benchmarkName} world has no written context (a policy writes its own only where the world defines one: ToMi)`);
+    }
     return new BenchPoints(benchmark, await benchmark.load(file), benchmarkName, file, mode, opts);
   }
 
@@ -83,14 +120,19 @@ export class BenchPoints implements PointSource {
     this.items = opts.limit !== undefined ? items.slice(0, opts.limit) : items;
     this.size = this.items.length;
     this.system = opts.system;
-    this.description = `${this.benchmark.title} ${file} (${mode} mode, ${this.size} questions)`;
+    this.context = opts.context ?? "world";
+    const self = this.context === "self" ? ", the policy writes the context" : "";
+    this.description = `${this.benchmark.title} ${file} (${mode} mode${self}, ${this.size} questions)`;
     const { judgeModel, ...options } = opts.options ?? {};
     const recorded = { ...recordedOptions(options), ...(judgeModel ? { judge: judgeModel.id } : {}) };
-    this.dataId = createHash("sha256").update(readFileSync(file)).update(`|${mode}|${this.size}|${opts.system ?? ""}|${JSON.stringify(recorded)}`).digest("hex").slice(0, 16);
-    this.runParams = { benchmark: benchmarkName, data: file, mode, options: recorded, limit: opts.limit ?? null };
+    // A run that wrote its own contexts asks other prompts: the default keeps earlier runs' ids.
+    const asks = this.context === "self" ? "|context=self" : "";
+    this.dataId = createHash("sha256").update(readFileSync(file)).update(`|${mode}|${this.size}|${opts.system ?? ""}|${JSON.stringify(recorded)}${asks}`).digest("hex").slice(0, 16);
+    this.runParams = { benchmark: benchmarkName, data: file, mode, options: recorded, limit: opts.limit ?? null, ...(this.context === "self" ? { context: "self" } : {}) };
   }
 
   private readonly system: string | undefined;
+  private readonly context: ContextSource;
 
   /** Contexts already in the run's log (a resumed run's log has them). */
   markLogged(contextIds: Iterable<string>): void {
@@ -105,7 +147,7 @@ export class BenchPoints implements PointSource {
   async point(index: number): Promise<BenchPoint> {
     const item = this.items[index]!;
     const task = this.benchmark.task(item, this.mode);
-    const asked = await askedQuestion(task);
+    const asked = await askedQuestion(task, this.context);
     const userText = asked.text;
     const form = task.answerForm;
     const levels = form?.type === "pattern" && form.levels ? { levels: { levels: form.levels, ...(this.system !== undefined ? { system: this.system } : {}) } } : {};
@@ -122,12 +164,15 @@ export class BenchPoints implements PointSource {
     const listed = task.candidates ?? task.choices;
     // Over a compact context the reply cites one of its lines; its answer is the line's value.
     const cited = asked.cited?.lines;
+    // A context to write: the agent's grammar (trace lines, then the answer line), the answer its last line.
+    const written = asked.written;
     return {
       ...base,
       // The grammar rollouts are sampled under: the free answer, or the benchmark's answer form (usersim's tagged reply).
       schema: answerGrammarSchema(task),
       ...(listed?.length ? { options: listed.map((answer) => ({ answer })) } : {}),
       ...(cited ? { grammar: citationSpec(cited, "schema")!, strict: (text: string) => strictCitation(text, cited) } : {}),
+      ...(written ? { grammar: writtenSpec(written, "schema")!, strict: strictWritten(written), trace: (text: string) => traceShare(text, written) } : {}),
       reference,
       exact: (action) => (benchmark.judge(item, (action as { answer: string }).answer).correct ? 1 : 0),
       answerText: (action) => (action as { answer: string }).answer,
@@ -189,6 +234,6 @@ export function grpoInfo(r: ScoredReply, step: number, group: number, sample: nu
     completionTokens: r.tokens,
     finishReason: r.finish,
     logprob: r.logprob,
-    rewardParts: { format: r.format, exact: r.exact, f1: r.f1, rougeL: r.rougeL, overlong: r.overlong, ...(r.leaks !== undefined ? { leaks: r.leaks } : {}) },
+    rewardParts: { format: r.format, exact: r.exact, f1: r.f1, rougeL: r.rougeL, overlong: r.overlong, ...(r.leaks !== undefined ? { leaks: r.leaks } : {}), ...(r.trace !== undefined ? { trace: r.trace } : {}) },
   };
 }

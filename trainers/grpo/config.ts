@@ -35,6 +35,12 @@ export const RewardWeightsSchema = z
     rougeL: z.number().min(0).default(0),
     /** A bonus for a reply in the strict format (a failure always gets `formatFailure`). */
     format: z.number().min(0).default(0),
+    /**
+     * The share of a written context's trace lines right against the world model's (a policy that
+     * writes its own context, `context=self`: DecisionPoint.trace), issue 27's denser signal than
+     * the one answer. 0 (the default): the answer's reward alone.
+     */
+    trace: z.number().min(0).default(0),
   })
   .strict();
 export type RewardWeights = z.infer<typeof RewardWeightsSchema>;
@@ -113,7 +119,7 @@ export const GrpoConfigSchema = z
     /** Leave replies cut at maxNewTokens out of the loss (DAPO's overlong filtering). */
     maskTruncated: z.boolean().default(false),
 
-    rewards: RewardWeightsSchema.default({ exact: 1, f1: 0, rougeL: 0, format: 0 }),
+    rewards: RewardWeightsSchema.default({ exact: 1, f1: 0, rougeL: 0, format: 0, trace: 0 }),
     /** The reward of a reply that fails the strict format: the lowest there is. */
     formatFailure: z.number().default(-1),
     /**

@@ -54,6 +54,12 @@ export interface DecisionPoint {
    */
   leaks?(action: unknown, text: string): number;
   /**
+   * A reply that writes its own context (`context=self`, worlds/core/written-context.ts): the share
+   * of its trace's lines right against the world model's trace, in [0, 1] (what the `trace` reward
+   * weighs). Absent where a reply writes no context.
+   */
+  trace?(text: string): number;
+  /**
    * A world's own judge of the replies to this point, a group at a time (an LLM judge scores a
    * group in one request): where there is one, it replaces the strict JSON format check and the
    * exact / F1 / ROUGE-L parts. The reply is the world's text form (usersim's tagged hierarchy);
@@ -95,6 +101,8 @@ export interface ScoredReply {
   readonly overlong: number;
   /** Facts the reply states that its agent never perceived (counted when the leak penalty is on). */
   readonly leaks?: number;
+  /** The share of its written trace's lines right (counted when the trace reward is on). */
+  readonly trace?: number;
   /** Sum of the sampler's log-probs of the reply's tokens. */
   readonly logprob: number;
   /** Each level's reward, where the judge scored the levels (Judged.levels): what `credit: level` uses. */

@@ -2,7 +2,8 @@
  * The reward of one reply at a decision point, from the world's reward functions: the strict format
  * check against the action schema (a failure gets the lowest reward, `formatFailure`, and nothing
  * else), then the weighted sum of exact answer match, token F1 and ROUGE-L against the reference,
- * a format bonus, DAPO's overlong penalty, and the leak penalty: minus `leakPenalty` for each
+ * a format bonus, the written trace's share of lines right (a policy that writes its own context,
+ * `context=self`), DAPO's overlong penalty, and the leak penalty: minus `leakPenalty` for each
  * fact the reply states that its agent never perceived (worlds/core/leak-audit.ts). A point with a
  * judge of its own (usersim's alignment judge) is scored by it instead, plus the overlong penalty.
  */
@@ -55,6 +56,7 @@ export function scoreReply(point: DecisionPoint, reply: SampledReply, c: RewardS
   const rouge = w.rougeL > 0 ? (point.rougeL ? point.rougeL(text) : rougeL(text, point.reference).fmeasure) : 0;
   const penalty = c.leakPenalty ?? 0;
   const leaks = penalty > 0 && point.leaks ? point.leaks(parsed.action, reply.text) : undefined;
-  const reward = w.exact * exact + w.f1 * f1 + w.rougeL * rouge + w.format + overlong - penalty * (leaks ?? 0);
-  return { ...base, reward, format: true, action: parsed.action, exact, f1, rougeL: rouge, ...(leaks !== undefined ? { leaks } : {}) };
+  const trace = w.trace > 0 && point.trace ? point.trace(reply.text) : undefined;
+  const reward = w.exact * exact + w.f1 * f1 + w.rougeL * rouge + w.trace * (trace ?? 0) + w.format + overlong - penalty * (leaks ?? 0);
+  return { ...base, reward, format: true, action: parsed.action, exact, f1, rougeL: rouge, ...(leaks !== undefined ? { leaks } : {}), ...(trace !== undefined ? { trace } : {}) };
 }
