@@ -6,6 +6,7 @@
  * narrator or an entrance showing where the object is; a claim names a place without putting the
  * object there. Names are the world's (its layout), or those its story's sentences use.
  */
+import { escapeRegExp } from "./escape-reg-exp.js";
 import { sentencesOf, type Fact, type FactVocabulary } from "./leak-audit.js";
 
 export interface LocationGrammar {
@@ -90,6 +91,6 @@ export class LocationFacts implements FactVocabulary {
 
 /** A name as text writes it: any case, "_" or a space between its words, whole words only. */
 function nameRegExp(name: string): RegExp {
-  const words = name.split(/[_\s]+/).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  const words = name.split(/[_\s]+/).map(escapeRegExp);
   return new RegExp(`(?<![A-Za-z0-9_])${words.join("[_ ]")}(?![A-Za-z0-9_])`, "gi");
 }

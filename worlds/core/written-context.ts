@@ -18,6 +18,7 @@
  * against (traceFidelity).
  */
 import { citation, type CompactLine } from "./compact-context.js";
+import { escapeRegExp } from "./escape-reg-exp.js";
 
 export interface WrittenContext {
   /** What to write, the prompt's last line before the reply. */
@@ -66,5 +67,5 @@ export function traceFidelity(written: readonly string[], gold: readonly string[
 
 /** A regular expression's alternation of literal words, as a non-capturing group. */
 export function wordChoice(words: readonly string[]): string {
-  return `(?:${[...new Set(words)].map((w) => w.replace(/[\\^$.*+?()[\]{}|/-]/g, "\\$&")).join("|")})`;
+  return `(?:${[...new Set(words)].map(escapeRegExp).join("|")})`;
 }

@@ -6,6 +6,7 @@
  * it names one of its values; that is how the reader and the simulation agent find, from the text
  * alone, which lines carry which fact (the ToMi world parses its sentences the same way).
  */
+import { escapeRegExp } from "../core/escape-reg-exp.js";
 
 export interface FactKind {
   readonly id: string;
@@ -206,11 +207,6 @@ export function beliefAnswerSecond(f: Fact, who: string, other: string, thinksKn
 /** The distinctive words of a value ("the cello" -> "cello"), which is what a line must name. */
 export function valueCore(value: string): string {
   return value.replace(/^(the|a|an) /i, "");
-}
-
-/** `text` as a regular expression that matches it literally. */
-export function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 const coreRegexes = new Map<string, RegExp>();

@@ -5,7 +5,8 @@
  * differences are grouped by cause.
  */
 import { inferPresence, parseContext, type Utterance } from "./conversation.js";
-import { escapeRegExp, parseBeliefQuestion } from "./facts.js";
+import { escapeRegExp } from "../core/escape-reg-exp.js";
+import { parseBeliefQuestion } from "./facts.js";
 import type { FantomSet } from "./format.js";
 import { locateByLanguage, locateByOverlap, type Located } from "./locate.js";
 import type { ContextMode, FantomQuestion } from "./questions.js";
