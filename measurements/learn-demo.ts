@@ -47,7 +47,8 @@ import { DeviceChoiceSchema, MatmulPrecisionSchema } from "../models/device-choi
 import { packageRoot } from "../worlds/question/prompts.js";
 import { percentCell as pct, socialworld, wallTimeLine, type StageTiming } from "./cli-process.js";
 import { RECIPE_GRPO_STEPS, recipeGrpoArgs, recipeGrpoMode } from "./learn-grpo.js";
-import { recipeSft, recipeSftData } from "./learn-recipe.js";
+import { RECIPE_BATCH, RECIPE_PRESET, recipeSft, recipeSftData } from "./learn-recipe.js";
+import { PRESETS } from "../models/presets.js";
 import { writeResults } from "./results-file.js";
 import { readRunLog, tenthMeans } from "./run-logs.js";
 import { scriptArgs } from "./script-args.js";
@@ -75,6 +76,11 @@ Options:
   --grpo-questions N GRPO's questions: the first N of the training file (default 12000 in vanilla
                      mode, all in simulation mode); those SFT answers right are left out but for
                      a share
+  --preset P         the policy's size (a model init preset; default 1m: 0.9M parameters; 10m is
+                     for the GPU)
+  --batch N          SFT examples per step (default 32)
+  --lr X             SFT's peak learning rate (default 3e-3)
+  --agents LIST      the agents evaluated, of random, base, sft, grpo, symbolic (default all)
   --seed S           seed of every stage (default 1)
   --balance on|off   as many questions of each type (default on) or the generator's own mix
   --vanilla-share X  the share of questions also written in vanilla mode (default 0.5; hitom 0:
@@ -94,6 +100,9 @@ Options:
                      mode, steps, questions and seed), train the others again, and run the evaluations
   --help             this text`;
 
+// The agents a run can evaluate, in the tables' order.
+const EVALUATED = ["random", "base", "sft", "grpo", "symbolic"] as const;
+
 const values = scriptArgs({
   name: "learn-demo",
   usage: USAGE,
@@ -106,6 +115,19 @@ const values = scriptArgs({
     "grpo-mode": z.enum(["simulation", "vanilla"]).optional(),
     "grpo-questions": intArg(1).optional(),
     seed: intArg(0, 2 ** 32 - 1).default(1),
+    preset: z.enum(Object.keys(PRESETS) as [string, ...string[]]).default(RECIPE_PRESET),
+    batch: intArg(1, 4096).default(RECIPE_BATCH),
+    lr: z.coerce.number().positive().max(1).optional(),
+    agents: z
+      .string()
+      .default(EVALUATED.join(","))
+      .transform((list, ctx) => {
+        const names = list.split(",").map((n) => n.trim().toLowerCase());
+        for (const n of names) {
+          if (!(EVALUATED as readonly string[]).includes(n)) ctx.addIssue({ code: "custom", message: `--agents: unknown agent "${n}" (one of ${EVALUATED.join(", ")})` });
+        }
+        return new Set(names);
+      }),
     balance: z.enum(["on", "off"]).default("on"),
     "vanilla-share": z.coerce.number().min(0).max(1).optional(),
     context: z.enum(CONTEXT_SOURCES).default("world"),
@@ -158,6 +180,10 @@ const MODES = world === "tomi" || vanillaShare > 0 ? (["simulation", "vanilla"] 
 // GRPO trains in vanilla mode where the recipe trains it (learn-grpo.ts), checked before any stage runs.
 const grpoMode = values["grpo-mode"] ?? recipeGrpoMode(world, vanillaShare);
 const grpoSteps = values["grpo-steps"] ?? RECIPE_GRPO_STEPS[grpoMode];
+if (grpoSteps === 0 && [...values.agents].every((a) => a === "grpo")) {
+  process.stderr.write("learn-demo: --agents grpo with --grpo-steps 0 evaluates no agent\n");
+  process.exit(2);
+}
 if (grpoMode === "vanilla" && vanillaShare === 0) {
   process.stderr.write("learn-demo: --grpo-mode vanilla needs vanilla-mode training data (--vanilla-share above 0)\n");
   process.exit(2);
@@ -174,7 +200,7 @@ const { trainFile, sftFile } = await recipeSftData(out, {
   balance: values.balance === "on",
   timings,
 });
-const { base, sft, trained: sftTrained } = await recipeSft(run, out, { sftFile, steps: sftSteps, seed, reuse: values.reuse, device });
+const { base, sft, trained: sftTrained } = await recipeSft(run, out, { sftFile, steps: sftSteps, seed, reuse: values.reuse, device, preset: values.preset, batch: values.batch, lr: values.lr });
 const grpo = join(out, "grpo");
 const policies: [string, string][] = [["base", base], ["SFT", sft]];
 if (grpoSteps > 0) {
@@ -193,7 +219,9 @@ if (grpoSteps > 0) {
 // 5. Evaluations: every agent on every file in both modes.
 // A policy that writes its context in simulation mode gets the default budget (256 tokens), what its trace needs.
 const selfWritten = (mode: string) => values.context === "self" && mode === "simulation";
-const agents: [string, string][] = [["random", `random:${seed}`], ...policies.map(([n, dir]): [string, string] => [n, `policy:${dir}?max_new_tokens=16&constrain=options`]), ["symbolic", "simulation"]];
+const allAgents: [string, string][] = [["random", `random:${seed}`], ...policies.map(([n, dir]): [string, string] => [n, `policy:${dir}?max_new_tokens=16&constrain=options`]), ["symbolic", "simulation"]];
+// --agents names the table's rows as written on the command line (SFT+GRPO is `grpo`).
+const agents = allAgents.filter(([name]) => values.agents.has(name === "SFT+GRPO" ? "grpo" : name.toLowerCase()));
 const agentSpec = (spec: string, mode: string) => (spec.startsWith("policy:") && selfWritten(mode) ? spec.replace("max_new_tokens=16&", "context=self&") : spec);
 const reports = new Map<string, BenchReport>();
 const key = (set: string, agent: string, mode: string) => `${set}|${agent}|${mode}`;
@@ -214,7 +242,7 @@ for (const [set, file] of evalSets) {
 
 const tables: string[] = [];
 for (const [set, file] of evalSets) {
-  const first = reports.get(key(set, "random", "simulation"))!;
+  const first = reports.get(key(set, agents[0]![0], "simulation"))!;
   const types = Object.keys(first.byType);
   tables.push(`### ${set} (\`${file}\`, ${first.total} questions): accuracy against the world model's labels`, "");
   tables.push(`| agent | mode | ${types.join(" | ")} | **all** | official labels |`);
@@ -250,7 +278,7 @@ const config = JSON.parse(readFileSync(join(base, "config.json"), "utf8")) as { 
 const total = (performance.now() - started) / 1000;
 const where = values.device === "cpu" ? "" : ` (--device ${values.device}${values.precision ? ` --precision ${values.precision}` : ""})`;
 const text = [
-  `Policy preset 1m (vocabulary ${config.vocab_size})${where}, seed ${seed}, ${questions} generated ${world === "tomi" ? "ToMi" : "Hi-ToM"} training questions (${world === "hitom" ? "every order of every story" : values.balance === "on" ? "balanced by type" : "the generator's mix"}, ${vanillaShare} of them also in vanilla mode), SFT ${sftSteps} steps, GRPO ${grpoSteps} steps in ${grpoMode} mode; policies ${values.context === "self" ? "write who saw the asked object where, then answer from it (context=self)" : "answer by citing a line of the compact context"} in simulation mode, one of the story's containers in vanilla mode (constrain=options):`,
+  `Policy preset ${values.preset} (vocabulary ${config.vocab_size})${where}, seed ${seed}, ${questions} generated ${world === "tomi" ? "ToMi" : "Hi-ToM"} training questions (${world === "hitom" ? "every order of every story" : values.balance === "on" ? "balanced by type" : "the generator's mix"}, ${vanillaShare} of them also in vanilla mode), SFT ${sftSteps} steps of ${values.batch}${values.lr === undefined ? "" : ` at lr ${values.lr}`}, GRPO ${grpoSteps} steps in ${grpoMode} mode; policies ${values.context === "self" ? "write who saw the asked object where, then answer from it (context=self)" : "answer by citing a line of the compact context"} in simulation mode, one of the story's containers in vanilla mode (constrain=options):`,
   "",
   ...tables,
   wallTimeLine(total, timings),

@@ -128,6 +128,11 @@ export async function sftExample(bench: Benchmark, item: BenchItem, mode: Mode, 
   return { prompt: asked.text, response };
 }
 
+/** The recipe's policy size, SFT batch and peak learning rate, where a script asks for no other. */
+export const RECIPE_PRESET = "1m";
+export const RECIPE_BATCH = 32;
+export const RECIPE_LR = "3e-3";
+
 /**
  * `model init` then `train sft` of the recipe: OUT/base and OUT/sft, through `run` (the command line
  * in a child process). With `reuse`, policies a finished run trained from the same data (the SFT
@@ -138,15 +143,15 @@ export async function sftExample(bench: Benchmark, item: BenchItem, mode: Mode, 
 export async function recipeSft(
   run: (stage: string, args: string[]) => Promise<unknown>,
   out: string,
-  o: { sftFile: string; steps: number; seed: number; reuse?: boolean; device?: readonly string[] },
+  o: { sftFile: string; steps: number; seed: number; reuse?: boolean; device?: readonly string[]; preset?: string; lr?: number; batch?: number },
 ): Promise<{ base: string; sft: string; trained: boolean }> {
   const base = join(out, "base");
   const sft = join(out, "sft");
   const s = String(o.seed);
-  const baseArgs = ["model", "init", "--preset", "1m", "--corpus", o.sftFile, "--tokenizer", "word", "--seed", s, "--out", base, "--force"];
+  const baseArgs = ["model", "init", "--preset", o.preset ?? RECIPE_PRESET, "--corpus", o.sftFile, "--tokenizer", "word", "--seed", s, "--out", base, "--force"];
   const sftArgs = [
-    "train", "sft", "--model", base, "--data", o.sftFile, "--out", sft, "--steps", String(o.steps), "--batch", "32",
-    "--lr", "3e-3", "--min-lr", "1e-4", "--warmup", "50", "--weight-decay", "0.01", "--prompt-loss", "0.1", "--seed", s, "--save-every", "100000",
+    "train", "sft", "--model", base, "--data", o.sftFile, "--out", sft, "--steps", String(o.steps), "--batch", String(o.batch ?? RECIPE_BATCH),
+    "--lr", o.lr === undefined ? RECIPE_LR : String(o.lr), "--min-lr", "1e-4", "--warmup", "50", "--weight-decay", "0.01", "--prompt-loss", "0.1", "--seed", s, "--save-every", "100000",
   ];
   const record = { base: baseArgs, sft: sftArgs, data: createHash("sha256").update(readFileSync(o.sftFile)).digest("hex") };
   if (o.reuse) {

@@ -85,8 +85,10 @@ describe("the learning recipe's base and SFT stages", () => {
     // The device changes where it runs, not what it trains.
     expect(await recipeSft(run, out, { ...o, device: ["--device", "cuda"] })).toMatchObject({ trained: false });
     expect(stages).toHaveLength(2);
-    // Other steps, another seed, other data (as other --questions or --balance write it): another policy.
-    for (const other of [{ ...o, steps: 200 }, { ...o, seed: 2 }]) {
+    // Other steps, another seed, size, batch or rate, other data (as other --questions or --balance write it): another policy.
+    // The recipe's own values named are the same policy.
+    expect(await recipeSft(run, out, { ...o, preset: "1m", batch: 32 })).toMatchObject({ trained: false });
+    for (const other of [{ ...o, steps: 200 }, { ...o, seed: 2 }, { ...o, preset: "10m" }, { ...o, batch: 64 }, { ...o, lr: 1e-3 }]) {
       expect((await recipeSft(run, out, other)).trained).toBe(true);
       expect((await recipeSft(run, out, o)).trained).toBe(true);
     }
@@ -96,7 +98,7 @@ describe("the learning recipe's base and SFT stages", () => {
     // A run interrupted in SFT leaves no record: never kept, nor is a policy from before the record.
     writeFileSync(join(out, "sft", "recipe-args.json"), "[]\n");
     expect((await recipeSft(run, out, o)).trained).toBe(true);
-    expect(stages).toHaveLength(14);
+    expect(stages).toHaveLength(26);
     // Without --reuse it always trains.
     expect((await recipeSft(run, out, { ...o, reuse: false })).trained).toBe(true);
   });
