@@ -9,8 +9,8 @@
 # What pack.sh packed (dist/, native/build/, .device/node_modules and data), unpacked in place in a
 # checkout without a build (the GPU machine's copy of the working tree); a built checkout keeps its own.
 if [ -f .device/pack.tar.xz ] && [ ! -f native/build/Release/socialworld_native.node ]; then
-  tar -xJf .device/pack.tar.xz
-  log "unpacked .device/pack.tar.xz"
+  if command -v xz >/dev/null; then tar -xJf .device/pack.tar.xz; else python3 -c 'import tarfile; tarfile.open(".device/pack.tar.xz", "r:xz").extractall(".")'; fi \
+    && log "unpacked .device/pack.tar.xz" || log "could not unpack .device/pack.tar.xz"
 fi
 # The carried node on the GPU machine (it has none), this machine's in a self-test.
 NODE=node

@@ -18,7 +18,7 @@
 # and ToMi val and ParaphrasedToMi val_600 in .device/data, passed as --val and --paraphrased: the
 # GPU machine has none of them). Each run passes --device cuda (cpu with --self-test) and writes
 # to /tmp/socialworld-learn/NAME. To $OUT: env.log, parity.log and parity.json (with --parity), and
-# learn.tar.xz: each run's log, results.md, evaluation reports and store (every reply), training
+# learn.tar.xz (.gz without xz): each run's log, results.md, evaluation reports and store (every reply), training
 # logs and stage records (not the models nor the generated data), and runs.md, every run's results
 # one after another (also printed last).
 set -uo pipefail
@@ -89,7 +89,10 @@ for spec in "${RUNS[@]}"; do
   echo
 done >"$WORK/runs.md"
 # Everything but the models, their checkpoints and the generated data (the seed remakes it).
+# (gzip where the machine has no xz.)
+PACK=(-cJf "$OUT/learn.tar.xz")
+command -v xz >/dev/null || PACK=(-czf "$OUT/learn.tar.gz")
 (cd "$WORK" && XZ_OPT=-T0 tar --exclude='model.safetensors' --exclude='checkpoint-*' --exclude='sft.jsonl' \
-  --exclude='generated.*' --exclude='train.*' -cJf "$OUT/learn.tar.xz" .)
+  --exclude='generated.*' --exclude='train.*' "${PACK[@]}" .)
 log "done in $(($(date +%s) - START)) s"
 cat "$WORK/runs.md"
