@@ -7,8 +7,10 @@
 # for it with nvcc and relinks the addon from the carried objects.
 
 # What pack.sh packed (dist/, native/build/, .device/node_modules and data), unpacked in place in a
-# checkout without a build (the GPU machine's copy of the working tree); a built checkout keeps its own.
-if [ -f .device/pack.tar.xz ] && [ ! -f native/build/Release/socialworld_native.node ]; then
+# checkout without a build (a self-test's copy of the working tree); a built checkout keeps its own.
+# On the GPU machine always: a warm machine keeps the last call's build, but the carried .device
+# replaces the one unpacked there, node_modules and data with it.
+if [ -f .device/pack.tar.xz ] && { [ "$SELF_TEST" = 0 ] || [ ! -f native/build/Release/socialworld_native.node ]; }; then
   if command -v xz >/dev/null; then tar -xJf .device/pack.tar.xz; else python3 -c 'import tarfile; tarfile.open(".device/pack.tar.xz", "r:xz").extractall(".")'; fi \
     && log "unpacked .device/pack.tar.xz" || log "could not unpack .device/pack.tar.xz"
 fi
