@@ -51,7 +51,7 @@ log() { echo "[$(($(date +%s) - START))s] $*" | tee -a "$ENV_LOG"; }
 # shellcheck source=measurements/gpu/env.sh
 source measurements/gpu/env.sh
 [ -e node_modules ] || { [ -d .device/node_modules ] && ln -s .device/node_modules node_modules; }
-[ -f dist/measurements/learn-demo.js ] || { log "no dist/: run npm run build here and carry dist"; exit 2; }
+[ -f dist/measurements/learn-demo.js ] || { log "no dist/: run measurements/gpu/pack.sh here and carry .device"; exit 2; }
 DATA=()
 if [ -d .device/data ]; then DATA=(--val .device/data/fb_all_val.txt --paraphrased .device/data/val_600.txt); fi
 DEVICE=cuda
