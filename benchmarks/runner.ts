@@ -12,6 +12,7 @@ import type { Episode, TurnFailure, TurnRecord } from "../worlds/core/episode.js
 import type { Benchmark, BenchItem, GroundTruth, Mode, Verdict } from "../worlds/question/benchmark.js";
 import type { TraceFidelity } from "../worlds/core/written-context.js";
 import { writtenFidelity } from "./written-fidelity.js";
+import { isWrittenSource } from "../agents/policy/options.js";
 
 export interface ItemResult {
   readonly id: string;
@@ -110,7 +111,9 @@ export async function runBenchmark<I extends BenchItem>(opts: RunOptions<I>): Pr
       }
     } else verdict = benchmark.judge(item, answer);
     // A policy that wrote the story's context itself (its reply's info says so) is scored on it too.
-    const written = turn?.info?.context === "self" && turn.raw !== undefined ? await writtenFidelity(task, turn.raw) : undefined;
+    const source = turn?.info?.context;
+    const raw = turn?.raw;
+    const written = isWrittenSource(source) && raw !== undefined ? await writtenFidelity(task, raw, source) : undefined;
     // Logged in one step next: in a server of a group, once its process is known to hold its place (store/write-fence.ts).
     await writesHeld();
     settle(i, item, gt, episode, started, answer, verdict, written);

@@ -5,12 +5,16 @@
  * model's and the share of trace lines right. Bench's report carries it where such replies exist.
  */
 import { askedQuestion } from "../agents/policy/question-prompt.js";
+import type { ContextSource } from "../agents/policy/options.js";
 import { traceFidelity, writtenTrace, type TraceFidelity } from "../worlds/core/written-context.js";
 import type { QuestionTask } from "../worlds/question/world.js";
 
-/** A reply's trace against the world model's for the question it answers (undefined: the world writes none). */
-export async function writtenFidelity(task: QuestionTask, reply: string): Promise<TraceFidelity | undefined> {
-  const { written } = await askedQuestion({ ...task, mode: "simulation" }, "self");
+/**
+ * A reply's trace against the world model's for the question it answers, written as `source` asks
+ * (its order: `self-latest`'s reply is scored against the reversed trace); undefined: the world writes none.
+ */
+export async function writtenFidelity(task: QuestionTask, reply: string, source: ContextSource = "self"): Promise<TraceFidelity | undefined> {
+  const { written } = await askedQuestion({ ...task, mode: "simulation" }, source);
   return written && traceFidelity(writtenTrace(reply), written.trace);
 }
 

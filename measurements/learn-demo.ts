@@ -3,7 +3,7 @@
  * questions, evaluated on files it never trained on. Issue 27's headline run.
  *
  *   npm run demo:learn -- [--out DIR] [--questions N] [--sft-steps N] [--grpo-steps N] [--grpo-mode M] [--grpo-questions N] [--seed S]
- *       [--balance on|off] [--vanilla-share X] [--context world|self] [--val FILE] [--paraphrased FILE] [--val-limit N] [--reuse]
+ *       [--balance on|off] [--vanilla-share X] [--context world|self|self-latest] [--val FILE] [--paraphrased FILE] [--val-limit N] [--reuse]
  *
  * 1. data (learn-recipe.ts): N questions of new ToMi stories (the world's generator, seeded),
  *    varied beyond ToMi's own file so that the policy learns the task and not the file: half the
@@ -41,7 +41,7 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
 import { intArg } from "../cli/args.js";
-import { CONTEXT_SOURCES } from "../agents/policy/options.js";
+import { CONTEXT_SOURCES, writtenOrder } from "../agents/policy/options.js";
 import type { BenchReport } from "../benchmarks/report.js";
 import { DeviceChoiceSchema, MatmulPrecisionSchema } from "../models/device-choice.js";
 import { packageRoot } from "../worlds/question/prompts.js";
@@ -87,9 +87,10 @@ Options:
                      its stories do not fit the policy's 1,024-token window, and vanilla mode
                      is evaluated only when it is trained)
   --context C        who writes the simulation-mode context: world (default; the policy cites a
-                     line of the world model's compact context) or self (the policy reads the
+                     line of the world model's compact context), self (the policy reads the
                      story, writes who saw the asked object where, then answers; ToMi only;
-                     evaluated as policy:DIR?context=self)
+                     evaluated as policy:DIR?context=self) or self-latest (the same, the
+                     trace latest first)
   --val FILE         evaluation file (default: the shared fb_all_val.txt; hitom: Hi-ToM_dev.json)
   --paraphrased FILE ParaphrasedToMi file (default: the shared val_600.txt; not with hitom)
   --val-limit N      evaluate on the first N questions of each file only (default: all)
@@ -146,8 +147,9 @@ if (world === "hitom" && values.paraphrased !== undefined) {
   process.stderr.write("learn-demo: --paraphrased is ToMi's; Hi-ToM is evaluated on --val only\n");
   process.exit(2);
 }
-if (world === "hitom" && values.context === "self") {
-  process.stderr.write("learn-demo: --context self is ToMi's (Hi-ToM has no written context yet)\n");
+const writesContext = writtenOrder(values.context) !== undefined;
+if (world === "hitom" && writesContext) {
+  process.stderr.write(`learn-demo: --context ${values.context} is ToMi's (Hi-ToM has no written context yet)\n`);
   process.exit(2);
 }
 const evalSets: (readonly [string, string])[] =
@@ -218,11 +220,11 @@ if (grpoSteps > 0) {
 
 // 5. Evaluations: every agent on every file in both modes.
 // A policy that writes its context in simulation mode gets the default budget (256 tokens), what its trace needs.
-const selfWritten = (mode: string) => values.context === "self" && mode === "simulation";
+const selfWritten = (mode: string) => writesContext && mode === "simulation";
 const allAgents: [string, string][] = [["random", `random:${seed}`], ...policies.map(([n, dir]): [string, string] => [n, `policy:${dir}?max_new_tokens=16&constrain=options`]), ["symbolic", "simulation"]];
 // --agents names the table's rows as written on the command line (SFT+GRPO is `grpo`).
 const agents = allAgents.filter(([name]) => values.agents.has(name === "SFT+GRPO" ? "grpo" : name.toLowerCase()));
-const agentSpec = (spec: string, mode: string) => (spec.startsWith("policy:") && selfWritten(mode) ? spec.replace("max_new_tokens=16&", "context=self&") : spec);
+const agentSpec = (spec: string, mode: string) => (spec.startsWith("policy:") && selfWritten(mode) ? spec.replace("max_new_tokens=16&", `context=${values.context}&`) : spec);
 const reports = new Map<string, BenchReport>();
 const key = (set: string, agent: string, mode: string) => `${set}|${agent}|${mode}`;
 for (const [set, file] of evalSets) {
@@ -261,7 +263,7 @@ for (const [set, file] of evalSets) {
     const w = reports.get(key(set, name, "simulation"))?.writtenContext;
     if (w) tables.push(`- ${name}'s written contexts: ${pct(w.exactShare)} of the traces exact (${w.exact}/${w.questions}), ${pct(w.lineShare)} of the lines right (${w.linesRight}/${w.lines}).`);
   }
-  if (values.context === "self") tables.push("");
+  if (writesContext) tables.push("");
 }
 
 // The learning curves: SFT loss and GRPO reward, in tenths of the run.
@@ -278,7 +280,7 @@ const config = JSON.parse(readFileSync(join(base, "config.json"), "utf8")) as { 
 const total = (performance.now() - started) / 1000;
 const where = values.device === "cpu" ? "" : ` (--device ${values.device}${values.precision ? ` --precision ${values.precision}` : ""})`;
 const text = [
-  `Policy preset ${values.preset} (vocabulary ${config.vocab_size})${where}, seed ${seed}, ${questions} generated ${world === "tomi" ? "ToMi" : "Hi-ToM"} training questions (${world === "hitom" ? "every order of every story" : values.balance === "on" ? "balanced by type" : "the generator's mix"}, ${vanillaShare} of them also in vanilla mode), SFT ${sftSteps} steps of ${values.batch}${values.lr === undefined ? "" : ` at lr ${values.lr}`}, GRPO ${grpoSteps} steps in ${grpoMode} mode; policies ${values.context === "self" ? "write who saw the asked object where, then answer from it (context=self)" : "answer by citing a line of the compact context"} in simulation mode, one of the story's containers in vanilla mode (constrain=options):`,
+  `Policy preset ${values.preset} (vocabulary ${config.vocab_size})${where}, seed ${seed}, ${questions} generated ${world === "tomi" ? "ToMi" : "Hi-ToM"} training questions (${world === "hitom" ? "every order of every story" : values.balance === "on" ? "balanced by type" : "the generator's mix"}, ${vanillaShare} of them also in vanilla mode), SFT ${sftSteps} steps of ${values.batch}${values.lr === undefined ? "" : ` at lr ${values.lr}`}, GRPO ${grpoSteps} steps in ${grpoMode} mode; policies ${writesContext ? `write who saw the asked object where${values.context === "self-latest" ? ", latest first" : ""}, then answer from it (context=${values.context})` : "answer by citing a line of the compact context"} in simulation mode, one of the story's containers in vanilla mode (constrain=options):`,
   "",
   ...tables,
   wallTimeLine(total, timings),

@@ -78,7 +78,7 @@ export class LanguageModelAgent implements Agent {
       ...(c!.thinking !== undefined ? { thinking: c!.thinking } : {}),
       ...(constraint ? { constrained: this.options.constrain } : {}),
       // The context was the policy's to write: bench scores the reply's trace (benchmarks/written-fidelity.ts).
-      ...(asked?.written ? { context: "self" } : {}),
+      ...(asked?.written ? { context: this.options.context } : {}),
     };
     // A reply that is no action still goes into the log with its prompt (the loop logs an
     // AgentFailure's partial reply beside the fallback's action): a policy's mistakes are data too.

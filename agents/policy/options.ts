@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { AgentSpecError } from "../agent-spec-error.js";
+import type { TraceOrder } from "../../worlds/core/written-context.js";
 
 /** The grammar a reply is sampled under (action-grammar.ts): the action's schema, one of the world's valid actions, or none. */
 export const CONSTRAIN_MODES = ["schema", "options", "off"] as const;
@@ -14,10 +15,23 @@ export type ConstrainMode = (typeof CONSTRAIN_MODES)[number];
 /**
  * Who writes the socialized context a question is answered from in simulation mode: the world
  * model (`world`: the policy reads it and cites a line), or the policy itself (`self`: it reads
- * the story, writes the world's written context, then answers; question-prompt.ts).
+ * the story, writes the world's written context, then answers; question-prompt.ts), its trace
+ * in the story's order or, `self-latest`, latest first (worlds/core/written-context.ts's TraceOrder).
  */
-export const CONTEXT_SOURCES = ["world", "self"] as const;
+export const CONTEXT_SOURCES = ["world", "self", "self-latest"] as const;
 export type ContextSource = (typeof CONTEXT_SOURCES)[number];
+
+const WRITTEN_ORDERS: Readonly<Partial<Record<ContextSource, TraceOrder>>> = { self: "story", "self-latest": "latest" };
+
+/** The order the policy writes its trace in where it writes the context itself (undefined: the world model writes it). */
+export function writtenOrder(source: ContextSource): TraceOrder | undefined {
+  return WRITTEN_ORDERS[source];
+}
+
+/** Whether `v` (a recorded run's or a reply's `context`) names a source where the policy writes the context. */
+export function isWrittenSource(v: unknown): v is ContextSource {
+  return typeof v === "string" && Object.hasOwn(WRITTEN_ORDERS, v);
+}
 
 /** How a leveled answer is generated: in one piece, or level by level (HumanLM's). */
 export const GENERATION_MODES = ["joint", "per-level"] as const;

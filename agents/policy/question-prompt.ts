@@ -17,7 +17,7 @@ import { simulationAnswerText, simulationCompactText, simulationSelfText } from 
 import { NONE, SAME_AS_STATE, type SocializedContext } from "../../worlds/core/socialized-context.js";
 import { citation, compactText, type CompactContext } from "../../worlds/core/compact-context.js";
 import { writtenReply, type WrittenContext } from "../../worlds/core/written-context.js";
-import type { ContextSource } from "./options.js";
+import { writtenOrder, type ContextSource } from "./options.js";
 import type { QuestionTask } from "../../worlds/question/world.js";
 import { isWorldName, loadSolver, loadWorld } from "../../worlds/registry.js";
 
@@ -81,14 +81,15 @@ export interface AskedQuestion {
 
 /**
  * The question as a policy is asked it, in the task's mode; in simulation mode, over the context
- * `context` says who writes: the world model (`world`) or the policy itself (`self`).
+ * `context` says who writes: the world model (`world`) or the policy itself (`self`, `self-latest`).
  */
 export async function askedQuestion(task: QuestionTask, context: ContextSource = "world"): Promise<AskedQuestion> {
   if (task.mode !== "simulation") return { text: task.prompt };
-  if (context === "self") {
+  const order = writtenOrder(context);
+  if (order) {
     const write = isWorldName(task.benchmark) ? (await loadWorld(task.benchmark)).writtenContext : undefined;
-    if (!write) throw new Error(`context=self: the ${task.benchmark} world has no written context (a policy writes its own only where the world defines it: ToMi)`);
-    const written = write(await worldContext(task), task.question);
+    if (!write) throw new Error(`context=${context}: the ${task.benchmark} world has no written context (a policy writes its own only where the world defines it: ToMi)`);
+    const written = write(await worldContext(task), task.question, order);
     return { text: simulationSelfText(task, written.heading), written };
   }
   const ctx = await worldContext(task);

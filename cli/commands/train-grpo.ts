@@ -14,7 +14,7 @@ import { parseWithFlags } from "../benchmark-flags.js";
 import { judgeModelArg } from "../judge-arg.js";
 import { RunStore } from "../../store/run-store.js";
 import { BenchPoints, WrittenContextUnavailable } from "../../trainers/grpo/bench-points.js";
-import { GENERATION_MODES } from "../../agents/policy/options.js";
+import { GENERATION_MODES, isWrittenSource } from "../../agents/policy/options.js";
 import { ADVANTAGE_ESTIMATORS, ADVANTAGE_STD, CREDIT_ASSIGNMENTS, GRPO_CONSTRAIN_MODES, POINT_BALANCES, GrpoConfigSchema, KL_ESTIMATORS, KL_PLACEMENTS, LOSS_AGGREGATIONS, type GrpoConfigInput } from "../../trainers/grpo/config.js";
 import { progressNote, type StepMetrics } from "../../trainers/grpo/metrics.js";
 import { MetricsPublisher } from "../../trainers/grpo/publisher.js";
@@ -62,6 +62,7 @@ Data:
   --context self           --bench tomi --mode simulation: the policy writes the context itself (who saw
                            the asked object where, then the answer line), as policy:DIR?context=self is
                            asked, under its grammar; --reward trace=W adds W x its trace's lines right
+  --context self-latest    the same, the trace written latest place first (policy:DIR?context=self-latest)
   --FACT                   social, with --context short: the facts line also states FACT, as
                            \`bench social --FACT\` (--stance, --agreement...: \`socialworld bench --help\` lists them)
   --preset NAME            named settings, which flags given beside it override:
@@ -160,7 +161,7 @@ const Args = z.object({
   split: z.string().min(1).optional(),
   judge: z.string().min(1).optional(),
   embedder: z.string().regex(/^(lexical|onnx:.+)$/, "expected lexical or onnx:DIR").optional(),
-  context: z.enum(["short", "full", "self"]).optional(),
+  context: z.enum(["short", "full", "self", "self-latest"]).optional(),
   system: z.string().min(1).optional(),
   out: z.string({ error: "is required" }).min(1),
   steps: intArg(1).optional(),
@@ -308,7 +309,7 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
     throw new UsageError(`${issue.path.join(".") || "options"}: ${issue.message}`);
   }
   const config = parsed.data;
-  if (config.rewards.trace > 0 && a.context !== "self") throw new UsageError("--reward trace=W weighs a written context's trace: it goes with --context self");
+  if (config.rewards.trace > 0 && !isWrittenSource(a.context)) throw new UsageError("--reward trace=W weighs a written context's trace: it goes with --context self or self-latest");
   const lora = loraArg(a.lora ?? preset?.lora);
   if (lora && !a.model) {
     const why = a.lora === undefined ? `--preset ${a.preset} trains a LoRA adapter (${preset?.lora}), which` : "--lora";
@@ -402,9 +403,9 @@ export async function grpoCommand(argv: readonly string[]): Promise<number> {
 
 /** Where the decision points come from: a benchmark file, a graded world's generated records, a world's own generated set (`trainOn: "generated"`), or a world's scripted episodes. */
 async function pointsOf(a: z.infer<typeof Args>, storeRoot: string, flags: BenchmarkOptions["flags"]): Promise<PointSource> {
-  // `--context self` says who writes the context (the trainer's), not a benchmark's prompt option.
-  const self = a.context === "self";
-  if (self && !a.bench) throw new UsageError("--context self goes with --bench tomi --mode simulation (the policy writes the story's context, then answers)");
+  // `--context self` (self-latest) says who writes the context (the trainer's), not a benchmark's prompt option.
+  const self = isWrittenSource(a.context) ? a.context : undefined;
+  if (self && !a.bench) throw new UsageError(`--context ${self} goes with --bench tomi --mode simulation (the policy writes the story's context, then answers)`);
   const given = { hierarchy: a.hierarchy, weights: a.weights, split: a.split, embedder: a.embedder, context: self ? undefined : a.context, flags };
   const options: BenchmarkOptions = {
     ...Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)),
@@ -412,7 +413,7 @@ async function pointsOf(a: z.infer<typeof Args>, storeRoot: string, flags: Bench
   };
   const common = { ...(a.limit !== undefined ? { limit: a.limit } : {}), ...(a.system ? { system: a.system } : {}) };
   try {
-    if (a.bench) return await BenchPoints.open(a.bench, resolve(a.data!), a.mode as Mode, { ...common, options, ...(self ? { context: "self" as const } : {}) });
+    if (a.bench) return await BenchPoints.open(a.bench, resolve(a.data!), a.mode as Mode, { ...common, options, ...(self ? { context: self } : {}) });
     const name = a.world!;
     const world = await loadWorld(name);
     // A world that scores any action itself (economy) gives decision points of its own.

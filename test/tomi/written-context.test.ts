@@ -20,37 +20,14 @@ import { generateTomi } from "../../worlds/tomi/generator.js";
 import { simulateTomi } from "../../worlds/tomi/simulation.js";
 import { writtenTomiContext } from "../../worlds/tomi/written-context.js";
 import { TOM_DATA, tomData } from "../data-paths.js";
+import { FALSE_BELIEF, readTrace, story } from "./trace-reader.js";
 import { createFromScratch } from "../../models/from-scratch.js";
 import { NativeCompleter } from "../../models/generate.js";
 import { LanguageModelAgent } from "../../agents/policy/lm-agent.js";
 import { LmAgentOptionsSchema } from "../../agents/policy/options.js";
 import { QuestionWorld } from "../../worlds/question/world.js";
 
-const story = (...lines: string[]) => lines.map((l, i) => `${i + 1} ${l}`).join("\n");
 const written = (s: string, question: string) => writtenTomiContext(simulateTomi(s), question);
-
-/**
- * The answer as a reader of a trace finds it: reality the last line's place, memory the first's, a
- * view the last line naming its agents. A question of another form is an error, not reality.
- */
-function readTrace(trace: readonly string[], question: string): string | undefined {
-  const first = /^Where will (\S+) look for the \S+\?$/.exec(question);
-  const second = /^Where does (\S+) think that (\S+) searches for the \S+\?$/.exec(question);
-  const rows = trace.map((l) => l.split(" "));
-  if (/^Where is the \S+ really\?$/.test(question)) return rows.at(-1)?.[0];
-  if (/^Where was the \S+ at the beginning\?$/.test(question)) return rows[0]?.[0];
-  if (!first && !second) throw new Error(`readTrace: no rule reads "${question}"`);
-  const names = first ? [first[1]!] : [second![1]!, second![2]!];
-  return rows.findLast((r) => names.every((n) => r.slice(1).includes(n)))?.[0];
-}
-
-const FALSE_BELIEF = story(
-  "Ella entered the garage.",
-  "Avery entered the garage.",
-  "The spinach is in the green_crate.",
-  "Ella exited the garage.",
-  "Avery moved the spinach to the blue_box.",
-);
 
 describe("the written context (ToMi)", () => {
   it("traces the asked object: who saw it where, then the line the question is answered from", () => {

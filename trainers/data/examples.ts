@@ -13,6 +13,7 @@ import type { Benchmark, BenchItem, BenchmarkOptions, Mode } from "../../worlds/
 import { DataError } from "../../worlds/core/errors.js";
 import type { RunRecord } from "../../store/run-store.js";
 import { askedQuestion, replyFor } from "../../agents/policy/question-prompt.js";
+import { isWrittenSource } from "../../agents/policy/options.js";
 import type { BenchmarkItemRecord, RoomEpisodeRecord, RunLog } from "./run-log.js";
 
 export type LabelSource = "official" | "world";
@@ -195,9 +196,10 @@ async function questionExample(
     return "reference answers the official judge does not accept";
   }
   const task = benchmark.task(item, mode);
-  // A GRPO run whose policy wrote its own context (`train grpo --context self`) was asked another
-  // prompt in simulation mode: the export asks it too, and its reference is the written context.
-  const asked = await askedQuestion(task, mode === "simulation" && run.params.context === "self" ? "self" : "world");
+  // A GRPO run whose policy wrote its own context (`train grpo --context self`, `self-latest`) was
+  // asked another prompt in simulation mode: the export asks it too, and its reference is the written context.
+  const recorded = run.params.context;
+  const asked = await askedQuestion(task, mode === "simulation" && isWrittenSource(recorded) ? recorded : "world");
   // Over a compact context (simulation mode), the reply cites the line that gives the label.
   const reference = replyFor(asked, task.question, answer);
   if (reference === undefined) return "labels no line of the compact context gives (simulation mode answers by citing a line)";

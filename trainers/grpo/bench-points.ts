@@ -1,7 +1,7 @@
 /**
  * Decision points from a benchmark file: every question is one, asked exactly as a policy agent
  * is asked it by `bench` (agents/policy/question-prompt.ts: the benchmark's prompt in vanilla mode,
- * the socialized context and question in simulation mode; with `context: "self"` the story and
+ * the socialized context and question in simulation mode; with `context: "self"` (or `self-latest`) the story and
  * question, the reply writing the world's written context and then its answer line, under the same
  * grammar, its answer read as the agent reads it, the last line), scored by the benchmark's official
  * judge; the reference for F1 and ROUGE-L is the label written as the prompt asks for it. Every
@@ -17,7 +17,7 @@ import { itemResult, rewardOf } from "../../benchmarks/runner.js";
 import { turnMessages } from "../../agents/policy/action.js";
 import { askedQuestion } from "../../agents/policy/question-prompt.js";
 import { citationSpec, writtenSpec } from "../../agents/policy/action-grammar.js";
-import type { ContextSource } from "../../agents/policy/options.js";
+import { writtenOrder, type ContextSource } from "../../agents/policy/options.js";
 import { citedAnswer, citedLine, type CompactLine } from "../../worlds/core/compact-context.js";
 import { traceFidelity, writtenTrace, type WrittenContext } from "../../worlds/core/written-context.js";
 import { isWorldName, loadWorld } from "../../worlds/registry.js";
@@ -99,11 +99,11 @@ export class BenchPoints implements PointSource {
   static async open(benchmarkName: string, file: string, mode: Mode, opts: BenchPointsOptions = {}): Promise<BenchPoints> {
     const benchmark = await loadBenchmark(benchmarkName, opts.options ?? {});
     if (benchmark.modes && !benchmark.modes.includes(mode)) throw new BenchmarkOptionError(`--mode: ${benchmarkName} is asked in ${benchmark.modes.join(" or ")} mode only`);
-    if (opts.context === "self") {
+    if (opts.context && writtenOrder(opts.context)) {
       // Refused here, before the greedy pass and the run: else the first point would fail mid-run.
-      if (mode !== "simulation") throw new WrittenContextUnavailable(`context self: the policy writes its own context in simulation mode only (--mode simulation), not ${mode}`);
+      if (mode !== "simulation") throw new WrittenContextUnavailable(`context ${opts.context}: the policy writes its own context in simulation mode only (--mode simulation), not ${mode}`);
       const world = isWorldName(benchmarkName) ? await loadWorld(benchmarkName) : undefined;
-      if (!world?.writtenContext) throw new WrittenContextUnavailable(`context self: the ${benchmarkName} world has no written context (a policy writes its own only where the world defines one: ToMi)`);
+      if (!world?.writtenContext) throw new WrittenContextUnavailable(`context ${opts.context}: the ${benchmarkName} world has no written context (a policy writes its own only where the world defines one: ToMi)`);
     }
     return new BenchPoints(benchmark, await benchmark.load(file), benchmarkName, file, mode, opts);
   }
@@ -121,14 +121,15 @@ export class BenchPoints implements PointSource {
     this.size = this.items.length;
     this.system = opts.system;
     this.context = opts.context ?? "world";
-    const self = this.context === "self" ? ", the policy writes the context" : "";
+    const order = writtenOrder(this.context);
+    const self = order ? `, the policy writes the context${order === "latest" ? " latest first" : ""}` : "";
     this.description = `${this.benchmark.title} ${file} (${mode} mode${self}, ${this.size} questions)`;
     const { judgeModel, ...options } = opts.options ?? {};
     const recorded = { ...recordedOptions(options), ...(judgeModel ? { judge: judgeModel.id } : {}) };
     // A run that wrote its own contexts asks other prompts: the default keeps earlier runs' ids.
-    const asks = this.context === "self" ? "|context=self" : "";
+    const asks = order ? `|context=${this.context}` : "";
     this.dataId = createHash("sha256").update(readFileSync(file)).update(`|${mode}|${this.size}|${opts.system ?? ""}|${JSON.stringify(recorded)}${asks}`).digest("hex").slice(0, 16);
-    this.runParams = { benchmark: benchmarkName, data: file, mode, options: recorded, limit: opts.limit ?? null, ...(this.context === "self" ? { context: "self" } : {}) };
+    this.runParams = { benchmark: benchmarkName, data: file, mode, options: recorded, limit: opts.limit ?? null, ...(order ? { context: this.context } : {}) };
   }
 
   private readonly system: string | undefined;

@@ -13,7 +13,7 @@ export type { GeneratedSet };
 import type { ScenarioFactory } from "./scenario.js";
 import type { SocializedContext } from "./socialized-context.js";
 import type { CompactContext } from "./compact-context.js";
-import type { WrittenContext } from "./written-context.js";
+import type { TraceOrder, WrittenContext } from "./written-context.js";
 import type { DecisionSet } from "./scored-decision.js";
 
 export interface WorldEntry {
@@ -51,9 +51,9 @@ export interface WorldEntry {
   /**
    * The context a policy writes itself in simulation mode with `context=self` (written-context.ts):
    * the world model's trace of what `question` asks about (what SFT teaches and replies are scored
-   * against), the reply's grammar, and the line it is answered from.
+   * against), in `order` (default the story's), the reply's grammar, and the line it is answered from.
    */
-  readonly writtenContext?: (ctx: SocializedContext, question: string) => WrittenContext;
+  readonly writtenContext?: (ctx: SocializedContext, question: string, order?: TraceOrder) => WrittenContext;
 }
 
 /** A yes-or-no option of a world's benchmark: its key (and flag) and help text. */

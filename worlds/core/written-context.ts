@@ -15,10 +15,19 @@
  *
  * The answer is the reply's last line (citedAnswer). The world model writes the same trace from
  * the story text (never a file's label): it is what SFT teaches, and what a reply's trace is scored
- * against (traceFidelity).
+ * against (traceFidelity). It writes it in either order (TraceOrder): the story's, or latest first.
  */
 import { citation, type CompactLine } from "./compact-context.js";
 import { escapeRegExp } from "./escape-reg-exp.js";
+
+/**
+ * The order of a trace's lines: the story's (`story`, the object's first place first), or the same
+ * lines reversed (`latest`, its latest place first). Latest first, every rule that reads the last
+ * line naming an agent reads the first instead (issue 27: a small causal LM's answer leans to the
+ * first line naming the agent, which in the story's order is the wrong one for true belief).
+ */
+export const TRACE_ORDERS = ["story", "latest"] as const;
+export type TraceOrder = (typeof TRACE_ORDERS)[number];
 
 export interface WrittenContext {
   /** What to write, the prompt's last line before the reply. */

@@ -14,21 +14,28 @@
  * names both (they saw it together). The answer line is the compact context's (compact-context.ts),
  * so that both modes end in the same citation. A place starts a line and a name follows a space, as
  * they tokenize in the story and the answer (compact-context.ts's notes).
+ *
+ * Latest first (`context=self-latest`) the lines are the same, reversed, and the heading says so:
+ * reality is then the first line's place, memory the last's, an agent's belief the first line that
+ * names the agent, "A thinks B thinks" the first line that names both.
  */
 import type { SocializedContext } from "../core/socialized-context.js";
-import { wordChoice, type WrittenContext } from "../core/written-context.js";
+import { wordChoice, type TraceOrder, type WrittenContext } from "../core/written-context.js";
 import { compactTomiContext } from "./compact-context.js";
 import { parseQuestion } from "./sentences.js";
 import { Perspectives } from "./simulation.js";
 
-export function writtenTomiContext(ctx: SocializedContext, question: string): WrittenContext {
+export function writtenTomiContext(ctx: SocializedContext, question: string, order: TraceOrder = "story"): WrittenContext {
   const q = parseQuestion(question);
   const views = Perspectives.fromContext(ctx);
   const names = ctx.agents_names;
   const object = q?.object ?? "object";
-  const trace = q ? merged(views.sightings(object, names)).map(({ place, by }) => [place, ...by].join(" ")) : [];
+  // Merged in the story's order either way, so that both orders hold the very same lines.
+  const lines = q ? merged(views.sightings(object, names)).map(({ place, by }) => [place, ...by].join(" ")) : [];
+  const trace = order === "latest" ? lines.reverse() : lines;
   const answer = q ? compactTomiContext(ctx).answerLine(question) : undefined;
-  return { heading: `Who saw the ${object} where, then the answer:`, trace, answer, pattern: replyPattern(views, names, object) };
+  const heading = `Who saw the ${object} where, ${order === "latest" ? "latest first, " : ""}then the answer:`;
+  return { heading, trace, answer, pattern: replyPattern(views, names, object) };
 }
 
 /**
