@@ -18,7 +18,7 @@ import { AgentFailure, type Agent, type AgentReply, type AgentTurn } from "../..
 import { hashString } from "../../worlds/core/rng.js";
 import { parseAction, turnMessages } from "./action.js";
 import { actionSpec, choiceBudget, citationSpec, compiledConstraint, writtenSpec } from "./action-grammar.js";
-import { askedQuestion } from "./question-prompt.js";
+import { askedQuestion, writtenContextRefusal } from "./question-prompt.js";
 import { citedAnswer } from "../../worlds/core/compact-context.js";
 import { questionTaskOf } from "../../worlds/question/world.js";
 import type { Completer } from "../../models/sampling.js";
@@ -33,6 +33,10 @@ export class LanguageModelAgent implements Agent {
     private readonly backend: () => Promise<{ completer: Completer; tokenizer: PolicyTokenizer }>,
     private readonly options: LmAgentOptions,
   ) {}
+
+  async refusal(world: string, mode: "vanilla" | "simulation"): Promise<string | undefined> {
+    return mode === "simulation" ? writtenContextRefusal(world, this.options.context) : undefined;
+  }
 
   async act(turn: AgentTurn): Promise<AgentReply> {
     const { completer, tokenizer } = await this.backend();

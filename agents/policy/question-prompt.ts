@@ -80,6 +80,17 @@ export interface AskedQuestion {
 }
 
 /**
+ * Why a policy cannot write the `context` it is told to in `benchmark`'s simulation-mode
+ * questions: the world defines no written context. Undefined where it can, or where the world
+ * model writes the context.
+ */
+export async function writtenContextRefusal(benchmark: string, context: ContextSource): Promise<string | undefined> {
+  if (!writtenOrder(context)) return undefined;
+  const world = isWorldName(benchmark) ? await loadWorld(benchmark) : undefined;
+  return world?.writtenContext ? undefined : `context=${context}: the ${benchmark} world has no written context (a policy writes its own only where the world defines it: ToMi)`;
+}
+
+/**
  * The question as a policy is asked it, in the task's mode; in simulation mode, over the context
  * `context` says who writes: the world model (`world`) or the policy itself (`self`, `self-latest`).
  */
@@ -88,7 +99,7 @@ export async function askedQuestion(task: QuestionTask, context: ContextSource =
   const order = writtenOrder(context);
   if (order) {
     const write = isWorldName(task.benchmark) ? (await loadWorld(task.benchmark)).writtenContext : undefined;
-    if (!write) throw new Error(`context=${context}: the ${task.benchmark} world has no written context (a policy writes its own only where the world defines it: ToMi)`);
+    if (!write) throw new Error(await writtenContextRefusal(task.benchmark, context));
     const written = write(await worldContext(task), task.question, order);
     return { text: simulationSelfText(task, written.heading), written };
   }

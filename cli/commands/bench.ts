@@ -159,6 +159,8 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   }
   const mode = args.mode as "vanilla" | "simulation";
   if (benchmark.modes && !benchmark.modes.includes(mode)) throw new UsageError(`--mode: ${name} is asked in ${benchmark.modes.join(" or ")} mode only`);
+  const refusal = await agent.refusal?.(name, mode);
+  if (refusal) throw new UsageError(`--agent: ${refusal}`);
   // Bad input fails here, before any run or report exists.
   let items;
   try {

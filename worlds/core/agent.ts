@@ -44,6 +44,12 @@ export interface Agent<A = unknown> {
    */
   readonly trusted?: boolean;
   act(turn: AgentTurn<A>): AgentReply<A> | Promise<AgentReply<A>>;
+  /**
+   * Why the agent cannot answer this world's questions in this mode at all (a policy asked to
+   * write a context the world does not define), so that a benchmark refuses it before the first
+   * question instead of failing every one; undefined where it can.
+   */
+  refusal?(world: string, mode: "vanilla" | "simulation"): Promise<string | undefined>;
 }
 
 /**
