@@ -50,6 +50,10 @@ export class BenchmarkRoom extends BaseRoom {
     const human = opts.agent === "human";
     this.controller = human ? undefined : ((await loadAgent(opts.agent)) as Agent<unknown>);
     this.agentId = human ? `human${opts.participant ? `:${opts.participant}` : ""}` : this.controller!.id;
+    // An agent that cannot answer this world's questions in this mode at all (a policy told to write
+    // a context the world does not define) would fail every one: refused before a run exists, as `bench` refuses it.
+    const refusal = await this.controller?.refusal?.(benchmark.name, opts.mode as Mode);
+    if (refusal) throw new OptionsError(`bad benchmark room options: agent: ${refusal}`);
 
     // Bad input stops here, before a run exists: a path outside the data folders, a bad file.
     const file = opts.data !== undefined ? resolveDataPath(opts.data, this.ctx.dataRoots) : await this.generated(opts);

@@ -116,6 +116,27 @@ describe("REST API", () => {
     expect((await ts.api("/api/rooms", { admin: true })).json.rooms).toEqual([]);
   });
 
+  it("refuses a policy told to write a context the world does not define, before a run exists (it failed every question)", async () => {
+    const policy = join(ts.store, "tiny-policy");
+    vi.spyOn(process.stdout, "write").mockImplementation(() => true);
+    expect(await main(["model", "init", "--preset", "tiny", "--out", policy, "--seed", "1"])).toBe(0);
+    vi.restoreAllMocks();
+    const runs = async () => (await RunStore.open(ts.store)).list().length;
+    const before = await runs();
+    for (const context of ["self", "self-latest"]) {
+      const res = await create("benchmark", { benchmark: "hitom", generate: { n: 4, seed: 2 }, agent: `policy:${policy}?context=${context}`, mode: "simulation" });
+      expect(res.status, res.text).toBe(400);
+      expect(res.json.error).toContain(`agent: context=${context}: the hitom world has no written context`);
+    }
+    expect(await runs()).toBe(before);
+    expect((await ts.api("/api/rooms", { admin: true })).json.rooms).toEqual([]);
+    // In vanilla mode the option asks nothing of the world: the room runs.
+    const vanilla = await create("benchmark", { benchmark: "hitom", generate: { n: 4, seed: 2 }, agent: `policy:${policy}?context=self`, mode: "vanilla" });
+    expect(vanilla.status, vanilla.text).toBe(201);
+    await finished(vanilla.json.roomId);
+    await ts.api(`/api/rooms/${vanilla.json.roomId}`, { method: "DELETE", admin: true });
+  });
+
   it("reads benchmark files only inside the data folders", async () => {
     for (const data of ["../../../../etc/passwd", "/etc/passwd", "nope.txt", "a\u0000b"]) {
       const res = await create("benchmark", { benchmark: "tomi", data });
