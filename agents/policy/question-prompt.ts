@@ -79,6 +79,12 @@ export interface AskedQuestion {
   readonly written?: WrittenContext;
 }
 
+/** Why no policy can write `benchmark`'s context itself: its world defines no written context (undefined where it does). */
+export async function noWrittenContext(benchmark: string): Promise<string | undefined> {
+  const world = isWorldName(benchmark) ? await loadWorld(benchmark) : undefined;
+  return world?.writtenContext ? undefined : `the ${benchmark} world has no written context (a policy writes its own only where the world defines it: ToMi)`;
+}
+
 /**
  * Why a policy cannot write the `context` it is told to in `benchmark`'s simulation-mode
  * questions: the world defines no written context. Undefined where it can, or where the world
@@ -86,8 +92,8 @@ export interface AskedQuestion {
  */
 export async function writtenContextRefusal(benchmark: string, context: ContextSource): Promise<string | undefined> {
   if (!writtenOrder(context)) return undefined;
-  const world = isWorldName(benchmark) ? await loadWorld(benchmark) : undefined;
-  return world?.writtenContext ? undefined : `context=${context}: the ${benchmark} world has no written context (a policy writes its own only where the world defines it: ToMi)`;
+  const why = await noWrittenContext(benchmark);
+  return why && `context=${context}: ${why}`;
 }
 
 /**

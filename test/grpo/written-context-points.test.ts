@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { captureOutput } from "../capture.js";
 import { main } from "../../cli/main.js";
-import { askedQuestion } from "../../agents/policy/question-prompt.js";
+import { askedQuestion, writtenContextRefusal } from "../../agents/policy/question-prompt.js";
 import { turnMessages } from "../../agents/policy/action.js";
 import { writtenSpec } from "../../agents/policy/action-grammar.js";
 import { readEpisodeLog } from "../../store/episode-log.js";
@@ -89,7 +89,10 @@ describe("GRPO with context=self", () => {
     const file = storyFile();
     await expect(BenchPoints.open("tomi", file, "vanilla", { context: "self" })).rejects.toThrow(WrittenContextUnavailable);
     await expect(BenchPoints.open("tomi", file, "vanilla", { context: "self" })).rejects.toThrow(/simulation mode only/);
-    await expect(BenchPoints.open("hitom", file, "simulation", { context: "self" })).rejects.toThrow(/the hitom world has no written context/);
+    // The reason bench gives for the same policy (Agent.refusal), word for word.
+    const why = (await writtenContextRefusal("hitom", "self-latest"))!.replace("context=self-latest: ", "");
+    await expect(BenchPoints.open("hitom", file, "simulation", { context: "self" })).rejects.toThrow(`context self: ${why}`);
+    await expect(BenchPoints.open("hitom", file, "simulation", { context: "self-latest" })).rejects.toThrow(`context self-latest: ${why}`);
     const base = ["train", "grpo", "--model", tempDir(), "--out", join(tempDir(), "out"), "--store", tempDir(), "--quiet"];
     expect(await main([...base, "--bench", "tomi", "--data", file, "--context", "self"])).toBe(2);
     expect(io.err).toContain("--context self: the policy writes its own context in simulation mode only (--mode simulation), not vanilla");

@@ -15,12 +15,11 @@ import { BenchmarkOptionError, type Benchmark, type BenchItem, type BenchmarkOpt
 import { loadBenchmark } from "../../worlds/registry.js";
 import { itemResult, rewardOf } from "../../benchmarks/runner.js";
 import { turnMessages } from "../../agents/policy/action.js";
-import { askedQuestion } from "../../agents/policy/question-prompt.js";
+import { askedQuestion, noWrittenContext } from "../../agents/policy/question-prompt.js";
 import { citationSpec, writtenSpec } from "../../agents/policy/action-grammar.js";
 import { writtenOrder, type ContextSource } from "../../agents/policy/options.js";
 import { citedAnswer, citedLine, type CompactLine } from "../../worlds/core/compact-context.js";
 import { traceFidelity, writtenTrace, type WrittenContext } from "../../worlds/core/written-context.js";
-import { isWorldName, loadWorld } from "../../worlds/registry.js";
 import type { FormatResult } from "../../worlds/core/rewards/strict-format.js";
 import type { EpisodeLog } from "../../store/episode-log.js";
 import type { DecisionPoint, Judged, PointSource, ScoredReply } from "./decision-point.js";
@@ -102,8 +101,8 @@ export class BenchPoints implements PointSource {
     if (opts.context && writtenOrder(opts.context)) {
       // Refused here, before the greedy pass and the run: else the first point would fail mid-run.
       if (mode !== "simulation") throw new WrittenContextUnavailable(`context ${opts.context}: the policy writes its own context in simulation mode only (--mode simulation), not ${mode}`);
-      const world = isWorldName(benchmarkName) ? await loadWorld(benchmarkName) : undefined;
-      if (!world?.writtenContext) throw new WrittenContextUnavailable(`context ${opts.context}: the ${benchmarkName} world has no written context (a policy writes its own only where the world defines one: ToMi)`);
+      const why = await noWrittenContext(benchmarkName);
+      if (why) throw new WrittenContextUnavailable(`context ${opts.context}: ${why}`);
     }
     return new BenchPoints(benchmark, await benchmark.load(file), benchmarkName, file, mode, opts);
   }
