@@ -151,7 +151,8 @@ export async function recipeSft(
   const baseArgs = ["model", "init", "--preset", o.preset ?? RECIPE_PRESET, "--corpus", o.sftFile, "--tokenizer", "word", "--seed", s, "--out", base, "--force"];
   const sftArgs = [
     "train", "sft", "--model", base, "--data", o.sftFile, "--out", sft, "--steps", String(o.steps), "--batch", String(o.batch ?? RECIPE_BATCH),
-    "--lr", o.lr === undefined ? RECIPE_LR : String(o.lr), "--min-lr", "1e-4", "--warmup", "50", "--weight-decay", "0.01", "--prompt-loss", "0.1", "--seed", s, "--save-every", "100000",
+    // The recipe's rate given as a number (`--lr 3e-3`, written 0.003) is recorded as the default is, so that --reuse keeps its policy.
+    "--lr", o.lr === undefined || o.lr === Number(RECIPE_LR) ? RECIPE_LR : String(o.lr), "--min-lr", "1e-4", "--warmup", "50", "--weight-decay", "0.01", "--prompt-loss", "0.1", "--seed", s, "--save-every", "100000",
   ];
   const record = { base: baseArgs, sft: sftArgs, data: createHash("sha256").update(readFileSync(o.sftFile)).digest("hex") };
   if (o.reuse) {
