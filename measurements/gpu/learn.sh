@@ -5,7 +5,7 @@
 #
 #   bash measurements/gpu/learn.sh [options] NAME='learn-demo options' [NAME='...' ...]
 #
-#   --deadline SECONDS  the whole run's wall-clock budget (default 540; RUN_SECONDS too): each run
+#   --deadline SECONDS  the whole run's wall-clock budget (default 540; RUN_SECONDS too; above 45): each run
 #                       is stopped this many seconds after the start, less 45 s for packing,
 #                       and what it finished (every evaluation's report) still comes back
 #   --parity            the CUDA parity checks too, beside the runs (they hold little of the GPU)
@@ -32,13 +32,23 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --self-test) SELF_TEST=1 ;;
     --parity) PARITY=1 ;;
-    --deadline) BUDGET=$2; shift ;;
+    --deadline) BUDGET=${2:-}; shift ;;
     [A-Za-z0-9]*=*) RUNS+=("$1") ;;
     *) echo "learn.sh: unknown argument $1 (--self-test, --parity, --deadline SECONDS, NAME='learn-demo options')" >&2; exit 2 ;;
   esac
   shift
 done
 [ ${#RUNS[@]} -gt 0 ] || { echo "learn.sh: no run given (NAME='learn-demo options')" >&2; exit 2; }
+# Each run stops 45 s before the deadline, and `timeout 0` would not stop it at all.
+[[ "$BUDGET" =~ ^[0-9]+$ ]] && [ "$BUDGET" -gt 45 ] || { echo "learn.sh: --deadline: whole seconds above 45 (each run stops 45 s before it), not '$BUDGET'" >&2; exit 2; }
+# A name is a folder under $WORK, removed first: no path, and no two runs in one folder.
+NAMES=" "
+for spec in "${RUNS[@]}"; do
+  name=${spec%%=*}
+  [[ "$name" =~ ^[A-Za-z0-9_-]+$ ]] || { echo "learn.sh: run name '$name': letters, digits, _ and - only (it names the run's folder)" >&2; exit 2; }
+  [[ "$NAMES" == *" $name "* ]] && { echo "learn.sh: run name '$name' given twice (each run has its own folder)" >&2; exit 2; }
+  NAMES+="$name "
+done
 OUT="${OUT:-/tmp/socialworld-gpu-learn}"
 WORK=/tmp/socialworld-learn
 rm -rf "$WORK"
