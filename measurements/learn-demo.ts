@@ -90,7 +90,7 @@ Options:
                      line of the world model's compact context), self (the policy reads the
                      story, writes who saw the asked object where, then answers; ToMi only;
                      evaluated as policy:DIR?context=self) or self-latest (the same, the
-                     trace latest first)
+                     trace latest first); GRPO in simulation mode is asked the same prompt
   --val FILE         evaluation file (default: the shared fb_all_val.txt; hitom: Hi-ToM_dev.json)
   --paraphrased FILE ParaphrasedToMi file (default: the shared val_600.txt; not with hitom)
   --val-limit N      evaluate on the first N questions of each file only (default: all)
@@ -207,7 +207,7 @@ const grpo = join(out, "grpo");
 const policies: [string, string][] = [["base", base], ["SFT", sft]];
 if (grpoSteps > 0) {
   // The device is left out of the record: it changes where the stage runs, not what it trains.
-  const grpoArgs = recipeGrpoArgs({ world, model: sft, out: grpo, trainFile, store, mode: grpoMode, steps: grpoSteps, seed, questions: values["grpo-questions"] });
+  const grpoArgs = recipeGrpoArgs({ world, model: sft, out: grpo, trainFile, store, mode: grpoMode, steps: grpoSteps, seed, questions: values["grpo-questions"], context: values.context });
   // A GRPO policy trained from another SFT policy than this run's is another policy, whatever its arguments.
   const kept = values.reuse && !sftTrained ? keptStage(grpo, grpoArgs) : "no";
   if (kept === "kept") process.stderr.write(`[grpo] kept ${grpo} (--reuse)\n`);

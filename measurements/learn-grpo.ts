@@ -21,6 +21,7 @@
  * stays in simulation mode with the earlier settings.
  */
 import type { Mode } from "../worlds/question/benchmark.js";
+import { writtenOrder, type ContextSource } from "../agents/policy/options.js";
 import type { RecipeWorld } from "./learn-recipe.js";
 
 /** The settings of each mode's GRPO stage (flags of `train grpo`, without their values' defaults). */
@@ -58,7 +59,16 @@ export interface RecipeGrpoOptions {
   readonly questions?: number;
   /** `--device`, `--precision` of the caller. */
   readonly device?: readonly string[];
+  /**
+   * Who writes the simulation-mode context (the recipe's --context): where the policy writes it,
+   * simulation mode's GRPO asks that prompt (`train grpo --context`) with the trace's token budget,
+   * as SFT taught and the evaluations ask it. Vanilla mode has no context to write.
+   */
+  readonly context?: ContextSource;
 }
+
+/** What a written context's trace and answer line need (the agent's default budget), where an answer alone needs 16. */
+const WRITTEN_NEW_TOKENS = "256";
 
 /** The mode the stage trains in: vanilla where the recipe trains vanilla mode too (its SFT's weakest), else simulation. */
 export function recipeGrpoMode(world: RecipeWorld, vanillaShare: number): Mode {
@@ -69,11 +79,13 @@ export function recipeGrpoMode(world: RecipeWorld, vanillaShare: number): Mode {
 export function recipeGrpoArgs(o: RecipeGrpoOptions): string[] {
   const questions = o.questions ?? (o.mode === "vanilla" ? RECIPE_GRPO_QUESTIONS : undefined);
   const settings = Object.entries(RECIPE_GRPO_SETTINGS[o.mode]).flatMap(([flag, value]) => [`--${flag}`, value]);
+  const written = o.mode === "simulation" && o.context !== undefined && writtenOrder(o.context) !== undefined;
   return [
     "train", "grpo", "--model", o.model, "--bench", o.world, "--data", o.trainFile, "--mode", o.mode,
+    ...(written ? ["--context", o.context!] : []),
     ...(questions !== undefined ? ["--limit", String(questions)] : []),
     "--out", o.out, "--store", o.store, "--steps", String(o.steps), ...settings,
-    "--max-new-tokens", "16", "--clip-high", "0.28", "--loss-agg", "token-mean", "--dynamic-sampling", "--max-rollout-batches", "4",
+    "--max-new-tokens", written ? WRITTEN_NEW_TOKENS : "16", "--clip-high", "0.28", "--loss-agg", "token-mean", "--dynamic-sampling", "--max-rollout-batches", "4",
     "--skip-solved", "--constrain", "options", "--seed", String(o.seed), "--save-every", "100000", "--micro-batch", "32",
     // Afresh: an earlier run's checkpoints in OUT (other settings, or fewer steps) would otherwise stay beside this one's.
     "--resume", "off",

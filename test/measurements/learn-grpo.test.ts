@@ -73,6 +73,23 @@ describe("the learning recipe's GRPO stage", () => {
     expect(args).toContain("--skip-solved");
   });
 
+  it("asks simulation mode's GRPO the prompt the policy writes its own context in, where the recipe's --context says so", () => {
+    for (const context of ["self", "self-latest"] as const) {
+      const args = recipeGrpoArgs({ ...common, world: "tomi", trainFile: "/m/train.txt", mode: "simulation", steps: 10, context });
+      expect(flag(args, "context")).toBe(context);
+      // The trace and the answer line, not the answer alone.
+      expect(flag(args, "max-new-tokens")).toBe("256");
+      const flags = args.filter((a) => a.startsWith("--"));
+      expect(new Set(flags).size).toBe(flags.length);
+    }
+    // The world model's context, and vanilla mode (no context to write): as before.
+    for (const [mode, context] of [["simulation", "world"], ["vanilla", "self"], ["vanilla", "self-latest"]] as const) {
+      const args = recipeGrpoArgs({ ...common, world: "tomi", trainFile: "/m/train.txt", mode, steps: 10, context });
+      expect(args).toEqual(recipeGrpoArgs({ ...common, world: "tomi", trainFile: "/m/train.txt", mode, steps: 10 }));
+      expect(flag(args, "max-new-tokens")).toBe("16");
+    }
+  });
+
   it("run as `train grpo`, asks only the vanilla prompts SFT trained on, among the story's containers", async () => {
     const out = tempDir("sw-learn-grpo-");
     // The recipe's data in both modes: every question in simulation mode, every one also in vanilla (share 1).
@@ -101,6 +118,30 @@ describe("the learning recipe's GRPO stage", () => {
       // Sampled among the story's containers: every reply is a word of its story.
       const story = r.turns[0]!.observation.split("\nQuestion:")[0]!;
       expect(story.split(/[\s.]+/)).toContain(r.turns[0]!.raw.trim());
+    }
+  });
+
+  it("run as `train grpo` where the policy writes its own context, asks the prompts SFT trained on", async () => {
+    const out = tempDir("sw-learn-grpo-self-");
+    const data = await recipeSftData(out, { questions: 60, seed: 5, modes: ["simulation"], context: "self-latest", balance: true, timings: [] });
+    const examples = readFileSync(data.sftFile, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { prompt: string; response: string });
+    const prompts = new Set(examples.map((e) => e.prompt));
+    const m = await createFromScratch({ preset: "tiny", seed: 5, corpus: examples.map((e) => `${e.prompt} ${e.response}`) });
+    const model = tempDir("sw-learn-grpo-self-model-");
+    saveCheckpoint(model, m.model, m.files);
+    const store = join(out, "store");
+    const args = recipeGrpoArgs({ world: "tomi", model, out: join(out, "grpo"), trainFile: data.trainFile, store, mode: "simulation", steps: 1, seed: 1, questions: 8, context: "self-latest" });
+    expect(await main([...args, "--prompts", "4", "--group-size", "2", "--quiet"])).toBe(0);
+    const runId = /rollouts in run (\S+)/.exec(io.out)![1]!;
+    const s = await RunStore.open(store);
+    type Rec = { mode: string; turns: { observation: string }[] };
+    const recs = readEpisodeLog<Rec>(s.episodesPath(s.get(runId)!)).records;
+    expect(recs.length).toBeGreaterThan(0);
+    for (const r of recs) {
+      expect(r.mode).toBe("simulation");
+      // The latest-first prompt SFT trained on, not the world model's compact context.
+      expect(prompts.has(r.turns[0]!.observation), r.turns[0]!.observation).toBe(true);
+      expect(r.turns[0]!.observation).toContain("latest first, then the answer:");
     }
   });
 
