@@ -68,7 +68,7 @@ Options:
   --out DIR          where the models, data, store and results go (default data/learn-demo,
                      data/learn-demo-hitom for hitom)
   --questions N      generated training questions (default 30000; hitom 20000)
-  --sft-steps N      SFT optimizer steps, batch 32 (default 2500; hitom 1200)
+  --sft-steps N      SFT optimizer steps, of --batch examples (default 2500; hitom 1200)
   --grpo-steps N     GRPO steps (default 30 in vanilla mode, 10 in simulation mode; 0: no GRPO)
   --grpo-mode M      the mode GRPO trains in: vanilla (ToMi's default: the raw story, where SFT
                      leaves the most wrong) or simulation (Hi-ToM's, and wherever vanilla mode is
@@ -80,7 +80,8 @@ Options:
                      for the GPU)
   --batch N          SFT examples per step (default 32)
   --lr X             SFT's peak learning rate (default 3e-3)
-  --agents LIST      the agents evaluated, of random, base, sft, grpo, symbolic (default all)
+  --agents LIST      the agents evaluated, of random, base, sft, grpo, symbolic (default all;
+                     grpo with a GRPO stage only)
   --seed S           seed of every stage (default 1)
   --balance on|off   as many questions of each type (default on) or the generator's own mix
   --vanilla-share X  the share of questions also written in vanilla mode (default 0.5; hitom 0:
@@ -121,11 +122,12 @@ const values = scriptArgs({
     lr: z.coerce.number().positive().max(1).optional(),
     agents: z
       .string()
-      .default(EVALUATED.join(","))
+      .optional()
       .transform((list, ctx) => {
+        if (list === undefined) return undefined;
         const names = list.split(",").map((n) => n.trim().toLowerCase());
         for (const n of names) {
-          if (!(EVALUATED as readonly string[]).includes(n)) ctx.addIssue({ code: "custom", message: `--agents: unknown agent "${n}" (one of ${EVALUATED.join(", ")})` });
+          if (!(EVALUATED as readonly string[]).includes(n)) ctx.addIssue({ code: "custom", message: `unknown agent "${n}" (one of ${EVALUATED.join(", ")})` });
         }
         return new Set(names);
       }),
@@ -182,10 +184,12 @@ const MODES = world === "tomi" || vanillaShare > 0 ? (["simulation", "vanilla"] 
 // GRPO trains in vanilla mode where the recipe trains it (learn-grpo.ts), checked before any stage runs.
 const grpoMode = values["grpo-mode"] ?? recipeGrpoMode(world, vanillaShare);
 const grpoSteps = values["grpo-steps"] ?? RECIPE_GRPO_STEPS[grpoMode];
-if (grpoSteps === 0 && [...values.agents].every((a) => a === "grpo")) {
-  process.stderr.write("learn-demo: --agents grpo with --grpo-steps 0 evaluates no agent\n");
+// Named on the command line, an agent is evaluated or refused, never left out unsaid.
+if (grpoSteps === 0 && values.agents?.has("grpo")) {
+  process.stderr.write("learn-demo: --agents grpo: --grpo-steps 0 trains no GRPO policy to evaluate\n");
   process.exit(2);
 }
+const evaluated: ReadonlySet<string> = values.agents ?? new Set(EVALUATED);
 if (grpoMode === "vanilla" && vanillaShare === 0) {
   process.stderr.write("learn-demo: --grpo-mode vanilla needs vanilla-mode training data (--vanilla-share above 0)\n");
   process.exit(2);
@@ -223,7 +227,7 @@ if (grpoSteps > 0) {
 const selfWritten = (mode: string) => writesContext && mode === "simulation";
 const allAgents: [string, string][] = [["random", `random:${seed}`], ...policies.map(([n, dir]): [string, string] => [n, `policy:${dir}?max_new_tokens=16&constrain=options`]), ["symbolic", "simulation"]];
 // --agents names the table's rows as written on the command line (SFT+GRPO is `grpo`).
-const agents = allAgents.filter(([name]) => values.agents.has(name === "SFT+GRPO" ? "grpo" : name.toLowerCase()));
+const agents = allAgents.filter(([name]) => evaluated.has(name === "SFT+GRPO" ? "grpo" : name.toLowerCase()));
 const agentSpec = (spec: string, mode: string) => (spec.startsWith("policy:") && selfWritten(mode) ? spec.replace("max_new_tokens=16&", `context=${values.context}&`) : spec);
 const reports = new Map<string, BenchReport>();
 const key = (set: string, agent: string, mode: string) => `${set}|${agent}|${mode}`;

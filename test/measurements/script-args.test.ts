@@ -4,7 +4,7 @@
  * The built scripts are run as users run them (node dist/measurements/NAME.js).
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -67,6 +67,18 @@ if (!existsSync(script("speed-tomi"))) throw new Error("dist/ is not built: run 
 const run = (name: string, args: string[]) => spawnSync(process.execPath, [script(name), ...args], { encoding: "utf8", timeout: 30_000 });
 
 describe("the built scripts", () => {
+  it("learn-demo: --agents names agents it evaluates or refuses, before any stage runs", () => {
+    const out = mkdtempSync(join(tmpdir(), "learn-demo-agents-"));
+    // grpo beside another agent was left out unsaid where no GRPO stage runs.
+    const grpo = run("learn-demo", ["--agents", "sft,grpo", "--grpo-steps", "0", "--out", out]);
+    expect(grpo.status, grpo.stderr).toBe(2);
+    expect(grpo.stderr.split("\n")[0]).toBe("learn-demo: --agents grpo: --grpo-steps 0 trains no GRPO policy to evaluate");
+    const unknown = run("learn-demo", ["--agents", "sft,bogus", "--out", out]);
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr.split("\n")[0]).toBe('learn-demo: --agents: unknown agent "bogus" (one of random, base, sft, grpo, symbolic)');
+    expect(readdirSync(out)).toEqual([]);
+  });
+
   for (const name of ["speed-tomi", "learn-demo", "alloc-profile", "load-server", "engine-speed", "lora-sft", "peft-check", "social-demo-compare", "usersim-generation"]) {
     it(`${name}: --help prints the usage; an unknown option is exit status 2 with the usage`, () => {
       const help = run(name, ["--help"]);
