@@ -161,13 +161,6 @@ const evalSets: (readonly [string, string])[] =
         ["ParaphrasedToMi val_600", resolve(values.paraphrased ?? tomDataPath("tomi", "paraphrased_symbolictom", "val_600.txt"))],
       ]
     : [["Hi-ToM dev", resolve(values.val ?? tomDataPath("hitom", "Hi-ToM_dev.json"))]];
-for (const [, f] of evalSets) {
-  if (!existsSync(f)) {
-    process.stderr.write(`learn-demo: ${f} not found (pass --val FILE${world === "tomi" ? " and --paraphrased FILE" : ""})\n`);
-    process.exit(2);
-  }
-}
-mkdirSync(out, { recursive: true });
 const store = join(out, "store");
 const timings: StageTiming[] = [];
 const run = (stage: string, args: string[]) => socialworld(stage, args, timings);
@@ -194,6 +187,14 @@ if (grpoMode === "vanilla" && vanillaShare === 0) {
   process.stderr.write("learn-demo: --grpo-mode vanilla needs vanilla-mode training data (--vanilla-share above 0)\n");
   process.exit(2);
 }
+// The files last: every argument is checked first, with or without the data.
+for (const [, f] of evalSets) {
+  if (!existsSync(f)) {
+    process.stderr.write(`learn-demo: ${f} not found (pass --val FILE${world === "tomi" ? " and --paraphrased FILE" : ""})\n`);
+    process.exit(2);
+  }
+}
+mkdirSync(out, { recursive: true });
 
 // 1-3. Data, base, SFT: the recipe's supervised stage (learn-recipe.ts): every question in simulation mode, a share also in vanilla.
 const { trainFile, sftFile } = await recipeSftData(out, {
