@@ -22,6 +22,8 @@
 # logs and stage records (not the models nor the generated data), and runs.md, every run's results
 # one after another (also printed last).
 set -uo pipefail
+# $OUT as the caller meant it, before the script moves to the checkout's root.
+[ -n "${OUT:-}" ] && OUT=$(realpath -m "$OUT")
 cd "$(dirname "$0")/../.."
 
 SELF_TEST=0

@@ -26,6 +26,8 @@
 # torch-compile runs last and takes what is left. Seven files (and peft/, with that stage) go to $OUT: env.log, parity.log,
 # parity.json, results.jsonl, bench.log, torch.log, summary.md (the tables, also printed last).
 set -uo pipefail
+# $OUT as the caller meant it, before the script moves to the checkout's root.
+[ -n "${OUT:-}" ] && OUT=$(realpath -m "$OUT")
 cd "$(dirname "$0")/../.."
 
 SELF_TEST=0
@@ -34,12 +36,14 @@ BUDGET=${RUN_SECONDS:-330}
 while [ $# -gt 0 ]; do
   case "$1" in
     --self-test) SELF_TEST=1 ;;
-    --stages) STAGES=$2; shift ;;
-    --deadline) BUDGET=$2; shift ;;
+    --stages) STAGES=${2:-}; shift ;;
+    --deadline) BUDGET=${2:-}; shift ;;
     *) echo "run.sh: unknown argument $1 (--self-test, --stages LIST, --deadline SECONDS)" >&2; exit 2 ;;
   esac
   shift
 done
+[[ "$BUDGET" =~ ^[0-9]+$ ]] && [ "$BUDGET" -ge 20 ] || { echo "run.sh: --deadline: whole seconds, at least 20 (a stage needs 20 s left to start), not '$BUDGET'" >&2; exit 2; }
+[ -n "$STAGES" ] || { echo "run.sh: --stages: a list of stages, e.g. parity,train-10m" >&2; exit 2; }
 KNOWN=",parity,train-0.5b,train-100m,train-10m,torch-eager,profile,generate,torch-generate,grpo,train-precisions,gemm,checkpointing,peft,torch-compile,"
 if [ "$STAGES" != all ]; then
   for s in ${STAGES//,/ }; do

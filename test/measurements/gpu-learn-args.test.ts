@@ -32,4 +32,16 @@ describe("measurements/gpu/learn.sh's arguments", () => {
     expect(twice.status, twice.stderr).toBe(2);
     expect(twice.stderr).toContain("learn.sh: run name 'a' given twice");
   });
+
+  it("run.sh refuses a deadline that is missing or not whole seconds, and a missing stage list, before it starts", () => {
+    const run = (...args: string[]) => spawnSync("bash", ["measurements/gpu/run.sh", "--self-test", ...args], { encoding: "utf8", env: { ...process.env, OUT: mkdtempSync(join(tmpdir(), "gpu-run-")) } });
+    for (const [args, value] of [[["--deadline"], ""], [["--deadline", "5m"], "5m"], [["--deadline", "10"], "10"]] as const) {
+      const r = run(...args);
+      expect(r.status, r.stderr).toBe(2);
+      expect(r.stderr).toContain(`run.sh: --deadline: whole seconds, at least 20 (a stage needs 20 s left to start), not '${value}'`);
+    }
+    const stages = run("--stages");
+    expect(stages.status, stages.stderr).toBe(2);
+    expect(stages.stderr).toContain("run.sh: --stages: a list of stages");
+  });
 });
