@@ -3,7 +3,7 @@
  * questions, evaluated on files it never trained on. Issue 27's headline run.
  *
  *   npm run demo:learn -- [--out DIR] [--questions N] [--sft-steps N] [--grpo-steps N] [--grpo-mode M] [--grpo-questions N] [--seed S]
- *       [--balance on|off] [--vanilla-share X] [--context world|self|self-latest] [--val FILE] [--paraphrased FILE] [--val-limit N] [--reuse]
+ *       [--balance on|off] [--vanilla-share X] [--context world|self|self-latest] [--reword X] [--val FILE] [--paraphrased FILE] [--val-limit N] [--reuse]
  *
  * 1. data (learn-recipe.ts): N questions of new ToMi stories (the world's generator, seeded),
  *    varied beyond ToMi's own file so that the policy learns the task and not the file: half the
@@ -92,6 +92,9 @@ Options:
                      story, writes who saw the asked object where, then answers; ToMi only;
                      evaluated as policy:DIR?context=self) or self-latest (the same, the
                      trace latest first); GRPO in simulation mode is asked the same prompt
+  --reword X         the share of the training stories' sentences written in other words ("Ella
+                     walked into the den.", "The crate holds the lime."; default 0: ToMi's own
+                     wording; ToMi only); the stories, questions and labels stay the same
   --val FILE         evaluation file (default: the shared fb_all_val.txt; hitom: Hi-ToM_dev.json)
   --paraphrased FILE ParaphrasedToMi file (default: the shared val_600.txt; not with hitom)
   --val-limit N      evaluate on the first N questions of each file only (default: all)
@@ -134,6 +137,7 @@ const values = scriptArgs({
     balance: z.enum(["on", "off"]).default("on"),
     "vanilla-share": z.coerce.number().min(0).max(1).optional(),
     context: z.enum(CONTEXT_SOURCES).default("world"),
+    reword: z.coerce.number().min(0).max(1).default(0),
     val: z.string().optional(),
     paraphrased: z.string().optional(),
     "val-limit": intArg(1).optional(),
@@ -150,6 +154,10 @@ if (world === "hitom" && values.paraphrased !== undefined) {
   process.exit(2);
 }
 const writesContext = writtenOrder(values.context) !== undefined;
+if (world === "hitom" && values.reword > 0) {
+  process.stderr.write("learn-demo: --reword is ToMi's (Hi-ToM's generator has one wording)\n");
+  process.exit(2);
+}
 if (world === "hitom" && writesContext) {
   process.stderr.write(`learn-demo: --context ${values.context} is ToMi's (Hi-ToM has no written context yet)\n`);
   process.exit(2);
@@ -205,6 +213,7 @@ const { trainFile, sftFile } = await recipeSftData(out, {
   shares: { vanilla: vanillaShare },
   context: values.context,
   balance: values.balance === "on",
+  reworded: values.reword,
   timings,
 });
 const { base, sft, trained: sftTrained } = await recipeSft(run, out, { sftFile, steps: sftSteps, seed, reuse: values.reuse, device, preset: values.preset, batch: values.batch, lr: values.lr });
@@ -285,7 +294,7 @@ const config = JSON.parse(readFileSync(join(base, "config.json"), "utf8")) as { 
 const total = (performance.now() - started) / 1000;
 const where = values.device === "cpu" ? "" : ` (--device ${values.device}${values.precision ? ` --precision ${values.precision}` : ""})`;
 const text = [
-  `Policy preset ${values.preset} (vocabulary ${config.vocab_size})${where}, seed ${seed}, ${questions} generated ${world === "tomi" ? "ToMi" : "Hi-ToM"} training questions (${world === "hitom" ? "every order of every story" : values.balance === "on" ? "balanced by type" : "the generator's mix"}, ${vanillaShare} of them also in vanilla mode), SFT ${sftSteps} steps of ${values.batch}${values.lr === undefined ? "" : ` at lr ${values.lr}`}, GRPO ${grpoSteps} steps in ${grpoMode} mode; policies ${writesContext ? `write who saw the asked object where${values.context === "self-latest" ? ", latest first" : ""}, then answer from it (context=${values.context})` : "answer by citing a line of the compact context"} in simulation mode, one of the story's containers in vanilla mode (constrain=options):`,
+  `Policy preset ${values.preset} (vocabulary ${config.vocab_size})${where}, seed ${seed}, ${questions} generated ${world === "tomi" ? "ToMi" : "Hi-ToM"} training questions (${world === "hitom" ? "every order of every story" : values.balance === "on" ? "balanced by type" : "the generator's mix"}${values.reword > 0 ? `, ${values.reword} of the sentences in other words` : ""}, ${vanillaShare} of them also in vanilla mode), SFT ${sftSteps} steps of ${values.batch}${values.lr === undefined ? "" : ` at lr ${values.lr}`}, GRPO ${grpoSteps} steps in ${grpoMode} mode; policies ${writesContext ? `write who saw the asked object where${values.context === "self-latest" ? ", latest first" : ""}, then answer from it (context=${values.context})` : "answer by citing a line of the compact context"} in simulation mode, one of the story's containers in vanilla mode (constrain=options):`,
   "",
   ...tables,
   wallTimeLine(total, timings),

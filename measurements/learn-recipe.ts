@@ -60,6 +60,8 @@ export interface SftDataOptions {
    * then the answer line; agents/policy/question-prompt.ts), as `policy:DIR?context=self` is asked.
    */
   readonly context?: ContextSource;
+  /** The share of ToMi's sentences written in other words (default 0; worlds/tomi/rewording.ts). */
+  readonly reworded?: number;
   /** As many questions of each type (default: the generator's own mix; Hi-ToM's generator asks every order of every story already). */
   readonly balance?: boolean;
   readonly timings: StageTiming[];
@@ -77,7 +79,7 @@ export async function recipeSftData(out: string, o: SftDataOptions): Promise<Sft
     return sftExamples(bench, await bench.load(trainFile), trainFile, sftFile, o, t0);
   }
   const trainFile = join(out, "train.txt");
-  const files = await generateTomi(o.balance ? 3 * o.questions : o.questions, o.seed, undefined, { plainContainers: 0.5, placedContainers: 0.3 });
+  const files = await generateTomi(o.balance ? 3 * o.questions : o.questions, o.seed, undefined, { plainContainers: 0.5, placedContainers: 0.3, reworded: o.reworded ?? 0 });
   const pool = join(out, o.balance ? "generated.txt" : "train.txt");
   writeFileSync(pool, files.txt);
   writeFileSync(pool.replace(/\.txt$/, ".trace"), files.trace);

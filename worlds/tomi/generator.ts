@@ -9,6 +9,7 @@
 import { Rng } from "../core/rng.js";
 import type { TomiQuestion, TomiSentence } from "./sentence.js";
 import { renderQuestion, renderSentence } from "./sentences.js";
+import { rewordSentence } from "./rewording.js";
 import { buildScenario } from "./story.js";
 import { replayTomi } from "./replay.js";
 import { questionType, worldModelAnswer } from "./questions.js";
@@ -45,6 +46,12 @@ export interface TomiVariations {
   readonly plainContainers?: number;
   /** The share of stories that also say where a container stands ("The envelope is in the hall."). */
   readonly placedContainers?: number;
+  /**
+   * The share of sentences written in other words ("Ella walked into the den.", rewording.ts). The
+   * wording is drawn apart from the stories, so a file with a share has the same stories, questions
+   * and labels as the file without one, only worded otherwise.
+   */
+  readonly reworded?: number;
 }
 
 export async function generateTomiStory(rng: Rng, vary: TomiVariations = {}): Promise<GeneratedStory> {
@@ -150,14 +157,17 @@ export interface TomiFiles {
 /** `n` questions (six per story, as in ToMi; the last story may give fewer), seeded. */
 export async function generateTomi(n: number, seed: number, onProgress?: (done: number) => void, vary: TomiVariations = {}): Promise<TomiFiles> {
   const rng = Rng.seeded(`tomi:${seed}`);
+  const wording = Rng.seeded(`tomi-wording:${seed}`);
+  const reworded = vary.reworded ?? 0;
   const txt: string[] = [];
   const trace: string[] = [];
   let written = 0;
   while (written < n) {
     const story = await generateTomiStory(rng, vary);
+    const lines = story.sentences.map((s) => (reworded > 0 && wording.chance(reworded) ? rewordSentence(s, wording) : renderSentence(s)));
     for (const q of story.questions) {
       if (written >= n) break;
-      story.sentences.forEach((s, i) => txt.push(`${i + 1} ${renderSentence(s)}`));
+      lines.forEach((line, i) => txt.push(`${i + 1} ${line}`));
       txt.push(`${story.sentences.length + 1} ${q.text}\t${q.answer}\t1`);
       trace.push([...story.events, q.rawType, story.storyType].join(","));
       written++;
