@@ -12,8 +12,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { z } from "zod";
-import { parseSentence } from "../worlds/tomi/sentences.js";
-import type { TomiSentence } from "../worlds/tomi/sentence.js";
+import { parseSentence, type TomiSentence } from "../worlds/tomi/index.js";
 import { scriptArgs } from "./script-args.js";
 import { tomDataPath } from "./tom-data.js";
 

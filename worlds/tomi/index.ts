@@ -41,11 +41,13 @@ export const world: WorldEntry = {
 
 // For the terminal demo (cli/commands/demo.ts), which plays generated stories step by step, and
 // for a new model's default tokenizer corpus (models/from-scratch.ts), and for the learning
-// recipe's varied training stories (measurements/learn-demo.ts).
+// recipe's varied training stories (measurements/learn-demo.ts), and for how much of a file's
+// wording another holds (measurements/wording-coverage.ts).
 export { generateTomi, generateTomiStory, type TomiVariations } from "./generator.js";
 export { questionSubset } from "./question-subset.js";
 export { replayTomi } from "./replay.js";
-export { renderSentence } from "./sentences.js";
+export { parseSentence, renderSentence } from "./sentences.js";
+export type { TomiSentence } from "./sentence.js";
 export { buildScenario } from "./story.js";
 // For the self-play measurements' by-type columns (measurements/belief-discrimination.ts).
 export type { TomiQuestionType } from "./babi.js";
