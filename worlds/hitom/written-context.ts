@@ -76,11 +76,11 @@ function traceLines(history: readonly HitomHistoryEvent[]): TraceLine[] {
 }
 
 /**
- * Lines kept where they say more than their neighbours: a sighting that repeats the line before it
- * (an entry's sight of the room, then the story saying the same), and a sighting followed by one at
- * the same place naming everyone it names and more (an agent entering), are dropped. No answer
- * changes, nor any trust: every agent on a dropped line is on the kept one, with the same place.
- * An exit line is never dropped for the line before it (it names fewer: that is its news).
+ * Lines kept where they say more than their neighbours: of sighting and exit lines in a row at one
+ * place, a line that repeats the one before it (an entry's sight of the room, then the story saying
+ * the same), and a line followed by one naming everyone it names and more (an agent entering), are
+ * dropped. No answer changes, nor any trust: every agent on a dropped line is on a later kept one,
+ * with the same place. A line naming fewer than the one before it stays: that is an exit's news.
  */
 function merged(lines: readonly TraceLine[]): TraceLine[] {
   const kept: TraceLine[] = [];
