@@ -89,8 +89,9 @@ Options:
                      is evaluated only when it is trained)
   --context C        who writes the simulation-mode context: world (default; the policy cites a
                      line of the world model's compact context), self (the policy reads the
-                     story, writes who saw the asked object where, then answers; ToMi only;
-                     evaluated as policy:DIR?context=self) or self-latest (the same, the
+                     story, writes who saw the asked object where, then answers; Hi-ToM's
+                     trace adds who left it and who was told where; evaluated as
+                     policy:DIR?context=self) or self-latest (the same, the
                      trace latest first); GRPO in simulation mode is asked the same prompt
   --reword X         the share of the training stories' sentences written in other words ("Ella
                      walked into the den.", "The crate holds the lime."; default 0: ToMi's own
@@ -156,10 +157,6 @@ if (world === "hitom" && values.paraphrased !== undefined) {
 const writesContext = writtenOrder(values.context) !== undefined;
 if (world === "hitom" && values.reword > 0) {
   process.stderr.write("learn-demo: --reword is ToMi's (Hi-ToM's generator has one wording)\n");
-  process.exit(2);
-}
-if (world === "hitom" && writesContext) {
-  process.stderr.write(`learn-demo: --context ${values.context} is ToMi's (Hi-ToM has no written context yet)\n`);
   process.exit(2);
 }
 const evalSets: (readonly [string, string])[] =
@@ -294,7 +291,7 @@ const config = JSON.parse(readFileSync(join(base, "config.json"), "utf8")) as { 
 const total = (performance.now() - started) / 1000;
 const where = values.device === "cpu" ? "" : ` (--device ${values.device}${values.precision ? ` --precision ${values.precision}` : ""})`;
 const text = [
-  `Policy preset ${values.preset} (vocabulary ${config.vocab_size})${where}, seed ${seed}, ${questions} generated ${world === "tomi" ? "ToMi" : "Hi-ToM"} training questions (${world === "hitom" ? "every order of every story" : values.balance === "on" ? "balanced by type" : "the generator's mix"}${values.reword > 0 ? `, ${values.reword} of the sentences in other words` : ""}, ${vanillaShare} of them also in vanilla mode), SFT ${sftSteps} steps of ${values.batch}${values.lr === undefined ? "" : ` at lr ${values.lr}`}, GRPO ${grpoSteps} steps in ${grpoMode} mode; policies ${writesContext ? `write who saw the asked object where${values.context === "self-latest" ? ", latest first" : ""}, then answer from it (context=${values.context})` : "answer by citing a line of the compact context"} in simulation mode, one of the story's containers in vanilla mode (constrain=options):`,
+  `Policy preset ${values.preset} (vocabulary ${config.vocab_size})${where}, seed ${seed}, ${questions} generated ${world === "tomi" ? "ToMi" : "Hi-ToM"} training questions (${world === "hitom" ? "every order of every story" : values.balance === "on" ? "balanced by type" : "the generator's mix"}${values.reword > 0 ? `, ${values.reword} of the sentences in other words` : ""}, ${vanillaShare} of them also in vanilla mode), SFT ${sftSteps} steps of ${values.batch}${values.lr === undefined ? "" : ` at lr ${values.lr}`}, GRPO ${grpoSteps} steps in ${grpoMode} mode; policies ${writesContext ? `write who saw the asked object where${world === "hitom" ? " and who was told where" : ""}${values.context === "self-latest" ? ", latest first" : ""}, then answer from it (context=${values.context})` : "answer by citing a line of the compact context"} in simulation mode, one of the story's containers in vanilla mode (constrain=options):`,
   "",
   ...tables,
   wallTimeLine(total, timings),

@@ -9,7 +9,8 @@
  * simulation-answer.txt: the social-world-model project's simulation mode with the world model as
  * the context writer. With `context=self` (options.ts) the policy writes the context itself: it is
  * asked the story and question (simulation-self.txt) and writes the world's written context (its
- * entry's `writtenContext`: ToMi's, who saw the asked object where, worlds/tomi/written-context.ts),
+ * entry's `writtenContext`: ToMi's, who saw the asked object where, worlds/tomi/written-context.ts;
+ * Hi-ToM's, who saw it, left it and was told where, worlds/hitom/written-context.ts),
  * then the line it answers from. The trainer builds its prompts here too, so training and
  * evaluation ask the very same text.
  */
@@ -82,7 +83,7 @@ export interface AskedQuestion {
 /** Why no policy can write `benchmark`'s context itself: its world defines no written context (undefined where it does). */
 export async function noWrittenContext(benchmark: string): Promise<string | undefined> {
   const world = isWorldName(benchmark) ? await loadWorld(benchmark) : undefined;
-  return world?.writtenContext ? undefined : `the ${benchmark} world has no written context (a policy writes its own only where the world defines it: ToMi)`;
+  return world?.writtenContext ? undefined : `the ${benchmark} world has no written context (a policy writes its own only where the world defines it: ToMi, Hi-ToM)`;
 }
 
 /**

@@ -90,9 +90,9 @@ describe("GRPO with context=self", () => {
     await expect(BenchPoints.open("tomi", file, "vanilla", { context: "self" })).rejects.toThrow(WrittenContextUnavailable);
     await expect(BenchPoints.open("tomi", file, "vanilla", { context: "self" })).rejects.toThrow(/simulation mode only/);
     // The reason bench gives for the same policy (Agent.refusal), word for word.
-    const why = (await writtenContextRefusal("hitom", "self-latest"))!.replace("context=self-latest: ", "");
-    await expect(BenchPoints.open("hitom", file, "simulation", { context: "self" })).rejects.toThrow(`context self: ${why}`);
-    await expect(BenchPoints.open("hitom", file, "simulation", { context: "self-latest" })).rejects.toThrow(`context self-latest: ${why}`);
+    const why = (await writtenContextRefusal("fantom", "self-latest"))!.replace("context=self-latest: ", "");
+    await expect(BenchPoints.open("fantom", file, "simulation", { context: "self" })).rejects.toThrow(`context self: ${why}`);
+    await expect(BenchPoints.open("fantom", file, "simulation", { context: "self-latest" })).rejects.toThrow(`context self-latest: ${why}`);
     const base = ["train", "grpo", "--model", tempDir(), "--out", join(tempDir(), "out"), "--store", tempDir(), "--quiet"];
     expect(await main([...base, "--bench", "tomi", "--data", file, "--context", "self"])).toBe(2);
     expect(io.err).toContain("--context self: the policy writes its own context in simulation mode only (--mode simulation), not vanilla");

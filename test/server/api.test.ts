@@ -124,14 +124,14 @@ describe("REST API", () => {
     const runs = async () => (await RunStore.open(ts.store)).list().length;
     const before = await runs();
     for (const context of ["self", "self-latest"]) {
-      const res = await create("benchmark", { benchmark: "hitom", generate: { n: 4, seed: 2 }, agent: `policy:${policy}?context=${context}`, mode: "simulation" });
+      const res = await create("benchmark", { benchmark: "fantom", generate: { n: 3, seed: 2 }, agent: `policy:${policy}?context=${context}`, mode: "simulation" });
       expect(res.status, res.text).toBe(400);
-      expect(res.json.error).toContain(`agent: context=${context}: the hitom world has no written context`);
+      expect(res.json.error).toContain(`agent: context=${context}: the fantom world has no written context`);
     }
     expect(await runs()).toBe(before);
     expect((await ts.api("/api/rooms", { admin: true })).json.rooms).toEqual([]);
     // In vanilla mode the option asks nothing of the world: the room runs.
-    const vanilla = await create("benchmark", { benchmark: "hitom", generate: { n: 4, seed: 2 }, agent: `policy:${policy}?context=self`, mode: "vanilla" });
+    const vanilla = await create("benchmark", { benchmark: "fantom", generate: { n: 3, seed: 2 }, agent: `policy:${policy}?context=self`, mode: "vanilla" });
     expect(vanilla.status, vanilla.text).toBe(201);
     await finished(vanilla.json.roomId);
     await ts.api(`/api/rooms/${vanilla.json.roomId}`, { method: "DELETE", admin: true });

@@ -20,12 +20,8 @@ import { generateTomi } from "../../worlds/tomi/generator.js";
 import { simulateTomi } from "../../worlds/tomi/simulation.js";
 import { writtenTomiContext } from "../../worlds/tomi/written-context.js";
 import { TOM_DATA, tomData } from "../data-paths.js";
+import { untrainedWriter } from "../policy/untrained-writer.js";
 import { FALSE_BELIEF, readTrace, story } from "./trace-reader.js";
-import { createFromScratch } from "../../models/from-scratch.js";
-import { NativeCompleter } from "../../models/generate.js";
-import { LanguageModelAgent } from "../../agents/policy/lm-agent.js";
-import { LmAgentOptionsSchema } from "../../agents/policy/options.js";
-import { QuestionWorld } from "../../worlds/question/world.js";
 
 const written = (s: string, question: string) => writtenTomiContext(simulateTomi(s), question);
 
@@ -170,14 +166,10 @@ describe("the written context (ToMi)", () => {
     const [item] = bench.load(join(dir, "one.txt"));
     const task = bench.task(item!, "simulation");
     const asked = await askedQuestion(task, "self");
-    const m = await createFromScratch({ preset: "tiny", seed: 4, corpus: [asked.text, writtenReply(asked.written!)!], tokenizerKind: "word" });
-    const completer = new NativeCompleter("tiny", m.model, m.tokenizer);
-    const agent = new LanguageModelAgent("policy:tiny", async () => ({ completer, tokenizer: m.tokenizer }), LmAgentOptionsSchema.parse({ temperature: 1, context: "self" }));
-    const world = new QuestionWorld(() => 0);
-    const state = QuestionWorld.initial(task);
+    const ask = await untrainedWriter(task, asked, "self");
     const pattern = new RegExp(asked.written!.pattern);
     for (let t = 1; t <= 8; t++) {
-      const reply = await agent.act({ world: "question", agent: "respondent", timestep: t, observation: world.observe(state), actionSchema: world.actionSchema() });
+      const reply = await ask(t);
       expect(reply.prompt).toContain(asked.text);
       expect(reply.raw!.trim()).toMatch(pattern);
       expect(reply.info).toMatchObject({ context: "self" });

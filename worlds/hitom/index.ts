@@ -11,6 +11,7 @@ import { hitomSolver } from "./solver.js";
 import { hitomFacts } from "./leak-facts.js";
 import { hitomQuestions } from "./episode-questions.js";
 import { compactHitomContext } from "./compact-context.js";
+import { writtenHitomContext } from "./written-context.js";
 
 export const world: WorldEntry = {
   name: "hitom",
@@ -28,6 +29,7 @@ export const world: WorldEntry = {
   facts: hitomFacts,
   questions: hitomQuestions,
   compactContext: compactHitomContext,
+  writtenContext: writtenHitomContext,
 };
 
 export { generateHitom } from "./generator.js";

@@ -43,6 +43,12 @@ function factOf(s: HitomSentence | undefined, object: string): string | undefine
   return undefined;
 }
 
+/** A step of an object's history (HitomMinds.history). */
+export type HitomHistoryEvent =
+  | { readonly kind: "seen"; readonly place: string; readonly by: readonly string[] }
+  | { readonly kind: "left"; readonly agents: readonly string[] }
+  | { readonly kind: "claim"; readonly place: string; readonly speaker: string; readonly hearers: readonly string[]; readonly believers: readonly string[] };
+
 const minds = new WeakMap<SocializedContext, HitomMinds>();
 
 /** The minds of a context, read once per context: the solver and the compact context ask the same story's. */
@@ -134,6 +140,39 @@ export class HitomMinds {
       }
     }
     return where;
+  }
+
+  /**
+   * The history of `object` as the written context traces it (written-context.ts), in the story's
+   * order: each sentence that says where it is, with the agents (of `names`, in that order) who
+   * perceived that very sentence; each exit, from any room (exits are announced to all); each claim
+   * about it that someone heard, with its hearers and those of them who trusted the speaker then.
+   */
+  history(object: string, names: readonly string[]): HitomHistoryEvent[] {
+    const out: HitomHistoryEvent[] = [];
+    for (let t = 0; t < this.world.length; t++) {
+      const heard = (text: string) => names.filter((a) => this.seen[t]!.get(a)?.some((p) => p.text === text) ?? false);
+      for (const { text, sentence: s } of this.world[t]!) {
+        const place = factOf(s, object);
+        if (place !== undefined) out.push({ kind: "seen", place, by: heard(text) });
+        else if (s?.kind === "exit") out.push({ kind: "left", agents: s.agents });
+        else if ((s?.kind === "public_claim" || s?.kind === "private_claim") && s.object === object) {
+          const hearers = heard(text).filter((a) => a !== s.agent);
+          const believers = hearers.filter((a) => this.trusts(a, s.agent, object, t));
+          if (hearers.length) out.push({ kind: "claim", place: s.container, speaker: s.agent, hearers, believers });
+        }
+      }
+    }
+    return out;
+  }
+
+  /** The containers the story names where something is, was moved or is said to be, in the order it first does. */
+  containers(): string[] {
+    const out = new Set<string>();
+    for (const step of this.world) {
+      for (const { sentence: s } of step) if (s && (s.kind === "located" || s.kind === "move" || s.kind === "public_claim" || s.kind === "private_claim")) out.add(s.container);
+    }
+    return [...out];
   }
 
   /** The objects the story places, in the order it first does. */

@@ -64,7 +64,8 @@ export function simulationCompactText(task: { readonly question: string }, headi
  * `context=self`, worlds/core/written-context.ts): the story, the question, and what to write.
  */
 export function simulationSelfText(task: { readonly story: string; readonly question: string }, heading: string): string {
-  return fill(promptTemplate("worlds/question/prompts/simulation-self.txt"), { story: task.story, question: task.question, heading });
+  // Trimmed: Hi-ToM's stories end in blank lines, which would stand between the story and the question.
+  return fill(promptTemplate("worlds/question/prompts/simulation-self.txt"), { story: task.story.trimEnd(), question: task.question, heading });
 }
 
 /** A template split once into its literal parts and its `{name}` slots (odd indexes). */
