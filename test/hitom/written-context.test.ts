@@ -112,6 +112,53 @@ describe("the written context (Hi-ToM)", () => {
     expect(trustDisagreement(["red_box Ava Noah", "red_box Noah", "green_drawer Noah from Ava"])).toBe('line 3 "green_drawer Noah from Ava": Noah');
   });
 
+  it("reads claims made inside the object's room too: every hearer is there with it (a private claim's listener is in the speaker's room), so on the last line, and doubts", async () => {
+    // Neither the generator nor the dev file makes a claim there (they talk in the waiting_room); a story file may.
+    const inRoom = [
+      story(
+        "Ava, Noah and Liam entered the attic.",
+        "The carrot is in the red_box.",
+        "Ava exited the attic.",
+        "Noah privately told Liam that the carrot is in the green_drawer.",
+        "Liam exited the attic.",
+        "Noah exited the attic.",
+        "Ava, Noah and Liam entered the waiting_room.",
+        "Ava publicly claimed that carrot is in the blue_box.",
+      ),
+      story(
+        "Ava, Noah and Liam entered the attic.",
+        "The carrot is in the red_box.",
+        "Ava exited the attic.",
+        "Noah publicly claimed that carrot is in the green_drawer.",
+        "Noah exited the attic.",
+        "Ava entered the attic.",
+        "Liam privately told Ava that the carrot is in the blue_box.",
+        "Liam exited the attic.",
+        "Ava exited the attic.",
+        "Ava, Noah and Liam entered the waiting_room.",
+        "Noah privately told Ava that the carrot is in the blue_box.",
+      ),
+    ];
+    const names = ["Ava", "Noah", "Liam"];
+    const questions = ["Where is the carrot really?"];
+    for (const a of names) {
+      questions.push(`Where does ${a} really think the carrot is?`);
+      for (const b of names.filter((n) => n !== a)) {
+        questions.push(`Where does ${a} think ${b} thinks the carrot is?`);
+        for (const c of names.filter((n) => n !== a && n !== b)) questions.push(`Where does ${a} think ${b} thinks ${c} thinks the carrot is?`);
+      }
+    }
+    for (const s of inRoom) {
+      const ctx = await simulateHitom(s);
+      for (const q of questions) {
+        const w = writtenHitomContext(ctx, q);
+        expect(readHitomTrace(w.trace, q), q).toBe(w.answer?.value);
+        expect(trustDisagreement(w.trace), q).toBeUndefined();
+      }
+    }
+    expect((await written(inRoom[1]!, "Where is the carrot really?")).trace).toContain("blue_box from Liam not Ava");
+  });
+
   /** Questions whose reply cites the world model's label, whose label the rules read off the trace, and whose claim lines the trust rule reads. */
   async function everyAnswerOnTheTrace(file: string): Promise<{ agree: number; read: number; latest: number; trust: number; claims: number; total: number }> {
     const bench = new HitomBenchmark();

@@ -30,7 +30,10 @@
  * hearer trusts the speaker when no sighting line names the hearer (it never saw the object), or a
  * sighting or exit line after the last one naming the hearer names the speaker (the speaker was
  * with the object after the hearer left it: the trust rule of world.ts). Exit lines are written
- * for this: without them the trace would not say who left the object's room first.
+ * for this: without them the trace would not say who left the object's room first. A claim made in
+ * the object's room (a story file may have one; the generator and the dev file talk in the
+ * waiting_room) is read by the same rule: its hearers are there too (a private claim's listener is
+ * in the speaker's room, story.ts), so on the last line, and doubt it, as world.ts has it.
  *
  * Latest first (`context=self-latest`) the lines are the same, reversed: every rule reads the first
  * line instead of the last. The answer line is the compact context's (compact-context.ts), so both
