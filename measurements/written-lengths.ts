@@ -17,6 +17,7 @@ import { askedQuestion, replyFor } from "../agents/policy/question-prompt.js";
 import { CONTEXT_SOURCES, writtenOrder } from "../agents/policy/options.js";
 import { createFromScratch } from "../models/from-scratch.js";
 import { preset, PRESETS } from "../models/presets.js";
+import { DataError } from "../worlds/core/errors.js";
 import { loadWorld } from "../worlds/registry.js";
 import { RECIPE_PRESET } from "./learn-recipe.js";
 import { intArg } from "../cli/args.js";
@@ -70,7 +71,7 @@ try {
   const bench = await world.benchmark!.create({});
   const examples = [];
   const lines: number[] = [];
-  for (const item of await bench.load(file)) {
+  for (const item of await loaded(() => bench.load(file))) {
     // The world model's label, which the trace gives (a file's own label may be another: Hi-ToM's hand edits).
     const asked = await askedQuestion(bench.task(item, "simulation"), values.context);
     const response = replyFor(asked, item.question, String((await bench.groundTruth(item)).label));
@@ -104,7 +105,18 @@ try {
   if (scratch) rmSync(scratch, { recursive: true, force: true });
 }
 
-/** min / median / 90th percentile / max. */
+/** The file's questions, or the script stops with one line naming the file and the line or field at fault. */
+async function loaded<T>(load: () => T | Promise<T>): Promise<T> {
+  try {
+    return await load();
+  } catch (err) {
+    if (!(err instanceof DataError)) throw err;
+    process.stderr.write(`written-lengths: ${err.message}\n`);
+    process.exit(2);
+  }
+}
+
+/** min / median / mean / 90th percentile / max. */
 function spread(xs: readonly number[]): string {
   const s = [...xs].sort((a, b) => a - b);
   const at = (q: number) => s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
