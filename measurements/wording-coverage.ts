@@ -9,9 +9,11 @@
  *
  *   node dist/measurements/wording-coverage.js --train OUT/train.txt [--eval FILE]
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { z } from "zod";
+import { DataError } from "../worlds/core/errors.js";
+import { readTextInput } from "../worlds/core/text-input.js";
 import { parseSentence, type TomiSentence } from "../worlds/tomi/index.js";
 import { scriptArgs } from "./script-args.js";
 import { tomDataPath } from "./tom-data.js";
@@ -44,16 +46,18 @@ interface Question {
 function questions(file: string): Question[] {
   const out: Question[] = [];
   let story: string[] = [];
-  readFileSync(file, "utf8")
+  readTextInput(file)
     .split("\n")
     .forEach((line, i) => {
       if (line.trim() === "") return;
       const m = /^(\d+) (.*)$/.exec(line);
-      if (!m) throw new Error(`${file}:${i + 1}: not a numbered line`);
+      if (!m) throw new DataError(file, { line: i + 1 }, "not a numbered line");
       if (m[1] === "1") story = [];
       if (m[2]!.includes("\t")) out.push({ story: [...story], question: m[2]!.split("\t")[0]! });
       else story.push(m[2]!);
     });
+  // An empty table would read as a measurement of nothing.
+  if (out.length === 0) throw new DataError(file, {}, 'no questions (ToMi\'s format: a story\'s numbered lines, then a question line "N question<TAB>answer<TAB>1")');
   return out;
 }
 
@@ -92,7 +96,8 @@ function read(file: string): Question[] {
   try {
     return questions(file);
   } catch (e) {
-    process.stderr.write(`wording-coverage: ${(e as Error).message}\n`);
+    if (!(e instanceof DataError)) throw e;
+    process.stderr.write(`wording-coverage: ${e.message}\n`);
     process.exit(2);
   }
 }

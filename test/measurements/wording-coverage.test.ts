@@ -57,5 +57,12 @@ describe("wording-coverage", () => {
     const b = run(["--train", bad, "--eval", bad]);
     expect(b.status).toBe(2);
     expect(b.stderr).toBe(`wording-coverage: ${bad}:2: not a numbered line\n`);
+    // A folder, and a file with no question (nothing to measure), are named too.
+    const folder = run(["--train", dir, "--eval", bad]);
+    expect({ status: folder.status, stderr: folder.stderr }).toEqual({ status: 2, stderr: `wording-coverage: ${dir}: not a regular file (a folder): give a file\n` });
+    const empty = join(dir, "empty.txt");
+    writeFileSync(empty, "1 Ella entered the den.\n");
+    const none = run(["--train", empty, "--eval", empty]);
+    expect({ status: none.status, stderr: none.stderr }).toEqual({ status: 2, stderr: `wording-coverage: ${empty}: no questions (ToMi's format: a story's numbered lines, then a question line "N question<TAB>answer<TAB>1")\n` });
   });
 });
