@@ -93,9 +93,10 @@ Options:
                      trace adds who left it and who was told where; evaluated as
                      policy:DIR?context=self) or self-latest (the same, the
                      trace latest first); GRPO in simulation mode is asked the same prompt
-  --reword X         the share of the training stories' sentences written in other words ("Ella
-                     walked into the den.", "The crate holds the lime."; default 0: ToMi's own
-                     wording; ToMi only); the stories, questions and labels stay the same
+  --reword X         the share of the training stories' sentences whose wording is drawn from
+                     other everyday ones ("Ella walked into the den.", "The crate holds the
+                     lime."; ToMi's own among them; default 0: ToMi's wording only; ToMi only);
+                     the stories, questions and labels stay the same
   --val FILE         evaluation file (default: the shared fb_all_val.txt; hitom: Hi-ToM_dev.json)
   --paraphrased FILE ParaphrasedToMi file (default: the shared val_600.txt; not with hitom)
   --val-limit N      evaluate on the first N questions of each file only (default: all)
@@ -291,7 +292,7 @@ const config = JSON.parse(readFileSync(join(base, "config.json"), "utf8")) as { 
 const total = (performance.now() - started) / 1000;
 const where = values.device === "cpu" ? "" : ` (--device ${values.device}${values.precision ? ` --precision ${values.precision}` : ""})`;
 const text = [
-  `Policy preset ${values.preset} (vocabulary ${config.vocab_size})${where}, seed ${seed}, ${questions} generated ${world === "tomi" ? "ToMi" : "Hi-ToM"} training questions (${world === "hitom" ? "every order of every story" : values.balance === "on" ? "balanced by type" : "the generator's mix"}${values.reword > 0 ? `, ${values.reword} of the sentences in other words` : ""}, ${vanillaShare} of them also in vanilla mode), SFT ${sftSteps} steps of ${values.batch}${values.lr === undefined ? "" : ` at lr ${values.lr}`}, GRPO ${grpoSteps} steps in ${grpoMode} mode; policies ${writesContext ? `write who saw the asked object where${world === "hitom" ? " and who was told where" : ""}${values.context === "self-latest" ? ", latest first" : ""}, then answer from it (context=${values.context})` : "answer by citing a line of the compact context"} in simulation mode, one of the story's containers in vanilla mode (constrain=options):`,
+  `Policy preset ${values.preset} (vocabulary ${config.vocab_size})${where}, seed ${seed}, ${questions} generated ${world === "tomi" ? "ToMi" : "Hi-ToM"} training questions (${world === "hitom" ? "every order of every story" : values.balance === "on" ? "balanced by type" : "the generator's mix"}${values.reword > 0 ? `, ${values.reword} of the sentences' wordings drawn from other words` : ""}, ${vanillaShare} of them also in vanilla mode), SFT ${sftSteps} steps of ${values.batch}${values.lr === undefined ? "" : ` at lr ${values.lr}`}, GRPO ${grpoSteps} steps in ${grpoMode} mode; policies ${writesContext ? `write who saw the asked object where${world === "hitom" ? " and who was told where" : ""}${values.context === "self-latest" ? ", latest first" : ""}, then answer from it (context=${values.context})` : "answer by citing a line of the compact context"} in simulation mode, one of the story's containers in vanilla mode (constrain=options):`,
   "",
   ...tables,
   wallTimeLine(total, timings),

@@ -60,7 +60,7 @@ export interface SftDataOptions {
    * then the answer line; agents/policy/question-prompt.ts), as `policy:DIR?context=self` is asked.
    */
   readonly context?: ContextSource;
-  /** The share of ToMi's sentences written in other words (default 0; worlds/tomi/rewording.ts). */
+  /** The share of ToMi's sentences whose wording is drawn from other everyday ones (default 0; worlds/tomi/rewording.ts). */
   readonly reworded?: number;
   /** As many questions of each type (default: the generator's own mix; Hi-ToM's generator asks every order of every story already). */
   readonly balance?: boolean;

@@ -23,8 +23,8 @@
  *     speaker believes what it said), and to "S thinks H" for every hearer H, believer or not (the
  *     speaker thinks it is believed); nothing else (the speaker's own belief stays; see rules.ts).
  * So an agent's belief is the last line naming it before any `from`; "A thinks B thinks" the last
- * sighting line naming both, or claim line where A believed B or A told B; orders 3 and 4 the last
- * sighting line naming them all.
+ * sighting or exit line naming both, or claim line where A believed B or A told B; orders 3 and 4
+ * the last sighting or exit line naming them all.
  *
  * Each line is derivable from the story and the lines before it. Who believes a claim too: a
  * hearer trusts the speaker when no sighting line names the hearer (it never saw the object), or a

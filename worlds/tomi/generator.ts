@@ -47,8 +47,9 @@ export interface TomiVariations {
   /** The share of stories that also say where a container stands ("The envelope is in the hall."). */
   readonly placedContainers?: number;
   /**
-   * The share of sentences written in other words ("Ella walked into the den.", rewording.ts). The
-   * wording is drawn apart from the stories, so a file with a share has the same stories, questions
+   * The share of sentences whose wording is drawn from rewording.ts's ("Ella walked into the den.";
+   * ToMi's own is one of them, and "X is in the room." has no other, so somewhat fewer come out in
+   * other words: about 0.4 of them at 0.5). The wording is drawn apart from the stories, so a file with a share has the same stories, questions
    * and labels as the file without one, only worded otherwise.
    */
   readonly reworded?: number;
