@@ -214,6 +214,9 @@ describe("the written context (Hi-ToM)", () => {
       ["red_box Ava\n- Ava apple:\nred_box", false],
       ["red_box Ava\n- Ava Ava carrot:\nred_box", false],
       ["red_box from Ava not\n- Ava carrot:\nred_box", false],
+      // A claim nobody heard: the world writes none (the rules would read it as nothing), so the policy may not either.
+      ["red_box from Ava\n- Ava carrot:\nred_box", false],
+      ["red_box from Ava not Liam\n- Ava carrot:\nred_box", true],
     ];
     expect(replies.map(([t]) => ok(t))).toEqual(replies.map(([, accepted]) => accepted));
   });

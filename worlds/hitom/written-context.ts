@@ -105,7 +105,8 @@ function render(l: TraceLine): string {
 
 /**
  * The reply's grammar: trace lines, each one of the story's containers and then some of its agents,
- * a claim line then `from` an agent and maybe `not` and agents; then an answer line titled as a
+ * a claim line then `from` an agent and maybe `not` and agents (at least one hearer named, believer
+ * or doubter); then an answer line titled as a
  * question about the object is ("story carrot", or a chain of one to four different agents),
  * valued with one of the story's containers. The number of lines is left to the token budget, as
  * ToMi's (worlds/tomi/written-context.ts says why).
@@ -114,8 +115,10 @@ function replyPattern(containers: readonly string[], names: readonly string[], o
   const place = wordChoice(containers.length ? containers : ["none"]);
   const name = wordChoice(names.length ? names : ["nobody"]);
   const most = Math.max(1, names.length);
-  const claim = `(?: from ${name}(?: not(?: ${name}){1,${most}})?)?`;
-  const line = `${place}(?: ${name}){0,${most}}${claim}\\n`;
+  const agents = (least: number) => `(?: ${name}){${least},${most}}`;
+  // A claim line names a hearer, believing or not: the world writes no claim nobody heard.
+  const heard = `${agents(1)} from ${name}(?: not${agents(1)})?| from ${name} not${agents(1)}`;
+  const line = `${place}(?:${agents(0)}|${heard})\\n`;
   const title = `(?:story|${wordChoice(chains(names.length ? names : ["nobody"]).map((c) => c.join(" ")))}) ${wordChoice([object])}`;
   return `^(?:${line})*- ${title}:\\n${place}$`;
 }
