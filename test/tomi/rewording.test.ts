@@ -51,41 +51,13 @@ describe("ToMi sentences in other words", () => {
       wordings.set(s.kind, set);
     }
     // Many wordings of each kind, the grammar's own among them.
-    expect(wordings.get("enter")!.size).toBeGreaterThan(12);
+    expect(wordings.get("enter")!.size).toBeGreaterThan(15);
     expect(wordings.get("exit")!.size).toBeGreaterThan(15);
     expect(wordings.get("move")!.size).toBeGreaterThan(20);
     expect(wordings.get("located")!.size).toBeGreaterThan(12);
     expect(wordings.get("enter")).toContain("_ entered the _.");
     expect(wordings.get("move")).toContain("_ moved the _ to the _.");
     expect(wordings.get("located")).toContain("The _ is in the _.");
-  });
-
-  it("words only what the event means: no wording that leaves the agent outside the room or reads as another idiom, and English articles and number", () => {
-    const rng = Rng.seeded("rewording-meaning");
-    const texts: string[] = [];
-    for (let i = 0; i < 4000; i++) {
-      const s = randomSentence(rng);
-      texts.push(rewordSentence(s, rng));
-      // A thing said to be somewhere in every wording, for the article and number checks.
-      if (s.kind === "located") for (let k = 0; k < 6; k++) texts.push(rewordSentence(s, rng));
-    }
-    // "visited" is a visit over (is she still there?), "arrived at the closet" may stop at its door,
-    // "got out of the laundry" reads as skipping the chore, "stepped away from" as a step back.
-    for (const bad of [/ visited the /, / arrived at the /, / got out of the /, / stepped away from the /]) {
-      expect(texts.filter((t) => bad.test(t)), String(bad)).toEqual([]);
-    }
-    // "There is an apple", "There is a box", never "a apple"; plural and mass nouns take no article.
-    const plural = ["beans", "boots", "gloves", "grapes", "jeans", "pajamas", "pants", "peas", "shoes", "slacks", "slippers", "socks", "stockings", "trousers"];
-    for (const t of texts) {
-      expect(t, t).not.toMatch(/\ba [aeiou]/i);
-      expect(t, t).not.toMatch(/\ban [^aeiou]/i);
-      // The grammar's own wording stays ToMi's ("The boots is in the box.").
-      for (const p of plural.filter(() => !/^The \S+ is in the \S+\.$/.test(t))) {
-        expect(t, t).not.toMatch(new RegExp(`\\b(a|an) ${p}\\b|\\b${p} (is|sits|rests|lies|stays)\\b|is the ${p}\\.`));
-      }
-      expect(t, t).not.toMatch(/\ba (spinach|asparagus|broccoli|celery|corn|lettuce)\b/);
-    }
-    expect(texts.some((t) => /^There are (boots|shoes|socks|grapes|peas|beans|jeans|gloves|pants|slacks|slippers|stockings|trousers|pajamas) in the /.test(t))).toBe(true);
   });
 
   it("a reworded file has the same stories, questions and labels as the file without, and the simulation agent's reading of it agrees", async () => {

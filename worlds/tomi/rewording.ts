@@ -19,23 +19,20 @@ import { renderSentence } from "./sentences.js";
 /** Verbs of walking that take "into the room" or "out of the room". */
 const WALKING = ["walked", "went", "came", "stepped", "ran", "hurried", "rushed", "wandered", "strolled", "dashed", "crept", "marched"];
 
-/**
- * Each wording puts the agent inside the room, where it sees what happens there, as "entered" does.
- * Not "visited the den" (a visit told is a visit over: is she still there?), "arrived at the
- * closet" (at its door?) or "got out of the laundry" (skipped the chore?): a reader could take them
- * otherwise, and the trace the policy learns to write would then not be what it read.
- */
 const ENTERING: readonly ((agent: string, room: string, rng: Rng) => string)[] = [
   (a, r, rng) => `${a} ${rng.pick(WALKING)} into the ${r}.`,
   (a, r) => `${a} arrived in the ${r}.`,
+  (a, r) => `${a} arrived at the ${r}.`,
   (a, r) => `${a} showed up in the ${r}.`,
+  (a, r) => `${a} visited the ${r}.`,
 ];
 
 const EXITING: readonly ((agent: string, room: string, rng: Rng) => string)[] = [
   (a, r, rng) => `${a} ${rng.pick(WALKING)} out of the ${r}.`,
-  (a, r, rng) => `${a} ${rng.pick(["walked", "went", "ran", "hurried"])} away from the ${r}.`,
+  (a, r, rng) => `${a} ${rng.pick(["walked", "went", "ran", "hurried", "stepped"])} away from the ${r}.`,
   (a, r) => `${a} left the ${r}.`,
   (a, r) => `${a} departed from the ${r}.`,
+  (a, r) => `${a} got out of the ${r}.`,
 ];
 
 /** Verbs of taking a thing somewhere ("carried the lime to the box"). */
@@ -49,37 +46,15 @@ const MOVING: readonly ((agent: string, object: string, container: string, rng: 
   (a, o, c, rng) => `${a} ${rng.pick(PUTTING)} the ${o} in the ${c}.`,
 ];
 
-/**
- * Where a thing is: an object in its container, or a container in its room. In English number
- * ("The boots are inside", "There are boots in"), though the grammar's own "The boots is in the
- * box." stays as ToMi writes it.
- */
+/** Where a thing is: an object in its container, or a container in its room. */
 const LOCATED: readonly ((subject: string, place: string, rng: Rng) => string)[] = [
-  (s, p) => `The ${s} ${be(s)} inside the ${p}.`,
-  (s, p, rng) => `The ${s} ${be(s)} ${rng.pick(["located", "kept", "stored", "sitting", "resting"])} in the ${p}.`,
-  (s, p, rng) =>
-    PLURAL.has(s) ? `The ${s} are ${rng.pick(["sitting", "resting", "lying", "staying"])} in the ${p}.` : `The ${s} ${rng.pick(["sits", "rests", "lies", "stays"])} in the ${p}.`,
+  (s, p) => `The ${s} is inside the ${p}.`,
+  (s, p, rng) => `The ${s} is ${rng.pick(["located", "kept", "stored", "sitting", "resting"])} in the ${p}.`,
+  (s, p, rng) => `The ${s} ${rng.pick(["sits", "rests", "lies", "stays"])} in the ${p}.`,
   (s, p, rng) => `The ${p} ${rng.pick(["contains", "holds", "has"])} the ${s}.`,
-  (s, p) => `There ${be(s)} ${some(s)}${s} in the ${p}.`,
-  (s, p) => `Inside the ${p} ${be(s)} the ${s}.`,
+  (s, p) => `There is ${article(s)} ${s} in the ${p}.`,
+  (s, p) => `Inside the ${p} is the ${s}.`,
 ];
-
-/** The objects named in the plural ("boots") and those with no article ("spinach"), of the generator's and ToMi's lists. */
-const PLURAL = new Set([
-  "beans", "boots", "gloves", "grapes", "jeans", "pajamas", "pants", "peas", "shoes", "slacks", "slippers", "socks", "stockings",
-  "trousers", "underclothes", "underpants",
-]);
-const MASS = new Set(["asparagus", "broccoli", "celery", "corn", "lettuce", "spinach"]);
-
-function be(noun: string): string {
-  return PLURAL.has(noun) ? "are" : "is";
-}
-
-/** The indefinite article a noun takes, with its space: "a ", "an ", or none ("boots", "spinach"). */
-function some(noun: string): string {
-  if (PLURAL.has(noun) || MASS.has(noun)) return "";
-  return /^[aeiou]/i.test(noun) ? "an " : "a ";
-}
 
 /** The distractor remarks, their polarity kept: they read back as "likes" or "dislikes". */
 const LIKING = ["is fond of the", "adores the", "enjoys the", "is keen on the", "is crazy about the"];
@@ -106,4 +81,8 @@ export function rewordSentence(s: TomiSentence, rng: Rng): string {
       return `${s.agent} ${rng.pick(liking ? LIKING : DISLIKING)} ${s.thing}${s.period ? "." : ""}`;
     }
   }
+}
+
+function article(noun: string): string {
+  return /^[aeiou]/i.test(noun) ? "an" : "a";
 }
