@@ -13,6 +13,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { z } from "zod";
 import { DataError } from "../worlds/core/errors.js";
+import { escapeRegExp } from "../worlds/core/escape-reg-exp.js";
 import { readTextInput } from "../worlds/core/text-input.js";
 import { parseSentence, type TomiSentence } from "../worlds/tomi/index.js";
 import { scriptArgs } from "./script-args.js";
@@ -73,13 +74,9 @@ function shape(text: string, s: TomiSentence): string {
   if (s.kind === "agents_at") names.push(...s.agents);
   let out = ` ${text} `;
   for (const n of names.sort((x, y) => y.length - x.length)) {
-    for (const written of [n, n.replace(/_/g, " ")]) out = out.replace(new RegExp(`(?<=[\\s'])${escape(written)}(?=[\\s.,'])`, "gi"), "_");
+    for (const written of [n, n.replace(/_/g, " ")]) out = out.replace(new RegExp(`(?<=[\\s'])${escapeRegExp(written)}(?=[\\s.,'])`, "gi"), "_");
   }
   return out.trim().replace(/\b(an|a)\b/gi, "a");
-}
-
-function escape(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 const trainFile = resolve(values.train);
@@ -114,15 +111,19 @@ for (const text of new Set(train.flatMap((q) => q.story))) {
 }
 
 const evaluated = read(evalFile);
-const byKind = new Map<string, { sentences: number; shapes: number; words: number }>();
 const knownWords = (text: string) => words(text).every((w) => trainWords.has(w));
+// Each distinct sentence read and judged once: a ToMi file repeats its story for every question.
+const judged = new Map<string, { kind: string; worded: boolean; known: boolean }>();
 for (const text of new Set(evaluated.flatMap((q) => q.story))) {
   const s = parseSentence(text);
-  const kind = s?.kind ?? "unread";
+  judged.set(text, { kind: s?.kind ?? "unread", worded: s !== undefined && trainShapes.has(shape(text, s)), known: knownWords(text) });
+}
+const byKind = new Map<string, { sentences: number; shapes: number; words: number }>();
+for (const { kind, worded, known } of judged.values()) {
   const row = byKind.get(kind) ?? { sentences: 0, shapes: 0, words: 0 };
   row.sentences++;
-  if (s && trainShapes.has(shape(text, s))) row.shapes++;
-  if (knownWords(text)) row.words++;
+  if (worded) row.shapes++;
+  if (known) row.words++;
   byKind.set(kind, row);
 }
 
@@ -143,12 +144,8 @@ lines.push(`| **all** | ${all.sentences} | ${pct(all.shapes, all.sentences)} | $
 let storiesKnown = 0;
 let storiesWorded = 0;
 for (const q of evaluated) {
-  if (q.story.every(knownWords) && knownWords(q.question)) storiesKnown++;
-  const worded = (text: string) => {
-    const s = parseSentence(text);
-    return s !== undefined && trainShapes.has(shape(text, s));
-  };
-  if (q.story.every(worded)) storiesWorded++;
+  if (q.story.every((text) => judged.get(text)!.known) && knownWords(q.question)) storiesKnown++;
+  if (q.story.every((text) => judged.get(text)!.worded)) storiesWorded++;
 }
 lines.push(
   "",
